@@ -1,0 +1,73 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { BBox, DateTime, IntegerId, Metadata, Nullable, PointGeometry, PolygonGeometry, Position, Uuid } from './common.ts';
+
+// Request shapes are documented here; the service validates parcel inputs with core/parcels/validate.ts,
+// which reports every problem with the parcel's index rather than Ajv's first error.
+export const ParcelGeomInput = Type.Object({
+  type: Type.Literal('Feature'),
+  properties: Type.Optional(Nullable(Type.Object({
+    metadata: Type.Optional(Type.Object({ hectares: Type.Optional(Type.Number({ exclusiveMinimum: 0 })) }, { additionalProperties: true })),
+  }, { additionalProperties: true }))),
+  geometry: Type.Union([PolygonGeometry, PointGeometry]),
+  id: Type.Optional(Type.Unknown()),
+  bbox: Type.Optional(BBox),
+});
+
+export const ParcelInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  metadata: Type.Optional(Metadata),
+  geom: ParcelGeomInput,
+}, { additionalProperties: false });
+export type ParcelInput = Static<typeof ParcelInput>;
+
+export const BulkCreateRequest = Type.Object({
+  farm: Type.Object({ id: IntegerId }),
+  parcels: Type.Array(ParcelInput, { minItems: 1, maxItems: 50 }),
+}, { additionalProperties: false });
+export type BulkCreateRequest = Static<typeof BulkCreateRequest>;
+
+export const ParcelPatchRequest = Type.Object({
+  id: Type.Optional(IntegerId),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  metadata: Type.Optional(Metadata),
+  geom: Type.Optional(ParcelGeomInput),
+}, { additionalProperties: false, description: 'metadata replaces the whole metadata object' });
+export type ParcelPatchRequest = Static<typeof ParcelPatchRequest>;
+
+export const ParcelProperties = Type.Object({
+  key: Uuid,
+  name: Type.String(),
+  farm: IntegerId,
+  hectares: Type.Number({ description: 'Geodesic area on WGS84 for polygons; the requested hectares for points' }),
+  metadata: Metadata,
+  source_type: Type.Union([Type.Literal('Polygon'), Type.Literal('Point')], { description: 'The geometry type sent on creation' }),
+  point: Nullable(Position),
+  center: Position,
+  created: DateTime,
+  modified: DateTime,
+});
+
+export const ParcelFeature = Type.Object({
+  type: Type.Literal('Feature'),
+  id: IntegerId,
+  bbox: BBox,
+  geometry: PolygonGeometry,
+  properties: ParcelProperties,
+});
+export type ParcelFeature = Static<typeof ParcelFeature>;
+
+export const ParcelCollection = Type.Object({
+  type: Type.Literal('FeatureCollection'),
+  features: Type.Array(ParcelFeature),
+  count: Type.Integer({ description: 'Number of parcels matching the filters (all pages)' }),
+  next: Nullable(Type.String({ description: 'URL of the next page, or null on the last page' })),
+});
+export type ParcelCollection = Static<typeof ParcelCollection>;
+
+export const ParcelListQuery = Type.Object({
+  farm: Type.Optional(IntegerId),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  bbox: Type.Optional(Type.String({ pattern: '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$', description: 'minLon,minLat,maxLon,maxLat' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 1000 })),
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Keyset cursor: return parcels with id greater than this' })),
+}, { additionalProperties: true, description: 'Also metadata[<key>]=<value> filters (AND), spaces in keys written as +' });

@@ -1,0 +1,37 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, IntegerId, Nullable, PointGeometry, Ring, Uuid } from './common.ts';
+
+export const PlantShape = Type.Object({
+  type: Type.Literal('Polygon'),
+  coordinates: Type.Array(Ring, { minItems: 1 }),
+});
+
+export const PlantFeature = Type.Object({
+  type: Type.Literal('Feature'),
+  id: IntegerId,
+  geometry: PointGeometry,
+  properties: Type.Object({
+    area: Type.String({ description: "Geodesic area of the plant's shape in square metres, as a decimal string ('0' without a shape)" }),
+    key: Uuid,
+    shape: Nullable(PlantShape),
+    info: Type.Unknown({ description: 'Free JSON carried from the detection import', nullable: true }),
+    created: DateTime,
+    modified: DateTime,
+    parcel: Nullable(IntegerId),
+    crop: Nullable(IntegerId),
+  }),
+});
+export type PlantFeature = Static<typeof PlantFeature>;
+
+export const PlantCollection = Type.Object({
+  type: Type.Literal('FeatureCollection'),
+  features: Type.Array(PlantFeature),
+});
+export type PlantCollection = Static<typeof PlantCollection>;
+
+export const PlantListQuery = Type.Object({
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  parcel: Type.Optional(IntegerId),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50000, default: 10000 })),
+  after: Type.Optional(Type.Integer({ minimum: 0 })),
+}, { additionalProperties: false });

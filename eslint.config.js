@@ -1,0 +1,50 @@
+// Lint enforces the process boundaries of DEVELOPERS.md: core/ is pure, renderer/ never reaches Node or the backend.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'http', 'https', 'net', 'url', 'worker_threads', 'stream', 'zlib', 'events', 'util', 'process', 'buffer'];
+const ioPackages = ['better-sqlite3', 'fastify', 'fastify/*', '@fastify/*', 'undici', 'jose', 'electron'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'bench/results/**', '.tmp/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: nodeBuiltins, message: 'core/ is pure domain code: no I/O, no Node built-ins.' },
+          { group: ioPackages, message: 'core/ is pure domain code: no I/O packages.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'core/ depends on nothing else in the repository.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: nodeBuiltins, message: 'renderer/ runs in a sandboxed page: no Node built-ins.' },
+          { group: [...ioPackages], message: 'renderer/ talks to the backend only through core/api.ts.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/electron/**'], message: 'renderer/ talks to the backend only through core/api.ts.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['service/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'The service stands alone: it shares only core/.' }],
+      }],
+    },
+  },
+);

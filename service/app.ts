@@ -1,0 +1,111 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { openDb, type Db } from './store/db.ts';
+import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
+import { registerErrorHandler } from './errors.ts';
+import { validatorCompiler } from './validation.ts';
+import { authenticate } from './auth.ts';
+import { jwtSecret } from './store/tokens.ts';
+import { Faults, registerFaults } from './faults.ts';
+import { registerGateway } from './gateway.ts';
+import type { Scope } from './store/scope.ts';
+import { ErrorBody } from '../core/schemas/common.ts';
+import accounts from './routes/accounts/index.ts';
+import farms from './routes/farms/index.ts';
+import parcels from './routes/parcels/index.ts';
+import crops from './routes/crops/index.ts';
+import cropFamilies from './routes/crop-families/index.ts';
+import plants from './routes/plants/index.ts';
+import billingRoutes from './routes/billing/index.ts';
+
+export interface AppContext {
+  db: Db;
+  config: ServiceConfig;
+  secret: Uint8Array;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest { scope: Scope }
+}
+
+export type App = FastifyInstance;
+
+export interface BuildOptions {
+  config?: Partial<ServiceConfig>;
+  /** An already open store (tests share one between app instances); otherwise opened from config.dataDir. */
+  db?: Db;
+  logger?: boolean;
+}
+
+const PUBLIC_API = new Set(['/api/openapi.json']);
+
+export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
+  const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
+  const ctx: AppContext = { db, config, secret: jwtSecret(db) };
+
+  const app = Fastify({
+    logger: opts.logger ? {
+      level: config.logLevel,
+      // The API key and bearer tokens must never reach a log line.
+      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    } : false,
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandler(app);
+  registerGateway(app, config.gatewayTimeoutMs);
+
+  app.decorateRequest('scope', null as unknown as Scope);
+  app.addHook('onRequest', async (req) => {
+    const path = req.url.split('?')[0]!;
+    if (!path.startsWith('/api/') || PUBLIC_API.has(path) || PUBLIC_API.has(path.replace(/\/$/, ''))) return;
+    req.scope = await authenticate(req, db, ctx.secret, config.accountHeader);
+  });
+
+  if (config.faults) registerFaults(app, new Faults());
+  else app.decorateRequest('fault', null);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Agricultural Parcel Management Service API',
+        version: '0.0.1',
+        description: 'Accounts, farms, parcels, crops, plants and billing. See docs/api.md for the choices made where the contract is silent.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          serviceAccount: { type: 'apiKey', in: 'header', name: 'Service-Account' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+      security: [{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }],
+    },
+  });
+  app.addSchema(ErrorBody);
+
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+
+  await app.register(async (i) => accounts(i, ctx));
+  await app.register(async (i) => farms(i, ctx));
+  await app.register(async (i) => parcels(i, ctx));
+  await app.register(async (i) => crops(i, ctx));
+  await app.register(async (i) => cropFamilies(i, ctx));
+  await app.register(async (i) => plants(i, ctx));
+  await app.register(async (i) => billingRoutes(i, ctx));
+
+  app.addHook('onClose', async () => {
+    if (!opts.db) db.close();
+  });
+  return app;
+}

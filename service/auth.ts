@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import type { Db } from './store/db.ts';
+import { ApiError, accountNotFound, invalidToken } from './errors.ts';
+import { ErrorCode } from '../core/errors.ts';
+import { organizationForApiKey } from './store/organizations.ts';
+import { getAccountRow } from './store/accounts.ts';
+import { looksLikeJwt, verifyAccountAccess } from './store/tokens.ts';
+import type { Scope } from './store/scope.ts';
+
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * Resolves the caller. The two spec messages are exact: 'Invalid token' for a bad, expired or forged JWT
+ * (and for a JWT sent as x-api-key), 'Account not found' for an account that is unknown, of another
+ * organization, deactivated or deleted. Another organization's account is indistinguishable from none.
+ */
+export async function authenticate(req: FastifyRequest, db: Db, secret: Uint8Array, accountHeader: string): Promise<Scope> {
+  const authorization = header(req, 'authorization');
+  const apiKey = header(req, 'x-api-key');
+  if (authorization !== undefined && apiKey !== undefined) {
+    throw new ApiError(400, ErrorCode.validationFailed, 'Send either x-api-key or Authorization: Bearer, not both');
+  }
+  if (authorization !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) throw invalidToken();
+    const claims = await verifyAccountAccess(secret, m[1]!);
+    if (!claims) throw invalidToken();
+    const account = getAccountRow(db, claims.accountId);
+    if (!account || account.organization_id !== claims.organizationId || account.state !== 'active') throw accountNotFound();
+    const named = header(req, accountHeader);
+    if (named !== undefined && named !== account.id) throw accountNotFound();
+    return { organizationId: account.organization_id, accountId: account.id, via: 'bearer' };
+  }
+  if (apiKey !== undefined) {
+    if (looksLikeJwt(apiKey.trim())) throw invalidToken();
+    const organizationId = organizationForApiKey(db, apiKey.trim());
+    if (!organizationId) throw new ApiError(401, ErrorCode.invalidApiKey, 'Invalid API key');
+    const named = header(req, accountHeader);
+    if (named === undefined || named === '') return { organizationId, accountId: null, via: 'api_key' };
+    const account = getAccountRow(db, named.trim());
+    if (!account || account.organization_id !== organizationId || account.state !== 'active') throw accountNotFound();
+    return { organizationId, accountId: account.id, via: 'api_key' };
+  }
+  throw new ApiError(401, ErrorCode.notAuthenticated, 'Authentication credentials were not provided: send x-api-key or Authorization: Bearer');
+}
+
+/** Organization-level operations (managing accounts, billing) need the API key itself. */
+export function requireApiKey(scope: Scope, what: string): string {
+  if (scope.via !== 'api_key') throw new ApiError(403, ErrorCode.forbidden, `${what} needs the organization's API key; an account token cannot do it`);
+  return scope.organizationId;
+}

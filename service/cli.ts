@@ -1,0 +1,160 @@
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { openDb, type Db } from './store/db.ts';
+import { configFromEnv, dbFile } from './config.ts';
+import { ApiError } from './errors.ts';
+import { createApiKey, createOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
+import {
+  createAccount, deactivateAccount, embeddedUrl, getAccountRow, listAccounts, purgeAccount, reactivateAccount, rotateAuthId, setParcelLimit, summarize,
+} from './store/accounts.ts';
+import { deleteOrphan, listOrphans, unlinkFarm } from './store/farms.ts';
+import { importPlants } from './store/plants.ts';
+import { billing } from './store/billing.ts';
+import { jwtSecret, signAccountAccess } from './store/tokens.ts';
+import { runDemo } from './demo.ts';
+import { serve } from './server.ts';
+
+const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_DIR, default ./data)
+
+  serve                                         listen on HOST:PORT (default 127.0.0.1:8080); the default command
+  demo [--serve]                                load the demo organization, account, farms, crops and orchard
+  create-org --name NAME                        new organization; prints its id and API key (shown once)
+  create-api-key --org ORG [--label L]          another API key (shown once)
+  list-api-keys --org ORG                       prefixes, labels, creation and revocation dates
+  revoke-api-key --org ORG --prefix PREFIX
+  create-account --org ORG --email EMAIL        connected account with its embedded_url and account_access
+  list-accounts --org ORG
+  token --account ACC                           fresh account_access (3 hours)
+  set-parcel-limit --account ACC --hectares N   agreed maximum parcel size ('default' restores 100 ha)
+  deactivate-account --account ACC              soft delete, as DELETE /api/accounts/{id}/
+  reactivate-account --account ACC              a deactivated account back to active, data intact
+  purge-account --account ACC                   permanently delete a deactivated account and all its data
+  rotate-auth-id --account ACC                  revoke the account's embedded_url and issue a new one
+  unlink-farm --farm ID                         detach a farm from its account (it becomes an orphan)
+  list-orphans --org ORG                        orphan farms with their hectares
+  delete-orphan --farm ID
+  import-plants --account ACC --file FILE [--parcel ID]   import a plant FeatureCollection
+  billing --org ORG                             billable hectares, per account and orphans`;
+
+type Opts = Record<string, string | boolean | undefined>;
+
+function need(opts: Opts, name: string): string {
+  const v = opts[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+class UsageError extends Error {}
+
+function accountOrg(db: Db, id: string): string {
+  const a = getAccountRow(db, id);
+  if (!a) throw new ApiError(404, 'account_not_found', `Account ${id} not found`);
+  return a.organization_id;
+}
+function farmOrg(db: Db, id: string): { org: string; id: number } {
+  const farmId = Number(id);
+  const f = db.prepare('SELECT organization_id FROM farms WHERE id = ?').get(farmId) as { organization_id: string } | undefined;
+  if (!f) throw new ApiError(404, 'not_found', `Farm ${id} not found`);
+  return { org: f.organization_id, id: farmId };
+}
+
+async function run(command: string, opts: Opts): Promise<unknown> {
+  const config = configFromEnv();
+  if (command === 'serve') {
+    await serve();
+    return undefined;
+  }
+  if (command === 'demo') {
+    const result = await runDemo(config);
+    if (opts.serve) {
+      process.stderr.write(`${result.banner}\n`);
+      await serve();
+      return undefined;
+    }
+    return result.credentials;
+  }
+  const db = openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
+  try {
+    switch (command) {
+      case 'create-org': return createOrganization(db, need(opts, 'name'));
+      case 'create-api-key': return createApiKey(db, need(opts, 'org'), typeof opts.label === 'string' ? opts.label : '');
+      case 'list-api-keys': return listApiKeys(db, need(opts, 'org'));
+      case 'revoke-api-key': revokeApiKey(db, need(opts, 'org'), need(opts, 'prefix')); return { revoked: opts.prefix };
+      case 'create-account': {
+        const org = need(opts, 'org');
+        const a = createAccount(db, org, need(opts, 'email'));
+        const { token } = await signAccountAccess(jwtSecret(db), a.id, org);
+        return { id: a.id, account_email: a.account_email, embedded_url: embeddedUrl(config.embedUrl, a.auth_id), account_access: token };
+      }
+      case 'list-accounts': return listAccounts(db, need(opts, 'org')).map((a) => summarize(a, config.embedUrl));
+      case 'token': {
+        const id = need(opts, 'account');
+        const a = getAccountRow(db, id);
+        if (!a || a.state !== 'active') throw new ApiError(403, 'account_not_found', 'Account not found');
+        const { token, expiresAt } = await signAccountAccess(jwtSecret(db), a.id, a.organization_id);
+        return { account_access: token, expires_at: expiresAt };
+      }
+      case 'set-parcel-limit': {
+        const raw = need(opts, 'hectares');
+        const a = setParcelLimit(db, need(opts, 'account'), raw === 'default' ? null : Number(raw));
+        return summarize(a, config.embedUrl);
+      }
+      case 'deactivate-account': { const id = need(opts, 'account'); return summarize(deactivateAccount(db, accountOrg(db, id), id), config.embedUrl); }
+      case 'reactivate-account': { const id = need(opts, 'account'); return summarize(reactivateAccount(db, accountOrg(db, id), id), config.embedUrl); }
+      case 'purge-account': { const id = need(opts, 'account'); return { deleted: id, ...purgeAccount(db, accountOrg(db, id), id) }; }
+      case 'rotate-auth-id': { const id = need(opts, 'account'); return summarize(rotateAuthId(db, accountOrg(db, id), id), config.embedUrl); }
+      case 'unlink-farm': { const f = farmOrg(db, need(opts, 'farm')); unlinkFarm(db, f.org, f.id); return { unlinked: f.id }; }
+      case 'list-orphans': return listOrphans(db, need(opts, 'org'));
+      case 'delete-orphan': { const f = farmOrg(db, need(opts, 'farm')); deleteOrphan(db, f.org, f.id); return { deleted: f.id }; }
+      case 'import-plants': {
+        const id = need(opts, 'account');
+        const parcel = typeof opts.parcel === 'string' ? Number(opts.parcel) : null;
+        let collection: unknown;
+        try {
+          collection = JSON.parse(readFileSync(need(opts, 'file'), 'utf8'));
+        } catch (err) {
+          throw new UsageError(`Cannot read ${String(opts.file)} as JSON: ${(err as Error).message}`);
+        }
+        return importPlants(db, accountOrg(db, id), id, collection, parcel);
+      }
+      case 'billing': return billing(db, need(opts, 'org'));
+      default: throw new UsageError(`Unknown command '${command}'`);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' }, org: { type: 'string' }, label: { type: 'string' }, prefix: { type: 'string' }, email: { type: 'string' },
+      account: { type: 'string' }, hectares: { type: 'string' }, farm: { type: 'string' }, file: { type: 'string' }, parcel: { type: 'string' },
+      serve: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const out = await run(positionals[0] ?? 'serve', values);
+  if (out !== undefined) process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`${err.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (err instanceof ApiError) {
+    const errors = err.errors?.map((e) => `  - ${e.index !== undefined ? `#${e.index} ` : ''}${e.message}`).join('\n');
+    process.stderr.write(`error (${err.code}): ${err.message}${errors ? `\n${errors}` : ''}\n`);
+    process.exit(1);
+  }
+  if ((err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Public base URL of this service, used to build embedded_url when EMBED_URL is not set. */
+  publicUrl: string;
+  /** Host of the embedded map; embedded_url is `${embedUrl}/?auth_id=…`. */
+  embedUrl: string;
+  /** How long the gateway waits for a response before answering 504 (the work still commits). */
+  gatewayTimeoutMs: number;
+  /** Enables POST /__faults__ (tests only). */
+  faults: boolean;
+  bodyLimitBytes: number;
+  /** Header naming the connected account when acting with the API key. */
+  accountHeader: string;
+  synchronous: 'FULL' | 'NORMAL';
+  logLevel: string;
+}
+
+function int(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${value}'`);
+  return n;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env.PORT, 8080, 'PORT');
+  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  return {
+    host,
+    port,
+    dataDir: env.DATA_DIR || './data',
+    publicUrl,
+    embedUrl: (env.EMBED_URL || `${publicUrl}/embed`).replace(/\/+$/, ''),
+    gatewayTimeoutMs: int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS'),
+    faults: env.FAULTS === '1',
+    bodyLimitBytes: int(env.BODY_LIMIT_BYTES, 8 * 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),
+    synchronous: env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+    logLevel: env.LOG_LEVEL || 'warn',
+  };
+}
+
+export const dbFile = (dataDir: string): string => join(dataDir, 'furrow-service.db');

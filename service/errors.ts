@@ -1,0 +1,82 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
+
+/** Every expected failure is an ApiError; the one error handler below turns it into status + body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const invalidToken = () =>
+  new ApiError(401, ErrorCode.invalidToken, INVALID_TOKEN_MESSAGE, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
+export const accountNotFound = () => new ApiError(403, ErrorCode.accountNotFound, ACCOUNT_NOT_FOUND_MESSAGE);
+export const notFound = (what: string) => new ApiError(404, ErrorCode.notFound, `${what} not found`);
+export const validationFailed = (message: string, errors?: ErrorDetail[]) =>
+  new ApiError(400, ErrorCode.validationFailed, message, errors);
+
+function fromAjv(err: FastifyError): ApiError {
+  const part = err.validationContext ?? 'body';
+  const errors: ErrorDetail[] = (err.validation ?? []).map((v) => {
+    const base = v.instancePath.replace(/^\//, '');
+    const extra = v.keyword === 'additionalProperties' ? String((v.params as { additionalProperty?: string }).additionalProperty) : '';
+    const path = [part, base, extra].filter(Boolean).join('/');
+    const message = v.keyword === 'additionalProperties' ? `unknown field '${extra}'` : `${path} ${v.message ?? 'is invalid'}`;
+    return { path, code: v.keyword === 'additionalProperties' ? 'unknown_field' : v.keyword, message };
+  });
+  if (part === 'params') {
+    return new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', errors);
+  }
+  const summary = errors[0]?.message ?? 'invalid request';
+  return new ApiError(400, ErrorCode.validationFailed, `Invalid ${part}: ${summary}`, errors);
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    let api: ApiError;
+    if (err instanceof ApiError) api = err;
+    else if ((err as FastifyError).validation) api = fromAjv(err as FastifyError);
+    else {
+      const code = (err as FastifyError).code;
+      switch (code) {
+        case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          api = new ApiError(400, ErrorCode.malformedJson, `The body is not valid JSON: ${err.message}`);
+          break;
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          api = new ApiError(413, ErrorCode.payloadTooLarge, 'The request body is too large');
+          break;
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+          api = new ApiError(415, ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+          break;
+        default:
+          if (err instanceof SyntaxError || (err as FastifyError).statusCode === 400) {
+            api = new ApiError(400, ErrorCode.malformedJson, `The body could not be read: ${err.message}`);
+          } else if ((err as FastifyError).statusCode === 413) {
+            api = new ApiError(413, ErrorCode.payloadTooLarge, 'The request body is too large');
+          } else if ((err as FastifyError).statusCode === 415) {
+            api = new ApiError(415, ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+          } else {
+            request.log.error({ err }, 'unhandled error');
+            api = new ApiError(500, ErrorCode.internal, 'Internal error');
+          }
+      }
+    }
+    if (api.headers) void reply.headers(api.headers);
+    return reply.code(api.status).send(errorBody(api.code, api.message, api.errors));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(ErrorCode.notFound, `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
+
+export { ACCOUNT_NOT_FOUND_MESSAGE };

@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError } from './errors.ts';
+import { ErrorCode, errorBody } from '../core/errors.ts';
+
+// Fault injection for the sync engine's tests (FAULTS=1 only): makes the next N matching requests fail
+// the ways a real gateway and network do, before or after the work commits.
+export const FaultModes = ['504-after-commit', '504-before-commit', 'drop-after-commit', 'delay', 'error', 'crash-mid-batch', 'crash-after-commit'] as const;
+export type FaultMode = (typeof FaultModes)[number];
+
+export const FaultRequest = Type.Union([
+  Type.Object({ mode: Type.Literal('reset') }, { additionalProperties: false }),
+  Type.Object({
+    match: Type.String({ minLength: 1, description: "'METHOD /path/' (either may be '*'; a path ending in * is a prefix)" }),
+    mode: Type.Union(FaultModes.map((m) => Type.Literal(m))),
+    count: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+    ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+    status: Type.Optional(Type.Integer({ minimum: 400, maximum: 599 })),
+    retry_after: Type.Optional(Type.Integer({ minimum: 0 })),
+  }, { additionalProperties: false }),
+]);
+type FaultInput = Exclude<Static<typeof FaultRequest>, { mode: 'reset' }>;
+
+interface Rule extends FaultInput { remaining: number }
+
+export class Faults {
+  private rules: Rule[] = [];
+
+  add(input: FaultInput): void {
+    this.rules.push({ ...input, remaining: input.count ?? 1 });
+  }
+  reset(): void {
+    this.rules = [];
+  }
+  list(): Rule[] {
+    return this.rules.filter((r) => r.remaining > 0);
+  }
+  /** Consumes one use of the first rule matching this request. */
+  take(method: string, path: string): Rule | null {
+    for (const r of this.rules) {
+      if (r.remaining <= 0) continue;
+      const [m = '*', p = '*'] = r.match.trim().split(/\s+/, 2);
+      if (m !== '*' && m.toUpperCase() !== method) continue;
+      if (!(p === '*' || p === path || (p.endsWith('*') && path.startsWith(p.slice(0, -1))))) continue;
+      r.remaining--;
+      return r;
+    }
+    return null;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest { fault: Rule | null }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function registerFaults(app: FastifyInstance, faults: Faults): void {
+  app.decorateRequest('fault', null);
+  app.addHook('preHandler', async (req, reply) => {
+    if (!req.url.startsWith('/api/')) return;
+    const path = req.url.split('?')[0]!.replace(/\/?$/, '/');
+    const rule = faults.take(req.method, path);
+    if (!rule) return;
+    req.fault = rule;
+    if (rule.mode === 'delay') await sleep(rule.ms ?? 1000);
+    if (rule.mode === '504-before-commit') {
+      return reply.code(504).send(errorBody(ErrorCode.gatewayTimeout, 'Gateway Time-out'));
+    }
+    if (rule.mode === 'error') {
+      if (rule.retry_after !== undefined) void reply.header('retry-after', String(rule.retry_after));
+      const status = rule.status ?? 503;
+      return reply.code(status).send(errorBody(ErrorCode.internal, `Injected fault ${status}`));
+    }
+  });
+  app.post('/__faults__', { schema: { hide: true, body: FaultRequest } }, async (req) => {
+    const body = req.body as Static<typeof FaultRequest>;
+    if (body.mode === 'reset') faults.reset();
+    else faults.add(body);
+    return { faults: faults.list() };
+  });
+  app.get('/__faults__', { schema: { hide: true } }, async () => ({ faults: faults.list() }));
+}
+
+/** Called by a handler after its work committed: applies an after-commit fault, or sends normally. */
+export function respond(req: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): FastifyReply {
+  if (reply.sent) return reply; // the gateway already answered 504; the work still committed
+  const mode = req.fault?.mode;
+  if (mode === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');
+  if (mode === 'drop-after-commit') {
+    reply.hijack();
+    req.raw.socket.destroy();
+    return reply;
+  }
+  if (mode === '504-after-commit') throw new ApiError(504, ErrorCode.gatewayTimeout, 'Gateway Time-out');
+  if (typeof payload === 'string') void reply.type('application/json; charset=utf-8');
+  return reply.code(status).send(payload);
+}
+
+/** For bulk creates: a crash-mid-batch fault kills the process inside the transaction, after half the rows. */
+export function midBatchHook(req: FastifyRequest, total: number): ((inserted: number) => void) | undefined {
+  if (req.fault?.mode !== 'crash-mid-batch') return undefined;
+  const at = Math.max(1, Math.floor(total / 2));
+  return (inserted) => {
+    if (inserted >= at) process.kill(process.pid, 'SIGKILL');
+  };
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { AppContext } from '../../app.ts';
+import { AccessToken, AccountCreateRequest, AccountParams, AccountSummary, ConnectedAccount } from '../../../core/schemas/accounts.ts';
+import { requireApiKey } from '../../auth.ts';
+import { accountNotFound } from '../../errors.ts';
+import { activeAccount, createAccount, deactivateAccount, embeddedUrl, getOrgAccount, listAccounts, summarize } from '../../store/accounts.ts';
+import { signAccountAccess } from '../../store/tokens.ts';
+import { respond } from '../../faults.ts';
+import { NoContent, responses } from '../common.ts';
+
+const tags = ['Accounts'];
+
+export default async function accounts(app: FastifyInstance, { db, config, secret }: AppContext): Promise<void> {
+  app.post('/api/accounts/', {
+    schema: { tags, summary: 'Create a connected account (API key only)', body: AccountCreateRequest, response: responses({ 201: ConnectedAccount }, [409]) },
+  }, async (req, reply) => {
+    const org = requireApiKey(req.scope, 'Creating an account');
+    const a = createAccount(db, org, (req.body as Static<typeof AccountCreateRequest>).account_email);
+    const { token } = await signAccountAccess(secret, a.id, org);
+    return respond(req, reply, 201, { id: a.id, account_email: a.account_email, embedded_url: embeddedUrl(config.embedUrl, a.auth_id), account_access: token });
+  });
+
+  app.get('/api/accounts/', {
+    schema: { tags, summary: "The organization's accounts, active and deactivated (a bearer token sees only its own)", response: responses({ 200: Type.Array(AccountSummary) }) },
+  }, async (req, reply) => {
+    const rows = req.scope.via === 'bearer' ? [getOrgAccount(db, req.scope.organizationId, req.scope.accountId!)] : listAccounts(db, req.scope.organizationId);
+    return respond(req, reply, 200, rows.map((a) => summarize(a, config.embedUrl)));
+  });
+
+  app.get('/api/accounts/:id/', {
+    schema: { tags, summary: 'One account', params: AccountParams, response: responses({ 200: AccountSummary }) },
+  }, async (req, reply) => {
+    const { id } = req.params as Static<typeof AccountParams>;
+    if (req.scope.via === 'bearer' && req.scope.accountId !== id) throw accountNotFound();
+    return respond(req, reply, 200, summarize(getOrgAccount(db, req.scope.organizationId, id), config.embedUrl));
+  });
+
+  app.delete('/api/accounts/:id/', {
+    schema: { tags, summary: 'Deactivate (soft delete): data kept, access refused, email not reusable', params: AccountParams, response: responses({ 204: NoContent }) },
+  }, async (req, reply) => {
+    const org = requireApiKey(req.scope, 'Deactivating an account');
+    deactivateAccount(db, org, (req.params as Static<typeof AccountParams>).id);
+    return respond(req, reply, 204, undefined);
+  });
+
+  app.post('/api/accounts/:id/token/', {
+    schema: { tags, summary: 'Issue a fresh account_access token (API key only)', params: AccountParams, response: responses({ 200: AccessToken }) },
+  }, async (req, reply) => {
+    const org = requireApiKey(req.scope, 'Issuing an account token');
+    const a = activeAccount(db, org, (req.params as Static<typeof AccountParams>).id);
+    const { token, expiresAt } = await signAccountAccess(secret, a.id, org);
+    return respond(req, reply, 200, { account_access: token, expires_at: expiresAt });
+  });
+}

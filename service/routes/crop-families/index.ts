@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { AppContext } from '../../app.ts';
+import { CropFamily, CropFamilyCreateRequest } from '../../../core/schemas/crops.ts';
+import { createFamily, listFamilies } from '../../store/crops.ts';
+import { respond } from '../../faults.ts';
+import { responses } from '../common.ts';
+
+const tags = ['Crops'];
+
+export default async function cropFamilies(app: FastifyInstance, { db }: AppContext): Promise<void> {
+  app.get('/api/crop-families/', {
+    schema: { tags, summary: "Crop families: the shared botanical ones and the organization's own", response: responses({ 200: Type.Array(CropFamily) }) },
+  }, async (req, reply) => respond(req, reply, 200, listFamilies(db, req.scope.organizationId)));
+
+  app.post('/api/crop-families/', {
+    schema: { tags, summary: 'Add a crop family to the organization', body: CropFamilyCreateRequest, response: responses({ 201: CropFamily }, [409]) },
+  }, async (req, reply) => {
+    const b = req.body as Static<typeof CropFamilyCreateRequest>;
+    return respond(req, reply, 201, db.transaction(() => createFamily(db, req.scope.organizationId, b.name, b.observation ?? ''))());
+  });
+}

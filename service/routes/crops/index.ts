@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static } from '@sinclair/typebox';
+import type { AppContext } from '../../app.ts';
+import { IdParams } from '../../../core/schemas/common.ts';
+import { Crop, CropCreateRequest, CropListQuery, CropPage, CropPatchRequest } from '../../../core/schemas/crops.ts';
+import { createCrop, deleteCrop, getCrop, listCrops, patchCrop } from '../../store/crops.ts';
+import { respond } from '../../faults.ts';
+import { NoContent, responses } from '../common.ts';
+
+const tags = ['Crops'];
+
+function pageUrl(req: FastifyRequest, offset: number): string {
+  const url = new URL(req.url, 'http://x');
+  url.searchParams.set('offset', String(offset));
+  return `${url.pathname}${url.search}`;
+}
+
+export default async function crops(app: FastifyInstance, { db }: AppContext): Promise<void> {
+  app.get('/api/crops/', {
+    schema: { tags, summary: 'Crops, paginated (count/next/previous/results), filterable by parcel and is_active', querystring: CropListQuery, response: responses({ 200: CropPage }) },
+  }, async (req, reply) => {
+    const q = req.query as Static<typeof CropListQuery>;
+    const limit = q.limit ?? 100;
+    const offset = q.offset ?? 0;
+    const { count, results } = listCrops(db, req.scope, { parcel: q.parcel, is_active: q.is_active, limit, offset });
+    return respond(req, reply, 200, {
+      count,
+      next: offset + limit < count ? pageUrl(req, offset + limit) : null,
+      previous: offset > 0 ? pageUrl(req, Math.max(0, offset - limit)) : null,
+      results,
+    });
+  });
+
+  app.post('/api/crops/', {
+    schema: { tags, summary: 'Create a rotation entry', body: CropCreateRequest, response: responses({ 201: Crop }) },
+  }, async (req, reply) => respond(req, reply, 201, createCrop(db, req.scope, req.body as Static<typeof CropCreateRequest>)));
+
+  app.get('/api/crops/:id/', { schema: { tags, summary: 'One crop', params: IdParams, response: responses({ 200: Crop }) } },
+    async (req, reply) => respond(req, reply, 200, getCrop(db, req.scope, (req.params as IdParams).id)));
+
+  app.patch('/api/crops/:id/', {
+    schema: { tags, summary: 'Update any writable field', params: IdParams, body: CropPatchRequest, response: responses({ 200: Crop }) },
+  }, async (req, reply) => respond(req, reply, 200, patchCrop(db, req.scope, (req.params as IdParams).id, req.body as Static<typeof CropPatchRequest>)));
+
+  app.delete('/api/crops/:id/', { schema: { tags, summary: 'Delete a crop', params: IdParams, response: responses({ 204: NoContent }) } },
+    async (req, reply) => {
+      deleteCrop(db, req.scope, (req.params as IdParams).id);
+      return respond(req, reply, 204, undefined);
+    });
+}

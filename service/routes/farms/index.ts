@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { AppContext } from '../../app.ts';
+import { IdParams } from '../../../core/schemas/common.ts';
+import { Farm, FarmCreateRequest, FarmCreateResponse, FarmPatchRequest } from '../../../core/schemas/farms.ts';
+import { ParcelCollection } from '../../../core/schemas/parcels.ts';
+import { CORE_VALIDATED } from '../../validation.ts';
+import { ApiError } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
+import { createFarm, deleteFarm, getFarm, listFarms, renameFarm } from '../../store/farms.ts';
+import { farmParcels } from '../../store/parcel-list.ts';
+import { featureCollectionJson } from '../../store/parcel-json.ts';
+import { respond } from '../../faults.ts';
+import { NoContent, responses } from '../common.ts';
+
+const tags = ['Farms'];
+
+function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] } {
+  const fail = (message: string, path: string) => new ApiError(400, ErrorCode.validationFailed, message, [{ path, code: 'invalid', message }]);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail('The body must be a JSON object with farm and parcels', 'body');
+  const b = body as Record<string, unknown>;
+  for (const k of Object.keys(b)) if (k !== 'farm' && k !== 'parcels') throw fail(`unknown field '${k}'`, `body/${k}`);
+  const farm = b.farm;
+  if (typeof farm !== 'object' || farm === null || Array.isArray(farm)) throw fail('farm must be an object with a name', 'body/farm');
+  for (const k of Object.keys(farm)) if (k !== 'name') throw fail(`unknown field '${k}' in farm`, `body/farm/${k}`);
+  if (b.parcels !== undefined && !Array.isArray(b.parcels)) throw fail('parcels must be an array', 'body/parcels');
+  return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
+}
+
+export default async function farms(app: FastifyInstance, { db }: AppContext): Promise<void> {
+  app.post('/api/farms/', {
+    schema: {
+      tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
+      body: { ...FarmCreateRequest, [CORE_VALIDATED]: true }, response: responses({ 201: FarmCreateResponse }),
+    },
+  }, async (req, reply) => {
+    const { farm, parcelsJson } = createFarm(db, req.scope, farmBody(req.body));
+    const json = `${JSON.stringify(farm).slice(0, -1)},"parcels":${parcelsJson}}`;
+    return respond(req, reply, 201, json);
+  });
+
+  app.get('/api/farms/', { schema: { tags, summary: 'Farms visible to the caller', response: responses({ 200: Type.Array(Farm) }) } },
+    async (req, reply) => respond(req, reply, 200, listFarms(db, req.scope)));
+
+  app.get('/api/farms/:id/', { schema: { tags, summary: 'One farm', params: IdParams, response: responses({ 200: Farm }) } },
+    async (req, reply) => respond(req, reply, 200, getFarm(db, req.scope, (req.params as IdParams).id)));
+
+  app.patch('/api/farms/:id/', {
+    schema: { tags, summary: 'Rename a farm', params: IdParams, body: FarmPatchRequest, response: responses({ 200: Farm }) },
+  }, async (req, reply) => respond(req, reply, 200, renameFarm(db, req.scope, (req.params as IdParams).id, (req.body as Static<typeof FarmPatchRequest>).name)));
+
+  app.delete('/api/farms/:id/', {
+    schema: { tags, summary: 'Delete a farm with its parcels, crops and plants', params: IdParams, response: responses({ 204: NoContent }) },
+  }, async (req, reply) => {
+    deleteFarm(db, req.scope, (req.params as IdParams).id);
+    return respond(req, reply, 204, undefined);
+  });
+
+  app.get('/api/farms/:id/parcels/', {
+    schema: {
+      tags, summary: "Every parcel of the farm (what to check after a 504 before resending)", params: IdParams,
+      response: responses({ 200: ParcelCollection }),
+    },
+  }, async (req, reply) => {
+    const rows = farmParcels(db, req.scope, (req.params as IdParams).id);
+    return respond(req, reply, 200, featureCollectionJson(rows, rows.length, null));
+  });
+}

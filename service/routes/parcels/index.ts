@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../app.ts';
+import { IdParams, MessageBody } from '../../../core/schemas/common.ts';
+import { BulkCreateRequest, ParcelCollection, ParcelFeature, ParcelListQuery, ParcelPatchRequest } from '../../../core/schemas/parcels.ts';
+import { Crop } from '../../../core/schemas/crops.ts';
+import { PlantCollection } from '../../../core/schemas/plants.ts';
+import { CORE_VALIDATED } from '../../validation.ts';
+import { bulkCreate, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
+import { DEFAULT_PAGE, listParcels, metadataFilters, parseBbox } from '../../store/parcel-list.ts';
+import { featureCollectionJson } from '../../store/parcel-json.ts';
+import { parcelCrops } from '../../store/crops.ts';
+import { listPlantsJson } from '../../store/plants.ts';
+import { midBatchHook, respond } from '../../faults.ts';
+import { NoContent, responses } from '../common.ts';
+
+const tags = ['Parcels'];
+
+function nextUrl(req: FastifyRequest, after: number): string {
+  const url = new URL(req.url, 'http://x');
+  url.searchParams.set('after', String(after));
+  return `${url.pathname}${url.search}`;
+}
+
+export default async function parcels(app: FastifyInstance, { db }: AppContext): Promise<void> {
+  app.post('/api/parcels/', {
+    schema: {
+      tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
+      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index.",
+      body: { ...BulkCreateRequest, [CORE_VALIDATED]: true },
+      response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [413, 415, 504]),
+    },
+  }, async (req, reply) => {
+    const n = Array.isArray((req.body as { parcels?: unknown })?.parcels) ? (req.body as { parcels: unknown[] }).parcels.length : 0;
+    const result = bulkCreate(db, req.scope, req.body, midBatchHook(req, n));
+    return result.status === 201 ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
+  });
+
+  app.get('/api/parcels/', {
+    schema: {
+      tags, summary: 'Parcels as a FeatureCollection, filtered and paginated',
+      description: "Filters: farm, search (in names), bbox, metadata[<key>]=<value> (AND across keys; '+' in a key is a space). Keyset pagination: limit and after; `next` links the next page.",
+      querystring: ParcelListQuery, response: responses({ 200: ParcelCollection }),
+    },
+  }, async (req, reply) => {
+    const q = req.query as Record<string, unknown> & { farm?: number; search?: string; bbox?: string; limit?: number; after?: number };
+    const limit = q.limit ?? DEFAULT_PAGE;
+    const { rows, count, hasMore } = listParcels(db, req.scope, {
+      farm: q.farm, search: q.search, bbox: q.bbox ? parseBbox(q.bbox) : undefined, metadata: metadataFilters(q), limit, after: q.after,
+    });
+    return respond(req, reply, 200, featureCollectionJson(rows, count, hasMore ? nextUrl(req, rows[rows.length - 1]!.id) : null));
+  });
+
+  app.get('/api/parcels/:id/', { schema: { tags, summary: 'One parcel as a Feature', params: IdParams, response: responses({ 200: ParcelFeature }) } },
+    async (req, reply) => respond(req, reply, 200, getParcelJson(db, req.scope, (req.params as IdParams).id)));
+
+  app.patch('/api/parcels/:id/', {
+    schema: {
+      tags, summary: 'Update name, metadata (replaces the whole object) or geometry; revalidated', params: IdParams,
+      body: { ...ParcelPatchRequest, [CORE_VALIDATED]: true }, response: responses({ 200: ParcelFeature }),
+    },
+  }, async (req, reply) => respond(req, reply, 200, patchParcel(db, req.scope, (req.params as IdParams).id, req.body)));
+
+  app.delete('/api/parcels/:id/', {
+    schema: { tags, summary: 'Delete a parcel with its crops and plants', params: IdParams, response: responses({ 204: NoContent }) },
+  }, async (req, reply) => {
+    deleteParcel(db, req.scope, (req.params as IdParams).id);
+    return respond(req, reply, 204, undefined);
+  });
+
+  app.get('/api/parcels/:id/crops/', {
+    schema: { tags: ['Crops'], summary: "The parcel's whole rotation history, newest sowing first", params: IdParams, response: responses({ 200: Type.Array(Crop) }) },
+  }, async (req, reply) => respond(req, reply, 200, parcelCrops(db, req.scope, (req.params as IdParams).id)));
+
+  app.get('/api/parcels/:id/plants/', {
+    schema: { tags: ['Plants'], summary: "The parcel's plants", params: IdParams, response: responses({ 200: PlantCollection }) },
+  }, async (req, reply) => respond(req, reply, 200, listPlantsJson(db, req.scope, { parcel: (req.params as IdParams).id, limit: 1_000_000 })));
+}

@@ -1,0 +1,4 @@
+import { randomUUID } from 'node:crypto';
+
+export const now = (): string => new Date().toISOString();
+export const uuid = (): string => randomUUID();

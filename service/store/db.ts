@@ -1,0 +1,40 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrations } from './migrations/index.ts';
+
+export type Db = Database.Database;
+
+export class FutureSchemaError extends Error {
+  constructor(found: number, known: number) {
+    super(`The database is at schema version ${found}, newer than this build knows (${known}); refusing to open it.`);
+    this.name = 'FutureSchemaError';
+  }
+}
+
+export interface OpenOptions {
+  /** FULL makes every acknowledged 201 survive power loss, not only a process crash. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+export function openDb(file: string, opts: OpenOptions = {}): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+/** Runs every pending migration in one transaction; a database from the future is refused untouched. */
+export function migrate(db: Db, upTo: number = migrations.length): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) throw new FutureSchemaError(current, migrations.length);
+  if (current >= upTo) return;
+  db.transaction(() => {
+    for (let v = current; v < upTo; v++) migrations[v]!(db);
+    db.pragma(`user_version = ${upTo}`);
+  })();
+}

@@ -1,0 +1,96 @@
+import type { Db } from './db.ts';
+import { now } from './clock.ts';
+import { prep } from './prep.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { ErrorCode } from '../../core/errors.ts';
+import { validateParcels, MAX_PARCELS_PER_REQUEST } from '../../core/parcels/validate.ts';
+import { FARM_VISIBLE, requireAccount, scopeParams, type Scope } from './scope.ts';
+import { activeAccount } from './accounts.ts';
+import { insertParcels, invalidParcels, limitFor, visibleFarm } from './parcels.ts';
+import { parcelFeatureJson } from './parcel-json.ts';
+import type { Farm } from '../../core/schemas/farms.ts';
+
+const FARM_STATS = `SELECT f.id, f.name, f.account_id AS account, f.created, f.modified,
+  (SELECT COUNT(*) FROM parcels p WHERE p.farm_id = f.id) AS parcel_count,
+  (SELECT COALESCE(SUM(p.hectares), 0) FROM parcels p WHERE p.farm_id = f.id) AS hectares
+  FROM farms f`;
+
+function farmName(value: unknown): string {
+  if (typeof value !== 'string' || !value.trim() || value.length > 255) {
+    throw new ApiError(400, ErrorCode.validationFailed, 'farm.name must be a non-empty string of at most 255 characters', [
+      { path: 'body/farm/name', code: 'name_missing', message: 'farm.name is required' },
+    ]);
+  }
+  return value.trim();
+}
+
+/** POST /api/farms/: the farm and its parcels are created together or not at all. */
+export function createFarm(db: Db, scope: Scope, body: { farm: { name: string }; parcels?: unknown[] }): { farm: Farm; parcelsJson: string } {
+  const accountId = requireAccount(scope, 'Creating a farm');
+  activeAccount(db, scope.organizationId, accountId);
+  const name = farmName(body.farm.name);
+  const inputs = body.parcels ?? [];
+  if (inputs.length > MAX_PARCELS_PER_REQUEST) {
+    throw new ApiError(400, ErrorCode.validationFailed, `A farm is created with at most ${MAX_PARCELS_PER_REQUEST} parcels; add more with POST /api/parcels/`);
+  }
+  const { parcels, problems } = validateParcels(inputs, { maxHectares: limitFor(db, accountId) });
+  if (problems.length) throw invalidParcels(problems);
+  return db.transaction(() => {
+    const t = now();
+    const id = Number(db.prepare('INSERT INTO farms (organization_id, account_id, name, created, modified) VALUES (?, ?, ?, ?, ?)')
+      .run(scope.organizationId, accountId, name, t, t).lastInsertRowid);
+    const rows = insertParcels(db, id, parcels);
+    const farm: Farm = {
+      id, name, account: accountId, created: t, modified: t,
+      parcel_count: rows.length, hectares: rows.reduce((s, r) => s + r.hectares, 0),
+    };
+    return { farm, parcelsJson: `[${rows.map(parcelFeatureJson).join(',')}]` };
+  })();
+}
+
+export function listFarms(db: Db, scope: Scope): Farm[] {
+  return prep(db, `${FARM_STATS} WHERE f.organization_id = @org AND ${FARM_VISIBLE} ORDER BY f.id`).all(scopeParams(scope)) as Farm[];
+}
+
+export function getFarm(db: Db, scope: Scope, id: number): Farm {
+  const f = prep(db, `${FARM_STATS} WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`).get({ id, ...scopeParams(scope) }) as Farm | undefined;
+  if (!f) throw notFound('Farm');
+  return f;
+}
+
+export function renameFarm(db: Db, scope: Scope, id: number, name: unknown): Farm {
+  return db.transaction(() => {
+    visibleFarm(db, scope, id);
+    db.prepare('UPDATE farms SET name = ?, modified = ? WHERE id = ?').run(farmName(name), now(), id);
+    return getFarm(db, scope, id);
+  })();
+}
+
+/** DELETE /api/farms/{id}/: its parcels, and with them their crops and plants, go too. */
+export function deleteFarm(db: Db, scope: Scope, id: number): void {
+  db.transaction(() => {
+    visibleFarm(db, scope, id);
+    db.prepare('DELETE FROM farms WHERE id = ?').run(id);
+  })();
+}
+
+// ---- admin operations (Settings > Data Management): organization-level, not reachable through /api ----
+
+export interface OrphanFarm { id: number; name: string; parcel_count: number; hectares: number; created: string; modified: string }
+
+/** Unlinking keeps the farm and its data but detaches it from the account: it becomes an orphan. */
+export function unlinkFarm(db: Db, organizationId: string, id: number): void {
+  const r = db.prepare('UPDATE farms SET account_id = NULL, modified = ? WHERE id = ? AND organization_id = ? AND account_id IS NOT NULL')
+    .run(now(), id, organizationId);
+  if (r.changes === 0) throw notFound('Linked farm');
+}
+
+export function listOrphans(db: Db, organizationId: string): OrphanFarm[] {
+  return db.prepare(`${FARM_STATS.replace('f.account_id AS account, ', '')} WHERE f.organization_id = ? AND f.account_id IS NULL ORDER BY f.id`)
+    .all(organizationId) as OrphanFarm[];
+}
+
+export function deleteOrphan(db: Db, organizationId: string, id: number): void {
+  const r = db.prepare('DELETE FROM farms WHERE id = ? AND organization_id = ? AND account_id IS NULL').run(id, organizationId);
+  if (r.changes === 0) throw notFound('Orphan farm');
+}

@@ -1,0 +1,6 @@
+import type { Database } from 'better-sqlite3';
+import { up as m001 } from './001-initial.ts';
+import { up as m002 } from './002-crop-families.ts';
+
+/** One entry per schema version: migrations[0] takes user_version 0 to 1, and so on. Append only. */
+export const migrations: ReadonlyArray<(db: Database) => void> = [m001, m002];

@@ -1,0 +1,36 @@
+// Parcels are stored with their geometry and metadata as JSON text, and listings are assembled as strings:
+// a 10,000-parcel farm would otherwise be parsed and re-serialized on every GET.
+
+export interface ParcelRow {
+  id: number;
+  key: string;
+  farm_id: number;
+  name: string;
+  source_type: 'Polygon' | 'Point';
+  point: string | null;
+  geometry: string;
+  hectares: number;
+  metadata: string;
+  minx: number;
+  miny: number;
+  maxx: number;
+  maxy: number;
+  created: string;
+  modified: string;
+}
+
+export const PARCEL_COLUMNS = 'p.id, p.key, p.farm_id, p.name, p.source_type, p.point, p.geometry, p.hectares, p.metadata, p.minx, p.miny, p.maxx, p.maxy, p.created, p.modified';
+
+export function parcelFeatureJson(r: ParcelRow): string {
+  const cx = (r.minx + r.maxx) / 2;
+  const cy = (r.miny + r.maxy) / 2;
+  return `{"type":"Feature","id":${r.id},"bbox":[${r.minx},${r.miny},${r.maxx},${r.maxy}],"geometry":${r.geometry},"properties":{"key":"${r.key}","name":${JSON.stringify(r.name)},"farm":${r.farm_id},"hectares":${r.hectares},"metadata":${r.metadata},"source_type":"${r.source_type}","point":${r.point ?? 'null'},"center":[${cx},${cy}],"created":"${r.created}","modified":"${r.modified}"}}`;
+}
+
+export function featureArrayJson(rows: readonly ParcelRow[]): string {
+  return `[${rows.map(parcelFeatureJson).join(',')}]`;
+}
+
+export function featureCollectionJson(rows: readonly ParcelRow[], count: number, next: string | null): string {
+  return `{"type":"FeatureCollection","features":[${rows.map(parcelFeatureJson).join(',')}],"count":${count},"next":${next === null ? 'null' : JSON.stringify(next)}}`;
+}

@@ -1,0 +1,142 @@
+import type { Db } from './db.ts';
+import { now, uuid } from './clock.ts';
+import { prep } from './prep.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
+import { validateParcels, validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
+import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
+import { PARCEL_COLUMNS, featureArrayJson, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import { getAccountRow, parcelLimit } from './accounts.ts';
+
+export interface VisibleFarm { id: number; account_id: string; organization_id: string }
+
+export function visibleFarm(db: Db, scope: Scope, farmId: number): VisibleFarm {
+  const f = prep(db, `SELECT f.id, f.account_id, f.organization_id FROM farms f WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`)
+    .get({ id: farmId, ...scopeParams(scope) }) as VisibleFarm | undefined;
+  if (!f) throw notFound('Farm');
+  return f;
+}
+
+export function limitFor(db: Db, accountId: string): number {
+  const a = getAccountRow(db, accountId);
+  return a ? parcelLimit(a) : 0;
+}
+
+export const problemsToDetails = (problems: readonly ParcelProblem[]): ErrorDetail[] =>
+  problems.map((p) => ({ index: p.index, path: p.path, code: p.code, message: p.message }));
+
+export function invalidParcels(problems: readonly ParcelProblem[]): ApiError {
+  const indexes = [...new Set(problems.map((p) => p.index))];
+  const which = indexes.length === 1 ? `parcel ${indexes[0]} is invalid` : `parcels ${indexes.join(', ')} are invalid`;
+  return new ApiError(400, ErrorCode.invalidParcels, `Nothing was created: ${which}. ${problems[0]?.message ?? ''}`.trim(), problemsToDetails(problems));
+}
+
+/** Inserts already-validated parcels; the caller owns the transaction. */
+export function insertParcels(db: Db, farmId: number, parcels: readonly ValidParcel[], midBatch?: (inserted: number) => void): ParcelRow[] {
+  const t = now();
+  const ins = prep(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
+    VALUES (@key, @farm_id, @name, @source_type, @point, @geometry, @hectares, @metadata, @minx, @miny, @maxx, @maxy, @created, @modified)`);
+  const rtree = prep(db, 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
+  const rows: ParcelRow[] = [];
+  for (const p of parcels) {
+    const [minx, miny, maxx, maxy] = p.bbox;
+    const row: ParcelRow = {
+      id: 0, key: uuid(), farm_id: farmId, name: p.name, source_type: p.sourceType,
+      point: p.point ? JSON.stringify(p.point) : null, geometry: JSON.stringify(p.geometry), hectares: p.hectares,
+      metadata: JSON.stringify(p.metadata), minx, miny, maxx, maxy, created: t, modified: t,
+    };
+    row.id = Number(ins.run(row).lastInsertRowid);
+    rtree.run(row.id, minx, maxx, miny, maxy);
+    rows.push(row);
+    midBatch?.(rows.length);
+  }
+  db.prepare('UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
+  return rows;
+}
+
+const BULK_KEYS = new Set(['farm', 'parcels']);
+
+export type BulkCreateResult = { status: 201; json: string; count: number } | { status: 200; message: string };
+
+/** POST /api/parcels/: 1–50 parcels, all or nothing, in request order. */
+export function bulkCreate(db: Db, scope: Scope, body: unknown, midBatch?: (inserted: number) => void): BulkCreateResult {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError(400, ErrorCode.validationFailed, 'The body must be a JSON object with farm and parcels');
+  }
+  const b = body as Record<string, unknown>;
+  const unknown = Object.keys(b).filter((k) => !BULK_KEYS.has(k));
+  if (unknown.length) {
+    throw new ApiError(400, ErrorCode.validationFailed, `Unknown field(s): ${unknown.join(', ')}`,
+      unknown.map((k) => ({ path: `body/${k}`, code: 'unknown_field', message: `unknown field '${k}'` })));
+  }
+  const farm = b.farm;
+  if (farm === undefined || farm === null || (typeof farm === 'object' && !Array.isArray(farm) && ((farm as Record<string, unknown>).id ?? null) === null)) {
+    return { status: 200, message: MISSING_FARM_ID_MESSAGE };
+  }
+  const farmId = typeof farm === 'object' && !Array.isArray(farm) ? (farm as Record<string, unknown>).id : undefined;
+  if (typeof farmId !== 'number' || !Number.isSafeInteger(farmId) || farmId < 1) {
+    throw new ApiError(400, ErrorCode.validationFailed, 'farm must be an object whose id is a positive integer', [
+      { path: 'body/farm/id', code: 'type', message: 'farm.id must be a positive integer' },
+    ]);
+  }
+  const extraFarmKeys = Object.keys(farm as object).filter((k) => k !== 'id');
+  if (extraFarmKeys.length) {
+    throw new ApiError(400, ErrorCode.validationFailed, `Unknown field(s) in farm: ${extraFarmKeys.join(', ')}`);
+  }
+  const parcels = b.parcels;
+  if (!Array.isArray(parcels) || parcels.length < 1 || parcels.length > MAX_PARCELS_PER_REQUEST) {
+    throw new ApiError(400, ErrorCode.validationFailed, `parcels must be an array of 1 to ${MAX_PARCELS_PER_REQUEST} parcels`, [
+      { path: 'body/parcels', code: Array.isArray(parcels) ? (parcels.length ? 'maxItems' : 'minItems') : 'type', message: `parcels must hold 1 to ${MAX_PARCELS_PER_REQUEST} items` },
+    ]);
+  }
+  const f = visibleFarm(db, scope, farmId);
+  const { parcels: valid, problems } = validateParcels(parcels, { maxHectares: limitFor(db, f.account_id) });
+  if (problems.length) throw invalidParcels(problems);
+  const rows = db.transaction(() => insertParcels(db, f.id, valid, midBatch))();
+  return { status: 201, json: featureArrayJson(rows), count: rows.length };
+}
+
+export function parcelRow(db: Db, scope: Scope, id: number): ParcelRow & { account_id: string } {
+  const r = prep(db, `SELECT ${PARCEL_COLUMNS}, f.account_id FROM parcels p JOIN farms f ON f.id = p.farm_id
+    WHERE p.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`).get({ id, ...scopeParams(scope) }) as (ParcelRow & { account_id: string }) | undefined;
+  if (!r) throw notFound('Parcel');
+  return r;
+}
+
+export const getParcelJson = (db: Db, scope: Scope, id: number): string => parcelFeatureJson(parcelRow(db, scope, id));
+
+/** PATCH replaces the whole metadata object (as the hosted service does); name and geom are revalidated. */
+export function patchParcel(db: Db, scope: Scope, id: number, body: unknown): string {
+  return db.transaction(() => {
+    const r = parcelRow(db, scope, id);
+    const { patch, problems } = validateParcelPatch(body, id, { maxHectares: limitFor(db, r.account_id) });
+    if (!patch || problems.length) {
+      throw new ApiError(400, ErrorCode.validationFailed, problems[0]?.message ?? 'Invalid patch', problemsToDetails(problems));
+    }
+    const next: ParcelRow = { ...r, modified: now() };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.metadata !== undefined) next.metadata = JSON.stringify(patch.metadata);
+    if (patch.geom) {
+      const g = patch.geom;
+      next.source_type = g.sourceType;
+      next.point = g.point ? JSON.stringify(g.point) : null;
+      next.geometry = JSON.stringify(g.geometry);
+      next.hectares = g.hectares;
+      [next.minx, next.miny, next.maxx, next.maxy] = g.bbox;
+      prep(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
+    }
+    prep(db, `UPDATE parcels SET name = @name, source_type = @source_type, point = @point, geometry = @geometry, hectares = @hectares,
+      metadata = @metadata, minx = @minx, miny = @miny, maxx = @maxx, maxy = @maxy, modified = @modified WHERE id = @id`).run({
+      id, name: next.name, source_type: next.source_type, point: next.point, geometry: next.geometry, hectares: next.hectares,
+      metadata: next.metadata, minx: next.minx, miny: next.miny, maxx: next.maxx, maxy: next.maxy, modified: next.modified,
+    });
+    return parcelFeatureJson(next);
+  })();
+}
+
+export function deleteParcel(db: Db, scope: Scope, id: number): void {
+  db.transaction(() => {
+    parcelRow(db, scope, id);
+    prep(db, 'DELETE FROM parcels WHERE id = ?').run(id);
+  })();
+}

@@ -1,0 +1,26 @@
+import { ApiError } from '../errors.ts';
+import { ErrorCode } from '../../core/errors.ts';
+
+/**
+ * Who is asking. An API key without the account header acts for the whole organization (its active
+ * accounts); the header or a bearer token narrows it to one account. Every query filters through this.
+ */
+export interface Scope {
+  organizationId: string;
+  accountId: string | null;
+  via: 'api_key' | 'bearer';
+}
+
+/** SQL condition: farm alias `f` is visible to the scope (named parameters @org and @acc). */
+export const FARM_VISIBLE = `f.account_id IN (SELECT a.id FROM accounts a WHERE a.organization_id = @org AND a.state = 'active' AND (@acc IS NULL OR a.id = @acc))`;
+export const ACCOUNT_VISIBLE = (col: string) =>
+  `${col} IN (SELECT a.id FROM accounts a WHERE a.organization_id = @org AND a.state = 'active' AND (@acc IS NULL OR a.id = @acc))`;
+
+export const scopeParams = (s: Scope) => ({ org: s.organizationId, acc: s.accountId });
+
+export function requireAccount(s: Scope, what: string): string {
+  if (!s.accountId) {
+    throw new ApiError(400, ErrorCode.accountRequired, `${what} needs an account: send the Service-Account header with the API key, or use the account's bearer token`);
+  }
+  return s.accountId;
+}
