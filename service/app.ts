@@ -11,6 +11,7 @@ import { Faults, registerFaults } from './faults.ts';
 import { registerGateway } from './gateway.ts';
 import type { Scope } from './store/scope.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
+import { toOpenApi30 } from './openapi.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -36,9 +37,35 @@ export interface BuildOptions {
   /** An already open store (tests share one between app instances); otherwise opened from config.dataDir. */
   db?: Db;
   logger?: boolean;
+  /** Where log lines go when logger is on (tests capture them); stdout otherwise. */
+  logStream?: NodeJS.WritableStream;
 }
 
 const PUBLIC_API = new Set(['/api/openapi.json']);
+
+/**
+ * The TypeBox schemas are draft-07, where exclusiveMinimum/exclusiveMaximum are numbers; OpenAPI 3.0.3 only
+ * knows the draft-04 form (minimum plus exclusiveMinimum: true). Works on a copy: the document may share
+ * objects with the route schemas (module-level constants reused by every app instance).
+ */
+function openapi30Bounds<T>(original: T): T {
+  const doc = structuredClone(original);
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+        if (typeof o[bound] === 'number') {
+          o[limit] = o[bound];
+          o[bound] = true;
+        }
+      }
+      Object.values(o).forEach(walk);
+    }
+  };
+  walk(doc);
+  return doc;
+}
 
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
@@ -50,11 +77,17 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       level: config.logLevel,
       // The API key and bearer tokens must never reach a log line.
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      ...(opts.logStream ? { stream: opts.logStream } : {}),
     } : false,
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: true,
+    // "__proto__" and "constructor" are ordinary metadata keys to core/parcels (it copies them with
+    // Object.fromEntries), so a batch core calls valid must not be refused as "not valid JSON". JSON.parse
+    // only ever defines own properties, and no code here merges request objects into others.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -90,6 +123,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       },
       security: [{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }],
     },
+    transformObject: ({ openapiObject }) => openapi30Bounds(openapiObject),
   });
   app.addSchema(ErrorBody);
 

@@ -1,16 +1,11 @@
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 
+
 /**
- * OpenAPI 3.0.3 has no `type: 'null'`; `nullable: true` is understood by both Ajv and OpenAPI 3.0,
- * so every nullable field is declared through this helper.
+ * A nullable field. TypeBox, Ajv and fast-json-stringify all understand a union with null; OpenAPI 3.0.3 has no
+ * `type: 'null'`, so the document generator rewrites these unions to `nullable: true` (service/openapi.ts).
  */
-export const Nullable = <T extends TSchema>(schema: T) =>
-  Type.Unsafe<Static<T> | null>(
-    'type' in schema
-      ? { ...schema, nullable: true }
-      // A union has no `type` for `nullable` to attach to: add null as one more alternative.
-      : { anyOf: [schema, { type: 'object', nullable: true, enum: [null] }] },
-  );
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const IntegerId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 export const IdParams = Type.Object({ id: IntegerId }, { additionalProperties: false });

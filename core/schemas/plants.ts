@@ -14,7 +14,7 @@ export const PlantFeature = Type.Object({
     area: Type.String({ description: "Geodesic area of the plant's shape in square metres, as a decimal string ('0' without a shape)" }),
     key: Uuid,
     shape: Nullable(PlantShape),
-    info: Type.Unknown({ description: 'Free JSON carried from the detection import', nullable: true }),
+    info: Type.Unknown({ description: 'Free JSON carried from the detection import (any JSON value, or null)' }),
     created: DateTime,
     modified: DateTime,
     parcel: Nullable(IntegerId),

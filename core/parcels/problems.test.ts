@@ -1,0 +1,59 @@
+import { describe, it, expect } from 'vitest';
+import { charLength, describeValue, formatHectares, isPlainObject, joinPath, longerThan } from './problems.ts';
+
+describe('joinPath', () => {
+  it('joins with / and starts bare at the root', () => {
+    expect(joinPath('parcels', 3)).toBe('parcels/3');
+    expect(joinPath('', 'name')).toBe('name');
+  });
+
+  it('escapes ~ and / in keys (RFC 6901)', () => {
+    expect(joinPath('m', 'a/b~c')).toBe('m/a~1b~0c');
+  });
+});
+
+describe('formatHectares', () => {
+  it('uses two decimals', () => {
+    expect(formatHectares(104.2699)).toBe('104.27');
+    expect(formatHectares(3)).toBe('3.00');
+  });
+
+  it('adds decimals so a value over the limit never prints as the limit', () => {
+    expect(formatHectares(100.004, 100)).toBe('100.004');
+    expect(formatHectares(100.0000004, 100)).toBe('100.0000004');
+    expect(formatHectares(99.999, 100)).toBe('100.00');
+  });
+});
+
+describe('describeValue', () => {
+  it('renders what the client sent briefly', () => {
+    expect(describeValue(undefined)).toBe('nothing');
+    expect(describeValue(null)).toBe('null');
+    expect(describeValue('MultiPolygon')).toBe('"MultiPolygon"');
+    expect(describeValue('x'.repeat(50))).toBe(`"${'x'.repeat(40)}"…`);
+    expect(describeValue(4.5)).toBe('4.5');
+    expect(describeValue([1, '2'])).toBe('[1,"2"]');
+    expect(describeValue([1, 2, 3, 4, 5])).toBe('an array of 5 items');
+    expect(describeValue({ a: 1 })).toBe('an object');
+  });
+});
+
+describe('isPlainObject', () => {
+  it('accepts JSON objects only', () => {
+    expect(isPlainObject({})).toBe(true);
+    expect(isPlainObject(Object.create(null))).toBe(true);
+    expect(isPlainObject([])).toBe(false);
+    expect(isPlainObject(null)).toBe(false);
+    expect(isPlainObject(new Date())).toBe(false);
+  });
+});
+
+describe('charLength / longerThan', () => {
+  it('counts code points', () => {
+    expect(charLength('🌾🌾')).toBe(2);
+    expect('🌾🌾'.length).toBe(4);
+    expect(longerThan('🌾🌾', 2)).toBe(false);
+    expect(longerThan('🌾🌾🌾', 2)).toBe(true);
+    expect(longerThan('abc', 2)).toBe(true);
+  });
+});

@@ -1,0 +1,29 @@
+import { openDb, type Db } from './open.ts';
+import { MirrorReader } from './reader.ts';
+import { MirrorWriter } from './writer.ts';
+import { inFlightToUncertain } from './outbox.ts';
+
+/**
+ * The mirror with its two faces typed apart: `read` for everything that shows data, `write` for user edits
+ * (which feed the outbox and the undo history). The sync engine gets the raw handle through `syncDb`.
+ */
+export class Mirror {
+  readonly read: MirrorReader;
+  readonly write: MirrorWriter;
+
+  private constructor(readonly syncDb: Db) {
+    this.read = new MirrorReader(syncDb);
+    this.write = new MirrorWriter(syncDb);
+  }
+
+  /** Opening after a crash: whatever was in flight may or may not have reached the service. */
+  static open(file: string): Mirror {
+    const db = openDb(file);
+    inFlightToUncertain(db);
+    return new Mirror(db);
+  }
+
+  close(): void {
+    this.syncDb.close();
+  }
+}

@@ -1,0 +1,38 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrations } from './migrations/index.ts';
+
+export type Db = Database.Database;
+
+export class FutureSchemaError extends Error {
+  constructor(found: number, known: number) {
+    super(`This mirror is at schema version ${found}, newer than this build of Furrow knows (${known}). Update Furrow; the file was not touched.`);
+    this.name = 'FutureSchemaError';
+  }
+}
+
+/**
+ * Opens (and migrates) the mirror. synchronous=FULL: the outbox and the id mappings are the only record of
+ * what was sent, and losing an in-flight mark to a power cut would mean a blind resend and a duplicate.
+ */
+export function openDb(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db, upTo: number = migrations.length): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) throw new FutureSchemaError(current, migrations.length);
+  if (current >= upTo) return;
+  db.transaction(() => {
+    for (let v = current; v < upTo; v++) migrations[v]!(db);
+    db.pragma(`user_version = ${upTo}`);
+  })();
+}

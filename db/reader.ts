@@ -1,0 +1,105 @@
+import type { Db } from './open.ts';
+import type { AccountRow, CropRow, FarmRow, OutboxRow, ParcelRow, StatusCounts } from './types.ts';
+
+export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string }
+
+/** Read-only access to the mirror: what the UI and the CLI show. Never writes. */
+export class MirrorReader {
+  constructor(private readonly db: Db) {}
+
+  accounts(): AccountRow[] {
+    return this.db.prepare('SELECT * FROM accounts ORDER BY created, id').all() as AccountRow[];
+  }
+  account(id: string): AccountRow | undefined {
+    return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  }
+
+  farms(accountId?: string): FarmRow[] {
+    return (accountId
+      ? this.db.prepare('SELECT * FROM farms WHERE account_id = ? AND deleted = 0 ORDER BY name, local_id').all(accountId)
+      : this.db.prepare('SELECT * FROM farms WHERE deleted = 0 ORDER BY name, local_id').all()) as FarmRow[];
+  }
+  farm(localId: string): FarmRow | undefined {
+    return this.db.prepare('SELECT * FROM farms WHERE local_id = ?').get(localId) as FarmRow | undefined;
+  }
+  farmByName(accountId: string, name: string): FarmRow | undefined {
+    return this.db.prepare('SELECT * FROM farms WHERE account_id = ? AND name = ? AND deleted = 0 ORDER BY created LIMIT 1').get(accountId, name) as FarmRow | undefined;
+  }
+
+  parcels(farmLocalId: string): ParcelRow[] {
+    return this.db.prepare('SELECT * FROM parcels WHERE farm_local_id = ? AND deleted = 0 ORDER BY created, rowid').all(farmLocalId) as ParcelRow[];
+  }
+  allParcels(accountId?: string): ParcelRow[] {
+    return (accountId
+      ? this.db.prepare('SELECT * FROM parcels WHERE account_id = ? AND deleted = 0 ORDER BY rowid').all(accountId)
+      : this.db.prepare('SELECT * FROM parcels WHERE deleted = 0 ORDER BY rowid').all()) as ParcelRow[];
+  }
+  parcel(localId: string): ParcelRow | undefined {
+    return this.db.prepare('SELECT * FROM parcels WHERE local_id = ?').get(localId) as ParcelRow | undefined;
+  }
+
+  /** Parcels whose bounding box meets the viewport (R*Tree), for the map. */
+  viewport(bbox: [number, number, number, number], limit = 5000): ParcelHit[] {
+    return this.db.prepare(`SELECT p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata FROM parcels_rtree r
+      JOIN parcels p ON p.rowid = r.id WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 LIMIT ?`)
+      .all(bbox[0], bbox[2], bbox[1], bbox[3], limit) as ParcelHit[];
+  }
+
+  /** Full-text search over parcel names and metadata (prefix match on every word). */
+  search(text: string, limit = 50): ParcelHit[] {
+    const words = text.normalize('NFKC').match(/[\p{L}\p{N}_-]+/gu) ?? [];
+    if (!words.length) return [];
+    const query = words.map((w) => `"${w.replace(/"/g, '')}"*`).join(' ');
+    return this.db.prepare(`SELECT p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata FROM parcels_fts f
+      JOIN parcels p ON p.rowid = f.rowid WHERE parcels_fts MATCH ? AND p.deleted = 0 ORDER BY rank LIMIT ?`).all(query, limit) as ParcelHit[];
+  }
+
+  /** A parcel's rotation history, newest sowing first. */
+  crops(parcelLocalId: string): CropRow[] {
+    return this.db.prepare('SELECT * FROM crops WHERE parcel_local_id = ? AND deleted = 0 ORDER BY sowing IS NULL, sowing DESC, created DESC').all(parcelLocalId) as CropRow[];
+  }
+  crop(localId: string): CropRow | undefined {
+    return this.db.prepare('SELECT * FROM crops WHERE local_id = ?').get(localId) as CropRow | undefined;
+  }
+
+  plants(accountId: string, parcelServerId?: number): { server_id: number; point: string; shape: string | null; info: string | null; area: string }[] {
+    return (parcelServerId === undefined
+      ? this.db.prepare('SELECT server_id, point, shape, info, area FROM plants WHERE account_id = ? ORDER BY server_id').all(accountId)
+      : this.db.prepare('SELECT server_id, point, shape, info, area FROM plants WHERE account_id = ? AND parcel_server_id = ? ORDER BY server_id').all(accountId, parcelServerId)) as
+      { server_id: number; point: string; shape: string | null; info: string | null; area: string }[];
+  }
+
+  outbox(accountId?: string): OutboxRow[] {
+    return (accountId
+      ? this.db.prepare("SELECT * FROM outbox WHERE account_id = ? AND state != 'committed' ORDER BY id").all(accountId)
+      : this.db.prepare("SELECT * FROM outbox WHERE state != 'committed' ORDER BY id").all()) as OutboxRow[];
+  }
+
+  conflicts(): { id: number; account_id: string; entity: string; local_id: string; kind: string; fields: string; base: string | null; mine: string | null; theirs: string | null; created: string }[] {
+    return this.db.prepare('SELECT * FROM conflicts WHERE resolved IS NULL ORDER BY id').all() as ReturnType<MirrorReader['conflicts']>;
+  }
+
+  /** Counts for `status --json`: entities with nothing left to send count as synced. */
+  status(accountId?: string): StatusCounts {
+    const acc = accountId ?? null;
+    const by = this.db.prepare(`SELECT state, COUNT(*) AS n FROM outbox WHERE state != 'committed' AND (? IS NULL OR account_id = ?) GROUP BY state`).all(acc, acc) as { state: string; n: number }[];
+    const n = (s: string) => by.find((b) => b.state === s)?.n ?? 0;
+    const synced = (this.db.prepare(`SELECT
+        (SELECT COUNT(*) FROM parcels WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)
+          AND local_id NOT IN (SELECT local_id FROM outbox WHERE entity = 'parcel' AND state != 'committed')) +
+        (SELECT COUNT(*) FROM farms WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)
+          AND local_id NOT IN (SELECT local_id FROM outbox WHERE entity = 'farm' AND state != 'committed')) +
+        (SELECT COUNT(*) FROM crops WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)
+          AND local_id NOT IN (SELECT local_id FROM outbox WHERE entity = 'crop' AND state != 'committed')) AS n`)
+      .get(acc, acc, acc, acc, acc, acc) as { n: number }).n;
+    const conflicts = (this.db.prepare('SELECT COUNT(*) AS n FROM conflicts WHERE resolved IS NULL AND (? IS NULL OR account_id = ?)').get(acc, acc) as { n: number }).n;
+    return { pending: n('queued'), in_flight: n('in_flight'), uncertain: n('uncertain'), synced, rejected: n('rejected'), conflicts: Math.max(conflicts, n('conflict')), blocked: n('blocked') };
+  }
+
+  canUndo(): boolean {
+    return this.db.prepare('SELECT 1 FROM history WHERE undone = 0 LIMIT 1').get() !== undefined;
+  }
+  canRedo(): boolean {
+    return this.db.prepare('SELECT 1 FROM history WHERE undone = 1 LIMIT 1').get() !== undefined;
+  }
+}

@@ -1,0 +1,38 @@
+import type { Db } from './open.ts';
+import type { CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
+
+// Generic row access per entity, so history (undo/redo) and the sync engine treat all three alike.
+const TABLE: Record<Entity, string> = { farm: 'farms', parcel: 'parcels', crop: 'crops' };
+const COLUMNS: Record<Entity, readonly string[]> = {
+  farm: ['local_id', 'account_id', 'server_id', 'name', 'base', 'deleted', 'created', 'modified'],
+  parcel: ['local_id', 'account_id', 'farm_local_id', 'server_id', 'key', 'name', 'source_type', 'point', 'geometry', 'hectares', 'metadata',
+    'minx', 'miny', 'maxx', 'maxy', 'base', 'deleted', 'created', 'modified'],
+  crop: ['local_id', 'account_id', 'parcel_local_id', 'server_id', 'key', 'family_id', 'family_name', 'name', 'campaign', 'area', 'variety',
+    'harvested_qty', 'sowing', 'closure', 'is_active', 'base', 'deleted', 'created', 'modified'],
+};
+
+export const tableOf = (e: Entity) => TABLE[e];
+
+export function getRow(db: Db, entity: 'farm', localId: string): FarmRow | undefined;
+export function getRow(db: Db, entity: 'parcel', localId: string): ParcelRow | undefined;
+export function getRow(db: Db, entity: 'crop', localId: string): CropRow | undefined;
+export function getRow(db: Db, entity: Entity, localId: string): Row | undefined;
+export function getRow(db: Db, entity: Entity, localId: string): Row | undefined {
+  return db.prepare(`SELECT ${COLUMNS[entity].join(', ')} FROM ${TABLE[entity]} WHERE local_id = ?`).get(localId) as Row | undefined;
+}
+
+export function insertRow(db: Db, entity: Entity, row: Row): void {
+  const cols = COLUMNS[entity];
+  db.prepare(`INSERT INTO ${TABLE[entity]} (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`).run(row);
+}
+
+/** Writes the given columns of a row (only columns the entity has). */
+export function updateRow(db: Db, entity: Entity, localId: string, fields: Partial<Record<string, unknown>>): void {
+  const cols = Object.keys(fields).filter((c) => c !== 'local_id' && COLUMNS[entity].includes(c));
+  if (cols.length === 0) return;
+  db.prepare(`UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
+}
+
+export function deleteRow(db: Db, entity: Entity, localId: string): void {
+  db.prepare(`DELETE FROM ${TABLE[entity]} WHERE local_id = ?`).run(localId);
+}

@@ -1,0 +1,117 @@
+import type { Metadata } from '../core/parcels/validate.ts';
+
+export type Entity = 'farm' | 'parcel' | 'crop';
+export type OpKind = 'create' | 'update' | 'delete';
+export type OpState = 'queued' | 'in_flight' | 'uncertain' | 'committed' | 'rejected' | 'conflict' | 'blocked';
+
+export interface AccountRow {
+  id: string;
+  service_url: string;
+  mode: 'api_key' | 'bearer';
+  label: string;
+  blocked: string | null;
+  last_pull: string | null;
+  created: string;
+}
+
+export interface FarmRow {
+  local_id: string;
+  account_id: string;
+  server_id: number | null;
+  name: string;
+  base: string | null;
+  deleted: number;
+  created: string;
+  modified: string;
+}
+
+export interface ParcelRow {
+  local_id: string;
+  account_id: string;
+  farm_local_id: string;
+  server_id: number | null;
+  key: string | null;
+  name: string;
+  source_type: 'Polygon' | 'Point';
+  point: string | null;
+  geometry: string;
+  hectares: number;
+  metadata: string;
+  minx: number; miny: number; maxx: number; maxy: number;
+  base: string | null;
+  deleted: number;
+  created: string;
+  modified: string;
+}
+
+export interface CropRow {
+  local_id: string;
+  account_id: string;
+  parcel_local_id: string | null;
+  server_id: number | null;
+  key: string | null;
+  family_id: number | null;
+  family_name: string | null;
+  name: string | null;
+  campaign: string | null;
+  area: number | null;
+  variety: string | null;
+  harvested_qty: number | null;
+  sowing: string | null;
+  closure: string | null;
+  is_active: number;
+  base: string | null;
+  deleted: number;
+  created: string;
+  modified: string;
+}
+
+export interface OutboxRow {
+  id: number;
+  account_id: string;
+  entity: Entity;
+  local_id: string;
+  op: OpKind;
+  state: OpState;
+  batch_id: string | null;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  sent_at: string | null;
+  created: string;
+  modified: string;
+}
+
+/** The user-editable state of a parcel, as the service sees it (base of the three-way merge). */
+export interface ParcelState {
+  name: string;
+  metadata: Metadata;
+  geometry: { type: 'Polygon'; coordinates: number[][][] };
+  source_type: 'Polygon' | 'Point';
+  point: [number, number] | null;
+  hectares: number;
+}
+
+export interface CropState {
+  name: string | null;
+  campaign: string | null;
+  area: number | null;
+  variety: string | null;
+  harvested_qty: number | null;
+  sowing: string | null;
+  closure: string | null;
+  is_active: boolean;
+  family_id: number | null;
+}
+
+export interface StatusCounts {
+  pending: number;
+  in_flight: number;
+  uncertain: number;
+  synced: number;
+  rejected: number;
+  conflicts: number;
+  blocked: number;
+}
+
+export type Row = FarmRow | ParcelRow | CropRow;

@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from './open.ts';
+import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
+import { getRow, insertRow, updateRow } from './rows.ts';
+import { enqueue, withdrawDelete } from './outbox.ts';
+import { validateParcel, validateParcelPatch, DEFAULT_MAX_PARCEL_HECTARES, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
+import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
+
+const now = () => new Date().toISOString();
+
+export class EditError extends Error {
+  constructor(message: string, readonly problems: readonly (ParcelProblem | CropProblem)[] = []) {
+    super(message);
+    this.name = 'EditError';
+  }
+}
+
+interface Change { entity: Entity; local_id: string; before: Row | null; after: Row | null }
+
+// Fields the user edits; everything else (server ids, base, timestamps) belongs to sync.
+const USER_FIELDS: Record<Entity, readonly string[]> = {
+  farm: ['name'],
+  parcel: ['farm_local_id', 'name', 'source_type', 'point', 'geometry', 'hectares', 'metadata', 'minx', 'miny', 'maxx', 'maxy'],
+  crop: ['parcel_local_id', 'family_id', 'family_name', 'name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active'],
+};
+const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
+
+export interface ParcelPatchInput { name?: string; metadata?: Record<string, unknown>; geom?: unknown }
+export interface CropInput extends CropFields { family_id?: number | null; family_name?: string | null }
+
+function geomColumns(g: GeomResult | ValidParcel) {
+  const [minx, miny, maxx, maxy] = g.bbox;
+  return {
+    source_type: g.sourceType, point: g.point ? JSON.stringify(g.point) : null, geometry: JSON.stringify(g.geometry),
+    hectares: g.hectares, minx, miny, maxx, maxy,
+  };
+}
+
+/**
+ * Every user edit of the mirror goes through here: it changes the rows, records the change in the
+ * outbox for the sync engine and in the history for undo/redo — all in one transaction.
+ */
+export class MirrorWriter {
+  private changes: Change[] | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  // ---- accounts and settings ----
+
+  addAccount(a: { id: string; service_url: string; mode: 'api_key' | 'bearer'; label?: string }): AccountRow {
+    const row: AccountRow = { id: a.id, service_url: a.service_url, mode: a.mode, label: a.label ?? '', blocked: null, last_pull: null, created: now() };
+    this.db.prepare(`INSERT INTO accounts (id, service_url, mode, label, blocked, last_pull, created) VALUES (@id, @service_url, @mode, @label, NULL, NULL, @created)
+      ON CONFLICT(id) DO UPDATE SET service_url = excluded.service_url, mode = excluded.mode, label = excluded.label, blocked = NULL`).run(row);
+    return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(a.id) as AccountRow;
+  }
+
+  setParcelLimit(accountId: string, hectares: number | null): void {
+    const key = `parcel_limit:${accountId}`;
+    if (hectares === null) this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
+    else this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, String(hectares));
+  }
+
+  parcelLimit(accountId: string): number {
+    const r = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(`parcel_limit:${accountId}`) as { value: string } | undefined;
+    return r ? Number(r.value) : DEFAULT_MAX_PARCEL_HECTARES;
+  }
+
+  // ---- edits ----
+
+  createFarm(accountId: string, name: string): FarmRow {
+    const trimmed = name.trim();
+    if (!trimmed) throw new EditError('A farm needs a name');
+    return this.edit(`Create farm ${trimmed}`, () => {
+      const t = now();
+      const row: FarmRow = { local_id: randomUUID(), account_id: accountId, server_id: null, name: trimmed, base: null, deleted: 0, created: t, modified: t };
+      this.insert('farm', row);
+      return row;
+    });
+  }
+
+  renameFarm(localId: string, name: string): void {
+    const trimmed = name.trim();
+    if (!trimmed) throw new EditError('A farm needs a name');
+    this.edit(`Rename farm to ${trimmed}`, () => this.update('farm', this.live('farm', localId), { name: trimmed }));
+  }
+
+  /** The farm and its parcels and crops go; the service deletes the children with the farm. */
+  deleteFarm(localId: string): void {
+    this.edit('Delete farm', () => {
+      const farm = this.live('farm', localId);
+      const parcels = this.db.prepare('SELECT local_id FROM parcels WHERE farm_local_id = ? AND deleted = 0').all(localId) as { local_id: string }[];
+      for (const p of parcels) this.removeParcelLocally(p.local_id);
+      this.remove('farm', farm);
+    });
+  }
+
+  /**
+   * Validates each input with the service's own rules. Without skipInvalid any problem aborts the whole
+   * call; with it the valid parcels are created and the problems returned.
+   */
+  createParcels(farmLocalId: string, inputs: readonly unknown[], opts: { skipInvalid?: boolean; label?: string } = {}): { created: ParcelRow[]; problems: ParcelProblem[] } {
+    const farm = this.live('farm', farmLocalId);
+    const maxHectares = this.parcelLimit(farm.account_id);
+    const valid: ValidParcel[] = [];
+    const problems: ParcelProblem[] = [];
+    inputs.forEach((input, i) => {
+      const r = validateParcel(input, i, { maxHectares });
+      if (r.parcel && r.problems.length === 0) valid.push(r.parcel);
+      else problems.push(...r.problems);
+    });
+    if (problems.length && !opts.skipInvalid) {
+      throw new EditError(`${new Set(problems.map((p) => p.index)).size} of ${inputs.length} parcel(s) are invalid; nothing was created`, problems);
+    }
+    const created = this.edit(opts.label ?? `Create ${valid.length} parcel(s)`, () => valid.map((p) => {
+      const t = now();
+      const row: ParcelRow = {
+        local_id: randomUUID(), account_id: farm.account_id, farm_local_id: farm.local_id, server_id: null, key: null,
+        name: p.name, metadata: JSON.stringify(p.metadata), ...geomColumns(p), base: null, deleted: 0, created: t, modified: t,
+      };
+      this.insert('parcel', row);
+      return row;
+    }));
+    return { created, problems };
+  }
+
+  updateParcel(localId: string, patch: ParcelPatchInput): ParcelRow {
+    const row = this.live('parcel', localId);
+    const r = validateParcelPatch(patch, 0, { maxHectares: this.parcelLimit(row.account_id) });
+    if (!r.patch || r.problems.length) throw new EditError(r.problems[0]?.message ?? 'Invalid change', r.problems);
+    const fields: Partial<ParcelRow> = {};
+    if (r.patch.name !== undefined) fields.name = r.patch.name;
+    if (r.patch.metadata !== undefined) fields.metadata = JSON.stringify(r.patch.metadata);
+    if (r.patch.geom) Object.assign(fields, geomColumns(r.patch.geom));
+    this.edit('Edit parcel', () => this.update('parcel', row, fields));
+    return getRow(this.db, 'parcel', localId)!;
+  }
+
+  deleteParcel(localId: string): void {
+    this.edit('Delete parcel', () => this.removeParcelLocally(localId));
+  }
+
+  createCrop(accountId: string, parcelLocalId: string | null, input: CropInput): CropRow {
+    if (parcelLocalId !== null) {
+      const p = this.live('parcel', parcelLocalId);
+      if (p.account_id !== accountId) throw new EditError('The parcel belongs to another account');
+    }
+    const { family_id, family_name, ...fields } = input;
+    const problems = validateCropFields(fields as Record<string, unknown>);
+    if (problems.length) throw new EditError(problems[0]!.message, problems);
+    return this.edit(`Add crop ${input.name ?? ''}`.trim(), () => {
+      const t = now();
+      const row: CropRow = {
+        local_id: randomUUID(), account_id: accountId, parcel_local_id: parcelLocalId, server_id: null, key: null,
+        family_id: family_id ?? null, family_name: family_name ?? null, name: fields.name ?? null, campaign: fields.campaign ?? null,
+        area: fields.area ?? null, variety: fields.variety ?? null, harvested_qty: fields.harvested_qty ?? null, sowing: fields.sowing ?? null,
+        closure: fields.closure ?? null, is_active: fields.is_active === false ? 0 : 1, base: null, deleted: 0, created: t, modified: t,
+      };
+      this.insert('crop', row);
+      return row;
+    });
+  }
+
+  updateCrop(localId: string, input: CropInput): CropRow {
+    const row = this.live('crop', localId);
+    const { family_id, family_name, ...fields } = input;
+    const problems = validateCropFields(fields as Record<string, unknown>, { sowing: row.sowing, closure: row.closure });
+    if (problems.length) throw new EditError(problems[0]!.message, problems);
+    const out: Partial<CropRow> = { ...(fields as Partial<CropRow>) };
+    if (fields.is_active !== undefined) out.is_active = fields.is_active ? 1 : 0;
+    if (family_id !== undefined) out.family_id = family_id;
+    if (family_name !== undefined) out.family_name = family_name;
+    this.edit('Edit crop', () => this.update('crop', row, out));
+    return getRow(this.db, 'crop', localId)!;
+  }
+
+  deleteCrop(localId: string): void {
+    this.edit('Delete crop', () => this.remove('crop', this.live('crop', localId)));
+  }
+
+  // ---- undo / redo (persisted: they survive a restart) ----
+
+  undo(): string | null {
+    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 0 ORDER BY id DESC LIMIT 1').get() as { id: number; label: string; changes: string } | undefined;
+    if (!h) return null;
+    this.db.transaction(() => {
+      this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.before })));
+      this.db.prepare('UPDATE history SET undone = 1 WHERE id = ?').run(h.id);
+    })();
+    return h.label;
+  }
+
+  redo(): string | null {
+    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 1 ORDER BY id ASC LIMIT 1').get() as { id: number; label: string; changes: string } | undefined;
+    if (!h) return null;
+    this.db.transaction(() => {
+      this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.after })));
+      this.db.prepare('UPDATE history SET undone = 0 WHERE id = ?').run(h.id);
+    })();
+    return h.label;
+  }
+
+  // ---- internals ----
+
+  private edit<T>(label: string, fn: () => T): T {
+    return this.db.transaction(() => {
+      this.changes = [];
+      try {
+        const out = fn();
+        const changes = this.changes.map((c) => ({ ...c, after: getRow(this.db, c.entity, c.local_id) ?? null }));
+        if (changes.length) {
+          this.db.prepare('DELETE FROM history WHERE undone = 1').run();
+          this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
+        }
+        return out;
+      } finally {
+        this.changes = null;
+      }
+    })();
+  }
+
+  private touch(entity: Entity, localId: string): void {
+    if (!this.changes || this.changes.some((c) => c.entity === entity && c.local_id === localId)) return;
+    const before = getRow(this.db, entity, localId) ?? null;
+    this.changes.push({ entity, local_id: localId, before: before && before.deleted ? null : before, after: null });
+  }
+
+  private live(entity: 'farm', localId: string): FarmRow;
+  private live(entity: 'parcel', localId: string): ParcelRow;
+  private live(entity: 'crop', localId: string): CropRow;
+  private live(entity: Entity, localId: string): Row {
+    const row = getRow(this.db, entity, localId);
+    if (!row || row.deleted) throw new EditError(`No such ${entity}: ${localId}`);
+    return row;
+  }
+
+  private insert(entity: Entity, row: Row): void {
+    this.touch(entity, row.local_id);
+    insertRow(this.db, entity, row);
+    enqueue(this.db, row.account_id, entity, row.local_id, 'create');
+  }
+
+  private update(entity: Entity, row: Row, fields: Partial<Record<string, unknown>>): void {
+    const changed = Object.keys(fields).filter((k) => (row as unknown as Record<string, unknown>)[k] !== fields[k]);
+    if (!changed.length) return;
+    this.touch(entity, row.local_id);
+    updateRow(this.db, entity, row.local_id, { ...fields, modified: now() });
+    enqueue(this.db, row.account_id, entity, row.local_id, 'update');
+  }
+
+  private remove(entity: Entity, row: Row): void {
+    this.touch(entity, row.local_id);
+    enqueue(this.db, row.account_id, entity, row.local_id, 'delete');
+  }
+
+  private removeParcelLocally(localId: string): void {
+    const crops = this.db.prepare('SELECT local_id FROM crops WHERE parcel_local_id = ? AND deleted = 0').all(localId) as { local_id: string }[];
+    for (const c of crops) {
+      // The service deletes a parcel's crops with it: locally they just disappear, with no op of their own.
+      this.touch('crop', c.local_id);
+      this.db.prepare("DELETE FROM outbox WHERE entity = 'crop' AND local_id = ? AND state IN ('queued', 'rejected', 'blocked')").run(c.local_id);
+      updateRow(this.db, 'crop', c.local_id, { deleted: 1, modified: now() });
+    }
+    this.remove('parcel', this.live('parcel', localId));
+  }
+
+  /** Brings rows to the recorded states (undo/redo), parents before children when restoring. */
+  private apply(changes: (Change & { target: Row | null })[]): void {
+    const restores = changes.filter((c) => c.target !== null).sort((a, b) => RANK[a.entity] - RANK[b.entity]);
+    const removals = changes.filter((c) => c.target === null).sort((a, b) => RANK[b.entity] - RANK[a.entity]);
+    for (const c of removals) {
+      const cur = getRow(this.db, c.entity, c.local_id);
+      if (cur && !cur.deleted) enqueue(this.db, cur.account_id, c.entity, c.local_id, 'delete');
+    }
+    for (const c of restores) {
+      const target = c.target!;
+      let cur = getRow(this.db, c.entity, c.local_id);
+      if (cur && cur.deleted && !withdrawDelete(this.db, c.entity, c.local_id)) {
+        // The delete already reached the service: bring the row back as a new one (same client reference).
+        updateRow(this.db, c.entity, c.local_id, { deleted: 0, server_id: null, key: null, base: null, modified: now() });
+        enqueue(this.db, cur.account_id, c.entity, c.local_id, 'create');
+        cur = getRow(this.db, c.entity, c.local_id);
+      }
+      if (!cur) {
+        insertRow(this.db, c.entity, { ...target, server_id: null, key: null, base: null, deleted: 0, modified: now() } as Row);
+        enqueue(this.db, target.account_id, c.entity, c.local_id, 'create');
+        continue;
+      }
+      const fields: Record<string, unknown> = {};
+      for (const f of USER_FIELDS[c.entity]) fields[f] = (target as unknown as Record<string, unknown>)[f];
+      this.update(c.entity, cur, fields);
+    }
+  }
+}

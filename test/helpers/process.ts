@@ -1,0 +1,59 @@
+// Runs the real service as a child process on 127.0.0.1 (for fault, crash and CLI tests).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+/** Runs `npm run -s service -- <args>` equivalent synchronously; returns parsed stdout JSON. */
+export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string; json: unknown } {
+  const r = spawnSync(TSX, ['service/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
+  let json: unknown = undefined;
+  try { json = JSON.parse(r.stdout); } catch { /* not JSON */ }
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+export interface ServiceProcess { url: string; port: number; child: ChildProcess; stop(): Promise<void>; exited: Promise<number | null> }
+
+export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(TSX, ['service/cli.ts', 'serve'], {
+    cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stdout!.on('data', () => {});
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited early: ${log}`);
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) break;
+    } catch { /* not yet listening */ }
+    if (Date.now() > deadline) throw new Error(`service did not start: ${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url, port, child, exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
