@@ -88,7 +88,7 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
 /** Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out. */
 export function markInFlight(db: Db, ids: readonly number[], batchId: string): void {
   const t = now();
-  const stmt = db.prepare("UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, sent_at = ?, modified = ? WHERE id = ?");
+  const stmt = db.prepare("UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ? WHERE id = ?");
   for (const id of ids) stmt.run(batchId, t, t, id);
 }
 

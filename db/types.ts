@@ -75,6 +75,7 @@ export interface OutboxRow {
   state: OpState;
   batch_id: string | null;
   attempts: number;
+  checks: number;
   next_attempt_at: string | null;
   last_error: string | null;
   sent_at: string | null;

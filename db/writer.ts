@@ -42,6 +42,8 @@ function geomColumns(g: GeomResult | ValidParcel) {
  */
 export class MirrorWriter {
   private changes: Change[] | null = null;
+  // entity:local_id of `changes`, so touching the 5,000th row of a bulk edit is not a scan of the first 4,999.
+  private readonly touched = new Set<string>();
 
   constructor(private readonly db: Db) {}
 
@@ -204,6 +206,7 @@ export class MirrorWriter {
   private edit<T>(label: string, fn: () => T): T {
     return this.db.transaction(() => {
       this.changes = [];
+      this.touched.clear();
       try {
         const out = fn();
         const changes = this.changes.map((c) => ({ ...c, after: getRow(this.db, c.entity, c.local_id) ?? null }));
@@ -219,7 +222,9 @@ export class MirrorWriter {
   }
 
   private touch(entity: Entity, localId: string): void {
-    if (!this.changes || this.changes.some((c) => c.entity === entity && c.local_id === localId)) return;
+    const key = `${entity}:${localId}`;
+    if (!this.changes || this.touched.has(key)) return;
+    this.touched.add(key);
     const before = getRow(this.db, entity, localId) ?? null;
     this.changes.push({ entity, local_id: localId, before: before && before.deleted ? null : before, after: null });
   }

@@ -126,6 +126,7 @@ export function up(db: Database): void {
         CHECK (state IN ('queued', 'in_flight', 'uncertain', 'committed', 'rejected', 'conflict', 'blocked')),
       batch_id TEXT,
       attempts INTEGER NOT NULL DEFAULT 0,
+      checks INTEGER NOT NULL DEFAULT 0,   -- empty reconciliation listings seen since the last send
       next_attempt_at TEXT,
       last_error TEXT,
       sent_at TEXT,

@@ -1,0 +1,78 @@
+// Reads an import file into GeoJSON features, whatever its format.
+
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { ImportError } from './errors.ts';
+import { isFurrowExport } from './furrow-format.ts';
+import { readKml } from './kml.ts';
+import { readZip } from './shapefile.ts';
+
+export type ImportFormat = 'geojson' | 'kml' | 'zip';
+
+export interface SourceFeatures {
+  format: ImportFormat;
+  features: unknown[];
+  /** A GeoJSON export of Furrow's own (see furrow-format.ts). */
+  furrowExport: boolean;
+}
+
+const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);
+
+export async function readSource(file: string): Promise<SourceFeatures> {
+  const name = basename(file);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (e) {
+    throw new ImportError('unreadable', `${name} cannot be read: ${(e as Error).message}`);
+  }
+  const format = detect(bytes, extname(file).toLowerCase());
+  if (format === 'zip') return { format, features: await readZip(bytes, name), furrowExport: false };
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (format === 'kml') return { format, features: readKml(text, name), furrowExport: false };
+  if (format === 'geojson') return readGeoJson(text, name);
+  throw new ImportError('unsupported_format', `${name}: unknown format; import GeoJSON (.geojson, .json), KML (.kml, .kmz) or a zipped Shapefile (.zip)`);
+}
+
+/** The zip signature decides first (a .json that is really a zip is still a zip); then the extension; then a sniff. */
+function detect(bytes: Buffer, ext: string): ImportFormat | null {
+  if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return 'zip';
+  if (ext === '.geojson' || ext === '.json') return 'geojson';
+  if (ext === '.kml') return 'kml';
+  const head = bytes.subarray(0, 1024).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  if (head.startsWith('{')) return 'geojson';
+  if (head.startsWith('<') && head.includes('<kml')) return 'kml';
+  return null;
+}
+
+function readGeoJson(text: string, name: string): SourceFeatures {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ImportError('unreadable', `${name} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new ImportError('unreadable', `${name} is not GeoJSON: expected a FeatureCollection, a Feature or a geometry`);
+  }
+  const o = doc as Record<string, unknown>;
+  checkCrs(o['crs'], name);
+  let features: unknown[];
+  if (o['type'] === 'FeatureCollection' && Array.isArray(o['features'])) features = o['features'];
+  else if (o['type'] === 'Feature') features = [o];
+  else if (typeof o['type'] === 'string' && GEOMETRY_TYPES.has(o['type'])) features = [{ type: 'Feature', properties: {}, geometry: o }];
+  else throw new ImportError('unreadable', `${name} is not GeoJSON: expected a FeatureCollection, a Feature or a geometry`);
+  return { format: 'geojson', features, furrowExport: isFurrowExport(o) };
+}
+
+/**
+ * RFC 7946 GeoJSON is always WGS84 and has no `crs`; older files (and QGIS exports in another CRS) name theirs.
+ * Any named CRS other than WGS84 longitude/latitude is refused: Furrow cannot reproject.
+ */
+function checkCrs(crs: unknown, name: string): void {
+  if (typeof crs !== 'object' || crs === null) return;
+  const props = (crs as Record<string, unknown>)['properties'];
+  const crsName = typeof props === 'object' && props !== null ? (props as Record<string, unknown>)['name'] : undefined;
+  if (typeof crsName !== 'string' || /CRS84$|EPSG:{1,2}4326$/i.test(crsName.trim())) return;
+  throw new ImportError('projection', `${name} is in ${crsName}, not WGS84 longitude/latitude; Furrow cannot reproject: reproject it to WGS84 (EPSG:4326) first`);
+}

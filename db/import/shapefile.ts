@@ -1,0 +1,93 @@
+// Zipped Shapefile (one layer: .shp with its .dbf, optional .prj and .cpg) → GeoJSON features.
+// Furrow cannot reproject, so a layer that is not in WGS84 longitude/latitude is refused outright: importing
+// metres as degrees would put every parcel in the wrong place (or nowhere).
+
+import { unzipSync } from 'fflate';
+import * as shapefile from 'shapefile';
+import { ImportError } from './errors.ts';
+import { readKml } from './kml.ts';
+
+const REPROJECT = 'reproject it to WGS84 (EPSG:4326) first, e.g. in QGIS with Export › Save Features As… and CRS EPSG:4326';
+
+/** The features of a zipped shapefile, or of the KML inside a KMZ (a zip with a .kml and no .shp). */
+export async function readZip(bytes: Uint8Array, fileName: string): Promise<unknown[]> {
+  let entries: Record<string, Uint8Array>;
+  try {
+    // Only the files a layer is made of are inflated; macOS resource forks (__MACOSX/, ._x) are not.
+    entries = unzipSync(bytes, { filter: (f) => !/(^|\/)(__MACOSX\/|\._)/.test(f.name) && /\.(shp|dbf|prj|cpg|kml)$/i.test(f.name) });
+  } catch (e) {
+    throw new ImportError('unreadable', `${fileName} is not a readable zip file: ${(e as Error).message}`);
+  }
+  const names = Object.keys(entries);
+  const shps = names.filter((n) => /\.shp$/i.test(n));
+  if (shps.length === 0) {
+    const kmlName = names.find((n) => /\.kml$/i.test(n));
+    if (kmlName !== undefined) return readKml(new TextDecoder().decode(entries[kmlName]), `${fileName}/${kmlName}`);
+    throw new ImportError('unsupported_format', `${fileName} holds no shapefile (.shp) and no KML`);
+  }
+  if (shps.length > 1) {
+    throw new ImportError('unsupported_format', `${fileName} holds ${shps.length} shapefiles (${shps.join(', ')}); import them one at a time`);
+  }
+  const shpName = shps[0]!;
+  const stem = shpName.slice(0, -4).toLowerCase();
+  const companion = (ext: string) => {
+    const name = names.find((n) => n.toLowerCase() === `${stem}.${ext}`);
+    return name === undefined ? undefined : entries[name];
+  };
+  const shp = entries[shpName]!;
+  const dbf = companion('dbf');
+  const prj = companion('prj');
+  const prjText = prj === undefined ? '' : new TextDecoder().decode(prj).trim();
+  if (prjText !== '') checkWgs84(prjText, fileName);
+
+  let collection: { features: unknown[]; bbox?: number[] };
+  try {
+    collection = await shapefile.read(arrayBuffer(shp), dbf && arrayBuffer(dbf), { encoding: dbfEncoding(companion('cpg'), dbf) });
+  } catch (e) {
+    throw new ImportError('unreadable', `${fileName}: ${shpName} could not be read as a shapefile: ${(e as Error).message}`);
+  }
+  const box = collection.bbox;
+  if (prjText === '' && box && collection.features.length > 0 && !(box[0]! >= -180 && box[2]! <= 180 && box[1]! >= -90 && box[3]! <= 90)) {
+    throw new ImportError('projection',
+      `${fileName} has no .prj and its coordinates (${box.map((v) => Math.round(v)).join(', ')}) are not longitude/latitude: ${REPROJECT}`);
+  }
+  return collection.features;
+}
+
+/** Accepts geographic WGS84 only (GEOGCS on the WGS 1984 datum, or EPSG:4326); anything projected is refused. */
+export function checkWgs84(prj: string, fileName: string): void {
+  const wkt = prj.toUpperCase().replace(/\s+/g, ' ');
+  const geographic = /^(GEOGCS|GEOGCRS|GEODCRS)\[/.test(wkt);
+  const wgs84 = /WGS[ _]?(19)?84|EPSG"?[,:]\s*"?4326\b/.test(wkt);
+  if ((geographic && wgs84) || wkt === 'EPSG:4326') return;
+  const name = /^\w+\["([^"]*)"/.exec(prj.trim())?.[1] ?? prj.slice(0, 60);
+  throw new ImportError('projection', `${fileName} is in "${name}", not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
+}
+
+/**
+ * The DBF's text encoding: the .cpg when there is one; else UTF-8 when the bytes are valid UTF-8 (what
+ * QGIS and most current tools write, with or without a .cpg), else the format's old default, Windows-1252.
+ */
+function dbfEncoding(cpg: Uint8Array | undefined, dbf: Uint8Array | undefined): string {
+  const label = cpg === undefined ? '' : new TextDecoder().decode(cpg).trim().toLowerCase();
+  // A .cpg holds an encoding name ("UTF-8", "ISO-8859-1") or a bare code page number ("1252", "65001").
+  const candidates = /^(utf-?8|65001)$/.test(label) ? ['utf-8'] : /^\d+$/.test(label) ? [`windows-${label}`, `cp${label}`] : label ? [label] : [];
+  for (const c of candidates) {
+    try {
+      return new TextDecoder(c).encoding;
+    } catch {
+      // Not a label this runtime knows: try the next, then sniff.
+    }
+  }
+  if (dbf === undefined) return 'utf-8';
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(dbf);
+    return 'utf-8';
+  } catch {
+    return 'windows-1252';
+  }
+}
+
+function arrayBuffer(u: Uint8Array): ArrayBuffer {
+  return u.buffer.slice(u.byteOffset, u.byteOffset + u.byteLength) as ArrayBuffer;
+}

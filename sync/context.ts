@@ -1,0 +1,145 @@
+import type { Db } from '../db/open.ts';
+import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
+import { setOpState } from '../db/outbox.ts';
+import { NetworkError, errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse, type ServiceClient } from './http.ts';
+import type { ProgressEvent } from './progress.ts';
+
+export interface SyncOptions {
+  /** How long an uncertain create must have been out before an empty listing is believed (the service may still commit). */
+  settleMs: number;
+  /** Retries (transient failures) allowed per account per sync run. */
+  retryBudget: number;
+  /** Full-jitter backoff: base and cap of the exponential. */
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** Longest a sync run waits for retries and settling before it gives up and reports what is left. */
+  maxWaitMs: number;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  onProgress?: (e: ProgressEvent) => void;
+}
+
+export const defaultSyncOptions = (): SyncOptions => ({
+  settleMs: 10_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000,
+  now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
+});
+
+/** Why an account stopped: its queue is kept, nothing is dropped. */
+export class AccountBlocked extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'AccountBlocked';
+  }
+}
+
+export class BudgetExhausted extends Error {}
+
+export interface AccountCtx {
+  db: Db;
+  account: AccountRow;
+  client: ServiceClient;
+  opts: SyncOptions;
+  retriesLeft: number;
+  /** Counters for the report and the progress events. */
+  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; bytes: number };
+  emit(e: Omit<ProgressEvent, 'account'>): void;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Full jitter: a uniformly random wait up to min(cap, base × 2^attempt). */
+export function backoffMs(ctx: AccountCtx, attempt: number, retryAfterMs: number | null): number {
+  const exp = Math.min(ctx.opts.backoffCapMs, ctx.opts.backoffBaseMs * 2 ** Math.min(attempt, 20));
+  const jitter = Math.floor(ctx.opts.random() * exp);
+  return Math.max(jitter, retryAfterMs ?? 0);
+}
+
+/** Puts ops back in the queue for a later attempt; spends one retry of the budget. */
+export function retryLater(ctx: AccountCtx, ops: readonly OutboxRow[], error: string, retryAfterMs: number | null, notSent: boolean): void {
+  if (ctx.retriesLeft <= 0) throw new BudgetExhausted(`retry budget used up: ${error}`);
+  ctx.retriesLeft--;
+  const attempt = Math.max(...ops.map((o) => o.attempts), 1);
+  const at = iso(ctx.opts.now() + backoffMs(ctx, attempt, retryAfterMs));
+  ctx.db.transaction(() => {
+    setOpState(ctx.db, ops.map((o) => o.id), 'queued', { last_error: error, next_attempt_at: at });
+    // A request that never left cannot have created anything: it does not count as an attempt.
+    if (notSent) for (const o of ops) ctx.db.prepare('UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE id = ?').run(o.id);
+  })();
+}
+
+export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: string): void {
+  // A refused create certainly created nothing: attempts go back to 0 so an edit can resend without reconciling.
+  ctx.db.transaction(() => {
+    setOpState(ctx.db, ops.map((o) => o.id), 'rejected', { last_error: reason, next_attempt_at: null });
+    for (const o of ops) ctx.db.prepare('UPDATE outbox SET attempts = 0 WHERE id = ? AND op = ?').run(o.id, 'create');
+  })();
+  ctx.stats.rejected += ops.length;
+}
+
+export function markUncertain(ctx: AccountCtx, ops: readonly OutboxRow[], why: string): void {
+  setOpState(ctx.db, ops.map((o) => o.id), 'uncertain', { last_error: why, next_attempt_at: iso(ctx.opts.now() + ctx.opts.settleMs) });
+}
+
+/**
+ * Turns failures every request shares into their outcome: blocked account, retry later, or uncertain.
+ * Returns true when it handled the response (the caller stops), false for a response the caller must read.
+ */
+export function handleCommon(ctx: AccountCtx, ops: readonly OutboxRow[], res: HttpResponse | NetworkError, write: boolean): boolean {
+  if (res instanceof NetworkError) {
+    if (!res.sent || !write) retryLater(ctx, ops, res.message, null, !res.sent);
+    else markUncertain(ctx, ops, res.message);
+    return true;
+  }
+  if (res.status === 403 && isAccountNotFound(res.body)) throw new AccountBlocked('Account not found');
+  if (res.status === 401) {
+    // The client already refreshed once; a token that is still refused cannot be fixed by retrying.
+    throw new AccountBlocked(isInvalidToken(res.body) ? 'Invalid token (could not get a fresh one: connect again)' : errorMessage(res));
+  }
+  if (res.status === 429 || res.status === 503) {
+    // Throttled or unavailable: refused before any work, by the service's own description.
+    retryLater(ctx, ops, errorMessage(res), res.retryAfterMs, true);
+    return true;
+  }
+  if (res.status >= 500) {
+    if (write) markUncertain(ctx, ops, errorMessage(res));
+    else retryLater(ctx, ops, errorMessage(res), res.retryAfterMs, true);
+    return true;
+  }
+  return false;
+}
+
+export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse | NetworkError> {
+  try {
+    const res = await ctx.client.send(method, path, body);
+    ctx.stats.bytes += body === undefined ? 0 : JSON.stringify(body).length;
+    return res;
+  } catch (err) {
+    if (err instanceof NetworkError) return err;
+    throw err;
+  }
+}
+
+/** A GET whose failure is not about any op: network and server errors are retried right here, within the budget. */
+export async function getJson(ctx: AccountCtx, path: string): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await call(ctx, 'GET', path);
+    if (!(res instanceof NetworkError) && res.status < 500 && res.status !== 429) {
+      if (res.status === 403 && isAccountNotFound(res.body)) throw new AccountBlocked('Account not found');
+      if (res.status === 401) throw new AccountBlocked(isInvalidToken(res.body) ? 'Invalid token (could not get a fresh one: connect again)' : errorMessage(res));
+      return res;
+    }
+    if (ctx.retriesLeft <= 0) throw new BudgetExhausted(`GET ${path} keeps failing: ${res instanceof NetworkError ? res.message : errorMessage(res)}`);
+    ctx.retriesLeft--;
+    await ctx.opts.sleep(backoffMs(ctx, attempt, res instanceof NetworkError ? null : res.retryAfterMs));
+  }
+}
+
+export const readyOps = (ctx: AccountCtx, entity: Entity, op: OutboxRow['op'], state: OutboxRow['state'] = 'queued'): OutboxRow[] =>
+  ctx.db.prepare(`SELECT * FROM outbox WHERE account_id = ? AND entity = ? AND op = ? AND state = ?
+    AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id`).all(ctx.account.id, entity, op, state, iso(ctx.opts.now())) as OutboxRow[];
+
+export const commitOps = (ctx: AccountCtx, ids: readonly number[]) => {
+  setOpState(ctx.db, ids, 'committed', { last_error: null, next_attempt_at: null });
+  ctx.stats.committed += ids.length;
+};

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { CropRow, OutboxRow } from '../db/types.ts';
+import { getRow, updateRow } from '../db/rows.ts';
+import { markInFlight } from '../db/outbox.ts';
+import { Crop } from '../core/schemas/crops.ts';
+import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
+import { NetworkError, errorMessage } from './http.ts';
+import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, reject, retryLater, type AccountCtx } from './context.ts';
+import { cropColumns, cropStateOfRow, cropStateOfWire } from './state.ts';
+import { recordConflict } from './conflicts.ts';
+import { jsonEqual, mergeCrop } from './merge.ts';
+
+const CropList = Type.Array(Crop);
+
+function parcelServerId(ctx: AccountCtx, row: CropRow): number | null | undefined {
+  if (row.parcel_local_id === null) return null;
+  return getRow(ctx.db, 'parcel', row.parcel_local_id)?.server_id ?? undefined;
+}
+
+function cropBody(row: CropRow, parcel: number | null): Record<string, unknown> {
+  const s = cropStateOfRow(row);
+  const { family_id: _f, ...fields } = s;
+  const family = row.family_id !== null ? { id: row.family_id } : row.family_name ? { name: row.family_name } : null;
+  return { ...fields, parcel, family };
+}
+
+function commitCrop(ctx: AccountCtx, op: OutboxRow, crop: Crop): void {
+  ctx.db.transaction(() => {
+    updateRow(ctx.db, 'crop', op.local_id, {
+      server_id: crop.id, key: crop.key, family_id: crop.family?.id ?? null, family_name: crop.family?.name ?? null, base: JSON.stringify(cropStateOfWire(crop)),
+    });
+    commitOps(ctx, [op.id]);
+  })();
+}
+
+/** Crops wait for their parcel's server id; they carry no metadata, so a lost answer is settled by their fields. */
+export async function pushCropCreates(ctx: AccountCtx): Promise<void> {
+  for (const op of readyOps(ctx, 'crop', 'create')) {
+    if (op.attempts > 0) continue;
+    const row = getRow(ctx.db, 'crop', op.local_id);
+    if (!row) continue;
+    const parcel = parcelServerId(ctx, row);
+    if (parcel === undefined) continue;
+    markInFlight(ctx.db, [op.id], randomUUID());
+    ctx.stats.sent++;
+    const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel));
+    if (handleCommon(ctx, [{ ...op, attempts: op.attempts + 1 }], res, true)) continue;
+    const r = res as Exclude<typeof res, NetworkError>;
+    if (r.status === 201) {
+      try {
+        commitCrop(ctx, op, expectShape(Crop, r.body, 'crop'));
+      } catch (err) {
+        if (!(err instanceof SchemaMismatch)) throw err;
+        markUncertain(ctx, [op], err.message);
+      }
+      continue;
+    }
+    ctx.db.prepare('UPDATE outbox SET attempts = 0 WHERE id = ?').run(op.id);
+    reject(ctx, [op], errorMessage(r));
+  }
+}
+
+export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<'done' | 'waiting'> {
+  const row = getRow(ctx.db, 'crop', op.local_id);
+  if (!row) { commitOps(ctx, [op.id]); return 'done'; }
+  const parcel = parcelServerId(ctx, row);
+  let candidates: Crop[] = [];
+  if (typeof parcel === 'number') {
+    candidates = expectShape(CropList, (await getJson(ctx, `/api/parcels/${parcel}/crops/`)).body, 'rotation');
+  } else {
+    for (let offset = 0; ; offset += 1000) {
+      const page = (await getJson(ctx, `/api/crops/?limit=1000&offset=${offset}`)).body as { results?: unknown; next?: unknown };
+      candidates.push(...expectShape(CropList, page.results, 'crop page').filter((c) => c.parcel === null));
+      if (!page.next) break;
+    }
+  }
+  const mapped = new Set((ctx.db.prepare('SELECT server_id FROM crops WHERE account_id = ? AND server_id IS NOT NULL').all(ctx.account.id) as { server_id: number }[]).map((r) => r.server_id));
+  const mine = cropStateOfRow(row);
+  const same = candidates.filter((c) => !mapped.has(c.id) && jsonEqual({ ...cropStateOfWire(c), family_id: null }, { ...mine, family_id: null }))
+    .sort((a, b) => a.id - b.id);
+  if (same.length) {
+    commitCrop(ctx, op, same[0]!);
+    if (same.length > 1) recordConflict(ctx, 'crop', op.local_id, 'duplicate_on_service', [`the service holds this crop ${same.length} times`], null, null, JSON.stringify({ duplicates: same.slice(1).map((c) => c.id), entity: 'crop' }));
+    return 'done';
+  }
+  if (op.checks >= 1 && op.sent_at && ctx.opts.now() - Date.parse(op.sent_at) >= ctx.opts.settleMs) {
+    ctx.db.prepare("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id = ?").run(op.id);
+    return 'done';
+  }
+  const at = new Date(Math.max(ctx.opts.now() + Math.max(1000, ctx.opts.settleMs / 2), Date.parse(op.sent_at ?? new Date(0).toISOString()) + ctx.opts.settleMs)).toISOString();
+  ctx.db.prepare('UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id = ?').run(at, op.id);
+  return 'waiting';
+}
+
+export async function pushCropUpdate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const row = getRow(ctx.db, 'crop', op.local_id);
+  if (!row || row.server_id === null || row.deleted) return;
+  const parcel = parcelServerId(ctx, row);
+  if (parcel === undefined) return;
+  const got = await call(ctx, 'GET', `/api/crops/${row.server_id}/`);
+  if (handleCommon(ctx, [op], got, false)) return;
+  const g = got as Exclude<typeof got, NetworkError>;
+  if (g.status === 404) {
+    recordConflict(ctx, 'crop', row.local_id, 'remote_delete', ['deleted on the service'], row.base, JSON.stringify(cropStateOfRow(row)), null);
+    return;
+  }
+  const theirs = cropStateOfWire(expectShape(Crop, g.body, 'crop'));
+  const mine = cropStateOfRow(row);
+  const base = row.base ? (JSON.parse(row.base) as typeof mine) : theirs;
+  const { merged, conflicts } = mergeCrop(base, mine, theirs);
+  if (conflicts.length) {
+    recordConflict(ctx, 'crop', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
+    return;
+  }
+  const body = { ...cropBody({ ...row, ...cropColumns(merged) } as CropRow, parcel) };
+  if (merged.family_id === null && row.family_name) body.family = { name: row.family_name };
+  const res = await call(ctx, 'PATCH', `/api/crops/${row.server_id}/`, body);
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return;
+  }
+  if (handleCommon(ctx, [op], res, false)) return;
+  if (res.status === 200) {
+    const after = expectShape(Crop, res.body, 'crop');
+    ctx.db.transaction(() => {
+      updateRow(ctx.db, 'crop', op.local_id, { ...cropColumns(cropStateOfWire(after), after.family?.name ?? null), base: JSON.stringify(cropStateOfWire(after)) });
+      commitOps(ctx, [op.id]);
+    })();
+  } else reject(ctx, [op], errorMessage(res));
+}
+
+export async function pushCropDelete(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const row = getRow(ctx.db, 'crop', op.local_id);
+  if (!row) { commitOps(ctx, [op.id]); return; }
+  if (row.server_id === null) return;
+  const res = await call(ctx, 'DELETE', `/api/crops/${row.server_id}/`);
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return;
+  }
+  if (handleCommon(ctx, [op], res, false)) return;
+  if (res.status === 204 || res.status === 404) {
+    ctx.db.transaction(() => {
+      commitOps(ctx, [op.id]);
+      ctx.db.prepare('DELETE FROM crops WHERE local_id = ?').run(op.local_id);
+    })();
+  } else reject(ctx, [op], errorMessage(res));
+}

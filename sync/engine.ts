@@ -1,0 +1,195 @@
+import type { Mirror } from '../db/mirror.ts';
+import type { AccountRow, OutboxRow } from '../db/types.ts';
+import { getRow } from '../db/rows.ts';
+import { setOpState } from '../db/outbox.ts';
+import type { ServiceClient } from './http.ts';
+import { AccountBlocked, BudgetExhausted, defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
+import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
+import { pushParcelCreates, pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
+import { pushCropCreates, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
+import { pullAccount } from './pull.ts';
+import type { ProgressEvent } from './progress.ts';
+
+export interface AccountReport {
+  account: string;
+  /** Nothing left to send and nothing needing the user. */
+  synced: boolean;
+  blocked: string | null;
+  error: string | null;
+  sent: number;
+  committed: number;
+  rejected: number;
+  conflicts: number;
+  pulled: number;
+  /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
+  left: number;
+}
+
+export interface SyncReport { accounts: AccountReport[] }
+
+const LOCK = 'sync_lock';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Pushes each account's outbox and pulls its data, accounts independently (one blocked or failing account
+ * does not stop the others). Only one sync runs on a mirror at a time.
+ */
+export class SyncEngine {
+  private readonly opts: SyncOptions;
+  private readonly lastProgress = new Map<string, string>();
+
+  constructor(private readonly mirror: Mirror, private readonly clientFor: (a: AccountRow) => ServiceClient, opts: Partial<SyncOptions> = {}) {
+    this.opts = { ...defaultSyncOptions(), ...opts };
+  }
+
+  private get db() {
+    return this.mirror.syncDb;
+  }
+
+  private lock(): void {
+    this.db.transaction(() => {
+      const held = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(LOCK) as { value: string } | undefined;
+      const pid = held ? Number(held.value) : 0;
+      if (pid && pid !== process.pid && alive(pid)) throw new Error(`Another sync (process ${pid}) is running on this mirror`);
+      this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(LOCK, String(process.pid));
+      // Whatever a killed sync left in flight may or may not have reached the service.
+      this.db.prepare("UPDATE outbox SET state = 'uncertain' WHERE state = 'in_flight'").run();
+    }).immediate();
+  }
+
+  private unlock(): void {
+    this.db.prepare('DELETE FROM settings WHERE key = ? AND value = ?').run(LOCK, String(process.pid));
+  }
+
+  async sync(o: { accounts?: string[]; push?: boolean; pull?: boolean } = {}): Promise<SyncReport> {
+    this.lock();
+    try {
+      const accounts = this.mirror.read.accounts().filter((a) => !o.accounts || o.accounts.includes(a.id));
+      const reports = await Promise.all(accounts.map((a) => this.syncAccount(a, o.push ?? true, o.pull ?? true)));
+      return { accounts: reports };
+    } finally {
+      this.unlock();
+    }
+  }
+
+  private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
+    const client = this.clientFor(account);
+    const ctx: AccountCtx = {
+      db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget,
+      stats: { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, bytes: 0 },
+      emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
+    };
+    let blocked: string | null = null;
+    let error: string | null = null;
+    // A blocked account is tried again on every sync (it may have been reactivated); nothing was dropped.
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ? AND state = 'blocked'").run(account.id);
+      this.db.prepare('UPDATE accounts SET blocked = NULL WHERE id = ?').run(account.id);
+    })();
+    try {
+      if (push) await this.pushAccount(ctx);
+      if (pull) await pullAccount(ctx);
+    } catch (err) {
+      if (err instanceof AccountBlocked) {
+        blocked = err.reason;
+        this.block(account.id, err.reason);
+      } else if (err instanceof BudgetExhausted) {
+        error = err.message;
+      } else {
+        error = err instanceof Error ? err.message : String(err);
+        this.db.prepare("UPDATE outbox SET state = 'uncertain' WHERE account_id = ? AND state = 'in_flight'").run(account.id);
+      }
+    } finally {
+      await client.close();
+    }
+    ctx.emit({ phase: 'done', done: ctx.stats.committed, total: ctx.stats.sent, bytes: ctx.stats.bytes });
+    const left = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain', 'in_flight')").get(account.id) as { n: number }).n;
+    const stuck = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('rejected', 'conflict', 'blocked')").get(account.id) as { n: number }).n;
+    const open = (this.db.prepare('SELECT COUNT(*) AS n FROM conflicts WHERE account_id = ? AND resolved IS NULL').get(account.id) as { n: number }).n;
+    return {
+      account: account.id, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0, blocked, error,
+      sent: ctx.stats.sent, committed: ctx.stats.committed, rejected: ctx.stats.rejected, conflicts: ctx.stats.conflicts, pulled: ctx.stats.pulled, left,
+    };
+  }
+
+  /** 'Account not found' or a token that cannot be renewed: the queue waits, untouched. */
+  private block(accountId: string, reason: string): void {
+    this.db.transaction(() => {
+      // The refused request was turned away before any work: it does not count as an attempt.
+      this.db.prepare("UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE account_id = ? AND state = 'in_flight'").run(accountId);
+      this.db.prepare("UPDATE outbox SET state = 'blocked', last_error = ? WHERE account_id = ? AND state IN ('queued', 'in_flight')").run(reason, accountId);
+      this.db.prepare('UPDATE accounts SET blocked = ? WHERE id = ?').run(reason, accountId);
+    })();
+  }
+
+  private async pushAccount(ctx: AccountCtx): Promise<void> {
+    const deadline = this.opts.now() + this.opts.maxWaitMs;
+    for (;;) {
+      await this.pushRound(ctx);
+      const open = this.db.prepare("SELECT next_attempt_at FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain') ORDER BY id")
+        .all(ctx.account.id) as { next_attempt_at: string | null }[];
+      if (!open.length) return;
+      const ready = open.some((o) => !o.next_attempt_at || Date.parse(o.next_attempt_at) <= this.opts.now());
+      if (ready) {
+        // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
+        if (!(await this.progressPossible(ctx))) return;
+        continue;
+      }
+      const next = Math.min(...open.map((o) => Date.parse(o.next_attempt_at!)));
+      if (next > deadline) return;
+      ctx.emit({ phase: 'reconcile', done: 0, total: open.length, bytes: ctx.stats.bytes, message: `waiting ${Math.ceil((next - this.opts.now()) / 1000)} s before retrying` });
+      await this.opts.sleep(Math.max(0, next - this.opts.now()));
+    }
+  }
+
+  /** Whether another round can send something: guards against spinning on ops whose parents never got ids. */
+  private async progressPossible(ctx: AccountCtx): Promise<boolean> {
+    const before = this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state = 'committed'").get(ctx.account.id) as { n: number };
+    const key = `${before.n}:${ctx.retriesLeft}`;
+    if (this.lastProgress.get(ctx.account.id) === key) return false;
+    this.lastProgress.set(ctx.account.id, key);
+    return true;
+  }
+
+  private async pushRound(ctx: AccountCtx): Promise<void> {
+    // 1. Settle what is uncertain before sending anything new.
+    for (const op of readyOps(ctx, 'farm', 'create', 'uncertain')) await reconcileFarmCreate(ctx, op);
+    const uncertainParcels = readyOps(ctx, 'parcel', 'create', 'uncertain');
+    const byFarm = new Map<number, OutboxRow[]>();
+    for (const op of uncertainParcels) {
+      const row = getRow(ctx.db, 'parcel', op.local_id);
+      const farm = row ? getRow(ctx.db, 'farm', row.farm_local_id) : undefined;
+      if (!row || !farm) { setOpState(ctx.db, [op.id], 'committed', { last_error: 'row gone' }); continue; }
+      if (farm.server_id === null) continue; // settled with its farm
+      byFarm.set(farm.server_id, [...(byFarm.get(farm.server_id) ?? []), op]);
+    }
+    if (byFarm.size) ctx.emit({ phase: 'reconcile', done: 0, total: uncertainParcels.length, bytes: ctx.stats.bytes });
+    for (const [farmId, ops] of byFarm) await reconcileParcelCreates(ctx, farmId, ops);
+    for (const op of readyOps(ctx, 'crop', 'create', 'uncertain')) await reconcileCropCreate(ctx, op);
+    // An update or delete carries the whole state (or is a delete): sending it again is harmless.
+    ctx.db.prepare("UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(ctx.account.id);
+
+    // 2. New work, parents before children.
+    ctx.emit({ phase: 'farms', done: 0, total: 0, bytes: ctx.stats.bytes });
+    await pushFarmCreates(ctx);
+    await pushParcelCreates(ctx);
+    ctx.emit({ phase: 'updates', done: 0, total: 0, bytes: ctx.stats.bytes });
+    for (const op of readyOps(ctx, 'farm', 'update')) await pushFarmUpdate(ctx, op);
+    for (const op of readyOps(ctx, 'parcel', 'update')) await pushParcelUpdate(ctx, op);
+    ctx.emit({ phase: 'crops', done: 0, total: 0, bytes: ctx.stats.bytes });
+    await pushCropCreates(ctx);
+    for (const op of readyOps(ctx, 'crop', 'update')) await pushCropUpdate(ctx, op);
+    ctx.emit({ phase: 'deletes', done: 0, total: 0, bytes: ctx.stats.bytes });
+    for (const op of readyOps(ctx, 'crop', 'delete')) await pushCropDelete(ctx, op);
+    for (const op of readyOps(ctx, 'parcel', 'delete')) await pushParcelDelete(ctx, op);
+    for (const op of readyOps(ctx, 'farm', 'delete')) await pushFarmDelete(ctx, op);
+  }
+}

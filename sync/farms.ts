@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { OutboxRow, ParcelRow } from '../db/types.ts';
+import { getRow, updateRow } from '../db/rows.ts';
+import { markInFlight } from '../db/outbox.ts';
+import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
+import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
+import { ParcelCollection } from '../core/schemas/parcels.ts';
+import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
+import { NetworkError, errorMessage } from './http.ts';
+import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, reject, retryLater, type AccountCtx } from './context.ts';
+import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
+import { commitCreated } from './parcels.ts';
+import { recordConflict } from './conflicts.ts';
+import { mergeFarmName } from './merge.ts';
+
+const FarmList = Type.Array(Farm);
+
+function limitOf(ctx: AccountCtx): number {
+  const r = ctx.db.prepare('SELECT value FROM settings WHERE key = ?').get(`parcel_limit:${ctx.account.id}`) as { value: string } | undefined;
+  return r ? Number(r.value) : 100;
+}
+
+/**
+ * A farm is created together with its first parcels: farm creation is not idempotent either, and the
+ * parcels' client references are what identify the farm on the service if the answer is lost.
+ */
+export async function pushFarmCreates(ctx: AccountCtx): Promise<void> {
+  for (const op of readyOps(ctx, 'farm', 'create')) {
+    if (op.attempts > 0) continue;
+    const farm = getRow(ctx.db, 'farm', op.local_id);
+    if (!farm) continue;
+    const parcelOps = ctx.db.prepare(`SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
+      AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farm.local_id) as OutboxRow[];
+    const items: { op: OutboxRow; row: ParcelRow }[] = [];
+    for (const po of parcelOps) {
+      if (items.length >= MAX_PARCELS_PER_REQUEST) break;
+      const row = getRow(ctx.db, 'parcel', po.local_id);
+      if (!row) continue;
+      const v = validateParcel(parcelInput(row.local_id, parcelStateOfRow(row)), 0, { maxHectares: limitOf(ctx) });
+      if (v.problems.length) { reject(ctx, [po], v.problems.map((p) => p.message).join('; ')); continue; }
+      if (row.hectares >= 0.98 * limitOf(ctx)) continue; // near the limit: sent alone later
+      items.push({ op: po, row });
+    }
+    const ops = [op, ...items.map((i) => i.op)];
+    markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
+    ctx.stats.sent += ops.length;
+    const res = await call(ctx, 'POST', '/api/farms/', { farm: { name: farm.name }, parcels: items.map((i) => parcelInput(i.row.local_id, parcelStateOfRow(i.row))) });
+    if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) continue;
+    const r = res as Exclude<typeof res, NetworkError>;
+    if (r.status === 201) {
+      try {
+        const created = expectShape(FarmCreateResponse, r.body, 'farm create response');
+        const refs = created.parcels.map((f) => parcelStateOfFeature(f).ref);
+        if (created.parcels.length === items.length && refs.every((ref, i) => ref === items[i]!.row.local_id)) {
+          ctx.db.transaction(() => {
+            updateRow(ctx.db, 'farm', farm.local_id, { server_id: created.id, base: JSON.stringify({ name: created.name }) });
+            commitOps(ctx, [op.id]);
+            commitCreated(ctx, items.map((it, i) => ({ op: it.op, feature: created.parcels[i]! })));
+          })();
+          continue;
+        }
+        markUncertain(ctx, ops, 'the 201 does not match the farm sent');
+      } catch (err) {
+        if (!(err instanceof SchemaMismatch)) throw err;
+        markUncertain(ctx, ops, err.message);
+      }
+      continue;
+    }
+    // Anything else created nothing: name the bad parcels, let the farm go again with the rest.
+    const errors = (r.body as { errors?: { index?: number; message?: string }[] } | null)?.errors ?? [];
+    const bad = new Map<number, string>();
+    for (const e of errors) if (typeof e.index === 'number' && items[e.index]) bad.set(e.index, [bad.get(e.index), e.message].filter(Boolean).join('; '));
+    ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${ops.map(() => '?').join(',')})`).run(...ops.map((o) => o.id));
+    if (bad.size) {
+      for (const [i, msg] of bad) reject(ctx, [items[i]!.op], msg);
+    } else if (r.status === 400 || r.status === 404 || r.status === 200) {
+      reject(ctx, [op], errorMessage(r));
+    } else {
+      retryLater(ctx, [op], errorMessage(r), r.retryAfterMs, true);
+    }
+  }
+}
+
+/** Finds a farm whose creation answer was lost: by its parcels' client references, else by name. */
+export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promise<'done' | 'waiting'> {
+  const farm = getRow(ctx.db, 'farm', op.local_id);
+  if (!farm) { commitOps(ctx, [op.id]); return 'done'; }
+  const batchParcels = op.batch_id
+    ? (ctx.db.prepare("SELECT * FROM outbox WHERE batch_id = ? AND entity = 'parcel'").all(op.batch_id) as OutboxRow[]) : [];
+  const mapped = new Set((ctx.db.prepare('SELECT server_id FROM farms WHERE account_id = ? AND server_id IS NOT NULL').all(ctx.account.id) as { server_id: number }[]).map((r) => r.server_id));
+  const list = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
+  const candidates = list.filter((f) => f.name === farm.name && !mapped.has(f.id));
+  let match: number | null = null;
+  let duplicates: number[] = [];
+  if (batchParcels.length) {
+    const refs = new Set(batchParcels.map((o) => o.local_id));
+    for (const c of candidates) {
+      const listing = expectShape(ParcelCollection, (await getJson(ctx, `/api/farms/${c.id}/parcels/`)).body, 'farm parcels');
+      const hits = listing.features.filter((f) => refs.has(parcelStateOfFeature(f).ref ?? ''));
+      if (!hits.length) continue;
+      if (match === null) {
+        match = c.id;
+        ctx.db.transaction(() => {
+          updateRow(ctx.db, 'farm', farm.local_id, { server_id: c.id, base: JSON.stringify({ name: c.name }) });
+          commitOps(ctx, [op.id]);
+          commitCreated(ctx, hits.map((f) => ({ op: batchParcels.find((o) => o.local_id === parcelStateOfFeature(f).ref)!, feature: f })));
+        })();
+      } else duplicates.push(c.id);
+    }
+  } else if (candidates.length) {
+    const sorted = [...candidates].sort((a, b) => a.id - b.id);
+    match = sorted[0]!.id;
+    duplicates = sorted.slice(1).map((c) => c.id);
+    ctx.db.transaction(() => {
+      updateRow(ctx.db, 'farm', farm.local_id, { server_id: match, base: JSON.stringify({ name: farm.name }) });
+      commitOps(ctx, [op.id]);
+    })();
+  }
+  if (match !== null) {
+    if (duplicates.length) recordConflict(ctx, 'farm', farm.local_id, 'duplicate_on_service', [`farm '${farm.name}' exists ${duplicates.length + 1} times`], null, null, JSON.stringify({ duplicates, entity: 'farm' }));
+    // Parcels of the batch that did not show up are settled like any uncertain create.
+    return 'done';
+  }
+  const all = [op, ...batchParcels.filter((o) => o.state === 'uncertain')];
+  if (op.checks >= 1 && op.sent_at && ctx.opts.now() - Date.parse(op.sent_at) >= ctx.opts.settleMs) {
+    ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id IN (${all.map(() => '?').join(',')})`)
+      .run(...all.map((o) => o.id));
+    return 'done';
+  }
+  const at = new Date(Math.max(ctx.opts.now() + Math.max(1000, ctx.opts.settleMs / 2), Date.parse(op.sent_at ?? new Date(0).toISOString()) + ctx.opts.settleMs)).toISOString();
+  ctx.db.prepare(`UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id IN (${all.map(() => '?').join(',')})`).run(at, ...all.map((o) => o.id));
+  return 'waiting';
+}
+
+export async function pushFarmUpdate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const farm = getRow(ctx.db, 'farm', op.local_id);
+  if (!farm || farm.server_id === null || farm.deleted) return;
+  const got = await call(ctx, 'GET', `/api/farms/${farm.server_id}/`);
+  if (handleCommon(ctx, [op], got, false)) return;
+  const g = got as Exclude<typeof got, NetworkError>;
+  if (g.status === 404) {
+    recordConflict(ctx, 'farm', farm.local_id, 'remote_delete', ['deleted on the service'], farm.base, JSON.stringify({ name: farm.name }), null);
+    return;
+  }
+  const theirs = expectShape(Farm, g.body, 'farm').name;
+  const base = farm.base ? (JSON.parse(farm.base) as { name: string }).name : theirs;
+  const m = mergeFarmName(base, farm.name, theirs);
+  if (m.conflicts.length) {
+    recordConflict(ctx, 'farm', farm.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: farm.name }), JSON.stringify({ name: theirs }));
+    return;
+  }
+  const res = await call(ctx, 'PATCH', `/api/farms/${farm.server_id}/`, { name: m.merged });
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return;
+  }
+  if (handleCommon(ctx, [op], res, false)) return;
+  if (res.status === 200) {
+    ctx.db.transaction(() => {
+      updateRow(ctx.db, 'farm', farm.local_id, { name: m.merged, base: JSON.stringify({ name: m.merged }) });
+      commitOps(ctx, [op.id]);
+    })();
+  } else reject(ctx, [op], errorMessage(res));
+}
+
+export async function pushFarmDelete(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const farm = getRow(ctx.db, 'farm', op.local_id);
+  if (!farm) { commitOps(ctx, [op.id]); return; }
+  if (farm.server_id === null) return;
+  const res = await call(ctx, 'DELETE', `/api/farms/${farm.server_id}/`);
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return;
+  }
+  if (handleCommon(ctx, [op], res, false)) return;
+  if (res.status === 204 || res.status === 404) {
+    ctx.db.transaction(() => {
+      // The service deleted the farm's parcels and crops with it: their own pending ops are moot.
+      ctx.db.prepare(`UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
+        (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
+        (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farm.local_id, farm.local_id);
+      commitOps(ctx, [op.id]);
+      ctx.db.prepare('DELETE FROM farms WHERE local_id = ?').run(farm.local_id);
+    })();
+  } else reject(ctx, [op], errorMessage(res));
+}

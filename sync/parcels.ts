@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { OutboxRow, ParcelRow } from '../db/types.ts';
+import { getRow, updateRow } from '../db/rows.ts';
+import { markInFlight } from '../db/outbox.ts';
+import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
+import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
+import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
+import { NetworkError, errorMessage } from './http.ts';
+import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, reject, retryLater, type AccountCtx } from './context.ts';
+import { parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
+import { recordConflict } from './conflicts.ts';
+import { mergeParcel } from './merge.ts';
+
+const Created = Type.Array(ParcelFeature);
+/** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
+const NEAR_LIMIT = 0.98;
+
+function limitOf(ctx: AccountCtx): number {
+  const r = ctx.db.prepare('SELECT value FROM settings WHERE key = ?').get(`parcel_limit:${ctx.account.id}`) as { value: string } | undefined;
+  return r ? Number(r.value) : 100;
+}
+
+/** Writes the service's ids into the rows and commits the ops, in one transaction. */
+export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]): void {
+  ctx.db.transaction(() => {
+    for (const { op, feature } of pairs) {
+      const { state } = parcelStateOfFeature(feature);
+      updateRow(ctx.db, 'parcel', op.local_id, { server_id: feature.id, key: feature.properties.key, base: JSON.stringify(state) });
+    }
+    commitOps(ctx, pairs.map((p) => p.op.id));
+  })();
+}
+
+/** Sends one batch of parcel creates; every outcome leaves each op in a definite state. */
+export async function sendBatch(ctx: AccountCtx, farmServerId: number, batch: readonly { op: OutboxRow; row: ParcelRow }[]): Promise<void> {
+  const ops = batch.map((b) => b.op);
+  const body = { farm: { id: farmServerId }, parcels: batch.map((b) => parcelInput(b.row.local_id, parcelStateOfRow(b.row))) };
+  // The in-flight mark commits before the request leaves: a crash from here on means "reconcile", never "resend".
+  markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
+  ctx.stats.sent += ops.length;
+  const res = await call(ctx, 'POST', '/api/parcels/', body);
+  if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) return;
+  const r = res as Exclude<typeof res, NetworkError>;
+  if (r.status === 201) {
+    try {
+      const features = expectShape(Created, r.body, 'bulk create response');
+      const refs = features.map((f) => parcelStateOfFeature(f).ref);
+      if (features.length === batch.length && refs.every((ref, i) => ref === batch[i]!.row.local_id)) {
+        commitCreated(ctx, batch.map((b, i) => ({ op: b.op, feature: features[i]! })));
+        return;
+      }
+      markUncertain(ctx, ops, 'the 201 does not match the batch sent');
+    } catch (err) {
+      if (!(err instanceof SchemaMismatch)) throw err;
+      markUncertain(ctx, ops, err.message);
+    }
+    return;
+  }
+  if (r.status === 200) {
+    // 200 + message: nothing was processed. Not a success, and resending the same batch would fail the same way.
+    reject(ctx, ops, `The service did not process the batch: ${errorMessage(r)}`);
+    return;
+  }
+  if (r.status === 400 || r.status === 413) {
+    await isolateInvalid(ctx, farmServerId, batch, r.body);
+    return;
+  }
+  if (r.status === 404) {
+    reject(ctx, ops, 'The farm no longer exists on the service');
+    return;
+  }
+  reject(ctx, ops, `Unexpected answer: ${errorMessage(r)}`);
+}
+
+/**
+ * A 400 created nothing. When the service names the invalid parcels, they are rejected with its reasons and
+ * the rest go again at once; otherwise the batch is bisected until each bad parcel stands alone.
+ */
+async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: readonly { op: OutboxRow; row: ParcelRow }[], body: unknown): Promise<void> {
+  const errors = (typeof body === 'object' && body !== null ? (body as { errors?: unknown }).errors : undefined);
+  const named = new Map<number, string[]>();
+  if (Array.isArray(errors)) {
+    for (const e of errors) {
+      const idx = (e as { index?: unknown }).index;
+      const msg = (e as { message?: unknown }).message;
+      if (typeof idx === 'number' && idx >= 0 && idx < batch.length) named.set(idx, [...(named.get(idx) ?? []), String(msg ?? 'invalid')]);
+    }
+  }
+  const reason = (typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string') ? (body as { message: string }).message : 'invalid';
+  ctx.db.prepare(`UPDATE outbox SET attempts = 0 WHERE id IN (${batch.map(() => '?').join(',')})`).run(...batch.map((b) => b.op.id));
+  if (batch.length === 1) {
+    reject(ctx, [batch[0]!.op], named.get(0)?.join('; ') ?? reason);
+    return;
+  }
+  if (named.size > 0) {
+    reject(ctx, [...named.keys()].map((i) => batch[i]!.op), '');
+    for (const [i, msgs] of named) ctx.db.prepare('UPDATE outbox SET last_error = ? WHERE id = ?').run(msgs.join('; '), batch[i]!.op.id);
+    const rest = batch.filter((_, i) => !named.has(i)).map((b) => ({ op: { ...b.op, attempts: 0 }, row: b.row }));
+    if (rest.length) await sendBatch(ctx, farmServerId, rest);
+    return;
+  }
+  const mid = Math.ceil(batch.length / 2);
+  const fresh = batch.map((b) => ({ op: { ...b.op, attempts: 0 }, row: b.row }));
+  await sendBatch(ctx, farmServerId, fresh.slice(0, mid));
+  await sendBatch(ctx, farmServerId, fresh.slice(mid));
+}
+
+/** Queued parcel creates of farms that exist on the service, validated locally, in batches of ≤ 50. */
+export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
+  const ops = readyOps(ctx, 'parcel', 'create');
+  const limit = limitOf(ctx);
+  const byFarm = new Map<number, { op: OutboxRow; row: ParcelRow }[]>();
+  for (const op of ops) {
+    // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
+    if (op.attempts > 0) continue;
+    const row = getRow(ctx.db, 'parcel', op.local_id);
+    if (!row) continue;
+    const farm = getRow(ctx.db, 'farm', row.farm_local_id);
+    if (!farm || farm.server_id === null) continue;
+    const v = validateParcel(parcelInput(row.local_id, parcelStateOfRow(row)), 0, { maxHectares: limit });
+    if (v.problems.length) {
+      reject(ctx, [op], v.problems.map((p) => p.message).join('; '));
+      continue;
+    }
+    byFarm.set(farm.server_id, [...(byFarm.get(farm.server_id) ?? []), { op, row }]);
+  }
+  const total = [...byFarm.values()].reduce((s, l) => s + l.length, 0);
+  let done = 0;
+  for (const [farmId, items] of byFarm) {
+    const alone = items.filter((i) => i.row.hectares >= NEAR_LIMIT * limit);
+    const rest = items.filter((i) => i.row.hectares < NEAR_LIMIT * limit);
+    const batches = [...alone.map((a) => [a])];
+    for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) batches.push(rest.slice(i, i + MAX_PARCELS_PER_REQUEST));
+    for (const b of batches) {
+      await sendBatch(ctx, farmId, b);
+      done += b.length;
+      ctx.emit({ phase: 'parcels', done, total, bytes: ctx.stats.bytes });
+    }
+  }
+}
+
+/**
+ * Uncertain creates are looked up by their client reference in the farm's listing. Found: committed with
+ * the service's ids. Not found: believed only after the settle time has passed since sending, then requeued.
+ * The same reference twice on the service: the first is kept and the duplicate offered for deletion.
+ */
+export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: number, ops: readonly OutboxRow[]): Promise<'done' | 'waiting'> {
+  const res = await getJson(ctx, `/api/farms/${farmServerId}/parcels/`);
+  if (res.status === 404) {
+    reject(ctx, ops, 'The farm no longer exists on the service');
+    return 'done';
+  }
+  const listing = expectShape(ParcelCollection, res.body, 'farm parcel listing');
+  const byRef = new Map<string, ParcelFeature[]>();
+  for (const f of listing.features) {
+    const ref = parcelStateOfFeature(f).ref;
+    if (ref) byRef.set(ref, [...(byRef.get(ref) ?? []), f]);
+  }
+  const found: { op: OutboxRow; feature: ParcelFeature }[] = [];
+  const missing: OutboxRow[] = [];
+  for (const op of ops) {
+    const hits = byRef.get(op.local_id);
+    if (hits?.length) {
+      found.push({ op, feature: hits[0]! });
+      if (hits.length > 1) recordConflict(ctx, 'parcel', op.local_id, 'duplicate_on_service', [`the service holds it ${hits.length} times (ids ${hits.map((h) => h.id).join(', ')})`], null, null, JSON.stringify({ duplicates: hits.slice(1).map((h) => h.id) }));
+    } else missing.push(op);
+  }
+  if (found.length) commitCreated(ctx, found);
+  if (!missing.length) return 'done';
+  // One empty listing proves nothing (the service may still be committing): believe it only on the second
+  // check, and only once the settle time has passed since the request went out.
+  const settled = missing.filter((o) => o.checks >= 1 && o.sent_at !== null && ctx.opts.now() - Date.parse(o.sent_at) >= ctx.opts.settleMs);
+  const waiting = missing.filter((o) => !settled.includes(o));
+  if (settled.length) {
+    // Part of an atomic batch present and part absent cannot come from the service: someone deleted parcels
+    // since. Resending could resurrect them, so the user decides.
+    const batchIds = new Set(found.map((f) => f.op.batch_id));
+    const partial = settled.filter((o) => o.batch_id !== null && batchIds.has(o.batch_id));
+    for (const o of partial) recordConflict(ctx, 'parcel', o.local_id, 'partial_batch', ['missing from its committed batch'], null, null, null);
+    const requeue = settled.filter((o) => !partial.includes(o));
+    // Certainly not on the service: back to a fresh create. If that send is uncertain too, it is reconciled again.
+    ctx.db.prepare(`UPDATE outbox SET state = 'queued', next_attempt_at = NULL, last_error = NULL, attempts = 0, checks = 0 WHERE id IN (${requeue.map(() => '?').join(',') || 'NULL'})`)
+      .run(...requeue.map((o) => o.id));
+  }
+  if (waiting.length) {
+    const recheck = Math.max(1000, ctx.opts.settleMs / 2);
+    const at = (o: OutboxRow) => new Date(Math.max(ctx.opts.now() + recheck, Date.parse(o.sent_at ?? new Date(0).toISOString()) + ctx.opts.settleMs)).toISOString();
+    const stmt = ctx.db.prepare("UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
+    ctx.db.transaction(() => { for (const o of waiting) stmt.run(at(o), o.id); })();
+    return 'waiting';
+  }
+  return 'done';
+}
+
+/** PATCHes a parcel after a three-way merge with the service's current state; overlapping edits become conflicts. */
+export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const row = getRow(ctx.db, 'parcel', op.local_id);
+  if (!row || row.server_id === null || row.deleted) return;
+  const got = await call(ctx, 'GET', `/api/parcels/${row.server_id}/`);
+  if (handleCommon(ctx, [op], got, false)) return;
+  const g = got as Exclude<typeof got, NetworkError>;
+  if (g.status === 404) {
+    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], row.base, JSON.stringify(parcelStateOfRow(row)), null);
+    return;
+  }
+  const theirs = parcelStateOfFeature(expectShape(ParcelFeature, g.body, 'parcel')).state;
+  const mine = parcelStateOfRow(row);
+  const base = row.base ? (JSON.parse(row.base) as typeof mine) : theirs;
+  const { merged, conflicts } = mergeParcel(base, mine, theirs);
+  if (conflicts.length) {
+    recordConflict(ctx, 'parcel', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
+    return;
+  }
+  const body: Record<string, unknown> = { id: row.server_id, name: merged.name, metadata: parcelInput(row.local_id, merged).metadata };
+  if (JSON.stringify(merged.geometry) !== JSON.stringify(theirs.geometry) || merged.hectares !== theirs.hectares) body.geom = parcelInput(row.local_id, merged).geom;
+  ctx.db.prepare("UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(new Date(ctx.opts.now()).toISOString(), op.id);
+  const res = await call(ctx, 'PATCH', `/api/parcels/${row.server_id}/`, body);
+  // A PATCH carries the whole state: repeating it is harmless, so "uncertain" simply means "send again".
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return;
+  }
+  if (handleCommon(ctx, [op], res, false)) return;
+  if (res.status === 200) {
+    const after = parcelStateOfFeature(expectShape(ParcelFeature, res.body, 'parcel')).state;
+    ctx.db.transaction(() => {
+      // A local edit made while the PATCH was out stays pending: only write what was merged if nothing moved.
+      const now = getRow(ctx.db, 'parcel', op.local_id);
+      if (now && JSON.stringify(parcelStateOfRow(now)) === JSON.stringify(mine)) updateRow(ctx.db, 'parcel', op.local_id, parcelColumns(after));
+      updateRow(ctx.db, 'parcel', op.local_id, { base: JSON.stringify(after) });
+      commitOps(ctx, [op.id]);
+    })();
+    return;
+  }
+  if (res.status === 404) {
+    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], row.base, JSON.stringify(mine), null);
+    return;
+  }
+  reject(ctx, [op], errorMessage(res));
+}
+
+export async function pushParcelDelete(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const row = getRow(ctx.db, 'parcel', op.local_id);
+  if (!row) { commitOps(ctx, [op.id]); return; }
+  if (row.server_id === null) return; // its create is still being settled
+  ctx.db.prepare("UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(new Date(ctx.opts.now()).toISOString(), op.id);
+  const res = await call(ctx, 'DELETE', `/api/parcels/${row.server_id}/`);
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return;
+  }
+  if (handleCommon(ctx, [op], res, false)) return;
+  if (res.status === 204 || res.status === 404) {
+    ctx.db.transaction(() => {
+      commitOps(ctx, [op.id]);
+      ctx.db.prepare('DELETE FROM parcels WHERE local_id = ?').run(op.local_id);
+    })();
+    return;
+  }
+  reject(ctx, [op], errorMessage(res));
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
+import { getRow, insertRow, updateRow } from '../db/rows.ts';
+import { openOps, setOpState } from '../db/outbox.ts';
+import { Farm } from '../core/schemas/farms.ts';
+import { ParcelCollection, type ParcelFeature } from '../core/schemas/parcels.ts';
+import { Crop, CropFamily } from '../core/schemas/crops.ts';
+import { PlantCollection } from '../core/schemas/plants.ts';
+import { expectShape } from '../core/schemas/check.ts';
+import { getJson, type AccountCtx } from './context.ts';
+import { cropColumns, cropStateOfRow, cropStateOfWire, parcelColumns, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
+import { jsonEqual, mergeCrop, mergeFarmName, mergeParcel } from './merge.ts';
+import { recordConflict } from './conflicts.ts';
+
+const FarmList = Type.Array(Farm);
+const CropPage = Type.Object({ count: Type.Integer(), next: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Crop) });
+const now = () => new Date().toISOString();
+
+/** Ops that mean "the local row holds an edit the service has not seen". */
+const pendingEdit = (ops: ReturnType<typeof openOps>) => ops.find((o) => o.op === 'update' || o.state === 'conflict');
+
+/**
+ * Brings the service's state into the mirror. Rows with nothing pending take the service's state; rows with
+ * a pending edit are merged three-way against their base; overlapping edits and remote deletes of edited
+ * rows become conflicts. Nothing local is silently overwritten.
+ */
+export async function pullAccount(ctx: AccountCtx): Promise<void> {
+  const farms = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
+  const seenFarms = new Set<number>();
+  let done = 0;
+  for (const f of farms) {
+    seenFarms.add(f.id);
+    const local = pullFarm(ctx, f);
+    if (local) {
+      const listing = expectShape(ParcelCollection, (await getJson(ctx, `/api/farms/${f.id}/parcels/`)).body, 'farm parcels');
+      ctx.db.transaction(() => pullParcels(ctx, local, listing.features))();
+      ctx.stats.pulled += listing.features.length;
+    }
+    ctx.emit({ phase: 'pull', done: ++done, total: farms.length, bytes: ctx.stats.bytes, message: f.name });
+  }
+  ctx.db.transaction(() => {
+    const gone = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as FarmRow[];
+    for (const farm of gone.filter((g) => !seenFarms.has(g.server_id!))) removedRemotely(ctx, 'farm', farm.local_id, farm.base, JSON.stringify({ name: farm.name }));
+  })();
+  await pullCrops(ctx);
+  const families = expectShape(Type.Array(CropFamily), (await getJson(ctx, '/api/crop-families/')).body, 'crop families');
+  await pullPlants(ctx);
+  ctx.db.transaction(() => {
+    ctx.db.prepare('DELETE FROM crop_families WHERE account_id = ?').run(ctx.account.id);
+    const ins = ctx.db.prepare('INSERT INTO crop_families (account_id, server_id, key, name, observation) VALUES (?, ?, ?, ?, ?)');
+    for (const fam of families) ins.run(ctx.account.id, fam.id, fam.key, fam.name, fam.observation);
+    ctx.db.prepare('UPDATE accounts SET last_pull = ? WHERE id = ?').run(now(), ctx.account.id);
+  })();
+}
+
+function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
+  const local = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id = ?').get(ctx.account.id, f.id) as FarmRow | undefined;
+  if (!local) {
+    // A local farm whose create answer was lost may be this one: reconciliation adopts it, pull must not copy it.
+    const pending = ctx.db.prepare(`SELECT 1 FROM farms fa JOIN outbox o ON o.entity = 'farm' AND o.local_id = fa.local_id
+      WHERE fa.account_id = ? AND fa.server_id IS NULL AND fa.name = ? AND o.op = 'create' AND o.attempts > 0 AND o.state != 'committed'`).get(ctx.account.id, f.name);
+    if (pending) return null;
+    const row: FarmRow = { local_id: randomUUID(), account_id: ctx.account.id, server_id: f.id, name: f.name, base: JSON.stringify({ name: f.name }), deleted: 0, created: now(), modified: now() };
+    insertRow(ctx.db, 'farm', row);
+    return row;
+  }
+  if (local.deleted) return null;
+  const ops = openOps(ctx.db, 'farm', local.local_id);
+  const base = local.base ? (JSON.parse(local.base) as { name: string }).name : f.name;
+  if (!pendingEdit(ops)) {
+    updateRow(ctx.db, 'farm', local.local_id, { name: f.name, base: JSON.stringify({ name: f.name }) });
+  } else {
+    const m = mergeFarmName(base, local.name, f.name);
+    if (m.conflicts.length) recordConflict(ctx, 'farm', local.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: local.name }), JSON.stringify({ name: f.name }));
+    else updateRow(ctx.db, 'farm', local.local_id, { name: m.merged, base: JSON.stringify({ name: f.name }) });
+  }
+  return getRow(ctx.db, 'farm', local.local_id)!;
+}
+
+function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[]): void {
+  const seen = new Set<number>();
+  const byServer = ctx.db.prepare('SELECT * FROM parcels WHERE account_id = ? AND server_id = ?');
+  for (const f of features) {
+    seen.add(f.id);
+    const { state: theirs, ref } = parcelStateOfFeature(f);
+    let local = byServer.get(ctx.account.id, f.id) as ParcelRow | undefined;
+    if (!local && ref) {
+      const mine = getRow(ctx.db, 'parcel', ref);
+      if (mine && mine.server_id === null && mine.account_id === ctx.account.id) {
+        // Our create did commit (its answer was lost): adopt the ids, and the create is done.
+        updateRow(ctx.db, 'parcel', ref, { server_id: f.id, key: f.properties.key, base: JSON.stringify(theirs) });
+        setOpState(ctx.db, openOps(ctx.db, 'parcel', ref).filter((o) => o.op === 'create').map((o) => o.id), 'committed', { last_error: null });
+        local = getRow(ctx.db, 'parcel', ref);
+      }
+    }
+    if (!local) {
+      const localId = ref && !getRow(ctx.db, 'parcel', ref) ? ref : randomUUID();
+      insertRow(ctx.db, 'parcel', {
+        local_id: localId, account_id: ctx.account.id, farm_local_id: farm.local_id, server_id: f.id, key: f.properties.key,
+        ...parcelColumns(theirs), base: JSON.stringify(theirs), deleted: 0, created: now(), modified: now(),
+      } as ParcelRow);
+      continue;
+    }
+    if (local.deleted) continue;
+    const ops = openOps(ctx.db, 'parcel', local.local_id);
+    if (ops.some((o) => o.state === 'in_flight')) continue;
+    const edit = pendingEdit(ops);
+    if (!edit) {
+      if (!jsonEqual(parcelStateOfRow(local), theirs) || local.farm_local_id !== farm.local_id) {
+        updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(theirs), farm_local_id: farm.local_id, modified: now() });
+      }
+      updateRow(ctx.db, 'parcel', local.local_id, { base: JSON.stringify(theirs) });
+      continue;
+    }
+    const mine = parcelStateOfRow(local);
+    const base = local.base ? (JSON.parse(local.base) as typeof mine) : theirs;
+    const { merged, conflicts } = mergeParcel(base, mine, theirs);
+    if (conflicts.length) {
+      recordConflict(ctx, 'parcel', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
+      continue;
+    }
+    updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(merged), base: JSON.stringify(theirs) });
+    // Merged into exactly what the service holds: nothing left to send.
+    if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
+  }
+  const locals = ctx.db.prepare('SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farm.local_id) as ParcelRow[];
+  for (const p of locals.filter((l) => !seen.has(l.server_id!))) removedRemotely(ctx, 'parcel', p.local_id, p.base, JSON.stringify(parcelStateOfRow(p)));
+}
+
+/** Deleted on the service: gone locally too, unless there is a local edit — then the user decides. */
+function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'crop', localId: string, base: string | null, mine: string): void {
+  const ops = openOps(ctx.db, entity, localId);
+  if (ops.some((o) => o.op === 'delete')) return;
+  if (pendingEdit(ops)) {
+    recordConflict(ctx, entity, localId, 'remote_delete', ['deleted on the service'], base, mine, null);
+    return;
+  }
+  ctx.db.prepare(`DELETE FROM ${entity === 'farm' ? 'farms' : entity === 'parcel' ? 'parcels' : 'crops'} WHERE local_id = ?`).run(localId);
+}
+
+async function pullCrops(ctx: AccountCtx): Promise<void> {
+  const crops: Crop[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const page = expectShape(CropPage, (await getJson(ctx, `/api/crops/?limit=1000&offset=${offset}`)).body, 'crop page');
+    crops.push(...page.results);
+    if (!page.next || page.results.length === 0) break;
+  }
+  ctx.db.transaction(() => {
+    const seen = new Set<number>();
+    for (const c of crops) {
+      seen.add(c.id);
+      const theirs = cropStateOfWire(c);
+      const parcel = c.parcel === null ? null : (ctx.db.prepare('SELECT local_id FROM parcels WHERE account_id = ? AND server_id = ?').get(ctx.account.id, c.parcel) as { local_id: string } | undefined);
+      if (parcel === undefined) continue; // its parcel is not in the mirror (yet)
+      const local = ctx.db.prepare('SELECT * FROM crops WHERE account_id = ? AND server_id = ?').get(ctx.account.id, c.id) as CropRow | undefined;
+      if (!local) {
+        insertRow(ctx.db, 'crop', {
+          local_id: randomUUID(), account_id: ctx.account.id, parcel_local_id: parcel?.local_id ?? null, server_id: c.id, key: c.key,
+          family_name: c.family?.name ?? null, ...cropColumns(theirs), base: JSON.stringify(theirs), deleted: 0, created: now(), modified: now(),
+        } as CropRow);
+        continue;
+      }
+      if (local.deleted) continue;
+      const ops = openOps(ctx.db, 'crop', local.local_id);
+      if (ops.some((o) => o.state === 'in_flight')) continue;
+      if (!pendingEdit(ops)) {
+        updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcel?.local_id ?? null, base: JSON.stringify(theirs) });
+        continue;
+      }
+      const mine = cropStateOfRow(local);
+      const base = local.base ? (JSON.parse(local.base) as typeof mine) : theirs;
+      const { merged, conflicts } = mergeCrop(base, mine, theirs);
+      if (conflicts.length) {
+        recordConflict(ctx, 'crop', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
+        continue;
+      }
+      updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(merged), base: JSON.stringify(theirs) });
+      if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
+    }
+    const locals = ctx.db.prepare('SELECT * FROM crops WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as CropRow[];
+    for (const l of locals.filter((x) => !seen.has(x.server_id!))) removedRemotely(ctx, 'crop', l.local_id, l.base, JSON.stringify(cropStateOfRow(l)));
+  })();
+}
+
+async function pullPlants(ctx: AccountCtx): Promise<void> {
+  const features: Static<typeof PlantCollection>['features'] = [];
+  for (let after = 0; ;) {
+    const page = expectShape(PlantCollection, (await getJson(ctx, `/api/plants/?limit=10000&after=${after}`)).body, 'plants');
+    features.push(...page.features);
+    if (page.features.length < 10000) break;
+    after = page.features[page.features.length - 1]!.id;
+  }
+  ctx.db.transaction(() => {
+    ctx.db.prepare('DELETE FROM plants WHERE account_id = ?').run(ctx.account.id);
+    const ins = ctx.db.prepare('INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const p of features) {
+      ins.run(ctx.account.id, p.id, p.properties.key, p.properties.parcel, p.properties.crop, JSON.stringify(p.geometry.coordinates),
+        p.properties.shape ? JSON.stringify(p.properties.shape) : null, p.properties.info === undefined ? null : JSON.stringify(p.properties.info), p.properties.area);
+    }
+  })();
+}

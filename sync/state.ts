@@ -1,0 +1,82 @@
+// Conversions between mirror rows, the merge states and the wire shapes of the service.
+
+import type { CropRow, CropState, ParcelRow, ParcelState } from '../db/types.ts';
+import type { ParcelFeature } from '../core/schemas/parcels.ts';
+import type { Crop } from '../core/schemas/crops.ts';
+import type { Metadata } from '../core/parcels/validate.ts';
+import { bboxOf } from '../core/geo/bbox.ts';
+
+/**
+ * The client reference: every parcel the engine sends carries its local id under this metadata key, and
+ * every later PATCH keeps it (PATCH replaces the whole metadata object). It is how an uncertain create is
+ * found on the service. It shows in the embedded map's tooltips, hence a plain, self-explaining name.
+ */
+export const REF_KEY = 'furrow_ref';
+
+export function parcelStateOfRow(r: ParcelRow): ParcelState {
+  return {
+    name: r.name,
+    metadata: JSON.parse(r.metadata) as Metadata,
+    geometry: JSON.parse(r.geometry) as ParcelState['geometry'],
+    source_type: r.source_type,
+    point: r.point ? (JSON.parse(r.point) as [number, number]) : null,
+    hectares: r.hectares,
+  };
+}
+
+export function parcelStateOfFeature(f: ParcelFeature): { state: ParcelState; ref: string | null } {
+  const { [REF_KEY]: ref, ...metadata } = f.properties.metadata;
+  return {
+    state: {
+      name: f.properties.name,
+      metadata,
+      geometry: f.geometry as ParcelState['geometry'],
+      source_type: f.properties.source_type,
+      point: f.properties.point ? [f.properties.point[0]!, f.properties.point[1]!] : null,
+      hectares: f.properties.hectares,
+    },
+    ref: typeof ref === 'string' ? ref : null,
+  };
+}
+
+/** Row columns for a parcel state (what pull and merge write). */
+export function parcelColumns(s: ParcelState): Partial<ParcelRow> {
+  const [minx, miny, maxx, maxy] = bboxOf(s.geometry.coordinates);
+  return {
+    name: s.name, metadata: JSON.stringify(s.metadata), geometry: JSON.stringify(s.geometry), source_type: s.source_type,
+    point: s.point ? JSON.stringify(s.point) : null, hectares: s.hectares, minx, miny, maxx, maxy,
+  };
+}
+
+/** The geom a create or PATCH sends: the original point with its hectares for point parcels. */
+export function geomInput(s: ParcelState): unknown {
+  if (s.source_type === 'Point' && s.point) {
+    return { type: 'Feature', properties: { metadata: { hectares: s.hectares } }, geometry: { type: 'Point', coordinates: s.point } };
+  }
+  return { type: 'Feature', properties: {}, geometry: s.geometry };
+}
+
+export function parcelInput(localId: string, s: ParcelState): { name: string; metadata: Metadata; geom: unknown } {
+  return { name: s.name, metadata: { ...s.metadata, [REF_KEY]: localId }, geom: geomInput(s) };
+}
+
+export function cropStateOfRow(r: CropRow): CropState {
+  return {
+    name: r.name, campaign: r.campaign, area: r.area, variety: r.variety, harvested_qty: r.harvested_qty,
+    sowing: r.sowing, closure: r.closure, is_active: r.is_active === 1, family_id: r.family_id,
+  };
+}
+
+export function cropStateOfWire(c: Crop): CropState {
+  return {
+    name: c.name, campaign: c.campaign, area: c.area, variety: c.variety, harvested_qty: c.harvested_qty,
+    sowing: c.sowing, closure: c.closure, is_active: c.is_active, family_id: c.family?.id ?? null,
+  };
+}
+
+export function cropColumns(s: CropState, familyName?: string | null): Partial<CropRow> {
+  return {
+    name: s.name, campaign: s.campaign, area: s.area, variety: s.variety, harvested_qty: s.harvested_qty, sowing: s.sowing,
+    closure: s.closure, is_active: s.is_active ? 1 : 0, family_id: s.family_id, ...(familyName !== undefined ? { family_name: familyName } : {}),
+  };
+}

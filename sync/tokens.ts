@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { request } from 'undici';
+
+const run = promisify(execFile);
+
+/** Supplies account_access tokens; refreshes shortly before `exp` and on demand, one refresh at a time. */
+export interface TokenProvider {
+  readonly refreshable: boolean;
+  token(accountId: string, forceRefresh?: boolean): Promise<string>;
+}
+
+const REFRESH_MARGIN_S = 5 * 60;
+
+export function tokenExpiry(jwt: string): number | null {
+  const part = jwt.split('.')[1];
+  if (!part) return null;
+  try {
+    const exp = (JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp : null;
+  } catch {
+    return null;
+  }
+}
+
+abstract class CachingProvider implements TokenProvider {
+  abstract readonly refreshable: boolean;
+  private cache = new Map<string, string>();
+  private inflight = new Map<string, Promise<string>>();
+
+  protected abstract fetch(accountId: string): Promise<string>;
+
+  async token(accountId: string, forceRefresh = false): Promise<string> {
+    const cached = this.cache.get(accountId);
+    const exp = cached ? tokenExpiry(cached) : null;
+    const fresh = cached && (exp === null || exp - REFRESH_MARGIN_S > Date.now() / 1000);
+    if (cached && fresh && !forceRefresh) return cached;
+    if (cached && !this.refreshable) return cached;
+    let p = this.inflight.get(accountId);
+    if (!p) {
+      p = this.fetch(accountId).finally(() => this.inflight.delete(accountId));
+      this.inflight.set(accountId, p);
+    }
+    const t = await p;
+    this.cache.set(accountId, t);
+    return t;
+  }
+
+  seed(accountId: string, token: string): void {
+    this.cache.set(accountId, token);
+  }
+}
+
+/** A token given once (`connect --token`): it cannot be renewed; when it expires the account is blocked. */
+export class StaticTokenProvider extends CachingProvider {
+  readonly refreshable = false;
+  constructor(private readonly tokens: Record<string, string>) {
+    super();
+    for (const [a, t] of Object.entries(tokens)) this.seed(a, t);
+  }
+  protected async fetch(accountId: string): Promise<string> {
+    const t = this.tokens[accountId];
+    if (!t) throw new Error(`No token for ${accountId}`);
+    return t;
+  }
+}
+
+/** Account mode: the integrator's backend issues tokens; a configured command prints one on stdout. */
+export class CommandTokenProvider extends CachingProvider {
+  readonly refreshable = true;
+  constructor(private readonly command: string, initial?: Record<string, string>) {
+    super();
+    for (const [a, t] of Object.entries(initial ?? {})) this.seed(a, t);
+  }
+  protected async fetch(accountId: string): Promise<string> {
+    const { stdout } = await run('/bin/sh', ['-c', this.command], { env: { ...process.env, FURROW_ACCOUNT: accountId }, timeout: 30_000 });
+    const token = stdout.trim().split(/\s+/).pop() ?? '';
+    if (!token) throw new Error('The token command printed nothing');
+    return token;
+  }
+}
+
+/** Organization mode: the API key asks the service's token endpoint for the account's token. */
+export class ServiceTokenProvider extends CachingProvider {
+  readonly refreshable = true;
+  constructor(private readonly baseUrl: string, private readonly apiKey: string) {
+    super();
+  }
+  protected async fetch(accountId: string): Promise<string> {
+    const res = await request(`${this.baseUrl.replace(/\/+$/, '')}/api/accounts/${encodeURIComponent(accountId)}/token/`, {
+      method: 'POST', headers: { 'x-api-key': this.apiKey, accept: 'application/json' },
+    });
+    const body = (await res.body.json().catch(() => null)) as { account_access?: unknown; message?: unknown } | null;
+    if (res.statusCode !== 200 || typeof body?.account_access !== 'string') {
+      throw new Error(`The service refused a token for ${accountId}: ${typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`}`);
+    }
+    return body.account_access;
+  }
+}
