@@ -3,7 +3,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
-import { registerErrorHandler } from './errors.ts';
+import { ApiError, registerErrorHandler } from './errors.ts';
+import { ErrorCode } from '../core/errors.ts';
 import { validatorCompiler } from './validation.ts';
 import { authenticate } from './auth.ts';
 import { jwtSecret } from './store/tokens.ts';
@@ -95,6 +96,17 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerErrorHandler(app);
   registerGateway(app, config.gatewayTimeoutMs);
 
+  // Ajv would coerce '1e3', '+1' or '0x10' into integers: a path id must be written as plain digits.
+  app.addHook('preValidation', async (req) => {
+    const params = req.params as Record<string, unknown> | undefined;
+    const id = params?.id;
+    if (typeof id === 'string' && !req.url.startsWith('/api/accounts/') && !/^[1-9][0-9]{0,15}$/.test(id)) {
+      throw new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', [
+        { path: 'params/id', code: 'type', message: `'${id.slice(0, 40)}' is not a positive integer` },
+      ]);
+    }
+  });
+
   app.decorateRequest('scope', null as unknown as Scope);
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0]!;
@@ -123,7 +135,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       },
       security: [{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }],
     },
-    transformObject: ({ openapiObject }) => openapi30Bounds(openapiObject),
+    transformObject: (d) => ('openapiObject' in d ? openapi30Bounds(toOpenApi30(d.openapiObject) as typeof d.openapiObject) : d.swaggerObject),
   });
   app.addSchema(ErrorBody);
 

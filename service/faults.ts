@@ -5,7 +5,7 @@ import { ErrorCode, errorBody } from '../core/errors.ts';
 
 // Fault injection for the sync engine's tests (FAULTS=1 only): makes the next N matching requests fail
 // the ways a real gateway and network do, before or after the work commits.
-export const FaultModes = ['504-after-commit', '504-before-commit', 'drop-after-commit', 'delay', 'error', 'crash-mid-batch', 'crash-after-commit'] as const;
+export const FaultModes = ['504-after-commit', '504-before-commit', 'drop-after-commit', 'delay', 'error', 'missing-farm-id', 'crash-mid-batch', 'crash-after-commit'] as const;
 export type FaultMode = (typeof FaultModes)[number];
 
 export const FaultRequest = Type.Union([
@@ -63,9 +63,25 @@ export function registerFaults(app: FastifyInstance, faults: Faults): void {
     const rule = faults.take(req.method, path);
     if (!rule) return;
     req.fault = rule;
-    if (rule.mode === 'delay') await sleep(rule.ms ?? 1000);
+    if (rule.mode === 'delay') {
+      await sleep(rule.ms ?? 1000);
+      // The gateway answered 504 during the wait, and fastify skips the handler of a reply already sent. Behind the
+      // real gateway the work goes on and commits, so run the handler here; respond() discards its answer.
+      if (reply.sent) {
+        try {
+          await req.routeOptions.handler.call(app, req, reply);
+        } catch (err) {
+          req.log.warn({ err }, 'request failed after the gateway had answered 504');
+        }
+        return;
+      }
+    }
     if (rule.mode === '504-before-commit') {
       return reply.code(504).send(errorBody(ErrorCode.gatewayTimeout, 'Gateway Time-out'));
+    }
+    if (rule.mode === 'missing-farm-id') {
+      // What the hosted service answers when it loses the farm id on the way (the spec's 200 that is not a success).
+      return reply.code(200).send({ message: 'Missing Farm ID' });
     }
     if (rule.mode === 'error') {
       if (rule.retry_after !== undefined) void reply.header('retry-after', String(rule.retry_after));

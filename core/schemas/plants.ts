@@ -11,7 +11,7 @@ export const PlantFeature = Type.Object({
   id: IntegerId,
   geometry: PointGeometry,
   properties: Type.Object({
-    area: Type.String({ description: "Geodesic area of the plant's shape in square metres, as a decimal string ('0' without a shape)" }),
+    area: Type.String({ description: "Geodesic area of the plant's shape in square metres, as a decimal string with two places ('0.00' without a shape)" }),
     key: Uuid,
     shape: Nullable(PlantShape),
     info: Type.Unknown({ description: 'Free JSON carried from the detection import (any JSON value, or null)' }),

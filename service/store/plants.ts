@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { ACCOUNT_VISIBLE, FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
 import { parcelRow } from './parcels.ts';
+import { getCrop } from './crops.ts';
 import { validatePlantCollection, plantAreaM2 } from '../../core/plants/validate.ts';
 import { pointInRing } from '../../core/geo/contains.ts';
 import type { PolygonCoords } from '../../core/geo/types.ts';
@@ -20,6 +21,16 @@ const PLANT_VISIBLE = `pl.organization_id = @org AND (
 
 function plantJson(r: PlantRow): string {
   return `{"type":"Feature","id":${r.id},"geometry":{"type":"Point","coordinates":${r.point}},"properties":{"area":"${r.area_m2.toFixed(2)}","key":"${r.key}","shape":${r.shape === null ? 'null' : `{"type":"Polygon","coordinates":${r.shape}}`},"info":${r.info ?? 'null'},"created":"${r.created}","modified":"${r.modified}","parcel":${r.parcel_id ?? 'null'},"crop":${r.crop_id ?? 'null'}}}`;
+}
+
+function cropVisible(db: Db, scope: Scope, id: number): boolean {
+  try {
+    getCrop(db, scope, id);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return false;
+    throw e;
+  }
 }
 
 export interface PlantQuery { search?: string; parcel?: number; limit: number; after?: number }
@@ -75,9 +86,24 @@ export function importPlants(db: Db, organizationId: string, accountId: string, 
     const t = now();
     const ins = db.prepare(`INSERT INTO plants (key, organization_id, account_id, parcel_id, crop_id, point, shape, info, area_m2, created, modified)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const pl of plants) {
+    for (const [i, pl] of plants.entries()) {
       const parcel = pl.parcel ?? defaultParcel ?? containing(pl.point);
-      if (parcel !== null) parcelRow(db, scope, parcel);
+      if (parcel !== null) {
+        try {
+          parcelRow(db, scope, parcel);
+        } catch {
+          throw new ApiError(400, ErrorCode.validationFailed, `Plant ${i}: parcel ${parcel} does not exist; nothing was imported`, [
+            { index: i, path: `features/${i}/properties/parcel`, code: 'parcel_invalid', message: `parcel ${parcel} does not exist` },
+          ]);
+        }
+      }
+      // A crop must be one this account can see: an unknown id would fail the foreign key (a raw SqliteError),
+      // and another account's or organization's crop would be linked across tenants.
+      if (pl.crop !== null && !cropVisible(db, scope, pl.crop)) {
+        throw new ApiError(400, ErrorCode.validationFailed, `Plant ${i}: crop ${pl.crop} does not exist; nothing was imported`, [
+          { index: i, path: `features/${i}/properties/crop`, code: 'crop_invalid', message: `crop ${pl.crop} does not exist` },
+        ]);
+      }
       ins.run(uuid(), organizationId, accountId, parcel, pl.crop, JSON.stringify(pl.point), pl.shape ? JSON.stringify(pl.shape) : null,
         pl.info === undefined ? null : JSON.stringify(pl.info), plantAreaM2(pl.shape), t, t);
     }

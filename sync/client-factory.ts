@@ -1,0 +1,26 @@
+import type { AccountRow } from '../db/types.ts';
+import { ServiceClient } from './http.ts';
+import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
+import type { AccountCredentials } from './credentials.ts';
+
+/** Builds each account's client from its stored credentials; token providers are shared per key. */
+export function clientFactory(creds: Record<string, AccountCredentials>, opts: { timeoutMs?: number } = {}): (a: AccountRow) => ServiceClient {
+  const providers = new Map<string, TokenProvider>();
+  return (a) => {
+    const c = creds[a.id];
+    if (!c) throw new Error(`No credentials for ${a.id}: run connect again`);
+    if (c.method === 'api_key') {
+      return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
+    }
+    const id = c.apiKey ? `svc:${a.service_url}:${c.apiKey}` : c.tokenCommand ? `cmd:${c.tokenCommand}` : `static:${a.id}`;
+    let tokens = providers.get(id);
+    if (!tokens) {
+      tokens = c.apiKey ? new ServiceTokenProvider(a.service_url, c.apiKey)
+        : c.tokenCommand ? new CommandTokenProvider(c.tokenCommand, c.token ? { [a.id]: c.token } : {})
+        : new StaticTokenProvider(c.token ? { [a.id]: c.token } : {});
+      providers.set(id, tokens);
+    }
+    if (tokens instanceof CommandTokenProvider && c.token) tokens.seed(a.id, c.token);
+    return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, credentials: { mode: 'bearer', tokens } });
+  };
+}
