@@ -77,7 +77,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     logger: opts.logger ? {
       level: config.logLevel,
       // The API key and bearer tokens must never reach a log line.
-      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', '*.headers["x-api-key"]', '*.headers.authorization', '*.headers.cookie', 'api_key', '*.api_key', 'account_access', '*.account_access'],
+        censor: '[redacted]',
+      },
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     } : false,
     bodyLimit: config.bodyLimitBytes,

@@ -54,8 +54,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
           api = new ApiError(413, ErrorCode.payloadTooLarge, 'The request body is too large');
           break;
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
           api = new ApiError(415, ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+          break;
+        case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+          // The body's length differs from its Content-Length header: a malformed request, not a media type problem.
+          api = new ApiError(400, ErrorCode.malformedJson, 'The request body does not match its Content-Length header');
           break;
         default:
           if (err instanceof SyntaxError || (err as FastifyError).statusCode === 400) {

@@ -24,5 +24,30 @@ const coercing = makeAjv(true);
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if ((schema as Record<string, unknown>)[CORE_VALIDATED]) return () => true;
   const fn: ValidateFunction = (httpPart === 'body' ? strict : coercing).compile(schema as object);
-  return (data: unknown) => (fn(data) ? { value: data } : { error: Object.assign(new Error('validation'), { validation: fn.errors }) });
+  return (data: unknown) => {
+    if (!fn(data)) return { error: Object.assign(new Error('validation'), { validation: fn.errors }) };
+    const bad = httpPart === 'body' ? nonFinitePath(data) : null;
+    if (bad !== null) {
+      return { error: Object.assign(new Error('validation'), { validation: [{ instancePath: bad, keyword: 'type', message: 'must be a finite number', params: {} }] }) };
+    }
+    return { value: data };
+  };
 };
+
+/**
+ * JSON numbers beyond ±1.8e308 (e.g. 1e400) parse as ±Infinity, which Ajv's `number` accepts but which can
+ * neither be stored meaningfully nor serialized back (the response would fail after the commit).
+ * Iterative, so a deeply nested body cannot overflow the stack. Returns the first such value's path.
+ */
+function nonFinitePath(data: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[data, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return path;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) stack.push([x, `${path}/${k}`]);
+    }
+  }
+  return null;
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
+import { prep } from './prep.ts';
 import { ApiError, accountNotFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { DEFAULT_MAX_PARCEL_HECTARES } from '../../core/parcels/validate.ts';
@@ -37,7 +38,7 @@ export function summarize(a: AccountRow, embedUrl: string): AccountSummary {
 }
 
 export function getAccountRow(db: Db, id: string): AccountRow | undefined {
-  return db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  return prep(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
 }
 
 /** An account of this organization in any state; another organization's account does not exist here. */
@@ -111,6 +112,10 @@ export function purgeAccount(db: Db, organizationId: string, id: string): { farm
     const counts = db.prepare(`SELECT COUNT(DISTINCT f.id) AS farms, COUNT(p.id) AS parcels
       FROM farms f LEFT JOIN parcels p ON p.farm_id = f.id WHERE f.account_id = ?`).get(a.id) as { farms: number; parcels: number };
     db.prepare('DELETE FROM farms WHERE account_id = ?').run(a.id);
+    // Crops and plants still naming the account now sit on parcels of farms unlinked earlier (orphans):
+    // they belong to the orphan farm, which is kept and billed, so detach them rather than cascade them away.
+    db.prepare('UPDATE crops SET account_id = NULL WHERE account_id = ? AND parcel_id IS NOT NULL').run(a.id);
+    db.prepare('UPDATE plants SET account_id = NULL WHERE account_id = ? AND parcel_id IS NOT NULL').run(a.id);
     db.prepare('DELETE FROM accounts WHERE id = ?').run(a.id);
     return counts;
   })();

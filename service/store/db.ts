@@ -20,11 +20,19 @@ export interface OpenOptions {
 export function openDb(file: string, opts: OpenOptions = {}): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+  try {
+    db.pragma('busy_timeout = 5000');
+    // Refuse a database from the future before anything writes to it (journal_mode = WAL rewrites the header).
+    const found = db.pragma('user_version', { simple: true }) as number;
+    if (found > migrations.length) throw new FutureSchemaError(found, migrations.length);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
@@ -33,8 +41,12 @@ export function migrate(db: Db, upTo: number = migrations.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) throw new FutureSchemaError(current, migrations.length);
   if (current >= upTo) return;
+  // IMMEDIATE takes the write lock first, and the version is read again under it: another process opening
+  // the same fresh database at the same moment migrates first, and this one then finds nothing to do.
   db.transaction(() => {
-    for (let v = current; v < upTo; v++) migrations[v]!(db);
-    db.pragma(`user_version = ${upTo}`);
-  })();
+    const locked = db.pragma('user_version', { simple: true }) as number;
+    if (locked > migrations.length) throw new FutureSchemaError(locked, migrations.length);
+    for (let v = locked; v < upTo; v++) migrations[v]!(db);
+    if (locked < upTo) db.pragma(`user_version = ${upTo}`);
+  }).immediate();
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
+import { prep } from './prep.ts';
 import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 
@@ -56,7 +57,7 @@ export function revokeApiKey(db: Db, organizationId: string, prefix: string): vo
 
 /** The organization an API key belongs to, or undefined for an unknown or revoked key. */
 export function organizationForApiKey(db: Db, apiKey: string): string | undefined {
-  const row = db.prepare('SELECT organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
+  const row = prep(db, 'SELECT organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
     | { organization_id: string }
     | undefined;
   return row?.organization_id;

@@ -50,7 +50,7 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly ValidPar
     rows.push(row);
     midBatch?.(rows.length);
   }
-  db.prepare('UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
+  prep(db, 'UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
   return rows;
 }
 
@@ -81,7 +81,8 @@ export function bulkCreate(db: Db, scope: Scope, body: unknown, midBatch?: (inse
   }
   const extraFarmKeys = Object.keys(farm as object).filter((k) => k !== 'id');
   if (extraFarmKeys.length) {
-    throw new ApiError(400, ErrorCode.validationFailed, `Unknown field(s) in farm: ${extraFarmKeys.join(', ')}`);
+    throw new ApiError(400, ErrorCode.validationFailed, `Unknown field(s) in farm: ${extraFarmKeys.join(', ')}`,
+      extraFarmKeys.map((k) => ({ path: `body/farm/${k}`, code: 'unknown_field', message: `unknown field '${k}' in farm` })));
   }
   const parcels = b.parcels;
   if (!Array.isArray(parcels) || parcels.length < 1 || parcels.length > MAX_PARCELS_PER_REQUEST) {

@@ -29,7 +29,9 @@ export interface ServiceProcess { url: string; port: number; child: ChildProcess
 
 export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(TSX, ['service/cli.ts', 'serve'], {
+  // `node --import tsx`, not the tsx wrapper: the wrapper runs the service in a grandchild, so killing `child`
+  // (SIGKILL in the crash tests) would orphan the real service with its port and database still open.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', 'serve'], {
     cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

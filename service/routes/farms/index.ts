@@ -16,13 +16,13 @@ import { NoContent, responses } from '../common.ts';
 const tags = ['Farms'];
 
 function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] } {
-  const fail = (message: string, path: string) => new ApiError(400, ErrorCode.validationFailed, message, [{ path, code: 'invalid', message }]);
+  const fail = (message: string, path: string, code = 'invalid') => new ApiError(400, ErrorCode.validationFailed, message, [{ path, code, message }]);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail('The body must be a JSON object with farm and parcels', 'body');
   const b = body as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (k !== 'farm' && k !== 'parcels') throw fail(`unknown field '${k}'`, `body/${k}`);
+  for (const k of Object.keys(b)) if (k !== 'farm' && k !== 'parcels') throw fail(`unknown field '${k}'`, `body/${k}`, 'unknown_field');
   const farm = b.farm;
   if (typeof farm !== 'object' || farm === null || Array.isArray(farm)) throw fail('farm must be an object with a name', 'body/farm');
-  for (const k of Object.keys(farm)) if (k !== 'name') throw fail(`unknown field '${k}' in farm`, `body/farm/${k}`);
+  for (const k of Object.keys(farm)) if (k !== 'name') throw fail(`unknown field '${k}' in farm`, `body/farm/${k}`, 'unknown_field');
   if (b.parcels !== undefined && !Array.isArray(b.parcels)) throw fail('parcels must be an array', 'body/parcels');
   return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
 }

@@ -1,0 +1,85 @@
+// Helpers for the sync engine's integration tests (sync/*.test.ts): engines with a recording client, and
+// reading back what the real service holds.
+import type { SyncWorld } from './sync.ts';
+import { ServiceClient, type ClientOptions, type Credentials, type HttpResponse } from '../../sync/http.ts';
+import { SyncEngine } from '../../sync/engine.ts';
+import type { SyncOptions } from '../../sync/context.ts';
+import type { AccountRow } from '../../db/types.ts';
+
+export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network' }
+
+/** A ServiceClient that records every request it sends (with the parcel count of bulk creates) and its outcome. */
+export class RecordingClient extends ServiceClient {
+  constructor(opts: ClientOptions, private readonly log: SentRequest[]) {
+    super(opts);
+  }
+
+  override async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
+    const parcels = body && typeof body === 'object' && Array.isArray((body as { parcels?: unknown }).parcels) ? (body as { parcels: unknown[] }).parcels.length : null;
+    const entry: SentRequest = { account: this.accountId, method, path, parcels, status: 'network' };
+    this.log.push(entry);
+    const res = await super.send(method, path, body);
+    entry.status = res.status;
+    return res;
+  }
+}
+
+export interface EngineOptions {
+  /** Client timeout (headers and body) in ms: past it a write is uncertain. */
+  timeoutMs?: number;
+  /** Credentials per account; the API key + account header by default. */
+  credentials?: (a: AccountRow) => Credentials;
+  sync?: Partial<SyncOptions>;
+}
+
+/** An engine over the world's mirror whose requests land in `log`. Short settle and backoff, as in syncWorld's engine(). */
+export function recordingEngine(w: SyncWorld, log: SentRequest[], o: EngineOptions = {}): SyncEngine {
+  return new SyncEngine(w.mirror, (a) => new RecordingClient({
+    baseUrl: a.service_url, accountId: a.id, timeoutMs: o.timeoutMs ?? 5_000,
+    credentials: o.credentials?.(a) ?? { mode: 'api_key', apiKey: w.apiKey },
+  }, log), { settleMs: 300, backoffBaseMs: 20, backoffCapMs: 200, maxWaitMs: 20_000, ...o.sync });
+}
+
+export const posts = (log: readonly SentRequest[], path: string) => log.filter((r) => r.method === 'POST' && r.path === path);
+
+export interface ServiceParcel {
+  id: number;
+  geometry: { type: 'Polygon'; coordinates: number[][][] };
+  properties: { key: string; name: string; farm: number; hectares: number; metadata: Record<string, unknown>; source_type: string; point: number[] | null };
+}
+
+/** Acting for an account with the API key. */
+export const as = (accountId: string) => ({ 'service-account': accountId });
+
+/** Every parcel of a farm on the service (GET /api/farms/{id}/parcels/). */
+export async function serviceParcels(w: SyncWorld, accountId: string, farmServerId: number): Promise<ServiceParcel[]> {
+  const r = await w.api('GET', `/api/farms/${farmServerId}/parcels/`, undefined, as(accountId));
+  if (r.status !== 200) throw new Error(`listing farm ${farmServerId}: ${r.status} ${JSON.stringify(r.body)}`);
+  return (r.body as { features: ServiceParcel[] }).features;
+}
+
+/** Client references on the service with how often each occurs. */
+export function refCounts(parcels: readonly ServiceParcel[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const p of parcels) {
+    const ref = p.properties.metadata.furrow_ref;
+    if (typeof ref === 'string') m.set(ref, (m.get(ref) ?? 0) + 1);
+  }
+  return m;
+}
+
+/** The service's farms of an account. */
+export async function serviceFarms(w: SyncWorld, accountId: string): Promise<{ id: number; name: string }[]> {
+  const r = await w.api('GET', '/api/farms/', undefined, as(accountId));
+  if (r.status !== 200) throw new Error(`farms: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as { id: number; name: string }[];
+}
+
+/** Waits until `check` holds (polling), for work the service finishes after answering (a delayed request). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
