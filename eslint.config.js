@@ -40,7 +40,21 @@ export default tseslint.config(
     },
   },
   {
+    // The service's web pages run in the browser: like the renderer, they reach the service only over HTTP.
+    files: ['service/web/*/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: nodeBuiltins, message: 'Browser code: no Node built-ins.' },
+          { group: ioPackages, message: 'Browser code talks to the service over HTTP only.' },
+          { group: ['**/store/**', '**/routes/**', '**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'Browser code talks to the service over HTTP only.' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['service/**/*.ts'],
+    ignores: ['service/web/*/client/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'The service stands alone: it shares only core/.' }],

@@ -7,6 +7,16 @@ import { inFlightToUncertain } from './outbox.ts';
  * The mirror with its two faces typed apart: `read` for everything that shows data, `write` for user edits
  * (which feed the outbox and the undo history). The sync engine gets the raw handle through `syncDb`.
  */
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export class Mirror {
   readonly read: MirrorReader;
   readonly write: MirrorWriter;
@@ -16,10 +26,14 @@ export class Mirror {
     this.write = new MirrorWriter(syncDb);
   }
 
-  /** Opening after a crash: whatever was in flight may or may not have reached the service. */
+  /**
+   * Opening after a crash: whatever was in flight may or may not have reached the service. A sync that is
+   * alive in another process still owns its in-flight ops, so they are left alone then.
+   */
   static open(file: string): Mirror {
     const db = openDb(file);
-    inFlightToUncertain(db);
+    const lock = db.prepare("SELECT value FROM settings WHERE key = 'sync_lock'").get() as { value: string } | undefined;
+    if (!lock || !processAlive(Number(lock.value))) inFlightToUncertain(db);
     return new Mirror(db);
   }
 
