@@ -20,6 +20,8 @@ import crops from './routes/crops/index.ts';
 import cropFamilies from './routes/crop-families/index.ts';
 import plants from './routes/plants/index.ts';
 import billingRoutes from './routes/billing/index.ts';
+import embedRoutes from './web/embed/routes.ts';
+import adminRoutes from './web/admin/routes.ts';
 
 export interface AppContext {
   db: Db;
@@ -152,6 +154,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (i) => cropFamilies(i, ctx));
   await app.register(async (i) => plants(i, ctx));
   await app.register(async (i) => billingRoutes(i, ctx));
+  await app.register(async (i) => embedRoutes(i, ctx));
+  await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
 
   app.addHook('onClose', async () => {
     if (!opts.db) db.close();

@@ -192,6 +192,15 @@ describe('fault modes on POST /api/parcels/ (FAULTS=1)', () => {
     expect(await c.tagged(tag)).toBe(0);
   });
 
+  it("'missing-farm-id': the spec's 200 with message 'Missing Farm ID', and nothing created", async () => {
+    await c.fault({ match: 'POST /api/parcels/', mode: 'missing-farm-id' });
+    const tag = newTag('missing');
+    const r = await c.postBatch(tag, 2);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ message: 'Missing Farm ID' });
+    expect(await c.tagged(tag)).toBe(0);
+  });
+
   it('count N affects exactly the next N matching requests', async () => {
     await c.fault({ match: 'POST /api/parcels/', mode: '504-before-commit', count: 3 });
     const listed = await c.call('GET', '/__faults__');

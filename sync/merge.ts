@@ -42,14 +42,17 @@ export function mergeParcel(base: ParcelState, mine: ParcelState, theirs: Parcel
   if (name.conflict) conflicts.push('name');
   const geom = mergeValue(geometryOf(base), geometryOf(mine), geometryOf(theirs));
   if (geom.conflict) conflicts.push('geometry');
-  const metadata: Record<string, string | number | boolean> = {};
+  // Own keys only, and built with fromEntries: 'constructor' or 'toString' absent on a side must read as absent
+  // (not as Object.prototype's member), and a '__proto__' key must stay an ordinary key.
+  const own = (md: ParcelState['metadata'], k: string) => (Object.prototype.hasOwnProperty.call(md, k) ? md[k] : undefined);
+  const metadata: [string, string | number | boolean][] = [];
   const keys = new Set([...Object.keys(base.metadata), ...Object.keys(mine.metadata), ...Object.keys(theirs.metadata)]);
   for (const k of [...keys].sort()) {
-    const m = mergeValue(base.metadata[k], mine.metadata[k], theirs.metadata[k]);
+    const m = mergeValue(own(base.metadata, k), own(mine.metadata, k), own(theirs.metadata, k));
     if (m.conflict) conflicts.push(`metadata.${k}`);
-    if (m.value !== undefined) metadata[k] = m.value;
+    if (m.value !== undefined) metadata.push([k, m.value]);
   }
-  return { merged: { name: name.value, metadata, ...geom.value }, conflicts };
+  return { merged: { name: name.value, metadata: Object.fromEntries(metadata), ...geom.value }, conflicts };
 }
 
 const CROP_FIELDS = ['name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active', 'family_id'] as const;
