@@ -15,9 +15,9 @@ const COLUMNS: Record<Entity, readonly string[]> = {
 export const tableOf = (e: Entity) => TABLE[e];
 
 // Prepared once per connection and SQL text: bulk edits (an import of 100,000 parcels) touch rows one by one,
-// and re-preparing the same statement for each was most of their cost.
+// and re-preparing the same statement for each row was the largest single cost of a bulk create.
 const statements = new WeakMap<Db, Map<string, Statement>>();
-function cached(db: Db, sql: string): Statement {
+export function cachedStatement(db: Db, sql: string): Statement {
   let byDb = statements.get(db);
   if (!byDb) statements.set(db, (byDb = new Map()));
   let stmt = byDb.get(sql);
@@ -30,21 +30,21 @@ export function getRow(db: Db, entity: 'parcel', localId: string): ParcelRow | u
 export function getRow(db: Db, entity: 'crop', localId: string): CropRow | undefined;
 export function getRow(db: Db, entity: Entity, localId: string): Row | undefined;
 export function getRow(db: Db, entity: Entity, localId: string): Row | undefined {
-  return cached(db, `SELECT ${COLUMNS[entity].join(', ')} FROM ${TABLE[entity]} WHERE local_id = ?`).get(localId) as Row | undefined;
+  return cachedStatement(db, `SELECT ${COLUMNS[entity].join(', ')} FROM ${TABLE[entity]} WHERE local_id = ?`).get(localId) as Row | undefined;
 }
 
 export function insertRow(db: Db, entity: Entity, row: Row): void {
   const cols = COLUMNS[entity];
-  cached(db, `INSERT INTO ${TABLE[entity]} (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`).run(row);
+  cachedStatement(db, `INSERT INTO ${TABLE[entity]} (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`).run(row);
 }
 
 /** Writes the given columns of a row (only columns the entity has). */
 export function updateRow(db: Db, entity: Entity, localId: string, fields: Partial<Record<string, unknown>>): void {
   const cols = Object.keys(fields).filter((c) => c !== 'local_id' && COLUMNS[entity].includes(c));
   if (cols.length === 0) return;
-  cached(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
+  cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
 }
 
 export function deleteRow(db: Db, entity: Entity, localId: string): void {
-  cached(db, `DELETE FROM ${TABLE[entity]} WHERE local_id = ?`).run(localId);
+  cachedStatement(db, `DELETE FROM ${TABLE[entity]} WHERE local_id = ?`).run(localId);
 }

@@ -22,8 +22,11 @@ export interface ImportProblem {
   message: string;
 }
 
-/** First of these that holds a non-blank string (or a number) names the parcel. */
-export const NAME_KEYS = ['name', 'Name', 'NAME', 'nombre', 'label'] as const;
+/**
+ * First of these that holds a non-blank string (or a number) names the parcel. The capitalised forms of
+ * nombre and label are there because DBF column names are usually upper case.
+ */
+export const NAME_KEYS = ['name', 'Name', 'NAME', 'nombre', 'Nombre', 'NOMBRE', 'label', 'Label', 'LABEL'] as const;
 /** First of these that is present gives a Point parcel its area. */
 export const HECTARES_KEYS = ['hectares', 'Hectares', 'HECTARES'] as const;
 

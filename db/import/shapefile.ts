@@ -51,7 +51,17 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<unkn
     throw new ImportError('projection',
       `${fileName} has no .prj and its coordinates (${box.map((v) => Math.round(v)).join(', ')}) are not longitude/latitude: ${REPROJECT}`);
   }
+  for (const f of collection.features) dropBlankDates(f);
   return collection.features;
+}
+
+// The reader turns a blank DBF date ("        ") into new Date(0, -1, 0), i.e. 30 Nov 1899: that is "no date".
+const BLANK_DATE = new Date(0, -1, 0).getTime();
+
+function dropBlankDates(feature: unknown): void {
+  const props = (feature as { properties?: Record<string, unknown> | null }).properties;
+  if (!props) return;
+  for (const [k, v] of Object.entries(props)) if (v instanceof Date && v.getTime() === BLANK_DATE) props[k] = null;
 }
 
 /** Accepts geographic WGS84 only (GEOGCS on the WGS 1984 datum, or EPSG:4326); anything projected is refused. */

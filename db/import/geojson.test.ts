@@ -1,0 +1,175 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ImportError, IMPORT_CHUNK, importFile } from './index.ts';
+import { ACCOUNT, featureCollection, pointFeature, polygonFeature, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
+
+let t: TempMirror;
+beforeEach(() => {
+  t = tempMirror();
+});
+afterEach(() => t.close());
+
+const opts = { accountId: ACCOUNT, farmName: 'Cortijo Norte' };
+const meta = (localId: string) => JSON.parse(t.mirror.read.parcel(localId)!.metadata) as Record<string, unknown>;
+
+async function expectImportError(p: Promise<unknown>): Promise<ImportError> {
+  const e = await p.then(() => null, (err: unknown) => err);
+  expect(e).toBeInstanceOf(ImportError);
+  return e as ImportError;
+}
+
+function expectNothingCreated(): void {
+  expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+  expect(t.mirror.read.allParcels(ACCOUNT)).toEqual([]);
+  expect(t.mirror.read.outbox()).toEqual([]);
+  expect(t.mirror.read.canUndo()).toBe(false);
+}
+
+describe('importFile: GeoJSON', () => {
+  it('imports polygons, points and split MultiPolygons with the naming and metadata rules', async () => {
+    const file = t.file('fields.geojson', featureCollection([
+      polygonFeature({ name: '  Olivar  ', crop: 'olive', year: 2024, organic: true, notes: null, tags: ['a', 'b'], owner: { id: 7 } }, [square(-5.9, 37.4)]),
+      pointFeature({ Name: 'Pozo', hectares: 2.5, depth_m: 40 }, [-5.89, 37.41]),
+      { type: 'Feature', properties: { label: 'Viña', region: 'Andalucía' }, geometry: { type: 'MultiPolygon', coordinates: [[square(-5.88, 37.4)], [square(-5.87, 37.4)], [square(-5.86, 37.4)]] } },
+      polygonFeature({ crop: 'wheat' }, [square(-5.85, 37.4).map(([x, y]) => [x!, y!, 512])]), // 3D, no name
+      pointFeature({ NAME: 'Caseta', HECTARES: '0.75' }, [-5.84, 37.4]),
+    ]));
+    const report = await importFile(t.mirror, file, opts);
+
+    expect(report).toMatchObject({ imported: 7, parts: 3, skipped: [] });
+    expect(report.farm).toMatchObject({ name: 'Cortijo Norte', account_id: ACCOUNT });
+    const parcels = t.mirror.read.parcels(report.farm.local_id);
+    expect(parcels.map((p) => p.name)).toEqual([
+      'Olivar', 'Pozo', 'Viña (part 1 of 3)', 'Viña (part 2 of 3)', 'Viña (part 3 of 3)', 'Cortijo Norte 4', 'Caseta',
+    ]);
+    const [olivar, pozo, part1, part2, , unnamed, caseta] = parcels;
+    // Scalars kept, null dropped, nested values as JSON text, the name property not repeated.
+    expect(meta(olivar!.local_id)).toEqual({ crop: 'olive', year: 2024, organic: true, tags: '["a","b"]', owner: '{"id":7}' });
+    expect(pozo).toMatchObject({ source_type: 'Point', hectares: 2.5, point: '[-5.89,37.41]' });
+    expect(meta(pozo!.local_id)).toEqual({ depth_m: 40 }); // hectares became the point's area, not metadata
+    expect(meta(part1!.local_id)).toEqual({ region: 'Andalucía' });
+    expect(meta(part2!.local_id)).toEqual({ region: 'Andalucía' });
+    expect(part1!.hectares).toBeGreaterThan(0.5);
+    expect(JSON.parse(unnamed!.geometry).coordinates[0][0]).toEqual([-5.85, 37.4, 512]);
+    expect(caseta).toMatchObject({ source_type: 'Point', hectares: 0.75 }); // a numeric string, as KML and DBF carry numbers
+    expect(meta(caseta!.local_id)).toEqual({});
+    // Every parcel is queued for the service.
+    expect(t.mirror.read.outbox(ACCOUNT).filter((o) => o.entity === 'parcel' && o.op === 'create')).toHaveLength(7);
+  });
+
+  it('takes the first present name property in order name, Name, NAME, nombre, label', async () => {
+    const file = t.file('names.geojson', featureCollection([
+      polygonFeature({ name: '   ', Name: 'From Name', nombre: 'x' }, [square(-5.9, 37.4)]),
+      polygonFeature({ nombre: 'Parcela', label: 'L' }, [square(-5.8, 37.4)]),
+      polygonFeature({ label: 1234 }, [square(-5.7, 37.4)]),
+    ]));
+    const report = await importFile(t.mirror, file, opts);
+    const parcels = t.mirror.read.parcels(report.farm.local_id);
+    expect(parcels.map((p) => p.name)).toEqual(['From Name', 'Parcela', '1234']);
+    // Only the property that named the parcel is left out of metadata.
+    expect(meta(parcels[0]!.local_id)).toEqual({ name: '   ', nombre: 'x' });
+    expect(meta(parcels[1]!.local_id)).toEqual({ label: 'L' });
+  });
+
+  it('adds to the live farm of that name instead of creating another', async () => {
+    const farm = t.mirror.write.createFarm(ACCOUNT, 'Cortijo Norte');
+    const file = t.file('one.geojson', featureCollection([polygonFeature({ name: 'A' }, [square(-5.9, 37.4)])]));
+    const report = await importFile(t.mirror, file, opts);
+    expect(report.farm.local_id).toBe(farm.local_id);
+    expect(t.mirror.read.farms(ACCOUNT)).toHaveLength(1);
+  });
+
+  it('aborts on any invalid feature, naming each by its index in the file, and creates nothing (not even the farm)', async () => {
+    const file = t.file('bad.geojson', featureCollection([
+      polygonFeature({ name: 'ok' }, [square(-5.9, 37.4)]),
+      { type: 'Feature', properties: { name: 'road' }, geometry: { type: 'LineString', coordinates: [[-5.9, 37.4], [-5.8, 37.5]] } },
+      pointFeature({ name: 'well' }, [-5.89, 37.41]),
+      { type: 'Feature', properties: {}, geometry: { type: 'GeometryCollection', geometries: [] } },
+      { type: 'Feature', properties: {}, geometry: null },
+      polygonFeature({ name: 'huge' }, [square(-5.9, 37.4, 0.5)]),
+      polygonFeature({ name: 'open ring' }, [square(-5.9, 37.4).slice(0, 4)]),
+    ]));
+    const e = await expectImportError(importFile(t.mirror, file, opts));
+    expect(e.code).toBe('invalid_features');
+    expect(e.problems.map((p) => [p.index, p.code])).toEqual([
+      [1, 'geometry_type'], [2, 'hectares_missing'], [3, 'geometry_type'], [4, 'geom_not_feature'], [5, 'area_over_limit'], [6, 'ring_not_closed'],
+    ]);
+    expect(e.problems[1]!.message).toMatch(/^Feature 2: point parcels need geom\.properties\.metadata\.hectares/);
+    expect(e.message).toContain('6 of 7 feature(s) cannot be imported');
+    expectNothingCreated();
+  });
+
+  it('keeps the whole file all-or-nothing across chunks: a bad feature after the first chunk undoes the first', async () => {
+    const n = IMPORT_CHUNK + 10;
+    const features = Array.from({ length: n }, (_, i) => pointFeature({ name: `P${i}`, hectares: 1 }, [-6 + (i % 100) * 0.01, 37 + Math.floor(i / 100) * 0.01]));
+    features[n - 3] = pointFeature({ name: 'no area' }, [-5, 37]);
+    const file = t.file('many.geojson', featureCollection(features));
+    const progress: [number, number][] = [];
+    const e = await expectImportError(importFile(t.mirror, file, { ...opts, onProgress: (d, total) => progress.push([d, total]) }));
+    expect(e.problems).toEqual([expect.objectContaining({ index: n - 3, code: 'hectares_missing' })]);
+    expect(progress).toEqual([[0, n], [IMPORT_CHUNK, n], [n, n]]);
+    expectNothingCreated();
+  });
+
+  it('with skipInvalid imports the valid features and reports the others', async () => {
+    const file = t.file('mixed.geojson', featureCollection([
+      polygonFeature({ name: 'A' }, [square(-5.9, 37.4)]),
+      pointFeature({ name: 'no area' }, [-5.89, 37.41]),
+      polygonFeature({ name: 'B' }, [square(-5.8, 37.4)]),
+      { type: 'Feature', properties: { name: 'bad part' }, geometry: { type: 'MultiPolygon', coordinates: [[square(-5.7, 37.4)], [square(-5.6, 37.4).slice(0, 3)]] } },
+    ]));
+    const report = await importFile(t.mirror, file, { ...opts, skipInvalid: true });
+    expect(report.imported).toBe(2);
+    expect(report.parts).toBe(0);
+    expect(t.mirror.read.parcels(report.farm.local_id).map((p) => p.name)).toEqual(['A', 'B']);
+    // A MultiPolygon with one bad part is left out whole: half a field is not imported as if complete.
+    expect(report.skipped).toEqual([
+      { index: 1, code: 'hectares_missing', message: expect.stringMatching(/^Feature 1: /) as unknown },
+      { index: 3, part: 2, code: 'ring_too_short', message: expect.stringMatching(/^Feature 3 \(part 2 of 2\): /) as unknown },
+      { index: 3, part: 2, code: 'ring_not_closed', message: expect.stringMatching(/^Feature 3 \(part 2 of 2\): /) as unknown },
+    ]);
+  });
+
+  it('with skipInvalid and no valid feature at all still fails and creates nothing', async () => {
+    const file = t.file('allbad.geojson', featureCollection([pointFeature({}, [-5.9, 37.4])]));
+    const e = await expectImportError(importFile(t.mirror, file, { ...opts, skipInvalid: true }));
+    expect(e.problems).toHaveLength(1);
+    expectNothingCreated();
+  });
+
+  it('is one undo step per chunk, plus one for a new farm', async () => {
+    const file = t.file('two.geojson', featureCollection([polygonFeature({ name: 'A' }, [square(-5.9, 37.4)]), polygonFeature({ name: 'B' }, [square(-5.8, 37.4)])]));
+    const report = await importFile(t.mirror, file, opts);
+    expect(t.mirror.write.undo()).toBe('Import two.geojson');
+    expect(t.mirror.read.parcels(report.farm.local_id)).toEqual([]);
+    expect(t.mirror.write.undo()).toBe('Create farm Cortijo Norte');
+    expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+  });
+
+  it('accepts a single Feature or a bare geometry, and detects GeoJSON by content', async () => {
+    const a = await importFile(t.mirror, t.file('a.json', JSON.stringify(polygonFeature({ name: 'Single' }, [square(-5.9, 37.4)]))), opts);
+    const b = await importFile(t.mirror, t.file('b.txt', `\uFEFF  ${JSON.stringify({ type: 'Polygon', coordinates: [square(-5.8, 37.4)] })}`), opts);
+    expect(a.imported + b.imported).toBe(2);
+    expect(t.mirror.read.parcels(a.farm.local_id).map((p) => p.name)).toEqual(['Single', 'Cortijo Norte 1']);
+  });
+
+  it('refuses unreadable, empty and non-WGS84 files with a clear error', async () => {
+    expect((await expectImportError(importFile(t.mirror, t.file('x.geojson', '{"type":'), opts))).code).toBe('unreadable');
+    expect((await expectImportError(importFile(t.mirror, t.file('x.geojson', '{"type":"Topology"}'), opts))).code).toBe('unreadable');
+    expect((await expectImportError(importFile(t.mirror, t.file('e.geojson', featureCollection([])), opts))).code).toBe('empty');
+    expect((await expectImportError(importFile(t.mirror, t.file('x.bin', 'hello'), opts))).code).toBe('unsupported_format');
+    expect((await expectImportError(importFile(t.mirror, t.file('missing.geojson', ''), { ...opts, accountId: 'acc-nope' }))).code).toBe('no_account');
+    const projected = { type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } }, features: [polygonFeature({}, [square(400000, 4100000, 100)])] };
+    const e = await expectImportError(importFile(t.mirror, t.file('utm.geojson', JSON.stringify(projected)), opts));
+    expect(e.code).toBe('projection');
+    expect(e.message).toMatch(/reproject it to WGS84/);
+    const wgs84 = { ...projected, crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } }, features: [polygonFeature({}, [square(-5.9, 37.4)])] };
+    expect((await importFile(t.mirror, t.file('crs84.geojson', JSON.stringify(wgs84)), opts)).imported).toBe(1);
+  });
+
+  it('keeps a "__proto__" property as an ordinary metadata key', async () => {
+    const file = t.file('proto.geojson', `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"P","__proto__":"x"},"geometry":{"type":"Polygon","coordinates":${JSON.stringify([square(-5.9, 37.4)])}}}]}`);
+    const report = await importFile(t.mirror, file, opts);
+    const [p] = t.mirror.read.parcels(report.farm.local_id);
+    expect(Object.entries(meta(p!.local_id))).toEqual([['__proto__', 'x']]);
+  });
+});

@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { zipSync } from 'fflate';
+import { ImportError, importFile } from './index.ts';
+import { checkWgs84 } from './shapefile.ts';
+import { buildShapefile, UTM30N_PRJ, WGS84_PRJ, zipShapefile, type DbfField, type ShapeRecord } from './fixtures/shapefile-writer.ts';
+import { ACCOUNT, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
+
+let t: TempMirror;
+beforeEach(() => {
+  t = tempMirror();
+});
+afterEach(() => t.close());
+
+const opts = { accountId: ACCOUNT, farmName: 'Finca SHP' };
+const meta = (localId: string) => JSON.parse(t.mirror.read.parcel(localId)!.metadata) as Record<string, unknown>;
+// Shapefile outer rings run clockwise, holes counter-clockwise.
+const cw = (ring: number[][]) => [...ring].reverse();
+
+const FIELDS: DbfField[] = [
+  { name: 'NAME', type: 'C', length: 30 },
+  { name: 'CROP', type: 'C', length: 20 },
+  { name: 'YEAR', type: 'N', length: 4 },
+  { name: 'AREA_DECL', type: 'N', length: 8, decimals: 2 },
+  { name: 'ORGANIC', type: 'L', length: 1 },
+  { name: 'SOWN', type: 'D', length: 8 },
+];
+
+const RECORDS: ShapeRecord[] = [
+  { geometry: { type: 'Polygon', rings: [cw(square(-5.9, 37.4))] }, attributes: { NAME: 'Cañada', CROP: 'wheat', YEAR: 2024, AREA_DECL: 1.25, ORGANIC: true, SOWN: '20241015' } },
+  { geometry: { type: 'Polygon', rings: [cw(square(-5.8, 37.4, 0.002)), square(-5.7995, 37.4005)] }, attributes: { NAME: 'Con hueco', CROP: '', YEAR: null, AREA_DECL: null, ORGANIC: false, SOWN: null } },
+  // Two outer rings in one record: a MultiPolygon, split into two parcels.
+  { geometry: { type: 'Polygon', rings: [cw(square(-5.6, 37.4)), cw(square(-5.5, 37.4))] }, attributes: { NAME: 'Dos trozos', CROP: 'olive', YEAR: 2020, AREA_DECL: 2, ORGANIC: null, SOWN: null } },
+];
+
+describe('importFile: zipped Shapefile', () => {
+  it('imports polygons with their attributes as metadata (UTF-8 per the .cpg, WGS84 per the .prj)', async () => {
+    const zip = zipShapefile('parcels', buildShapefile(5, FIELDS, RECORDS), { 'parcels.prj': WGS84_PRJ, 'parcels.cpg': 'UTF-8' });
+    const report = await importFile(t.mirror, t.file('parcels.zip', zip), opts);
+    expect(report).toMatchObject({ imported: 4, parts: 2, skipped: [] });
+    const parcels = t.mirror.read.parcels(report.farm.local_id);
+    expect(parcels.map((p) => p.name)).toEqual(['Cañada', 'Con hueco', 'Dos trozos (part 1 of 2)', 'Dos trozos (part 2 of 2)']);
+    expect(meta(parcels[0]!.local_id)).toEqual({ CROP: 'wheat', YEAR: 2024, AREA_DECL: 1.25, ORGANIC: true, SOWN: '2024-10-15' });
+    // Empty text and numbers, and unknown logicals, are nulls in DBF: dropped.
+    expect(meta(parcels[1]!.local_id)).toEqual({ ORGANIC: false });
+    expect(meta(parcels[2]!.local_id)).toEqual({ CROP: 'olive', YEAR: 2020, AREA_DECL: 2 });
+    // The hole is kept and subtracted: 0.002° square minus a 0.001° square.
+    expect(JSON.parse(parcels[1]!.geometry).coordinates).toHaveLength(2);
+    expect(parcels[1]!.hectares / parcels[0]!.hectares).toBeCloseTo(3, 2);
+  });
+
+  it('imports a point layer with a HECTARES column, from a folder inside the zip, without a .cpg', async () => {
+    const fields: DbfField[] = [{ name: 'LABEL', type: 'C', length: 10 }, { name: 'HECTARES', type: 'N', length: 6, decimals: 2 }];
+    const files = buildShapefile(1, fields, [
+      { geometry: { type: 'Point', at: [-5.9, 37.4] }, attributes: { LABEL: 'Pozo', HECTARES: 3.5 } },
+      { geometry: { type: 'Point', at: [-5.8, 37.4] }, attributes: { LABEL: 'Sin área', HECTARES: null } },
+    ]);
+    const zip = zipSync({ 'export/wells.shp': files.shp, 'export/wells.shx': files.shx, 'export/wells.dbf': files.dbf, 'export/wells.prj': new TextEncoder().encode(WGS84_PRJ) });
+    const report = await importFile(t.mirror, t.file('wells.zip', zip), { ...opts, skipInvalid: true });
+    expect(report.imported).toBe(1);
+    expect(t.mirror.read.parcels(report.farm.local_id)).toEqual([expect.objectContaining({ name: 'Pozo', source_type: 'Point', hectares: 3.5 })]);
+    expect(report.skipped).toEqual([expect.objectContaining({ index: 1, code: 'hectares_missing' })]);
+  });
+
+  it('refuses a layer that is not in WGS84 and creates nothing', async () => {
+    const zip = zipShapefile('utm', buildShapefile(5, FIELDS, RECORDS), { 'utm.prj': UTM30N_PRJ });
+    const e = await importFile(t.mirror, t.file('utm.zip', zip), opts).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ImportError);
+    expect(e).toMatchObject({ code: 'projection', message: expect.stringMatching(/ETRS_1989_UTM_Zone_30N.*reproject it to WGS84/) as unknown });
+    expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+  });
+
+  it('refuses a layer without .prj whose coordinates cannot be longitude/latitude', async () => {
+    const metres = [{ geometry: { type: 'Polygon' as const, rings: [cw(square(440000, 4140000, 100))] }, attributes: { NAME: 'x' } }];
+    const zip = zipShapefile('noprj', buildShapefile(5, [{ name: 'NAME', type: 'C', length: 5 }], metres));
+    await expect(importFile(t.mirror, t.file('noprj.zip', zip), opts)).rejects.toMatchObject({ code: 'projection' });
+  });
+
+  it('refuses a zip with several layers or none', async () => {
+    const files = buildShapefile(5, FIELDS, RECORDS);
+    const two = zipShapefile('a', files, { 'b.shp': files.shp, 'b.dbf': files.dbf });
+    await expect(importFile(t.mirror, t.file('two.zip', two), opts)).rejects.toMatchObject({ code: 'unsupported_format', message: expect.stringContaining('2 shapefiles') as unknown });
+    const none = zipSync({ 'readme.txt': new TextEncoder().encode('hi') });
+    await expect(importFile(t.mirror, t.file('none.zip', none), opts)).rejects.toMatchObject({ code: 'unsupported_format' });
+  });
+
+  it('reports a record without shape as an invalid feature, by its record index', async () => {
+    const records: ShapeRecord[] = [RECORDS[0]!, { geometry: null, attributes: { NAME: 'vacío' } }];
+    const zip = zipShapefile('nulls', buildShapefile(5, FIELDS, records), { 'nulls.prj': WGS84_PRJ });
+    const e = await importFile(t.mirror, t.file('nulls.zip', zip), opts).catch((err: unknown) => err);
+    expect((e as ImportError).problems).toEqual([expect.objectContaining({ index: 1, code: 'geom_not_feature' })]);
+  });
+});
+
+describe('checkWgs84', () => {
+  it('accepts geographic WGS84 in its usual spellings and refuses everything else', () => {
+    expect(() => checkWgs84(WGS84_PRJ, 'f')).not.toThrow();
+    expect(() => checkWgs84('GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],AUTHORITY["EPSG","4326"]]', 'f')).not.toThrow();
+    expect(() => checkWgs84('EPSG:4326', 'f')).not.toThrow();
+    expect(() => checkWgs84(UTM30N_PRJ, 'f')).toThrow(/ETRS_1989_UTM_Zone_30N/);
+    expect(() => checkWgs84('PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984"]]]', 'f')).toThrow(ImportError);
+    expect(() => checkWgs84('GEOGCS["GCS_ETRS_1989",DATUM["D_ETRS_1989",SPHEROID["GRS_1980",6378137.0,298.257222101]]]', 'f')).toThrow(/GCS_ETRS_1989/);
+  });
+});
