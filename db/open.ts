@@ -19,11 +19,19 @@ export class FutureSchemaError extends Error {
 export function openDb(file: string): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+  try {
+    db.pragma('busy_timeout = 5000');
+    // Refuse a mirror from the future before anything writes to it (journal_mode = WAL rewrites the header).
+    const found = db.pragma('user_version', { simple: true }) as number;
+    if (found > migrations.length) throw new FutureSchemaError(found, migrations.length);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 

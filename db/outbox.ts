@@ -1,6 +1,6 @@
 import type { Db } from './open.ts';
 import type { Entity, OpKind, OpState, OutboxRow } from './types.ts';
-import { deleteRow, getRow, updateRow } from './rows.ts';
+import { cachedStatement, deleteRow, getRow, updateRow } from './rows.ts';
 
 const now = () => new Date().toISOString();
 
@@ -8,13 +8,13 @@ const now = () => new Date().toISOString();
 const OPEN: readonly OpState[] = ['queued', 'in_flight', 'uncertain', 'rejected', 'conflict', 'blocked'];
 
 export function openOps(db: Db, entity: Entity, localId: string): OutboxRow[] {
-  return db.prepare(`SELECT * FROM outbox WHERE entity = ? AND local_id = ? AND state IN (${OPEN.map(() => '?').join(',')}) ORDER BY id`)
+  return cachedStatement(db, `SELECT * FROM outbox WHERE entity = ? AND local_id = ? AND state IN (${OPEN.map(() => '?').join(',')}) ORDER BY id`)
     .all(entity, localId, ...OPEN) as OutboxRow[];
 }
 
 function insertOp(db: Db, accountId: string, entity: Entity, localId: string, op: OpKind): void {
   const t = now();
-  db.prepare('INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  cachedStatement(db, 'INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .run(accountId, entity, localId, op, 'queued', t, t);
 }
 
@@ -37,7 +37,7 @@ export function enqueue(db: Db, accountId: string, entity: Entity, localId: stri
     if (pending) {
       // The user fixed something the service refused: send it again.
       if (pending.state === 'rejected') {
-        db.prepare("UPDATE outbox SET state = 'queued', attempts = 0, last_error = NULL, next_attempt_at = NULL, modified = ? WHERE id = ?").run(now(), pending.id);
+        cachedStatement(db, "UPDATE outbox SET state = 'queued', attempts = 0, last_error = NULL, next_attempt_at = NULL, modified = ? WHERE id = ?").run(now(), pending.id);
       }
       return 'covered';
     }
@@ -46,11 +46,11 @@ export function enqueue(db: Db, accountId: string, entity: Entity, localId: stri
   }
   const create = ops.find((o) => o.op === 'create');
   if (create && neverCreated(create)) {
-    db.prepare('DELETE FROM outbox WHERE entity = ? AND local_id = ?').run(entity, localId);
+    cachedStatement(db, 'DELETE FROM outbox WHERE entity = ? AND local_id = ?').run(entity, localId);
     deleteRow(db, entity, localId);
     return 'removed';
   }
-  db.prepare("DELETE FROM outbox WHERE entity = ? AND local_id = ? AND op = 'update' AND state IN ('queued', 'rejected', 'blocked')").run(entity, localId);
+  cachedStatement(db, "DELETE FROM outbox WHERE entity = ? AND local_id = ? AND op = 'update' AND state IN ('queued', 'rejected', 'blocked')").run(entity, localId);
   if (!ops.some((o) => o.op === 'delete' && o.state !== 'committed')) insertOp(db, accountId, entity, localId, 'delete');
   updateRow(db, entity, localId, { deleted: 1, modified: now() });
   return 'queued';
@@ -58,7 +58,7 @@ export function enqueue(db: Db, accountId: string, entity: Entity, localId: stri
 
 /** Undoing a delete that has not gone out yet just withdraws it. */
 export function withdrawDelete(db: Db, entity: Entity, localId: string): boolean {
-  const r = db.prepare("DELETE FROM outbox WHERE entity = ? AND local_id = ? AND op = 'delete' AND state IN ('queued', 'rejected', 'blocked')").run(entity, localId);
+  const r = cachedStatement(db, "DELETE FROM outbox WHERE entity = ? AND local_id = ? AND op = 'delete' AND state IN ('queued', 'rejected', 'blocked')").run(entity, localId);
   if (r.changes > 0) {
     updateRow(db, entity, localId, { deleted: 0, modified: now() });
     const row = getRow(db, entity, localId);
@@ -72,7 +72,7 @@ export function withdrawDelete(db: Db, entity: Entity, localId: string): boolean
 // ---- transitions driven by the sync engine ----
 
 export function setOpState(db: Db, ids: readonly number[], state: OpState, fields: { last_error?: string | null; next_attempt_at?: string | null } = {}): void {
-  const stmt = db.prepare(`UPDATE outbox SET state = @state, modified = @t,
+  const stmt = cachedStatement(db, `UPDATE outbox SET state = @state, modified = @t,
     last_error = CASE WHEN @set_err THEN @err ELSE last_error END,
     next_attempt_at = CASE WHEN @set_next THEN @next ELSE next_attempt_at END WHERE id = @id`);
   const t = now();
@@ -88,16 +88,16 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
 /** Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out. */
 export function markInFlight(db: Db, ids: readonly number[], batchId: string): void {
   const t = now();
-  const stmt = db.prepare("UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ? WHERE id = ?");
+  const stmt = cachedStatement(db, "UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ? WHERE id = ?");
   for (const id of ids) stmt.run(batchId, t, t, id);
 }
 
 /** After a crash every in-flight op is uncertain: it may or may not have reached the service. */
 export function inFlightToUncertain(db: Db): number {
-  return db.prepare("UPDATE outbox SET state = 'uncertain', modified = ? WHERE state = 'in_flight'").run(now()).changes;
+  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', modified = ? WHERE state = 'in_flight'").run(now()).changes;
 }
 
 export function opsByState(db: Db, accountId: string, states: readonly OpState[]): OutboxRow[] {
-  return db.prepare(`SELECT * FROM outbox WHERE account_id = ? AND state IN (${states.map(() => '?').join(',')}) ORDER BY id`)
+  return cachedStatement(db, `SELECT * FROM outbox WHERE account_id = ? AND state IN (${states.map(() => '?').join(',')}) ORDER BY id`)
     .all(accountId, ...states) as OutboxRow[];
 }

@@ -3,6 +3,7 @@ import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
 import { setOpState } from '../db/outbox.ts';
 import { NetworkError, errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
+import { TokenUnavailable } from './tokens.ts';
 
 export interface SyncOptions {
   /** How long an uncertain create must have been out before an empty listing is believed (the service may still commit). */
@@ -116,6 +117,8 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
     return res;
   } catch (err) {
     if (err instanceof NetworkError) return err;
+    // No token, nothing sent: the account waits (blocked), its in-flight ops are not uncertain.
+    if (err instanceof TokenUnavailable) throw new AccountBlocked(err.accountNotFound ? 'Account not found' : err.message);
     throw err;
   }
 }

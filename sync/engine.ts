@@ -138,12 +138,12 @@ export class SyncEngine {
         .all(ctx.account.id) as { next_attempt_at: string | null }[];
       if (!open.length) return;
       const ready = open.some((o) => !o.next_attempt_at || Date.parse(o.next_attempt_at) <= this.opts.now());
-      if (ready) {
-        // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
-        if (!(await this.progressPossible(ctx))) return;
-        continue;
-      }
-      const next = Math.min(...open.map((o) => Date.parse(o.next_attempt_at!)));
+      // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
+      // Another round only if the last one moved something; otherwise wait for what is due later (settling, retries).
+      if (ready && (await this.progressPossible(ctx))) continue;
+      const later = open.filter((o) => o.next_attempt_at && Date.parse(o.next_attempt_at) > this.opts.now());
+      if (!later.length) return;
+      const next = Math.min(...later.map((o) => Date.parse(o.next_attempt_at!)));
       if (next > deadline) return;
       ctx.emit({ phase: 'reconcile', done: 0, total: open.length, bytes: ctx.stats.bytes, message: `waiting ${Math.ceil((next - this.opts.now()) / 1000)} s before retrying` });
       await this.opts.sleep(Math.max(0, next - this.opts.now()));

@@ -195,7 +195,15 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
     const batchIds = new Set(found.map((f) => f.op.batch_id));
     const partial = settled.filter((o) => o.batch_id !== null && batchIds.has(o.batch_id));
     for (const o of partial) recordConflict(ctx, 'parcel', o.local_id, 'partial_batch', ['missing from its committed batch'], null, null, null);
-    const requeue = settled.filter((o) => !partial.includes(o));
+    // Certainly not on the service and deleted by the user meanwhile: gone, like a never-sent create (not created to be deleted).
+    const dropped = settled.filter((o) => !partial.includes(o) && getRow(ctx.db, 'parcel', o.local_id)?.deleted);
+    ctx.db.transaction(() => {
+      for (const o of dropped) {
+        ctx.db.prepare("DELETE FROM outbox WHERE entity = 'parcel' AND local_id = ?").run(o.local_id);
+        ctx.db.prepare('DELETE FROM parcels WHERE local_id = ?').run(o.local_id);
+      }
+    })();
+    const requeue = settled.filter((o) => !partial.includes(o) && !dropped.includes(o));
     // Certainly not on the service: back to a fresh create. If that send is uncertain too, it is reconciled again.
     ctx.db.prepare(`UPDATE outbox SET state = 'queued', next_attempt_at = NULL, last_error = NULL, attempts = 0, checks = 0 WHERE id IN (${requeue.map(() => '?').join(',') || 'NULL'})`)
       .run(...requeue.map((o) => o.id));

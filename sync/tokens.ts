@@ -10,6 +10,17 @@ export interface TokenProvider {
   token(accountId: string, forceRefresh?: boolean): Promise<string>;
 }
 
+/**
+ * No token can be had for the account (refused by the service, the command failed, none given). The engine
+ * blocks the account for this run instead of failing it: nothing was sent. The message never holds secrets.
+ */
+export class TokenUnavailable extends Error {
+  constructor(message: string, readonly accountNotFound = false) {
+    super(message);
+    this.name = 'TokenUnavailable';
+  }
+}
+
 const REFRESH_MARGIN_S = 5 * 60;
 
 export function tokenExpiry(jwt: string): number | null {
@@ -60,7 +71,7 @@ export class StaticTokenProvider extends CachingProvider {
   }
   protected async fetch(accountId: string): Promise<string> {
     const t = this.tokens[accountId];
-    if (!t) throw new Error(`No token for ${accountId}`);
+    if (!t) throw new TokenUnavailable(`No token for ${accountId}: connect again`);
     return t;
   }
 }
@@ -73,9 +84,16 @@ export class CommandTokenProvider extends CachingProvider {
     for (const [a, t] of Object.entries(initial ?? {})) this.seed(a, t);
   }
   protected async fetch(accountId: string): Promise<string> {
-    const { stdout } = await run('/bin/sh', ['-c', this.command], { env: { ...process.env, FURROW_ACCOUNT: accountId }, timeout: 30_000 });
+    let stdout: string;
+    try {
+      ({ stdout } = await run('/bin/sh', ['-c', this.command], { env: { ...process.env, FURROW_ACCOUNT: accountId }, timeout: 30_000 }));
+    } catch (err) {
+      // Not the error's message: it repeats the command, which may hold a key.
+      const code = (err as { code?: unknown }).code;
+      throw new TokenUnavailable(`The token command failed${typeof code === 'number' ? ` (exit ${code})` : ''}`);
+    }
     const token = stdout.trim().split(/\s+/).pop() ?? '';
-    if (!token) throw new Error('The token command printed nothing');
+    if (!token) throw new TokenUnavailable('The token command printed nothing');
     return token;
   }
 }
@@ -92,7 +110,8 @@ export class ServiceTokenProvider extends CachingProvider {
     });
     const body = (await res.body.json().catch(() => null)) as { account_access?: unknown; message?: unknown } | null;
     if (res.statusCode !== 200 || typeof body?.account_access !== 'string') {
-      throw new Error(`The service refused a token for ${accountId}: ${typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`}`);
+      const message = typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`;
+      throw new TokenUnavailable(`The service refused a token for ${accountId}: ${message}`, message === 'Account not found');
     }
     return body.account_access;
   }

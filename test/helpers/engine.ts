@@ -5,8 +5,9 @@ import { ServiceClient, type ClientOptions, type Credentials, type HttpResponse 
 import { SyncEngine } from '../../sync/engine.ts';
 import type { SyncOptions } from '../../sync/context.ts';
 import type { AccountRow } from '../../db/types.ts';
+import type { Mirror } from '../../db/mirror.ts';
 
-export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network' }
+export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network'; at: number }
 
 /** A ServiceClient that records every request it sends (with the parcel count of bulk creates) and its outcome. */
 export class RecordingClient extends ServiceClient {
@@ -16,7 +17,7 @@ export class RecordingClient extends ServiceClient {
 
   override async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
     const parcels = body && typeof body === 'object' && Array.isArray((body as { parcels?: unknown }).parcels) ? (body as { parcels: unknown[] }).parcels.length : null;
-    const entry: SentRequest = { account: this.accountId, method, path, parcels, status: 'network' };
+    const entry: SentRequest = { account: this.accountId, method, path, parcels, status: 'network', at: Date.now() };
     this.log.push(entry);
     const res = await super.send(method, path, body);
     entry.status = res.status;
@@ -30,11 +31,13 @@ export interface EngineOptions {
   /** Credentials per account; the API key + account header by default. */
   credentials?: (a: AccountRow) => Credentials;
   sync?: Partial<SyncOptions>;
+  /** Another mirror than the world's (a reopened file). */
+  mirror?: Mirror;
 }
 
 /** An engine over the world's mirror whose requests land in `log`. Short settle and backoff, as in syncWorld's engine(). */
 export function recordingEngine(w: SyncWorld, log: SentRequest[], o: EngineOptions = {}): SyncEngine {
-  return new SyncEngine(w.mirror, (a) => new RecordingClient({
+  return new SyncEngine(o.mirror ?? w.mirror, (a) => new RecordingClient({
     baseUrl: a.service_url, accountId: a.id, timeoutMs: o.timeoutMs ?? 5_000,
     credentials: o.credentials?.(a) ?? { mode: 'api_key', apiKey: w.apiKey },
   }, log), { settleMs: 300, backoffBaseMs: 20, backoffCapMs: 200, maxWaitMs: 20_000, ...o.sync });
@@ -82,4 +85,23 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_0
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Clears every injected fault (the helper's fault() cannot send the bare reset body). */
+export async function resetFaults(w: SyncWorld): Promise<void> {
+  const r = await fetch(`${w.svc.url}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'reset' }) });
+  if (!r.ok) throw new Error(`reset faults: ${r.status} ${await r.text()}`);
+}
+
+/** Faults not used up yet. */
+export async function pendingFaults(w: SyncWorld): Promise<{ match: string; mode: string; remaining: number }[]> {
+  const r = await fetch(`${w.svc.url}/__faults__`);
+  return ((await r.json()) as { faults: { match: string; mode: string; remaining: number }[] }).faults;
+}
+
+/** A connected account on the service only (the caller adds it to whichever mirror it uses). */
+export async function serviceAccount(w: SyncWorld): Promise<string> {
+  const r = await w.api('POST', '/api/accounts/', { account_email: `e${Math.random().toString(36).slice(2)}@example.com` });
+  if (r.status !== 201) throw new Error(`account: ${r.status} ${JSON.stringify(r.body)}`);
+  return (r.body as { id: string }).id;
 }

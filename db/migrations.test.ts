@@ -1,0 +1,71 @@
+// The mirror's schema version: a new file is migrated to the latest version, reopening is a no-op, and a file
+// written by a newer Furrow is refused without a single byte changed.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { FutureSchemaError, migrate, openDb } from './open.ts';
+import { migrations } from './migrations/index.ts';
+import { Mirror } from './mirror.ts';
+
+let dir: string;
+beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });
+afterEach(() => { rmSync(dir, { recursive: true, force: true }); });
+
+const tables = (db: Database.Database) =>
+  (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'parcels_rtree_%' AND name NOT LIKE 'parcels_fts_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+
+describe('migrations', () => {
+  it('a new mirror is at user_version 1 with every table, WAL and synchronous FULL; reopening changes nothing', () => {
+    expect(migrations).toHaveLength(1);
+    const file = join(dir, 'new.db');
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const first = tables(db);
+    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_ad']));
+    db.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
+    db.close();
+
+    const again = openDb(file);
+    expect(again.pragma('user_version', { simple: true })).toBe(1);
+    expect(tables(again)).toEqual(first);
+    expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
+    migrate(again);
+    expect(again.pragma('user_version', { simple: true })).toBe(1);
+    again.close();
+  });
+
+  it('a mirror from the future is refused, untouched: same bytes, no journal files, and the handle is released', () => {
+    const file = join(dir, 'future.db');
+    const raw = new Database(file);
+    raw.exec("CREATE TABLE kept (x TEXT); INSERT INTO kept VALUES ('from a newer Furrow');");
+    raw.pragma(`user_version = ${migrations.length + 1}`);
+    raw.close();
+    const before = readFileSync(file);
+
+    expect(() => openDb(file)).toThrow(FutureSchemaError);
+    expect(() => Mirror.open(file)).toThrow(/newer than this build of Furrow knows/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    expect(existsSync(`${file}-shm`)).toBe(false);
+
+    // Nothing holds the file: it can be removed and reopened by someone else at once.
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(migrations.length + 1);
+    expect(check.pragma('journal_mode', { simple: true })).toBe('delete');
+    expect(check.prepare('SELECT x FROM kept').get()).toEqual({ x: 'from a newer Furrow' });
+    check.close();
+  });
+
+  it('migrate() on an open handle refuses a future version too', () => {
+    const db = new Database(':memory:');
+    db.pragma(`user_version = ${migrations.length + 5}`);
+    expect(() => migrate(db)).toThrow(FutureSchemaError);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length + 5);
+    db.close();
+  });
+});

@@ -1,0 +1,161 @@
+// Tokens and account state, end to end: an expired or refused bearer token is renewed once through the
+// provider; a token that cannot be renewed, or a deactivated account, blocks that account's queue (nothing
+// dropped) while the other accounts of the same mirror sync normally.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
+import { ROOT, serviceCli } from '../test/helpers/process.ts';
+import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
+import { signAccountAccess } from '../service/store/tokens.ts';
+
+const JWT_SECRET = 'sync-auth-test-secret-0123456789abcdef';
+const secret = new TextEncoder().encode(JWT_SECRET);
+const FOUR_HOURS = 4 * 60 * 60;
+
+let w: SyncWorld;
+beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal', JWT_SECRET }); });
+afterAll(async () => { await w?.close(); });
+
+const expiredToken = async (acc: string) => (await signAccountAccess(secret, acc, w.organizationId, Math.floor(Date.now() / 1000) - FOUR_HOURS)).token;
+
+class CountingServiceTokens extends ServiceTokenProvider {
+  fetches = 0;
+  protected override async fetch(accountId: string): Promise<string> {
+    this.fetches++;
+    return super.fetch(accountId);
+  }
+}
+class CountingCommandTokens extends CommandTokenProvider {
+  fetches = 0;
+  protected override async fetch(accountId: string): Promise<string> {
+    this.fetches++;
+    return super.fetch(accountId);
+  }
+}
+
+const bearer = (tokens: TokenProvider) => () => ({ mode: 'bearer' as const, tokens });
+
+/** A new farm with parcels in the mirror for this account (nothing on the service yet). */
+function localFarm(acc: string, name: string, n: number) {
+  const farm = w.mirror.write.createFarm(acc, name);
+  const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(n, name));
+  return { farm, rows: created };
+}
+
+async function expectOnService(acc: string, farmLocalId: string, localIds: readonly string[]): Promise<void> {
+  const farm = w.mirror.read.farm(farmLocalId)!;
+  expect(farm.server_id).not.toBeNull();
+  const counts = refCounts(await serviceParcels(w, acc, farm.server_id!));
+  expect(counts.size).toBe(localIds.length);
+  for (const id of localIds) expect(counts.get(id)).toBe(1);
+}
+
+describe('bearer tokens', () => {
+  it('an expired cached token is refreshed once through the service, and the push succeeds', async () => {
+    const acc = await w.account();
+    const { farm, rows } = localFarm(acc, 'Bearer expired', 60);
+    const tokens = new CountingServiceTokens(w.svc.url, w.apiKey);
+    const stale = await expiredToken(acc);
+    tokens.seed(acc, stale);
+    const log: SentRequest[] = [];
+    const r = await recordingEngine(w, log, { credentials: bearer(tokens) }).sync({ accounts: [acc] });
+    expect(r.accounts[0]).toMatchObject({ synced: true, blocked: null, error: null });
+    expect(tokens.fetches).toBe(1);
+    expect(await tokens.token(acc)).not.toBe(stale);
+    await expectOnService(acc, farm.local_id, rows.map((x) => x.local_id));
+  });
+
+  it('a token the service refuses although it looks valid: one refresh through the token command, one retry, success', async () => {
+    const acc = await w.account();
+    const { farm, rows } = localFarm(acc, 'Bearer refused', 3);
+    // Looks fresh to the client (exp in 3 h) but is signed with another secret: the service says 'Invalid token'.
+    const forged = (await signAccountAccess(new TextEncoder().encode('not-the-service-secret-0123456789'), acc, w.organizationId)).token;
+    const print = `${JSON.stringify(process.execPath)} -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).account_access))'`;
+    const command = `cd ${JSON.stringify(ROOT)} && DATA_DIR=${JSON.stringify(join(w.dir, 'service'))} JWT_SECRET=${JWT_SECRET} ${JSON.stringify(process.execPath)} --import tsx service/cli.ts token --account "$FURROW_ACCOUNT" | ${print}`;
+    const tokens = new CountingCommandTokens(command, { [acc]: forged });
+    const log: SentRequest[] = [];
+    const r = await recordingEngine(w, log, { credentials: bearer(tokens) }).sync({ accounts: [acc] });
+    expect(r.accounts[0]).toMatchObject({ synced: true, blocked: null, error: null });
+    expect(tokens.fetches).toBe(1);
+    expect(posts(log, '/api/farms/').map((p) => p.status)).toEqual([201]);
+    await expectOnService(acc, farm.local_id, rows.map((x) => x.local_id));
+  });
+
+  it('an expired token that cannot be renewed blocks the account with "Invalid token…", the queue kept; a fresh token then pushes it', async () => {
+    const acc = await w.account();
+    const { farm, rows } = localFarm(acc, 'Bearer static', 4);
+    const log: SentRequest[] = [];
+    const r = await recordingEngine(w, log, { credentials: bearer(new StaticTokenProvider({ [acc]: await expiredToken(acc) })) }).sync({ accounts: [acc] });
+    expect(r.accounts[0]!.blocked).toMatch(/^Invalid token/);
+    expect(r.accounts[0]).toMatchObject({ synced: false, committed: 0 });
+    expect(w.mirror.read.account(acc)!.blocked).toMatch(/^Invalid token/);
+    const ops = w.mirror.read.outbox(acc);
+    expect(ops).toHaveLength(5);
+    for (const o of ops) {
+      expect(o).toMatchObject({ state: 'blocked', attempts: 0 });
+      expect(o.last_error).toMatch(/^Invalid token/);
+    }
+    expect(w.mirror.read.status(acc)).toMatchObject({ blocked: 5, pending: 0, uncertain: 0 });
+    expect(log.filter((l) => l.method !== 'GET')).toHaveLength(1);
+    expect(await serviceFarms(w, acc)).toEqual([]);
+
+    const fresh = (await signAccountAccess(secret, acc, w.organizationId)).token;
+    const r2 = await recordingEngine(w, [], { credentials: bearer(new StaticTokenProvider({ [acc]: fresh })) }).sync({ accounts: [acc] });
+    expect(r2.accounts[0]).toMatchObject({ synced: true, blocked: null });
+    expect(w.mirror.read.account(acc)!.blocked).toBeNull();
+    await expectOnService(acc, farm.local_id, rows.map((x) => x.local_id));
+  });
+});
+
+describe('a deactivated account', () => {
+  it('is blocked with its ops kept while another account syncs in the same run; after reactivation its ops go out', async () => {
+    const gone = await w.account();
+    const fine = await w.account();
+    // The deactivated account has a farm on the service already, plus new parcels and a new farm.
+    const first = localFarm(gone, 'Gone farm', 2);
+    expect((await recordingEngine(w, []).sync({ accounts: [gone] })).accounts[0]).toMatchObject({ synced: true });
+    const { created: later } = w.mirror.write.createParcels(first.farm.local_id, parcelInputs(6, 'gone-later'));
+    const second = localFarm(gone, 'Gone farm 2', 3);
+    const other = localFarm(fine, 'Fine farm', 5);
+
+    const del = await w.api('DELETE', `/api/accounts/${gone}/`);
+    expect(del.status).toBe(204);
+    const r = await recordingEngine(w, []).sync({ accounts: [gone, fine] });
+    const byId = new Map(r.accounts.map((a) => [a.account, a]));
+    expect(byId.get(gone)).toMatchObject({ blocked: 'Account not found', synced: false, committed: 0 });
+    expect(byId.get(fine)).toMatchObject({ blocked: null, error: null, synced: true });
+    await expectOnService(fine, other.farm.local_id, other.rows.map((x) => x.local_id));
+
+    // Nothing dropped: every row is there, every op waits in 'blocked' with the reason, none counted as sent.
+    expect(w.mirror.read.account(gone)!.blocked).toBe('Account not found');
+    const ops = w.mirror.read.outbox(gone);
+    expect(ops).toHaveLength(6 + 1 + 3);
+    for (const o of ops) expect(o).toMatchObject({ state: 'blocked', last_error: 'Account not found', attempts: 0 });
+    for (const row of [...later, ...second.rows]) expect(w.mirror.read.parcel(row.local_id)).toMatchObject({ deleted: 0, server_id: null });
+    expect(w.mirror.read.farm(second.farm.local_id)).toMatchObject({ deleted: 0, server_id: null });
+
+    const back = serviceCli(join(w.dir, 'service'), ['reactivate-account', '--account', gone], { JWT_SECRET });
+    expect(back.status, back.stderr).toBe(0);
+    const r2 = await recordingEngine(w, []).sync({ accounts: [gone] });
+    expect(r2.accounts[0]).toMatchObject({ blocked: null, synced: true, committed: 6 + 1 + 3 });
+    await expectOnService(gone, first.farm.local_id, [...first.rows, ...later].map((x) => x.local_id));
+    await expectOnService(gone, second.farm.local_id, second.rows.map((x) => x.local_id));
+  });
+});
+
+
+describe('a deactivated account in bearer mode', () => {
+  it('the token endpoint refusing a fresh token blocks the account with "Account not found"; nothing is made uncertain', async () => {
+    const acc = await w.account();
+    const { rows } = localFarm(acc, 'Bearer gone', 3);
+    expect((await w.api('DELETE', `/api/accounts/${acc}/`)).status).toBe(204);
+    const tokens = new CountingServiceTokens(w.svc.url, w.apiKey);
+    const r = await recordingEngine(w, [], { credentials: bearer(tokens) }).sync({ accounts: [acc] });
+    expect(tokens.fetches).toBeGreaterThanOrEqual(1);
+    expect(r.accounts[0]).toMatchObject({ blocked: 'Account not found', error: null, synced: false });
+    const ops = w.mirror.read.outbox(acc);
+    expect(ops).toHaveLength(1 + rows.length);
+    for (const o of ops) expect(o).toMatchObject({ state: 'blocked', attempts: 0 });
+  });
+});
