@@ -39,8 +39,12 @@ export function migrate(db: Db, upTo: number = migrations.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) throw new FutureSchemaError(current, migrations.length);
   if (current >= upTo) return;
+  // IMMEDIATE takes the write lock first and the version is read again under it: the app and the CLI opening
+  // a fresh mirror at the same moment must not both run migration 1.
   db.transaction(() => {
-    for (let v = current; v < upTo; v++) migrations[v]!(db);
-    db.pragma(`user_version = ${upTo}`);
-  })();
+    const locked = db.pragma('user_version', { simple: true }) as number;
+    if (locked > migrations.length) throw new FutureSchemaError(locked, migrations.length);
+    for (let v = locked; v < upTo; v++) migrations[v]!(db);
+    if (locked < upTo) db.pragma(`user_version = ${upTo}`);
+  }).immediate();
 }

@@ -94,7 +94,7 @@ export function markInFlight(db: Db, ids: readonly number[], batchId: string): v
 
 /** After a crash every in-flight op is uncertain: it may or may not have reached the service. */
 export function inFlightToUncertain(db: Db): number {
-  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', modified = ? WHERE state = 'in_flight'").run(now()).changes;
+  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight'").run(now(), now()).changes;
 }
 
 export function opsByState(db: Db, accountId: string, states: readonly OpState[]): OutboxRow[] {

@@ -79,6 +79,7 @@ export interface OutboxRow {
   next_attempt_at: string | null;
   last_error: string | null;
   sent_at: string | null;
+  uncertain_at: string | null;
   created: string;
   modified: string;
 }

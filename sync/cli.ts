@@ -10,7 +10,7 @@ import { clientFactory } from './client-factory.ts';
 import { furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
 import { resolveConflict } from './conflicts.ts';
 import { progressPrinter } from './cli-output.ts';
-import { ServiceClient, errorMessage } from './http.ts';
+import { errorMessage, type ServiceClient } from './http.ts';
 import { tokenExpiry } from './tokens.ts';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and settings in FURROW_HOME)

@@ -22,7 +22,7 @@ export interface SyncOptions {
 }
 
 export const defaultSyncOptions = (): SyncOptions => ({
-  settleMs: 10_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000,
+  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000,
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
 });
 
@@ -79,8 +79,21 @@ export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: strin
 }
 
 export function markUncertain(ctx: AccountCtx, ops: readonly OutboxRow[], why: string): void {
-  setOpState(ctx.db, ops.map((o) => o.id), 'uncertain', { last_error: why, next_attempt_at: iso(ctx.opts.now() + ctx.opts.settleMs) });
+  ctx.db.transaction(() => {
+    setOpState(ctx.db, ops.map((o) => o.id), 'uncertain', { last_error: why, next_attempt_at: iso(ctx.opts.now() + ctx.opts.settleMs) });
+    const stmt = ctx.db.prepare('UPDATE outbox SET uncertain_at = ? WHERE id = ?');
+    for (const o of ops) stmt.run(iso(ctx.opts.now()), o.id);
+  })();
 }
+
+/**
+ * Settling counts from when the outcome became unknown (the 504, the timeout, the crash found at start-up),
+ * not from the send: the service may go on committing long after a gateway gave up.
+ */
+export const uncertainSince = (o: OutboxRow): number => Date.parse(o.uncertain_at ?? o.sent_at ?? new Date(0).toISOString());
+export const settledFor = (ctx: AccountCtx, o: OutboxRow): boolean => o.checks >= 1 && ctx.opts.now() - uncertainSince(o) >= ctx.opts.settleMs;
+export const recheckAt = (ctx: AccountCtx, o: OutboxRow): string =>
+  iso(Math.max(ctx.opts.now() + Math.max(1000, ctx.opts.settleMs / 2), uncertainSince(o) + ctx.opts.settleMs));
 
 /**
  * Turns failures every request shares into their outcome: blocked account, retry later, or uncertain.

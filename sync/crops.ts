@@ -6,7 +6,7 @@ import { markInFlight } from '../db/outbox.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, reject, retryLater, type AccountCtx } from './context.ts';
+import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, settledFor, type AccountCtx } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { jsonEqual, mergeCrop } from './merge.ts';
@@ -84,11 +84,11 @@ export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promi
     if (same.length > 1) recordConflict(ctx, 'crop', op.local_id, 'duplicate_on_service', [`the service holds this crop ${same.length} times`], null, null, JSON.stringify({ duplicates: same.slice(1).map((c) => c.id), entity: 'crop' }));
     return 'done';
   }
-  if (op.checks >= 1 && op.sent_at && ctx.opts.now() - Date.parse(op.sent_at) >= ctx.opts.settleMs) {
+  if (settledFor(ctx, op)) {
     ctx.db.prepare("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id = ?").run(op.id);
     return 'done';
   }
-  const at = new Date(Math.max(ctx.opts.now() + Math.max(1000, ctx.opts.settleMs / 2), Date.parse(op.sent_at ?? new Date(0).toISOString()) + ctx.opts.settleMs)).toISOString();
+  const at = recheckAt(ctx, op);
   ctx.db.prepare('UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id = ?').run(at, op.id);
   return 'waiting';
 }

@@ -3,7 +3,7 @@ import type { AccountRow, OutboxRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
 import { setOpState } from '../db/outbox.ts';
 import type { ServiceClient } from './http.ts';
-import { AccountBlocked, BudgetExhausted, defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
+import { AccountBlocked, defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
 import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
 import { pushParcelCreates, pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
 import { pushCropCreates, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
@@ -61,7 +61,7 @@ export class SyncEngine {
       if (pid && pid !== process.pid && alive(pid)) throw new Error(`Another sync (process ${pid}) is running on this mirror`);
       this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(LOCK, String(process.pid));
       // Whatever a killed sync left in flight may or may not have reached the service.
-      this.db.prepare("UPDATE outbox SET state = 'uncertain' WHERE state = 'in_flight'").run();
+      this.db.prepare("UPDATE outbox SET state = 'uncertain', uncertain_at = ? WHERE state = 'in_flight'").run(new Date(this.opts.now()).toISOString());
     }).immediate();
   }
 
@@ -71,6 +71,7 @@ export class SyncEngine {
 
   async sync(o: { accounts?: string[]; push?: boolean; pull?: boolean } = {}): Promise<SyncReport> {
     this.lock();
+    this.lastProgress.clear();
     try {
       const accounts = this.mirror.read.accounts().filter((a) => !o.accounts || o.accounts.includes(a.id));
       const reports = await Promise.all(accounts.map((a) => this.syncAccount(a, o.push ?? true, o.pull ?? true)));
@@ -101,11 +102,10 @@ export class SyncEngine {
       if (err instanceof AccountBlocked) {
         blocked = err.reason;
         this.block(account.id, err.reason);
-      } else if (err instanceof BudgetExhausted) {
-        error = err.message;
       } else {
         error = err instanceof Error ? err.message : String(err);
-        this.db.prepare("UPDATE outbox SET state = 'uncertain' WHERE account_id = ? AND state = 'in_flight'").run(account.id);
+        // Whatever was out when the run stopped may have reached the service: settle it before any resend.
+        this.db.prepare("UPDATE outbox SET state = 'uncertain', uncertain_at = ? WHERE account_id = ? AND state = 'in_flight'").run(new Date(this.opts.now()).toISOString(), account.id);
       }
     } finally {
       await client.close();

@@ -8,7 +8,7 @@ import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, reject, retryLater, type AccountCtx } from './context.ts';
+import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, settledFor, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { commitCreated } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
@@ -123,12 +123,12 @@ export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promi
     return 'done';
   }
   const all = [op, ...batchParcels.filter((o) => o.state === 'uncertain')];
-  if (op.checks >= 1 && op.sent_at && ctx.opts.now() - Date.parse(op.sent_at) >= ctx.opts.settleMs) {
+  if (settledFor(ctx, op)) {
     ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id IN (${all.map(() => '?').join(',')})`)
       .run(...all.map((o) => o.id));
     return 'done';
   }
-  const at = new Date(Math.max(ctx.opts.now() + Math.max(1000, ctx.opts.settleMs / 2), Date.parse(op.sent_at ?? new Date(0).toISOString()) + ctx.opts.settleMs)).toISOString();
+  const at = recheckAt(ctx, op);
   ctx.db.prepare(`UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id IN (${all.map(() => '?').join(',')})`).run(at, ...all.map((o) => o.id));
   return 'waiting';
 }

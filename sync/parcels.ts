@@ -7,7 +7,7 @@ import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validat
 import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, reject, retryLater, type AccountCtx } from './context.ts';
+import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, settledFor, type AccountCtx } from './context.ts';
 import { parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeParcel } from './merge.ts';
@@ -187,7 +187,7 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
   if (!missing.length) return 'done';
   // One empty listing proves nothing (the service may still be committing): believe it only on the second
   // check, and only once the settle time has passed since the request went out.
-  const settled = missing.filter((o) => o.checks >= 1 && o.sent_at !== null && ctx.opts.now() - Date.parse(o.sent_at) >= ctx.opts.settleMs);
+  const settled = missing.filter((o) => settledFor(ctx, o));
   const waiting = missing.filter((o) => !settled.includes(o));
   if (settled.length) {
     // Part of an atomic batch present and part absent cannot come from the service: someone deleted parcels
@@ -209,8 +209,7 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
       .run(...requeue.map((o) => o.id));
   }
   if (waiting.length) {
-    const recheck = Math.max(1000, ctx.opts.settleMs / 2);
-    const at = (o: OutboxRow) => new Date(Math.max(ctx.opts.now() + recheck, Date.parse(o.sent_at ?? new Date(0).toISOString()) + ctx.opts.settleMs)).toISOString();
+    const at = (o: OutboxRow) => recheckAt(ctx, o);
     const stmt = ctx.db.prepare("UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
     ctx.db.transaction(() => { for (const o of waiting) stmt.run(at(o), o.id); })();
     return 'waiting';

@@ -130,6 +130,7 @@ export function up(db: Database): void {
       next_attempt_at TEXT,
       last_error TEXT,
       sent_at TEXT,
+      uncertain_at TEXT,                   -- when the outcome became unknown (504, timeout, crash found)
       created TEXT NOT NULL,
       modified TEXT NOT NULL
     ) STRICT;
