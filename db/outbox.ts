@@ -27,11 +27,11 @@ const neverCreated = (o: OutboxRow) => o.op === 'create' && (o.state === 'reject
  * Returns 'removed' when a delete erased a row the service never had.
  */
 export function enqueue(db: Db, accountId: string, entity: Entity, localId: string, op: OpKind): 'queued' | 'covered' | 'removed' {
-  const ops = openOps(db, entity, localId);
   if (op === 'create') {
     insertOp(db, accountId, entity, localId, 'create');
     return 'queued';
   }
+  const ops = openOps(db, entity, localId);
   if (op === 'update') {
     const pending = ops.find((o) => (o.op === 'create' || o.op === 'update') && (o.state === 'queued' || o.state === 'rejected' || o.state === 'blocked'));
     if (pending) {
@@ -46,8 +46,9 @@ export function enqueue(db: Db, accountId: string, entity: Entity, localId: stri
   }
   const create = ops.find((o) => o.op === 'create');
   if (create && neverCreated(create)) {
+    // The service never had it: the ops go, and the row stays only as a tombstone for redo (purged with the redo stack).
     cachedStatement(db, 'DELETE FROM outbox WHERE entity = ? AND local_id = ?').run(entity, localId);
-    deleteRow(db, entity, localId);
+    updateRow(db, entity, localId, { deleted: 1, modified: now() });
     return 'removed';
   }
   cachedStatement(db, "DELETE FROM outbox WHERE entity = ? AND local_id = ? AND op = 'update' AND state IN ('queued', 'rejected', 'blocked')").run(entity, localId);
@@ -100,4 +101,12 @@ export function inFlightToUncertain(db: Db): number {
 export function opsByState(db: Db, accountId: string, states: readonly OpState[]): OutboxRow[] {
   return cachedStatement(db, `SELECT * FROM outbox WHERE account_id = ? AND state IN (${states.map(() => '?').join(',')}) ORDER BY id`)
     .all(accountId, ...states) as OutboxRow[];
+}
+
+/** Rows deleted before the service ever had them, once no undo entry can bring them back. */
+export function purgeTombstones(db: Db): void {
+  for (const table of ['crops', 'parcels', 'farms']) {
+    cachedStatement(db, `DELETE FROM ${table} WHERE deleted = 1 AND server_id IS NULL
+      AND local_id NOT IN (SELECT local_id FROM outbox WHERE state != 'committed')`).run();
+  }
 }

@@ -59,7 +59,9 @@ describe('outbox coalescing', () => {
     const p = rows[0]!;
     m.write.updateParcel(p.local_id, { name: 'x' });
     m.write.deleteParcel(p.local_id);
-    expect(m.read.parcel(p.local_id)).toBeUndefined();
+    // Only a tombstone is left (for redo): gone from every listing, no op; purged with the redo stack.
+    expect(m.read.parcel(p.local_id)).toMatchObject({ deleted: 1, server_id: null });
+    expect(m.read.allParcels().map((r) => r.local_id)).not.toContain(p.local_id);
     expect(ops(p.local_id)).toEqual([]);
     expect(opKinds(rows[1]!.local_id)).toEqual(['create:queued']);
   });
@@ -81,7 +83,9 @@ describe('outbox coalescing', () => {
     const p = rows[0]!;
     setOpState(m.syncDb, [ops(p.local_id)[0]!.id], 'rejected', { last_error: 'too big' });
     m.write.deleteParcel(p.local_id);
-    expect(m.read.parcel(p.local_id)).toBeUndefined();
+    // Only a tombstone is left (for redo): gone from every listing, no op; purged with the redo stack.
+    expect(m.read.parcel(p.local_id)).toMatchObject({ deleted: 1, server_id: null });
+    expect(m.read.allParcels().map((r) => r.local_id)).not.toContain(p.local_id);
     expect(ops(p.local_id)).toEqual([]);
   });
 
@@ -143,7 +147,7 @@ describe('undo / redo', () => {
 
     m = Mirror.open(file);
     expect(m.write.redo()).toBe('Delete parcel');
-    expect(m.read.parcel(rows[1]!.local_id)).toBeUndefined();
+    expect(m.read.parcel(rows[1]!.local_id)).toMatchObject({ deleted: 1 });
     expect(m.write.redo()).toBeNull();
     expect(m.read.parcels(farm.local_id).map((r) => r.name)).toEqual(['edited', rows[2]!.name]);
     // Undoing all the way back: nothing left but the empty history's first steps.
@@ -152,6 +156,23 @@ describe('undo / redo', () => {
     expect(m.write.undo()).toBe('Create 3 parcel(s)');
     expect(m.read.parcels(farm.local_id)).toEqual([]);
     expect(m.syncDb.prepare("SELECT COUNT(*) AS n FROM outbox WHERE entity = 'parcel'").get()).toEqual({ n: 0 });
+    // A new edit drops the redo stack, and with it the tombstones only redo could have revived.
+    m.write.renameFarm(farm.local_id, 'Renamed');
+    expect(m.read.canRedo()).toBe(false);
+    expect(m.syncDb.prepare('SELECT COUNT(*) AS n FROM parcels').get()).toEqual({ n: 0 });
+  });
+
+  it('a bulk create is recorded by reference, and undo/redo of it still restores every parcel', () => {
+    const farm = m.write.createFarm(ACC, 'Bulk');
+    const inputs = parcelInputs(250, 'b');
+    m.write.createParcels(farm.local_id, inputs);
+    const entry = m.syncDb.prepare('SELECT changes FROM history ORDER BY id DESC LIMIT 1').get() as { changes: string };
+    expect(entry.changes.length).toBeLessThan(250 * 200); // ids, not 250 geometries
+    expect(m.write.undo()).toBe('Create 250 parcel(s)');
+    expect(m.read.parcels(farm.local_id)).toEqual([]);
+    expect(m.write.redo()).toBe('Create 250 parcel(s)');
+    expect(m.read.parcels(farm.local_id).map((r) => r.name).sort()).toEqual(inputs.map((x) => (x as { name: string }).name).sort());
+    expect(opKinds(m.read.parcels(farm.local_id)[0]!.local_id)).toEqual(['create:queued']);
   });
 
   it('undo of a synced parcel delete withdraws the delete; a new edit clears the redo stack', () => {

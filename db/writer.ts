@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
-import { enqueue, withdrawDelete } from './outbox.ts';
+import { enqueue, purgeTombstones, withdrawDelete } from './outbox.ts';
 import { validateParcel, validateParcelPatch, DEFAULT_MAX_PARCEL_HECTARES, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
 
@@ -15,7 +15,18 @@ export class EditError extends Error {
   }
 }
 
-interface Change { entity: Entity; local_id: string; before: Row | null; after: Row | null }
+/**
+ * One row's change in an undo entry. A row created by a bulk edit (an import) records `after: 'current'`:
+ * its data stays in its own table (an undone create leaves a tombstone row), so an import of 100,000
+ * parcels does not copy every geometry into the history.
+ */
+interface Change { entity: Entity; local_id: string; before: Row | null; after: Row | null | 'current' }
+
+/** A deleted row (tombstone or pending delete) is no state to restore. */
+const live = (r: Row | undefined): Row | null => (r && !r.deleted ? r : null);
+
+/** Creating more rows than this in one edit records them by reference (see Change). */
+const BULK_HISTORY = 200;
 
 // Fields the user edits; everything else (server ids, base, timestamps) belongs to sync.
 const USER_FIELDS: Record<Entity, readonly string[]> = {
@@ -209,9 +220,12 @@ export class MirrorWriter {
       this.touched.clear();
       try {
         const out = fn();
-        const changes = this.changes.map((c) => ({ ...c, after: getRow(this.db, c.entity, c.local_id) ?? null }));
+        const bulk = this.changes.filter((c) => c.before === null).length > BULK_HISTORY;
+        const changes = this.changes.map((c) => ({
+          ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
+        }));
         if (changes.length) {
-          this.db.prepare('DELETE FROM history WHERE undone = 1').run();
+          if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
           this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
         }
         return out;
@@ -221,11 +235,11 @@ export class MirrorWriter {
     })();
   }
 
-  private touch(entity: Entity, localId: string): void {
+  private touch(entity: Entity, localId: string, isNew = false): void {
     const key = `${entity}:${localId}`;
     if (!this.changes || this.touched.has(key)) return;
     this.touched.add(key);
-    const before = getRow(this.db, entity, localId) ?? null;
+    const before = isNew ? null : getRow(this.db, entity, localId) ?? null;
     this.changes.push({ entity, local_id: localId, before: before && before.deleted ? null : before, after: null });
   }
 
@@ -239,7 +253,7 @@ export class MirrorWriter {
   }
 
   private insert(entity: Entity, row: Row): void {
-    this.touch(entity, row.local_id);
+    this.touch(entity, row.local_id, true);
     insertRow(this.db, entity, row);
     enqueue(this.db, row.account_id, entity, row.local_id, 'create');
   }
@@ -269,7 +283,7 @@ export class MirrorWriter {
   }
 
   /** Brings rows to the recorded states (undo/redo), parents before children when restoring. */
-  private apply(changes: (Change & { target: Row | null })[]): void {
+  private apply(changes: (Change & { target: Row | null | 'current' })[]): void {
     const restores = changes.filter((c) => c.target !== null).sort((a, b) => RANK[a.entity] - RANK[b.entity]);
     const removals = changes.filter((c) => c.target === null).sort((a, b) => RANK[b.entity] - RANK[a.entity]);
     for (const c of removals) {
@@ -277,8 +291,9 @@ export class MirrorWriter {
       if (cur && !cur.deleted) enqueue(this.db, cur.account_id, c.entity, c.local_id, 'delete');
     }
     for (const c of restores) {
-      const target = c.target!;
       let cur = getRow(this.db, c.entity, c.local_id);
+      if (c.target === 'current' && !cur) continue; // its tombstone is gone: nothing left to bring back
+      const target = c.target === 'current' ? { ...cur!, deleted: 0 } : c.target!;
       if (cur && cur.deleted && !withdrawDelete(this.db, c.entity, c.local_id)) {
         // The delete already reached the service: bring the row back as a new one (same client reference).
         updateRow(this.db, c.entity, c.local_id, { deleted: 0, server_id: null, key: null, base: null, modified: now() });

@@ -7,7 +7,8 @@ import { createApiKey, createOrganization, listApiKeys, revokeApiKey } from './s
 import {
   createAccount, deactivateAccount, embeddedUrl, getAccountRow, listAccounts, purgeAccount, reactivateAccount, rotateAuthId, setParcelLimit, summarize,
 } from './store/accounts.ts';
-import { deleteOrphan, listOrphans, unlinkFarm } from './store/farms.ts';
+import { deleteOrphan, listLinkedFarms, listOrphans, unlinkFarm } from './store/farms.ts';
+import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
 import { importPlants } from './store/plants.ts';
 import { billing } from './store/billing.ts';
 import { jwtSecret, signAccountAccess } from './store/tokens.ts';
@@ -30,11 +31,15 @@ const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_
   reactivate-account --account ACC              a deactivated account back to active, data intact
   purge-account --account ACC                   permanently delete a deactivated account and all its data
   rotate-auth-id --account ACC                  revoke the account's embedded_url and issue a new one
+  list-farms --org ORG [--account ACC]          farms linked to accounts (any state), the ones unlink-farm takes
   unlink-farm --farm ID                         detach a farm from its account (it becomes an orphan)
   list-orphans --org ORG                        orphan farms with their hectares
   delete-orphan --farm ID
   import-plants --account ACC --file FILE [--parcel ID]   import a plant FeatureCollection
-  billing --org ORG                             billable hectares, per account and orphans`;
+  billing --org ORG                             billable hectares, per account and orphans
+  create-admin --org ORG --email E --password P   admin of the panel at /admin/ ('--password -' reads it from stdin)
+  list-admins --org ORG
+  delete-admin --org ORG --email E              removes the admin and signs out their sessions`;
 
 type Opts = Record<string, string | boolean | undefined>;
 
@@ -117,6 +122,16 @@ async function run(command: string, opts: Opts): Promise<unknown> {
         return importPlants(db, accountOrg(db, id), id, collection, parcel);
       }
       case 'billing': return billing(db, need(opts, 'org'));
+      case 'list-farms': return listLinkedFarms(db, need(opts, 'org'), typeof opts.account === 'string' ? opts.account : undefined);
+      case 'create-admin': {
+        const raw = need(opts, 'password');
+        // '-' keeps the password out of the shell history and the process list. `return await`: the finally
+        // below must not close the database while the hash is still being computed.
+        const password = raw === '-' ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : raw;
+        return await createAdmin(db, need(opts, 'org'), need(opts, 'email'), password);
+      }
+      case 'list-admins': return listAdmins(db, need(opts, 'org'));
+      case 'delete-admin': deleteAdmin(db, need(opts, 'org'), need(opts, 'email')); return { deleted: opts.email };
       default: throw new UsageError(`Unknown command '${command}'`);
     }
   } finally {
@@ -130,6 +145,7 @@ async function main(): Promise<void> {
     options: {
       name: { type: 'string' }, org: { type: 'string' }, label: { type: 'string' }, prefix: { type: 'string' }, email: { type: 'string' },
       account: { type: 'string' }, hectares: { type: 'string' }, farm: { type: 'string' }, file: { type: 'string' }, parcel: { type: 'string' },
+      password: { type: 'string' },
       serve: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });

@@ -90,6 +90,12 @@ export function listOrphans(db: Db, organizationId: string): OrphanFarm[] {
     .all(organizationId) as OrphanFarm[];
 }
 
+/** Farms still linked to an account, active or deactivated: the ones that can be unlinked. */
+export function listLinkedFarms(db: Db, organizationId: string, accountId?: string): Farm[] {
+  return db.prepare(`${FARM_STATS} WHERE f.organization_id = @org AND f.account_id IS NOT NULL AND (@acc IS NULL OR f.account_id = @acc) ORDER BY f.account_id, f.id`)
+    .all({ org: organizationId, acc: accountId ?? null }) as Farm[];
+}
+
 export function deleteOrphan(db: Db, organizationId: string, id: number): void {
   const r = db.prepare('DELETE FROM farms WHERE id = ? AND organization_id = ? AND account_id IS NULL').run(id, organizationId);
   if (r.changes === 0) throw notFound('Orphan farm');
