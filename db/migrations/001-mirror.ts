@@ -55,17 +55,18 @@ export function up(db: Database): void {
     ) STRICT;
     CREATE INDEX parcels_farm ON parcels(farm_local_id);
 
-    -- rowid-keyed spatial and text indexes, kept in step by triggers.
+    -- rowid-keyed spatial and text indexes, kept in step by triggers. Search covers names and metadata
+    -- values (not the keys: 'region' should not match every parcel that has a region).
     CREATE VIRTUAL TABLE parcels_rtree USING rtree(id, minx, maxx, miny, maxy);
     CREATE VIRTUAL TABLE parcels_fts USING fts5(name, metadata, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
     CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN
       INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy);
-      INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, new.metadata);
+      INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata)));
     END;
     CREATE TRIGGER parcels_au AFTER UPDATE OF minx, miny, maxx, maxy, name, metadata ON parcels BEGIN
       UPDATE parcels_rtree SET minx = new.minx, maxx = new.maxx, miny = new.miny, maxy = new.maxy WHERE id = new.rowid;
       DELETE FROM parcels_fts WHERE rowid = old.rowid;
-      INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, new.metadata);
+      INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata)));
     END;
     CREATE TRIGGER parcels_ad AFTER DELETE ON parcels BEGIN
       DELETE FROM parcels_rtree WHERE id = old.rowid;
