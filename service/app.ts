@@ -13,6 +13,7 @@ import { registerGateway } from './gateway.ts';
 import type { Scope } from './store/scope.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
 import { toOpenApi30 } from './openapi.ts';
+import { makeValidator, type ParcelValidator } from './validation-pool.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -27,6 +28,7 @@ export interface AppContext {
   db: Db;
   config: ServiceConfig;
   secret: Uint8Array;
+  validator: ParcelValidator;
 }
 
 declare module 'fastify' {
@@ -73,7 +75,7 @@ function openapi30Bounds<T>(original: T): T {
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
   const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
-  const ctx: AppContext = { db, config, secret: jwtSecret(db) };
+  const ctx: AppContext = { db, config, secret: jwtSecret(db), validator: makeValidator(config.validationWorkers) };
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -158,6 +160,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
 
   app.addHook('onClose', async () => {
+    await ctx.validator.close();
     if (!opts.db) db.close();
   });
   return app;

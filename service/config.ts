@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 export interface ServiceConfig {
   host: string;
@@ -8,6 +9,8 @@ export interface ServiceConfig {
   publicUrl: string;
   /** Host of the embedded map; embedded_url is `${embedUrl}/?auth_id=…`. */
   embedUrl: string;
+  /** CSP frame-ancestors of the embedded map: the integrator sites allowed to show it in an iframe. */
+  embedFrameAncestors: string;
   /** How long the gateway waits for a response before answering 504 (the work still commits). */
   gatewayTimeoutMs: number;
   /** Enables POST /__faults__ (tests only). */
@@ -16,6 +19,8 @@ export interface ServiceConfig {
   /** Header naming the connected account when acting with the API key. */
   accountHeader: string;
   synchronous: 'FULL' | 'NORMAL';
+  /** Worker threads validating bulk creates off the SQLite thread (0: validate inline). */
+  validationWorkers: number;
   logLevel: string;
 }
 
@@ -36,11 +41,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     dataDir: env.DATA_DIR || './data',
     publicUrl,
     embedUrl: (env.EMBED_URL || `${publicUrl}/embed`).replace(/\/+$/, ''),
+    embedFrameAncestors: env.EMBED_FRAME_ANCESTORS?.trim() || "'self'",
     gatewayTimeoutMs: int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS'),
     faults: env.FAULTS === '1',
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, 8 * 1024 * 1024, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),
     synchronous: env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+    validationWorkers: int(env.VALIDATION_WORKERS, availableParallelism() > 1 ? 1 : 0, 'VALIDATION_WORKERS'),
     logLevel: env.LOG_LEVEL || 'warn',
   };
 }

@@ -3,7 +3,8 @@ import { now, uuid } from './clock.ts';
 import { prep } from './prep.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
-import { validateParcels, validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
+import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
+import { inlineValidator, type ParcelValidator, type PreparedParcel } from '../validation-pool.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
 import { PARCEL_COLUMNS, featureArrayJson, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
 import { getAccountRow, parcelLimit } from './accounts.ts';
@@ -32,7 +33,7 @@ export function invalidParcels(problems: readonly ParcelProblem[]): ApiError {
 }
 
 /** Inserts already-validated parcels; the caller owns the transaction. */
-export function insertParcels(db: Db, farmId: number, parcels: readonly ValidParcel[], midBatch?: (inserted: number) => void): ParcelRow[] {
+export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidParcel | PreparedParcel)[], midBatch?: (inserted: number) => void): ParcelRow[] {
   const t = now();
   const ins = prep(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
     VALUES (@key, @farm_id, @name, @source_type, @point, @geometry, @hectares, @metadata, @minx, @miny, @maxx, @maxy, @created, @modified)`);
@@ -42,8 +43,9 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly ValidPar
     const [minx, miny, maxx, maxy] = p.bbox;
     const row: ParcelRow = {
       id: 0, key: uuid(), farm_id: farmId, name: p.name, source_type: p.sourceType,
-      point: p.point ? JSON.stringify(p.point) : null, geometry: JSON.stringify(p.geometry), hectares: p.hectares,
-      metadata: JSON.stringify(p.metadata), minx, miny, maxx, maxy, created: t, modified: t,
+      point: p.point ? JSON.stringify(p.point) : null, hectares: p.hectares, minx, miny, maxx, maxy, created: t, modified: t,
+      geometry: 'geometryJson' in p ? p.geometryJson : JSON.stringify(p.geometry),
+      metadata: 'metadataJson' in p ? p.metadataJson : JSON.stringify(p.metadata),
     };
     row.id = Number(ins.run(row).lastInsertRowid);
     rtree.run(row.id, minx, maxx, miny, maxy);
@@ -59,7 +61,7 @@ const BULK_KEYS = new Set(['farm', 'parcels']);
 export type BulkCreateResult = { status: 201; json: string; count: number } | { status: 200; message: string };
 
 /** POST /api/parcels/: 1–50 parcels, all or nothing, in request order. */
-export function bulkCreate(db: Db, scope: Scope, body: unknown, midBatch?: (inserted: number) => void): BulkCreateResult {
+export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator: ParcelValidator = inlineValidator, midBatch?: (inserted: number) => void): Promise<BulkCreateResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError(400, ErrorCode.validationFailed, 'The body must be a JSON object with farm and parcels');
   }
@@ -91,9 +93,10 @@ export function bulkCreate(db: Db, scope: Scope, body: unknown, midBatch?: (inse
     ]);
   }
   const f = visibleFarm(db, scope, farmId);
-  const { parcels: valid, problems } = validateParcels(parcels, { maxHectares: limitFor(db, f.account_id) });
+  const { parcels: valid, problems } = await validator.validate(parcels, limitFor(db, f.account_id));
   if (problems.length) throw invalidParcels(problems);
-  const rows = db.transaction(() => insertParcels(db, f.id, valid, midBatch))();
+  // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
+  const rows = db.transaction(() => insertParcels(db, visibleFarm(db, scope, farmId).id, valid, midBatch))();
   return { status: 201, json: featureArrayJson(rows), count: rows.length };
 }
 

@@ -20,7 +20,7 @@ export async function startService(config: Partial<ServiceConfig> = {}): Promise
   const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
   const app = await buildApp({
     db,
-    config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', embedUrl: 'http://127.0.0.1:8080/embed', gatewayTimeoutMs: 0, faults: false, ...config },
+    config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', embedUrl: 'http://127.0.0.1:8080/embed', gatewayTimeoutMs: 0, faults: false, validationWorkers: 0, ...config },
   });
   return {
     app, db, dir,

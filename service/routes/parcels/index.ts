@@ -22,7 +22,7 @@ function nextUrl(req: FastifyRequest, after: number): string {
   return `${url.pathname}${url.search}`;
 }
 
-export default async function parcels(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function parcels(app: FastifyInstance, { db, validator }: AppContext): Promise<void> {
   app.post('/api/parcels/', {
     schema: {
       tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
@@ -32,7 +32,7 @@ export default async function parcels(app: FastifyInstance, { db }: AppContext):
     },
   }, async (req, reply) => {
     const n = Array.isArray((req.body as { parcels?: unknown })?.parcels) ? (req.body as { parcels: unknown[] }).parcels.length : 0;
-    const result = bulkCreate(db, req.scope, req.body, midBatchHook(req, n));
+    const result = await bulkCreate(db, req.scope, req.body, validator, midBatchHook(req, n));
     return result.status === 201 ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
   });
 

@@ -1,0 +1,110 @@
+// Realistic, reproducible bulk-create batches: 50 parcels each, mostly irregular polygons of 10–50 vertices
+// (star-shaped around a centre, so simple and valid by construction, 1–45 ha), a few Point parcels with
+// hectares, and five metadata keys of the shapes the spec shows.
+
+export const BATCH_SIZE = 50;
+
+/** mulberry32: a small seeded PRNG, so every run posts the same bodies. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const REGIONS = ['Andalucía', 'Castilla y León', 'Castilla-La Mancha', 'Extremadura', 'Aragón', 'Cataluña', 'Valencia', 'Murcia'];
+const CROPS = ['wheat', 'barley', 'olive', 'vineyard', 'sunflower', 'maize', 'almond', 'fallow'];
+const CERTS = ['organic', 'GlobalG.A.P.', 'none', 'integrated', 'Demeter'];
+const M_PER_DEG = 111_320;
+
+const fix7 = (x: number) => Math.round(x * 1e7) / 1e7;
+
+export interface ParcelInput {
+  name: string;
+  metadata: Record<string, string>;
+  geom: { type: 'Feature'; properties: Record<string, unknown>; geometry: { type: 'Polygon'; coordinates: number[][][] } | { type: 'Point'; coordinates: number[] } };
+}
+
+function polygon(next: () => number, lon: number, lat: number): number[][][] {
+  const n = 10 + Math.floor(next() * 41); // 10–50 distinct vertices
+  const radius = 80 + next() * 300; // metres; area ≈ 0.7·π·r² → about 1–45 ha
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  const step = (2 * Math.PI) / n;
+  const ring: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    // Strictly increasing angles and positive radii: a star-shaped ring never crosses itself.
+    const angle = i * step + next() * step * 0.8;
+    const r = radius * (0.6 + 0.4 * next());
+    ring.push([fix7(lon + (r * Math.cos(angle)) / (M_PER_DEG * cosLat)), fix7(lat + (r * Math.sin(angle)) / M_PER_DEG)]);
+  }
+  ring.push([ring[0]![0]!, ring[0]![1]!]);
+  return [ring];
+}
+
+/** One batch's parcels, around a farm centre; about 8 % are Point parcels. */
+export function makeParcels(seed: number, count = BATCH_SIZE): ParcelInput[] {
+  const next = rng(seed);
+  const farmLon = -6 + next() * 5;
+  const farmLat = 37 + next() * 5;
+  const out: ParcelInput[] = [];
+  for (let i = 0; i < count; i++) {
+    const lon = farmLon + (next() - 0.5) * 0.4;
+    const lat = farmLat + (next() - 0.5) * 0.4;
+    const metadata = {
+      'Supplier ID': `SUP-${String(Math.floor(next() * 100_000)).padStart(5, '0')}`,
+      region: REGIONS[Math.floor(next() * REGIONS.length)]!,
+      contract_year: String(2019 + Math.floor(next() * 7)),
+      crop_type: CROPS[Math.floor(next() * CROPS.length)]!,
+      certification: CERTS[Math.floor(next() * CERTS.length)]!,
+    };
+    const name = `Parcel ${seed}-${i + 1}`;
+    if (next() < 0.08) {
+      const hectares = Math.round((0.5 + next() * 20) * 100) / 100;
+      out.push({ name, metadata, geom: { type: 'Feature', properties: { metadata: { hectares } }, geometry: { type: 'Point', coordinates: [fix7(lon), fix7(lat)] } } });
+    } else {
+      out.push({ name, metadata, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: polygon(next, lon, lat) } } });
+    }
+  }
+  return out;
+}
+
+/** The request body of POST /api/parcels/, built by string concatenation so one parcels array serves many farms. */
+export const bulkBody = (farmId: number, parcelsJson: string): string => `{"farm":{"id":${farmId}},"parcels":${parcelsJson}}`;
+
+export interface BatchSet {
+  /** Pre-encoded request bodies, ready to send. */
+  bodies: Buffer[];
+  parcels: number;
+  polygons: number;
+  points: number;
+  vertices: number;
+  mean_body_bytes: number;
+}
+
+/** `batches` bodies, spread round-robin over `farmIds`; batch i uses seed base + i. */
+export function makeBatches(batches: number, farmIds: readonly number[], base = 1): BatchSet {
+  const bodies: Buffer[] = [];
+  let polygons = 0;
+  let points = 0;
+  let vertices = 0;
+  let bytes = 0;
+  for (let i = 0; i < batches; i++) {
+    const parcels = makeParcels(base + i);
+    for (const p of parcels) {
+      if (p.geom.geometry.type === 'Polygon') {
+        polygons++;
+        vertices += p.geom.geometry.coordinates[0]!.length - 1;
+      } else {
+        points++;
+      }
+    }
+    const body = Buffer.from(bulkBody(farmIds[i % farmIds.length]!, JSON.stringify(parcels)));
+    bytes += body.length;
+    bodies.push(body);
+  }
+  return { bodies, parcels: batches * BATCH_SIZE, polygons, points, vertices, mean_body_bytes: Math.round(bytes / Math.max(1, batches)) };
+}

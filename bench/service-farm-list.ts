@@ -1,0 +1,161 @@
+// GET /api/farms/{id}/parcels/ for a 10,000-parcel farm: the listing a client reads after an uncertain bulk create.
+import { parseArgs } from 'node:util';
+import { dbFile } from '../service/config.ts';
+import { openDb } from '../service/store/db.ts';
+import { farmParcels } from '../service/store/parcel-list.ts';
+import { featureCollectionJson, type ParcelRow } from '../service/store/parcel-json.ts';
+import type { Scope } from '../service/store/scope.ts';
+import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
+import { pool, runLoad, type RequestSpec } from './lib/load.ts';
+import { createFarms, createTenant, dirBytes, removeDir, startService, tempDataDir } from './lib/service.ts';
+import { cpuWindow } from './lib/machine.ts';
+import { r1, r3, summarize } from './lib/stats.ts';
+import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
+import { metric, startResult, writeResult, type Target } from './lib/result.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    parcels: { type: 'string', default: '10000' },
+    requests: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '5' },
+    /** After the measurement, restart the service under node --cpu-prof for 20 more requests and summarize the profile. */
+    profile: { type: 'boolean', default: false },
+    /** Extra node flags for the service process, space-separated (an experiment; the result records them). */
+    'node-flags': { type: 'string', default: '' },
+  },
+});
+const PARCELS = Number(args.parcels);
+const REQUESTS = Number(args.requests);
+const WARMUP = Number(args.warmup);
+const TARGET: Target = { op: '<', value: 150 };
+const NODE_FLAGS = args['node-flags'].split(' ').filter(Boolean);
+
+function bestOf(n: number, fn: () => void): { best_ms: number; passes_ms: number[] } {
+  const passes: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    fn();
+    passes.push(performance.now() - t0);
+  }
+  return { best_ms: r3(Math.min(...passes)), passes_ms: passes.map(r3) };
+}
+
+async function main(): Promise<void> {
+  const record = startResult('service-farm-list', 'Farm listing: GET /api/farms/{id}/parcels/ of a 10,000-parcel farm', `npm run bench -- service-farm-list${args.profile ? ' --profile' : ''}${NODE_FLAGS.length ? ` --node-flags '${NODE_FLAGS.join(' ')}'` : ''}`);
+  const dir = tempDataDir('farm-list');
+  const profDir = args.profile ? tempDataDir('farm-list-prof') : undefined;
+  const svc = await startService(dir, { nodeFlags: NODE_FLAGS });
+  try {
+    const fill = pool(svc.url, 4);
+    const tenant = await createTenant(dir, fill);
+    const [farmId] = await createFarms(fill, tenant, 1) as [number];
+    const batches = Math.ceil(PARCELS / BATCH_SIZE);
+    const set = makeBatches(batches, [farmId]);
+    const headers = { ...tenant.headers, 'content-type': 'application/json' };
+    const filled = await runLoad(fill, batches, (i) => ({ method: 'POST', path: '/api/parcels/', headers, body: set.bodies[i]! }), 4, 201);
+    if (filled.statuses['201'] !== batches) throw new Error(`filling the farm: ${JSON.stringify(filled.statuses)} ${filled.first_error}`);
+    await fill.close();
+
+    // One connection, one request at a time: the latency of the listing itself, not of a queue.
+    const p = pool(svc.url, 1);
+    const get: RequestSpec = { method: 'GET', path: `/api/farms/${farmId}/parcels/`, headers: tenant.headers };
+    const first = await p.request(get);
+    const text = await first.body.text();
+    const body = JSON.parse(text) as { type: string; features: unknown[]; count: number };
+    if (first.statusCode !== 200 || body.features.length !== batches * BATCH_SIZE || body.count !== batches * BATCH_SIZE) {
+      throw new Error(`listing returned ${first.statusCode} with ${body.features?.length} features`);
+    }
+    const warm = await runLoad(p, WARMUP, () => get, 1, 200);
+    if (warm.statuses['200'] !== WARMUP) throw new Error(`warm-up: ${warm.first_error}`);
+    const cpu = cpuWindow({ service: svc.pid, bench: process.pid });
+    const run = await runLoad(p, REQUESTS, () => get, 1, 200);
+    const window = cpu.end();
+    if (run.statuses['200'] !== REQUESTS) throw new Error(`listing: ${JSON.stringify(run.statuses)} ${run.first_error}`);
+    await p.close();
+    const latency = summarize(run.latencies);
+    const bytes = Math.round(run.response_bytes / REQUESTS);
+    const dbBytes = dirBytes(dir);
+    await svc.stop();
+    let profile: ProfileSummary | null = null;
+    if (profDir) {
+      const profiled = await startService(dir, { cpuProfDir: profDir, nodeFlags: NODE_FLAGS });
+      try {
+        const pp = pool(profiled.url, 1);
+        await runLoad(pp, 3, () => get, 1, 200);
+        const from = monotonicUs();
+        await runLoad(pp, 20, () => get, 1, 200);
+        const to = monotonicUs();
+        await pp.close();
+        await profiled.stop();
+        profile = summarizeProfile(latestProfile(profDir), classify, { from_us: from, to_us: to });
+      } finally {
+        await profiled.stop();
+      }
+    }
+
+    // Where the time goes, in process on the same database file: the query and the string assembly.
+    const db = openDb(dbFile(dir));
+    const scope: Scope = { organizationId: tenant.organizationId, accountId: tenant.accountId, via: 'api_key' };
+    let rows: ParcelRow[] = [];
+    const query = bestOf(10, () => { rows = farmParcels(db, scope, farmId); });
+    let json = '';
+    const assemble = bestOf(10, () => { json = featureCollectionJson(rows, rows.length, null); });
+    const parse = bestOf(5, () => { JSON.parse(json); });
+    db.close();
+    const serviceMsPerRequest = r1(((window.ours.service ?? 0) * window.seconds * 1000) / REQUESTS);
+
+    const result = record.finish({
+      method: [
+        `The service runs as a child process on 127.0.0.1 (synchronous=FULL, fresh DATA_DIR). One farm is filled with ${(batches * BATCH_SIZE).toLocaleString('en-US')} parcels through POST /api/parcels/ (the same generated batches as service-bulk: polygons of 10–50 vertices, a few points, 5 metadata keys).`,
+        `This process then sends GET /api/farms/${'{id}'}/parcels/ with the API key and Service-Account header over one undici keep-alive connection, one request at a time: ${WARMUP} warm-up requests, then ${REQUESTS} measured. A request's latency runs until the whole body has been read. The first response is parsed and must hold every parcel.`,
+        'Afterwards, in process on the same database file: the SQL query (farmParcels) and the string assembly (featureCollectionJson), best of 10.',
+      ],
+      metrics: [
+        metric('Latency p50, 10,000-parcel farm', latency.p50_ms, 'ms', TARGET),
+        metric('Latency p95', latency.p95_ms, 'ms'),
+        metric('Latency p99', latency.p99_ms, 'ms'),
+        metric('Response size', Math.round((bytes / 2 ** 20) * 100) / 100, 'MiB'),
+        metric('Service CPU per request (from /proc)', serviceMsPerRequest, 'ms'),
+        metric('In process: SQL query of the farm\'s rows (farmParcels)', query.best_ms, 'ms'),
+        metric('In process: FeatureCollection string assembly (featureCollectionJson)', assemble.best_ms, 'ms'),
+      ],
+      tables: [{
+        title: 'Latency over the measured requests',
+        columns: ['requests', 'min ms', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'response bytes', 'service CPU (cores)', 'other processes (cores)'],
+        rows: [[latency.count, latency.min_ms, latency.mean_ms, latency.p50_ms, latency.p95_ms, latency.p99_ms, latency.max_ms, bytes, window.ours.service ?? 0, window.others]],
+      }, ...(profile ? [{
+        title: 'CPU profile of the service over 20 more requests (a separate run under node --cpu-prof, after the measurement)',
+        columns: ['Category', 'ms', 'share'],
+        rows: profile.categories.map((c) => [c.category, c.ms, `${c.share} %`]),
+      }, {
+        title: 'Top functions by self time in that profile',
+        columns: ['Function', 'ms', 'share'],
+        rows: profile.top_self.slice(0, 12).map((c) => [c.function, c.ms, `${c.share} %`]),
+      }] : [])],
+      notes: [
+        `Parsing the ${Math.round(bytes / 2 ** 20)} MiB response with JSON.parse takes ${r1(parse.best_ms)} ms on the client side; it is not part of the measured latency.`,
+        `Other processes used ${window.others} cores on average while the listing was measured.`,
+      ],
+      details: { profile, farm_parcels: batches * BATCH_SIZE, latency, response_bytes: bytes, db_bytes: dbBytes, cpu: window, in_process: { query, assemble, client_parse: parse } },
+    });
+    process.stderr.write(`  p50 ${latency.p50_ms} ms, p99 ${latency.p99_ms} ms, ${bytes} bytes\n  wrote ${writeResult(result)}\n`);
+  } finally {
+    await svc.stop();
+    removeDir(dir);
+    if (profDir) removeDir(profDir);
+  }
+}
+
+function classify(stack: Frame[]): string {
+  const leaf = stack[0];
+  if (!leaf) return 'other';
+  if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
+  if (leaf.fn === '(garbage collector)') return 'garbage collection';
+  if (leaf.fn === '(program)') return 'V8 / native, unattributed';
+  if (stack.some((f) => f.fn === 'farmParcels')) return 'SQL query and row objects (farmParcels)';
+  if (stack.some((f) => f.url.includes('service/store/parcel-json'))) return 'string assembly (featureCollectionJson)';
+  if (stack.some((f) => f.url.includes('fastify'))) return 'fastify reply (content-length, hooks, write)';
+  return 'Node HTTP / net / other';
+}
+
+await main();

@@ -1,0 +1,63 @@
+// The data the page receives from /embed/data/* (see ../data.ts) and the read-only hook the tests use.
+
+export type MetaValue = string | number | boolean;
+
+export interface CurrentCrop {
+  name: string | null;
+  variety: string | null;
+  campaign: string | null;
+  sowing: string | null;
+  family: string | null;
+}
+
+export interface ParcelProps {
+  name: string;
+  hectares: number;
+  metadata: Record<string, MetaValue>;
+  crop: CurrentCrop | null;
+}
+
+export interface ParcelCollection {
+  type: 'FeatureCollection';
+  count: number;
+  truncated: boolean;
+  features: { type: 'Feature'; id: number; geometry: unknown; properties: ParcelProps }[];
+}
+
+export interface ErrorResponse {
+  code: string;
+  message: string;
+}
+
+export interface Timings {
+  /** performance.now() (ms since navigation start) at each step of the load. */
+  script_start: number;
+  data_received: number;
+  features_read: number;
+  first_render: number;
+  ready: number;
+}
+
+/** window.__furrowEmbed: read-only views of the map's state for tests and benchmarks, never pixels alone. */
+export interface EmbedHook {
+  /** Resolves when the parcels are loaded, fitted and drawn (rejects when the page shows an error). */
+  ready: Promise<void>;
+  timings: Partial<Timings>;
+  /** Names of the parcels on the map (the features of the parcel layer), sorted. */
+  parcelNames(): string[];
+  /** Names of the parcels whose drawn shape is under the given client pixel (the layer's own hit detection). */
+  drawnAt(x: number, y: number): string[];
+  /** Client coordinates of a point inside the named parcel, or null when it is not on the map or off-screen. */
+  hoverPixelOf(name: string): { x: number; y: number } | null;
+  /** The parcel under the centre of the map, if any. */
+  featureAtCenter(): string | null;
+  plantCount(): number;
+  layerVisible(layer: 'parcels' | 'plants' | 'basemap'): boolean;
+  view(): { center: [number, number]; zoom: number };
+  /** The parcel whose detail panel is open, if any. */
+  selected(): string | null;
+}
+
+declare global {
+  interface Window { __furrowEmbed?: EmbedHook }
+}

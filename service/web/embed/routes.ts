@@ -1,0 +1,104 @@
+// The embedded map at {embed_url}/?auth_id=…: the page, its bundle and its two data routes. Outside /api/ on
+// purpose: the auth_id in the query is the only credential (no x-api-key, no account id, no JWT), because the
+// URL is handed to a browser inside someone else's page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { AppContext } from '../../app.ts';
+import { ErrorCode, errorBody } from '../../../core/errors.ts';
+import { accountByAuthId, type AccountRow } from '../../store/accounts.ts';
+import { embedBundle, type Asset, type Bundle } from './bundle.ts';
+import { embedParcelsJson, embedPlantsJson } from './data.ts';
+import { INVALID_AUTH, MISSING_AUTH, SHELL_HTML, errorHtml, securityHeaders, type ErrorPage } from './page.ts';
+
+const gzipAsync = promisify(gzip);
+
+/** auth_ids are 32 base64url characters (accounts.ts); the lookup is the real check, this only skips junk. */
+const AUTH_ID = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** A 5,000-parcel listing is ~6 MiB of JSON and ~1.5 MiB gzipped: worth it for anything but tiny bodies. */
+const COMPRESS_OVER = 32 * 1024;
+
+type Resolved = { account: AccountRow } | { error: ErrorPage };
+
+/** Only the `auth_id` query parameter is looked at, and only against accounts.auth_id of an active account. */
+function resolveAccount(ctx: AppContext, query: unknown): Resolved {
+  const authId = (query as Record<string, unknown> | undefined)?.auth_id;
+  if (typeof authId !== 'string' || authId === '') return { error: MISSING_AUTH };
+  const account = AUTH_ID.test(authId) ? accountByAuthId(ctx.db, authId) : undefined;
+  return account ? { account } : { error: INVALID_AUTH };
+}
+
+function acceptsGzip(req: FastifyRequest): boolean {
+  const header = req.headers['accept-encoding'];
+  if (typeof header !== 'string') return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return coding?.trim() === 'gzip' && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
+function errorPage(reply: FastifyReply, page: ErrorPage): FastifyReply {
+  return reply.code(page.status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorHtml(page));
+}
+
+function errorJson(reply: FastifyReply, page: ErrorPage): FastifyReply {
+  const code = page.status === 404 ? ErrorCode.notFound : ErrorCode.validationFailed;
+  return reply.code(page.status).header('cache-control', 'no-store').send(errorBody(code, page.message));
+}
+
+/** Account data: never cached anywhere (the link is revocable), gzipped when the browser accepts it. */
+async function sendData(req: FastifyRequest, reply: FastifyReply, json: string): Promise<FastifyReply> {
+  void reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').header('vary', 'accept-encoding');
+  if (json.length > COMPRESS_OVER && acceptsGzip(req)) {
+    // zlib's async form runs on the libuv pool: a large account does not block other requests while compressing.
+    return reply.header('content-encoding', 'gzip').send(await gzipAsync(json, { level: 4 }));
+  }
+  return reply.send(json);
+}
+
+function assetRoute(pick: (b: Bundle) => Asset) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const a = pick(await embedBundle());
+    // Revalidated on every load (ETag → 304) so a new service version is picked up at once.
+    void reply.type(a.type).header('cache-control', 'no-cache').header('etag', a.etag).header('vary', 'accept-encoding');
+    if (req.headers['if-none-match'] === a.etag) return reply.code(304).send();
+    return acceptsGzip(req) ? reply.header('content-encoding', 'gzip').send(a.gzip) : reply.send(a.body);
+  };
+}
+
+export default async function embedRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // Computed (and EMBED_FRAME_ANCESTORS validated) at start-up: a bad value stops the service instead of weakening the CSP.
+  const headers = securityHeaders(ctx.config.embedFrameAncestors);
+  app.addHook('onSend', async (_req, reply, payload) => {
+    void reply.headers(headers);
+    return payload;
+  });
+  const hide = { schema: { hide: true } };
+
+  app.get('/embed/', hide, async (req, reply) => {
+    const q = req.url.indexOf('?');
+    const path = q < 0 ? req.url : req.url.slice(0, q);
+    // The page loads app.js and data/… relative to itself: '/embed' without the slash would resolve them at '/'.
+    if (!path.endsWith('/')) return reply.redirect(`${path}/${q < 0 ? '' : req.url.slice(q)}`, 308);
+    const r = resolveAccount(ctx, req.query);
+    if ('error' in r) return errorPage(reply, r.error);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(SHELL_HTML);
+  });
+
+  app.get('/embed/app.js', hide, assetRoute((b) => b.js));
+  app.get('/embed/app.css', hide, assetRoute((b) => b.css));
+
+  app.get('/embed/data/parcels', hide, async (req, reply) => {
+    const r = resolveAccount(ctx, req.query);
+    if ('error' in r) return errorJson(reply, r.error);
+    return sendData(req, reply, embedParcelsJson(ctx.db, r.account, req.query as Record<string, unknown>));
+  });
+
+  app.get('/embed/data/plants', hide, async (req, reply) => {
+    const r = resolveAccount(ctx, req.query);
+    if ('error' in r) return errorJson(reply, r.error);
+    return sendData(req, reply, embedPlantsJson(ctx.db, r.account));
+  });
+}
