@@ -1,6 +1,6 @@
 import type { Db } from './open.ts';
 import type { Entity, OpKind, OpState, OutboxRow } from './types.ts';
-import { cachedStatement, deleteRow, getRow, updateRow } from './rows.ts';
+import { cachedStatement, getRow, updateRow } from './rows.ts';
 
 const now = () => new Date().toISOString();
 

@@ -20,6 +20,7 @@ export interface SyncWorld {
   engine(opts?: Partial<SyncOptions>): SyncEngine;
   /** Makes the next `count` requests matching `match` fail with `mode`. */
   fault(match: string, mode: string, extra?: Record<string, unknown>): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the JSON of any route; each test reads the fields it checks
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
