@@ -1,9 +1,9 @@
 import type { Db } from './db.ts';
-import { prep } from './prep.ts';
+import { prep, prepRaw } from './prep.ts';
 import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, type ParcelRow } from './parcel-json.ts';
+import { PARCEL_COLUMNS, parcelRowFromArray, type ParcelRow, type ParcelRowArray } from './parcel-json.ts';
 import { visibleFarm } from './parcels.ts';
 
 export interface ParcelFilter {
@@ -90,5 +90,22 @@ export function listParcels(db: Db, scope: Scope, filter: ParcelFilter): { rows:
 /** Every parcel of one farm: the listing clients use to reconcile an uncertain bulk create. */
 export function farmParcels(db: Db, scope: Scope, farmId: number): ParcelRow[] {
   visibleFarm(db, scope, farmId);
-  return prep(db, `SELECT ${PARCEL_COLUMNS} FROM parcels p WHERE p.farm_id = ? ORDER BY p.id`).all(farmId) as ParcelRow[];
+  return (prepRaw(db, `SELECT ${PARCEL_COLUMNS} FROM parcels p WHERE p.farm_id = ? ORDER BY p.id`).all(farmId) as ParcelRowArray[]).map(parcelRowFromArray);
+}
+
+// The same Feature text as parcelFeatureJson, assembled by SQLite in one string: no row objects, no
+// per-row concatenation in JS. SQLite's REAL-to-text conversion round-trips (up to 17 significant digits),
+// so every number parses back to the very double the JS serializer writes in shortest form.
+const FEATURE_SQL = `'{"type":"Feature","id":' || p.id || ',"bbox":[' || CAST(p.minx AS TEXT) || ',' || CAST(p.miny AS TEXT) || ','
+  || CAST(p.maxx AS TEXT) || ',' || CAST(p.maxy AS TEXT) || '],"geometry":' || p.geometry || ',"properties":{"key":"' || p.key
+  || '","name":' || json_quote(p.name) || ',"farm":' || p.farm_id || ',"hectares":' || CAST(p.hectares AS TEXT) || ',"metadata":' || p.metadata
+  || ',"source_type":"' || p.source_type || '","point":' || coalesce(p.point, 'null') || ',"center":[' || CAST((p.minx + p.maxx) / 2 AS TEXT)
+  || ',' || CAST((p.miny + p.maxy) / 2 AS TEXT) || '],"created":"' || p.created || '","modified":"' || p.modified || '"}}'`;
+
+/** GET /api/farms/{id}/parcels/ as a FeatureCollection text: every parcel of the farm, by id. */
+export function farmParcelsJson(db: Db, scope: Scope, farmId: number): string {
+  visibleFarm(db, scope, farmId);
+  const r = prep(db, `SELECT count(*) AS n, coalesce(group_concat(f, ','), '') AS features
+    FROM (SELECT ${FEATURE_SQL} AS f FROM parcels p WHERE p.farm_id = ? ORDER BY p.id)`).get(farmId) as { n: number; features: string };
+  return `{"type":"FeatureCollection","features":[${r.features}],"count":${r.n},"next":null}`;
 }

@@ -8,8 +8,7 @@ import { CORE_VALIDATED } from '../../validation.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
 import { createFarm, deleteFarm, getFarm, listFarms, renameFarm } from '../../store/farms.ts';
-import { farmParcels } from '../../store/parcel-list.ts';
-import { featureCollectionJson } from '../../store/parcel-json.ts';
+import { farmParcelsJson } from '../../store/parcel-list.ts';
 import { respond } from '../../faults.ts';
 import { NoContent, responses } from '../common.ts';
 
@@ -62,7 +61,6 @@ export default async function farms(app: FastifyInstance, { db }: AppContext): P
       response: responses({ 200: ParcelCollection }),
     },
   }, async (req, reply) => {
-    const rows = farmParcels(db, req.scope, (req.params as IdParams).id);
-    return respond(req, reply, 200, featureCollectionJson(rows, rows.length, null));
+    return respond(req, reply, 200, farmParcelsJson(db, req.scope, (req.params as IdParams).id));
   });
 }
