@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
 import { prep } from './prep.ts';
+import { groupCommit } from './group-commit.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
 import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
@@ -96,7 +97,7 @@ export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator:
   const { parcels: valid, problems } = await validator.validate(parcels, limitFor(db, f.account_id));
   if (problems.length) throw invalidParcels(problems);
   // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
-  const rows = db.transaction(() => insertParcels(db, visibleFarm(db, scope, farmId).id, valid, midBatch))();
+  const rows = await groupCommit(db).submit(() => insertParcels(db, visibleFarm(db, scope, farmId).id, valid, midBatch));
   return { status: 201, json: featureArrayJson(rows), count: rows.length };
 }
 
