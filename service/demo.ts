@@ -7,10 +7,13 @@ import { createCrop } from './store/crops.ts';
 import { importPlants } from './store/plants.ts';
 import { jwtSecret, signAccountAccess } from './store/tokens.ts';
 import { fieldPolygon, orchardTrees, rng } from './demo-data.ts';
+import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
+import { randomBytes } from 'node:crypto';
 import type { Scope } from './store/scope.ts';
 
 export const DEMO_ORG = 'Furrow Demo Co-op';
 export const DEMO_EMAIL = 'grower@demo.furrow.example';
+export const DEMO_ADMIN = 'admin@demo.furrow.example';
 
 const REGIONS = [
   { farm: 'Finca El Olivar', lon: -4.78, lat: 37.88, region: 'Andalucía', crops: ['Durum wheat', 'Sunflower', 'Chickpea', 'Olive'] },
@@ -22,7 +25,7 @@ const FAMILY: Record<string, string> = {
 };
 
 export interface DemoResult {
-  credentials: { organization_id: string; api_key: string; account_id: string; account_access: string; embedded_url: string; service: string };
+  credentials: { organization_id: string; api_key: string; account_id: string; account_access: string; embedded_url: string; service: string; admin_email: string; admin_password: string };
   banner: string;
 }
 
@@ -41,14 +44,22 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
     const scope: Scope = { organizationId: org, accountId: account.id, via: 'api_key' };
     if (account.state === 'active' && listFarms(db, scope).length === 0) loadFarms(db, scope);
     const { token } = await signAccountAccess(jwtSecret(db), account.id, org);
+    // Like the API key, the admin password is stored hashed: every start issues a fresh one.
+    if (listAdmins(db, org).some((a) => a.email === DEMO_ADMIN)) deleteAdmin(db, org, DEMO_ADMIN);
+    const adminPassword = randomBytes(9).toString('base64url');
+    await createAdmin(db, org, DEMO_ADMIN, adminPassword);
     const service = config.publicUrl;
-    const credentials = { organization_id: org, api_key, account_id: account.id, account_access: token, embedded_url: embeddedUrl(config.embedUrl, account.auth_id), service };
+    const credentials = {
+      organization_id: org, api_key, account_id: account.id, account_access: token, embedded_url: embeddedUrl(config.embedUrl, account.auth_id), service,
+      admin_email: DEMO_ADMIN, admin_password: adminPassword,
+    };
     const banner = [
       'Demo data is loaded. Credentials (the API key is new on every start; the previous one is revoked):',
       `  organization  ${org}`,
       `  x-api-key     ${api_key}`,
       `  account       ${account.id}   (send as Service-Account)`,
       `  embedded map  ${credentials.embedded_url}`,
+      `  admin panel   ${service}/admin/   (${DEMO_ADMIN} / ${adminPassword})`,
       `Try: curl -s -H 'x-api-key: ${api_key}' -H 'Service-Account: ${account.id}' ${service}/api/farms/`,
     ].join('\n');
     return { credentials, banner };
