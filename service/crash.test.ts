@@ -8,6 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { dbFile } from './config.ts';
+import { seededRandom as prng } from '../core/random.ts';
 
 const LONG = process.env.CI_LONG === '1';
 const ROUNDS = LONG ? 20 : 3;
@@ -43,18 +44,6 @@ afterAll(() => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A seeded PRNG (mulberry32): the kill moments are the same on every default run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function batch(tag: string, n: number): unknown[] {
   return Array.from({ length: n }, (_, i) => polygonParcel(`${tag} #${i}`, -4.78 + (i % 10) * 0.01, 37.88 + Math.floor(i / 10) * 0.01, 100, { batch: tag }));

@@ -5,18 +5,6 @@ import type { Position, PolygonCoords } from '../core/geo/types.ts';
 const M_PER_DEG_LAT = 111_132;
 const mPerDegLon = (lat: number) => 111_320 * Math.cos((lat * Math.PI) / 180);
 
-/** Mulberry32: a tiny seeded PRNG so every demo load draws the same fields. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A convex, slightly irregular field of roughly `hectares` around a centre, as a closed ring. */
 export function fieldPolygon(lon: number, lat: number, hectares: number, rand: () => number, sides = 6): PolygonCoords {
   const radius = Math.sqrt((hectares * 10_000) / (0.5 * sides * Math.sin((2 * Math.PI) / sides)));

@@ -159,3 +159,29 @@ export const commitOps = (ctx: AccountCtx, ids: readonly number[]) => {
   setOpState(ctx.db, ids, 'committed', { last_error: null, next_attempt_at: null });
   ctx.stats.committed += ids.length;
 };
+
+/**
+ * A PATCH or a DELETE: it carries the whole state (or is a delete), so repeating it is harmless and an unknown
+ * outcome just means "send it again". Returns the answer to read, or null when it was dealt with here.
+ */
+export async function sendIdempotent(ctx: AccountCtx, op: OutboxRow, method: 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse | null> {
+  const res = await call(ctx, method, path, body);
+  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    return null;
+  }
+  return handleCommon(ctx, [op], res, false) ? null : res;
+}
+
+/** A DELETE's answer: 204, or 404 (already gone), completes the op and removes the local row with it. */
+export function finishDelete(ctx: AccountCtx, op: OutboxRow, table: 'farms' | 'parcels' | 'crops', res: HttpResponse, before?: () => void): void {
+  if (res.status !== 204 && res.status !== 404) {
+    reject(ctx, [op], errorMessage(res));
+    return;
+  }
+  ctx.db.transaction(() => {
+    before?.();
+    commitOps(ctx, [op.id]);
+    ctx.db.prepare(`DELETE FROM ${table} WHERE local_id = ?`).run(op.local_id);
+  })();
+}

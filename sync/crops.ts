@@ -5,8 +5,8 @@ import { getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
-import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, settledFor, type AccountCtx } from './context.ts';
+import { errorMessage, type NetworkError } from './http.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { jsonEqual, mergeCrop } from './merge.ts';
@@ -115,12 +115,8 @@ export async function pushCropUpdate(ctx: AccountCtx, op: OutboxRow): Promise<vo
   }
   const body = { ...cropBody({ ...row, ...cropColumns(merged) } as CropRow, parcel) };
   if (merged.family_id === null && row.family_name) body.family = { name: row.family_name };
-  const res = await call(ctx, 'PATCH', `/api/crops/${row.server_id}/`, body);
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
-    return;
-  }
-  if (handleCommon(ctx, [op], res, false)) return;
+  const res = await sendIdempotent(ctx, op, 'PATCH', `/api/crops/${row.server_id}/`, body);
+  if (!res) return;
   if (res.status === 200) {
     const after = expectShape(Crop, res.body, 'crop');
     ctx.db.transaction(() => {
@@ -134,16 +130,7 @@ export async function pushCropDelete(ctx: AccountCtx, op: OutboxRow): Promise<vo
   const row = getRow(ctx.db, 'crop', op.local_id);
   if (!row) { commitOps(ctx, [op.id]); return; }
   if (row.server_id === null) return;
-  const res = await call(ctx, 'DELETE', `/api/crops/${row.server_id}/`);
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
-    return;
-  }
-  if (handleCommon(ctx, [op], res, false)) return;
-  if (res.status === 204 || res.status === 404) {
-    ctx.db.transaction(() => {
-      commitOps(ctx, [op.id]);
-      ctx.db.prepare('DELETE FROM crops WHERE local_id = ?').run(op.local_id);
-    })();
-  } else reject(ctx, [op], errorMessage(res));
+  const res = await sendIdempotent(ctx, op, 'DELETE', `/api/crops/${row.server_id}/`);
+  if (!res) return;
+  finishDelete(ctx, op, 'crops', res);
 }

@@ -7,8 +7,8 @@ import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validat
 import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
-import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, settledFor, type AccountCtx } from './context.ts';
+import { errorMessage, type NetworkError } from './http.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { commitCreated } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
@@ -150,12 +150,8 @@ export async function pushFarmUpdate(ctx: AccountCtx, op: OutboxRow): Promise<vo
     recordConflict(ctx, 'farm', farm.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: farm.name }), JSON.stringify({ name: theirs }));
     return;
   }
-  const res = await call(ctx, 'PATCH', `/api/farms/${farm.server_id}/`, { name: m.merged });
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
-    return;
-  }
-  if (handleCommon(ctx, [op], res, false)) return;
+  const res = await sendIdempotent(ctx, op, 'PATCH', `/api/farms/${farm.server_id}/`, { name: m.merged });
+  if (!res) return;
   if (res.status === 200) {
     ctx.db.transaction(() => {
       updateRow(ctx.db, 'farm', farm.local_id, { name: m.merged, base: JSON.stringify({ name: m.merged }) });
@@ -168,20 +164,10 @@ export async function pushFarmDelete(ctx: AccountCtx, op: OutboxRow): Promise<vo
   const farm = getRow(ctx.db, 'farm', op.local_id);
   if (!farm) { commitOps(ctx, [op.id]); return; }
   if (farm.server_id === null) return;
-  const res = await call(ctx, 'DELETE', `/api/farms/${farm.server_id}/`);
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
-    return;
-  }
-  if (handleCommon(ctx, [op], res, false)) return;
-  if (res.status === 204 || res.status === 404) {
-    ctx.db.transaction(() => {
-      // The service deleted the farm's parcels and crops with it: their own pending ops are moot.
-      ctx.db.prepare(`UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
-        (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
-        (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farm.local_id, farm.local_id);
-      commitOps(ctx, [op.id]);
-      ctx.db.prepare('DELETE FROM farms WHERE local_id = ?').run(farm.local_id);
-    })();
-  } else reject(ctx, [op], errorMessage(res));
+  const res = await sendIdempotent(ctx, op, 'DELETE', `/api/farms/${farm.server_id}/`);
+  if (!res) return;
+  // The service deleted the farm's parcels and crops with it: their own pending ops are moot.
+  finishDelete(ctx, op, 'farms', res, () => ctx.db.prepare(`UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
+    (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
+    (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farm.local_id, farm.local_id));
 }

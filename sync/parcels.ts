@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { OutboxRow, ParcelRow } from '../db/types.ts';
+import type { FarmRow, OutboxRow, ParcelRow } from '../db/types.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeParcel } from './merge.ts';
@@ -33,9 +33,9 @@ export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; 
 }
 
 /** Sends one batch of parcel creates; every outcome leaves each op in a definite state. */
-export async function sendBatch(ctx: AccountCtx, farmServerId: number, batch: readonly { op: OutboxRow; row: ParcelRow }[]): Promise<void> {
+export async function sendBatch(ctx: AccountCtx, farmServerId: number, batch: readonly Item[]): Promise<void> {
   const ops = batch.map((b) => b.op);
-  const body = { farm: { id: farmServerId }, parcels: batch.map((b) => parcelInput(b.row.local_id, parcelStateOfRow(b.row))) };
+  const body = { farm: { id: farmServerId }, parcels: batch.map((b) => b.input ?? parcelInput(b.row.local_id, parcelStateOfRow(b.row))) };
   // The in-flight mark commits before the request leaves: a crash from here on means "reconcile", never "resend".
   markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
   ctx.stats.sent += ops.length;
@@ -77,7 +77,7 @@ export async function sendBatch(ctx: AccountCtx, farmServerId: number, batch: re
  * A 400 created nothing. When the service names the invalid parcels, they are rejected with its reasons and
  * the rest go again at once; otherwise the batch is bisected until each bad parcel stands alone.
  */
-async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: readonly { op: OutboxRow; row: ParcelRow }[], body: unknown): Promise<void> {
+async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: readonly Item[], body: unknown): Promise<void> {
   const errors = (typeof body === 'object' && body !== null ? (body as { errors?: unknown }).errors : undefined);
   const named = new Map<number, string[]>();
   if (Array.isArray(errors)) {
@@ -106,15 +106,22 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
   await sendBatch(ctx, farmServerId, fresh.slice(mid));
 }
 
-type Item = { op: OutboxRow; row: ParcelRow };
+/** A queued create and its row; `input` is the request form of the row, once validItems has built it. */
+type Item = { op: OutboxRow; row: ParcelRow; input?: ReturnType<typeof parcelInput> };
 
-/** The service's own rules, run locally: a parcel the client knows is bad is rejected here and never sent. */
+/**
+ * The service's own rules, run locally: a parcel the client knows is bad is rejected here and never sent.
+ * The input it validated goes along, so sendBatch sends exactly that without building it again.
+ */
 function validItems(ctx: AccountCtx, items: readonly Item[], limit: number): Item[] {
-  return items.filter(({ op, row }) => {
-    const v = validateParcel(parcelInput(row.local_id, parcelStateOfRow(row)), 0, { maxHectares: limit });
-    if (v.problems.length) reject(ctx, [op], v.problems.map((p) => p.message).join('; '));
-    return v.problems.length === 0;
-  });
+  const valid: Item[] = [];
+  for (const item of items) {
+    const input = parcelInput(item.row.local_id, parcelStateOfRow(item.row));
+    const v = validateParcel(input, 0, { maxHectares: limit });
+    if (v.problems.length) reject(ctx, [item.op], v.problems.map((p) => p.message).join('; '));
+    else valid.push({ ...item, input });
+  }
+  return valid;
 }
 
 /**
@@ -125,14 +132,19 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const ops = readyOps(ctx, 'parcel', 'create');
   const limit = limitOf(ctx);
   const byFarm = new Map<number, Item[]>();
+  // One read per farm, not per parcel: nothing awaits in this loop, so the rows cannot change meanwhile.
+  const farms = new Map<string, FarmRow | undefined>();
   for (const op of ops) {
     // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
     if (op.attempts > 0) continue;
     const row = getRow(ctx.db, 'parcel', op.local_id);
     if (!row) continue;
-    const farm = getRow(ctx.db, 'farm', row.farm_local_id);
+    if (!farms.has(row.farm_local_id)) farms.set(row.farm_local_id, getRow(ctx.db, 'farm', row.farm_local_id));
+    const farm = farms.get(row.farm_local_id);
     if (!farm || farm.server_id === null) continue;
-    byFarm.set(farm.server_id, [...(byFarm.get(farm.server_id) ?? []), { op, row }]);
+    const list = byFarm.get(farm.server_id);
+    if (list) list.push({ op, row });
+    else byFarm.set(farm.server_id, [{ op, row }]);
   }
   const total = [...byFarm.values()].reduce((s, l) => s + l.length, 0);
   let done = 0;
@@ -269,18 +281,7 @@ export async function pushParcelDelete(ctx: AccountCtx, op: OutboxRow): Promise<
   if (!row) { commitOps(ctx, [op.id]); return; }
   if (row.server_id === null) return; // its create is still being settled
   ctx.db.prepare("UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(new Date(ctx.opts.now()).toISOString(), op.id);
-  const res = await call(ctx, 'DELETE', `/api/parcels/${row.server_id}/`);
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
-    return;
-  }
-  if (handleCommon(ctx, [op], res, false)) return;
-  if (res.status === 204 || res.status === 404) {
-    ctx.db.transaction(() => {
-      commitOps(ctx, [op.id]);
-      ctx.db.prepare('DELETE FROM parcels WHERE local_id = ?').run(op.local_id);
-    })();
-    return;
-  }
-  reject(ctx, [op], errorMessage(res));
+  const res = await sendIdempotent(ctx, op, 'DELETE', `/api/parcels/${row.server_id}/`);
+  if (!res) return;
+  finishDelete(ctx, op, 'parcels', res);
 }

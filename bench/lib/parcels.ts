@@ -1,20 +1,9 @@
 // Realistic, reproducible bulk-create batches: 50 parcels each, mostly irregular polygons of 10–50 vertices
 // (star-shaped around a centre, so simple and valid by construction, 1–45 ha), a few Point parcels with
 // hectares, and five metadata keys of the shapes the spec shows.
+import { seededRandom as rng } from '../../core/random.ts';
 
 export const BATCH_SIZE = 50;
-
-/** mulberry32: a small seeded PRNG, so every run posts the same bodies. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const REGIONS = ['Andalucía', 'Castilla y León', 'Castilla-La Mancha', 'Extremadura', 'Aragón', 'Cataluña', 'Valencia', 'Murcia'];
 const CROPS = ['wheat', 'barley', 'olive', 'vineyard', 'sunflower', 'maize', 'almond', 'fallow'];

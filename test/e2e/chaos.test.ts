@@ -19,6 +19,7 @@ import { square } from '../helpers/service.ts';
 import { Mirror } from '../../db/mirror.ts';
 import type { OutboxRow, ParcelRow, StatusCounts } from '../../db/types.ts';
 import { REF_KEY } from '../../sync/state.ts';
+import { seededRandom as prng } from '../../core/random.ts';
 
 // ---------------------------------------------------------------- parameters
 
@@ -77,17 +78,6 @@ const TEST_TIMEOUT_MS = LONG ? 3_600_000 : 240_000;
 
 // ---------------------------------------------------------------- helpers
 
-/** mulberry32: the same faults, kill moments and edits on every run with the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 const rnd = prng(SEED);
 const between = (lo: number, hi: number) => Math.floor(lo + rnd() * (hi - lo + 1));
 const pickOne = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;

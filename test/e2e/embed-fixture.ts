@@ -4,7 +4,8 @@
 import type { Db } from '../../service/store/db.ts';
 import { createOrganization } from '../../service/store/organizations.ts';
 import { importPlants } from '../../service/store/plants.ts';
-import { fieldPolygon, orchardTrees, rng } from '../../service/demo-data.ts';
+import { fieldPolygon, orchardTrees } from '../../service/demo-data.ts';
+import { seededRandom as rng } from '../../core/random.ts';
 
 export interface Account { id: string; account_email: string; embedded_url: string; account_access: string }
 export interface SeededParcel { id: number; hectares: number; metadata: Record<string, string> }
