@@ -42,6 +42,8 @@ export interface AccountCtx {
   client: ServiceClient;
   opts: SyncOptions;
   retriesLeft: number;
+  /** The run gives up waiting (for retries, settling) past this moment and reports what is left. */
+  deadline: number;
   /** Counters for the report and the progress events. */
   stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; bytes: number };
   emit(e: Omit<ProgressEvent, 'account'>): void;
@@ -145,9 +147,11 @@ export async function getJson(ctx: AccountCtx, path: string): Promise<HttpRespon
       if (res.status === 401) throw new AccountBlocked(isInvalidToken(res.body) ? 'Invalid token (could not get a fresh one: connect again)' : errorMessage(res));
       return res;
     }
-    if (ctx.retriesLeft <= 0) throw new BudgetExhausted(`GET ${path} keeps failing: ${res instanceof NetworkError ? res.message : errorMessage(res)}`);
+    const why = `GET ${path} keeps failing: ${res instanceof NetworkError ? res.message : errorMessage(res)}`;
+    const wait = backoffMs(ctx, attempt, res instanceof NetworkError ? null : res.retryAfterMs);
+    if (ctx.retriesLeft <= 0 || ctx.opts.now() + wait > ctx.deadline) throw new BudgetExhausted(why);
     ctx.retriesLeft--;
-    await ctx.opts.sleep(backoffMs(ctx, attempt, res instanceof NetworkError ? null : res.retryAfterMs));
+    await ctx.opts.sleep(wait);
   }
 }
 

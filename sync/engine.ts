@@ -84,7 +84,7 @@ export class SyncEngine {
   private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
     const client = this.clientFor(account);
     const ctx: AccountCtx = {
-      db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget,
+      db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
       stats: { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, bytes: 0 },
       emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
     };
@@ -131,7 +131,7 @@ export class SyncEngine {
   }
 
   private async pushAccount(ctx: AccountCtx): Promise<void> {
-    const deadline = this.opts.now() + this.opts.maxWaitMs;
+    const deadline = ctx.deadline;
     for (;;) {
       await this.pushRound(ctx);
       const open = this.db.prepare("SELECT next_attempt_at FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain') ORDER BY id")
@@ -169,7 +169,9 @@ export class SyncEngine {
       const farm = row ? getRow(ctx.db, 'farm', row.farm_local_id) : undefined;
       if (!row || !farm) { setOpState(ctx.db, [op.id], 'committed', { last_error: 'row gone' }); continue; }
       if (farm.server_id === null) continue; // settled with its farm
-      byFarm.set(farm.server_id, [...(byFarm.get(farm.server_id) ?? []), op]);
+      const list = byFarm.get(farm.server_id);
+      if (list) list.push(op);
+      else byFarm.set(farm.server_id, [op]);
     }
     if (byFarm.size) ctx.emit({ phase: 'reconcile', done: 0, total: uncertainParcels.length, bytes: ctx.stats.bytes });
     for (const [farmId, ops] of byFarm) await reconcileParcelCreates(ctx, farmId, ops);

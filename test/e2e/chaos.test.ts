@@ -4,7 +4,7 @@
 // between runs. Once faults stop and a sync exits 0, the service must hold exactly one parcel per local parcel
 // (no duplicate, none lost), mirror and service must agree field by field, and every edit must have arrived.
 //
-// Default run: one round with 8 kills (about a minute). CI_LONG=1: rounds of the whole scenario until 120 kills
+// Default run: one round with 8 kills (about a minute). CI_LONG=1: rounds of the whole scenario until 100 kills
 // (many minutes). CHAOS_SEED=n replays a run's faults, kill moments and edits (the timing of the processes still
 // varies). On failure the error names the duplicates or losses with their outbox rows; the journal (every run's
 // faults, kill moment, exit and last output) stays in the kept temp dir. CHAOS_KEEP=1 keeps it on success too.
@@ -32,13 +32,13 @@ const TOTAL_PARCELS = FARMS.reduce((s, f) => s + f.parcels, 0); // 2,000
 const POINT_EVERY = 10;
 
 /** SIGKILLs to reach in all. */
-const KILL_TARGET = LONG ? 120 : 8;
+const KILL_TARGET = LONG ? 100 : 8;
 /**
  * SIGKILLs per round of the whole scenario (new account and FURROW_HOME, the 2,000 parcels imported again). One
  * round pushes its 2,000 parcels within a dozen runs or so; the long run repeats rounds until KILL_TARGET so that
  * its kills keep landing while creates are in flight, not on a mirror synced long ago.
  */
-const KILLS_PER_ROUND = LONG ? 12 : KILL_TARGET;
+const KILLS_PER_ROUND = LONG ? 20 : KILL_TARGET;
 /** A kill lands this long after the sync process starts working (its first progress line). */
 const KILL_MIN_MS = 50;
 const KILL_MAX_MS = 1500;
