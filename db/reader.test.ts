@@ -70,6 +70,9 @@ describe('search', () => {
     expect(m.read.search('ribera jaen')).toEqual([]);
     expect(m.read.search('"*()')).toEqual([]);
     expect(m.read.search('   ')).toEqual([]);
+    // Name matches first, then metadata matches; the limit applies to the whole list.
+    expect(m.read.search('oliv').map((h) => h.name)).toEqual(['Olivar de Jaén', 'Campo Norte']);
+    expect(m.read.search('oliv', 1).map((h) => h.name)).toEqual(['Olivar de Jaén']);
   });
 
   it('follows renames, metadata edits and deletes', () => {

@@ -128,7 +128,7 @@ export function handleCommon(ctx: AccountCtx, ops: readonly OutboxRow[], res: Ht
 export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse | NetworkError> {
   try {
     const res = await ctx.client.send(method, path, body);
-    ctx.stats.bytes += body === undefined ? 0 : JSON.stringify(body).length;
+    ctx.stats.bytes += res.sentBytes;
     return res;
   } catch (err) {
     if (err instanceof NetworkError) return err;

@@ -9,7 +9,7 @@ export class NetworkError extends Error {
   }
 }
 
-export interface HttpResponse { status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null }
+export interface HttpResponse { status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number }
 
 export interface Credentials {
   /** 'api_key': x-api-key + account header. 'bearer': Authorization with the token provider's token. */
@@ -114,7 +114,7 @@ export class ServiceClient {
         parsed = { unparsed: text.slice(0, 200) };
       }
     }
-    return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']) };
+    return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload?.length ?? 0 };
   }
 
   async close(): Promise<void> {
