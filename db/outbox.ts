@@ -86,11 +86,16 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
   }
 }
 
-/** Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out. */
+/**
+ * Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out.
+ * One transaction for the batch: one commit (and fsync) instead of one per op, and the batch is marked all or none.
+ */
 export function markInFlight(db: Db, ids: readonly number[], batchId: string): void {
   const t = now();
   const stmt = cachedStatement(db, "UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ? WHERE id = ?");
-  for (const id of ids) stmt.run(batchId, t, t, id);
+  db.transaction(() => {
+    for (const id of ids) stmt.run(batchId, t, t, id);
+  })();
 }
 
 /** After a crash every in-flight op is uncertain: it may or may not have reached the service. */

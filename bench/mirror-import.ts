@@ -1,0 +1,312 @@
+// Mirror import: a 100,000-parcel GeoJSON imported into a fresh mirror with importFile, side by side with GDAL's
+// ogr2ogr writing the same file to a GeoPackage (both write SQLite with a spatial index), alternating runs.
+import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { Mirror } from '../db/mirror.ts';
+import { insertRow } from '../db/rows.ts';
+import type { ParcelRow } from '../db/types.ts';
+import { importFile } from '../db/import/index.ts';
+import { farmFields, DEFAULT_LAYOUT } from './lib/fields.ts';
+import { removeDir, tempDataDir } from './lib/service.ts';
+import { cpuWindow } from './lib/machine.ts';
+import { BENCH_DIR, ROOT } from './lib/paths.ts';
+import { r1, r3 } from './lib/stats.ts';
+import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
+import { metric, startResult, writeResult, type Table, type Target } from './lib/result.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    features: { type: 'string', default: '100000' },
+    /** Runs of each side, alternating (mirror first); the best of each is reported. */
+    runs: { type: 'string', default: '3' },
+    /** After the measurement: one more import in a child process under node --cpu-prof, and the SQLite insert split. */
+    profile: { type: 'boolean', default: false },
+    /** Internal: import `--child-import <geojson>` once in this process and write the run to `--out`. */
+    'child-import': { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const FEATURES = Math.ceil(Number(args.features) / DEFAULT_LAYOUT.fieldsPerFarm) * DEFAULT_LAYOUT.fieldsPerFarm;
+const RUNS = Number(args.runs);
+/** Faster than ogr2ogr: the import's time over ogr2ogr's below 1. */
+const TARGET: Target = { op: '<', value: 1 };
+const ACCOUNT = 'acc-00000000-0000-4000-8000-00000000b001';
+const OGR2OGR = process.env.OGR2OGR ?? 'ogr2ogr';
+
+/** The file: 200 farms of 500 fields, polygons of 10–40 vertices, a name and 5 metadata properties each. */
+function writeGeoJson(file: string): { bytes: number; vertices: number } {
+  const parts: string[] = [];
+  let vertices = 0;
+  for (let f = 0; f < FEATURES / DEFAULT_LAYOUT.fieldsPerFarm; f++) {
+    for (const x of farmFields(f)) {
+      vertices += x.ring.length - 1;
+      parts.push(JSON.stringify({ type: 'Feature', properties: { name: x.name, ...x.metadata }, geometry: { type: 'Polygon', coordinates: [x.ring] } }));
+    }
+  }
+  writeFileSync(file, `{"type":"FeatureCollection","features":[\n${parts.join(',\n')}\n]}\n`);
+  return { bytes: statSync(file).size, vertices };
+}
+
+/** CPU seconds of this process's children that have exited and been waited for (cutime + cstime, /proc/self/stat). */
+function childrenCpuSeconds(): number {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100;
+}
+
+const fileBytes = (path: string) => ['', '-wal', '-shm'].reduce((s, x) => s + (existsSync(path + x) ? statSync(path + x).size : 0), 0);
+
+interface Run {
+  kind: 'mirror' | 'ogr2ogr';
+  run: number;
+  wall_ms: number;
+  parcels_per_s: number;
+  cpu_s: number;
+  /** Cores used by other processes during the run (machine busy minus ours). */
+  others: number;
+  output_bytes: number;
+  /** Mirror only: closing the mirror afterwards (SQLite checkpoints the WAL into the file), not in wall_ms. */
+  close_ms?: number;
+  window?: { from_us: number; to_us: number };
+}
+
+/** In this process: Mirror.open + the account (not timed), then importFile (timed), then checks. */
+async function mirrorRun(run: number, geojson: string, dir: string): Promise<Run> {
+  const dbFile = join(dir, `mirror-${run}-${randomUUID().slice(0, 8)}.db`);
+  const mirror = Mirror.open(dbFile);
+  try {
+    mirror.write.addAccount({ id: ACCOUNT, service_url: 'http://127.0.0.1:1', mode: 'api_key', label: 'bench' });
+    const cpu = cpuWindow({ bench: process.pid });
+    const cpu0 = process.cpuUsage();
+    const from = monotonicUs();
+    const t0 = performance.now();
+    const report = await importFile(mirror, geojson, { accountId: ACCOUNT, farmName: 'Imported farm' });
+    const wall = performance.now() - t0;
+    const to = monotonicUs();
+    const used = process.cpuUsage(cpu0);
+    const window = cpu.end();
+    const rows = (mirror.syncDb.prepare('SELECT COUNT(*) AS n FROM parcels WHERE deleted = 0').get() as { n: number }).n;
+    const ops = (mirror.syncDb.prepare("SELECT COUNT(*) AS n FROM outbox WHERE entity = 'parcel' AND op = 'create' AND state = 'queued'").get() as { n: number }).n;
+    if (report.imported !== FEATURES || rows !== FEATURES || ops !== FEATURES || report.skipped.length) {
+      throw new Error(`import: ${report.imported} imported, ${rows} rows, ${ops} queued creates, ${report.skipped.length} skipped`);
+    }
+    const c0 = performance.now();
+    mirror.close();
+    const close = performance.now() - c0;
+    return {
+      kind: 'mirror', run, wall_ms: r1(wall), parcels_per_s: Math.round(FEATURES / (wall / 1000)), cpu_s: r3((used.user + used.system) / 1e6),
+      others: window.others, output_bytes: fileBytes(dbFile), close_ms: r1(close), window: { from_us: from, to_us: to },
+    };
+  } finally {
+    try { mirror.close(); } catch { /* closed */ }
+    for (const x of ['', '-wal', '-shm']) rmSync(dbFile + x, { force: true });
+  }
+}
+
+/** `ogr2ogr -f GPKG out.gpkg in.geojson` as a child process, timed from spawn to exit; the GeoPackage must hold every feature. */
+function ogrRun(run: number, geojson: string, dir: string): Run {
+  const out = join(dir, `ogr-${run}.gpkg`);
+  rmSync(out, { force: true });
+  const cpu = cpuWindow({ bench: process.pid });
+  const child0 = childrenCpuSeconds();
+  const t0 = performance.now();
+  const r = spawnSync(OGR2OGR, ['-f', 'GPKG', out, geojson], { encoding: 'utf8' });
+  const wall = performance.now() - t0;
+  const childCpu = childrenCpuSeconds() - child0;
+  const window = cpu.end();
+  if (r.status !== 0) throw new Error(`ogr2ogr exited with ${r.status ?? r.signal}: ${r.stderr}`);
+  const db = new Database(out, { readonly: true });
+  const table = (db.prepare("SELECT table_name FROM gpkg_contents WHERE data_type = 'features'").get() as { table_name: string }).table_name;
+  const n = (db.prepare(`SELECT COUNT(*) AS n FROM "${table.replace(/"/g, '""')}"`).get() as { n: number }).n;
+  db.close();
+  if (n !== FEATURES) throw new Error(`ogr2ogr wrote ${n} features, expected ${FEATURES}`);
+  const bytes = fileBytes(out);
+  rmSync(out, { force: true });
+  return {
+    kind: 'ogr2ogr', run, wall_ms: r1(wall), parcels_per_s: Math.round(FEATURES / (wall / 1000)), cpu_s: r3(childCpu),
+    others: Math.round(Math.max(0, window.others - childCpu / window.seconds) * 100) / 100, output_bytes: bytes,
+  };
+}
+
+function ogrVersion(): string | null {
+  const r = spawnSync(OGR2OGR, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Which part of an import a profile sample belongs to; the stack comes leaf first. */
+function classify(stack: Frame[]): string {
+  const leaf = stack[0];
+  if (!leaf) return 'other';
+  if (leaf.fn === '(garbage collector)') return 'garbage collection';
+  if (leaf.fn === '(idle)') return 'idle';
+  if (leaf.fn === '(program)') return 'V8 / native, unattributed';
+  const has = (fn: string) => stack.some((f) => f.fn === fn);
+  if (has('readSource')) return 'reading the file + JSON.parse (readSource)';
+  if (has('toParcelInputs')) return 'features → parcel inputs (toParcelInputs)';
+  if (has('polygonAreaM2')) return 'validation: geodesic area (core polygonAreaM2 → geographiclib PolygonArea)';
+  if (has('findSelfIntersection')) return 'validation: self-intersection check (core findSelfIntersection)';
+  if (has('validateParcel')) return 'validation: the other checks (names, metadata, rings)';
+  if (has('insertRow')) return 'SQLite: INSERT of the parcel row, its R*Tree and FTS5 triggers (insertRow)';
+  if (has('enqueue')) return 'SQLite: the outbox op (enqueue)';
+  if (has('geomColumns')) return 'row columns: JSON.stringify of geometry (geomColumns)';
+  if (has('edit')) return 'undo history and the rest of MirrorWriter.edit';
+  if (has('importFile')) return 'importFile, other';
+  return 'Node / other';
+}
+
+/** Where the SQLite insert time goes: the same rows into scratch mirrors with the triggers cut down, µs per row. */
+function insertSplit(dir: string, n = 20_000): { variant: string; us_per_row: number }[] {
+  const fields = [];
+  for (let f = 0; fields.length < n; f++) fields.push(...farmFields(f));
+  const variants: [string, string | null][] = [
+    ['as shipped: parcel row + R*Tree + FTS5 (name and metadata values via json_each)', null],
+    ['without the FTS5 insert (R*Tree only)', 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy);'],
+    ['without both (the parcel row and its indexes alone)', ''],
+  ];
+  const out: { variant: string; us_per_row: number }[] = [];
+  for (const [variant, trigger] of variants) {
+    const file = join(dir, `split-${randomUUID().slice(0, 8)}.db`);
+    const m = Mirror.open(file);
+    const db = m.syncDb;
+    m.write.addAccount({ id: ACCOUNT, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+    const farm = m.write.createFarm(ACCOUNT, 'Split');
+    if (trigger !== null) {
+      db.exec('DROP TRIGGER parcels_ai');
+      if (trigger) db.exec(`CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ${trigger} END;`);
+    }
+    const t = new Date().toISOString();
+    const rows: ParcelRow[] = fields.slice(0, n).map((x) => ({
+      local_id: randomUUID(), account_id: ACCOUNT, farm_local_id: farm.local_id, server_id: null, key: null, name: x.name, source_type: 'Polygon', point: null,
+      geometry: JSON.stringify({ type: 'Polygon', coordinates: [x.ring] }), hectares: 3, metadata: JSON.stringify(x.metadata),
+      minx: x.bbox[0], miny: x.bbox[1], maxx: x.bbox[2], maxy: x.bbox[3], base: null, deleted: 0, created: t, modified: t,
+    }));
+    let best = Infinity;
+    for (let pass = 0; pass < 2; pass++) {
+      const t0 = performance.now();
+      db.transaction(() => { for (const r of rows) insertRow(db, 'parcel', r); })();
+      best = Math.min(best, performance.now() - t0);
+      db.exec('DELETE FROM parcels');
+      for (const r of rows) r.local_id = randomUUID();
+    }
+    out.push({ variant, us_per_row: r1((best / n) * 1000) });
+    m.close();
+    for (const x of ['', '-wal', '-shm']) rmSync(file + x, { force: true });
+  }
+  return out;
+}
+
+async function childImport(geojson: string, out: string): Promise<void> {
+  const dir = tempDataDir('mirror-import-child');
+  try {
+    writeFileSync(out, JSON.stringify(await mirrorRun(1, geojson, dir)));
+  } finally {
+    removeDir(dir);
+  }
+}
+
+async function profileImport(geojson: string, dir: string): Promise<{ run: Run; profile: ProfileSummary }> {
+  const profDir = join(dir, 'prof');
+  const out = join(dir, 'profiled-run.json');
+  const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, '--import', 'tsx', join(BENCH_DIR, 'mirror-import.ts'),
+    '--features', String(FEATURES), '--child-import', geojson, '--out', out], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`profiled import exited with ${r.status ?? r.signal}`);
+  const run = JSON.parse(readFileSync(out, 'utf8')) as Run;
+  return { run, profile: summarizeProfile(latestProfile(profDir), classify, run.window, 30) };
+}
+
+async function main(): Promise<void> {
+  if (args['child-import']) {
+    await childImport(args['child-import'], args.out!);
+    return;
+  }
+  const record = startResult('mirror-import', 'Mirror import: a 100,000-parcel GeoJSON, side by side with ogr2ogr to a GeoPackage',
+    `npm run bench -- mirror-import${args.profile ? ' --profile' : ''}`);
+  const dir = tempDataDir('mirror-import');
+  try {
+    const geojson = join(dir, 'fields.geojson');
+    const file = writeGeoJson(geojson);
+    process.stderr.write(`  wrote ${FEATURES} features, ${(file.bytes / 2 ** 20).toFixed(1)} MiB\n`);
+    const version = ogrVersion();
+    const runs: Run[] = [];
+    for (let i = 1; i <= RUNS; i++) {
+      const m = await mirrorRun(i, geojson, dir);
+      runs.push(m);
+      process.stderr.write(`  mirror run ${i}: ${m.wall_ms} ms (${m.parcels_per_s} parcels/s), others ${m.others} cores\n`);
+      if (version) {
+        const o = ogrRun(i, geojson, dir);
+        runs.push(o);
+        process.stderr.write(`  ogr2ogr run ${i}: ${o.wall_ms} ms (${o.parcels_per_s} parcels/s), others ${o.others} cores\n`);
+      }
+    }
+    const best = (kind: Run['kind']) => runs.filter((r) => r.kind === kind).reduce<Run | null>((a, b) => (!a || b.wall_ms < a.wall_ms ? b : a), null);
+    const bm = best('mirror')!;
+    const bo = best('ogr2ogr');
+    const ratio = bo ? Math.round((bm.wall_ms / bo.wall_ms) * 1000) / 1000 : NaN;
+
+    let profiled: { run: Run; profile: ProfileSummary } | null = null;
+    let split: { variant: string; us_per_row: number }[] | null = null;
+    if (args.profile) {
+      profiled = await profileImport(geojson, dir);
+      process.stderr.write(`  profiled import: ${profiled.run.wall_ms} ms\n`);
+      split = insertSplit(dir);
+    }
+    const tables: Table[] = [{
+      title: 'Every run, in the order run',
+      columns: ['run', 'wall s', 'parcels/s', 'CPU s', 'output MiB', 'other processes (cores)'],
+      rows: runs.map((r) => [`${r.kind} ${r.run}`, r3(r.wall_ms / 1000), r.parcels_per_s, r.cpu_s, r1(r.output_bytes / 2 ** 20), r.others]),
+    }];
+    if (profiled) {
+      tables.push({
+        title: `Where the import's time goes: CPU profile of one more import (node --cpu-prof, ${r3(profiled.run.wall_ms / 1000)} s under the profiler), importFile only`,
+        columns: ['Category', 'ms', 'µs per parcel', 'share'],
+        rows: profiled.profile.categories.map((c) => [c.category, c.ms, r1((c.ms * 1000) / FEATURES), `${c.share} %`]),
+      }, {
+        title: 'Top functions by self time in that profile',
+        columns: ['Function', 'ms', 'share'],
+        rows: profiled.profile.top_self.slice(0, 15).map((c) => [c.function, c.ms, `${c.share} %`]),
+      });
+    }
+    if (split) {
+      tables.push({
+        title: 'SQLite insert alone, 20,000 of the same rows in one transaction (insertRow, synchronous=FULL, best of 2): what the triggers cost',
+        columns: ['Variant', 'µs per row'],
+        rows: split.map((s) => [s.variant, s.us_per_row]),
+      });
+    }
+    const fmt = (n: number) => n.toLocaleString('en-US');
+    const result = record.finish({
+      method: [
+        `The file: ${fmt(FEATURES)} GeoJSON Features (${FEATURES / DEFAULT_LAYOUT.fieldsPerFarm} farms of ${DEFAULT_LAYOUT.fieldsPerFarm} fields on a jittered 250 m grid in southern Spain), each a Polygon of 10–40 vertices (mean ${r1(file.vertices / FEATURES)}; star-shaped, so valid, about 1–9 ha), a \`name\` and 5 metadata properties (Supplier ID, region, contract_year, crop_type, certification); ${r1(file.bytes / 2 ** 20)} MiB, generated with a seeded PRNG into a temporary directory (not timed).`,
+        `Mirror: in this process, a fresh mirror file (Mirror.open, synchronous=FULL, WAL) with one account (not timed); timed is \`await importFile(mirror, file, { accountId, farmName })\` until it returns: reading and parsing the file, converting, validating every parcel with the service's rules, and writing rows, R*Tree, FTS5 index, outbox ops and undo history in one transaction. Afterwards every parcel must be a row with a queued create. Closing the mirror (a WAL checkpoint) is timed separately and not included.`,
+        `ogr2ogr: \`${OGR2OGR} -f GPKG out.gpkg fields.geojson\` spawned from this process (${version ?? 'not installed'}), timed from spawn to exit, so its process start-up (tens of ms) is included; the GeoPackage must then hold every feature. GDAL writes the features and an R*Tree spatial index; it does not validate geometries, index text, or keep an outbox or undo history.`,
+        `${RUNS} runs of each, alternating mirror, ogr2ogr; each side reports its best (fastest) run, and the ratio is best import ÷ best ogr2ogr (below 1: the import is faster).`,
+        'CPU seconds: this process for the import (process.cpuUsage), the waited-for child for ogr2ogr (/proc/self/stat cutime + cstime); "other processes" is the machine\'s busy time minus ours.',
+      ],
+      metrics: [
+        version ? metric('Import time ÷ ogr2ogr time (best of each)', ratio, '×', TARGET)
+          : metric('Import time ÷ ogr2ogr time: not measured, ogr2ogr is not installed (apt-get install gdal-bin)', NaN, '×'),
+        metric('Mirror import (importFile): 100,000 parcels', r3(bm.wall_ms / 1000), 's'),
+        metric('Mirror import: parcels per second', bm.parcels_per_s, 'parcels/s'),
+        metric('ogr2ogr -f GPKG: the same file', bo ? r3(bo.wall_ms / 1000) : NaN, 's'),
+        metric('ogr2ogr: parcels per second', bo?.parcels_per_s ?? NaN, 'parcels/s'),
+        metric('Mirror: closing after the import (WAL checkpoint), not included above', bm.close_ms ?? NaN, 'ms'),
+      ],
+      tables,
+      notes: [
+        ...(version ? [] : [`ogr2ogr was not found, so its side was skipped: install it with \`apt-get install gdal-bin\` (Debian) and run again.`]),
+        `Mirror file after the import: ${r1(bm.output_bytes / 2 ** 20)} MiB; GeoPackage: ${bo ? r1(bo.output_bytes / 2 ** 20) : 'n/a'} MiB.`,
+        `Other processes used up to ${Math.max(...runs.map((r) => r.others))} cores during a run (per run in the table).`,
+      ],
+      details: { features: FEATURES, file_bytes: file.bytes, vertices: file.vertices, ogr2ogr: version, runs, ratio, profiled, insert_split: split },
+    });
+    process.stderr.write(`  ratio ${ratio} (mirror ${bm.wall_ms} ms, ogr2ogr ${bo?.wall_ms ?? 'skipped'} ms)\n  wrote ${writeResult(result)}\n`);
+  } finally {
+    removeDir(dir);
+  }
+}
+
+await main();
