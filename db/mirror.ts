@@ -2,21 +2,12 @@ import { openDb, type Db } from './open.ts';
 import { MirrorReader } from './reader.ts';
 import { MirrorWriter } from './writer.ts';
 import { inFlightToUncertain } from './outbox.ts';
+import { liveSyncHolder } from './settings.ts';
 
 /**
  * The mirror with its two faces typed apart: `read` for everything that shows data, `write` for user edits
  * (which feed the outbox and the undo history). The sync engine gets the raw handle through `syncDb`.
  */
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export class Mirror {
   readonly read: MirrorReader;
   readonly write: MirrorWriter;
@@ -32,8 +23,7 @@ export class Mirror {
    */
   static open(file: string): Mirror {
     const db = openDb(file);
-    const lock = db.prepare("SELECT value FROM settings WHERE key = 'sync_lock'").get() as { value: string } | undefined;
-    if (!lock || !processAlive(Number(lock.value))) inFlightToUncertain(db);
+    if (liveSyncHolder(db) === null) inFlightToUncertain(db);
     return new Mirror(db);
   }
 

@@ -98,9 +98,13 @@ export function markInFlight(db: Db, ids: readonly number[], batchId: string): v
   })();
 }
 
-/** After a crash every in-flight op is uncertain: it may or may not have reached the service. */
-export function inFlightToUncertain(db: Db): number {
-  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight'").run(now(), now()).changes;
+/**
+ * After a crash, or a sync that stopped early, every in-flight op is uncertain: it may or may not have reached
+ * the service. All accounts' ops, or one account's.
+ */
+export function inFlightToUncertain(db: Db, accountId: string | null = null, at: string = now()): number {
+  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight' AND (? IS NULL OR account_id = ?)")
+    .run(at, at, accountId, accountId).changes;
 }
 
 export function opsByState(db: Db, accountId: string, states: readonly OpState[]): OutboxRow[] {

@@ -3,7 +3,8 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, purgeTombstones, withdrawDelete } from './outbox.ts';
-import { validateParcel, validateParcelPatch, DEFAULT_MAX_PARCEL_HECTARES, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
+import { parcelLimit, setParcelLimit } from './settings.ts';
+import { validateParcel, validateParcelPatch, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
 
 const now = () => new Date().toISOString();
@@ -68,14 +69,11 @@ export class MirrorWriter {
   }
 
   setParcelLimit(accountId: string, hectares: number | null): void {
-    const key = `parcel_limit:${accountId}`;
-    if (hectares === null) this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
-    else this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, String(hectares));
+    setParcelLimit(this.db, accountId, hectares);
   }
 
   parcelLimit(accountId: string): number {
-    const r = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(`parcel_limit:${accountId}`) as { value: string } | undefined;
-    return r ? Number(r.value) : DEFAULT_MAX_PARCEL_HECTARES;
+    return parcelLimit(this.db, accountId);
   }
 
   // ---- edits ----

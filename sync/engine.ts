@@ -1,7 +1,8 @@
 import type { Mirror } from '../db/mirror.ts';
 import type { AccountRow, OutboxRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
-import { setOpState } from '../db/outbox.ts';
+import { inFlightToUncertain, setOpState } from '../db/outbox.ts';
+import { liveSyncHolder, SYNC_LOCK } from '../db/settings.ts';
 import type { ServiceClient } from './http.ts';
 import { AccountBlocked, defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
 import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
@@ -27,16 +28,6 @@ export interface AccountReport {
 
 export interface SyncReport { accounts: AccountReport[] }
 
-const LOCK = 'sync_lock';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Pushes each account's outbox and pulls its data, accounts independently (one blocked or failing account
@@ -56,17 +47,16 @@ export class SyncEngine {
 
   private lock(): void {
     this.db.transaction(() => {
-      const held = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(LOCK) as { value: string } | undefined;
-      const pid = held ? Number(held.value) : 0;
-      if (pid && pid !== process.pid && alive(pid)) throw new Error(`Another sync (process ${pid}) is running on this mirror`);
-      this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(LOCK, String(process.pid));
+      const pid = liveSyncHolder(this.db);
+      if (pid !== null && pid !== process.pid) throw new Error(`Another sync (process ${pid}) is running on this mirror`);
+      this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(SYNC_LOCK, String(process.pid));
       // Whatever a killed sync left in flight may or may not have reached the service.
-      this.db.prepare("UPDATE outbox SET state = 'uncertain', uncertain_at = ? WHERE state = 'in_flight'").run(new Date(this.opts.now()).toISOString());
+      inFlightToUncertain(this.db, null, new Date(this.opts.now()).toISOString());
     }).immediate();
   }
 
   private unlock(): void {
-    this.db.prepare('DELETE FROM settings WHERE key = ? AND value = ?').run(LOCK, String(process.pid));
+    this.db.prepare('DELETE FROM settings WHERE key = ? AND value = ?').run(SYNC_LOCK, String(process.pid));
   }
 
   async sync(o: { accounts?: string[]; push?: boolean; pull?: boolean } = {}): Promise<SyncReport> {
@@ -105,7 +95,7 @@ export class SyncEngine {
       } else {
         error = err instanceof Error ? err.message : String(err);
         // Whatever was out when the run stopped may have reached the service: settle it before any resend.
-        this.db.prepare("UPDATE outbox SET state = 'uncertain', uncertain_at = ? WHERE account_id = ? AND state = 'in_flight'").run(new Date(this.opts.now()).toISOString(), account.id);
+        inFlightToUncertain(this.db, account.id, new Date(this.opts.now()).toISOString());
       }
     } finally {
       await client.close();

@@ -1,51 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { OutboxRow, ParcelRow } from '../db/types.ts';
+import type { OutboxRow } from '../db/types.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
-import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
+import { parcelLimit } from '../db/settings.ts';
+import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { errorMessage, type NetworkError } from './http.ts';
 import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
-import { commitCreated } from './parcels.ts';
+import { commitCreated, nearLimit, validItems, type Item } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeFarmName } from './merge.ts';
 
 const FarmList = Type.Array(Farm);
-
-function limitOf(ctx: AccountCtx): number {
-  const r = ctx.db.prepare('SELECT value FROM settings WHERE key = ?').get(`parcel_limit:${ctx.account.id}`) as { value: string } | undefined;
-  return r ? Number(r.value) : 100;
-}
 
 /**
  * A farm is created together with its first parcels: farm creation is not idempotent either, and the
  * parcels' client references are what identify the farm on the service if the answer is lost.
  */
 export async function pushFarmCreates(ctx: AccountCtx): Promise<void> {
+  const limit = parcelLimit(ctx.db, ctx.account.id);
   for (const op of readyOps(ctx, 'farm', 'create')) {
     if (op.attempts > 0) continue;
     const farm = getRow(ctx.db, 'farm', op.local_id);
     if (!farm) continue;
     const parcelOps = ctx.db.prepare(`SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
       AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farm.local_id) as OutboxRow[];
-    const items: { op: OutboxRow; row: ParcelRow }[] = [];
+    const items: Item[] = [];
     for (const po of parcelOps) {
       if (items.length >= MAX_PARCELS_PER_REQUEST) break;
       const row = getRow(ctx.db, 'parcel', po.local_id);
       if (!row) continue;
-      const v = validateParcel(parcelInput(row.local_id, parcelStateOfRow(row)), 0, { maxHectares: limitOf(ctx) });
-      if (v.problems.length) { reject(ctx, [po], v.problems.map((p) => p.message).join('; ')); continue; }
-      if (row.hectares >= 0.98 * limitOf(ctx)) continue; // near the limit: sent alone later
-      items.push({ op: po, row });
+      const [valid] = validItems(ctx, [{ op: po, row }], limit);
+      if (valid && !nearLimit(row, limit)) items.push(valid); // near the limit: sent alone later
     }
     const ops = [op, ...items.map((i) => i.op)];
     markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
     ctx.stats.sent += ops.length;
-    const res = await call(ctx, 'POST', '/api/farms/', { farm: { name: farm.name }, parcels: items.map((i) => parcelInput(i.row.local_id, parcelStateOfRow(i.row))) });
+    const res = await call(ctx, 'POST', '/api/farms/', { farm: { name: farm.name }, parcels: items.map((i) => i.input ?? parcelInput(i.row.local_id, parcelStateOfRow(i.row))) });
     if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) continue;
     const r = res as Exclude<typeof res, NetworkError>;
     if (r.status === 201) {

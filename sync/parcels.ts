@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FarmRow, OutboxRow, ParcelRow } from '../db/types.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
+import { parcelLimit } from '../db/settings.ts';
 import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
@@ -14,12 +15,7 @@ import { mergeParcel } from './merge.ts';
 
 const Created = Type.Array(ParcelFeature);
 /** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
-const NEAR_LIMIT = 0.98;
-
-function limitOf(ctx: AccountCtx): number {
-  const r = ctx.db.prepare('SELECT value FROM settings WHERE key = ?').get(`parcel_limit:${ctx.account.id}`) as { value: string } | undefined;
-  return r ? Number(r.value) : 100;
-}
+export const nearLimit = (row: ParcelRow, limit: number): boolean => row.hectares >= 0.98 * limit;
 
 /** Writes the service's ids into the rows and commits the ops, in one transaction. */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]): void {
@@ -107,13 +103,13 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
 }
 
 /** A queued create and its row; `input` is the request form of the row, once validItems has built it. */
-type Item = { op: OutboxRow; row: ParcelRow; input?: ReturnType<typeof parcelInput> };
+export type Item = { op: OutboxRow; row: ParcelRow; input?: ReturnType<typeof parcelInput> };
 
 /**
  * The service's own rules, run locally: a parcel the client knows is bad is rejected here and never sent.
  * The input it validated goes along, so sendBatch sends exactly that without building it again.
  */
-function validItems(ctx: AccountCtx, items: readonly Item[], limit: number): Item[] {
+export function validItems(ctx: AccountCtx, items: readonly Item[], limit: number): Item[] {
   const valid: Item[] = [];
   for (const item of items) {
     const input = parcelInput(item.row.local_id, parcelStateOfRow(item.row));
@@ -130,7 +126,7 @@ function validItems(ctx: AccountCtx, items: readonly Item[], limit: number): Ite
  */
 export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const ops = readyOps(ctx, 'parcel', 'create');
-  const limit = limitOf(ctx);
+  const limit = parcelLimit(ctx.db, ctx.account.id);
   const byFarm = new Map<number, Item[]>();
   // One read per farm, not per parcel: nothing awaits in this loop, so the rows cannot change meanwhile.
   const farms = new Map<string, FarmRow | undefined>();
@@ -149,8 +145,8 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const total = [...byFarm.values()].reduce((s, l) => s + l.length, 0);
   let done = 0;
   for (const [farmId, items] of byFarm) {
-    const alone = items.filter((i) => i.row.hectares >= NEAR_LIMIT * limit);
-    const rest = items.filter((i) => i.row.hectares < NEAR_LIMIT * limit);
+    const alone = items.filter((i) => nearLimit(i.row, limit));
+    const rest = items.filter((i) => !nearLimit(i.row, limit));
     const batches: Item[][] = [...alone.map((a) => [a])];
     for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) batches.push(rest.slice(i, i + MAX_PARCELS_PER_REQUEST));
     let next = batches.length ? validItems(ctx, batches[0]!, limit) : [];

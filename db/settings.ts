@@ -1,0 +1,38 @@
+import type { Db } from './open.ts';
+import { cachedStatement } from './rows.ts';
+import { DEFAULT_MAX_PARCEL_HECTARES } from '../core/parcels/validate.ts';
+
+// Small facts kept in the mirror's `settings` table, read by the writer, the engine and the CLI alike.
+
+const limitKey = (accountId: string) => `parcel_limit:${accountId}`;
+
+/** The account's agreed maximum parcel size (the service's default unless set locally). */
+export function parcelLimit(db: Db, accountId: string): number {
+  const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(limitKey(accountId)) as { value: string } | undefined;
+  return r ? Number(r.value) : DEFAULT_MAX_PARCEL_HECTARES;
+}
+
+export function setParcelLimit(db: Db, accountId: string, hectares: number | null): void {
+  if (hectares === null) cachedStatement(db, 'DELETE FROM settings WHERE key = ?').run(limitKey(accountId));
+  else cachedStatement(db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(limitKey(accountId), String(hectares));
+}
+
+/** The setting naming the process that runs a sync on this mirror. */
+export const SYNC_LOCK = 'sync_lock';
+
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The process id of a sync that holds the lock and is still alive, or null (none, or it was killed). */
+export function liveSyncHolder(db: Db): number | null {
+  const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(SYNC_LOCK) as { value: string } | undefined;
+  const pid = r ? Number(r.value) : 0;
+  return processAlive(pid) ? pid : null;
+}
