@@ -2,8 +2,7 @@
 import { parseArgs } from 'node:util';
 import { dbFile } from '../service/config.ts';
 import { openDb } from '../service/store/db.ts';
-import { farmParcels, farmParcelsJson } from '../service/store/parcel-list.ts';
-import { featureCollectionJson, type ParcelRow } from '../service/store/parcel-json.ts';
+import { farmParcelsJson } from '../service/store/parcel-list.ts';
 import type { Scope } from '../service/store/scope.ts';
 import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
 import { pool, runLoad, type RequestSpec } from './lib/load.ts';
@@ -98,9 +97,6 @@ async function main(): Promise<void> {
     const scope: Scope = { organizationId: tenant.organizationId, accountId: tenant.accountId, via: 'api_key' };
     let json = '';
     const query = bestOf(10, () => { json = farmParcelsJson(db, scope, farmId); });
-    let rows: ParcelRow[] = [];
-    const rowsQuery = bestOf(10, () => { rows = farmParcels(db, scope, farmId); });
-    const assemble = bestOf(10, () => { featureCollectionJson(rows, rows.length, null); });
     const parse = bestOf(5, () => { JSON.parse(json); });
     db.close();
     const serviceMsPerRequest = r1(((window.ours.service ?? 0) * window.seconds * 1000) / REQUESTS);
@@ -109,7 +105,7 @@ async function main(): Promise<void> {
       method: [
         `The service runs as a child process on 127.0.0.1 (synchronous=FULL, fresh DATA_DIR). One farm is filled with ${(batches * BATCH_SIZE).toLocaleString('en-US')} parcels through POST /api/parcels/ (the same generated batches as service-bulk: polygons of 10–50 vertices, a few points, 5 metadata keys).`,
         `This process then sends GET /api/farms/${'{id}'}/parcels/ with the API key and Service-Account header over one undici keep-alive connection, one request at a time: ${WARMUP} warm-up requests, then ${REQUESTS} measured. A request's latency runs until the whole body has been read. The first response is parsed and must hold every parcel.`,
-        'Afterwards, in process on the same database file, best of 10: the listing as the service builds it (farmParcelsJson: SQLite assembles the FeatureCollection text), and for comparison the row-object path it replaced (farmParcels + featureCollectionJson).',
+        'Afterwards, in process on the same database file, best of 10: the listing as the service builds it (farmParcelsJson: SQLite assembles the FeatureCollection text).',
       ],
       metrics: [
         metric('Latency p50, 10,000-parcel farm', latency.p50_ms, 'ms', TARGET),
@@ -118,8 +114,6 @@ async function main(): Promise<void> {
         metric('Response size', Math.round((bytes / 2 ** 20) * 100) / 100, 'MiB'),
         metric('Service CPU per request (from /proc)', serviceMsPerRequest, 'ms'),
         metric('In process: the listing text as served (farmParcelsJson)', query.best_ms, 'ms'),
-        metric('In process, for comparison: row objects (farmParcels)', rowsQuery.best_ms, 'ms'),
-        metric('In process, for comparison: JS string assembly of those rows (featureCollectionJson)', assemble.best_ms, 'ms'),
       ],
       tables: [{
         title: 'Latency over the measured requests',
@@ -138,7 +132,7 @@ async function main(): Promise<void> {
         `Parsing the ${Math.round(bytes / 2 ** 20)} MiB response with JSON.parse takes ${r1(parse.best_ms)} ms on the client side; it is not part of the measured latency.`,
         `Other processes used ${window.others} cores on average while the listing was measured.`,
       ],
-      details: { profile, farm_parcels: batches * BATCH_SIZE, latency, response_bytes: bytes, db_bytes: dbBytes, cpu: window, in_process: { query, assemble, client_parse: parse } },
+      details: { profile, farm_parcels: batches * BATCH_SIZE, latency, response_bytes: bytes, db_bytes: dbBytes, cpu: window, in_process: { query, client_parse: parse } },
     });
     process.stderr.write(`  p50 ${latency.p50_ms} ms, p99 ${latency.p99_ms} ms, ${bytes} bytes\n  wrote ${writeResult(result)}\n`);
   } finally {
@@ -154,7 +148,7 @@ function classify(stack: Frame[]): string {
   if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
   if (leaf.fn === '(garbage collector)') return 'garbage collection';
   if (leaf.fn === '(program)') return 'V8 / native, unattributed';
-  if (stack.some((f) => f.fn === 'farmParcelsJson' || f.fn === 'farmParcels')) return 'SQLite assembling the listing (farmParcelsJson)';
+  if (stack.some((f) => f.fn === 'farmParcelsJson')) return 'SQLite assembling the listing (farmParcelsJson)';
   if (stack.some((f) => f.url.includes('service/store/parcel-json'))) return 'string assembly (featureCollectionJson)';
   if (stack.some((f) => f.url.includes('fastify'))) return 'fastify reply (content-length, hooks, write)';
   return 'Node HTTP / net / other';

@@ -21,14 +21,6 @@ export interface ParcelRow {
 
 export const PARCEL_COLUMNS = 'p.id, p.key, p.farm_id, p.name, p.source_type, p.point, p.geometry, p.hectares, p.metadata, p.minx, p.miny, p.maxx, p.maxy, p.created, p.modified';
 
-/** PARCEL_COLUMNS selected in raw mode: the row as an array, in that column order. */
-export type ParcelRowArray = [number, string, number, string, ParcelRow['source_type'], string | null, string, number, string, number, number, number, number, string, string];
-
-export const parcelRowFromArray = (a: ParcelRowArray): ParcelRow => ({
-  id: a[0], key: a[1], farm_id: a[2], name: a[3], source_type: a[4], point: a[5], geometry: a[6], hectares: a[7], metadata: a[8],
-  minx: a[9], miny: a[10], maxx: a[11], maxy: a[12], created: a[13], modified: a[14],
-});
-
 export function parcelFeatureJson(r: ParcelRow): string {
   const cx = (r.minx + r.maxx) / 2;
   const cy = (r.miny + r.maxy) / 2;

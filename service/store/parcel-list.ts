@@ -1,9 +1,9 @@
 import type { Db } from './db.ts';
-import { prep, prepRaw } from './prep.ts';
+import { prep } from './prep.ts';
 import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, parcelRowFromArray, type ParcelRow, type ParcelRowArray } from './parcel-json.ts';
+import { PARCEL_COLUMNS, type ParcelRow } from './parcel-json.ts';
 import { visibleFarm } from './parcels.ts';
 
 export interface ParcelFilter {
@@ -87,11 +87,6 @@ export function listParcels(db: Db, scope: Scope, filter: ParcelFilter): { rows:
   return { rows, count, hasMore };
 }
 
-/** Every parcel of one farm: the listing clients use to reconcile an uncertain bulk create. */
-export function farmParcels(db: Db, scope: Scope, farmId: number): ParcelRow[] {
-  visibleFarm(db, scope, farmId);
-  return (prepRaw(db, `SELECT ${PARCEL_COLUMNS} FROM parcels p WHERE p.farm_id = ? ORDER BY p.id`).all(farmId) as ParcelRowArray[]).map(parcelRowFromArray);
-}
 
 // The same Feature text as parcelFeatureJson, assembled by SQLite in one string: no row objects, no
 // per-row concatenation in JS. SQLite's REAL-to-text conversion round-trips (up to 17 significant digits),
@@ -102,7 +97,10 @@ const FEATURE_SQL = `'{"type":"Feature","id":' || p.id || ',"bbox":[' || CAST(p.
   || ',"source_type":"' || p.source_type || '","point":' || coalesce(p.point, 'null') || ',"center":[' || CAST((p.minx + p.maxx) / 2 AS TEXT)
   || ',' || CAST((p.miny + p.maxy) / 2 AS TEXT) || '],"created":"' || p.created || '","modified":"' || p.modified || '"}}'`;
 
-/** GET /api/farms/{id}/parcels/ as a FeatureCollection text: every parcel of the farm, by id. */
+/**
+ * GET /api/farms/{id}/parcels/ as a FeatureCollection text: every parcel of the farm, by id — the listing
+ * clients use to reconcile an uncertain bulk create.
+ */
 export function farmParcelsJson(db: Db, scope: Scope, farmId: number): string {
   visibleFarm(db, scope, farmId);
   const r = prep(db, `SELECT count(*) AS n, coalesce(group_concat(f, ','), '') AS features
