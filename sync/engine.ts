@@ -130,7 +130,7 @@ export class SyncEngine {
       const ready = open.some((o) => !o.next_attempt_at || Date.parse(o.next_attempt_at) <= this.opts.now());
       // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
       // Another round only if the last one moved something; otherwise wait for what is due later (settling, retries).
-      if (ready && (await this.progressPossible(ctx))) continue;
+      if (ready && this.progressPossible(ctx)) continue;
       const later = open.filter((o) => o.next_attempt_at && Date.parse(o.next_attempt_at) > this.opts.now());
       if (!later.length) return;
       const next = Math.min(...later.map((o) => Date.parse(o.next_attempt_at!)));
@@ -141,7 +141,7 @@ export class SyncEngine {
   }
 
   /** Whether another round can send something: guards against spinning on ops whose parents never got ids. */
-  private async progressPossible(ctx: AccountCtx): Promise<boolean> {
+  private progressPossible(ctx: AccountCtx): boolean {
     const before = this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state = 'committed'").get(ctx.account.id) as { n: number };
     const key = `${before.n}:${ctx.retriesLeft}`;
     if (this.lastProgress.get(ctx.account.id) === key) return false;
