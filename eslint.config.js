@@ -6,7 +6,7 @@ const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', '
 const ioPackages = ['better-sqlite3', 'fastify', 'fastify/*', '@fastify/*', 'undici', 'jose', 'electron'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'bench/results/**', '.tmp/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'bench/results/**', 'bench/tmp/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

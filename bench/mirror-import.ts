@@ -182,7 +182,7 @@ function insertSplit(dir: string, n = 20_000): { variant: string; us_per_row: nu
     const rows: ParcelRow[] = fields.slice(0, n).map((x) => ({
       local_id: randomUUID(), account_id: ACCOUNT, farm_local_id: farm.local_id, server_id: null, key: null, name: x.name, source_type: 'Polygon', point: null,
       geometry: JSON.stringify({ type: 'Polygon', coordinates: [x.ring] }), hectares: 3, metadata: JSON.stringify(x.metadata),
-      minx: x.bbox[0], miny: x.bbox[1], maxx: x.bbox[2], maxy: x.bbox[3], base: null, deleted: 0, created: t, modified: t,
+      minx: x.bbox[0], miny: x.bbox[1], maxx: x.bbox[2], maxy: x.bbox[3], checked: null, base: null, deleted: 0, created: t, modified: t,
     }));
     let best = Infinity;
     for (let pass = 0; pass < 2; pass++) {

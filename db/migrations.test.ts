@@ -17,11 +17,11 @@ const tables = (db: Database.Database) =>
   (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'parcels_rtree_%' AND name NOT LIKE 'parcels_fts_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
 
 describe('migrations', () => {
-  it('a new mirror is at user_version 1 with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(1);
+  it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
+    expect(migrations).toHaveLength(2);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -31,12 +31,30 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(1);
+    expect(again.pragma('user_version', { simple: true })).toBe(2);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(1);
+    expect(again.pragma('user_version', { simple: true })).toBe(2);
     again.close();
+  });
+
+  it('002 adds the validation stamp: parcels written under version 1 keep their data and start unchecked', () => {
+    const file = join(dir, 'v1.db');
+    const old = new Database(file);
+    migrate(old, 1);
+    const t = '2026-01-01T00:00:00.000Z';
+    old.prepare("INSERT INTO accounts (id, service_url, mode, created) VALUES ('acc-1', 'http://x', 'api_key', ?)").run(t);
+    old.prepare("INSERT INTO farms (local_id, account_id, name, created, modified) VALUES ('f1', 'acc-1', 'Farm', ?, ?)").run(t, t);
+    old.prepare(`INSERT INTO parcels (local_id, account_id, farm_local_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, created, modified)
+      VALUES ('p1', 'acc-1', 'f1', 'Old field', 'Polygon', '{}', 1.5, 0, 0, 1, 1, ?, ?)`).run(t, t);
+    expect(old.pragma('user_version', { simple: true })).toBe(1);
+    old.close();
+
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.prepare("SELECT name, hectares, checked FROM parcels WHERE local_id = 'p1'").get()).toEqual({ name: 'Old field', hectares: 1.5, checked: null });
+    db.close();
   });
 
   it('a mirror from the future is refused, untouched: same bytes, no journal files, and the handle is released', () => {

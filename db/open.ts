@@ -48,3 +48,19 @@ export function migrate(db: Db, upTo: number = migrations.length): void {
     if (locked < upTo) db.pragma(`user_version = ${upTo}`);
   }).immediate();
 }
+
+/**
+ * Runs a write transaction without its own fsync (synchronous=NORMAL for its commit). Only for writes whose
+ * loss to a power cut is harmless because what is on disk already says what to do: the next FULL commit on this
+ * connection (its fsync covers every earlier WAL frame) makes them durable.
+ */
+export function withoutFsync<T>(db: Db, fn: () => T): T {
+  // Inside a caller's transaction the commit is the caller's, with the caller's durability.
+  if (db.inTransaction) return fn();
+  db.pragma('synchronous = NORMAL');
+  try {
+    return db.transaction(fn)();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
+}

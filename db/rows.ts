@@ -7,7 +7,7 @@ const TABLE: Record<Entity, string> = { farm: 'farms', parcel: 'parcels', crop: 
 const COLUMNS: Record<Entity, readonly string[]> = {
   farm: ['local_id', 'account_id', 'server_id', 'name', 'base', 'deleted', 'created', 'modified'],
   parcel: ['local_id', 'account_id', 'farm_local_id', 'server_id', 'key', 'name', 'source_type', 'point', 'geometry', 'hectares', 'metadata',
-    'minx', 'miny', 'maxx', 'maxy', 'base', 'deleted', 'created', 'modified'],
+    'minx', 'miny', 'maxx', 'maxy', 'checked', 'base', 'deleted', 'created', 'modified'],
   crop: ['local_id', 'account_id', 'parcel_local_id', 'server_id', 'key', 'family_id', 'family_name', 'name', 'campaign', 'area', 'variety',
     'harvested_qty', 'sowing', 'closure', 'is_active', 'base', 'deleted', 'created', 'modified'],
 };
@@ -40,11 +40,17 @@ export function getRow(db: Db, entity: Entity, localId: string): Row | undefined
 }
 
 export function insertRow(db: Db, entity: Entity, row: Row): void {
-  cachedStatement(db, INSERT_SQL[entity]).run(row);
+  // Rows recorded in undo history before migration 002 have no stamp.
+  const r = entity === 'parcel' && (row as ParcelRow).checked === undefined ? { ...row, checked: null } : row;
+  cachedStatement(db, INSERT_SQL[entity]).run(r);
 }
+
+/** A parcel's user fields: writing any of them without a fresh `checked` stamp clears the stamp. */
+const CHECKED_FIELDS = new Set(['name', 'metadata', 'geometry', 'point', 'hectares', 'source_type']);
 
 /** Writes the given columns of a row (only columns the entity has). */
 export function updateRow(db: Db, entity: Entity, localId: string, fields: Partial<Record<string, unknown>>): void {
+  if (entity === 'parcel' && !('checked' in fields) && Object.keys(fields).some((c) => CHECKED_FIELDS.has(c))) fields = { ...fields, checked: null };
   const cols = Object.keys(fields).filter((c) => c !== 'local_id' && COLUMNS[entity].includes(c));
   if (cols.length === 0) return;
   cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });

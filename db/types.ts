@@ -38,6 +38,8 @@ export interface ParcelRow {
   hectares: number;
   metadata: string;
   minx: number; miny: number; maxx: number; maxy: number;
+  /** PARCEL_RULES_VERSION the user fields were validated under when written, or null (see migration 002). */
+  checked: number | null;
   base: string | null;
   deleted: number;
   created: string;

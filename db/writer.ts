@@ -4,7 +4,8 @@ import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './typ
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, purgeTombstones, withdrawDelete } from './outbox.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
-import { validateParcel, validateParcelPatch, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
+import { validateParcel, validateParcelPatch, MAX_METADATA_KEYS, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
+import { REF_KEY } from '../core/parcels/client-ref.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
 
 const now = () => new Date().toISOString();
@@ -39,6 +40,13 @@ const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
 
 export interface ParcelPatchInput { name?: string; metadata?: Record<string, unknown>; geom?: unknown }
 export interface CropInput extends CropFields { family_id?: number | null; family_name?: string | null }
+
+/**
+ * The stamp for user fields that just passed core's rules (see migration 002). Metadata that leaves no room for
+ * the client reference the engine adds stays unstamped, so the engine's own check reports it.
+ */
+const stampFor = (metadata: Metadata): number | null =>
+  Object.keys(metadata).length < MAX_METADATA_KEYS || REF_KEY in metadata ? PARCEL_RULES_VERSION : null;
 
 function geomColumns(g: GeomResult | ValidParcel) {
   const [minx, miny, maxx, maxy] = g.bbox;
@@ -126,7 +134,7 @@ export class MirrorWriter {
       const t = now();
       const row: ParcelRow = {
         local_id: randomUUID(), account_id: farm.account_id, farm_local_id: farm.local_id, server_id: null, key: null,
-        name: p.name, metadata: JSON.stringify(p.metadata), ...geomColumns(p), base: null, deleted: 0, created: t, modified: t,
+        name: p.name, metadata: JSON.stringify(p.metadata), ...geomColumns(p), checked: stampFor(p.metadata), base: null, deleted: 0, created: t, modified: t,
       };
       this.insert('parcel', row);
       return row;
@@ -142,6 +150,8 @@ export class MirrorWriter {
     if (r.patch.name !== undefined) fields.name = r.patch.name;
     if (r.patch.metadata !== undefined) fields.metadata = JSON.stringify(r.patch.metadata);
     if (r.patch.geom) Object.assign(fields, geomColumns(r.patch.geom));
+    // Each part of a parcel is checked on its own, so a valid patch of a stamped row leaves it valid.
+    fields.checked = row.checked === PARCEL_RULES_VERSION ? stampFor(r.patch.metadata ?? (JSON.parse(row.metadata) as Metadata)) : null;
     this.edit('Edit parcel', () => this.update('parcel', row, fields));
     return getRow(this.db, 'parcel', localId)!;
   }

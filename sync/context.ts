@@ -15,6 +15,8 @@ export interface SyncOptions {
   backoffCapMs: number;
   /** Longest a sync run waits for retries and settling before it gives up and reports what is left. */
   maxWaitMs: number;
+  /** Parcel batches in flight at once (PUSH_WINDOW by default; 1 sends them one after another). */
+  pushWindow: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -22,7 +24,7 @@ export interface SyncOptions {
 }
 
 export const defaultSyncOptions = (): SyncOptions => ({
-  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000,
+  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, pushWindow: 2,
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
 });
 

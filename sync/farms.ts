@@ -8,7 +8,7 @@ import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
-import { errorMessage, type NetworkError } from './http.ts';
+import { JsonText, errorMessage, type NetworkError } from './http.ts';
 import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { commitCreated, nearLimit, validItems, type Item } from './parcels.ts';
@@ -40,7 +40,8 @@ export async function pushFarmCreates(ctx: AccountCtx): Promise<void> {
     const ops = [op, ...items.map((i) => i.op)];
     markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
     ctx.stats.sent += ops.length;
-    const res = await call(ctx, 'POST', '/api/farms/', { farm: { name: farm.name }, parcels: items.map((i) => i.input ?? parcelInput(i.row.local_id, parcelStateOfRow(i.row))) });
+    const parcels = items.map((i) => i.json ?? JSON.stringify(parcelInput(i.row.local_id, parcelStateOfRow(i.row))));
+    const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`));
     if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) continue;
     const r = res as Exclude<typeof res, NetworkError>;
     if (r.status === 201) {

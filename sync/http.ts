@@ -9,6 +9,11 @@ export class NetworkError extends Error {
   }
 }
 
+/** A request body already serialized (the engine builds parcel JSON from the mirror's stored JSON text). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface HttpResponse { status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number }
 
 export interface Credentials {
@@ -88,7 +93,7 @@ export class ServiceClient {
     const headers = await this.headers(forceRefresh);
     let payload: string | undefined;
     if (body !== undefined) {
-      payload = JSON.stringify(body);
+      payload = body instanceof JsonText ? body.text : JSON.stringify(body);
       headers['content-type'] = 'application/json';
     }
     let res: Dispatcher.ResponseData;

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FarmRow, OutboxRow, ParcelRow } from '../db/types.ts';
-import { getRow, updateRow } from '../db/rows.ts';
+import type { OutboxRow, ParcelRow } from '../db/types.ts';
+import { cachedStatement, getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
+import { withoutFsync } from '../db/open.ts';
 import { parcelLimit } from '../db/settings.ts';
-import { validateParcel, MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
+import { validateParcel, MAX_PARCELS_PER_REQUEST, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
 import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
-import { NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
-import { parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
+import { JsonText, NetworkError, errorMessage } from './http.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeParcel } from './merge.ts';
 
@@ -17,23 +18,35 @@ const Created = Type.Array(ParcelFeature);
 /** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
 export const nearLimit = (row: ParcelRow, limit: number): boolean => row.hectares >= 0.98 * limit;
 
-/** Writes the service's ids into the rows and commits the ops, in one transaction. */
+/** The ids of ops whose parcels are near the limit (see nearLimit), read with one query. */
+function nearLimitOps(ctx: AccountCtx, ops: readonly OutboxRow[], limit: number): number[] {
+  const rows = cachedStatement(ctx.db, `SELECT o.id FROM outbox o JOIN parcels p ON p.local_id = o.local_id
+    WHERE o.id IN (SELECT value FROM json_each(?)) AND p.hectares >= ?`).all(JSON.stringify(ops.map((o) => o.id)), 0.98 * limit) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Writes the service's ids into the rows and commits the ops, in one transaction. Without an fsync of its own:
+ * until the next in-flight mark (or the end of the run) makes it durable, a power cut leaves these ops in flight
+ * on disk, which means a reconciliation by client reference, never a resend.
+ */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]): void {
-  ctx.db.transaction(() => {
-    for (const { op, feature } of pairs) {
-      const { state } = parcelStateOfFeature(feature);
-      updateRow(ctx.db, 'parcel', op.local_id, { server_id: feature.id, key: feature.properties.key, base: JSON.stringify(state) });
-    }
+  // Only sync columns change (no user field, so the stamp and the search indexes stay as they are).
+  const stmt = cachedStatement(ctx.db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE local_id = ?');
+  withoutFsync(ctx.db, () => {
+    for (const { op, feature } of pairs) stmt.run(feature.id, feature.properties.key, JSON.stringify(parcelStateOfFeature(feature).state), op.local_id);
     commitOps(ctx, pairs.map((p) => p.op.id));
-  })();
+  });
 }
 
 /** Sends one batch of parcel creates; every outcome leaves each op in a definite state. */
-export async function sendBatch(ctx: AccountCtx, farmServerId: number, batch: readonly Item[]): Promise<void> {
-  const ops = batch.map((b) => b.op);
-  const body = { farm: { id: farmServerId }, parcels: batch.map((b) => b.input ?? parcelInput(b.row.local_id, parcelStateOfRow(b.row))) };
+export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: readonly Item[]): Promise<void> {
   // The in-flight mark commits before the request leaves: a crash from here on means "reconcile", never "resend".
-  markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
+  const marked = markInFlight(ctx.db, all.map((b) => b.op.id), randomUUID());
+  const batch = marked.size === all.length ? all : all.filter((b) => marked.has(b.op.id));
+  if (!batch.length) return;
+  const ops = batch.map((b) => b.op);
+  const body = new JsonText(`{"farm":{"id":${farmServerId}},"parcels":[${batch.map((b) => b.json ?? JSON.stringify(parcelInput(b.row.local_id, parcelStateOfRow(b.row)))).join(',')}]}`);
   ctx.stats.sent += ops.length;
   const res = await call(ctx, 'POST', '/api/parcels/', body);
   if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) return;
@@ -92,77 +105,118 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
   if (named.size > 0) {
     reject(ctx, [...named.keys()].map((i) => batch[i]!.op), '');
     for (const [i, msgs] of named) ctx.db.prepare('UPDATE outbox SET last_error = ? WHERE id = ?').run(msgs.join('; '), batch[i]!.op.id);
-    const rest = batch.filter((_, i) => !named.has(i)).map((b) => ({ op: { ...b.op, attempts: 0 }, row: b.row }));
+    const rest = batch.filter((_, i) => !named.has(i)).map((b) => ({ ...b, op: { ...b.op, attempts: 0 } }));
     if (rest.length) await sendBatch(ctx, farmServerId, rest);
     return;
   }
   const mid = Math.ceil(batch.length / 2);
-  const fresh = batch.map((b) => ({ op: { ...b.op, attempts: 0 }, row: b.row }));
+  const fresh = batch.map((b) => ({ ...b, op: { ...b.op, attempts: 0 } }));
   await sendBatch(ctx, farmServerId, fresh.slice(0, mid));
   await sendBatch(ctx, farmServerId, fresh.slice(mid));
 }
 
-/** A queued create and its row; `input` is the request form of the row, once validItems has built it. */
-export type Item = { op: OutboxRow; row: ParcelRow; input?: ReturnType<typeof parcelInput> };
+/** A queued create and its row; `json` is the request form of the row, once validItems has built it. */
+export type Item = { op: OutboxRow; row: ParcelRow; json?: string };
+
+/**
+ * A row stamped as valid under the current rules (migration 002) needs no second validation: its user fields have
+ * not been written since, and only the account's limit can have moved. Metadata already holding the reference key
+ * takes the general path, so the key is replaced rather than repeated.
+ */
+const trusted = (row: ParcelRow, limit: number): boolean =>
+  row.checked === PARCEL_RULES_VERSION && row.hectares <= limit && !row.metadata.includes(`"${REF_KEY}"`);
+
+/**
+ * The request form of a trusted row, spliced from its stored JSON text: byte for byte what
+ * JSON.stringify(parcelInput(…)) gives, without parsing and re-serializing every geometry.
+ */
+export function parcelJson(row: ParcelRow): string {
+  const ref = `"${REF_KEY}":${JSON.stringify(row.local_id)}`;
+  const metadata = row.metadata === '{}' ? `{${ref}}` : `${row.metadata.slice(0, -1)},${ref}}`;
+  const geom = row.source_type === 'Point' && row.point
+    ? `{"type":"Feature","properties":{"metadata":{"hectares":${JSON.stringify(row.hectares)}}},"geometry":{"type":"Point","coordinates":${row.point}}}`
+    : `{"type":"Feature","properties":{},"geometry":${row.geometry}}`;
+  return `{"name":${JSON.stringify(row.name)},"metadata":${metadata},"geom":${geom}}`;
+}
 
 /**
  * The service's own rules, run locally: a parcel the client knows is bad is rejected here and never sent.
- * The input it validated goes along, so sendBatch sends exactly that without building it again.
+ * Rows validated when they were written (and unchanged since) are trusted; the rest are validated now.
  */
 export function validItems(ctx: AccountCtx, items: readonly Item[], limit: number): Item[] {
   const valid: Item[] = [];
   for (const item of items) {
+    if (trusted(item.row, limit)) {
+      valid.push({ ...item, json: parcelJson(item.row) });
+      continue;
+    }
     const input = parcelInput(item.row.local_id, parcelStateOfRow(item.row));
     const v = validateParcel(input, 0, { maxHectares: limit });
     if (v.problems.length) reject(ctx, [item.op], v.problems.map((p) => p.message).join('; '));
-    else valid.push({ ...item, input });
+    else valid.push({ ...item, json: JSON.stringify(input) });
   }
   return valid;
 }
 
 /**
- * Queued parcel creates of farms that exist on the service, in batches of ≤ 50. Validating the next batch
- * overlaps with the service working on the current one, so local validation costs no wall time.
+ * Queued parcel creates of farms that exist on the service, in batches of ≤ 50, `pushWindow` at a time (2: the next
+ * request is at the service while the engine books the last answer and prepares the one after). Each batch
+ * is marked in flight (durably) before it leaves and settles on its own, so overlapping them changes no outcome;
+ * after a failure that stops the account (blocked, budget spent) the batches still out are awaited, then it stops.
  */
 export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
-  const ops = readyOps(ctx, 'parcel', 'create');
   const limit = parcelLimit(ctx.db, ctx.account.id);
-  const byFarm = new Map<number, Item[]>();
-  // One read per farm, not per parcel: nothing awaits in this loop, so the rows cannot change meanwhile.
-  const farms = new Map<string, FarmRow | undefined>();
-  for (const op of ops) {
-    // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
-    if (op.attempts > 0) continue;
-    const row = getRow(ctx.db, 'parcel', op.local_id);
-    if (!row) continue;
-    if (!farms.has(row.farm_local_id)) farms.set(row.farm_local_id, getRow(ctx.db, 'farm', row.farm_local_id));
-    const farm = farms.get(row.farm_local_id);
-    if (!farm || farm.server_id === null) continue;
-    const list = byFarm.get(farm.server_id);
-    if (list) list.push({ op, row });
-    else byFarm.set(farm.server_id, [{ op, row }]);
+  // Grouped by farm without reading the rows: each batch reads its rows right before it is sent.
+  const queued = cachedStatement(ctx.db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
+    JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
+    WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(ctx.account.id, new Date(ctx.opts.now()).toISOString()) as (OutboxRow & { farm_server_id: number })[];
+  // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
+  const byFarm = new Map<number, OutboxRow[]>();
+  for (const { farm_server_id: farmId, ...op } of queued) {
+    const list = byFarm.get(farmId);
+    if (list) list.push(op);
+    else byFarm.set(farmId, [op]);
   }
   const total = [...byFarm.values()].reduce((s, l) => s + l.length, 0);
   let done = 0;
-  for (const [farmId, items] of byFarm) {
-    const alone = items.filter((i) => nearLimit(i.row, limit));
-    const rest = items.filter((i) => !nearLimit(i.row, limit));
-    const batches: Item[][] = [...alone.map((a) => [a])];
+  const progress = (n: number) => {
+    done += n;
+    ctx.emit({ phase: 'parcels', done, total, bytes: ctx.stats.bytes });
+  };
+  const inflight = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  for (const [farmId, ops] of byFarm) {
+    // A parcel near the limit goes alone, so a server-side rejection cannot sink a batch. Hectares only: cheap.
+    const near = new Set(nearLimitOps(ctx, ops, limit));
+    const batches: OutboxRow[][] = ops.filter((o) => near.has(o.id)).map((o) => [o]);
+    const rest = ops.filter((o) => !near.has(o.id));
     for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) batches.push(rest.slice(i, i + MAX_PARCELS_PER_REQUEST));
-    let next = batches.length ? validItems(ctx, batches[0]!, limit) : [];
-    for (let i = 0; i < batches.length; i++) {
-      const current = next;
-      const sending = current.length ? sendBatch(ctx, farmId, current) : Promise.resolve();
-      if (i + 1 < batches.length) {
-        // Let the request leave before spending CPU on the next batch.
-        await new Promise((r) => setImmediate(r));
-        next = validItems(ctx, batches[i + 1]!, limit);
+    for (const batch of batches) {
+      while (inflight.size >= Math.max(1, ctx.opts.pushWindow)) await Promise.race(inflight);
+      if (failure) break;
+      // Read now, not when the run started: the user may have edited or deleted rows while earlier batches were out.
+      const rows = new Map((cachedStatement(ctx.db, 'SELECT * FROM parcels WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0')
+        .all(JSON.stringify(batch.map((o) => o.local_id))) as ParcelRow[]).map((r) => [r.local_id, r]));
+      const items: Item[] = [];
+      for (const op of batch) {
+        const row = rows.get(op.local_id);
+        if (row) items.push({ op, row });
       }
-      await sending;
-      done += batches[i]!.length;
-      ctx.emit({ phase: 'parcels', done, total, bytes: ctx.stats.bytes });
+      const valid = validItems(ctx, items, limit);
+      if (!valid.length) {
+        progress(batch.length);
+        continue;
+      }
+      const sending: Promise<void> = sendBatch(ctx, farmId, valid)
+        .catch((error: unknown) => { failure ??= { error }; })
+        .finally(() => { inflight.delete(sending); progress(batch.length); });
+      inflight.add(sending);
     }
+    if (failure) break;
   }
+  await Promise.all(inflight);
+  if (failure) throw (failure as { error: unknown }).error;
 }
 
 /**

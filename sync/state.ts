@@ -5,13 +5,9 @@ import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import type { Crop } from '../core/schemas/crops.ts';
 import type { Metadata } from '../core/parcels/validate.ts';
 import { bboxOf } from '../core/geo/bbox.ts';
+import { REF_KEY } from '../core/parcels/client-ref.ts';
 
-/**
- * The client reference: every parcel the engine sends carries its local id under this metadata key, and
- * every later PATCH keeps it (PATCH replaces the whole metadata object). It is how an uncertain create is
- * found on the service. It shows in the embedded map's tooltips, hence a plain, self-explaining name.
- */
-export const REF_KEY = 'furrow_ref';
+export { REF_KEY };
 
 export function parcelStateOfRow(r: ParcelRow): ParcelState {
   return {

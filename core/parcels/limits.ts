@@ -15,3 +15,8 @@ export const MAX_METADATA_STRING_LENGTH = 2000;
 export const MAX_POSITION_PROBLEMS_PER_PARCEL = 20;
 /** Point parcels stay clear of the poles so their generated square is well formed. */
 export const MAX_POINT_LATITUDE = 85;
+/**
+ * Bump whenever a parcel rule changes (a limit, a check, the area computation): mirrors stamp each parcel with
+ * the version it was validated under, and a stamp from another version is validated again before it is sent.
+ */
+export const PARCEL_RULES_VERSION = 1;

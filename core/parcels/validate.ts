@@ -12,7 +12,7 @@ import type { ParcelProblem } from './problems.ts';
 export {
   DEFAULT_MAX_PARCEL_HECTARES, MAX_PARCELS_PER_REQUEST, MAX_POSITIONS_PER_PARCEL, MAX_NAME_LENGTH,
   MAX_METADATA_KEYS, MAX_METADATA_KEY_LENGTH, MAX_METADATA_STRING_LENGTH,
-  MAX_POSITION_PROBLEMS_PER_PARCEL, MAX_POINT_LATITUDE,
+  MAX_POSITION_PROBLEMS_PER_PARCEL, MAX_POINT_LATITUDE, PARCEL_RULES_VERSION,
 } from './limits.ts';
 export type { ParcelProblem, ParcelProblemCode } from './problems.ts';
 export type { Metadata, MetadataValue } from './metadata.ts';

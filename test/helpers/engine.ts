@@ -1,13 +1,13 @@
 // Helpers for the sync engine's integration tests (sync/*.test.ts): engines with a recording client, and
 // reading back what the real service holds.
 import type { SyncWorld } from './sync.ts';
-import { ServiceClient, type ClientOptions, type Credentials, type HttpResponse } from '../../sync/http.ts';
+import { JsonText, ServiceClient, type ClientOptions, type Credentials, type HttpResponse } from '../../sync/http.ts';
 import { SyncEngine } from '../../sync/engine.ts';
 import type { SyncOptions } from '../../sync/context.ts';
 import type { AccountRow } from '../../db/types.ts';
 import type { Mirror } from '../../db/mirror.ts';
 
-export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network'; at: number }
+export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network'; at: number; doneAt?: number }
 
 /** A ServiceClient that records every request it sends (with the parcel count of bulk creates) and its outcome. */
 export class RecordingClient extends ServiceClient {
@@ -16,12 +16,17 @@ export class RecordingClient extends ServiceClient {
   }
 
   override async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
-    const parcels = body && typeof body === 'object' && Array.isArray((body as { parcels?: unknown }).parcels) ? (body as { parcels: unknown[] }).parcels.length : null;
+    const sent = body instanceof JsonText ? JSON.parse(body.text) as unknown : body;
+    const parcels = sent && typeof sent === 'object' && Array.isArray((sent as { parcels?: unknown }).parcels) ? (sent as { parcels: unknown[] }).parcels.length : null;
     const entry: SentRequest = { account: this.accountId, method, path, parcels, status: 'network', at: Date.now() };
     this.log.push(entry);
-    const res = await super.send(method, path, body);
-    entry.status = res.status;
-    return res;
+    try {
+      const res = await super.send(method, path, body);
+      entry.status = res.status;
+      return res;
+    } finally {
+      entry.doneAt = Date.now();
+    }
   }
 }
 

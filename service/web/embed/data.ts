@@ -6,14 +6,14 @@ import { listParcels, metadataFilters } from '../../store/parcel-list.ts';
 import type { ParcelRow } from '../../store/parcel-json.ts';
 import { listPlantsJson } from '../../store/plants.ts';
 import { prep } from '../../store/prep.ts';
+import { REF_KEY } from '../../../core/parcels/client-ref.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from '../../store/scope.ts';
 
 /**
- * The sync engine's bookkeeping key in parcel metadata (sync/state.ts REF_KEY; the service may not import sync/).
- * It is an internal identifier of someone's desktop mirror, not the grower's data: the map neither shows it
- * nor filters on it (a filter on it behaves like any unknown key).
+ * The sync engine's bookkeeping key in parcel metadata. It is an internal identifier of someone's desktop
+ * mirror, not the grower's data: the map neither shows it nor filters on it (a filter on it behaves like any unknown key).
  */
-export const SYNC_REF_KEY = 'furrow_ref';
+export const SYNC_REF_KEY = REF_KEY;
 
 /** Far above the 5,000 parcels the map is measured with; a larger account is drawn in part and told so. */
 export const MAX_EMBED_PARCELS = 50_000;

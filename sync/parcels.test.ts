@@ -1,0 +1,116 @@
+// The parcel push against the real service: rows validated when written are sent from their stored JSON text,
+// rows whose content changed since are validated again, and two batches are in flight at once without changing
+// any outcome — also when the run stops halfway.
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
+import { posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { square } from '../test/helpers/service.ts';
+import type { FarmRow, ParcelRow } from '../db/types.ts';
+import { updateRow } from '../db/rows.ts';
+import { parcelJson } from './parcels.ts';
+import { parcelInput, parcelStateOfRow, REF_KEY } from './state.ts';
+
+const LONG = process.env.CI_LONG === '1';
+
+describe('parcelJson', () => {
+  const num = fc.double({ noNaN: true, noDefaultInfinity: true });
+  const value = fc.oneof(fc.string(), num, fc.integer(), fc.boolean());
+  const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '0', '17', 'Supplier ID')).filter((k) => k !== REF_KEY);
+  const row = fc.record({
+    name: fc.string({ unit: 'binary' }),
+    meta: fc.array(fc.tuple(key, value), { maxLength: 8 }),
+    ring: fc.array(fc.tuple(num, num), { minLength: 4, maxLength: 12 }),
+    point: fc.option(fc.tuple(num, num), { nil: null }),
+    hectares: num,
+  }).map((r): ParcelRow => ({
+    local_id: '0b5f0f5e-4a4e-4d6c-9d8e-6a1c2b3d4e5f', account_id: 'acc', farm_local_id: 'f', server_id: null, key: null,
+    name: r.name, source_type: r.point ? 'Point' : 'Polygon', point: r.point ? JSON.stringify(r.point) : null,
+    geometry: JSON.stringify({ type: 'Polygon', coordinates: [r.ring] }), hectares: r.hectares,
+    // As the writer stores it: JSON.stringify of an object built like JSON.parse builds one.
+    metadata: JSON.stringify(Object.fromEntries(r.meta)),
+    minx: 0, miny: 0, maxx: 0, maxy: 0, checked: 1, base: null, deleted: 0, created: '', modified: '',
+  }));
+
+  it('is byte for byte the JSON of parcelInput for every stored row', () => {
+    fc.assert(fc.property(row, (r) => {
+      expect(parcelJson(r)).toBe(JSON.stringify(parcelInput(r.local_id, parcelStateOfRow(r))));
+    }), { numRuns: LONG ? 20_000 : 1_000, seed: LONG ? undefined : 20_261_122 });
+  });
+});
+
+let w: SyncWorld;
+beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });
+afterAll(async () => { await w?.close(); });
+afterEach(async () => { await resetFaults(w); });
+
+async function farmOnService(name: string): Promise<{ acc: string; farm: FarmRow }> {
+  const acc = await w.account();
+  const local = w.mirror.write.createFarm(acc, name);
+  expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true });
+  return { acc, farm: w.mirror.read.farm(local.local_id)! };
+}
+
+const bowtie = (lon: number, lat: number) => {
+  const [[a, b, c, d]] = square(lon, lat, 100) as [number[][]];
+  return { type: 'Polygon', coordinates: [[a, c, b, d, a]] };
+};
+
+describe('the parcel push', () => {
+  it('content written without validation (as a pull writes it) is validated before sending: an invalid row is rejected locally, never sent', async () => {
+    const { acc, farm } = await farmOnService('Revalidate');
+    const [good, changed] = w.mirror.write.createParcels(farm.local_id, parcelInputs(2, 'rv')).created as [ParcelRow, ParcelRow];
+    // A self-intersecting ring written straight into the row: its stamp is cleared, so the engine must not trust it.
+    updateRow(w.mirror.syncDb, 'parcel', changed.local_id, { geometry: JSON.stringify(bowtie(-4.3, 37.3)) });
+    const log: SentRequest[] = [];
+    const r = await recordingEngine(w, log).sync({ accounts: [acc], pull: false });
+    expect(r.accounts[0]).toMatchObject({ committed: 1, rejected: 1 });
+    expect(posts(log, '/api/parcels/').map((p) => [p.parcels, p.status])).toEqual([[1, 201]]);
+    expect(w.mirror.read.outbox(acc).find((o) => o.local_id === changed.local_id)).toMatchObject({ state: 'rejected', last_error: expect.stringMatching(/cross/i) });
+    const remote = refCounts(await serviceParcels(w, acc, farm.server_id!));
+    expect([remote.get(good.local_id), remote.has(changed.local_id)]).toEqual([1, false]);
+  });
+
+  it('keeps two batches in flight (one with pushWindow 1), and every parcel arrives exactly once', async () => {
+    for (const window of [2, 1]) {
+      const { acc, farm } = await farmOnService(`Window ${window}`);
+      const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(150, `w${window}`));
+      // The first batch is slow, so the second is sent while it is out (when the window allows).
+      await w.fault('POST /api/parcels/', 'delay', { ms: 400 });
+      const log: SentRequest[] = [];
+      const r = await recordingEngine(w, log, { sync: { pushWindow: window } }).sync({ accounts: [acc], pull: false });
+      expect(r.accounts[0]).toMatchObject({ synced: true, committed: 150 });
+      const sent = posts(log, '/api/parcels/');
+      expect(sent.map((s) => [s.parcels, s.status])).toEqual([[50, 201], [50, 201], [50, 201]]);
+      // How many requests were still out when each one left: never the window or more; with 2, batches 2 and 3
+      // both left while the slow first one was out.
+      const outAtSend = sent.map((s, i) => sent.slice(0, i).filter((e) => s.at < e.doneAt!).length);
+      expect(outAtSend, `window ${window}`).toEqual(window === 2 ? [0, 1, 1] : [0, 0, 0]);
+      const remote = refCounts(await serviceParcels(w, acc, farm.server_id!));
+      expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
+      expect(remote.size).toBe(150);
+    }
+  });
+
+  it('a run that stops on one batch waits for the other batch out before returning: nothing is left in flight', async () => {
+    const { acc, farm } = await farmOnService('Stop');
+    const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(150, 'stop'));
+    await w.fault('POST /api/parcels/', 'error', { status: 503 });
+    const log: SentRequest[] = [];
+    // No retry budget: the 503 on the first batch ends the run while the second batch is out.
+    const r = await recordingEngine(w, log, { sync: { retryBudget: 0 } }).sync({ accounts: [acc], pull: false });
+    expect(r.accounts[0]!.error).toMatch(/retry budget/);
+    const sent = posts(log, '/api/parcels/');
+    expect(sent.map((s) => s.status)).toEqual([503, 201]);
+    expect(sent[1]!.at).toBeLessThan(sent[0]!.doneAt!);
+    const states = w.mirror.syncDb.prepare("SELECT state, COUNT(*) AS n FROM outbox WHERE account_id = ? AND entity = 'parcel' GROUP BY state ORDER BY state").all(acc);
+    // The second batch committed; the first is uncertain (it is settled before any resend); the third never left.
+    expect(states).toEqual([{ state: 'committed', n: 50 }, { state: 'queued', n: 50 }, { state: 'uncertain', n: 50 }]);
+
+    const again = await recordingEngine(w, [], { sync: { settleMs: 50 } }).sync({ accounts: [acc], pull: false });
+    expect(again.accounts[0]).toMatchObject({ synced: true });
+    const remote = refCounts(await serviceParcels(w, acc, farm.server_id!));
+    expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
+    expect(remote.size).toBe(150);
+  });
+});
