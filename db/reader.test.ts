@@ -52,7 +52,7 @@ describe('viewport', () => {
 });
 
 describe('search', () => {
-  it('matches word prefixes of names and metadata values, ignoring case and diacritics', () => {
+  it('matches names and metadata values as typed (whole words, the last one a prefix), ignoring case and diacritics', () => {
     const farm = m.write.createFarm(ACC, 'Text');
     m.write.createParcels(farm.local_id, [
       polygonParcel('Olivar de Jaén', -3.78, 37.77, 100, { 'Supplier ID': 'SUP-0042', certification: 'ecológico' }),
@@ -68,6 +68,15 @@ describe('search', () => {
     expect(names(m.read.search('SUP-0042'))).toEqual(['Olivar de Jaén']);
     expect(names(m.read.search('campo olive'))).toEqual(['Campo Norte']);
     expect(m.read.search('ribera jaen')).toEqual([]);
+    // Words before the last are whole words: the one being typed is the only prefix.
+    expect(names(m.read.search('olivar de ja'))).toEqual(['Olivar de Jaén']);
+    expect(names(m.read.search('ribera del d'))).toEqual(['Viña Alta']);
+    expect(m.read.search('oliv de jaen')).toEqual([]);
+    expect(m.read.search('rib duero')).toEqual([]);
+    // A space or punctuation after the last word completes it too.
+    expect(names(m.read.search('olivar de jaén '))).toEqual(['Olivar de Jaén']);
+    expect(m.read.search('olivar de ja ')).toEqual([]);
+    expect(m.read.search('ecolog.')).toEqual([]);
     expect(m.read.search('"*()')).toEqual([]);
     expect(m.read.search('   ')).toEqual([]);
     // Name matches first, then metadata matches; the limit applies to the whole list.
