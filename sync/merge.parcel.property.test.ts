@@ -1,51 +1,20 @@
-// Property tests of the pure three-way merge (sync/merge.ts): what a pull or a PATCH does with a local edit
-// (mine) and a remote one (theirs) against the last pulled state (base), for parcels and crops.
+// Property tests of the pure three-way merge of parcels (mergeParcel in sync/merge.ts): what a pull or a PATCH does
+// with a local edit (mine) and a remote one (theirs) against the last pulled state (base).
 // Generated states use the shapes the mirror really holds: metadata records of strings, numbers and booleans
 // built like JSON.parse builds them (so keys such as '__proto__' or 'constructor' are ordinary own keys),
-// polygon and point geometries, and crop rows with nulls.
+// and polygon and point geometries.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CropState, ParcelState } from '../db/types.ts';
+import type { ParcelState } from '../db/types.ts';
 import type { Metadata, MetadataValue } from '../core/parcels/validate.ts';
-import { jsonEqual, mergeCrop, mergeParcel, mergeValue } from './merge.ts';
-
-const LONG = process.env.CI_LONG === '1';
-// A fixed seed keeps the default run reproducible; FC_SEED replays a reported failure; the long run explores.
-const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : LONG ? undefined : 20_251_121;
-const opts = (numRuns = 300): fc.Parameters<unknown> => ({ numRuns: LONG ? numRuns * 20 : numRuns, ...(SEED === undefined ? {} : { seed: SEED }) });
+import { mergeParcel } from './merge.ts';
+import { canon, opts, reorder, same } from './merge.test-helpers.ts';
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-
-/**
- * Canonical JSON with sorted keys. Strict: a function, undefined or non-finite number anywhere is an error, so a
- * merge that smuggles a prototype member (Object.prototype.constructor, toString…) into its result cannot hide.
- */
-function canon(v: unknown): string {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) throw new Error(`not JSON: ${v}`);
-    return JSON.stringify(v);
-  }
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  throw new Error(`not JSON: ${typeof v}`);
-}
-const same = (a: unknown, b: unknown) => canon(a) === canon(b);
 
 /** Metadata built from entries the way JSON.parse builds it: every key, '__proto__' included, is an own key. */
 const meta = (entries: Iterable<readonly [string, MetadataValue]>): Metadata => Object.fromEntries(entries) as Metadata;
 const entriesOf = (m: Metadata): [string, MetadataValue][] => Object.keys(m).map((k) => [k, m[k]!]);
-
-/** The same value with every object's keys in another order (reversed), recursively. */
-function reorder<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(reorder) as T;
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reorder((v as Record<string, unknown>)[k])])) as T;
-  }
-  return v;
-}
 
 // ---------------------------------------------------------------- generators
 
@@ -284,124 +253,5 @@ describe('mergeParcel', () => {
       expect([...z.conflicts].sort()).toEqual([...a.conflicts].sort());
       expect(canon(z.merged)).toBe(canon(a.merged));
     }), opts());
-  });
-});
-
-// ---------------------------------------------------------------- crops
-
-const dateArb = fc.oneof(fc.constantFrom('2024-11-01', '2025-06-30'), fc.date({ min: new Date('2000-01-01'), max: new Date('2040-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));
-const cropArb: fc.Arbitrary<CropState> = fc.record({
-  name: fc.option(fc.oneof(fc.constantFrom('Wheat', 'Barley'), fc.string({ maxLength: 10 }))),
-  campaign: fc.option(fc.constantFrom('2024', '2025', '2024/25')),
-  area: fc.option(fc.oneof(fc.constantFrom(1.5, 10), fc.double({ min: 0, max: 1000, noNaN: true }))),
-  variety: fc.option(fc.string({ maxLength: 8 })),
-  harvested_qty: fc.option(fc.double({ min: 0, max: 1e6, noNaN: true })),
-  sowing: fc.option(dateArb),
-  closure: fc.option(dateArb),
-  is_active: fc.boolean(),
-  family_id: fc.option(fc.integer({ min: 1, max: 5 })),
-});
-const CROP_FIELDS = ['name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active', 'family_id'] as const;
-
-function editedCropArb(base: CropState): fc.Arbitrary<CropState> {
-  return fc.tuple(cropArb, fc.array(fc.boolean(), { minLength: CROP_FIELDS.length, maxLength: CROP_FIELDS.length })).map(([other, change]) => {
-    const out: CropState = { ...base };
-    CROP_FIELDS.forEach((f, i) => { if (change[i]) (out as unknown as Record<string, unknown>)[f] = other[f]; });
-    return out;
-  });
-}
-const cropTripleArb: fc.Arbitrary<[CropState, CropState, CropState]> = fc.oneof(
-  { weight: 5, arbitrary: cropArb.chain((b) => fc.tuple(fc.constant(b), editedCropArb(b), editedCropArb(b))) },
-  { weight: 1, arbitrary: fc.tuple(cropArb, cropArb, cropArb) },
-);
-
-describe('mergeCrop', () => {
-  it('identity, one-sided edits and identical edits: no conflicts, and the expected state', () => {
-    fc.assert(fc.property(cropTripleArb, ([b, m]) => {
-      // Compared as JSON (what goes on the wire): 0 and -0 are one value there, as they are to jsonEqual.
-      for (const [mine, theirs, want] of [[b, b, b], [m, b, m], [b, m, m], [m, { ...m }, m]] as const) {
-        const r = mergeCrop(b, mine, theirs);
-        expect(r.conflicts).toEqual([]);
-        expect(canon(r.merged)).toBe(canon(want));
-      }
-    }), opts());
-  });
-
-  it('conflicts are exactly the fields changed differently on both sides; the rest takes whichever side changed', () => {
-    fc.assert(fc.property(cropTripleArb, ([b, m, t]) => {
-      const { merged, conflicts } = mergeCrop(b, m, t);
-      const expected = CROP_FIELDS.filter((f) => !same(b[f], m[f]) && !same(b[f], t[f]) && !same(m[f], t[f]));
-      expect([...conflicts].sort()).toEqual([...expected].sort());
-      for (const f of CROP_FIELDS) {
-        const want = expected.includes(f) ? m[f] : same(b[f], m[f]) ? t[f] : m[f];
-        expect(canon(merged[f]), f).toBe(canon(want));
-      }
-      expect(Object.keys(merged).sort()).toEqual([...CROP_FIELDS].sort());
-    }), opts(500));
-  });
-
-  it('symmetry and idempotence', () => {
-    fc.assert(fc.property(cropTripleArb, ([b, m, t]) => {
-      const a = mergeCrop(b, m, t);
-      const z = mergeCrop(b, t, m);
-      expect([...z.conflicts].sort()).toEqual([...a.conflicts].sort());
-      if (a.conflicts.length === 0) expect(canon(z.merged)).toBe(canon(a.merged));
-      const again = mergeCrop(b, a.merged, a.merged);
-      expect(again.conflicts).toEqual([]);
-      expect(canon(again.merged)).toBe(canon(a.merged));
-    }), opts());
-  });
-});
-
-// ---------------------------------------------------------------- mergeValue and jsonEqual
-
-describe('mergeValue', () => {
-  const v = fc.jsonValue({ maxDepth: 2 });
-  it('follows the three-way table: same on both sides, one side changed, or a conflict keeping mine', () => {
-    fc.assert(fc.property(fc.oneof(
-      v.chain((b) => fc.tuple(fc.constant(b), fc.oneof(fc.constant(b), v), fc.oneof(fc.constant(b), v))),
-      fc.tuple(v, v, v),
-    ), ([b, m, t]) => {
-      const r = mergeValue(b, m, t);
-      const want = same(m, t) ? { value: m, conflict: false } : same(b, m) ? { value: t, conflict: false } : same(b, t) ? { value: m, conflict: false } : { value: m, conflict: true };
-      expect(r.conflict).toBe(want.conflict);
-      expect(canon(r.value)).toBe(canon(want.value));
-      // Symmetric in its conflict verdict.
-      expect(mergeValue(b, t, m).conflict).toBe(r.conflict);
-    }), opts());
-  });
-});
-
-describe('jsonEqual', () => {
-  const v = fc.jsonValue({ maxDepth: 3 });
-  it('key order does not matter', () => {
-    fc.assert(fc.property(v, (x) => {
-      expect(jsonEqual(x, reorder(x))).toBe(true);
-      expect(jsonEqual(reorder(x), x)).toBe(true);
-    }), opts());
-  });
-
-  it('is structural equality of JSON values: reflexive, symmetric, and the same verdict as canonical JSON', () => {
-    const pair = fc.oneof(
-      fc.tuple(v, v),
-      v.map((x) => [x, JSON.parse(JSON.stringify(x)) as unknown] as const),
-      // Near misses: the same object with one key's value changed, or one key more.
-      fc.tuple(fc.dictionary(fc.string({ maxLength: 4 }), v, { maxKeys: 4 }), fc.string({ maxLength: 4 }), v)
-        .map(([o, k, x]) => [o, { ...o, [k]: x }] as const),
-    );
-    fc.assert(fc.property(pair, ([a, b]) => {
-      expect(jsonEqual(a, a)).toBe(true);
-      expect(jsonEqual(a, b)).toBe(jsonEqual(b, a));
-      expect(jsonEqual(a, b)).toBe(canon(a) === canon(b));
-    }), opts());
-  });
-
-  it('tells arrays from objects, null from an empty object, and a number from its string', () => {
-    expect(jsonEqual([], {})).toBe(false);
-    expect(jsonEqual({ 0: 'a' }, ['a'])).toBe(false);
-    expect(jsonEqual(null, {})).toBe(false);
-    expect(jsonEqual(1, '1')).toBe(false);
-    expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
-    expect(jsonEqual([1, 2], [2, 1])).toBe(false);
   });
 });

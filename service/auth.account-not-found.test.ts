@@ -1,0 +1,68 @@
+// The spec's exact 'Account not found': an unknown, foreign, deactivated or purged account in the Service-Account header
+// or behind a bearer token.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import {
+  newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, storeCounts,
+  type Org, type Account,
+} from '../test/helpers/service.ts';
+import { jwtSecret, signAccountAccess } from './store/tokens.ts';
+import { purgeAccount } from './store/accounts.ts';
+import { svc, useServicePerTest, get, expectAccountNotFound, bearer } from './auth.test-helpers.ts';
+
+useServicePerTest();
+
+describe("'Account not found'", () => {
+  let org: Org;
+  let acc: Account;
+  beforeEach(async () => {
+    org = newOrg(svc);
+    acc = await newAccount(svc, org);
+    await newFarm(svc, org, acc, 'Kept', [polygonParcel('p')]);
+  });
+
+  it('an unknown id in the account header', async () => {
+    for (const id of [`acc-${randomUUID()}`, 'nope', acc.id.toUpperCase(), `${acc.id}x`]) {
+      expectAccountNotFound(await get('/api/farms/', { 'x-api-key': org.api_key, 'service-account': id }));
+    }
+    const before = storeCounts(svc.db);
+    const res = await svc.app.inject({
+      method: 'POST', url: '/api/farms/', headers: { 'x-api-key': org.api_key, 'service-account': `acc-${randomUUID()}` }, payload: { farm: { name: 'X' } },
+    });
+    expectAccountNotFound(res);
+    expect(storeCounts(svc.db)).toEqual(before);
+  });
+
+  it("another organization's account in the header is indistinguishable from an unknown one", async () => {
+    const other = newOrg(svc, 'Other');
+    expectAccountNotFound(await get('/api/farms/', { 'x-api-key': other.api_key, 'service-account': acc.id }));
+    const res = await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: { 'x-api-key': other.api_key, 'service-account': acc.id }, payload: { farm: { name: 'X' } } });
+    expectAccountNotFound(res);
+    expect((svc.db.prepare('SELECT COUNT(*) AS n FROM farms').get() as { n: number }).n).toBe(1);
+  });
+
+  it('a deactivated account: with the header and with its bearer token', async () => {
+    const del = await svc.app.inject({ method: 'DELETE', url: `/api/accounts/${acc.id}/`, headers: { 'x-api-key': org.api_key } });
+    expect(del.statusCode).toBe(204);
+    expectAccountNotFound(await get('/api/farms/', asAccount(org, acc)));
+    expectAccountNotFound(await get('/api/farms/', asBearer(acc)));
+    expectAccountNotFound(await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: asBearer(acc), payload: { farm: { name: 'X' } } }));
+    // A freshly signed, unexpired token for it is refused too.
+    const { token } = await signAccountAccess(jwtSecret(svc.db), acc.id, org.organization_id);
+    expectAccountNotFound(await get('/api/farms/', bearer(token)));
+  });
+
+  it('a deleted (purged) account: with the header and with its bearer token', async () => {
+    expect((await svc.app.inject({ method: 'DELETE', url: `/api/accounts/${acc.id}/`, headers: { 'x-api-key': org.api_key } })).statusCode).toBe(204);
+    purgeAccount(svc.db, org.organization_id, acc.id);
+    expectAccountNotFound(await get('/api/farms/', asAccount(org, acc)));
+    expectAccountNotFound(await get('/api/farms/', asBearer(acc)));
+    expectAccountNotFound(await get(`/api/accounts/${acc.id}/`, { 'x-api-key': org.api_key }));
+  });
+
+  it('a token whose organization claim does not match its account is refused', async () => {
+    const other = newOrg(svc, 'Other');
+    const { token } = await signAccountAccess(jwtSecret(svc.db), acc.id, other.organization_id);
+    expectAccountNotFound(await get('/api/farms/', bearer(token)));
+  });
+});
