@@ -18,10 +18,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(2);
+    expect(migrations).toHaveLength(3);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -31,11 +31,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(2);
+    expect(again.pragma('user_version', { simple: true })).toBe(3);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(2);
+    expect(again.pragma('user_version', { simple: true })).toBe(3);
     again.close();
   });
 
@@ -52,8 +52,23 @@ describe('migrations', () => {
     old.close();
 
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(db.prepare("SELECT name, hectares, checked FROM parcels WHERE local_id = 'p1'").get()).toEqual({ name: 'Old field', hectares: 1.5, checked: null });
+    db.close();
+  });
+
+  it('003 adds the sent state to the outbox: ops written under version 2 keep their state and have none', () => {
+    const file = join(dir, 'v2.db');
+    const old = new Database(file);
+    migrate(old, 2);
+    const t = '2026-01-01T00:00:00.000Z';
+    old.prepare("INSERT INTO accounts (id, service_url, mode, created) VALUES ('acc-1', 'http://x', 'api_key', ?)").run(t);
+    old.prepare("INSERT INTO outbox (account_id, entity, local_id, op, state, attempts, created, modified) VALUES ('acc-1', 'farm', 'f1', 'update', 'uncertain', 1, ?, ?)").run(t, t);
+    old.close();
+
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.prepare("SELECT op, state, attempts, sent_state FROM outbox WHERE local_id = 'f1'").get()).toEqual({ op: 'update', state: 'uncertain', attempts: 1, sent_state: null });
     db.close();
   });
 

@@ -81,6 +81,8 @@ export interface OutboxRow {
   next_attempt_at: string | null;
   last_error: string | null;
   sent_at: string | null;
+  /** An update's last PATCHed state, JSON (migration 003). */
+  sent_state: string | null;
   uncertain_at: string | null;
   created: string;
   modified: string;

@@ -4,6 +4,7 @@ import { setOpState } from '../db/outbox.ts';
 import { NetworkError, errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
+import { jsonEqual, type Json } from './merge.ts';
 
 export interface SyncOptions {
   /** How long an uncertain create must have been out before an empty listing is believed (the service may still commit). */
@@ -190,4 +191,23 @@ export function finishDelete(ctx: AccountCtx, op: OutboxRow, table: 'farms' | 'p
     commitOps(ctx, [op.id]);
     ctx.db.prepare(`DELETE FROM ${table} WHERE local_id = ?`).run(op.local_id);
   })();
+}
+
+/**
+ * Records, durably and before the request leaves, the state an update's PATCH asks the service to hold
+ * (migration 003), so that a later attempt can tell whether a PATCH whose answer was lost landed.
+ */
+export function recordSent(ctx: AccountCtx, op: OutboxRow, state: unknown, markInFlight: boolean): void {
+  ctx.db.prepare(`UPDATE outbox SET sent_state = ?, sent_at = ?${markInFlight ? ", state = 'in_flight', attempts = attempts + 1" : ''} WHERE id = ?`)
+    .run(JSON.stringify(state), iso(ctx.opts.now()), op.id);
+}
+
+/**
+ * The common ancestor for an update's merge. When the service holds exactly what this op last PATCHed, that
+ * PATCH landed and only its answer was lost: the service's state is the ancestor, so an edit the user made since
+ * is merged as theirs-unchanged, not reported as a conflict with their own earlier edit.
+ */
+export function mergeBase<T>(op: OutboxRow, stored: T, theirs: T): T {
+  if (op.sent_state !== null && jsonEqual(JSON.parse(op.sent_state) as Json, theirs as Json)) return theirs;
+  return stored;
 }

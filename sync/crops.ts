@@ -6,7 +6,7 @@ import { markInFlight } from '../db/outbox.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { jsonEqual, mergeCrop } from './merge.ts';
@@ -107,7 +107,7 @@ export async function pushCropUpdate(ctx: AccountCtx, op: OutboxRow): Promise<vo
   }
   const theirs = cropStateOfWire(expectShape(Crop, g.body, 'crop'));
   const mine = cropStateOfRow(row);
-  const base = row.base ? (JSON.parse(row.base) as typeof mine) : theirs;
+  const base = mergeBase(op, row.base ? (JSON.parse(row.base) as typeof mine) : theirs, theirs);
   const { merged, conflicts } = mergeCrop(base, mine, theirs);
   if (conflicts.length) {
     recordConflict(ctx, 'crop', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
@@ -115,6 +115,7 @@ export async function pushCropUpdate(ctx: AccountCtx, op: OutboxRow): Promise<vo
   }
   const body = { ...cropBody({ ...row, ...cropColumns(merged) } as CropRow, parcel) };
   if (merged.family_id === null && row.family_name) body.family = { name: row.family_name };
+  recordSent(ctx, op, merged, false);
   const res = await sendIdempotent(ctx, op, 'PATCH', `/api/crops/${row.server_id}/`, body);
   if (!res) return;
   if (res.status === 200) {

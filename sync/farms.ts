@@ -9,7 +9,7 @@ import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { commitCreated, nearLimit, validItems, type Item } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
@@ -140,12 +140,13 @@ export async function pushFarmUpdate(ctx: AccountCtx, op: OutboxRow): Promise<vo
     return;
   }
   const theirs = expectShape(Farm, g.body, 'farm').name;
-  const base = farm.base ? (JSON.parse(farm.base) as { name: string }).name : theirs;
+  const base = mergeBase(op, { name: farm.base ? (JSON.parse(farm.base) as { name: string }).name : theirs }, { name: theirs }).name;
   const m = mergeFarmName(base, farm.name, theirs);
   if (m.conflicts.length) {
     recordConflict(ctx, 'farm', farm.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: farm.name }), JSON.stringify({ name: theirs }));
     return;
   }
+  recordSent(ctx, op, { name: m.merged }, false);
   const res = await sendIdempotent(ctx, op, 'PATCH', `/api/farms/${farm.server_id}/`, { name: m.merged });
   if (!res) return;
   if (res.status === 200) {

@@ -9,7 +9,7 @@ export interface MergeResult<T> {
   conflicts: string[];
 }
 
-type Json = unknown;
+export type Json = unknown;
 
 /** Structural equality of JSON values; key order of objects does not matter. */
 export function jsonEqual(a: Json, b: Json): boolean {

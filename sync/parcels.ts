@@ -9,7 +9,7 @@ import { validateParcel, MAX_PARCELS_PER_REQUEST, PARCEL_RULES_VERSION } from '.
 import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, NetworkError, errorMessage } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeParcel } from './merge.ts';
@@ -292,7 +292,7 @@ export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<
   }
   const theirs = parcelStateOfFeature(expectShape(ParcelFeature, g.body, 'parcel')).state;
   const mine = parcelStateOfRow(row);
-  const base = row.base ? (JSON.parse(row.base) as typeof mine) : theirs;
+  const base = mergeBase(op, row.base ? (JSON.parse(row.base) as typeof mine) : theirs, theirs);
   const { merged, conflicts } = mergeParcel(base, mine, theirs);
   if (conflicts.length) {
     recordConflict(ctx, 'parcel', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
@@ -300,7 +300,7 @@ export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<
   }
   const body: Record<string, unknown> = { id: row.server_id, name: merged.name, metadata: parcelInput(row.local_id, merged).metadata };
   if (JSON.stringify(merged.geometry) !== JSON.stringify(theirs.geometry) || merged.hectares !== theirs.hectares) body.geom = parcelInput(row.local_id, merged).geom;
-  ctx.db.prepare("UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(new Date(ctx.opts.now()).toISOString(), op.id);
+  recordSent(ctx, op, merged, true);
   const res = await call(ctx, 'PATCH', `/api/parcels/${row.server_id}/`, body);
   // A PATCH carries the whole state: repeating it is harmless, so "uncertain" simply means "send again".
   if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {

@@ -1,0 +1,71 @@
+// An update whose PATCH landed on the service but whose answer was lost (a crash, a timeout), followed by another
+// local edit of the same thing: the next sync must send the new edit, not report a conflict between the user's two
+// edits. Found by the chaos test (a SIGKILL while a slow PATCH was out).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
+import { as, eventually, recordingEngine, resetFaults, type SentRequest } from '../test/helpers/engine.ts';
+
+let w: SyncWorld;
+beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });
+afterAll(async () => { await w?.close(); });
+afterEach(async () => { await resetFaults(w); });
+
+/** A sync whose PATCH goes out, lands 1.5 s later, and whose answer the engine never gets (it stops at once). */
+async function patchLostAnswer(acc: string, match: string): Promise<void> {
+  await w.fault(match, 'delay', { ms: 1500 });
+  const log: SentRequest[] = [];
+  const r = await recordingEngine(w, log, { timeoutMs: 300, sync: { retryBudget: 0 } }).sync({ accounts: [acc], pull: false });
+  expect(r.accounts[0]!.error).toMatch(/retry budget/);
+  expect(log.filter((l) => l.method === 'PATCH').map((l) => l.status)).toEqual(['network']);
+}
+
+async function synced(acc: string): Promise<void> {
+  const r = await w.engine().sync({ accounts: [acc] });
+  expect(r.accounts[0]).toMatchObject({ synced: true, conflicts: 0 });
+  expect(w.mirror.read.conflicts().filter((c) => c.account_id === acc)).toEqual([]);
+}
+
+describe('an edit made after a PATCH whose answer was lost', () => {
+  it('parcel: the second rename reaches the service, no conflict', async () => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, 'Lost answers');
+    const [p] = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, 'lost')).created;
+    await synced(acc);
+    const id = w.mirror.read.parcel(p!.local_id)!.server_id!;
+    w.mirror.write.updateParcel(p!.local_id, { name: 'first rename' });
+    await patchLostAnswer(acc, 'PATCH /api/parcels/*');
+    await eventually(async () => (await w.api('GET', `/api/parcels/${id}/`, undefined, as(acc))).body.properties.name === 'first rename');
+    w.mirror.write.updateParcel(p!.local_id, { name: 'second rename', metadata: { tag: 'lost', i: 0, note: 'again' } });
+    await synced(acc);
+    const remote = (await w.api('GET', `/api/parcels/${id}/`, undefined, as(acc))).body;
+    expect([remote.properties.name, remote.properties.metadata.note]).toEqual(['second rename', 'again']);
+  });
+
+  it('farm: the second rename reaches the service, no conflict', async () => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, 'Farm before');
+    await synced(acc);
+    const id = w.mirror.read.farm(farm.local_id)!.server_id!;
+    w.mirror.write.renameFarm(farm.local_id, 'Farm first');
+    await patchLostAnswer(acc, 'PATCH /api/farms/*');
+    await eventually(async () => (await w.api('GET', `/api/farms/${id}/`, undefined, as(acc))).body.name === 'Farm first');
+    w.mirror.write.renameFarm(farm.local_id, 'Farm second');
+    await synced(acc);
+    expect((await w.api('GET', `/api/farms/${id}/`, undefined, as(acc))).body.name).toBe('Farm second');
+  });
+
+  it('crop: the second edit reaches the service, no conflict', async () => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, 'Crop farm');
+    const [p] = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, 'crop')).created;
+    const crop = w.mirror.write.createCrop(acc, p!.local_id, { name: 'Wheat', campaign: '2025', area: 1 });
+    await synced(acc);
+    const id = w.mirror.read.crop(crop.local_id)!.server_id!;
+    w.mirror.write.updateCrop(crop.local_id, { variety: 'Florence' });
+    await patchLostAnswer(acc, 'PATCH /api/crops/*');
+    await eventually(async () => (await w.api('GET', `/api/crops/${id}/`, undefined, as(acc))).body.variety === 'Florence');
+    w.mirror.write.updateCrop(crop.local_id, { variety: 'Aurelio' });
+    await synced(acc);
+    expect((await w.api('GET', `/api/crops/${id}/`, undefined, as(acc))).body.variety).toBe('Aurelio');
+  });
+});
