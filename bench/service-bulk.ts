@@ -1,26 +1,15 @@
 // Bulk create throughput: the real service in a child process, driven over HTTP from this (second) process.
 // Also measures the ceiling (a trivial fastify app, same client and concurrency) and, in process, each CPU
-// part of a bulk create on the same batches, so a miss can be traced to where the time goes.
+// part of a bulk create on the same batches (bench/lib/bulk-cpu-parts.ts), so a miss can be traced to where
+// the time goes.
 import { parseArgs } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { configFromEnv, dbFile } from '../service/config.ts';
-import { openDb, type Db } from '../service/store/db.ts';
-import { createOrganization } from '../service/store/organizations.ts';
-import { createAccount } from '../service/store/accounts.ts';
-import { createFarm } from '../service/store/farms.ts';
-import { insertParcels } from '../service/store/parcels.ts';
-import { prepareParcels } from '../service/validation-pool.ts';
-import { featureArrayJson, type ParcelRow } from '../service/store/parcel-json.ts';
-import type { Scope } from '../service/store/scope.ts';
-import { validateParcels, type ValidParcel } from '../core/parcels/validate.ts';
-import { polygonAreaM2 } from '../core/geo/area.ts';
-import { findSelfIntersection } from '../core/geo/intersect.ts';
-import { hectareSquare } from '../core/geo/square.ts';
-import type { PolygonCoords } from '../core/geo/types.ts';
 import { BATCH_SIZE, makeBatches, type BatchSet } from './lib/parcels.ts';
+import { cpuParts } from './lib/bulk-cpu-parts.ts';
 import { pool, runLoad, type LoadResult, type RequestSpec } from './lib/load.ts';
 import { createFarms, createTenant, removeDir, startHello, startService, tempDataDir } from './lib/service.ts';
 import { cpuWindow, type CpuWindow } from './lib/machine.ts';
@@ -194,146 +183,6 @@ async function ceilingRun(set: BatchSet): Promise<{ hello: { req_per_s: number; 
   }
 }
 
-interface Stage {
-  stage: string;
-  /** Items per second (parcels, or polygons for the polygon-only stages), from the best wall-clock pass. */
-  per_s: number;
-  unit: string;
-  /** Wall-clock microseconds per 50-parcel batch (best pass). */
-  us_per_batch: number;
-  /** CPU microseconds (user + system) of this process per batch (best pass): robust to other load; no fsync waits. */
-  cpu_us_per_batch: number;
-  passes_ms: number[];
-}
-
-/** Best of PASSES (the pass least disturbed by other load), after one untimed pass. */
-function stage(name: string, unit: string, items: number, batches: number, fn: () => void): Stage {
-  fn();
-  const passes: number[] = [];
-  const cpu: number[] = [];
-  for (let i = 0; i < PASSES; i++) {
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    fn();
-    passes.push(performance.now() - t0);
-    const c = process.cpuUsage(c0);
-    cpu.push((c.user + c.system) / 1000);
-  }
-  const best = Math.min(...passes);
-  return {
-    stage: name, unit, per_s: Math.round(items / (best / 1000)), us_per_batch: r1((best * 1000) / batches),
-    cpu_us_per_batch: r1((Math.min(...cpu) * 1000) / batches), passes_ms: passes.map(r1),
-  };
-}
-
-/**
- * The COMMIT of each 50-parcel transaction on its own (explicit BEGIN, inserts untimed, COMMIT timed), best of
- * passes: the WAL append, at FULL its fsync, and the automatic checkpoints that fall on it.
- */
-function commitStage(sync: 'FULL' | 'NORMAL', db: Db, farmId: number, valid: readonly ValidParcel[][]): Stage {
-  const pass = (): { wall: number; cpu: number } => {
-    let wall = 0;
-    let cpu = 0;
-    for (const v of valid) {
-      db.exec('BEGIN');
-      insertParcels(db, farmId, v);
-      const c0 = process.cpuUsage();
-      const t0 = performance.now();
-      db.exec('COMMIT');
-      wall += performance.now() - t0;
-      const c = process.cpuUsage(c0);
-      cpu += (c.user + c.system) / 1000;
-    }
-    return { wall, cpu };
-  };
-  pass();
-  const passes = Array.from({ length: PASSES }, pass);
-  const best = Math.min(...passes.map((p) => p.wall));
-  return {
-    stage: `  of which: the COMMIT alone (WAL append${sync === 'FULL' ? ' + fsync' : ''}, checkpoints), synchronous=${sync}`, unit: 'commits/s',
-    per_s: Math.round(valid.length / (best / 1000)), us_per_batch: r1((best * 1000) / valid.length),
-    cpu_us_per_batch: r1((Math.min(...passes.map((p) => p.cpu)) * 1000) / valid.length), passes_ms: passes.map((p) => r1(p.wall)),
-  };
-}
-
-function storeFixture(synchronous: 'FULL' | 'NORMAL'): { db: Db; dir: string; farmId: number; scope: Scope } {
-  const dir = mkdtempSync(join(tmpdir(), `furrow-bench-cpu-${synchronous.toLowerCase()}-`));
-  const db = openDb(dbFile(dir), { synchronous });
-  const org = createOrganization(db, 'Bench Org');
-  const acc = createAccount(db, org.organization_id, 'cpu-bench@example.com');
-  const scope: Scope = { organizationId: org.organization_id, accountId: acc.id, via: 'api_key' };
-  const { farm } = createFarm(db, scope, { farm: { name: 'Bench farm' } });
-  return { db, dir, farmId: farm.id, scope };
-}
-
-function cpuParts(set: BatchSet): Stage[] {
-  const texts = set.bodies.slice(WARMUP).map((b) => b.toString('utf8'));
-  const n = texts.length;
-  const parsed = texts.map((t) => JSON.parse(t) as { farm: { id: number }; parcels: unknown[] });
-  const polygons: PolygonCoords[] = [];
-  const points: { lon: number; lat: number; ha: number }[] = [];
-  for (const b of parsed) {
-    for (const p of b.parcels as { geom: { properties: { metadata?: { hectares: number } }; geometry: { type: string; coordinates: unknown } } }[]) {
-      const g = p.geom.geometry;
-      if (g.type === 'Polygon') polygons.push(g.coordinates as PolygonCoords);
-      else points.push({ lon: (g.coordinates as number[])[0]!, lat: (g.coordinates as number[])[1]!, ha: p.geom.properties.metadata!.hectares });
-    }
-  }
-  const valid: ValidParcel[][] = parsed.map((b) => {
-    const r = validateParcels(b.parcels, { maxHectares: 100 });
-    if (r.problems.length) throw new Error(`benchmark batch invalid: ${r.problems[0]!.message}`);
-    return r.parcels;
-  });
-  const parcels = n * BATCH_SIZE;
-  let sink = 0;
-  const stages: Stage[] = [
-    stage('JSON.parse of the request body', 'parcels/s', parcels, n, () => { for (const t of texts) sink += (JSON.parse(t) as { parcels: unknown[] }).parcels.length; }),
-    stage('core validateParcels (everything core checks and computes)', 'parcels/s', parcels, n, () => {
-      for (const b of parsed) sink += validateParcels(b.parcels, { maxHectares: 100 }).parcels.length;
-    }),
-    stage('  of which: geodesic area alone (polygonAreaM2, polygons only)', 'polygons/s', polygons.length, n, () => { for (const c of polygons) sink += polygonAreaM2(c); }),
-    stage('  of which: point squares (hectareSquare, points only)', 'points/s', points.length, n, () => { for (const p of points) sink += hectareSquare(p.lon, p.lat, p.ha).length; }),
-    stage('  of which: self-intersection sweep alone (polygons only)', 'polygons/s', polygons.length, n, () => { for (const c of polygons) sink += findSelfIntersection(c) === null ? 1 : 0; }),
-  ];
-  let rows: ParcelRow[][] = [];
-  for (const sync of ['FULL', 'NORMAL'] as const) {
-    const f = storeFixture(sync);
-    try {
-      stages.push(stage(`SQLite insert alone (insertParcels, one transaction per batch, synchronous=${sync})`, 'parcels/s', parcels, n, () => {
-        rows = valid.map((v) => f.db.transaction(() => insertParcels(f.db, f.farmId, v))());
-      }));
-      stages.push(commitStage(sync, f.db, f.farmId, valid));
-      if (sync === 'FULL') {
-        // What a group commit would buy: the same inserts, CONCURRENCY batches per transaction (one fsync for them all).
-        stages.push(stage(`SQLite insert, ${CONCURRENCY} batches per transaction (as a group commit would), synchronous=FULL`, 'parcels/s', parcels, n, () => {
-          for (let i = 0; i < valid.length; i += CONCURRENCY) {
-            f.db.transaction(() => { for (const v of valid.slice(i, i + CONCURRENCY)) insertParcels(f.db, f.farmId, v); })();
-          }
-        }));
-      }
-    } finally {
-      f.db.close();
-      removeDir(f.dir);
-    }
-  }
-  stages.push(stage('response JSON (featureArrayJson of the inserted rows)', 'parcels/s', parcels, n, () => { for (const r of rows) sink += featureArrayJson(r).length; }));
-  const f = storeFixture('FULL');
-  try {
-    const bodies = parsed.map((b) => ({ ...b, farm: { id: f.farmId } }));
-    stages.push(stage('store validate + insert end to end, no HTTP (one thread, synchronous=FULL)', 'parcels/s', parcels, n, () => {
-      for (const b of bodies) {
-        const v = prepareParcels(b.parcels as unknown[], 100);
-        sink += f.db.transaction(() => insertParcels(f.db, f.farmId, v.parcels))().length;
-      }
-    }));
-  } finally {
-    f.db.close();
-    removeDir(f.dir);
-  }
-  if (sink === 0) throw new Error('nothing computed');
-  return stages;
-}
-
 async function main(): Promise<void> {
   const record = startResult('service-bulk', 'Bulk create: POST /api/parcels/ throughput', `npm run bench -- service-bulk${args['no-profile'] ? ' --no-profile' : ''}${NODE_FLAGS.length ? ` --node-flags '${NODE_FLAGS.join(' ')}'` : ''}${args['service-env'] ? ` --service-env ${args['service-env']}` : ''}`);
   const full = await serviceRun('FULL');
@@ -343,7 +192,7 @@ async function main(): Promise<void> {
   const ceilingSet = makeBatches(WARMUP + BATCHES, [1]);
   const ceiling = await ceilingRun(ceilingSet);
   process.stderr.write(`  ceiling: hello ${ceiling.hello.req_per_s} req/s, sink ${ceiling.sink.parcels_per_s} parcels/s\n`);
-  const stages = cpuParts(ceilingSet);
+  const stages = cpuParts(ceilingSet, { warmup: WARMUP, passes: PASSES, concurrency: CONCURRENCY });
   let profiled: HttpRun | undefined;
   if (!args['no-profile']) {
     const profDir = mkdtempSync(join(tmpdir(), 'furrow-bench-prof-'));

@@ -8,18 +8,20 @@
 // (many minutes). CHAOS_SEED=n replays a run's faults, kill moments and edits (the timing of the processes still
 // varies). On failure the error names the duplicates or losses with their outbox rows; the journal (every run's
 // faults, kill moment, exit and last output) stays in the kept temp dir. CHAOS_KEEP=1 keeps it on success too.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, serviceCli, spawnService, type ServiceProcess } from '../helpers/process.ts';
-import { square } from '../helpers/service.ts';
+import { serviceCli, spawnService, type ServiceProcess } from '../helpers/process.ts';
+import {
+  chaosRandom, faults, farmGeoJson, pendingCreates, randomFault, runCli, sleep, startCli, tail,
+  type FaultMix, type Feature, type World,
+} from '../helpers/chaos.ts';
 import { Mirror } from '../../db/mirror.ts';
 import type { OutboxRow, ParcelRow, StatusCounts } from '../../db/types.ts';
 import { REF_KEY } from '../../sync/state.ts';
-import { seededRandom as prng } from '../../core/random.ts';
 
 // ---------------------------------------------------------------- parameters
 
@@ -76,102 +78,15 @@ const EDITS_PER_ROUND = [1, 4] as const;
 const FINAL_ATTEMPTS = 8;
 const TEST_TIMEOUT_MS = LONG ? 3_600_000 : 240_000;
 
-// ---------------------------------------------------------------- helpers
+// ---------------------------------------------------------------- seeded choices
 
-const rnd = prng(SEED);
-const between = (lo: number, hi: number) => Math.floor(lo + rnd() * (hi - lo + 1));
-const pickOne = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Fault { match: string; mode: string; count: number; ms?: number; status?: number; retry_after?: number }
-
-function randomFault(): Fault {
-  const match = pickOne(FAULT_MATCHES);
-  const count = between(FAULT_COUNT[0], FAULT_COUNT[1]);
-  const r = rnd();
-  if (r < 0.22) return { match, mode: '504-after-commit', count };
-  if (r < 0.38) return { match, mode: '504-before-commit', count };
-  if (r < 0.56) return { match, mode: 'drop-after-commit', count };
-  if (r < 0.68) return { match, mode: 'delay', count, ms: between(DELAY_SHORT_MS[0], DELAY_SHORT_MS[1]) };
-  if (r < 0.84) return { match, mode: 'delay', count, ms: between(DELAY_LONG_MS[0], DELAY_LONG_MS[1]) };
-  return { match, mode: 'error', count, status: 503, retry_after: between(0, 1) };
-}
-
-/** One GeoJSON file per farm: ~1 ha squares on a grid (every POINT_EVERY-th a Point with hectares), with metadata. */
-function farmGeoJson(farmIndex: number, n: number): unknown {
-  const lon0 = -5 + farmIndex * 0.5;
-  const lat0 = 37.5;
-  const features = Array.from({ length: n }, (_, i) => {
-    const lon = lon0 + (i % 40) * 0.003;
-    const lat = lat0 + Math.floor(i / 40) * 0.003;
-    const properties: Record<string, unknown> = {
-      name: `${FARMS[farmIndex]!.name} #${i + 1}`, 'Supplier ID': `S-${(i * 7) % 97}`, region: i % 2 ? 'norte' : 'sur',
-      contract_year: 2023 + (i % 3), organic: i % 5 === 0,
-    };
-    if (i % POINT_EVERY === POINT_EVERY - 1) {
-      properties.hectares = 0.5 + (i % 9) * 0.5;
-      return { type: 'Feature', properties, geometry: { type: 'Point', coordinates: [lon, lat] } };
-    }
-    return { type: 'Feature', properties, geometry: { type: 'Polygon', coordinates: square(lon, lat, 80 + (i % 5) * 10) } };
-  });
-  return { type: 'FeatureCollection', features };
-}
-
-interface CliRun { child: ChildProcess; output: () => string; started: Promise<void>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }
-
-/**
- * `npm run -s cli -- <args>` as `node --import tsx sync/cli.ts`: one process (the tsx wrapper would run the CLI in a
- * grandchild, and SIGKILLing the wrapper would leave the real sync running).
- */
-function startCli(home: string, args: string[]): CliRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sync/cli.ts', ...args], {
-    cwd: ROOT, env: { ...process.env, FURROW_HOME: home, ...CLI_ENV }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let markStarted: () => void = () => {};
-  const started = new Promise<void>((r) => { markStarted = r; });
-  const onData = (d: Buffer) => { out += d.toString(); markStarted(); };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
-  return { child, output: () => out, started, exited };
-}
-
-function runCli(home: string, args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'sync/cli.ts', ...args], {
-    cwd: ROOT, env: { ...process.env, FURROW_HOME: home, ...CLI_ENV }, encoding: 'utf8', timeout: 120_000,
-  });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Parcel creates not yet committed, read from the mirror while no CLI process is alive. */
-function pendingCreates(home: string): number {
-  const db = new Database(join(home, 'mirror.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE entity = 'parcel' AND op = 'create' AND state != 'committed'").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
-
-const tail = (s: string, lines = 4) => s.trim().split('\n').slice(-lines).join(' | ');
-
-interface Feature { id: number; geometry: unknown; properties: { key: string; name: string; farm: number; hectares: number; metadata: Record<string, unknown> } }
+const random = chaosRandom(SEED);
+const { rnd, between, pickOne } = random;
+const FAULT_MIX: FaultMix = { matches: FAULT_MATCHES, count: FAULT_COUNT, delayShortMs: DELAY_SHORT_MS, delayLongMs: DELAY_LONG_MS };
 
 // ---------------------------------------------------------------- one round of the scenario
 
-interface World {
-  base: string; apiKey: string; dir: string; journal: (line: string) => void; journalFile: string;
-  /** Throws when the service process is gone (its stderr is in the temp dir): nothing after that would mean anything. */
-  serviceAlive: () => void;
-}
 interface RoundResult { runs: number; kills: number; killsWhileCreating: number; finished: number; edited: number; killMoments: number[] }
-
-async function faults(w: World, body: unknown): Promise<void> {
-  w.serviceAlive();
-  const r = await fetch(`${w.base}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!r.ok) throw new Error(`faults: ${r.status} ${await r.text()}`);
-}
 
 /**
  * The whole scenario once: a new connected account and FURROW_HOME, three GeoJSON imports, the kill/fault loop
@@ -190,13 +105,13 @@ async function chaosRound(w: World, round: number, killTarget: number): Promise<
     return (await r.json()) as T;
   };
 
-  const connected = runCli(home, ['connect', '--service', w.base, '--api-key', w.apiKey, '--account', accountId]);
+  const connected = runCli(home, ['connect', '--service', w.base, '--api-key', w.apiKey, '--account', accountId], CLI_ENV);
   expect(connected.status, connected.stderr).toBe(0);
   // ---- three GeoJSON files, one per farm
   for (const [i, farm] of FARMS.entries()) {
     const file = join(w.dir, `farm-${i}.geojson`);
-    if (round === 1) writeFileSync(file, JSON.stringify(farmGeoJson(i, farm.parcels)));
-    const r = runCli(home, ['import', file, '--farm', farm.name]);
+    if (round === 1) writeFileSync(file, JSON.stringify(farmGeoJson(farm.name, i, farm.parcels, POINT_EVERY)));
+    const r = runCli(home, ['import', file, '--farm', farm.name], CLI_ENV);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Imported ${farm.parcels} parcel(s)`);
   }
@@ -235,13 +150,13 @@ async function chaosRound(w: World, round: number, killTarget: number): Promise<
     }
 
     await faults(w, { mode: 'reset' });
-    const injected = Array.from({ length: between(FAULT_RULES[0], FAULT_RULES[1]) }, randomFault);
+    const injected = Array.from({ length: between(FAULT_RULES[0], FAULT_RULES[1]) }, () => randomFault(random, FAULT_MIX));
     // Rules apply in order: the slow-down comes last so that the other faults are taken first.
     if (rnd() < SLOW_SHARE) injected.push({ match: 'POST /api/parcels/', mode: 'delay', count: between(SLOW_COUNT[0], SLOW_COUNT[1]), ms: between(SLOW_MS[0], SLOW_MS[1]) });
     for (const f of injected) await faults(w, f);
     const creating = pendingCreates(home);
 
-    const run = startCli(home, ['sync']);
+    const run = startCli(home, ['sync'], CLI_ENV);
     children.push(run.child);
     // The first run is always killed: a run left to finish first would push everything before any kill.
     const letFinish = runs > 1 && rnd() < FINISH_SHARE;
@@ -276,12 +191,12 @@ async function chaosRound(w: World, round: number, killTarget: number): Promise<
   await faults(w, { mode: 'reset' });
   let final: ReturnType<typeof runCli> | undefined;
   for (let attempt = 1; attempt <= FINAL_ATTEMPTS; attempt++) {
-    final = runCli(home, ['sync']);
+    final = runCli(home, ['sync'], CLI_ENV);
     journal(`final sync ${attempt}: exit ${final.status}; ${tail(final.stdout + final.stderr, 6)}`);
     if (final.status === 0) break;
     await sleep(300);
   }
-  const status = JSON.parse(runCli(home, ['status', '--json']).stdout) as StatusCounts;
+  const status = JSON.parse(runCli(home, ['status', '--json'], CLI_ENV).stdout) as StatusCounts;
   journal(`status ${JSON.stringify(status)}`);
 
   // ---- what the service holds (API key + account header), and the mirror (read-only: every CLI process is dead)

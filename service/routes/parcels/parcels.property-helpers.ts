@@ -1,0 +1,174 @@
+// Shared set-up of the parcel property tests (parcels.*.property.test.ts): the fast-check settings (fixed seed,
+// CI_LONG, FC_SEED), generators of valid parcels and batches, one service per test file with its accounts and
+// farms, and the invariants every POST answer must keep. The mutations of valid input are in
+// parcels.property-mutations.ts.
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import {
+  asAccount, newAccount, newFarm, newOrg, pointParcel, polygonParcel, startService, storeCounts, square,
+  type Account, type Org, type TestService,
+} from '../../../test/helpers/service.ts';
+import { MAX_PARCELS_PER_REQUEST } from '../../../core/parcels/validate.ts';
+import { setParcelLimit } from '../../store/accounts.ts';
+
+export const LONG = process.env.CI_LONG === '1';
+export const runs = (n: number) => (LONG ? n * 10 : n);
+// A fixed seed keeps the default run reproducible; FC_SEED replays a reported failure; the long run explores.
+export const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : LONG ? undefined : 20_250_611;
+export const fcOpts = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: runs(numRuns), ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: false });
+export const LIMITED_HECTARES = 2;
+// Generous: a property that overruns keeps running in the background and would disturb the next one's counts.
+export const TIMEOUT = LONG ? 1_800_000 : 180_000;
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Body = Record<string, unknown>;
+
+// ---------------------------------------------------------------- generators of valid input
+
+export const nameArb = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 30 }),
+  fc.string({ minLength: 1, maxLength: 30, unit: 'grapheme' }),
+).filter((s) => s.trim() !== '');
+
+const metaValueArb = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+);
+export const metadataArb = fc.dictionary(fc.string({ minLength: 1, maxLength: 16 }), metaValueArb, { maxKeys: 5 });
+
+const lonArb = fc.double({ min: -179, max: 179, noNaN: true });
+const latArb = fc.double({ min: -84, max: 84, noNaN: true });
+
+/** A closed square ring (about 81 ha at most), sometimes with a hole in its middle. */
+const polygonCoordsArb = fc.tuple(lonArb, latArb, fc.integer({ min: 5, max: 900 }), fc.boolean()).map(([lon, lat, side, hole]) => {
+  const rings = square(lon, lat, side);
+  if (hole) rings.push(square(lon, lat, side / 3)[0]!);
+  return rings;
+});
+
+export const polygonParcelArb = fc.tuple(nameArb, fc.option(metadataArb, { nil: undefined }), polygonCoordsArb).map(([name, metadata, coordinates]) => {
+  const p: Body = { name, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates } } };
+  if (metadata !== undefined) p.metadata = metadata;
+  return p;
+});
+
+export const pointParcelArb = fc.tuple(nameArb, fc.option(metadataArb, { nil: undefined }), lonArb, latArb, fc.double({ min: 0.01, max: 99, noNaN: true }))
+  .map(([name, metadata, lon, lat, hectares]) => {
+    const p = pointParcel(name, hectares, lon, lat) as Body;
+    if (metadata !== undefined) p.metadata = metadata;
+    return p;
+  });
+
+const parcelArb = fc.oneof({ arbitrary: polygonParcelArb, weight: 3 }, { arbitrary: pointParcelArb, weight: 1 });
+export const batchArb = fc.array(parcelArb, { minLength: 1, maxLength: MAX_PARCELS_PER_REQUEST });
+
+export function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+// ---------------------------------------------------------------- the service under test
+
+// Exported as live bindings and assigned by the hooks of useParcelPropertyService(), as in parcels.test-helpers.ts:
+// a test reads `svc`, `farmId` or `patchTargets` as plain names, the same in every file.
+export let svc: TestService;
+export let org: Org;
+export let acc: Account;
+export let other: Account;
+export let farmId = 0;
+export let limitedFarmId = 0;
+export let otherParcelId = 0;
+export let patchTargets: number[] = [];
+
+/**
+ * Starts a service for the calling test file before its tests and closes it after them. Every file seeds the same
+ * accounts and farms in a fresh database, so the ids the generators draw from are the same in every file.
+ */
+export function useParcelPropertyService(): void {
+  beforeAll(async () => {
+    svc = await startService();
+    org = newOrg(svc);
+    acc = await newAccount(svc, org);
+    other = await newAccount(svc, org);
+    setParcelLimit(svc.db, other.id, LIMITED_HECTARES);
+    const seeded = await newFarm(svc, org, acc, 'Property farm', [
+      polygonParcel('seed polygon', -4.78, 37.88, 200, { crop_type: 'olive', 'Supplier ID': 'S-1' }),
+      pointParcel('seed point', 3, -4.7, 37.9),
+      polygonParcel('seed 3', 2.35, 48.85, 300),
+    ]);
+    farmId = seeded.id;
+    patchTargets = seeded.parcels.map((p) => p.id);
+    const limited = await newFarm(svc, org, other, 'Limited farm', [polygonParcel('other account', 10, 45, 100)]);
+    limitedFarmId = limited.id;
+    otherParcelId = limited.parcels[0]!.id;
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+  });
+}
+
+export const headersFor = (a: Account) => ({ ...asAccount(org, a), 'content-type': 'application/json' });
+
+function post(body: unknown, as: Account = acc): Promise<LightMyRequestResponse> {
+  return svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: headersFor(as), payload: JSON.stringify(body) });
+}
+
+export function rowOf(id: number): string {
+  const p = svc.db.prepare('SELECT * FROM parcels WHERE id = ?').get(id);
+  const r = svc.db.prepare('SELECT * FROM parcels_rtree WHERE id = ?').get(id);
+  return JSON.stringify([p, r]);
+}
+
+/** The shape every error answer has: code, message, detail and well-formed errors. */
+export function checkErrorBody(res: LightMyRequestResponse, batchLength: number | null): void {
+  const b = res.json() as Record<string, unknown>;
+  expect(typeof b.code, res.body).toBe('string');
+  expect(typeof b.message, res.body).toBe('string');
+  expect(b.detail, res.body).toBe(b.message);
+  if (b.errors !== undefined) {
+    expect(Array.isArray(b.errors), res.body).toBe(true);
+    for (const e of b.errors as Record<string, unknown>[]) {
+      expect(typeof e.path, res.body).toBe('string');
+      expect(typeof e.code, res.body).toBe('string');
+      expect(typeof e.message, res.body).toBe('string');
+    }
+  }
+  if (b.code === 'invalid_parcels') {
+    expect(batchLength, res.body).not.toBeNull();
+    const errors = b.errors as { index: unknown; path: string }[];
+    expect(errors.length, res.body).toBeGreaterThan(0);
+    for (const e of errors) {
+      expect(Number.isInteger(e.index), res.body).toBe(true);
+      const i = e.index as number;
+      expect(i >= 0 && i < batchLength!, res.body).toBe(true);
+      expect(e.path === `parcels/${i}` || e.path.startsWith(`parcels/${i}/`), res.body).toBe(true);
+    }
+  }
+}
+
+/** POSTs a body and checks the invariants that hold whatever the body is; returns the answer. */
+export async function postAndCheck(body: unknown, as: Account = acc): Promise<LightMyRequestResponse> {
+  const before = storeCounts(svc.db);
+  const res = await post(body, as);
+  const after = storeCounts(svc.db);
+  expect(res.statusCode, res.body).toBeLessThan(500);
+  const parcels = isObj(body) && Array.isArray(body.parcels) ? body.parcels : null;
+  if (res.statusCode === 201) {
+    expect(parcels).not.toBeNull();
+    const created = res.json() as { id: number; properties: { name: string } }[];
+    expect(created).toHaveLength(parcels!.length);
+    expect(after).toEqual({ ...before, parcels: before.parcels! + parcels!.length, parcels_rtree: before.parcels_rtree! + parcels!.length });
+    created.forEach((f, i) => expect(f.properties.name).toBe(((parcels![i] as Body).name as string).trim()));
+  } else {
+    expect(after, res.body).toEqual(before);
+    if (res.statusCode === 200) expect(res.json()).toEqual({ message: 'Missing Farm ID' });
+    else checkErrorBody(res, parcels?.length ?? null);
+  }
+  return res;
+}
+
+/** A POST body: the batch in its envelope, for the shared farm unless told otherwise. */
+export const envelope = (parcels: unknown, id: number = farmId): Body => ({ farm: { id }, parcels });
