@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
-import { enqueue, purgeTombstones, withdrawDelete } from './outbox.ts';
+import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
+import { insertNewParcel } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
@@ -36,6 +37,20 @@ const USER_FIELDS: Record<Entity, readonly string[]> = {
   crop: ['parcel_local_id', 'family_id', 'family_name', 'name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active'],
 };
 const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
+
+/**
+ * A parcel that validateParcel accepted (on a worker thread, say), with its JSON columns serialized: the
+ * input of createPreparedParcels, which does not validate again.
+ */
+export interface PreparedParcel {
+  name: string;
+  /** The original point of a Point parcel (JSON), null for a Polygon. */
+  point: string | null;
+  geometry: string;
+  metadata: string;
+  hectares: number;
+  minx: number; miny: number; maxx: number; maxy: number;
+}
 
 export interface ParcelPatchInput { name?: string; metadata?: Record<string, unknown>; geom?: unknown }
 export interface CropInput extends CropFields { family_id?: number | null; family_name?: string | null }
@@ -134,6 +149,39 @@ export class MirrorWriter {
     return { created, problems };
   }
 
+  /**
+   * Creates parcels that core/parcels/validate.ts has already accepted (the import validates on worker
+   * threads): one edit, one queued create each, recorded in the history by id. With `indexes` the caller has
+   * suspended the parcels_ai trigger (db/bulk.ts) and the R*Tree and FTS5 entries are written here instead.
+   * `savepoint: false` (inside the caller's transaction) skips the savepoint that would let this edit fail
+   * alone: when the caller rolls everything back on any failure it is pure cost, since each page a savepoint
+   * modifies is first copied to its journal. Returns how many were created.
+   */
+  createPreparedParcels(farmLocalId: string, parcels: readonly PreparedParcel[], label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): number {
+    if (parcels.length === 0) return 0;
+    if (opts.savepoint === false && !this.db.inTransaction) throw new Error('createPreparedParcels without a savepoint needs an open transaction');
+    const create = (): number => {
+      const farm = this.live('farm', farmLocalId);
+      const t = now();
+      let first = 0;
+      let last = 0;
+      for (const p of parcels) {
+        const local_id = randomUUID();
+        last = insertNewParcel(this.db, {
+          local_id, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
+          point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
+        }, opts.indexes === true);
+        if (first === 0) first = last;
+        this.changes!.push({ entity: 'parcel', local_id, before: null, after: null });
+      }
+      // New rows take max(rowid) + 1, so one edit's rows are consecutive: their ops go in one statement.
+      if (last - first + 1 !== parcels.length) throw new Error(`createPreparedParcels: rowids ${first}–${last} for ${parcels.length} rows`);
+      enqueueCreated(this.db, 'parcel', first, last, t);
+      return parcels.length;
+    };
+    return opts.savepoint === false ? this.record(label, create) : this.edit(label, create);
+  }
+
   updateParcel(localId: string, patch: ParcelPatchInput): ParcelRow {
     const row = this.live('parcel', localId);
     const r = validateParcelPatch(patch, 0, { maxHectares: this.parcelLimit(row.account_id) });
@@ -212,25 +260,29 @@ export class MirrorWriter {
 
   // ---- internals ----
 
+  /** One edit: a transaction of its own, or a savepoint in the caller's. */
   private edit<T>(label: string, fn: () => T): T {
-    return this.db.transaction(() => {
-      this.changes = [];
-      this.touched.clear();
-      try {
-        const out = fn();
-        const bulk = this.changes.filter((c) => c.before === null).length > BULK_HISTORY;
-        const changes = this.changes.map((c) => ({
-          ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
-        }));
-        if (changes.length) {
-          if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
-          this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
-        }
-        return out;
-      } finally {
-        this.changes = null;
+    return this.db.transaction(() => this.record(label, fn))();
+  }
+
+  /** Runs fn and records what it changed as one undo entry, in whatever transaction is open. */
+  private record<T>(label: string, fn: () => T): T {
+    this.changes = [];
+    this.touched.clear();
+    try {
+      const out = fn();
+      const bulk = this.changes.filter((c) => c.before === null).length > BULK_HISTORY;
+      const changes = this.changes.map((c) => ({
+        ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
+      }));
+      if (changes.length) {
+        if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
+        this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
       }
-    })();
+      return out;
+    } finally {
+      this.changes = null;
+    }
   }
 
   private touch(entity: Entity, localId: string, isNew = false): void {
