@@ -13,7 +13,6 @@
 // rollback or a crash restores it with everything else. Every other insert (edits, undo/redo, sync pulls,
 // direct SQL) keeps going through the trigger.
 
-import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './open.ts';
 import { cachedStatement } from './rows.ts';
 
@@ -70,40 +69,4 @@ export function insertNewParcel(db: Db, r: NewParcelRow, indexes: boolean): numb
     cachedStatement(db, INSERT_FTS).run(rowid, r.name, r.metadata);
   }
   return rowid;
-}
-
-/**
- * Writes a long transaction's WAL to disk in the background while the transaction goes on. SQLite writes
- * the pages of a big transaction into the WAL as its cache fills, but the kernel keeps them in memory, so
- * the commit's fsync (synchronous=FULL) had 150+ MB to write: a third of a second at the very end, when
- * there is nothing left to overlap it with. An fdatasync now and then on a thread of libuv's pool (not on
- * this thread) leaves the commit only the last stretch. The commit still syncs: this only moves work earlier.
- */
-export function walPresync(db: Db): { kick(): void; close(): void } {
-  let fd: number | null = null;
-  try {
-    if (!db.memory) fd = openSync(`${db.name}-wal`, 'r');
-  } catch {
-    fd = null; // no WAL file (yet): nothing to help with
-  }
-  let busy = false;
-  let closing = false;
-  const closeFd = () => {
-    if (fd !== null) closeSync(fd);
-    fd = null;
-  };
-  return {
-    kick() {
-      if (fd === null || busy || closing) return;
-      busy = true;
-      fdatasync(fd, () => {
-        busy = false;
-        if (closing) closeFd();
-      });
-    },
-    close() {
-      closing = true;
-      if (!busy) closeFd();
-    },
-  };
 }

@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger, walPresync } from '../bulk.ts';
+import { suspendInsertTrigger } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -96,76 +96,70 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
   const skipInvalid = opts.skipInvalid === true;
   const fmt = (n: number) => n.toLocaleString('en-US');
   const db = mirror.syncDb;
-  const presync = walPresync(db);
-  try {
-    return db.transaction((): ImportReport => {
-      // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
-      const restoreTrigger = suspendInsertTrigger(db);
-      // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
-      // features; jobs with others are prepared first.
-      let total = 0;
-      for (let j = 0; j < jobs.count; j++) total += jobs.inputs(j) !== UNKNOWN ? jobs.inputs(j) : results.get(j).inputs;
-      const chunks = Math.ceil(total / IMPORT_CHUNK);
-      const problems: ImportProblem[] = [];
-      // Once the import is known to fail, the rest of the file is only validated (to list every problem),
-      // not written: everything written so far is rolled back with the throw below anyway.
-      let failed = false;
-      let farm = mirror.read.farmByName(opts.accountId, farmName);
-      let imported = 0;
-      let parts = 0;
-      let done = 0;
-      let chunk: PreparedParcel[] = [];
-      let chunkInputs = 0;
-      let chunkParts = 0;
-      const flush = () => {
-        const start = done;
-        done += chunkInputs;
-        if (!failed && chunk.length > 0) {
-          farm ??= mirror.write.createFarm(opts.accountId, farmName);
-          const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(done)} of ${fmt(total)})` : `Import ${name}`;
-          // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one.
-          imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes: restoreTrigger !== null, savepoint: false });
-          parts += chunkParts;
-          presync.kick();
+  return db.transaction((): ImportReport => {
+    // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
+    const restoreTrigger = suspendInsertTrigger(db);
+    // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
+    // features; jobs with others are prepared first.
+    let total = 0;
+    for (let j = 0; j < jobs.count; j++) total += jobs.inputs(j) !== UNKNOWN ? jobs.inputs(j) : results.get(j).inputs;
+    const chunks = Math.ceil(total / IMPORT_CHUNK);
+    const problems: ImportProblem[] = [];
+    // Once the import is known to fail, the rest of the file is only validated (to list every problem),
+    // not written: everything written so far is rolled back with the throw below anyway.
+    let failed = false;
+    let farm = mirror.read.farmByName(opts.accountId, farmName);
+    let imported = 0;
+    let parts = 0;
+    let done = 0;
+    let chunk: PreparedParcel[] = [];
+    let chunkInputs = 0;
+    let chunkParts = 0;
+    const flush = () => {
+      const start = done;
+      done += chunkInputs;
+      if (!failed && chunk.length > 0) {
+        farm ??= mirror.write.createFarm(opts.accountId, farmName);
+        const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(done)} of ${fmt(total)})` : `Import ${name}`;
+        // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one.
+        imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes: restoreTrigger !== null, savepoint: false });
+        parts += chunkParts;
+      }
+      opts.onProgress?.(done, total);
+      chunk = [];
+      chunkInputs = 0;
+      chunkParts = 0;
+    };
+    opts.onProgress?.(0, total);
+    for (let j = 0; j < jobs.count; j++) {
+      const r = results.take(j);
+      if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
+      for (const p of r.problems) problems.push(p);
+      if (r.problems.length > 0 && !skipInvalid) failed = true;
+      for (let k = 0, row = 0; k < r.inputs; k++) {
+        const flags = r.flags[k]!;
+        if (flags & VALID) {
+          if (!failed) chunk.push(rowOf(r, row, (flags & POINT) !== 0));
+          if (flags & SPLIT) chunkParts++;
+          row++;
         }
-        opts.onProgress?.(done, total);
-        chunk = [];
-        chunkInputs = 0;
-        chunkParts = 0;
-      };
-      opts.onProgress?.(0, total);
-      for (let j = 0; j < jobs.count; j++) {
-        const r = results.take(j);
-        if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
-        for (const p of r.problems) problems.push(p);
-        if (r.problems.length > 0 && !skipInvalid) failed = true;
-        for (let k = 0, row = 0; k < r.inputs; k++) {
-          const flags = r.flags[k]!;
-          if (flags & VALID) {
-            if (!failed) chunk.push(rowOf(r, row, (flags & POINT) !== 0));
-            if (flags & SPLIT) chunkParts++;
-            row++;
-          }
-          if (++chunkInputs === IMPORT_CHUNK) flush();
-        }
+        if (++chunkInputs === IMPORT_CHUNK) flush();
       }
-      if (chunkInputs > 0) flush();
-      problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
-      const badFeatures = new Set(problems.map((p) => p.index)).size;
-      if (failed) {
-        throw new ImportError('invalid_features',
-          `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
-          'Fix them, or import only the valid ones.', problems);
-      }
-      if (imported === 0 || farm === undefined) {
-        throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems);
-      }
-      restoreTrigger?.();
-      return { farm, imported, skipped: problems, parts };
-    })();
-  } finally {
-    presync.close();
-  }
+    }
+    if (chunkInputs > 0) flush();
+    problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
+    const badFeatures = new Set(problems.map((p) => p.index)).size;
+    if (failed) {
+      throw new ImportError('invalid_features',
+        `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
+        'Fix them, or import only the valid ones.', problems);
+    }
+    if (imported === 0 || farm === undefined) {
+      throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems);
+    }
+    restoreTrigger?.();
+    return { farm, imported, skipped: problems, parts };
+  })();
 }
 
 function rowOf(r: PreparedJob, row: number, point: boolean): PreparedParcel {
