@@ -52,6 +52,12 @@ describe('splitFeatureCollection', () => {
       parsed.forEach((f, i) => {
         expect(JSON.parse(decode(b, split!.starts[i]!, split!.ends[i]!))).toEqual(f);
         if (split!.inputs[i] !== UNKNOWN) expect(toParcelInputs([f], { farmName: 'F', furrowExport: false }).inputs).toHaveLength(split!.inputs[i]!);
+        const [from, to] = [split!.polygons[2 * i]!, split!.polygons[2 * i + 1]!];
+        if (from >= 0) {
+          const g = (f as { type: string; geometry: { type: string; coordinates: unknown } });
+          expect([g.type, g.geometry.type]).toEqual(['Feature', 'Polygon']);
+          expect(JSON.parse(decode(b, from, to))).toEqual(g.geometry.coordinates);
+        }
       });
     }), { numRuns: 500 });
   });
@@ -78,6 +84,10 @@ describe('splitFeatureCollection', () => {
     ];
     const split = splitFeatureCollection(bytes(`{"type":"FeatureCollection","features":[${raw.join(',')}]}`))!;
     expect(Array.from(split.inputs)).toEqual([1, UNKNOWN, UNKNOWN, 1, UNKNOWN, UNKNOWN, UNKNOWN]);
+    // Only the first is certainly a Polygon Feature, and its coordinates are the later ones.
+    expect(Array.from(split.polygons).map((x) => x >= 0)).toEqual([true, true, ...Array(12).fill(false)]);
+    const source = `{"type":"FeatureCollection","features":[${raw.join(',')}]}`;
+    expect(source.slice(split.polygons[0], split.polygons[1])).toBe('[]');
     raw.forEach((r, i) => {
       if (split.inputs[i] !== UNKNOWN) expect(toParcelInputs([JSON.parse(r)], { farmName: 'F', furrowExport: false }).inputs).toHaveLength(split.inputs[i]!);
     });

@@ -23,6 +23,11 @@ export interface SplitCollection {
   ends: Float64Array;
   /** Parcel inputs feature i gives: 1 when certain from its bytes, else UNKNOWN. */
   inputs: Int8Array;
+  /**
+   * For a feature that is certainly a Polygon Feature: the byte range of its geometry's coordinates, at
+   * [2i, 2i + 1] (see raw-coords.ts); -1, -1 otherwise.
+   */
+  polygons: Float64Array;
   /** The collection's other members (type, crs, furrow…), parsed. */
   members: Record<string, unknown>;
 }
@@ -105,13 +110,17 @@ export function splitFeatureCollection(b: Uint8Array, from = 0): SplitCollection
   }
   // A key spelt with escapes ("feat\u0075res") is `features` too: the whole parse sorts that out.
   if (Object.hasOwn(members, 'features') || members['type'] !== 'FeatureCollection') return null;
-  return { starts: s.starts.subarray(0, s.count), ends: s.ends.subarray(0, s.count), inputs: s.inputs.subarray(0, s.count), members };
+  return {
+    starts: s.starts.subarray(0, s.count), ends: s.ends.subarray(0, s.count), inputs: s.inputs.subarray(0, s.count),
+    polygons: s.polygons.subarray(0, 2 * s.count), members,
+  };
 }
 
 class Scanner {
   starts = new Float64Array(1024);
   ends = new Float64Array(1024);
   inputs = new Int8Array(1024);
+  polygons = new Float64Array(2048);
   count = 0;
   private readonly n: number;
 
@@ -192,6 +201,7 @@ class Scanner {
       const start = i;
       let inputs = UNKNOWN;
       let end: number;
+      this.lastPolygon[0] = this.lastPolygon[1] = -1;
       if (b[i] === OPEN_BRACE) {
         end = this.feature(i);
         inputs = this.lastInputs;
@@ -199,7 +209,7 @@ class Scanner {
         end = this.value(i);
       }
       if (end < 0) return -1;
-      this.push(start, end, inputs);
+      this.push(start, end, inputs, this.lastPolygon);
       i = this.ws(end);
       if (b[i] === COMMA) {
         i = this.ws(i + 1);
@@ -209,7 +219,7 @@ class Scanner {
     }
   }
 
-  private push(start: number, end: number, inputs: number): void {
+  private push(start: number, end: number, inputs: number, polygon: Float64Array): void {
     if (this.count === this.starts.length) {
       const grow = <T extends Float64Array | Int8Array>(a: T, make: (n: number) => T): T => {
         const next = make(a.length * 2);
@@ -219,17 +229,21 @@ class Scanner {
       this.starts = grow(this.starts, (n) => new Float64Array(n));
       this.ends = grow(this.ends, (n) => new Float64Array(n));
       this.inputs = grow(this.inputs, (n) => new Int8Array(n));
+      this.polygons = grow(this.polygons, (n) => new Float64Array(n));
     }
+    this.polygons.set(polygon, 2 * this.count);
     this.starts[this.count] = start;
     this.ends[this.count] = end;
     this.inputs[this.count] = inputs;
     this.count++;
   }
 
-  /** Set by feature(): its parcel inputs, 1 or UNKNOWN. */
+  /** Set by feature(): its parcel inputs, 1 or UNKNOWN; and its polygon's coordinates, or -1, -1. */
   lastInputs = UNKNOWN;
+  readonly lastPolygon = new Float64Array(2);
   /** Set by geometry(). */
   private geometryInputs = UNKNOWN;
+  private readonly geometryPolygon = new Float64Array(2);
 
   /**
    * The members of an object at i, handing each key's range and the value's start to `member`, which returns
@@ -268,6 +282,7 @@ class Scanner {
     let isFeature = false;
     let geometry = UNKNOWN;
     let plain = true;
+    const polygon = this.lastPolygon;
     const end = this.members(i, (ks, ke, v) => {
       if (this.hasEscape(ks, ke)) plain = false;
       if (this.is(ks, ke, KEY_TYPE)) {
@@ -278,42 +293,52 @@ class Scanner {
       if (this.is(ks, ke, KEY_GEOMETRY)) {
         if (this.b[v] !== OPEN_BRACE) {
           geometry = UNKNOWN;
+          polygon[0] = polygon[1] = -1;
           return this.value(v);
         }
         const e = this.geometry(v);
         geometry = this.geometryInputs;
+        polygon.set(this.geometryPolygon);
         return e;
       }
       return this.value(v);
     });
     this.lastInputs = plain && isFeature ? geometry : UNKNOWN;
+    if (!(plain && isFeature)) polygon[0] = polygon[1] = -1;
     return end;
   }
 
   /** A geometry object at i; sets geometryInputs. */
   private geometry(i: number): number {
-    let type = 'other' as 'one' | 'multi' | 'other';
+    let type = 'other' as 'polygon' | 'point' | 'multi' | 'other';
     let polygons = -1; // elements of `coordinates`; -1 when it is not an array
+    let coordsStart = -1;
+    let coordsEnd = -1;
     let plain = true;
     const end = this.members(i, (ks, ke, v) => {
       if (this.hasEscape(ks, ke)) plain = false;
       if (this.is(ks, ke, KEY_TYPE)) {
         const e = this.value(v);
-        type = e < 0 ? 'other' : this.is(v, e, VALUE_POLYGON) || this.is(v, e, VALUE_POINT) ? 'one' : this.is(v, e, VALUE_MULTIPOLYGON) ? 'multi' : 'other';
+        type = e < 0 ? 'other' : this.is(v, e, VALUE_POLYGON) ? 'polygon' : this.is(v, e, VALUE_POINT) ? 'point' : this.is(v, e, VALUE_MULTIPOLYGON) ? 'multi' : 'other';
         return e;
       }
       if (this.is(ks, ke, KEY_COORDINATES)) {
+        coordsStart = v;
         if (this.b[v] !== OPEN_BRACKET) {
           polygons = -1;
-          return this.value(v);
+          return (coordsEnd = this.value(v));
         }
-        return this.elements(v, (n) => (polygons = n));
+        return (coordsEnd = this.elements(v, (n) => (polygons = n)));
       }
       return this.value(v);
     });
     // convertFeature: Polygon and Point give one input; so does a MultiPolygon of one polygon, or one whose
     // coordinates are not an array (the core then says what is wrong with them).
-    this.geometryInputs = plain && (type === 'one' || (type === 'multi' && polygons <= 1 && polygons !== 0)) ? 1 : UNKNOWN;
+    const one = type === 'polygon' || type === 'point' || (type === 'multi' && polygons <= 1 && polygons !== 0);
+    this.geometryInputs = plain && one ? 1 : UNKNOWN;
+    const polygon = plain && type === 'polygon' && coordsStart >= 0;
+    this.geometryPolygon[0] = polygon ? coordsStart : -1;
+    this.geometryPolygon[1] = polygon ? coordsEnd : -1;
     return end;
   }
 

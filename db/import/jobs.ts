@@ -25,6 +25,8 @@ export interface JobTable {
   spans: Float64Array;
   /** Per job: the parcel inputs its features give, when the bytes tell (see geojson-split.ts), else UNKNOWN. */
   inputs: Float64Array;
+  /** Per feature: where a Polygon's coordinates lie (SplitCollection.polygons). */
+  polygons: Float64Array;
 }
 
 export function jobTable(split: SplitCollection, perJob: number = JOB_FEATURES): JobTable {
@@ -40,7 +42,7 @@ export function jobTable(split: SplitCollection, perJob: number = JOB_FEATURES):
     for (let f = first; f <= last && n !== UNKNOWN; f++) n = split.inputs[f] === UNKNOWN ? UNKNOWN : n + split.inputs[f]!;
     inputs[j] = n;
   }
-  return { count, spans, inputs };
+  return { count, spans, inputs, polygons: split.polygons };
 }
 
 /**
@@ -76,7 +78,7 @@ export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opt
       run: (job) => {
         try {
           const { features, first } = parseSlice(source.bytes, table, job);
-          return { job, result: prepareFeatures(features, first, opts) };
+          return { job, result: prepareFeatures(features, first, opts, { bytes: source.bytes, polygons: table.polygons }) };
         } catch (e) {
           if (e instanceof SyntaxError) return { job, error: e.message, syntax: true };
           throw e;

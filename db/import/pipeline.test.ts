@@ -107,4 +107,13 @@ describe('importFile: split file, worker threads, jobs', () => {
     const o = expectSame(await importEach(text));
     expect(o.error).toEqual({ code: 'unreadable', message: `fields.geojson is not valid JSON: ${message}`, problems: [] });
   });
+
+  it('stores each geometry as JSON.stringify writes it, however the file wrote its numbers', async () => {
+    const rings = ['[[-5.9,37.4],[-5.899,37.4],[-5.899,37.401],[-5.9,37.401],[-5.9,37.4]]', '[[-5.90,37.4000],[-5.899,37.4],[-5.899,37.401],[-5.9,37.401],[-5.90,37.4000]]',
+      '[[-5.9, 37.4], [-5.899, 37.4], [-5.899, 37.401], [-5.9, 37.401], [-5.9, 37.4]]', '[[-59e-1,374e-1],[-5.899,37.4],[-5.899,37.401],[-5.9,37.401],[-59e-1,374e-1]]'];
+    const text = `{"type":"FeatureCollection","features":[${rings.map((r, i) => `{"type":"Feature","properties":{"name":"F${i}"},"geometry":{"type":"Polygon","coordinates":[${r}]}}`).join(',')}]}`;
+    const o = expectSame(await importEach(text));
+    const stored = (o.state as { parcels: { geometry: string }[] }).parcels.map((p) => p.geometry);
+    expect(stored).toEqual(rings.map((r) => JSON.stringify({ type: 'Polygon', coordinates: [JSON.parse(r)] })));
+  });
 });

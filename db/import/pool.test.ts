@@ -31,7 +31,7 @@ describe('ImportPool', () => {
     expect(pool.claim()).toBe(-1);
     for (let j = 0; j < jobs.count; j++) {
       const { features: slice, first } = parseSlice(bytes, jobs, j);
-      expect(results.get(j)).toEqual({ job: j, result: prepareFeatures(slice, first, opts) });
+      expect(results.get(j)).toEqual({ job: j, result: prepareFeatures(slice, first, opts, { bytes, polygons: jobs.polygons }) });
     }
   });
 

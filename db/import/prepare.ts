@@ -4,6 +4,7 @@
 
 import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
 import { toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
+import { canonicalCoordinates } from './raw-coords.ts';
 
 export interface JobOptions {
   farmName: string;
@@ -37,12 +38,17 @@ export interface PreparedJob {
   problems: ImportProblem[];
 }
 
+/** The file's bytes and where its Polygon features' coordinates lie (geojson-split.ts), when it was split. */
+export interface RawText { bytes: Uint8Array; polygons: Float64Array }
+
 /** features[0] is the file's feature number `firstIndex`. */
-export function prepareFeatures(features: readonly unknown[], firstIndex: number, opts: JobOptions): PreparedJob {
+export function prepareFeatures(features: readonly unknown[], firstIndex: number, opts: JobOptions, raw?: RawText): PreparedJob {
   const { inputs, origins, problems } = toParcelInputs(features, { farmName: opts.farmName, furrowExport: opts.furrowExport }, firstIndex);
   const limit = { maxHectares: opts.maxHectares };
   const flags = new Uint8Array(inputs.length);
   const valid: ValidParcel[] = [];
+  // The file's own text of each valid parcel's geometry, when it can be reused as it stands (raw-coords.ts).
+  const rawGeometry: (string | null)[] = [];
   let kept = 0;
   for (let i = 0; i < inputs.length;) {
     const n = origins[i]!.parts;
@@ -58,6 +64,7 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
         if (r.parcel && r.problems.length === 0) {
           flags[kept] = VALID | (n > 1 ? SPLIT : 0) | (r.parcel.point ? POINT : 0);
           valid.push(r.parcel);
+          rawGeometry.push(raw && n === 1 ? polygonText(raw, origins[i]!.index) : null);
         } else {
           for (const p of r.problems) problems.push(fromParcelProblem(p, origins[i + k]!));
         }
@@ -74,10 +81,18 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   valid.forEach((p, k) => {
     numbers[k * 5] = p.hectares;
     for (let c = 0; c < 4; c++) numbers[k * 5 + 1 + c] = p.bbox[c]!;
-    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', JSON.stringify(p.geometry), JSON.stringify(p.metadata));
+    const coordinates = rawGeometry[k];
+    const geometry = coordinates ? `{"type":"Polygon","coordinates":${coordinates}}` : JSON.stringify(p.geometry);
+    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata));
     for (let f = fields.length - 4; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
   });
   return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems };
+}
+
+/** Feature f's coordinates as JSON.stringify would write them, from the file, when it is a Polygon and they can be. */
+function polygonText(raw: RawText, f: number): string | null {
+  const start = raw.polygons[2 * f]!;
+  return start < 0 ? null : canonicalCoordinates(raw.bytes, start, raw.polygons[2 * f + 1]!);
 }
 
 /** The n inputs of one feature, each validated; indexes within the feature, so "Parcel k" is its part. */

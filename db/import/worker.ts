@@ -19,7 +19,7 @@ parentPort!.once('message', (m: Begin) => {
     let reply: Reply;
     try {
       const { features, first } = parseSlice(bytes, m.jobs, job);
-      reply = { job, result: prepareFeatures(features, first, m.opts) };
+      reply = { job, result: prepareFeatures(features, first, m.opts, { bytes, polygons: m.jobs.polygons }) };
     } catch (e) {
       reply = { job, error: (e as Error).message, syntax: e instanceof SyntaxError };
     }
