@@ -22,50 +22,42 @@ const MAX_DIGITS = 15;
 /** Zeros after "0." before the first digit, at most: 0.000001 prints as such, 0.0000001 as 1e-7. */
 const MAX_LEADING_ZEROS = 5;
 
-const isDigit = (c: number) => c >= ZERO && c <= NINE;
-
 /** b[start, end): JSON array text of numbers. Returns it as a string when JSON.stringify would write it so. */
 export function canonicalCoordinates(b: Uint8Array, start: number, end: number): string | null {
-  if (b[start] !== OPEN) return null;
+  // Bracketed at both ends, so the digit loops below stop at a bracket at the latest: no bounds checks there.
+  if (end - start < 2 || b[start] !== OPEN || b[end - 1] !== CLOSE) return null;
   let i = start;
   while (i < end) {
-    const c = b[i]!;
+    let c = b[i]!;
     if (c === OPEN || c === CLOSE || c === COMMA) {
       i++;
       continue;
     }
-    i = number(b, i, end);
-    if (i < 0) return null;
-    // A number ends at a comma or a bracket, never at a space or anything else.
-    if (i < end && b[i] !== COMMA && b[i] !== CLOSE) return null;
+    const negative = c === MINUS;
+    if (negative) c = b[++i]!;
+    const intStart = i;
+    while (c >= ZERO && c <= NINE) c = b[++i]!;
+    const intDigits = i - intStart;
+    if (intDigits === 0 || (intDigits > 1 && b[intStart] === ZERO)) return null;
+    let digits = intDigits;
+    const zeroInt = intDigits === 1 && b[intStart] === ZERO;
+    if (c === DOT) {
+      c = b[++i]!;
+      const fracStart = i;
+      while (c === ZERO) c = b[++i]!;
+      const leadingZeros = i - fracStart;
+      while (c >= ZERO && c <= NINE) c = b[++i]!;
+      const fracDigits = i - fracStart;
+      if (fracDigits === 0 || b[i - 1] === ZERO) return null;
+      // Below 1, the zeros after the point are not significant, but more than 5 print as an exponent.
+      if (zeroInt && leadingZeros > MAX_LEADING_ZEROS) return null;
+      digits = zeroInt ? fracDigits - leadingZeros : intDigits + fracDigits;
+    } else if (zeroInt && negative) {
+      return null; // -0 prints as 0
+    }
+    if (digits > MAX_DIGITS) return null;
+    // A number ends at a comma or a bracket, never at a space, an exponent or anything else.
+    if (c !== COMMA && c !== CLOSE) return null;
   }
   return Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1');
-}
-
-/** Just past a canonical number literal at i, or -1. */
-function number(b: Uint8Array, i: number, end: number): number {
-  const negative = b[i] === MINUS;
-  if (negative) i++;
-  const intStart = i;
-  while (i < end && isDigit(b[i]!)) i++;
-  const intDigits = i - intStart;
-  if (intDigits === 0 || (intDigits > 1 && b[intStart] === ZERO)) return -1;
-  const zeroInt = intDigits === 1 && b[intStart] === ZERO;
-  let fracDigits = 0;
-  let leadingZeros = 0;
-  if (i < end && b[i] === DOT) {
-    i++;
-    const fracStart = i;
-    while (i < end && isDigit(b[i]!)) i++;
-    fracDigits = i - fracStart;
-    if (fracDigits === 0 || b[i - 1] === ZERO) return -1;
-    while (b[fracStart + leadingZeros] === ZERO) leadingZeros++;
-  }
-  if (zeroInt) {
-    // "0" is how 0 and -0 print; "-0" is not.
-    if (fracDigits === 0) return negative ? -1 : i;
-    if (leadingZeros > MAX_LEADING_ZEROS || fracDigits - leadingZeros > MAX_DIGITS) return -1;
-    return i;
-  }
-  return intDigits + fracDigits > MAX_DIGITS ? -1 : i;
 }
