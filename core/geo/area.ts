@@ -21,9 +21,15 @@ const acc = new Accumulator(0);
 
 /** PolygonArea's transit: 1 or -1 when the edge crosses the prime meridian eastward or westward, else 0. */
 function transit(lon1: number, lon2: number): number {
-  const lon12 = M.AngDiff(lon1, lon2).d;
-  lon1 = M.AngNormalize(lon1);
-  lon2 = M.AngNormalize(lon2);
+  // Only the sign of the difference matters. Within (-180, 180) AngNormalize returns a longitude unchanged,
+  // and when the rounded difference is under 180 in size AngDiff's result has its sign (it only adds the
+  // rounding error back): so a parcel's edges skip the two library calls and their allocations.
+  const d = lon2 - lon1;
+  if (lon1 > -180 && lon1 < 180 && lon2 > -180 && lon2 < 180 && d > -180 && d < 180) return sign(d, lon1, lon2);
+  return sign(M.AngDiff(lon1, lon2).d, M.AngNormalize(lon1), M.AngNormalize(lon2));
+}
+
+function sign(lon12: number, lon1: number, lon2: number): number {
   return lon12 > 0 && ((lon1 < 0 && lon2 >= 0) || (lon1 > 0 && lon2 === 0)) ? 1
     : (lon12 < 0 && lon1 >= 0 && lon2 < 0 ? -1 : 0);
 }
