@@ -48,6 +48,8 @@ export interface PreparedParcel {
   point: string | null;
   geometry: string;
   metadata: string;
+  /** The FTS5 text of the metadata values, when known (db/bulk.ts searchText). */
+  search?: string | null;
   hectares: number;
   minx: number; miny: number; maxx: number; maxy: number;
 }
@@ -170,6 +172,7 @@ export class MirrorWriter {
         last = insertNewParcel(this.db, {
           local_id, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
           point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
+          ...(p.search !== undefined ? { search: p.search } : {}),
         }, opts.indexes === true);
         if (first === 0) first = last;
         this.changes!.push({ entity: 'parcel', local_id, before: null, after: null });

@@ -24,7 +24,7 @@ import { ImportError } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
 import { JOB_FEATURES, JobResults, jobsOf, ParseWhole } from './jobs.ts';
 import { ImportPool } from './pool.ts';
-import { POINT, SPLIT, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
+import { FIELDS, POINT, SEARCH_BY_SQLITE, SEARCH_NONE, SPLIT, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
 import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
 
 export { ImportError } from './errors.ts';
@@ -139,7 +139,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
       for (let k = 0, row = 0; k < r.inputs; k++) {
         const flags = r.flags[k]!;
         if (flags & VALID) {
-          if (!failed) chunk.push(rowOf(r, row, (flags & POINT) !== 0));
+          if (!failed) chunk.push(rowOf(r, row, flags));
           if (flags & SPLIT) chunkParts++;
           row++;
         }
@@ -162,12 +162,13 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
   })();
 }
 
-function rowOf(r: PreparedJob, row: number, point: boolean): PreparedParcel {
+function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
   const n = r.numbers;
   const at = row * 5;
-  const f = row * 4;
+  const f = row * FIELDS;
   return {
-    name: field(r, f), point: point ? field(r, f + 1) : null, geometry: field(r, f + 2), metadata: field(r, f + 3),
+    name: field(r, f), point: flags & POINT ? field(r, f + 1) : null, geometry: field(r, f + 2), metadata: field(r, f + 3),
+    search: flags & SEARCH_BY_SQLITE ? undefined : flags & SEARCH_NONE ? null : field(r, f + 4),
     hectares: n[at]!, minx: n[at + 1]!, miny: n[at + 2]!, maxx: n[at + 3]!, maxy: n[at + 4]!,
   };
 }

@@ -5,6 +5,7 @@
 import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
 import { toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
 import { canonicalCoordinates } from './raw-coords.ts';
+import { searchText } from '../bulk.ts';
 
 export interface JobOptions {
   farmName: string;
@@ -14,10 +15,15 @@ export interface JobOptions {
   maxHectares: number;
 }
 
-/** Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel. */
+/**
+ * Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel; its
+ * search text is left to SQLite; its metadata has no values to search.
+ */
 export const VALID = 1;
 export const SPLIT = 2;
 export const POINT = 4;
+export const SEARCH_BY_SQLITE = 8;
+export const SEARCH_NONE = 16;
 
 /** Plain data (strings, arrays, typed arrays), so it crosses from a worker thread as it is. */
 export interface PreparedJob {
@@ -27,7 +33,8 @@ export interface PreparedJob {
   flags: Uint8Array;
   /**
    * The text columns of each VALID input, in order — name, point JSON (empty for a polygon), geometry JSON,
-   * metadata JSON — in one string, field k being text.slice(offsets[k], offsets[k + 1]). One string crosses
+   * metadata JSON, search text (db/bulk.ts searchText; empty unless known) — in one string, field k being
+   * text.slice(offsets[k], offsets[k + 1]). One string crosses
    * from a worker as one copy; 400 small ones per job cost the importing thread far more to receive and collect.
    */
   text: string;
@@ -41,12 +48,16 @@ export interface PreparedJob {
 /** The file's bytes and where its Polygon features' coordinates lie (geojson-split.ts), when it was split. */
 export interface RawText { bytes: Uint8Array; polygons: Float64Array }
 
+/** Text fields per row in PreparedJob.text. */
+export const FIELDS = 5;
+
 /** features[0] is the file's feature number `firstIndex`. */
 export function prepareFeatures(features: readonly unknown[], firstIndex: number, opts: JobOptions, raw?: RawText): PreparedJob {
   const { inputs, origins, problems } = toParcelInputs(features, { farmName: opts.farmName, furrowExport: opts.furrowExport }, firstIndex);
   const limit = { maxHectares: opts.maxHectares };
   const flags = new Uint8Array(inputs.length);
   const valid: ValidParcel[] = [];
+  const validAt: number[] = []; // valid[k] is input validAt[k]
   // The file's own text of each valid parcel's geometry, when it can be reused as it stands (raw-coords.ts).
   const rawGeometry: (string | null)[] = [];
   let kept = 0;
@@ -64,6 +75,7 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
         if (r.parcel && r.problems.length === 0) {
           flags[kept] = VALID | (n > 1 ? SPLIT : 0) | (r.parcel.point ? POINT : 0);
           valid.push(r.parcel);
+          validAt.push(kept);
           rawGeometry.push(raw && n === 1 ? polygonText(raw, origins[i]!.index) : null);
         } else {
           for (const p of r.problems) problems.push(fromParcelProblem(p, origins[i + k]!));
@@ -76,15 +88,19 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   problems.sort((a, b) => a.index - b.index);
   const numbers = new Float64Array(valid.length * 5);
   const fields: string[] = [];
-  const offsets = new Uint32Array(valid.length * 4 + 1);
+  const offsets = new Uint32Array(valid.length * FIELDS + 1);
   let at = 0;
   valid.forEach((p, k) => {
+    const search = searchText(p.metadata);
+    const i = validAt[k]!;
+    if (search === undefined) flags[i] = flags[i]! | SEARCH_BY_SQLITE;
+    else if (search === null) flags[i] = flags[i]! | SEARCH_NONE;
     numbers[k * 5] = p.hectares;
     for (let c = 0; c < 4; c++) numbers[k * 5 + 1 + c] = p.bbox[c]!;
     const coordinates = rawGeometry[k];
     const geometry = coordinates ? `{"type":"Polygon","coordinates":${coordinates}}` : JSON.stringify(p.geometry);
-    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata));
-    for (let f = fields.length - 4; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
+    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata), search ?? '');
+    for (let f = fields.length - FIELDS; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
   });
   return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems };
 }
