@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { searchText, suspendInsertTrigger } from './bulk.ts';
+import { searchText, suspendInsertTrigger, timeOrderedIds } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
 
@@ -132,5 +132,16 @@ describe('searchText', () => {
     }), { numRuns: 2000 });
     expect(answered).toBeGreaterThan(500);
     db.close();
+  });
+});
+
+describe('timeOrderedIds', () => {
+  it('are version-7 UUIDs, unique and in increasing order, within a call and across calls', () => {
+    const ids = [...timeOrderedIds(5000), ...timeOrderedIds(3), ...timeOrderedIds(7000)];
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
+    // The first 48 bits are the time they were made at.
+    expect(Math.abs(parseInt(ids[0]!.slice(0, 8) + ids[0]!.slice(9, 13), 16) - Date.now())).toBeLessThan(60_000);
   });
 });

@@ -3,7 +3,7 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
-import { insertNewParcel } from './bulk.ts';
+import { insertNewParcel, timeOrderedIds } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
@@ -153,7 +153,8 @@ export class MirrorWriter {
 
   /**
    * Creates parcels that core/parcels/validate.ts has already accepted (the import validates on worker
-   * threads): one edit, one queued create each, recorded in the history by id. With `indexes` the caller has
+   * threads): one edit, one queued create each, recorded in the history by id; their local ids are time-ordered
+   * (see timeOrderedIds) so that they append to the indexes. With `indexes` the caller has
    * suspended the parcels_ai trigger (db/bulk.ts) and the R*Tree and FTS5 entries are written here instead.
    * `savepoint: false` (inside the caller's transaction) skips the savepoint that would let this edit fail
    * alone: when the caller rolls everything back on any failure it is pure cost, since each page a savepoint
@@ -167,8 +168,9 @@ export class MirrorWriter {
       const t = now();
       let first = 0;
       let last = 0;
-      for (const p of parcels) {
-        const local_id = randomUUID();
+      const ids = timeOrderedIds(parcels.length);
+      for (const [i, p] of parcels.entries()) {
+        const local_id = ids[i]!;
         last = insertNewParcel(this.db, {
           local_id, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
           point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
