@@ -2,13 +2,13 @@
 // leave exactly what the trigger path leaves — rows, R*Tree, FTS5 (names and metadata values), outbox ops,
 // one undo entry — and the trigger must be back afterwards, or never gone for anyone else.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { searchText, suspendInsertTrigger, timeOrderedIds } from './bulk.ts';
+import { searchText, suspendInsertTrigger, timeOrderedIds, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
 
@@ -143,5 +143,22 @@ describe('timeOrderedIds', () => {
     for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
     // The first 48 bits are the time they were made at.
     expect(Math.abs(parseInt(ids[0]!.slice(0, 8) + ids[0]!.slice(9, 13), 16) - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe('withoutCheckpointAtCommit', () => {
+  it('commits a big transaction without copying the WAL into the file, and leaves the setting as it was', () => {
+    const file = join(dir, 'mirror.db');
+    const db = m.syncDb;
+    const fill = () => db.transaction(() => {
+      for (let i = 0; i < 3000; i++) db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(`k${Math.random()}`, 'x'.repeat(2000));
+    })();
+    const before = statSync(file).size;
+    withoutCheckpointAtCommit(db, fill);
+    expect(statSync(file).size).toBe(before);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    // The next commit over the threshold checkpoints as always.
+    fill();
+    expect(statSync(file).size).toBeGreaterThan(before + 6_000_000);
   });
 });

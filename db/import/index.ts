@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger } from '../bulk.ts';
+import { suspendInsertTrigger, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -96,7 +96,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
   const skipInvalid = opts.skipInvalid === true;
   const fmt = (n: number) => n.toLocaleString('en-US');
   const db = mirror.syncDb;
-  return db.transaction((): ImportReport => {
+  return withoutCheckpointAtCommit(db, db.transaction((): ImportReport => {
     // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
     const restoreTrigger = suspendInsertTrigger(db);
     // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
@@ -159,7 +159,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
     }
     restoreTrigger?.();
     return { farm, imported, skipped: problems, parts };
-  })();
+  }));
 }
 
 function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
