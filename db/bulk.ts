@@ -39,14 +39,28 @@ export interface NewParcelRow {
   search?: string | null;
 }
 
-// Positional parameters: binding 15 values by name (an object per row) cost a few µs a row more.
-const INSERT_PARCEL = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
-  metadata, minx, miny, maxx, maxy, base, deleted, created, modified) VALUES (?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)`;
-// What the trigger writes, the FTS5 text included: name, and the metadata values (not the keys) joined by SQLite
-// itself, so numbers and booleans read exactly as the trigger renders them.
-const INSERT_RTREE = 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)';
-const INSERT_FTS = "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (?, ?, (SELECT group_concat(value, ' ') FROM json_each(?)))";
-const INSERT_FTS_TEXT = 'INSERT INTO parcels_fts (rowid, name, metadata) VALUES (?, ?, ?)';
+// Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
+// were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
+const ROWS_PER_INSERT = 100;
+const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
+const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
+  metadata, minx, miny, maxx, maxy, base, deleted, created, modified) VALUES `;
+const INSERT_RTREE = 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES ';
+// What the trigger writes to FTS5: the name, and the metadata values (not the keys) joined as SQLite joins them
+// (see searchText), or by SQLite itself.
+const INSERT_FTS = 'INSERT INTO parcels_fts (rowid, name, metadata) VALUES ';
+const INSERT_FTS_SQL = "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (?, ?, (SELECT group_concat(value, ' ') FROM json_each(?)))";
+/** SQLite's limit on parameters in one statement. */
+const MAX_PARAMETERS = 32766;
+
+const sqlCache = new Map<string, string>();
+/** `head` followed by n copies of `values`, built once per n. */
+function repeated(head: string, values: string, n: number): string {
+  const key = `${head}|${n}`;
+  let sql = sqlCache.get(key);
+  if (sql === undefined) sqlCache.set(key, (sql = head + Array.from({ length: n }, () => values).join(', ')));
+  return sql;
+}
 
 /**
  * What the trigger's `group_concat(value, ' ') FROM json_each(metadata)` gives for this metadata, worked out
@@ -102,18 +116,56 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
 }
 
 /**
- * Inserts one new parcel; with `indexes` (parcels_ai suspended) also its R*Tree and FTS5 entries, as the
- * trigger would. Returns its rowid.
+ * Inserts new parcels, a hundred a statement, and returns the first one's rowid: the others follow it, since a
+ * new row takes max(rowid) + 1.
  */
-export function insertNewParcel(db: Db, r: NewParcelRow, indexes: boolean): number {
-  const rowid = Number(cachedStatement(db, INSERT_PARCEL).run(r.local_id, r.account_id, r.farm_local_id, r.name, r.source_type, r.point, r.geometry,
-    r.hectares, r.metadata, r.minx, r.miny, r.maxx, r.maxy, r.created, r.created).lastInsertRowid);
-  if (indexes) {
-    cachedStatement(db, INSERT_RTREE).run(rowid, r.minx, r.maxx, r.miny, r.maxy);
-    if (r.search === undefined) cachedStatement(db, INSERT_FTS).run(rowid, r.name, r.metadata);
-    else cachedStatement(db, INSERT_FTS_TEXT).run(rowid, r.name, r.search);
+export function insertNewParcels(db: Db, rows: readonly NewParcelRow[]): number {
+  let first = 0;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const batch = rows.slice(i, i + ROWS_PER_INSERT);
+    const params: unknown[] = [];
+    for (const r of batch) {
+      params.push(r.local_id, r.account_id, r.farm_local_id, r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata,
+        r.minx, r.miny, r.maxx, r.maxy, r.created, r.created);
+    }
+    const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, batch.length)).run(...params).lastInsertRowid);
+    if (i === 0) first = last - batch.length + 1;
+    else if (last !== first + i + batch.length - 1) throw new Error(`insertNewParcels: rowid ${last} after ${first + i - 1}`);
   }
-  return rowid;
+  return first;
+}
+
+/** The R*Tree entries of rows just inserted from rowid `first` on (parcels_ai suspended). */
+export function insertSpatialEntries(db: Db, rows: readonly NewParcelRow[], first: number): void {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const batch = rows.slice(i, i + ROWS_PER_INSERT);
+    const params: unknown[] = [];
+    batch.forEach((r, k) => params.push(first + i + k, r.minx, r.maxx, r.miny, r.maxy));
+    cachedStatement(db, repeated(INSERT_RTREE, '(?, ?, ?, ?, ?)', batch.length)).run(...params);
+  }
+}
+
+/**
+ * The FTS5 entries of rows just inserted from rowid `first` on (parcels_ai suspended). Call it last among a
+ * chunk's statements: FTS5 keeps the terms of its inserts pending in memory, but writes them out as a segment
+ * of their own whenever a statement that may fail halfway (several rows, INSERT…SELECT) opens a statement
+ * savepoint. Inserted after the chunk's other statements, in one statement, a chunk's terms go out as one
+ * segment, when the next chunk's first statement begins.
+ */
+export function insertSearchEntries(db: Db, rows: readonly NewParcelRow[], first: number): void {
+  const known: unknown[] = [];
+  const derived: number[] = [];
+  rows.forEach((r, k) => {
+    if (r.search === undefined) derived.push(k);
+    else known.push(first + k, r.name, r.search);
+  });
+  if (known.length > MAX_PARAMETERS) {
+    for (let p = 0; p < known.length; p += 3) cachedStatement(db, repeated(INSERT_FTS, '(?, ?, ?)', 1)).run(known[p], known[p + 1], known[p + 2]);
+  } else if (known.length > 0) {
+    cachedStatement(db, repeated(INSERT_FTS, '(?, ?, ?)', known.length / 3)).run(...known);
+  }
+  // One statement each (no savepoint, so nothing pending is written out).
+  for (const k of derived) cachedStatement(db, INSERT_FTS_SQL).run(first + k, rows[k]!.name, rows[k]!.metadata);
 }
 
 // Time-ordered ids (RFC 9562 version 7) for parcels created in bulk. A random id (v4) lands anywhere in the

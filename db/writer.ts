@@ -3,7 +3,7 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
-import { insertNewParcel, timeOrderedIds } from './bulk.ts';
+import { insertNewParcels, insertSearchEntries, insertSpatialEntries, timeOrderedIds, type NewParcelRow } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
@@ -166,22 +166,17 @@ export class MirrorWriter {
     const create = (): number => {
       const farm = this.live('farm', farmLocalId);
       const t = now();
-      let first = 0;
-      let last = 0;
       const ids = timeOrderedIds(parcels.length);
-      for (const [i, p] of parcels.entries()) {
-        const local_id = ids[i]!;
-        last = insertNewParcel(this.db, {
-          local_id, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
-          point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
-          ...(p.search !== undefined ? { search: p.search } : {}),
-        }, opts.indexes === true);
-        if (first === 0) first = last;
-        this.changes!.push({ entity: 'parcel', local_id, before: null, after: null });
-      }
-      // New rows take max(rowid) + 1, so one edit's rows are consecutive: their ops go in one statement.
-      if (last - first + 1 !== parcels.length) throw new Error(`createPreparedParcels: rowids ${first}–${last} for ${parcels.length} rows`);
-      enqueueCreated(this.db, 'parcel', first, last, t);
+      const rows: NewParcelRow[] = parcels.map((p, i) => ({
+        local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
+        point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
+        ...(p.search !== undefined ? { search: p.search } : {}),
+      }));
+      const first = insertNewParcels(this.db, rows);
+      if (opts.indexes) insertSpatialEntries(this.db, rows, first);
+      enqueueCreated(this.db, 'parcel', first, first + rows.length - 1, t);
+      if (opts.indexes) insertSearchEntries(this.db, rows, first);
+      for (const id of ids) this.changes!.push({ entity: 'parcel', local_id: id, before: null, after: null });
       return parcels.length;
     };
     return opts.savepoint === false ? this.record(label, create) : this.edit(label, create);
