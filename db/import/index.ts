@@ -23,7 +23,7 @@ import type { ImportProblem } from './convert.ts';
 import { ImportError } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
 import { JOB_FEATURES, JobResults, jobsOf, ParseWhole } from './jobs.ts';
-import { ImportPool } from './pool.ts';
+import { acquirePool, releasePool, type ImportPool } from './pool.ts';
 import { FIELDS, POINT, SEARCH_BY_SQLITE, SEARCH_NONE, SPLIT, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
 import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
 
@@ -72,8 +72,8 @@ export async function importFile(mirror: Mirror, file: string, opts: ImportOptio
   if (!mirror.read.account(opts.accountId)) throw new ImportError('no_account', `No such account in this mirror: ${opts.accountId}`);
   const workers = opts.workers ?? Math.min(3, availableParallelism() - 1);
   const size = await stat(file).then((s) => s.size, () => 0);
-  // Started before the file is read: a thread takes a few hundred ms to boot.
-  const pool = workers > 0 && size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES) ? new ImportPool(workers) : null;
+  // Before the file is read: a new thread takes a few hundred ms to boot.
+  const pool = workers > 0 && size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES) ? acquirePool(workers) : null;
   try {
     const source = await readImportSource(file, true);
     try {
@@ -83,7 +83,7 @@ export async function importFile(mirror: Mirror, file: string, opts: ImportOptio
       return run(mirror, file, farmName, opts, await readImportSource(file, false), null);
     }
   } finally {
-    pool?.close();
+    if (pool) releasePool(pool);
   }
 }
 

@@ -5,7 +5,7 @@ import { UNKNOWN, type SplitCollection } from './geojson-split.ts';
 import type { ImportPool } from './pool.ts';
 import { prepareFeatures, type JobOptions, type PreparedJob } from './prepare.ts';
 import type { SourceFeatures, SplitSource } from './read.ts';
-import type { Begin, Reply } from './worker.ts';
+import type { Begin, Outcome } from './worker.ts';
 
 /** The file split and parsed differently than its bytes said (a bug, or a broken file): import it parsed whole. */
 export class ParseWhole extends Error {}
@@ -60,12 +60,12 @@ export function parseSlice(bytes: Uint8Array, jobs: JobTable, job: number): { fe
 export interface Jobs {
   count: number;
   /** What worker threads need to prepare jobs themselves (split files only). */
-  shared?: Begin;
+  shared?: Omit<Begin, 'run' | 'ctl'>;
   features: number;
   /** Parcel inputs of job j when known before preparing it, else UNKNOWN. */
   inputs(j: number): number;
   /** Prepares job j on this thread. */
-  run(j: number): Reply;
+  run(j: number): Outcome;
 }
 
 export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opts: JobOptions): Jobs {
@@ -100,7 +100,7 @@ export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opt
  * ready, this thread prepares an unclaimed one itself rather than wait, and waits only when every job is claimed.
  */
 export class JobResults {
-  private readonly done = new Map<number, Reply>();
+  private readonly done = new Map<number, Outcome>();
   private readonly next: () => number;
 
   constructor(private readonly jobs: Jobs, private pool: ImportPool | null) {

@@ -1,11 +1,11 @@
 // The worker threads on their own: every job answered once with what this thread would have prepared, a
 // broken slice reported as such, and a worker that dies with a job in hand does not hang the import.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ImportPool } from './pool.ts';
+import { acquirePool, ImportPool, releasePool } from './pool.ts';
 import { jobTable, parseSlice, type JobTable } from './jobs.ts';
 import { splitFeatureCollection } from './geojson-split.ts';
 import { prepareFeatures } from './prepare.ts';
-import type { Reply } from './worker.ts';
+import type { Outcome } from './worker.ts';
 import { featureCollection, pointFeature, polygonFeature, square } from './fixtures/temp-mirror.ts';
 
 const opts = { farmName: 'F', furrowExport: false, maxHectares: 100 };
@@ -26,12 +26,12 @@ describe('ImportPool', () => {
     const { bytes, jobs } = shared(featureCollection(features));
     pool = new ImportPool(2);
     pool.begin({ file: bytes.buffer as SharedArrayBuffer, jobs, opts });
-    const results = new Map<number, Reply>();
+    const results = new Map<number, Outcome>();
     while (results.size < jobs.count) expect(pool.collect(results)).toEqual([]);
     expect(pool.claim()).toBe(-1);
     for (let j = 0; j < jobs.count; j++) {
       const { features: slice, first } = parseSlice(bytes, jobs, j);
-      expect(results.get(j)).toEqual({ job: j, result: prepareFeatures(slice, first, opts, { bytes, polygons: jobs.polygons }) });
+      expect(results.get(j)).toEqual({ run: 1, job: j, result: prepareFeatures(slice, first, opts, { bytes, polygons: jobs.polygons }) });
     }
   });
 
@@ -40,7 +40,7 @@ describe('ImportPool', () => {
     const { bytes, jobs } = shared(`{"type":"FeatureCollection","features":[${good},${good},{"type":"Feature","id":01}]}`);
     pool = new ImportPool(1);
     pool.begin({ file: bytes.buffer as SharedArrayBuffer, jobs, opts });
-    const results = new Map<number, Reply>();
+    const results = new Map<number, Outcome>();
     while (results.size < jobs.count) pool.collect(results);
     expect(results.get(0)).toMatchObject({ job: 0, result: { inputs: 2 } });
     expect(results.get(1)).toMatchObject({ job: 1, syntax: true });
@@ -52,7 +52,7 @@ describe('ImportPool', () => {
     const { bytes, jobs } = shared(featureCollection(big));
     pool = new ImportPool(1, 300);
     pool.begin({ file: bytes.buffer as SharedArrayBuffer, jobs, opts });
-    const results = new Map<number, Reply>();
+    const results = new Map<number, Outcome>();
     // The first answer (or, on a slow machine, the first stall: then the worker is given up on already).
     const lost = pool.collect(results);
     await pool.kill(0);
@@ -61,6 +61,23 @@ describe('ImportPool', () => {
     lost.push(...pool.collect(results));
     const accounted = [...results.keys(), ...mine, ...lost].sort((a, b) => a - b);
     expect(accounted).toEqual(Array.from({ length: jobs.count }, (_, j) => j));
+  });
+
+  it('is kept between imports: the next one reuses its threads, and ignores answers left over from the last', () => {
+    const a = shared(featureCollection(features));
+    const b = shared(featureCollection(features.slice(0, 4)));
+    const first = acquirePool(1);
+    first.begin({ file: a.bytes.buffer as SharedArrayBuffer, jobs: a.jobs, opts });
+    first.collect(new Map<number, Outcome>());
+    releasePool(first); // ends the import with jobs still going
+    const second = acquirePool(1);
+    expect(second).toBe(first);
+    second.begin({ file: b.bytes.buffer as SharedArrayBuffer, jobs: b.jobs, opts });
+    const next = new Map<number, Outcome>();
+    while (next.size < b.jobs.count) second.collect(next);
+    expect([...next.keys()].sort()).toEqual([0, 1]);
+    expect(next.get(1)).toMatchObject({ run: 2, result: { inputs: 2 } });
+    pool = second;
   });
 });
 
