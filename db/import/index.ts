@@ -5,7 +5,7 @@
 // full disk halfway either. Each chunk is one undo entry ("Import fields.geojson (5,001–10,000 of 12,000)");
 // creating the farm is one more.
 //
-// The work is in jobs of a few hundred features (jobs.ts): each is converted and validated with the
+// The work is in jobs of a hundred features (jobs.ts): each is converted and validated with the
 // service's rules (prepare.ts), then its parcels are written by MirrorWriter.createPreparedParcels. A large
 // GeoJSON FeatureCollection is not parsed here at all: it is split by its bytes (geojson-split.ts) and
 // worker threads parse and validate jobs (pool.ts) while this thread writes the ones before them, and
