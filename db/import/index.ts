@@ -65,7 +65,6 @@ export interface ImportReport {
   parts: number;
 }
 
-
 export async function importFile(mirror: Mirror, file: string, opts: ImportOptions): Promise<ImportReport> {
   const farmName = opts.farmName.trim();
   if (farmName === '') throw new ImportError('no_farm_name', 'An import needs the name of the farm receiving the parcels');
