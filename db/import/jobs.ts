@@ -89,7 +89,8 @@ export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opt
   const features = source.features;
   return {
     count: Math.ceil(features.length / perJob), features: features.length,
-    // Features already parsed are cheap to prepare all at once; their count is only known then.
+    // Features parsed already (KML, Shapefile, small GeoJSON): how many parcels each gives is known only once
+    // prepared, so every job is prepared before the first chunk is written.
     inputs: () => UNKNOWN,
     run: (job) => ({ job, result: prepareFeatures(features.slice(job * perJob, (job + 1) * perJob), job * perJob, opts) }),
   };

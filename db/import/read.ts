@@ -30,11 +30,6 @@ export interface SplitSource {
   furrowExport: boolean;
 }
 
-export async function readSource(file: string): Promise<SourceFeatures> {
-  const source = await readImportSource(file, false);
-  return source as SourceFeatures;
-}
-
 /**
  * The file's features, parsed; or with `split`, a FeatureCollection may come back unparsed (SplitSource). A
  * file the split does not take (another format or shape, anything odd, a refused crs) is parsed whole as
