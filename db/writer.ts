@@ -170,7 +170,7 @@ export class MirrorWriter {
       const rows: NewParcelRow[] = parcels.map((p, i) => ({
         local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
         point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
-        ...(p.search !== undefined ? { search: p.search } : {}),
+        search: p.search,
       }));
       const first = insertNewParcels(this.db, rows);
       if (opts.indexes) insertSpatialEntries(this.db, rows, first);
