@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Mirror } from '../db/mirror.ts';
 import { insertRow } from '../db/rows.ts';
+import { enqueue } from '../db/outbox.ts';
+import { searchText, suspendInsertTrigger, withoutCheckpointAtCommit } from '../db/bulk.ts';
 import type { ParcelRow } from '../db/types.ts';
 import { importFile } from '../db/import/index.ts';
 import { farmFields, DEFAULT_LAYOUT } from './lib/fields.ts';
@@ -15,7 +17,7 @@ import { removeDir, tempDataDir } from './lib/service.ts';
 import { cpuWindow } from './lib/machine.ts';
 import { BENCH_DIR, ROOT } from './lib/paths.ts';
 import { r1, r3 } from './lib/stats.ts';
-import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
+import { latestProfile, monotonicUs, summarizeProfile, threadProfiles, type Frame, type ProfileSummary } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Table, type Target } from './lib/result.ts';
 
 const { values: args } = parseArgs({
@@ -137,64 +139,89 @@ function ogrVersion(): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-/** Which part of an import a profile sample belongs to; the stack comes leaf first. */
+/** Which part of an import a profile sample belongs to, on any of its threads; the stack comes leaf first. */
 function classify(stack: Frame[]): string {
   const leaf = stack[0];
   if (!leaf) return 'other';
   if (leaf.fn === '(garbage collector)') return 'garbage collection';
-  if (leaf.fn === '(idle)') return 'idle';
+  if (leaf.fn === '(idle)') return 'idle (waiting)';
   if (leaf.fn === '(program)') return 'V8 / native, unattributed';
   const has = (fn: string) => stack.some((f) => f.fn === fn);
-  if (has('readSource')) return 'reading the file + JSON.parse (readSource)';
+  if (has('readImportSource')) return has('splitFeatureCollection') ? 'splitting the file by its bytes (splitFeatureCollection)' : 'reading the file (readImportSource)';
+  if (has('parseSlice')) return 'decoding + JSON.parse of a job\'s slice (parseSlice)';
   if (has('toParcelInputs')) return 'features → parcel inputs (toParcelInputs)';
-  if (has('polygonAreaM2')) return 'validation: geodesic area (core polygonAreaM2 → geographiclib PolygonArea)';
+  if (has('polygonAreaM2')) return 'validation: geodesic area (core polygonAreaM2 → GeographicLib Geodesic.Inverse)';
   if (has('findSelfIntersection')) return 'validation: self-intersection check (core findSelfIntersection)';
   if (has('validateParcel')) return 'validation: the other checks (names, metadata, rings)';
-  if (has('insertRow')) return 'SQLite: INSERT of the parcel row, its R*Tree and FTS5 triggers (insertRow)';
-  if (has('enqueue')) return 'SQLite: the outbox op (enqueue)';
-  if (has('geomColumns')) return 'row columns: JSON.stringify of geometry (geomColumns)';
-  if (has('edit')) return 'undo history and the rest of MirrorWriter.edit';
+  if (has('prepareFeatures')) return 'row columns: geometry text, JSON.stringify, search text (prepareFeatures)';
+  if (has('insertNewParcels')) return 'SQLite: parcel rows (insertNewParcels)';
+  if (has('insertSpatialEntries')) return 'SQLite: R*Tree entries (insertSpatialEntries)';
+  if (has('insertSearchEntries')) return 'SQLite: FTS5 entries (insertSearchEntries)';
+  if (has('enqueueCreated')) return 'SQLite: the outbox ops (enqueueCreated)';
+  if (has('record')) return 'undo history and the rest of MirrorWriter.createPreparedParcels';
+  if (has('collect') || has('drain')) return 'taking results from the worker threads (ImportPool)';
+  if (has('sqliteTransaction')) return 'SQLite: commit (and the trigger dropped and put back)';
   if (has('importFile')) return 'importFile, other';
-  return 'Node / other';
+  return 'Node / other (a new thread: loading modules through tsx)';
 }
 
-/** Where the SQLite insert time goes: the same rows into scratch mirrors with the triggers cut down, µs per row. */
+/**
+ * Where the SQLite writes cost what: the same rows into scratch mirrors, µs per row. Each parcel through the
+ * parcels_ai trigger one INSERT at a time with its outbox op (what the import did before, and what edits and
+ * sync pulls still do), then the import's bulk path (MirrorWriter.createPreparedParcels, chunks of 5,000).
+ */
 function insertSplit(dir: string, n = 20_000): { variant: string; us_per_row: number }[] {
   const fields = [];
   for (let f = 0; fields.length < n; f++) fields.push(...farmFields(f));
-  const variants: [string, string | null][] = [
-    ['as shipped: parcel row + R*Tree + FTS5 (name and metadata values via json_each)', null],
-    ['without the FTS5 insert (R*Tree only)', 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy);'],
-    ['without both (the parcel row and its indexes alone)', ''],
-  ];
-  const out: { variant: string; us_per_row: number }[] = [];
-  for (const [variant, trigger] of variants) {
-    const file = join(dir, `split-${randomUUID().slice(0, 8)}.db`);
-    const m = Mirror.open(file);
-    const db = m.syncDb;
-    m.write.addAccount({ id: ACCOUNT, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-    const farm = m.write.createFarm(ACCOUNT, 'Split');
+  const t = new Date().toISOString();
+  const prepared = fields.slice(0, n).map((x) => ({
+    name: x.name, point: null, geometry: JSON.stringify({ type: 'Polygon', coordinates: [x.ring] }), metadata: JSON.stringify(x.metadata),
+    search: searchText(x.metadata), checked: null, hectares: 3, minx: x.bbox[0], miny: x.bbox[1], maxx: x.bbox[2], maxy: x.bbox[3],
+  }));
+  type Write = (db: Mirror['syncDb'], m: Mirror, farm: string) => void;
+  const perRow = (trigger: string | null): Write => (db, _m, farm) => {
     if (trigger !== null) {
       db.exec('DROP TRIGGER parcels_ai');
       if (trigger) db.exec(`CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ${trigger} END;`);
     }
-    const t = new Date().toISOString();
-    const rows: ParcelRow[] = fields.slice(0, n).map((x) => ({
-      local_id: randomUUID(), account_id: ACCOUNT, farm_local_id: farm.local_id, server_id: null, key: null, name: x.name, source_type: 'Polygon', point: null,
-      geometry: JSON.stringify({ type: 'Polygon', coordinates: [x.ring] }), hectares: 3, metadata: JSON.stringify(x.metadata),
-      minx: x.bbox[0], miny: x.bbox[1], maxx: x.bbox[2], maxy: x.bbox[3], checked: null, base: null, deleted: 0, created: t, modified: t,
+    db.transaction(() => {
+      for (const p of prepared) {
+        const row: ParcelRow = { local_id: randomUUID(), account_id: ACCOUNT, farm_local_id: farm, server_id: null, key: null, name: p.name, source_type: 'Polygon',
+          point: null, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, checked: null, base: null, deleted: 0, created: t, modified: t };
+        insertRow(db, 'parcel', row);
+        enqueue(db, ACCOUNT, 'parcel', row.local_id, 'create');
+      }
+    })();
+  };
+  const bulk: Write = (db, m, farm) => {
+    withoutCheckpointAtCommit(db, db.transaction(() => {
+      const restore = suspendInsertTrigger(db);
+      for (let c = 0; c < n; c += 5000) m.write.createPreparedParcels(farm, prepared.slice(c, c + 5000), 'Split', { indexes: restore !== null, savepoint: false });
+      restore?.();
     }));
+  };
+  const variants: [string, Write][] = [
+    ['each parcel through the trigger (R*Tree + FTS5 via json_each), one INSERT and one outbox op each: the import before', perRow(null)],
+    ['the same with the FTS5 insert left out of the trigger (R*Tree only)', perRow('INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy);')],
+    ['the same with no trigger at all (rows and outbox ops alone)', perRow('')],
+    ['the import\'s bulk path: createPreparedParcels, trigger suspended, rows, R*Tree, FTS5, outbox, undo entries, commit', bulk],
+  ];
+  const out: { variant: string; us_per_row: number }[] = [];
+  for (const [variant, write] of variants) {
     let best = Infinity;
     for (let pass = 0; pass < 2; pass++) {
+      const file = join(dir, `split-${randomUUID().slice(0, 8)}.db`);
+      const m = Mirror.open(file);
+      m.write.addAccount({ id: ACCOUNT, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+      const farm = m.write.createFarm(ACCOUNT, 'Split');
       const t0 = performance.now();
-      db.transaction(() => { for (const r of rows) insertRow(db, 'parcel', r); })();
+      write(m.syncDb, m, farm.local_id);
       best = Math.min(best, performance.now() - t0);
-      db.exec('DELETE FROM parcels');
-      for (const r of rows) r.local_id = randomUUID();
+      if ((m.syncDb.prepare('SELECT count(*) FROM parcels_rtree').pluck().get() as number) !== (variant.includes('no trigger') ? 0 : n)) throw new Error(`split ${variant}: R*Tree incomplete`);
+      m.close();
+      for (const x of ['', '-wal', '-shm']) rmSync(file + x, { force: true });
     }
     out.push({ variant, us_per_row: r1((best / n) * 1000) });
-    m.close();
-    for (const x of ['', '-wal', '-shm']) rmSync(file + x, { force: true });
   }
   return out;
 }
@@ -208,14 +235,21 @@ async function childImport(geojson: string, out: string): Promise<void> {
   }
 }
 
-async function profileImport(geojson: string, dir: string): Promise<{ run: Run; profile: ProfileSummary }> {
+interface Profiled { run: Run; main: ProfileSummary; worker: ProfileSummary | null }
+
+async function profileImport(geojson: string, dir: string): Promise<Profiled> {
   const profDir = join(dir, 'prof');
   const out = join(dir, 'profiled-run.json');
   const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, '--import', 'tsx', join(BENCH_DIR, 'mirror-import.ts'),
     '--features', String(FEATURES), '--child-import', geojson, '--out', out], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`profiled import exited with ${r.status ?? r.signal}`);
   const run = JSON.parse(readFileSync(out, 'utf8')) as Run;
-  return { run, profile: summarizeProfile(latestProfile(profDir), classify, run.window, 30) };
+  const mainFile = latestProfile(profDir);
+  // The import's worker thread: of the other threads' profiles (tsx's loader threads write theirs too), the busiest.
+  const others = threadProfiles(profDir).filter((f) => f !== mainFile).map((f) => summarizeProfile(f, classify, run.window, 30));
+  const busy = (p: ProfileSummary) => p.total_ms - (p.categories.find((c) => c.category.startsWith('idle'))?.ms ?? 0);
+  const worker = others.sort((a, b) => busy(b) - busy(a))[0] ?? null;
+  return { run, main: summarizeProfile(mainFile, classify, run.window, 30), worker };
 }
 
 async function main(): Promise<void> {
@@ -247,7 +281,7 @@ async function main(): Promise<void> {
     const bo = best('ogr2ogr');
     const ratio = bo ? Math.round((bm.wall_ms / bo.wall_ms) * 1000) / 1000 : NaN;
 
-    let profiled: { run: Run; profile: ProfileSummary } | null = null;
+    let profiled: Profiled | null = null;
     let split: { variant: string; us_per_row: number }[] | null = null;
     if (args.profile) {
       profiled = await profileImport(geojson, dir);
@@ -260,19 +294,37 @@ async function main(): Promise<void> {
       rows: runs.map((r) => [`${r.kind} ${r.run}`, r3(r.wall_ms / 1000), r.parcels_per_s, r.cpu_s, r1(r.output_bytes / 2 ** 20), r.others]),
     }];
     if (profiled) {
+      const { main: mainThread, worker } = profiled;
+      const under = `node --cpu-prof, ${r3(profiled.run.wall_ms / 1000)} s under the profiler, importFile only`;
+      const categories = (p: ProfileSummary) => p.categories.map((c) => [c.category, c.ms, r1((c.ms * 1000) / FEATURES), `${c.share} %`]);
       tables.push({
-        title: `Where the import's time goes: CPU profile of one more import (node --cpu-prof, ${r3(profiled.run.wall_ms / 1000)} s under the profiler), importFile only`,
+        title: `Where the import's time goes: CPU profile of one more import (${under}), the importing thread (SQLite, and validation whenever the writes are ahead)`,
         columns: ['Category', 'ms', 'µs per parcel', 'share'],
-        rows: profiled.profile.categories.map((c) => [c.category, c.ms, r1((c.ms * 1000) / FEATURES), `${c.share} %`]),
-      }, {
-        title: 'Top functions by self time in that profile',
-        columns: ['Function', 'ms', 'share'],
-        rows: profiled.profile.top_self.slice(0, 15).map((c) => [c.function, c.ms, `${c.share} %`]),
+        rows: categories(mainThread),
       });
+      if (worker) {
+        tables.push({
+          title: 'The same import, its worker thread (parsing and validating jobs)',
+          columns: ['Category', 'ms', 'µs per parcel', 'share'],
+          rows: categories(worker),
+        });
+      }
+      tables.push({
+        title: 'Top functions by self time in that profile, the importing thread',
+        columns: ['Function', 'ms', 'share'],
+        rows: mainThread.top_self.slice(0, 15).map((c) => [c.function, c.ms, `${c.share} %`]),
+      });
+      if (worker) {
+        tables.push({
+          title: 'Top functions by self time, the worker thread',
+          columns: ['Function', 'ms', 'share'],
+          rows: worker.top_self.slice(0, 12).map((c) => [c.function, c.ms, `${c.share} %`]),
+        });
+      }
     }
     if (split) {
       tables.push({
-        title: 'SQLite insert alone, 20,000 of the same rows in one transaction (insertRow, synchronous=FULL, best of 2): what the triggers cost',
+        title: 'SQLite writes alone, 20,000 of the same rows in one transaction into a fresh mirror (synchronous=FULL, best of 2, commit included): what the triggers cost, and the bulk path',
         columns: ['Variant', 'µs per row'],
         rows: split.map((s) => [s.variant, s.us_per_row]),
       });
@@ -281,7 +333,7 @@ async function main(): Promise<void> {
     const result = record.finish({
       method: [
         `The file: ${fmt(FEATURES)} GeoJSON Features (${FEATURES / DEFAULT_LAYOUT.fieldsPerFarm} farms of ${DEFAULT_LAYOUT.fieldsPerFarm} fields on a jittered 250 m grid in southern Spain), each a Polygon of 10–40 vertices (mean ${r1(file.vertices / FEATURES)}; star-shaped, so valid, about 1–9 ha), a \`name\` and 5 metadata properties (Supplier ID, region, contract_year, crop_type, certification); ${r1(file.bytes / 2 ** 20)} MiB, generated with a seeded PRNG into a temporary directory (not timed).`,
-        `Mirror: in this process, a fresh mirror file (Mirror.open, synchronous=FULL, WAL) with one account (not timed); timed is \`await importFile(mirror, file, { accountId, farmName })\` until it returns: reading and parsing the file, converting, validating every parcel with the service's rules, and writing rows, R*Tree, FTS5 index, outbox ops and undo history in one transaction. Afterwards every parcel must be a row with a queued create. Closing the mirror (a WAL checkpoint) is timed separately and not included.`,
+        `Mirror: in this process, a fresh mirror file (Mirror.open, synchronous=FULL, WAL) with one account (not timed); timed is \`await importFile(mirror, file, { accountId, farmName })\` until it returns: reading and parsing the file, converting, validating every parcel with the service's rules, and writing rows, R*Tree, FTS5 index, outbox ops and undo history in one transaction, committed. Afterwards every parcel must be a row with a queued create. With the default options, as the app and the CLI use them: on this machine one worker thread parses and validates while the importing thread writes (and validates too when its writes are ahead); the worker is kept between imports, so the first run also boots it. The commit does not copy the WAL into the database file (no automatic checkpoint at the import's commit): closing the mirror does, timed separately below and not included.`,
         `ogr2ogr: \`${OGR2OGR} -f GPKG out.gpkg fields.geojson\` spawned from this process (${version ?? 'not installed'}), timed from spawn to exit, so its process start-up (tens of ms) is included; the GeoPackage must then hold every feature. GDAL writes the features and an R*Tree spatial index; it does not validate geometries, index text, or keep an outbox or undo history.`,
         `${RUNS} runs of each, alternating mirror, ogr2ogr; each side reports its best (fastest) run, and the ratio is best import ÷ best ogr2ogr (below 1: the import is faster).`,
         'CPU seconds: this process for the import (process.cpuUsage), the waited-for child for ogr2ogr (/proc/self/stat cutime + cstime); "other processes" is the machine\'s busy time minus ours.',

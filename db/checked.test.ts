@@ -1,11 +1,12 @@
 // The validation stamp (migration 002): the writer stamps the user fields it validated, and any later write of
 // user fields that does not validate them again clears the stamp, so the sync engine never trusts stale content.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { updateRow } from './rows.ts';
+import { importFile } from './import/index.ts';
 import { markInFlight } from './outbox.ts';
 import { withoutFsync } from './open.ts';
 import type { OutboxRow } from './types.ts';
@@ -62,6 +63,20 @@ describe('the validation stamp', () => {
     const withRef = { ...Object.fromEntries(Array.from({ length: MAX_METADATA_KEYS - 1 }, (_, i) => [`k${i}`, i])), [REF_KEY]: 'x' };
     const { created } = m.write.createParcels(farm.local_id, [polygonParcel('full', -4, 37, 100, full), polygonParcel('ref', -4.01, 37, 100, withRef)]);
     expect(created.map((r) => checked(r.local_id))).toEqual([null, PARCEL_RULES_VERSION]);
+  });
+});
+
+describe('imports', () => {
+  it('imported parcels are stamped like created ones; no room for the reference, no stamp', async () => {
+    const full = Object.fromEntries(Array.from({ length: MAX_METADATA_KEYS }, (_, i) => [`k${i}`, i]));
+    const features = [...(parcelInputs(3, 'imp') as { name: string; metadata: object; geom: { geometry: unknown } }[]), polygonParcel('full', -4.2, 37.2, 100, full)]
+      .map((p) => ({ type: 'Feature', properties: { name: p.name, ...p.metadata }, geometry: p.geom.geometry }));
+    const file = join(dir, 'fields.geojson');
+    writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features }));
+    const r = await importFile(m, file, { accountId: ACC, farmName: 'Imported' });
+    expect(r.imported).toBe(4);
+    const stamps = Object.fromEntries(m.read.parcels(r.farm.local_id).map((p) => [p.name, p.checked]));
+    expect(stamps).toEqual({ 'imp-0': PARCEL_RULES_VERSION, 'imp-1': PARCEL_RULES_VERSION, 'imp-2': PARCEL_RULES_VERSION, full: null });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Db } from './open.ts';
 import type { Entity, OpKind, OpState, OutboxRow } from './types.ts';
-import { cachedStatement, getRow, updateRow } from './rows.ts';
+import { cachedStatement, getRow, tableOf, updateRow } from './rows.ts';
 
 const now = () => new Date().toISOString();
 
@@ -16,6 +16,17 @@ function insertOp(db: Db, accountId: string, entity: Entity, localId: string, op
   const t = now();
   cachedStatement(db, 'INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .run(accountId, entity, localId, op, 'queued', t, t);
+}
+
+/**
+ * The queued 'create' ops of rows just inserted with consecutive rowids (a bulk create), in rowid order: what
+ * enqueue(…, 'create') does for each, as one statement. One INSERT per op cost more than the row itself, and
+ * each one (the outbox has AUTOINCREMENT) made FTS5 flush the terms pending in the same transaction.
+ */
+export function enqueueCreated(db: Db, entity: 'parcel', firstRowid: number, lastRowid: number, at: string = now()): number {
+  return cachedStatement(db, `INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified)
+    SELECT account_id, ?, local_id, 'create', 'queued', ?, ? FROM ${tableOf(entity)} WHERE rowid BETWEEN ? AND ? ORDER BY rowid`)
+    .run(entity, at, at, firstRowid, lastRowid).changes;
 }
 
 /** A create that certainly never reached the service: never sent, or refused with a 4xx. */

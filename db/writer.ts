@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
-import { enqueue, purgeTombstones, withdrawDelete } from './outbox.ts';
+import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
+import { insertNewParcels, insertSearchEntries, insertSpatialEntries, timeOrderedIds, type NewParcelRow } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
-import { validateParcel, validateParcelPatch, MAX_METADATA_KEYS, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
-import { REF_KEY } from '../core/parcels/client-ref.ts';
+import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
+import { validationStamp } from '../core/parcels/client-ref.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
 
 const now = () => new Date().toISOString();
@@ -38,15 +39,26 @@ const USER_FIELDS: Record<Entity, readonly string[]> = {
 };
 const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
 
+/**
+ * A parcel that validateParcel accepted (on a worker thread, say), with its JSON columns serialized: the
+ * input of createPreparedParcels, which does not validate again.
+ */
+export interface PreparedParcel {
+  name: string;
+  /** The original point of a Point parcel (JSON), null for a Polygon. */
+  point: string | null;
+  geometry: string;
+  metadata: string;
+  /** The FTS5 text of the metadata values, when known (db/bulk.ts searchText). */
+  search?: string | null;
+  /** Its validation stamp (core validationStamp of its metadata). */
+  checked: number | null;
+  hectares: number;
+  minx: number; miny: number; maxx: number; maxy: number;
+}
+
 export interface ParcelPatchInput { name?: string; metadata?: Record<string, unknown>; geom?: unknown }
 export interface CropInput extends CropFields { family_id?: number | null; family_name?: string | null }
-
-/**
- * The stamp for user fields that just passed core's rules (see migration 002). Metadata that leaves no room for
- * the client reference the engine adds stays unstamped, so the engine's own check reports it.
- */
-const stampFor = (metadata: Metadata): number | null =>
-  Object.keys(metadata).length < MAX_METADATA_KEYS || REF_KEY in metadata ? PARCEL_RULES_VERSION : null;
 
 function geomColumns(g: GeomResult | ValidParcel) {
   const [minx, miny, maxx, maxy] = g.bbox;
@@ -134,12 +146,43 @@ export class MirrorWriter {
       const t = now();
       const row: ParcelRow = {
         local_id: randomUUID(), account_id: farm.account_id, farm_local_id: farm.local_id, server_id: null, key: null,
-        name: p.name, metadata: JSON.stringify(p.metadata), ...geomColumns(p), checked: stampFor(p.metadata), base: null, deleted: 0, created: t, modified: t,
+        name: p.name, metadata: JSON.stringify(p.metadata), ...geomColumns(p), checked: validationStamp(p.metadata), base: null, deleted: 0, created: t, modified: t,
       };
       this.insert('parcel', row);
       return row;
     }));
     return { created, problems };
+  }
+
+  /**
+   * Creates parcels that core/parcels/validate.ts has already accepted (the import validates on worker
+   * threads): one edit, one queued create each, recorded in the history by id; their local ids are time-ordered
+   * (see timeOrderedIds) so that they append to the indexes. With `indexes` the caller has
+   * suspended the parcels_ai trigger (db/bulk.ts) and the R*Tree and FTS5 entries are written here instead.
+   * `savepoint: false` (inside the caller's transaction) skips the savepoint that would let this edit fail
+   * alone: when the caller rolls everything back on any failure it is pure cost, since each page a savepoint
+   * modifies is first copied to its journal. Returns how many were created.
+   */
+  createPreparedParcels(farmLocalId: string, parcels: readonly PreparedParcel[], label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): number {
+    if (parcels.length === 0) return 0;
+    if (opts.savepoint === false && !this.db.inTransaction) throw new Error('createPreparedParcels without a savepoint needs an open transaction');
+    const create = (): number => {
+      const farm = this.live('farm', farmLocalId);
+      const t = now();
+      const ids = timeOrderedIds(parcels.length);
+      const rows: NewParcelRow[] = parcels.map((p, i) => ({
+        local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
+        point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
+        search: p.search, checked: p.checked,
+      }));
+      const first = insertNewParcels(this.db, rows);
+      if (opts.indexes) insertSpatialEntries(this.db, rows, first);
+      enqueueCreated(this.db, 'parcel', first, first + rows.length - 1, t);
+      if (opts.indexes) insertSearchEntries(this.db, rows, first);
+      for (const id of ids) this.changes!.push({ entity: 'parcel', local_id: id, before: null, after: null });
+      return parcels.length;
+    };
+    return opts.savepoint === false ? this.record(label, create) : this.edit(label, create);
   }
 
   updateParcel(localId: string, patch: ParcelPatchInput): ParcelRow {
@@ -151,7 +194,7 @@ export class MirrorWriter {
     if (r.patch.metadata !== undefined) fields.metadata = JSON.stringify(r.patch.metadata);
     if (r.patch.geom) Object.assign(fields, geomColumns(r.patch.geom));
     // Each part of a parcel is checked on its own, so a valid patch of a stamped row leaves it valid.
-    fields.checked = row.checked === PARCEL_RULES_VERSION ? stampFor(r.patch.metadata ?? (JSON.parse(row.metadata) as Metadata)) : null;
+    fields.checked = row.checked === PARCEL_RULES_VERSION ? validationStamp(r.patch.metadata ?? (JSON.parse(row.metadata) as Metadata)) : null;
     this.edit('Edit parcel', () => this.update('parcel', row, fields));
     return getRow(this.db, 'parcel', localId)!;
   }
@@ -222,25 +265,29 @@ export class MirrorWriter {
 
   // ---- internals ----
 
+  /** One edit: a transaction of its own, or a savepoint in the caller's. */
   private edit<T>(label: string, fn: () => T): T {
-    return this.db.transaction(() => {
-      this.changes = [];
-      this.touched.clear();
-      try {
-        const out = fn();
-        const bulk = this.changes.filter((c) => c.before === null).length > BULK_HISTORY;
-        const changes = this.changes.map((c) => ({
-          ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
-        }));
-        if (changes.length) {
-          if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
-          this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
-        }
-        return out;
-      } finally {
-        this.changes = null;
+    return this.db.transaction(() => this.record(label, fn))();
+  }
+
+  /** Runs fn and records what it changed as one undo entry, in whatever transaction is open. */
+  private record<T>(label: string, fn: () => T): T {
+    this.changes = [];
+    this.touched.clear();
+    try {
+      const out = fn();
+      const bulk = this.changes.filter((c) => c.before === null).length > BULK_HISTORY;
+      const changes = this.changes.map((c) => ({
+        ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
+      }));
+      if (changes.length) {
+        if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
+        this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
       }
-    })();
+      return out;
+    } finally {
+      this.changes = null;
+    }
   }
 
   private touch(entity: Entity, localId: string, isNew = false): void {

@@ -1,4 +1,6 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import geodesic from 'geographiclib-geodesic';
 import { polygonAreaM2, polygonHectares, ringAreaM2 } from './area.ts';
 import type { Position } from './types.ts';
 
@@ -67,6 +69,40 @@ describe('ringAreaM2', () => {
     const first = ringAreaM2(a);
     ringAreaM2(b);
     expect(ringAreaM2(a)).toBe(first);
+  });
+});
+
+describe('ringAreaM2 is GeographicLib\'s PolygonArea, bit for bit', () => {
+  // The reference: what ringAreaM2 did before it called Inverse itself.
+  const reference = (ring: Position[]): number => {
+    let n = ring.length;
+    if (n >= 2 && ring[0]![0] === ring[n - 1]![0] && ring[0]![1] === ring[n - 1]![1]) n--;
+    if (n < 3) return 0;
+    const poly = geodesic.Geodesic.WGS84.Polygon(false);
+    for (let i = 0; i < n; i++) poly.AddPoint(ring[i]![1]!, ring[i]![0]!);
+    return Math.abs(poly.Compute(false, true).area ?? 0);
+  };
+  const lon = fc.double({ min: -180, max: 180, noNaN: true });
+  const lat = fc.double({ min: -89.9, max: 89.9, noNaN: true });
+  const offset = (scale: number) => fc.tuple(fc.double({ min: -scale, max: scale, noNaN: true }), fc.double({ min: -scale, max: scale, noNaN: true }));
+
+  it('for parcel-sized and larger rings anywhere, either winding, across the antimeridian and near the poles', () => {
+    fc.assert(fc.property(lon, lat, fc.constantFrom(1e-4, 1e-2, 1, 20, 100), fc.array(offset(1), { minLength: 3, maxLength: 30 }), fc.boolean(),
+      (x, y, scale, offsets, close) => {
+        const ring: Position[] = offsets.map(([dx, dy]) => [x + dx * scale, Math.max(-90, Math.min(90, y + dy * scale))]);
+        if (close) ring.push([...ring[0]!]);
+        expect(ringAreaM2(ring)).toBe(reference(ring));
+      }), { numRuns: 2000 });
+  });
+
+  it('for the published and degenerate cases', () => {
+    for (const ring of [[[-1, 0], [0, -1], [1, 0], [0, 1], [-1, 0]], [[179.9, 10], [-179.9, 10], [-179.9, 10.1], [179.9, 10.1]],
+      [[0, 89], [120, 89], [240, 89]], [[0, 0], [1, 0], [2, 0], [0, 0]], [[5, 5], [5, 5], [5, 5], [5, 5]],
+      // Across the prime meridian, on it, on ±180, -0, and edges of 180° or more in longitude.
+      [[-0.001, 1], [0.001, 1], [0.001, 1.001], [-0.001, 1.001]], [[0, 1], [0.001, 1], [-0, 1.001]], [[180, 1], [-179.999, 1], [-180, 1.001]],
+      [[-90, 10], [90, 10], [90, 11]], [[-100, 10], [100, 10], [100, 11], [-100, 11]], [[170, 0], [-170, 0], [-170, 1]], [[359, 1], [1, 1], [1, 2]]]) {
+      expect(ringAreaM2(ring)).toBe(reference(ring));
+    }
   });
 });
 

@@ -8,18 +8,72 @@ export interface SelfIntersection {
   at: [number, number];
 }
 
-// Segments live in flat typed arrays: a 10,000-position ring would otherwise mean
-// 10,000 small objects per parcel on the bulk-create path.
-interface Segments {
-  count: number;
-  x1: Float64Array;
-  y1: Float64Array;
-  x2: Float64Array;
-  y2: Float64Array;
-  ring: Int32Array;
-  index: Int32Array; // segment k of a ring runs from position k to position k+1
-  prev: Int32Array; // neighbouring non-degenerate segment in the same ring, sharing our start
-  next: Int32Array; // ... sharing our end
+// Segments live in flat typed arrays: a 10,000-position ring would otherwise mean 10,000 small objects per
+// parcel on the bulk-create path. The arrays are scratch space kept for the whole process and only grown:
+// allocating a dozen typed arrays per parcel (each with its own ArrayBuffer) cost more than the sweep itself.
+// JavaScript is single-threaded and nothing here calls out, so one set cannot be used by two calls at once.
+let capacity = 0;
+let x1 = new Float64Array(0);
+let y1 = new Float64Array(0);
+let x2 = new Float64Array(0);
+let y2 = new Float64Array(0);
+let ringOf = new Int32Array(0);
+let indexOf = new Int32Array(0); // segment k of a ring runs from position k to position k+1
+let prev = new Int32Array(0); // neighbouring non-degenerate segment in the same ring, sharing our start
+let next = new Int32Array(0); // ... sharing our end
+let minX = new Float64Array(0);
+let maxX = new Float64Array(0);
+let minY = new Float64Array(0);
+let maxY = new Float64Array(0);
+let order = new Uint32Array(0);
+
+function reserve(n: number): void {
+  if (n <= capacity) return;
+  capacity = Math.max(n, 2 * capacity, 64);
+  x1 = new Float64Array(capacity);
+  y1 = new Float64Array(capacity);
+  x2 = new Float64Array(capacity);
+  y2 = new Float64Array(capacity);
+  ringOf = new Int32Array(capacity);
+  indexOf = new Int32Array(capacity);
+  prev = new Int32Array(capacity);
+  next = new Int32Array(capacity);
+  minX = new Float64Array(capacity);
+  maxX = new Float64Array(capacity);
+  minY = new Float64Array(capacity);
+  maxY = new Float64Array(capacity);
+  order = new Uint32Array(capacity);
+}
+
+/** Below this many segments an insertion sort beats TypedArray#sort with a comparator (a call per comparison). */
+const INSERTION_SORT_MAX = 64;
+
+/**
+ * order[0..n) = 0..n-1 sorted by minX, ties kept in index order. TypedArray#sort is a stable merge sort, and
+ * so is an insertion sort: both give the same permutation, so the sweep below meets (and reports) pairs in
+ * the same order either way. A NaN would make the comparison inconsistent and the two sorts could differ,
+ * so it takes the library sort as before.
+ */
+export function sortByMinX(keys: Float64Array, out: Uint32Array, n: number): void {
+  let finite = true;
+  for (let i = 0; i < n; i++) {
+    out[i] = i;
+    if (keys[i] !== keys[i]) finite = false;
+  }
+  if (n > INSERTION_SORT_MAX || !finite) {
+    out.subarray(0, n).sort((a, b) => keys[a]! - keys[b]!);
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const v = out[i]!;
+    const key = keys[v]!;
+    let j = i - 1;
+    while (j >= 0 && keys[out[j]!]! > key) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = v;
+  }
 }
 
 /**
@@ -36,23 +90,15 @@ interface Segments {
  * real parcels near O(n log n).
  */
 export function findSelfIntersection(coords: PolygonCoords): SelfIntersection | null {
-  const segs = buildSegments(coords);
-  const n = segs.count;
+  const n = buildSegments(coords);
   if (n < 2) return null;
-  const { x1, y1, x2, y2 } = segs;
-  const minX = new Float64Array(n);
-  const maxX = new Float64Array(n);
-  const minY = new Float64Array(n);
-  const maxY = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     minX[i] = Math.min(x1[i]!, x2[i]!);
     maxX[i] = Math.max(x1[i]!, x2[i]!);
     minY[i] = Math.min(y1[i]!, y2[i]!);
     maxY[i] = Math.max(y1[i]!, y2[i]!);
   }
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  order.sort((a, b) => minX[a]! - minX[b]!);
+  sortByMinX(minX, order, n);
 
   const at: [number, number] = [0, 0];
   for (let oi = 0; oi < n; oi++) {
@@ -62,21 +108,21 @@ export function findSelfIntersection(coords: PolygonCoords): SelfIntersection | 
       const j = order[oj]!;
       if (minX[j]! > right) break;
       if (minY[j]! > maxY[i]! || maxY[j]! < minY[i]!) continue;
-      const adjacent = segs.next[i] === j || segs.prev[i] === j;
+      const adjacent = next[i] === j || prev[i] === j;
       const hit = adjacent
         ? overlapBeyondSharedVertex(x1[i]!, y1[i]!, x2[i]!, y2[i]!, x1[j]!, y1[j]!, x2[j]!, y2[j]!, at)
         : segmentsTouch(x1[i]!, y1[i]!, x2[i]!, y2[i]!, x1[j]!, y1[j]!, x2[j]!, y2[j]!, at);
-      if (hit) return describe(segs, i, j, at);
+      if (hit) return describe(i, j, at);
     }
   }
   return null;
 }
 
-function describe(segs: Segments, i: number, j: number, at: [number, number]): SelfIntersection {
-  const ri = segs.ring[i]!;
-  const rj = segs.ring[j]!;
-  const si = segs.index[i]!;
-  const sj = segs.index[j]!;
+function describe(i: number, j: number, at: [number, number]): SelfIntersection {
+  const ri = ringOf[i]!;
+  const rj = ringOf[j]!;
+  const si = indexOf[i]!;
+  const sj = indexOf[j]!;
   // Report the lower (ring, segment) first so the same polygon always reads the same way.
   const iFirst = ri < rj || (ri === rj && si < sj);
   return iFirst
@@ -84,25 +130,17 @@ function describe(segs: Segments, i: number, j: number, at: [number, number]): S
     : { ring: rj, segment: sj, otherRing: ri, otherSegment: si, at: [at[0], at[1]] };
 }
 
-function buildSegments(coords: PolygonCoords): Segments {
-  let capacity = 0;
-  for (const ring of coords) capacity += ring.length;
-  const segs: Segments = {
-    count: 0,
-    x1: new Float64Array(capacity),
-    y1: new Float64Array(capacity),
-    x2: new Float64Array(capacity),
-    y2: new Float64Array(capacity),
-    ring: new Int32Array(capacity),
-    index: new Int32Array(capacity),
-    prev: new Int32Array(capacity),
-    next: new Int32Array(capacity),
-  };
+/** Fills the scratch arrays with the polygon's non-degenerate segments; returns how many. */
+function buildSegments(coords: PolygonCoords): number {
+  let positions = 0;
+  for (const ring of coords) positions += ring.length;
+  reserve(positions);
+  let count = 0;
   for (let r = 0; r < coords.length; r++) {
     const ring = coords[r]!;
     const len = ring.length;
     if (len < 2) continue;
-    const start = segs.count;
+    const start = count;
     const first = ring[0]!;
     const last = ring[len - 1]!;
     const closed = first[0] === last[0] && first[1] === last[1];
@@ -115,23 +153,23 @@ function buildSegments(coords: PolygonCoords): Segments {
       const bx = b[0]!;
       const by = b[1]!;
       if (ax === bx && ay === by) continue;
-      const s = segs.count++;
-      segs.x1[s] = ax;
-      segs.y1[s] = ay;
-      segs.x2[s] = bx;
-      segs.y2[s] = by;
-      segs.ring[s] = r;
-      segs.index[s] = k;
+      const s = count++;
+      x1[s] = ax;
+      y1[s] = ay;
+      x2[s] = bx;
+      y2[s] = by;
+      ringOf[s] = r;
+      indexOf[s] = k;
     }
-    const end = segs.count;
+    const end = count;
     // Neighbours are consecutive non-degenerate segments, wrapping last→first;
     // with a single segment it is its own neighbour and never compared anyway.
     for (let s = start; s < end; s++) {
-      segs.next[s] = s + 1 < end ? s + 1 : start;
-      segs.prev[s] = s > start ? s - 1 : end - 1;
+      next[s] = s + 1 < end ? s + 1 : start;
+      prev[s] = s > start ? s - 1 : end - 1;
     }
   }
-  return segs;
+  return count;
 }
 
 /** Twice the signed area of (a, b, c): > 0 when c is left of a→b, 0 when collinear. */

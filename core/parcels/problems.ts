@@ -38,7 +38,8 @@ export function report(r: Reporter, path: string, code: ParcelProblemCode, detai
 
 /** Appends path segments; user-supplied keys are escaped as in RFC 6901 (~ → ~0, / → ~1). */
 export function joinPath(base: string, segment: string | number): string {
-  const s = typeof segment === 'number' ? String(segment) : segment.replace(/~/g, '~0').replace(/\//g, '~1');
+  const s = typeof segment === 'number' ? String(segment)
+    : segment.includes('~') || segment.includes('/') ? segment.replace(/~/g, '~0').replace(/\//g, '~1') : segment;
   return base === '' ? s : `${base}/${s}`;
 }
 

@@ -38,9 +38,10 @@ export interface ConvertOptions {
 
 export interface Converted { inputs: ParcelInput[]; origins: Origin[]; problems: ImportProblem[] }
 
-export function toParcelInputs(features: readonly unknown[], opts: ConvertOptions): Converted {
+/** `firstIndex`: the file index of features[0], when converting a slice of the file's features. */
+export function toParcelInputs(features: readonly unknown[], opts: ConvertOptions, firstIndex = 0): Converted {
   const out: Converted = { inputs: [], origins: [], problems: [] };
-  for (let index = 0; index < features.length; index++) convertFeature(features[index], index, opts, out);
+  for (let i = 0; i < features.length; i++) convertFeature(features[i], firstIndex + i, opts, out);
   return out;
 }
 

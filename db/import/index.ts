@@ -2,26 +2,42 @@
 //
 // All or nothing, for the whole file: the farm (when new) and every chunk of parcels are written inside one
 // outer transaction, so a file is never half-imported — not on an invalid feature, and not on a crash or a
-// full disk halfway either. Chunks go through MirrorWriter.createParcels (the one place parcels are validated
-// and created, with their outbox ops and undo history): each chunk is a savepoint of its own and one undo
-// entry ("Import fields.geojson (5,001–10,000 of 12,000)"); creating the farm is one more. The import runs
-// synchronously once the file is read: run it off the UI thread for big files.
+// full disk halfway either. Each chunk is one undo entry ("Import fields.geojson (5,001–10,000 of 12,000)");
+// creating the farm is one more.
+//
+// The work is in jobs of a hundred features (jobs.ts): each is converted and validated with the
+// service's rules (prepare.ts), then its parcels are written by MirrorWriter.createPreparedParcels. A large
+// GeoJSON FeatureCollection is not parsed here at all: it is split by its bytes (geojson-split.ts) and
+// worker threads parse and validate jobs (pool.ts) while this thread writes the ones before them, and
+// validates jobs too whenever the writes have caught up. The transaction itself is synchronous, as before:
+// nothing else runs on the connection between its statements.
 
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
-import { validateParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
-import { toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
+import type { PreparedParcel } from '../writer.ts';
+import { suspendInsertTrigger, withoutCheckpointAtCommit } from '../bulk.ts';
+import type { ImportProblem } from './convert.ts';
 import { ImportError } from './errors.ts';
-import { readSource } from './read.ts';
+import { UNKNOWN } from './geojson-split.ts';
+import { JOB_FEATURES, JobResults, jobsOf, ParseWhole } from './jobs.ts';
+import { acquirePool, releasePool, type ImportPool } from './pool.ts';
+import { FIELDS, POINT, SEARCH_BY_SQLITE, SEARCH_NONE, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
+import { PARCEL_RULES_VERSION } from '../../core/parcels/validate.ts';
+import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
 
 export { ImportError } from './errors.ts';
 export type { ImportErrorCode } from './errors.ts';
 export type { ImportProblem } from './convert.ts';
 export { HECTARES_KEYS, NAME_KEYS } from './convert.ts';
 
-/** Parcels per createParcels call: big enough for fast bulk inserts, small enough for steady progress. */
+/** Parcels per undo entry (and per progress report): big enough for fast bulk inserts, small enough for steady progress. */
 export const IMPORT_CHUNK = 5000;
+
+/** Files smaller than this are not worth starting threads for (about 5,000 typical parcels). */
+const WORKER_MIN_BYTES = 4 << 20;
 
 export interface ImportOptions {
   accountId: string;
@@ -31,6 +47,13 @@ export interface ImportOptions {
   skipInvalid?: boolean;
   /** Parcels processed (validated, and written when valid) out of all the file's parcels, after each chunk. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Worker threads for a large GeoJSON file: by default one less than the cores (at most 3), none on one
+   * core; 0 validates on the calling thread only. `workerMinBytes` and `jobFeatures` exist for tests.
+   */
+  workers?: number;
+  workerMinBytes?: number;
+  jobFeatures?: number;
 }
 
 export interface ImportReport {
@@ -44,96 +67,111 @@ export interface ImportReport {
 }
 
 export async function importFile(mirror: Mirror, file: string, opts: ImportOptions): Promise<ImportReport> {
-  const name = basename(file);
   const farmName = opts.farmName.trim();
   if (farmName === '') throw new ImportError('no_farm_name', 'An import needs the name of the farm receiving the parcels');
   if (!mirror.read.account(opts.accountId)) throw new ImportError('no_account', `No such account in this mirror: ${opts.accountId}`);
+  const workers = opts.workers ?? Math.min(3, availableParallelism() - 1);
+  const size = await stat(file).then((s) => s.size, () => 0);
+  // Before the file is read: a new thread takes a few hundred ms to boot.
+  const pool = workers > 0 && size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES) ? acquirePool(workers) : null;
+  try {
+    const source = await readImportSource(file, true);
+    try {
+      return run(mirror, file, farmName, opts, source, pool);
+    } catch (e) {
+      if (!(e instanceof ParseWhole)) throw e;
+      return run(mirror, file, farmName, opts, await readImportSource(file, false), null);
+    }
+  } finally {
+    if (pool) releasePool(pool);
+  }
+}
 
-  const source = await readSource(file);
-  if (source.features.length === 0) throw new ImportError('empty', `${name} has no features to import`);
-  const converted = toParcelInputs(source.features, { farmName, furrowExport: source.furrowExport });
-  const maxHectares = mirror.write.parcelLimit(opts.accountId);
-  const { inputs, origins } = dropBrokenMultiParts(converted.inputs, converted.origins, converted.problems, maxHectares);
-  const problems = converted.problems;
+function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, pool: ImportPool | null): ImportReport {
+  const name = basename(file);
+  const jobOpts: JobOptions = { farmName, furrowExport: source.furrowExport, maxHectares: mirror.write.parcelLimit(opts.accountId) };
+  const jobs = jobsOf(source, opts.jobFeatures ?? JOB_FEATURES, jobOpts);
+  if (jobs.features === 0) throw new ImportError('empty', `${name} has no features to import`);
+  const results = new JobResults(jobs, pool);
   const skipInvalid = opts.skipInvalid === true;
-  const total = inputs.length;
-  const chunks = Math.ceil(total / IMPORT_CHUNK);
   const fmt = (n: number) => n.toLocaleString('en-US');
-
-  return mirror.syncDb.transaction((): ImportReport => {
+  const db = mirror.syncDb;
+  return withoutCheckpointAtCommit(db, db.transaction((): ImportReport => {
+    // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
+    const restoreTrigger = suspendInsertTrigger(db);
+    // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
+    // features; jobs with others are prepared first.
+    let total = 0;
+    for (let j = 0; j < jobs.count; j++) total += jobs.inputs(j) !== UNKNOWN ? jobs.inputs(j) : results.get(j).inputs;
+    const chunks = Math.ceil(total / IMPORT_CHUNK);
+    const problems: ImportProblem[] = [];
     // Once the import is known to fail, the rest of the file is only validated (to list every problem),
     // not written: everything written so far is rolled back with the throw below anyway.
-    let failed = problems.length > 0 && !skipInvalid;
+    let failed = false;
     let farm = mirror.read.farmByName(opts.accountId, farmName);
     let imported = 0;
     let parts = 0;
-    opts.onProgress?.(0, total);
-    for (let start = 0; start < total; start += IMPORT_CHUNK) {
-      const chunk = inputs.slice(start, start + IMPORT_CHUNK);
-      let found: ParcelProblem[];
-      if (failed) {
-        found = chunk.flatMap((input, i) => validateParcel(input, i, { maxHectares }).problems);
-      } else {
+    let done = 0;
+    let chunk: PreparedParcel[] = [];
+    let chunkInputs = 0;
+    let chunkParts = 0;
+    const flush = () => {
+      const start = done;
+      done += chunkInputs;
+      if (!failed && chunk.length > 0) {
         farm ??= mirror.write.createFarm(opts.accountId, farmName);
-        const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(start + chunk.length)} of ${fmt(total)})` : `Import ${name}`;
-        // skipInvalid here even when the caller did not ask for it: a bad chunk is then found without an
-        // exception, and the import still fails as a whole below.
-        const r = mirror.write.createParcels(farm.local_id, chunk, { skipInvalid: true, label });
-        found = r.problems;
-        imported += r.created.length;
-        const bad = new Set(found.map((p) => p.index));
-        for (let i = 0; i < chunk.length; i++) if (!bad.has(i) && origins[start + i]!.parts > 1) parts++;
-        if (found.length > 0 && !skipInvalid) failed = true;
+        const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(done)} of ${fmt(total)})` : `Import ${name}`;
+        // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one.
+        imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes: restoreTrigger !== null, savepoint: false });
+        parts += chunkParts;
       }
-      for (const p of found) problems.push(fromParcelProblem(p, origins[start + p.index]!));
-      opts.onProgress?.(start + chunk.length, total);
+      opts.onProgress?.(done, total);
+      chunk = [];
+      chunkInputs = 0;
+      chunkParts = 0;
+    };
+    opts.onProgress?.(0, total);
+    for (let j = 0; j < jobs.count; j++) {
+      const r = results.take(j);
+      if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
+      for (const p of r.problems) problems.push(p);
+      if (r.problems.length > 0 && !skipInvalid) failed = true;
+      for (let k = 0, row = 0; k < r.inputs; k++) {
+        const flags = r.flags[k]!;
+        if (flags & VALID) {
+          if (!failed) chunk.push(rowOf(r, row, flags));
+          if (flags & SPLIT) chunkParts++;
+          row++;
+        }
+        if (++chunkInputs === IMPORT_CHUNK) flush();
+      }
     }
+    if (chunkInputs > 0) flush();
     problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
     const badFeatures = new Set(problems.map((p) => p.index)).size;
     if (failed) {
       throw new ImportError('invalid_features',
-        `${name}: ${badFeatures} of ${source.features.length} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
+        `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
         'Fix them, or import only the valid ones.', problems);
     }
     if (imported === 0 || farm === undefined) {
-      throw new ImportError('invalid_features', `${name}: none of its ${source.features.length} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems);
+      throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems);
     }
+    restoreTrigger?.();
     return { farm, imported, skipped: problems, parts };
-  })();
+  }));
 }
 
-/** A core problem (indexed within its chunk, "Parcel 3: …") as a problem of the file's feature. */
-function fromParcelProblem(p: ParcelProblem, origin: Origin): ImportProblem {
-  const split = origin.parts > 1;
-  const detail = p.message.replace(/^Parcel \d+: /, '');
-  const where = split ? `Feature ${origin.index} (part ${origin.part} of ${origin.parts})` : `Feature ${origin.index}`;
-  return { index: origin.index, ...(split ? { part: origin.part } : {}), code: p.code, message: `${where}: ${detail}` };
+function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
+  const n = r.numbers;
+  const at = row * 5;
+  const f = row * FIELDS;
+  return {
+    name: field(r, f), point: flags & POINT ? field(r, f + 1) : null, geometry: field(r, f + 2), metadata: field(r, f + 3),
+    search: flags & SEARCH_BY_SQLITE ? undefined : flags & SEARCH_NONE ? null : field(r, f + 4),
+    checked: flags & UNSTAMPED ? null : PARCEL_RULES_VERSION,
+    hectares: n[at]!, minx: n[at + 1]!, miny: n[at + 2]!, maxx: n[at + 3]!, maxy: n[at + 4]!,
+  };
 }
 
-/**
- * A MultiPolygon is one field in several pieces: when one piece is invalid the whole feature is, and
- * skipInvalid must not import the other pieces as if the field were complete. Their parts are validated
- * here (they are few) and a feature with a bad part is left out entirely, its problems recorded.
- */
-function dropBrokenMultiParts(inputs: ParcelInput[], origins: Origin[], problems: ImportProblem[], maxHectares: number): { inputs: ParcelInput[]; origins: Origin[] } {
-  if (!origins.some((o) => o.parts > 1)) return { inputs, origins };
-  const keep = { inputs: [] as ParcelInput[], origins: [] as Origin[] };
-  for (let i = 0; i < inputs.length;) {
-    const n = origins[i]!.parts;
-    if (n === 1) {
-      keep.inputs.push(inputs[i]!);
-      keep.origins.push(origins[i]!);
-      i++;
-      continue;
-    }
-    const found = inputs.slice(i, i + n).flatMap((input, k) => validateParcel(input, k, { maxHectares }).problems);
-    if (found.length === 0) {
-      keep.inputs.push(...inputs.slice(i, i + n));
-      keep.origins.push(...origins.slice(i, i + n));
-    } else {
-      for (const p of found) problems.push(fromParcelProblem(p, origins[i + p.index]!));
-    }
-    i += n;
-  }
-  return keep;
-}
+const field = (r: PreparedJob, k: number): string => r.text.slice(r.offsets[k]!, r.offsets[k + 1]!);

@@ -1,9 +1,10 @@
 // Reads an import file into GeoJSON features, whatever its format.
 
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ImportError } from './errors.ts';
 import { isFurrowExport } from './furrow-format.ts';
+import { splitFeatureCollection, type SplitCollection } from './geojson-split.ts';
 import { readKml } from './kml.ts';
 import { readZip } from './shapefile.ts';
 
@@ -18,21 +19,70 @@ export interface SourceFeatures {
 
 const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);
 
-export async function readSource(file: string): Promise<SourceFeatures> {
+/**
+ * A GeoJSON FeatureCollection left unparsed: the file in shared memory (for worker threads) and where each
+ * feature lies in it (geojson-split.ts). The import parses it slice by slice.
+ */
+export interface SplitSource {
+  format: 'geojson';
+  bytes: Uint8Array;
+  split: SplitCollection;
+  furrowExport: boolean;
+}
+
+/**
+ * The file's features, parsed; or with `split`, a FeatureCollection may come back unparsed (SplitSource). A
+ * file the split does not take (another format or shape, anything odd, a refused crs) is parsed whole as
+ * always, so its errors are exactly the same either way.
+ */
+export async function readImportSource(file: string, split: boolean): Promise<SourceFeatures | SplitSource> {
   const name = basename(file);
-  let bytes: Buffer;
+  let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = await readShared(file);
   } catch (e) {
     throw new ImportError('unreadable', `${name} cannot be read: ${(e as Error).message}`);
   }
-  const format = detect(bytes, extname(file).toLowerCase());
-  if (format === 'zip') return { format, features: await readZip(bytes, name), furrowExport: false };
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const format = detect(buffer, extname(file).toLowerCase());
+  if (format === 'zip') return { format, features: await readZip(buffer, name), furrowExport: false };
+  if (format === 'geojson' && split) {
+    const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+    const parts = splitFeatureCollection(bytes, bom);
+    if (parts && crsAccepted(parts.members['crs'])) return { format, bytes, split: parts, furrowExport: isFurrowExport(parts.members) };
+  }
+  const text = buffer.toString('utf8').replace(/^\uFEFF/, '');
   if (format === 'kml') return { format, features: readKml(text, name), furrowExport: false };
   if (format === 'geojson') return readGeoJson(text, name);
   throw new ImportError('unsupported_format', `${name}: unknown format; import GeoJSON (.geojson, .json), KML (.kml, .kmz) or a zipped Shapefile (.zip)`);
 }
+
+/** The whole file in shared memory, which worker threads read without a copy. */
+async function readShared(file: string): Promise<Uint8Array> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let done = 0;
+    while (done < size) {
+      const { bytesRead } = await handle.read(bytes, done, size - done, done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return bytes.subarray(0, done);
+  } finally {
+    await handle.close();
+  }
+}
+
+const crsAccepted = (crs: unknown): boolean => {
+  try {
+    checkCrs(crs, '');
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** The zip signature decides first (a .json that is really a zip is still a zip); then the extension; then a sniff. */
 function detect(bytes: Buffer, ext: string): ImportFormat | null {

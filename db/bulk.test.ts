@@ -1,0 +1,165 @@
+// The bulk path of parcel creates (imports): createPreparedParcels with the parcels_ai trigger suspended must
+// leave exactly what the trigger path leaves — rows, R*Tree, FTS5 (names and metadata values), outbox ops,
+// one undo entry — and the trigger must be back afterwards, or never gone for anyone else.
+import { validationStamp } from '../core/parcels/client-ref.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Mirror } from './mirror.ts';
+import fc from 'fast-check';
+import Database from 'better-sqlite3';
+import { searchText, suspendInsertTrigger, timeOrderedIds, withoutCheckpointAtCommit } from './bulk.ts';
+import type { PreparedParcel } from './writer.ts';
+import { validateParcel } from '../core/parcels/validate.ts';
+
+const ACC = 'acc-00000000-0000-4000-8000-000000000001';
+let dir: string;
+let m: Mirror;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'furrow-bulk-'));
+  m = Mirror.open(join(dir, 'mirror.db'));
+  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+});
+afterEach(() => {
+  m.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const square = (lon: number, lat: number) => [[lon, lat], [lon + 0.001, lat], [lon + 0.001, lat + 0.001], [lon, lat + 0.001], [lon, lat]];
+// Names and metadata of every kind FTS5 sees: accents, numbers (integer and not), booleans, an empty string.
+const inputs = [
+  { name: 'Olivar del Pozo', metadata: { region: 'Andalucía', year: 2024, organic: true, note: '' }, geom: { type: 'Feature', geometry: { type: 'Polygon', coordinates: [square(-5.9, 37.4)] } } },
+  { name: 'Viña 2', metadata: { ratio: 1 / 3, big: 1e21, small: -2.5e-7 }, geom: { type: 'Feature', geometry: { type: 'Polygon', coordinates: [square(-5.8, 37.4)] } } },
+  { name: 'Pozo', metadata: {}, geom: { type: 'Feature', properties: { metadata: { hectares: 2 } }, geometry: { type: 'Point', coordinates: [-5.7, 37.4] } } },
+];
+
+function prepared(): PreparedParcel[] {
+  return inputs.map((input, i) => {
+    const p = validateParcel(input, i, { maxHectares: 100 }).parcel!;
+    const [minx, miny, maxx, maxy] = p.bbox;
+    // The search text worked out here where it can be (not for "Viña 2": its numbers are left to SQLite).
+    return { name: p.name, point: p.point ? JSON.stringify(p.point) : null, geometry: JSON.stringify(p.geometry), metadata: JSON.stringify(p.metadata),
+      search: searchText(p.metadata), checked: validationStamp(p.metadata), hectares: p.hectares, minx, miny, maxx, maxy };
+  });
+}
+
+const triggerSql = () => m.syncDb.prepare("SELECT sql FROM sqlite_master WHERE name = 'parcels_ai'").pluck().get();
+/** What the indexes hold for each parcel, by local id: its box, and which search terms find it. */
+function indexed(terms: string[]): unknown {
+  const db = m.syncDb;
+  const rows = db.prepare('SELECT p.local_id, r.minx, r.miny, r.maxx, r.maxy FROM parcels p JOIN parcels_rtree r ON r.id = p.rowid ORDER BY p.rowid').all() as { local_id: string }[];
+  const byRowid = (ids: number[]) => ids.map((id) => db.prepare('SELECT name FROM parcels WHERE rowid = ?').pluck().get(id)).sort();
+  return {
+    boxes: rows.map(({ local_id: _, ...box }) => box),
+    search: Object.fromEntries(terms.map((t) => [t, byRowid(db.prepare('SELECT rowid FROM parcels_fts WHERE parcels_fts MATCH ?').pluck().all(`"${t}"`) as number[])])),
+  };
+}
+const TERMS = ['olivar', 'andalucia', '2024', '1', '0', '333333333333333', '1.0e', '21', '2.5e', '5e', '07', 'vina', 'pozo', 'region', 'true'];
+
+describe('createPreparedParcels with the trigger suspended', () => {
+  it('indexes exactly as the trigger does, queues one create per parcel in order, and is one undo entry', () => {
+    const farm = m.write.createFarm(ACC, 'A');
+    m.write.createParcels(farm.local_id, inputs);
+    const viaTrigger = indexed(TERMS);
+    const sql = triggerSql();
+    m.syncDb.exec('DELETE FROM outbox; DELETE FROM parcels; DELETE FROM history');
+
+    m.syncDb.transaction(() => {
+      const restore = suspendInsertTrigger(m.syncDb)!;
+      expect(restore).not.toBeNull();
+      expect(triggerSql()).toBeUndefined();
+      expect(m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { indexes: true, savepoint: false })).toBe(3);
+      restore();
+    })();
+    expect(triggerSql()).toBe(sql);
+    expect(indexed(TERMS)).toEqual(viaTrigger);
+    const rows = m.read.parcels(farm.local_id);
+    expect(rows.map((r) => [r.name, r.source_type])).toEqual([['Olivar del Pozo', 'Polygon'], ['Viña 2', 'Polygon'], ['Pozo', 'Point']]);
+    expect(m.read.outbox(ACC).map((o) => [o.local_id, o.op, o.state])).toEqual(rows.map((r) => [r.local_id, 'create', 'queued']));
+    expect(m.write.undo()).toBe('Import x');
+    expect(m.read.parcels(farm.local_id)).toEqual([]);
+    expect(m.read.outbox(ACC)).toEqual([]);
+  });
+
+  it('is undone with the transaction that suspended the trigger, trigger included', () => {
+    const farm = m.write.createFarm(ACC, 'A');
+    const sql = triggerSql();
+    expect(() => m.syncDb.transaction(() => {
+      suspendInsertTrigger(m.syncDb);
+      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { indexes: true, savepoint: false });
+      throw new Error('disk full');
+    })()).toThrow('disk full');
+    expect(triggerSql()).toBe(sql);
+    expect(m.read.parcels(farm.local_id)).toEqual([]);
+    // Inserts outside the bulk path still index through the trigger.
+    m.write.createParcels(farm.local_id, inputs.slice(0, 1));
+    expect(m.syncDb.prepare("SELECT count(*) FROM parcels_fts WHERE parcels_fts MATCH 'olivar'").pluck().get()).toBe(1);
+  });
+
+  it('leaves a trigger it does not know alone, and then writes no index entries of its own', () => {
+    m.syncDb.exec(`DROP TRIGGER parcels_ai; CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN
+      INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy); END`);
+    const farm = m.write.createFarm(ACC, 'A');
+    m.syncDb.transaction(() => {
+      expect(suspendInsertTrigger(m.syncDb)).toBeNull();
+      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { indexes: false });
+    })();
+    expect(m.syncDb.prepare('SELECT count(*) FROM parcels_rtree').pluck().get()).toBe(3);
+  });
+
+  it('needs a transaction to suspend the trigger or to skip the savepoint', () => {
+    const farm = m.write.createFarm(ACC, 'A');
+    expect(() => suspendInsertTrigger(m.syncDb)).toThrow(/inside a transaction/);
+    expect(() => m.write.createPreparedParcels(farm.local_id, prepared(), 'x', { savepoint: false })).toThrow(/open transaction/);
+    expect(m.write.createPreparedParcels(farm.local_id, prepared(), 'x')).toBe(3);
+    expect(m.read.parcels(farm.local_id)).toHaveLength(3);
+  });
+});
+
+describe('searchText', () => {
+  it('is what the trigger has SQLite compute, whenever it gives an answer', () => {
+    const db = new Database(':memory:');
+    const sql = db.prepare("SELECT group_concat(value, ' ') FROM json_each(?)").pluck();
+    const value = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('', '\0', 'a\ud800b', 'Viña'),
+      fc.boolean(), fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 2 ** 53, 1e21, 0.1, -2.5e-7));
+    let answered = 0;
+    fc.assert(fc.property(fc.dictionary(fc.string(), value, { maxKeys: 6 }), (metadata) => {
+      const mine = searchText(metadata);
+      if (mine === undefined) return;
+      answered++;
+      expect(mine).toBe(sql.get(JSON.stringify(metadata)));
+    }), { numRuns: 2000 });
+    expect(answered).toBeGreaterThan(500);
+    db.close();
+  });
+});
+
+describe('timeOrderedIds', () => {
+  it('are version-7 UUIDs, unique and in increasing order, within a call and across calls', () => {
+    const ids = [...timeOrderedIds(5000), ...timeOrderedIds(3), ...timeOrderedIds(7000)];
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
+    // The first 48 bits are the time they were made at.
+    expect(Math.abs(parseInt(ids[0]!.slice(0, 8) + ids[0]!.slice(9, 13), 16) - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe('withoutCheckpointAtCommit', () => {
+  it('commits a big transaction without copying the WAL into the file, and leaves the setting as it was', () => {
+    const file = join(dir, 'mirror.db');
+    const db = m.syncDb;
+    const fill = () => db.transaction(() => {
+      for (let i = 0; i < 3000; i++) db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(`k${Math.random()}`, 'x'.repeat(2000));
+    })();
+    const before = statSync(file).size;
+    withoutCheckpointAtCommit(db, fill);
+    expect(statSync(file).size).toBe(before);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    // The next commit over the threshold checkpoints as always.
+    fill();
+    expect(statSync(file).size).toBeGreaterThan(before + 6_000_000);
+  });
+});

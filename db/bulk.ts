@@ -1,0 +1,200 @@
+// Bulk inserts of parcels (an import of 100,000): the same rows, R*Tree entries and FTS5 entries as the
+// parcels_ai trigger writes, at about half the cost.
+//
+// Why the trigger is in the way: a statement that fires a trigger and may abort runs in a statement
+// transaction, and opening one asks every virtual table written in the transaction for a savepoint. FTS5
+// answers a savepoint by flushing its pending terms to disk, so with the trigger each parcel's insert wrote
+// a one-row FTS5 segment, and FTS5 then spent its time merging them. Inserted one statement at a time, with
+// no trigger, the terms stay pending and go to disk a few thousand at a time.
+//
+// So a bulk import drops the trigger inside its own transaction and puts it back before committing: the
+// schema change is part of the transaction, so no other connection ever sees the mirror without it (they
+// cannot write while the import holds the write lock, and readers see the schema of their snapshot), and a
+// rollback or a crash restores it with everything else. Every other insert (edits, undo/redo, sync pulls,
+// direct SQL) keeps going through the trigger.
+
+import { randomFillSync } from 'node:crypto';
+import type { Db } from './open.ts';
+import { cachedStatement } from './rows.ts';
+
+/** parcels_ai as migration 001 creates it, whitespace collapsed. */
+const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ' +
+  'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy); ' +
+  "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata))); END";
+
+/** A parcel row to create, its JSON columns already serialized. */
+export interface NewParcelRow {
+  local_id: string;
+  account_id: string;
+  farm_local_id: string;
+  name: string;
+  source_type: 'Polygon' | 'Point';
+  point: string | null;
+  geometry: string;
+  hectares: number;
+  metadata: string;
+  minx: number; miny: number; maxx: number; maxy: number;
+  created: string;
+  /** The validation stamp (migration 002). */
+  checked: number | null;
+  /** The FTS5 text of the metadata (searchText), when known; undefined: SQLite works it out from `metadata`. */
+  search?: string | null;
+}
+
+// Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
+// were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
+const ROWS_PER_INSERT = 100;
+const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
+const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
+  metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
+const INSERT_RTREE = 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES ';
+// What the trigger writes to FTS5: the name, and the metadata values (not the keys) joined as SQLite joins them
+// (see searchText), or by SQLite itself.
+const INSERT_FTS = 'INSERT INTO parcels_fts (rowid, name, metadata) VALUES ';
+const INSERT_FTS_SQL = "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (?, ?, (SELECT group_concat(value, ' ') FROM json_each(?)))";
+/** SQLite's limit on parameters in one statement. */
+const MAX_PARAMETERS = 32766;
+
+const sqlCache = new Map<string, string>();
+/** `head` followed by n copies of `values`, built once per n. */
+function repeated(head: string, values: string, n: number): string {
+  const key = `${head}|${n}`;
+  let sql = sqlCache.get(key);
+  if (sql === undefined) sqlCache.set(key, (sql = head + Array.from({ length: n }, () => values).join(', ')));
+  return sql;
+}
+
+/**
+ * What the trigger's `group_concat(value, ' ') FROM json_each(metadata)` gives for this metadata, worked out
+ * here (so the importing thread does not parse the JSON again) when it certainly gives the same: strings (well
+ * formed, no NUL), booleans (json_each reads them as 1 and 0) and integers a double holds exactly (printed alike).
+ * Null when there are no values; undefined for anything else (a fraction prints differently in SQLite): then
+ * SQLite works it out.
+ */
+export function searchText(metadata: Record<string, unknown>): string | null | undefined {
+  const values = Object.values(metadata);
+  if (values.length === 0) return null;
+  const parts: string[] = [];
+  for (const v of values) {
+    if (typeof v === 'string' && wellFormed(v) && !v.includes('\0')) parts.push(v);
+    else if (typeof v === 'boolean') parts.push(v ? '1' : '0');
+    else if (typeof v === 'number' && Number.isSafeInteger(v)) parts.push(String(v));
+    else return undefined;
+  }
+  return parts.join(' ');
+}
+
+// String.prototype.isWellFormed (Node 20) is newer than the ES2023 typings.
+const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Drops parcels_ai for the rest of the current transaction and returns what puts it back (call it before
+ * the transaction commits; a rollback puts it back by itself). Null when the trigger is not the one this
+ * code reproduces (a later migration changed it): the caller then inserts through the trigger as usual.
+ */
+export function suspendInsertTrigger(db: Db): (() => void) | null {
+  if (!db.inTransaction) throw new Error('suspendInsertTrigger must run inside a transaction');
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'parcels_ai'").pluck().get() as string | undefined;
+  if (sql === undefined || sql.replace(/\s+/g, ' ') !== KNOWN_TRIGGER) return null;
+  db.exec('DROP TRIGGER parcels_ai');
+  return () => db.exec(sql);
+}
+
+/**
+ * Runs fn, which commits a big transaction, without SQLite's automatic checkpoint at that commit. By default a
+ * commit that leaves the WAL over 1,000 pages goes on to copy the whole WAL into the database file there and
+ * then: for an import of 100,000 parcels that is 180 MB and a quarter of a second spent after the data is
+ * already committed and durable (the WAL is synced at the commit: synchronous=FULL). The copy is left to the
+ * next checkpoint instead — SQLite's automatic one at this connection's next commit, or closing the mirror.
+ */
+export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
+  const pages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  db.pragma('wal_autocheckpoint = 0');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`wal_autocheckpoint = ${pages}`);
+  }
+}
+
+/**
+ * Inserts new parcels, a hundred a statement, and returns the first one's rowid: the others follow it, since a
+ * new row takes max(rowid) + 1.
+ */
+export function insertNewParcels(db: Db, rows: readonly NewParcelRow[]): number {
+  let first = 0;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const batch = rows.slice(i, i + ROWS_PER_INSERT);
+    const params: unknown[] = [];
+    for (const r of batch) {
+      params.push(r.local_id, r.account_id, r.farm_local_id, r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata,
+        r.minx, r.miny, r.maxx, r.maxy, r.checked, r.created, r.created);
+    }
+    const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, batch.length)).run(...params).lastInsertRowid);
+    if (i === 0) first = last - batch.length + 1;
+    else if (last !== first + i + batch.length - 1) throw new Error(`insertNewParcels: rowid ${last} after ${first + i - 1}`);
+  }
+  return first;
+}
+
+/** The R*Tree entries of rows just inserted from rowid `first` on (parcels_ai suspended). */
+export function insertSpatialEntries(db: Db, rows: readonly NewParcelRow[], first: number): void {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const batch = rows.slice(i, i + ROWS_PER_INSERT);
+    const params: unknown[] = [];
+    batch.forEach((r, k) => params.push(first + i + k, r.minx, r.maxx, r.miny, r.maxy));
+    cachedStatement(db, repeated(INSERT_RTREE, '(?, ?, ?, ?, ?)', batch.length)).run(...params);
+  }
+}
+
+/**
+ * The FTS5 entries of rows just inserted from rowid `first` on (parcels_ai suspended). Call it last among a
+ * chunk's statements: FTS5 keeps the terms of its inserts pending in memory, but writes them out as a segment
+ * of their own whenever a statement that may fail halfway (several rows, INSERT…SELECT) opens a statement
+ * savepoint. Inserted after the chunk's other statements, in one statement, a chunk's terms go out as one
+ * segment, when the next chunk's first statement begins.
+ */
+export function insertSearchEntries(db: Db, rows: readonly NewParcelRow[], first: number): void {
+  const known: unknown[] = [];
+  const derived: number[] = [];
+  rows.forEach((r, k) => {
+    if (r.search === undefined) derived.push(k);
+    else known.push(first + k, r.name, r.search);
+  });
+  if (known.length > MAX_PARAMETERS) {
+    for (let p = 0; p < known.length; p += 3) cachedStatement(db, repeated(INSERT_FTS, '(?, ?, ?)', 1)).run(known[p], known[p + 1], known[p + 2]);
+  } else if (known.length > 0) {
+    cachedStatement(db, repeated(INSERT_FTS, '(?, ?, ?)', known.length / 3)).run(...known);
+  }
+  // One statement each (no savepoint, so nothing pending is written out).
+  for (const k of derived) cachedStatement(db, INSERT_FTS_SQL).run(first + k, rows[k]!.name, rows[k]!.metadata);
+}
+
+// Time-ordered ids (RFC 9562 version 7) for parcels created in bulk. A random id (v4) lands anywhere in the
+// primary key's index and in the outbox's (entity, local_id) index, so each insert touched a page of those
+// indexes at random, and the per-chunk outbox statement copied every page it touched to its statement journal
+// first; in creation order, inserts append. 48 bits of milliseconds, then a 26-bit counter (in rand_a and the top
+// of rand_b) that keeps ids made within one millisecond, or after the clock steps back, in order; 48 random bits.
+let lastMs = 0;
+let counter = 0;
+const COUNTER_LIMIT = 2 ** 26;
+
+export function timeOrderedIds(n: number): string[] {
+  const random = randomFillSync(Buffer.alloc(6 * n)).toString('hex');
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const now = Date.now();
+    if (now > lastMs) {
+      lastMs = now;
+      counter = 0;
+    } else if (++counter === COUNTER_LIMIT) {
+      lastMs++; // borrow the next millisecond rather than wrap
+      counter = 0;
+    }
+    const ms = lastMs.toString(16).padStart(12, '0');
+    const a = (0x7000 | (counter >>> 14)).toString(16);
+    const b = (0x8000 | (counter & 0x3fff)).toString(16);
+    ids.push(`${ms.slice(0, 8)}-${ms.slice(8)}-${a}-${b}-${random.slice(12 * i, 12 * i + 12)}`);
+  }
+  return ids;
+}

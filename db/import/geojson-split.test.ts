@@ -1,0 +1,116 @@
+// The byte-level split of a FeatureCollection must agree with JSON.parse on every feature, and count a feature
+// as one parcel input only when its conversion gives exactly one; anything it is unsure of goes to the whole parse.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { splitFeatureCollection, UNKNOWN } from './geojson-split.ts';
+import { toParcelInputs } from './convert.ts';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const decode = (b: Uint8Array, from: number, to: number) => new TextDecoder().decode(b.subarray(from, to));
+
+// Features of every shape the importer meets, and of some it must not be fooled by.
+const text = fc.string({ unit: fc.constantFrom('a', 'é', '"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\n', '🌾') });
+const json = fc.jsonValue({ maxDepth: 3 });
+const ring = fc.array(fc.tuple(fc.double({ min: -180, max: 180, noNaN: true }), fc.double({ min: -90, max: 90, noNaN: true })), { minLength: 0, maxLength: 5 });
+const geometry = fc.oneof(
+  fc.record({ type: fc.constantFrom('Polygon', 'Point', 'MultiPolygon', 'LineString', 'GeometryCollection', 'PolygESCAPEDU006fn'), coordinates: fc.oneof(fc.array(fc.array(ring, { maxLength: 2 }), { maxLength: 3 }), json) }, { requiredKeys: [] }),
+  json,
+);
+const feature = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ type: fc.constantFrom('Feature', 'feature', 'FeatESCAPEDU0075re'), properties: fc.dictionary(text, json, { maxKeys: 4 }), geometry, id: json }, { requiredKeys: ['type'] }) },
+  { weight: 1, arbitrary: json },
+);
+const spacing = fc.constantFrom('', ' ', '\n', '\r\n\t ');
+
+/** JSON.stringify with whitespace between tokens, and sometimes a key repeated (JSON.parse keeps the last). */
+function write(value: unknown, ws: string): string {
+  if (Array.isArray(value)) return `[${ws}${value.map((v) => write(v, ws)).join(`${ws},${ws}`)}${ws}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{${ws}${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}${ws}:${ws}${write(v, ws)}`).join(`${ws},${ws}`)}${ws}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+// An escape written into the source as it stands ("Feat\u0075re" is "Feature" to JSON.parse, not to the bytes).
+const unescapeFixture = (s: string) => s.replace(/ESCAPEDU/g, '\\u');
+
+describe('splitFeatureCollection', () => {
+  it('finds every feature as JSON.parse does, and counts one input only where conversion gives exactly one', () => {
+    fc.assert(fc.property(fc.array(feature, { maxLength: 6 }), spacing, fc.boolean(), (features, ws, furrow) => {
+      const members = [`"type"${ws}:${ws}"FeatureCollection"`, `"features"${ws}:${ws}${write(features, ws)}`];
+      if (furrow) members.unshift(`"furrow":{"format":"furrow-parcels","version":1}`, `"crs":null`);
+      const source = unescapeFixture(`${ws}{${ws}${members.join(`${ws},${ws}`)}${ws}}${ws}`);
+      const b = bytes(source);
+      const split = splitFeatureCollection(b);
+      const parsed = (JSON.parse(source) as { features: unknown[] }).features;
+      if (parsed.length === 0) {
+        expect(split).toBeNull();
+        return;
+      }
+      expect(split).not.toBeNull();
+      expect(split!.starts).toHaveLength(parsed.length);
+      expect(split!.members['furrow'] !== undefined).toBe(furrow);
+      parsed.forEach((f, i) => {
+        expect(JSON.parse(decode(b, split!.starts[i]!, split!.ends[i]!))).toEqual(f);
+        if (split!.inputs[i] !== UNKNOWN) expect(toParcelInputs([f], { farmName: 'F', furrowExport: false }).inputs).toHaveLength(split!.inputs[i]!);
+        const [from, to] = [split!.polygons[2 * i]!, split!.polygons[2 * i + 1]!];
+        if (from >= 0) {
+          const g = (f as { type: string; geometry: { type: string; coordinates: unknown } });
+          expect([g.type, g.geometry.type]).toEqual(['Feature', 'Polygon']);
+          expect(JSON.parse(decode(b, from, to))).toEqual(g.geometry.coordinates);
+        }
+      });
+    }), { numRuns: 500 });
+  });
+
+  it('counts plain Polygon, Point and one-part MultiPolygon features, and leaves the rest to conversion', () => {
+    const f = (geometry: unknown, extra = {}) => ({ type: 'Feature', properties: { name: 'x' }, geometry, ...extra });
+    const split = splitFeatureCollection(bytes(JSON.stringify({ type: 'FeatureCollection', features: [
+      f({ type: 'Polygon', coordinates: [] }), f({ type: 'Point', coordinates: [1, 2] }), f({ type: 'MultiPolygon', coordinates: [[]] }),
+      f({ type: 'MultiPolygon', coordinates: [[], []] }), f({ type: 'MultiPolygon', coordinates: [] }), f({ type: 'LineString', coordinates: [] }),
+      f(null), { type: 'Feature', properties: {} }, [1], f({ type: 'Polygon' }, { type: 'Featur' }),
+    ] })));
+    expect(Array.from(split!.inputs)).toEqual([1, 1, 1, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]);
+  });
+
+  it('reads repeated keys as JSON.parse does (the last one wins), and distrusts escaped ones', () => {
+    const raw = [
+      '{"type":"Point","type":"Feature","geometry":{"type":"LineString"},"geometry":{"type":"Polygon","coordinates":[]}}',
+      '{"type":"Feature","type":"Point","geometry":{"type":"Polygon"}}',
+      '{"type":"Feature","geometry":{"type":"Polygon"},"geometry":null}',
+      '{"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[[],[]],"coordinates":[[]]}}',
+      '{"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[[]],"coordinates":[[],[]]}}',
+      '{"type":"Feature","geometry":{"type":"Polygon","typ\\u0065":"LineString"}}',
+      '{"type":"Feature","geometry":{"type":"Polygon"},"ge\\u006fmetry":null}',
+    ];
+    const split = splitFeatureCollection(bytes(`{"type":"FeatureCollection","features":[${raw.join(',')}]}`))!;
+    expect(Array.from(split.inputs)).toEqual([1, UNKNOWN, UNKNOWN, 1, UNKNOWN, UNKNOWN, UNKNOWN]);
+    // Only the first is certainly a Polygon Feature, and its coordinates are the later ones.
+    expect(Array.from(split.polygons).map((x) => x >= 0)).toEqual([true, true, ...Array(12).fill(false)]);
+    const source = `{"type":"FeatureCollection","features":[${raw.join(',')}]}`;
+    expect(source.slice(split.polygons[0], split.polygons[1])).toBe('[]');
+    raw.forEach((r, i) => {
+      if (split.inputs[i] !== UNKNOWN) expect(toParcelInputs([JSON.parse(r)], { farmName: 'F', furrowExport: false }).inputs).toHaveLength(split.inputs[i]!);
+    });
+  });
+
+  it('leaves anything but a plain FeatureCollection, and anything broken, to the whole parse', () => {
+    const polygon = '{"type":"Feature","geometry":{"type":"Polygon","coordinates":[]}}';
+    for (const source of [
+      polygon, '{"type":"Polygon","coordinates":[]}', '[]', '', '{}', `{"type":"FeatureCollection","features":[]}`,
+      `{"type":"FeatureCollection","features":[${polygon}],"features":[${polygon}]}`,
+      `{"type":"FeatureCollection","feat\\u0075res":[],"features":[${polygon}]}`,
+      `{"type":"Topology","features":[${polygon}]}`, `{"features":[${polygon}]}`,
+      `{"type":"FeatureCollection","features":[${polygon},]}`, `{"type":"FeatureCollection","features":[${polygon} ${polygon}]}`,
+      `{"type":"FeatureCollection","features":[${polygon}]} x`, `{"type":"FeatureCollection","features":[${polygon}`,
+      `{"type":"FeatureCollection","features":[${polygon}],"crs":{"type":"name",}}`, `{"type":"FeatureCollection" "features":[${polygon}]}`,
+      `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"a":"}]}`,
+    ]) expect(splitFeatureCollection(bytes(source)), source).toBeNull();
+  });
+
+  it('starts after a byte-order mark when told to, and hands back the other members parsed', () => {
+    const source = `\uFEFF{"crs":{"type":"name","properties":{"name":"EPSG:4326"}},"type":"FeatureCollection","features":[{"type":"Feature"}]}`;
+    const split = splitFeatureCollection(bytes(source), 3);
+    expect(split!.members).toEqual({ crs: { type: 'name', properties: { name: 'EPSG:4326' } }, type: 'FeatureCollection' });
+    expect(split!.starts).toHaveLength(1);
+  });
+});

@@ -1,0 +1,141 @@
+// The jobs of an import: consecutive slices of the file's features, claimed one at a time by the worker
+// threads and the importing thread through a shared counter (pool.ts), and prepared by whoever claims them.
+
+import { UNKNOWN, type SplitCollection } from './geojson-split.ts';
+import type { ImportPool } from './pool.ts';
+import { prepareFeatures, type JobOptions, type PreparedJob } from './prepare.ts';
+import type { SourceFeatures, SplitSource } from './read.ts';
+import type { Begin, Outcome } from './worker.ts';
+
+/** The file split and parsed differently than its bytes said (a bug, or a broken file): import it parsed whole. */
+export class ParseWhole extends Error {}
+
+/** Slots of the shared control array: the next job to claim, results posted so far, stop. */
+export const NEXT = 0;
+export const SIGNAL = 1;
+export const STOP = 2;
+export const CONTROL_SLOTS = 3;
+
+/** Features per job: big enough that posting a result costs little, small enough to keep both threads busy to the end. */
+export const JOB_FEATURES = 100;
+
+export interface JobTable {
+  count: number;
+  /** Per job: first byte, end byte, first feature, number of features. */
+  spans: Float64Array;
+  /** Per job: the parcel inputs its features give, when the bytes tell (see geojson-split.ts), else UNKNOWN. */
+  inputs: Float64Array;
+  /** Per feature: where a Polygon's coordinates lie (SplitCollection.polygons). */
+  polygons: Float64Array;
+}
+
+export function jobTable(split: SplitCollection, perJob: number = JOB_FEATURES): JobTable {
+  const features = split.starts.length;
+  const count = Math.ceil(features / perJob);
+  const spans = new Float64Array(count * 4);
+  const inputs = new Float64Array(count);
+  for (let j = 0; j < count; j++) {
+    const first = j * perJob;
+    const last = Math.min(features, first + perJob) - 1;
+    spans.set([split.starts[first]!, split.ends[last]!, first, last - first + 1], j * 4);
+    let n = 0;
+    for (let f = first; f <= last && n !== UNKNOWN; f++) n = split.inputs[f] === UNKNOWN ? UNKNOWN : n + split.inputs[f]!;
+    inputs[j] = n;
+  }
+  return { count, spans, inputs, polygons: split.polygons };
+}
+
+/**
+ * Job `job`'s features, parsed. The slice runs from its first feature to its last, commas between them
+ * included, so it parses as an array once bracketed. A SyntaxError means the file is not valid JSON.
+ */
+export function parseSlice(bytes: Uint8Array, jobs: JobTable, job: number): { features: unknown[]; first: number } {
+  const [start, end, first, n] = jobs.spans.subarray(job * 4, job * 4 + 4) as unknown as [number, number, number, number];
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+  const features = JSON.parse(`[${text}]`) as unknown[];
+  if (features.length !== n) throw new SyntaxError(`features ${first}–${first + n - 1} of the file do not parse as ${n} values`);
+  return { features, first };
+}
+
+export interface Jobs {
+  count: number;
+  /** What worker threads need to prepare jobs themselves (split files only). */
+  shared?: Omit<Begin, 'run' | 'ctl'>;
+  features: number;
+  /** Parcel inputs of job j when known before preparing it, else UNKNOWN. */
+  inputs(j: number): number;
+  /** Prepares job j on this thread. */
+  run(j: number): Outcome;
+}
+
+export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opts: JobOptions): Jobs {
+  if ('split' in source) {
+    const table = jobTable(source.split, perJob);
+    return {
+      count: table.count, features: source.split.starts.length,
+      shared: { file: source.bytes.buffer as SharedArrayBuffer, jobs: table, opts },
+      inputs: (j) => table.inputs[j]!,
+      run: (job) => {
+        try {
+          const { features, first } = parseSlice(source.bytes, table, job);
+          return { job, result: prepareFeatures(features, first, opts, { bytes: source.bytes, polygons: table.polygons }) };
+        } catch (e) {
+          if (e instanceof SyntaxError) return { job, error: e.message, syntax: true };
+          throw e;
+        }
+      },
+    };
+  }
+  const features = source.features;
+  return {
+    count: Math.ceil(features.length / perJob), features: features.length,
+    // Features parsed already (KML, Shapefile, small GeoJSON): how many parcels each gives is known only once
+    // prepared, so every job is prepared before the first chunk is written.
+    inputs: () => UNKNOWN,
+    run: (job) => ({ job, result: prepareFeatures(features.slice(job * perJob, (job + 1) * perJob), job * perJob, opts) }),
+  };
+}
+
+/**
+ * Job results in any order, from whoever prepares them: a worker, or this thread. Asked for a job that is not
+ * ready, this thread prepares an unclaimed one itself rather than wait, and waits only when every job is claimed.
+ */
+export class JobResults {
+  private readonly done = new Map<number, Outcome>();
+  private readonly next: () => number;
+
+  constructor(private readonly jobs: Jobs, private pool: ImportPool | null) {
+    let n = 0;
+    if (pool && jobs.shared) {
+      pool.begin(jobs.shared);
+      this.next = () => pool.claim();
+    } else {
+      this.pool = null;
+      this.next = () => (n < jobs.count ? n++ : -1);
+    }
+  }
+
+  /** Job j's result, kept for take(). */
+  get(j: number): PreparedJob {
+    for (;;) {
+      const r = this.done.get(j);
+      if (r) {
+        if ('result' in r) return r.result;
+        if (r.syntax) throw new ParseWhole(r.error);
+        this.done.set(j, this.jobs.run(j)); // a worker failed otherwise: this thread will say how
+        continue;
+      }
+      if (this.pool?.drain(this.done)) continue;
+      const k = this.next();
+      if (k >= 0) this.done.set(k, this.jobs.run(k));
+      else for (const lost of this.pool!.collect(this.done)) this.done.set(lost, this.jobs.run(lost));
+    }
+  }
+
+  /** Job j's result, forgotten here. */
+  take(j: number): PreparedJob {
+    const r = this.get(j);
+    this.done.delete(j);
+    return r;
+  }
+}

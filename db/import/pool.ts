@@ -1,0 +1,138 @@
+// Worker threads for an import. The import writes the mirror in one synchronous transaction (nothing else
+// may run on the connection in between), so it cannot await anything: it hands the workers the file (shared
+// memory) and the job table, and then both sides claim jobs from one shared counter. The importing thread
+// takes results as they arrive (receiveMessageOnPort) and, whenever the next result it needs is not there
+// yet, prepares an unclaimed job itself instead of waiting: on two cores one worker validates while this
+// thread writes, and this thread validates too whenever the writes are ahead.
+
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { CONTROL_SLOTS, NEXT, SIGNAL, STOP, type JobTable } from './jobs.ts';
+import type { Begin, Outcome, Reply } from './worker.ts';
+
+/** A worker that has claimed a job and posted nothing for this long is taken for dead: its jobs are redone here. */
+const STALL_MS = 60_000;
+
+export class ImportPool {
+  private ctl = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
+  private readonly ports: MessagePort[] = [];
+  private readonly workers: Worker[] = [];
+  private jobs: JobTable | null = null;
+  private run = 0;
+  private readonly mine = new Set<number>();
+  /** False once a worker has died or stalled: the pool is then not used for another import. */
+  healthy = true;
+
+  /**
+   * Starts the threads now, so they boot while the file is read and split. `stallMs`: how long a claimed job
+   * may go unanswered before its worker is taken for dead (tests shorten it).
+   */
+  constructor(readonly size: number, private readonly stallMs = STALL_MS) {
+    for (let i = 0; i < size; i++) {
+      // Results come back on a channel of their own: this thread reads it synchronously, without an event loop.
+      const { port1, port2 } = new MessageChannel();
+      this.ports.push(port1);
+      // TypeScript like the rest of the mirror: the .mjs entry registers tsx first (as service/validation-worker.mjs does).
+      // A young generation four times the default: validating allocates much short-lived garbage (GeographicLib
+      // returns objects on every call): half as many collections, each as cheap, cut the thread's GC time by a third.
+      const worker = new Worker(new URL('./worker.mjs', import.meta.url), {
+        workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 64 },
+      });
+      // A worker that fails to start or dies claims no more jobs; the one it had is redone here (see collect()).
+      worker.on('error', () => (this.healthy = false));
+      worker.on('exit', () => (this.healthy = false));
+      worker.unref();
+      this.workers.push(worker);
+    }
+  }
+
+  /** Hands over an import; from now on each of its jobs is claimed exactly once, by a worker or by claim(). */
+  begin(begin: Omit<Begin, 'run' | 'ctl'>): void {
+    this.ctl = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
+    this.jobs = begin.jobs;
+    this.run++;
+    this.mine.clear();
+    for (const w of this.workers) w.postMessage({ ...begin, run: this.run, ctl: this.ctl });
+  }
+
+  /** The next unclaimed job, now this thread's; -1 when all are claimed. */
+  claim(): number {
+    const j = Atomics.add(this.ctl, NEXT, 1);
+    if (j >= this.jobs!.count) return -1;
+    this.mine.add(j);
+    return j;
+  }
+
+  /** Takes the results that have arrived, without waiting; true when there were any (of this import). */
+  drain(results: Map<number, Outcome>): boolean {
+    let got = false;
+    for (const port of this.ports) {
+      for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+        const reply = m.message as Reply;
+        if (reply.run !== this.run) continue; // late, from an import that ended
+        if (!results.has(reply.job)) results.set(reply.job, reply);
+        got = true;
+      }
+    }
+    return got;
+  }
+
+  /**
+   * Waits (blocking this thread) for results. `results` collects every reply; returns when at least one more
+   * arrived, or after a stall, with the jobs a worker claimed but never answered (to redo here).
+   */
+  collect(results: Map<number, Outcome>): number[] {
+    const deadline = Date.now() + this.stallMs;
+    for (;;) {
+      const seen = Atomics.load(this.ctl, SIGNAL);
+      if (this.drain(results)) return [];
+      if (Date.now() > deadline) {
+        this.healthy = false;
+        Atomics.store(this.ctl, STOP, 1);
+        const claimed = Math.min(Atomics.load(this.ctl, NEXT), this.jobs!.count);
+        const lost: number[] = [];
+        for (let j = 0; j < claimed; j++) if (!results.has(j) && !this.mine.has(j)) lost.push(j);
+        for (const j of lost) this.mine.add(j);
+        return lost;
+      }
+      Atomics.wait(this.ctl, SIGNAL, seen, 200);
+    }
+  }
+
+  /** Ends the current import: the workers stop claiming its jobs (finishing the one at hand) and wait for the next. */
+  end(): void {
+    Atomics.store(this.ctl, STOP, 1);
+    this.jobs = null;
+  }
+
+  /** Ends a worker at once, as a crash would (tests). */
+  kill(i: number): Promise<number> {
+    this.healthy = false;
+    return this.workers[i]!.terminate();
+  }
+
+  /** Stops the workers; never waits for them. */
+  close(): void {
+    this.end();
+    this.healthy = false;
+    for (const port of this.ports) port.close();
+    for (const w of this.workers) void w.terminate().catch(() => {});
+  }
+}
+
+// One pool is kept between imports, its threads idle (and not keeping the process alive): the next import
+// starts at once, with code the threads have already compiled, instead of booting threads for a few hundred ms.
+let idle: ImportPool | null = null;
+
+export function acquirePool(size: number): ImportPool {
+  const pool = idle;
+  idle = null;
+  if (pool && pool.healthy && pool.size === size) return pool;
+  pool?.close();
+  return new ImportPool(size);
+}
+
+export function releasePool(pool: ImportPool): void {
+  pool.end();
+  if (idle === null && pool.healthy) idle = pool;
+  else pool.close();
+}

@@ -1,0 +1,131 @@
+// One job of an import: a slice of the file's features, converted, validated with the service's rules and
+// turned into row columns ready to insert — or into problems. It runs on worker threads (worker.ts) and on
+// the importing thread alike, so both give the same answer; nothing here touches the mirror.
+
+import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
+import { toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
+import { canonicalCoordinates } from './raw-coords.ts';
+import { searchText } from '../bulk.ts';
+import { validationStamp } from '../../core/parcels/client-ref.ts';
+
+export interface JobOptions {
+  farmName: string;
+  /** The file is a Furrow export (see furrow-format.ts). */
+  furrowExport: boolean;
+  /** The account's parcel size limit. */
+  maxHectares: number;
+}
+
+/**
+ * Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel; its
+ * search text is left to SQLite; its metadata has no values to search.
+ */
+export const VALID = 1;
+export const SPLIT = 2;
+export const POINT = 4;
+export const SEARCH_BY_SQLITE = 8;
+export const SEARCH_NONE = 16;
+/** Valid, but its metadata leaves no room for the sync engine's client reference: no validation stamp. */
+export const UNSTAMPED = 32;
+
+/** Plain data (strings, arrays, typed arrays), so it crosses from a worker thread as it is. */
+export interface PreparedJob {
+  /** Parcel inputs of the job's features, parts counted and broken MultiPolygons left out: what chunks count. */
+  inputs: number;
+  /** Per input: VALID, SPLIT, POINT. */
+  flags: Uint8Array;
+  /**
+   * The text columns of each VALID input, in order — name, point JSON (empty for a polygon), geometry JSON,
+   * metadata JSON, search text (db/bulk.ts searchText; empty unless known) — in one string, field k being
+   * text.slice(offsets[k], offsets[k + 1]). One string crosses
+   * from a worker as one copy; 400 small ones per job cost the importing thread far more to receive and collect.
+   */
+  text: string;
+  offsets: Uint32Array;
+  /** hectares, minx, miny, maxx, maxy of each VALID input. */
+  numbers: Float64Array;
+  /** Every problem of the job's features (conversion, broken part, validation), in feature order. */
+  problems: ImportProblem[];
+}
+
+/** The file's bytes and where its Polygon features' coordinates lie (geojson-split.ts), when it was split. */
+export interface RawText { bytes: Uint8Array; polygons: Float64Array }
+
+/** Text fields per row in PreparedJob.text. */
+export const FIELDS = 5;
+
+/** features[0] is the file's feature number `firstIndex`. */
+export function prepareFeatures(features: readonly unknown[], firstIndex: number, opts: JobOptions, raw?: RawText): PreparedJob {
+  const { inputs, origins, problems } = toParcelInputs(features, { farmName: opts.farmName, furrowExport: opts.furrowExport }, firstIndex);
+  const limit = { maxHectares: opts.maxHectares };
+  const flags = new Uint8Array(inputs.length);
+  const valid: ValidParcel[] = [];
+  const validAt: number[] = []; // valid[k] is input validAt[k]
+  // The file's own text of each valid parcel's geometry, when it can be reused as it stands (raw-coords.ts).
+  const rawGeometry: (string | null)[] = [];
+  let kept = 0;
+  for (let i = 0; i < inputs.length;) {
+    const n = origins[i]!.parts;
+    const results = validateFeature(inputs, i, n, limit);
+    const found = results.flatMap((r) => r.problems);
+    if (n > 1 && found.length > 0) {
+      // A MultiPolygon is one field in several pieces: with one piece invalid the whole feature is, and it is
+      // left out entirely (not counted as inputs), never imported in pieces.
+      for (const p of found) problems.push(fromParcelProblem(p, origins[i + p.index]!));
+    } else {
+      for (let k = 0; k < n; k++) {
+        const r = results[k]!;
+        if (r.parcel && r.problems.length === 0) {
+          flags[kept] = VALID | (n > 1 ? SPLIT : 0) | (r.parcel.point ? POINT : 0);
+          valid.push(r.parcel);
+          validAt.push(kept);
+          rawGeometry.push(raw && n === 1 ? polygonText(raw, origins[i]!.index) : null);
+        } else {
+          for (const p of r.problems) problems.push(fromParcelProblem(p, origins[i + k]!));
+        }
+        kept++;
+      }
+    }
+    i += n;
+  }
+  problems.sort((a, b) => a.index - b.index);
+  const numbers = new Float64Array(valid.length * 5);
+  const fields: string[] = [];
+  const offsets = new Uint32Array(valid.length * FIELDS + 1);
+  let at = 0;
+  valid.forEach((p, k) => {
+    const search = searchText(p.metadata);
+    const i = validAt[k]!;
+    if (search === undefined) flags[i] = flags[i]! | SEARCH_BY_SQLITE;
+    else if (search === null) flags[i] = flags[i]! | SEARCH_NONE;
+    if (validationStamp(p.metadata) === null) flags[i] = flags[i]! | UNSTAMPED;
+    numbers[k * 5] = p.hectares;
+    for (let c = 0; c < 4; c++) numbers[k * 5 + 1 + c] = p.bbox[c]!;
+    const coordinates = rawGeometry[k];
+    const geometry = coordinates ? `{"type":"Polygon","coordinates":${coordinates}}` : JSON.stringify(p.geometry);
+    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata), search ?? '');
+    for (let f = fields.length - FIELDS; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
+  });
+  return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems };
+}
+
+/** Feature f's coordinates as JSON.stringify would write them, from the file, when it is a Polygon and they can be. */
+function polygonText(raw: RawText, f: number): string | null {
+  const start = raw.polygons[2 * f]!;
+  return start < 0 ? null : canonicalCoordinates(raw.bytes, start, raw.polygons[2 * f + 1]!);
+}
+
+/** The n inputs of one feature, each validated; indexes within the feature, so "Parcel k" is its part. */
+function validateFeature(inputs: ParcelInput[], first: number, n: number, limit: { maxHectares: number }) {
+  const out: { parcel: ValidParcel | null; problems: ParcelProblem[] }[] = [];
+  for (let k = 0; k < n; k++) out.push(validateParcel(inputs[first + k], k, limit));
+  return out;
+}
+
+/** A core problem ("Parcel 3: …") as a problem of the file's feature. */
+export function fromParcelProblem(p: ParcelProblem, origin: Origin): ImportProblem {
+  const split = origin.parts > 1;
+  const detail = p.message.replace(/^Parcel \d+: /, '');
+  const where = split ? `Feature ${origin.index} (part ${origin.part} of ${origin.parts})` : `Feature ${origin.index}`;
+  return { index: origin.index, ...(split ? { part: origin.part } : {}), code: p.code, message: `${where}: ${detail}` };
+}
