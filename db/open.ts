@@ -24,10 +24,10 @@ export function openDb(file: string): Db {
     // Refuse a mirror from the future before anything writes to it (journal_mode = WAL rewrites the header).
     const found = db.pragma('user_version', { simple: true }) as number;
     if (found > migrations.length) throw new FutureSchemaError(found, migrations.length);
-    db.pragma('journal_mode = WAL');
+    whenNotBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    migrate(db);
+    whenNotBusy(() => migrate(db));
   } catch (err) {
     db.close();
     throw err;
@@ -62,5 +62,18 @@ export function withoutFsync<T>(db: Db, fn: () => T): T {
     return db.transaction(fn)();
   } finally {
     db.pragma('synchronous = FULL');
+  }
+}
+
+/**
+ * Retries `fn` while SQLite answers SQLITE_BUSY. Two processes opening a fresh file at once can get it from the
+ * switch to WAL and the first migration before the busy timeout applies (WAL recovery does not wait).
+ */
+function whenNotBusy<T>(fn: () => T, tries = 100): T {
+  for (let i = 1; ; i++) {
+    try { return fn(); } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || i >= tries) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.floor(Math.random() * 20));
+    }
   }
 }

@@ -25,10 +25,10 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
     // Refuse a database from the future before anything writes to it (journal_mode = WAL rewrites the header).
     const found = db.pragma('user_version', { simple: true }) as number;
     if (found > migrations.length) throw new FutureSchemaError(found, migrations.length);
-    db.pragma('journal_mode = WAL');
+    whenNotBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
     db.pragma('foreign_keys = ON');
-    migrate(db);
+    whenNotBusy(() => migrate(db));
   } catch (err) {
     db.close();
     throw err;
@@ -49,4 +49,17 @@ export function migrate(db: Db, upTo: number = migrations.length): void {
     for (let v = locked; v < upTo; v++) migrations[v]!(db);
     if (locked < upTo) db.pragma(`user_version = ${upTo}`);
   }).immediate();
+}
+
+/**
+ * Retries `fn` while SQLite answers SQLITE_BUSY. Two processes opening a fresh file at once can get it from the
+ * switch to WAL and the first migration before the busy timeout applies (WAL recovery does not wait).
+ */
+function whenNotBusy<T>(fn: () => T, tries = 100): T {
+  for (let i = 1; ; i++) {
+    try { return fn(); } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || i >= tries) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.floor(Math.random() * 20));
+    }
+  }
 }
