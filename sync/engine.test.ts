@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { serviceCli } from '../test/helpers/process.ts';
-import { as, posts, recordingEngine, refCounts, resetFaults, serviceAccount, serviceFarms, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { as, farmOnService, posts, recordingEngine, refCounts, resetFaults, serviceAccount, serviceFarms, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { Mirror } from '../db/mirror.ts';
 import { markInFlight } from '../db/outbox.ts';
@@ -92,23 +92,13 @@ describe('happy path', () => {
   });
 });
 
-/** An account with a farm already on the service, so that new parcels go out through POST /api/parcels/. */
-async function farmOnService(name: string, mirror: Mirror = w.mirror, acc?: string): Promise<{ acc: string; farm: FarmRow }> {
-  const account = acc ?? await w.account();
-  const local = mirror.write.createFarm(account, name);
-  const r = await recordingEngine(w, [], { mirror }).sync({ accounts: [account] });
-  expect(r.accounts[0]).toMatchObject({ synced: true });
-  const farm = mirror.read.farm(local.local_id)!;
-  expect(farm.server_id).not.toBeNull();
-  return { acc: account, farm };
-}
 
 const opOf = (mirror: Mirror, localId: string): OutboxRow | undefined =>
   mirror.syncDb.prepare("SELECT * FROM outbox WHERE entity = 'parcel' AND local_id = ? ORDER BY id DESC LIMIT 1").get(localId) as OutboxRow | undefined;
 
 describe('rejections', () => {
   it('a parcel only the service refuses (its agreed limit is 5 ha, the mirror believes 100): the other 49 commit, it is rejected with the reason', async () => {
-    const { acc, farm } = await farmOnService('Limited');
+    const { acc, farm } = await farmOnService(w, 'Limited');
     const limited = serviceCli(join(w.dir, 'service'), ['set-parcel-limit', '--account', acc, '--hectares', '5']);
     expect(limited.status, limited.stderr).toBe(0);
     const small = parcelInputs(49, 'lim');
@@ -140,7 +130,7 @@ describe('rejections', () => {
   });
 
   it('a parcel invalid by the mirror\'s own rules is rejected locally and never sent', async () => {
-    const { acc, farm } = await farmOnService('LocalRules');
+    const { acc, farm } = await farmOnService(w, 'LocalRules');
     const { created } = w.mirror.write.createParcels(farm.local_id, [...parcelInputs(5, 'loc'), polygonParcel('loc-big', -4.4, 37.4, 283)]);
     const bigRow = created.find((r) => r.name === 'loc-big')!;
     // The agreed limit became known after the parcel was drawn: the push validates again.
@@ -157,7 +147,7 @@ describe('rejections', () => {
   });
 
   it("'Missing Farm ID' (a 200 that is not a success): nothing committed or created, reported; retry then sync succeeds", async () => {
-    const { acc, farm } = await farmOnService('NoFarmId');
+    const { acc, farm } = await farmOnService(w, 'NoFarmId');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(7, 'mfi'));
     await w.fault('POST /api/parcels/', 'missing-farm-id');
     const r = await recordingEngine(w, []).sync({ accounts: [acc], pull: false });
@@ -188,7 +178,7 @@ describe('crash safety', () => {
     const mirror = Mirror.open(file);
     const acc = await serviceAccount(w);
     mirror.write.addAccount({ id: acc, service_url: w.svc.url, mode: 'api_key' });
-    const { farm } = await farmOnService(name, mirror, acc);
+    const { farm } = await farmOnService(w, name, mirror, acc);
     const { created } = mirror.write.createParcels(farm.local_id, parcelInputs(10, name));
     return { file, mirror, acc, farm, rows: created };
   }
@@ -254,7 +244,7 @@ describe('crash safety', () => {
 
 describe('undo', () => {
   it('undoing the delete of a synced parcel before syncing deletes nothing on the service', async () => {
-    const { acc, farm } = await farmOnService('Undo');
+    const { acc, farm } = await farmOnService(w, 'Undo');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(3, 'undo'));
     expect((await recordingEngine(w, []).sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true });
     const victim = created[1]!;

@@ -2,7 +2,7 @@
 // a write whose outcome is unknown is reconciled from GET /api/farms/{id}/parcels/, never blindly resent.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
-import { pendingFaults, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { farmOnService, pendingFaults, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import type { FarmRow, ParcelRow } from '../db/types.ts';
 
 let w: SyncWorld;
@@ -10,16 +10,6 @@ beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });
 afterAll(async () => { await w?.close(); });
 afterEach(async () => { await resetFaults(w); });
 
-/** An account with a farm already on the service, so that new parcels go out through POST /api/parcels/. */
-async function farmOnService(name: string): Promise<{ acc: string; farm: FarmRow }> {
-  const acc = await w.account();
-  const local = w.mirror.write.createFarm(acc, name);
-  const r = await w.engine().sync({ accounts: [acc] });
-  expect(r.accounts[0]).toMatchObject({ synced: true });
-  const farm = w.mirror.read.farm(local.local_id)!;
-  expect(farm.server_id).not.toBeNull();
-  return { acc, farm };
-}
 
 /** The service holds each of these parcels exactly once, under the id the mirror recorded, and nothing else. */
 async function expectExactlyOnce(acc: string, farm: FarmRow, rows: readonly ParcelRow[]): Promise<void> {
@@ -40,7 +30,7 @@ const listings = (log: readonly SentRequest[], farm: FarmRow) => log.filter((r) 
 
 describe('a bulk create whose answer is lost', () => {
   it('504 after commit: reconciled from the farm listing, no duplicate, not resent', async () => {
-    const { acc, farm } = await farmOnService('F504a');
+    const { acc, farm } = await farmOnService(w, 'F504a');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(30, 'a504'));
     await w.fault('POST /api/parcels/', '504-after-commit');
     const log: SentRequest[] = [];
@@ -54,7 +44,7 @@ describe('a bulk create whose answer is lost', () => {
   });
 
   it('504 before commit: an empty listing is not believed at once; after settling and a second empty listing the batch is resent, exactly one copy', async () => {
-    const { acc, farm } = await farmOnService('F504b');
+    const { acc, farm } = await farmOnService(w, 'F504b');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(20, 'b504'));
     await w.fault('POST /api/parcels/', '504-before-commit');
     const log: SentRequest[] = [];
@@ -71,7 +61,7 @@ describe('a bulk create whose answer is lost', () => {
   });
 
   it('connection dropped after the commit: reconciled, no duplicate', async () => {
-    const { acc, farm } = await farmOnService('Fdrop');
+    const { acc, farm } = await farmOnService(w, 'Fdrop');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(25, 'drop'));
     await w.fault('POST /api/parcels/', 'drop-after-commit');
     const log: SentRequest[] = [];
@@ -82,7 +72,7 @@ describe('a bulk create whose answer is lost', () => {
   });
 
   it('a response slower than the client timeout: uncertain, then reconciled without a duplicate', async () => {
-    const { acc, farm } = await farmOnService('Fslow');
+    const { acc, farm } = await farmOnService(w, 'Fslow');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(10, 'slow'));
     // The service sleeps 1.5 s and then commits; the client gives up after 300 ms. Settling (2 s) outlasts the delay.
     await w.fault('POST /api/parcels/', 'delay', { ms: 1500 });
@@ -105,7 +95,7 @@ describe('a bulk create whose answer is lost', () => {
   });
 
   it('503 with Retry-After: refused before any work, retried after the wait, no duplicate', async () => {
-    const { acc, farm } = await farmOnService('F503');
+    const { acc, farm } = await farmOnService(w, 'F503');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(12, 'e503'));
     await w.fault('POST /api/parcels/', 'error', { status: 503, retry_after: 1 });
     const log: SentRequest[] = [];
@@ -154,7 +144,7 @@ describe('a bulk create whose answer is lost', () => {
 
 describe('waiting within one run', () => {
   it('a crop waiting for a parcel of an uncertain batch does not end the run: the batch settles and the crop follows', async () => {
-    const { acc, farm } = await farmOnService('Crop waits');
+    const { acc, farm } = await farmOnService(w, 'Crop waits');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(5, 'waits'));
     const crop = w.mirror.write.createCrop(acc, created[2]!.local_id, { name: 'Rye', campaign: '2025' });
     await w.fault('POST /api/parcels/', '504-after-commit');
@@ -175,7 +165,7 @@ describe('a crop create whose answer is lost (no reference: found by its fields)
   }
 
   it('504 after commit: adopted, not created twice', async () => {
-    const { acc, farm } = await farmOnService('Crop504a');
+    const { acc, farm } = await farmOnService(w, 'Crop504a');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, 'c504a'));
     expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true });
     const p = w.mirror.read.parcel(created[0]!.local_id)!;
@@ -191,7 +181,7 @@ describe('a crop create whose answer is lost (no reference: found by its fields)
   });
 
   it('504 before commit: sent again once settled, exactly one crop', async () => {
-    const { acc, farm } = await farmOnService('Crop504b');
+    const { acc, farm } = await farmOnService(w, 'Crop504b');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, 'c504b'));
     expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true });
     const p = w.mirror.read.parcel(created[0]!.local_id)!;
@@ -209,7 +199,7 @@ describe('a crop create whose answer is lost (no reference: found by its fields)
 
 describe('a delete after an uncertain create', () => {
   it('the parcel the user deleted while its create was uncertain ends up nowhere, and is not created to be deleted', async () => {
-    const { acc, farm } = await farmOnService('Deleted while uncertain');
+    const { acc, farm } = await farmOnService(w, 'Deleted while uncertain');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(3, 'del-unc'));
     await w.fault('POST /api/parcels/', '504-before-commit');
     // The run gives up before settling: the batch stays uncertain.

@@ -4,9 +4,9 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
-import { posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { farmOnService, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { square } from '../test/helpers/service.ts';
-import type { FarmRow, ParcelRow } from '../db/types.ts';
+import type { ParcelRow } from '../db/types.ts';
 import { updateRow } from '../db/rows.ts';
 import { parcelJson } from './parcels.ts';
 import { parcelInput, parcelStateOfRow, REF_KEY } from './state.ts';
@@ -44,12 +44,6 @@ beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });
 afterAll(async () => { await w?.close(); });
 afterEach(async () => { await resetFaults(w); });
 
-async function farmOnService(name: string): Promise<{ acc: string; farm: FarmRow }> {
-  const acc = await w.account();
-  const local = w.mirror.write.createFarm(acc, name);
-  expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true });
-  return { acc, farm: w.mirror.read.farm(local.local_id)! };
-}
 
 const bowtie = (lon: number, lat: number) => {
   const [[a, b, c, d]] = square(lon, lat, 100) as [number[][]];
@@ -58,7 +52,7 @@ const bowtie = (lon: number, lat: number) => {
 
 describe('the parcel push', () => {
   it('content written without validation (as a pull writes it) is validated before sending: an invalid row is rejected locally, never sent', async () => {
-    const { acc, farm } = await farmOnService('Revalidate');
+    const { acc, farm } = await farmOnService(w, 'Revalidate');
     const [good, changed] = w.mirror.write.createParcels(farm.local_id, parcelInputs(2, 'rv')).created as [ParcelRow, ParcelRow];
     // A self-intersecting ring written straight into the row: its stamp is cleared, so the engine must not trust it.
     updateRow(w.mirror.syncDb, 'parcel', changed.local_id, { geometry: JSON.stringify(bowtie(-4.3, 37.3)) });
@@ -73,7 +67,7 @@ describe('the parcel push', () => {
 
   it('keeps two batches in flight (one with pushWindow 1), and every parcel arrives exactly once', async () => {
     for (const window of [2, 1]) {
-      const { acc, farm } = await farmOnService(`Window ${window}`);
+      const { acc, farm } = await farmOnService(w, `Window ${window}`);
       const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(150, `w${window}`));
       // The first batch is slow, so the second is sent while it is out (when the window allows).
       await w.fault('POST /api/parcels/', 'delay', { ms: 400 });
@@ -93,7 +87,7 @@ describe('the parcel push', () => {
   });
 
   it('a run that stops on one batch waits for the other batch out before returning: nothing is left in flight', async () => {
-    const { acc, farm } = await farmOnService('Stop');
+    const { acc, farm } = await farmOnService(w, 'Stop');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(150, 'stop'));
     await w.fault('POST /api/parcels/', 'error', { status: 503 });
     const log: SentRequest[] = [];

@@ -1,10 +1,11 @@
 // Helpers for the sync engine's integration tests (sync/*.test.ts): engines with a recording client, and
 // reading back what the real service holds.
+import { expect } from 'vitest';
 import type { SyncWorld } from './sync.ts';
 import { JsonText, ServiceClient, type ClientOptions, type Credentials, type HttpResponse } from '../../sync/http.ts';
 import { SyncEngine } from '../../sync/engine.ts';
 import type { SyncOptions } from '../../sync/context.ts';
-import type { AccountRow } from '../../db/types.ts';
+import type { AccountRow, FarmRow } from '../../db/types.ts';
 import type { Mirror } from '../../db/mirror.ts';
 
 export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network'; at: number; doneAt?: number }
@@ -46,6 +47,17 @@ export function recordingEngine(w: SyncWorld, log: SentRequest[], o: EngineOptio
     baseUrl: a.service_url, accountId: a.id, timeoutMs: o.timeoutMs ?? 5_000,
     credentials: o.credentials?.(a) ?? { mode: 'api_key', apiKey: w.apiKey },
   }, log), { settleMs: 300, backoffBaseMs: 20, backoffCapMs: 200, maxWaitMs: 20_000, ...o.sync });
+}
+
+/** An account (new unless given) with a farm already on the service, so that new parcels go out through POST /api/parcels/. */
+export async function farmOnService(w: SyncWorld, name: string, mirror: Mirror = w.mirror, acc?: string): Promise<{ acc: string; farm: FarmRow }> {
+  const account = acc ?? await w.account();
+  const local = mirror.write.createFarm(account, name);
+  const r = await recordingEngine(w, [], { mirror }).sync({ accounts: [account] });
+  expect(r.accounts[0]).toMatchObject({ synced: true });
+  const farm = mirror.read.farm(local.local_id)!;
+  expect(farm.server_id).not.toBeNull();
+  return { acc: account, farm };
 }
 
 export const posts = (log: readonly SentRequest[], path: string) => log.filter((r) => r.method === 'POST' && r.path === path);
