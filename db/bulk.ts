@@ -15,6 +15,7 @@
 
 import { randomFillSync } from 'node:crypto';
 import type { Db } from './open.ts';
+import type { ParcelRow } from './types.ts';
 import { cachedStatement } from './rows.ts';
 
 /** parcels_ai as migration 001 creates it, whitespace collapsed. */
@@ -22,24 +23,12 @@ const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN '
   'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy); ' +
   "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata))); END";
 
-/** A parcel row to create, its JSON columns already serialized. */
-export interface NewParcelRow {
-  local_id: string;
-  account_id: string;
-  farm_local_id: string;
-  name: string;
-  source_type: 'Polygon' | 'Point';
-  point: string | null;
-  geometry: string;
-  hectares: number;
-  metadata: string;
-  minx: number; miny: number; maxx: number; maxy: number;
-  created: string;
-  /** The validation stamp (migration 002). */
-  checked: number | null;
+/** A parcel row to create (the columns a new row does not default), its JSON columns already serialized. */
+export type NewParcelRow = Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'name' | 'source_type' | 'point' | 'geometry' | 'hectares'
+  | 'metadata' | 'minx' | 'miny' | 'maxx' | 'maxy' | 'created' | 'checked'> & {
   /** The FTS5 text of the metadata (searchText), when known; undefined: SQLite works it out from `metadata`. */
   search?: string | null;
-}
+};
 
 // Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
 // were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
