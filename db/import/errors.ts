@@ -9,9 +9,15 @@ export type ImportErrorCode =
   | 'no_account'
   | 'no_farm_name';
 
+/** How to get a file into WGS84 longitude/latitude, the only coordinates Furrow takes (it cannot reproject). */
+export const REPROJECT = 'reproject it to WGS84 (EPSG:4326) first, e.g. in QGIS with Export › Save Features As… and CRS EPSG:4326, or with ogr2ogr -t_srs EPSG:4326';
+
+/** With 'invalid_features': how many of the file's features are valid and how many are not. */
+export interface FeatureCounts { features: number; valid: number; invalid: number }
+
 /** Nothing of the file was imported; `problems` holds every invalid feature when code is 'invalid_features'. */
 export class ImportError extends Error {
-  constructor(readonly code: ImportErrorCode, message: string, readonly problems: readonly ImportProblem[] = []) {
+  constructor(readonly code: ImportErrorCode, message: string, readonly problems: readonly ImportProblem[] = [], readonly counts?: FeatureCounts) {
     super(message);
     this.name = 'ImportError';
   }

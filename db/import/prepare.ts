@@ -3,7 +3,7 @@
 // the importing thread alike, so both give the same answer; nothing here touches the mirror.
 
 import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
-import { toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
+import { featureLabel, toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
 import { canonicalCoordinates } from './raw-coords.ts';
 import { searchText } from '../bulk.ts';
 import { validationStamp } from '../../core/parcels/client-ref.ts';
@@ -122,10 +122,18 @@ function validateFeature(inputs: ParcelInput[], first: number, n: number, limit:
   return out;
 }
 
-/** A core problem ("Parcel 3: …") as a problem of the file's feature. */
+/**
+ * A core problem ("Parcel 3: …") as a problem of the file's feature, named by its index and name. The core words
+ * a point's missing area after the API's field; a file has a `hectares` property instead.
+ */
 export function fromParcelProblem(p: ParcelProblem, origin: Origin): ImportProblem {
   const split = origin.parts > 1;
-  const detail = p.message.replace(/^Parcel \d+: /, '');
-  const where = split ? `Feature ${origin.index} (part ${origin.part} of ${origin.parts})` : `Feature ${origin.index}`;
+  let detail = p.message.replace(/^Parcel \d+: /, '');
+  if (p.code === 'hectares_missing') {
+    const got = /\(got (.*)\)$/.exec(detail)?.[1] ?? 'nothing';
+    detail = `a point becomes a parcel only with its area: give it a "hectares" property, a number above 0 (it has ${got === 'nothing' ? 'none' : got})`;
+  }
+  const label = featureLabel(origin.index, origin.name);
+  const where = split ? `${label} (part ${origin.part} of ${origin.parts})` : label;
   return { index: origin.index, ...(split ? { part: origin.part } : {}), code: p.code, message: `${where}: ${detail}` };
 }

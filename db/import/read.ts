@@ -15,6 +15,8 @@ export interface SourceFeatures {
   features: unknown[];
   /** A GeoJSON export of Furrow's own (see furrow-format.ts). */
   furrowExport: boolean;
+  /** What reading the file did that the user should know about (ImportReport.notes). */
+  notes?: string[];
 }
 
 const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);

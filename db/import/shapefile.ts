@@ -4,10 +4,8 @@
 
 import { unzipSync } from 'fflate';
 import * as shapefile from 'shapefile';
-import { ImportError } from './errors.ts';
+import { ImportError, REPROJECT } from './errors.ts';
 import { readKml } from './kml.ts';
-
-const REPROJECT = 'reproject it to WGS84 (EPSG:4326) first, e.g. in QGIS with Export › Save Features As… and CRS EPSG:4326';
 
 /** The features of a zipped shapefile, or of the KML inside a KMZ (a zip with a .kml and no .shp). */
 export async function readZip(bytes: Uint8Array, fileName: string): Promise<unknown[]> {
