@@ -107,7 +107,7 @@ async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
     creds = { method: v.bearer ? 'bearer' : 'api_key', apiKey: need(v, 'api-key'), ...(str(v, 'account-header') ? { accountHeader: str(v, 'account-header') } : {}) };
   }
   // Prove the credentials work before keeping them.
-  const client = clientFactory({ [accountId]: creds })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, last_pull: null, created: '' });
+  const client = clientFactory({ [accountId]: creds })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
   try {
     const res = await client.send('GET', '/api/farms/');
     if (res.status !== 200) throw new Error(`The service refused the credentials: ${errorMessage(res)}`);
