@@ -5,6 +5,7 @@ export type ImportErrorCode =
   | 'unreadable' // not a file of the format it claims to be
   | 'unsupported_format'
   | 'projection' // coordinates are not WGS84 longitude/latitude
+  | 'external_link' // a KML/KMZ NetworkLink to content outside the file (never fetched)
   | 'empty' // nothing to import
   | 'no_account'
   | 'no_farm_name';

@@ -119,6 +119,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
     let chunk: PreparedParcel[] = [];
     let chunkInputs = 0;
     let chunkParts = 0;
+    let pointZ = 0;
     const flush = () => {
       const start = done;
       done += chunkInputs;
@@ -139,6 +140,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
       const r = results.take(j);
       if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
       for (const p of r.problems) problems.push(p);
+      pointZ += r.pointZ;
       if (r.problems.length > 0 && !skipInvalid) failed = true;
       for (let k = 0, row = 0; k < r.inputs; k++) {
         const flags = r.flags[k]!;
@@ -169,7 +171,12 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
       throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
     }
     restoreTrigger?.();
-    return { farm, imported, skipped: problems, parts, notes: 'split' in source ? [] : [...(source.notes ?? [])] };
+    const notes = 'split' in source ? [] : [...(source.notes ?? [])];
+    if (pointZ > 0) {
+      notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
+        '(polygons keep theirs)');
+    }
+    return { farm, imported, skipped: problems, parts, notes };
   }));
 }
 

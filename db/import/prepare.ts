@@ -46,6 +46,11 @@ export interface PreparedJob {
   numbers: Float64Array;
   /** Every problem of the job's features (conversion, broken part, validation), in feature order. */
   problems: ImportProblem[];
+  /**
+   * Valid Point parcels whose z (a height other than 0) is not kept: a point parcel is the square of its hectares
+   * on the ground, and the service keeps its point as [longitude, latitude]. Polygons keep their z.
+   */
+  pointZ: number;
 }
 
 /** The file's bytes and where its Polygon features' coordinates lie (geojson-split.ts), when it was split. */
@@ -64,6 +69,7 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   // The file's own text of each valid parcel's geometry, when it can be reused as it stands (raw-coords.ts).
   const rawGeometry: (string | null)[] = [];
   let kept = 0;
+  let pointZ = 0;
   for (let i = 0; i < inputs.length;) {
     const n = origins[i]!.parts;
     const results = validateFeature(inputs, i, n, limit);
@@ -77,6 +83,7 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
         const r = results[k]!;
         if (r.parcel && r.problems.length === 0) {
           flags[kept] = VALID | (n > 1 ? SPLIT : 0) | (r.parcel.point ? POINT : 0);
+          if (r.parcel.point && heightOf(inputs[i + k]!) !== 0) pointZ++;
           valid.push(r.parcel);
           validAt.push(kept);
           rawGeometry.push(raw && n === 1 ? polygonText(raw, origins[i]!.index) : null);
@@ -106,7 +113,13 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
     fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata), search ?? '');
     for (let f = fields.length - FIELDS; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
   });
-  return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems };
+  return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems, pointZ };
+}
+
+/** A point input's third coordinate (0 without one). */
+function heightOf(input: ParcelInput): number {
+  const z = (input.geom.geometry.coordinates as unknown[])[2];
+  return typeof z === 'number' ? z : 0;
 }
 
 /** Feature f's coordinates as JSON.stringify would write them, from the file, when it is a Polygon and they can be. */
