@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { ROOT, freePort, rotateApiKey, serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 import { square } from '../test/helpers/service.ts';
 import { runCli } from './cli.ts';
+import { committedGdalFixture } from '../db/import/fixtures/gdal.ts';
 
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 let dir: string;
@@ -85,17 +86,23 @@ describe('npm run -s cli (real processes)', () => {
     expect(help.stdout).toMatch(/^Usage: npm run -s cli/);
   }, 60_000);
 
-  it('connect, import and sync as separate processes: each exits 0, and the parcels reach the service', async () => {
+  it('connect, import and sync as separate processes: each exits 0, and the parcels reach the service with their heights', async () => {
     const own = join(dir, 'spawned-home');
     const acc = await newAccount('spawned@example.com');
     expect(spawnCli(['connect', '--service', svc.url, '--api-key', apiKey, '--account', acc], own)).toMatchObject({ status: 0 });
-    const file = geojson('spawned.geojson', [{ name: 'Alta', coords: square(-4.5, 37, 120) }, { name: 'Baja', coords: square(-4.6, 37, 120) }]);
+    // A PolygonZ shapefile written by GDAL: the z of every position goes through the mirror to the service.
+    const file = join(dir, 'terrazas.zip');
+    writeFileSync(file, committedGdalFixture('polygonz.zip'));
     const imported = spawnCli(['import', file, '--farm', 'Spawned'], own);
-    expect([imported.status, imported.stdout]).toEqual([0, expect.stringContaining("Imported 2 parcel(s) into 'Spawned'")]);
+    expect([imported.status, imported.stdout]).toEqual([0, "Imported 2 parcel(s) into 'Spawned'.\n"]);
     const synced = spawnCli(['sync'], own);
     expect(synced.status, synced.stderr).toBe(0);
     expect(synced.stdout).toMatch(new RegExp(`^${acc}: 3 changes acknowledged by the service, 2 parcels pulled`, 'm'));
-    expect(await onService(apiKey, acc)).toMatchObject([{ name: 'Spawned', parcel_count: 2 }]);
+    const [farm] = await onService(apiKey, acc);
+    expect(farm).toMatchObject({ name: 'Spawned', parcel_count: 2 });
+    const listing = (await (await fetch(`${svc.url}/api/farms/${farm!.id}/parcels/`, { headers: { 'x-api-key': apiKey, 'service-account': acc } })).json()) as
+      { features: { geometry: { coordinates: number[][][] } }[] };
+    expect(listing.features.flatMap((f) => f.geometry.coordinates[0]!.map((p) => p[2]))).toEqual(expect.arrayContaining([812.5, 815.5, 790.25, 793.25]));
   }, 90_000);
 });
 
@@ -129,6 +136,16 @@ describe('the CLI in-process', () => {
     expect(partial.stdout).toMatch(/Imported 2 parcel\(s\) into 'Cortijo'/);
     expect(partial.stdout).toContain("  skipped Feature 2 'No hectares': ");
     expect(await statusJson()).toMatchObject({ pending: 3, synced: 0 });
+  });
+
+  it('import says what was not kept: the height of points', async () => {
+    const file = join(dir, 'pozos.zip');
+    writeFileSync(file, committedGdalFixture('pointz.zip'));
+    const r = await cli(['import', file, '--farm', 'Pozos']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("Imported 2 parcel(s) into 'Pozos'.\n  note: the height (z) of 1 point(s) is not kept: a point parcel is the square of its hectares on the ground (polygons keep theirs)\n");
+    expect((await cli(['undo'])).stdout).toMatch(/^Undid: Import pozos\.zip/);
+    expect((await cli(['undo'])).stdout).toMatch(/^Undid: Create farm/);
   });
 
   it('sync exits 0 when everything is synced, counting what the service acknowledged; status then exits 0', async () => {
