@@ -94,7 +94,9 @@ export class SyncEngine {
     // Work queued after a failure is tried at once too: backoff and the retry budget belong to one run (the user
     // syncing again is a new decision). Uncertain work keeps its settle time, which is about the service, not the run.
     this.db.transaction(() => {
-      this.db.prepare("UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ? AND state IN ('blocked', 'queued')").run(account.id);
+      // Only rows that change: a freshly imported queue of 100,000 creates is not rewritten.
+      this.db.prepare(`UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ?
+        AND (state = 'blocked' OR (state = 'queued' AND next_attempt_at IS NOT NULL))`).run(account.id);
       this.db.prepare('UPDATE accounts SET blocked = NULL, blocked_code = NULL WHERE id = ?').run(account.id);
     })();
     let ctx: AccountCtx | null = null;
