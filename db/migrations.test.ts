@@ -18,10 +18,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(3);
+    expect(migrations).toHaveLength(4);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -31,11 +31,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(3);
+    expect(again.pragma('user_version', { simple: true })).toBe(4);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(3);
+    expect(again.pragma('user_version', { simple: true })).toBe(4);
     again.close();
   });
 
@@ -67,8 +67,29 @@ describe('migrations', () => {
     old.close();
 
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(db.prepare("SELECT op, state, attempts, sent_state FROM outbox WHERE local_id = 'f1'").get()).toEqual({ op: 'update', state: 'uncertain', attempts: 1, sent_state: null });
+    db.close();
+  });
+
+  it('004 adds the code of a block: an account blocked under version 3 gets the code of its reason, the others none', () => {
+    const file = join(dir, 'v3.db');
+    const old = new Database(file);
+    migrate(old, 3);
+    const t = '2026-01-01T00:00:00.000Z';
+    const add = old.prepare('INSERT INTO accounts (id, service_url, mode, blocked, created) VALUES (?, ?, ?, ?, ?)');
+    add.run('acc-gone', 'http://x', 'api_key', 'Account not found', t);
+    add.run('acc-key', 'http://x', 'api_key', 'Invalid API key', t);
+    add.run('acc-fine', 'http://x', 'api_key', null, t);
+    old.close();
+
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.prepare('SELECT id, blocked, blocked_code FROM accounts ORDER BY id').all()).toEqual([
+      { id: 'acc-fine', blocked: null, blocked_code: null },
+      { id: 'acc-gone', blocked: 'Account not found', blocked_code: 'account_not_found' },
+      { id: 'acc-key', blocked: 'Invalid API key', blocked_code: 'invalid_api_key' },
+    ]);
     db.close();
   });
 

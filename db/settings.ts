@@ -6,13 +6,20 @@ import { DEFAULT_MAX_PARCEL_HECTARES } from '../core/parcels/validate.ts';
 
 const limitKey = (accountId: string) => `parcel_limit:${accountId}`;
 
-/** The account's agreed maximum parcel size (the service's default unless set locally). */
+const validLimit = (n: number): boolean => Number.isFinite(n) && n > 0;
+
+/**
+ * The account's agreed maximum parcel size (the service's default unless set locally). A stored value that is not
+ * a positive number (a NaN written before it was refused) counts as unset: NaN would turn every limit check off.
+ */
 export function parcelLimit(db: Db, accountId: string): number {
   const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(limitKey(accountId)) as { value: string } | undefined;
-  return r ? Number(r.value) : DEFAULT_MAX_PARCEL_HECTARES;
+  const n = r ? Number(r.value) : NaN;
+  return validLimit(n) ? n : DEFAULT_MAX_PARCEL_HECTARES;
 }
 
 export function setParcelLimit(db: Db, accountId: string, hectares: number | null): void {
+  if (hectares !== null && !validLimit(hectares)) throw new RangeError(`A parcel limit is a positive number of hectares, not ${hectares}`);
   if (hectares === null) cachedStatement(db, 'DELETE FROM settings WHERE key = ?').run(limitKey(accountId));
   else cachedStatement(db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(limitKey(accountId), String(hectares));
 }

@@ -10,6 +10,8 @@ export interface AccountRow {
   mode: 'api_key' | 'bearer';
   label: string;
   blocked: string | null;
+  /** The code of the block (sync/blocked.ts BlockedCode), with `blocked`. */
+  blocked_code: string | null;
   last_pull: string | null;
   created: string;
 }

@@ -222,6 +222,17 @@ describe('validation', () => {
     expect(m.write.createParcels(farm.local_id, [polygonParcel('8 ha', -4, 37, 283)]).created).toHaveLength(1);
   });
 
+  it('a parcel limit that is not a positive number is refused, and one stored earlier does not turn the check off', () => {
+    const farm = m.write.createFarm(ACC, 'NaN limit');
+    m.write.setParcelLimit(ACC, 5);
+    for (const bad of [NaN, Infinity, 0, -3]) expect(() => m.write.setParcelLimit(ACC, bad)).toThrow(RangeError);
+    expect(m.write.parcelLimit(ACC)).toBe(5);
+    // As an older Furrow could write it: the default limit applies, not none.
+    m.syncDb.prepare("UPDATE settings SET value = 'NaN' WHERE key = ?").run(`parcel_limit:${ACC}`);
+    expect(m.write.parcelLimit(ACC)).toBe(100);
+    expect(() => m.write.createParcels(farm.local_id, [polygonParcel('121 ha', -4, 37, 1100)])).toThrow(EditError);
+  });
+
   it('invalid edits, crops and farms are refused with the problems', () => {
     const { farm, rows } = farmWith(1);
     const p = rows[0]!;

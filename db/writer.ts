@@ -82,9 +82,9 @@ export class MirrorWriter {
   // ---- accounts and settings ----
 
   addAccount(a: { id: string; service_url: string; mode: 'api_key' | 'bearer'; label?: string }): AccountRow {
-    const row: AccountRow = { id: a.id, service_url: a.service_url, mode: a.mode, label: a.label ?? '', blocked: null, last_pull: null, created: now() };
+    const row: AccountRow = { id: a.id, service_url: a.service_url, mode: a.mode, label: a.label ?? '', blocked: null, blocked_code: null, last_pull: null, created: now() };
     this.db.prepare(`INSERT INTO accounts (id, service_url, mode, label, blocked, last_pull, created) VALUES (@id, @service_url, @mode, @label, NULL, NULL, @created)
-      ON CONFLICT(id) DO UPDATE SET service_url = excluded.service_url, mode = excluded.mode, label = excluded.label, blocked = NULL`).run(row);
+      ON CONFLICT(id) DO UPDATE SET service_url = excluded.service_url, mode = excluded.mode, label = excluded.label, blocked = NULL, blocked_code = NULL`).run(row);
     return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(a.id) as AccountRow;
   }
 

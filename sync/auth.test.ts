@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
-import { ROOT, serviceCli } from '../test/helpers/process.ts';
-import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { ROOT, rotateApiKey, serviceCli } from '../test/helpers/process.ts';
+import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type SentRequest, type ServiceParcel } from '../test/helpers/engine.ts';
 import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
 import { signAccountAccess } from '../service/store/tokens.ts';
 
@@ -88,7 +88,8 @@ describe('bearer tokens', () => {
     const log: SentRequest[] = [];
     const r = await recordingEngine(w, log, { credentials: bearer(new StaticTokenProvider({ [acc]: await expiredToken(acc) })) }).sync({ accounts: [acc] });
     expect(r.accounts[0]!.blocked).toMatch(/^Invalid token/);
-    expect(r.accounts[0]).toMatchObject({ synced: false, committed: 0 });
+    expect(r.accounts[0]).toMatchObject({ synced: false, committed: 0, blockedCode: 'invalid_token' });
+    expect(w.mirror.read.account(acc)!.blocked_code).toBe('invalid_token');
     expect(w.mirror.read.account(acc)!.blocked).toMatch(/^Invalid token/);
     const ops = w.mirror.read.outbox(acc);
     expect(ops).toHaveLength(5);
@@ -123,7 +124,7 @@ describe('a deactivated account', () => {
     expect(del.status).toBe(204);
     const r = await recordingEngine(w, []).sync({ accounts: [gone, fine] });
     const byId = new Map(r.accounts.map((a) => [a.account, a]));
-    expect(byId.get(gone)).toMatchObject({ blocked: 'Account not found', synced: false, committed: 0 });
+    expect(byId.get(gone)).toMatchObject({ blocked: 'Account not found', blockedCode: 'account_not_found', synced: false, committed: 0, pullNotDone: 'the account is blocked (Account not found)' });
     expect(byId.get(fine)).toMatchObject({ blocked: null, error: null, synced: true });
     await expectOnService(fine, other.farm.local_id, other.rows.map((x) => x.local_id));
 
@@ -157,5 +158,39 @@ describe('a deactivated account in bearer mode', () => {
     const ops = w.mirror.read.outbox(acc);
     expect(ops).toHaveLength(1 + rows.length);
     for (const o of ops) expect(o).toMatchObject({ state: 'blocked', attempts: 0 });
+  });
+});
+
+describe("the organization's API key", () => {
+  /** A second organization of the same service, with one account and a farm of parcels waiting in the mirror. */
+  async function ownOrganization(name: string): Promise<{ orgId: string; key: string; acc: string; farm: ReturnType<typeof localFarm> }> {
+    const org = serviceCli(join(w.dir, 'service'), ['create-org', '--name', name], { JWT_SECRET }).json as { organization_id: string; api_key: string };
+    const res = await w.api('POST', '/api/accounts/', { account_email: `${name.replace(/\W/g, '')}@example.com` }, { 'x-api-key': org.api_key });
+    expect(res.status).toBe(201);
+    const acc = (res.body as { id: string }).id;
+    w.mirror.write.addAccount({ id: acc, service_url: w.svc.url, mode: 'bearer' });
+    return { orgId: org.organization_id, key: org.api_key, acc, farm: localFarm(acc, `${name} farm`, 2) };
+  }
+
+  it('rotated: in bearer mode the token request is refused and the account is blocked with that code, its queue kept', async () => {
+    const o = await ownOrganization('Rotating org');
+    rotateApiKey(join(w.dir, 'service'), o.orgId, o.key);
+    const tokens = new CountingServiceTokens(w.svc.url, o.key);
+    const r = await recordingEngine(w, [], { credentials: bearer(tokens) }).sync({ accounts: [o.acc] });
+    expect(r.accounts[0]).toMatchObject({ blocked: 'Invalid API key', blockedCode: 'invalid_api_key', error: null, sent: 0, pullNotDone: 'the account is blocked (Invalid API key)' });
+    expect(w.mirror.read.account(o.acc)).toMatchObject({ blocked: 'Invalid API key', blocked_code: 'invalid_api_key' });
+    for (const op of w.mirror.read.outbox(o.acc)) expect(op).toMatchObject({ state: 'blocked', attempts: 0 });
+  });
+
+  it('a token endpoint that fails for a moment (503) is retried, not taken for a refusal: nothing blocked', async () => {
+    const o = await ownOrganization('Flaky token org');
+    await w.fault(`POST /api/accounts/${o.acc}/token/`, 'error', { status: 503 });
+    const tokens = new CountingServiceTokens(w.svc.url, o.key);
+    const r = await recordingEngine(w, [], { credentials: bearer(tokens) }).sync({ accounts: [o.acc] });
+    expect(r.accounts[0]).toMatchObject({ blocked: null, error: null, synced: true });
+    expect(tokens.fetches).toBe(2);
+    const farm = w.mirror.read.farm(o.farm.farm.local_id)!;
+    const listed = await w.api('GET', `/api/farms/${farm.server_id}/parcels/`, undefined, { 'x-api-key': o.key, 'service-account': o.acc });
+    expect(refCounts(listed.body.features as ServiceParcel[])).toEqual(new Map(o.farm.rows.map((x) => [x.local_id, 1])));
   });
 });

@@ -1,7 +1,10 @@
 import type { ProgressEvent } from './progress.ts';
 
+/** Where the CLI writes: a process stream, or a buffer in tests. */
+export interface OutStream { write(chunk: string): unknown; isTTY?: boolean }
+
 /** A progress bar on a terminal, plain lines (one per phase change or every ~10 %) otherwise. */
-export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): { onProgress: (e: ProgressEvent) => void; done: () => void } {
+export function progressPrinter(stream: OutStream = process.stderr): { onProgress: (e: ProgressEvent) => void; done: () => void } {
   const tty = Boolean(stream.isTTY);
   let lastLine = '';
   let lastPct = -1;

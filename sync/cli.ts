@@ -1,17 +1,23 @@
 import { parseArgs } from 'node:util';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { ImportError } from '../db/import/errors.ts';
 import { exportFile } from '../db/export.ts';
 import { EditError } from '../db/writer.ts';
-import { SyncEngine, type SyncReport } from './engine.ts';
+import { SyncEngine } from './engine.ts';
 import { clientFactory } from './client-factory.ts';
 import { furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
 import { resolveConflict } from './conflicts.ts';
-import { progressPrinter } from './cli-output.ts';
+import { progressPrinter, type OutStream } from './cli-output.ts';
 import { errorMessage, type ServiceClient } from './http.ts';
 import { tokenExpiry } from './tokens.ts';
+import { UsageError, durationsFromEnv, parseHectares, parseWhole } from './cli-args.ts';
+import { needsUser, problemLine, problems, statusLines, statusReport } from './status.ts';
+import { summarizeRun } from './summary.ts';
+import { importErrorLines, importReportLines } from './cli-import.ts';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and settings in FURROW_HOME)
 
@@ -20,25 +26,40 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
                                    add an account (several accounts can be connected)
   accounts                         connected accounts and whether they are blocked
   import FILE --farm NAME [--skip-invalid] [--account ACC]
-                                   GeoJSON, KML or zipped Shapefile into a farm (created when missing)
-  sync [--account ACC]             push local changes, then pull; exit 0 all synced, 2 items need you, 1 error
+                                   GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing)
+  sync [--account ACC]             push local changes, then pull; exit 0 all synced, 2 something needs you, 1 error
   push | pull [--account ACC]      one direction only
-  status [--json]                  counts: pending, uncertain, synced, rejected, conflicts, blocked
-  problems [--json]                every rejected, conflicting or blocked item with its reason
+  status [--json] [--account ACC]  counts (pending, uncertain, synced, rejected, conflicts, blocked) and blocked
+                                   accounts with the way out; exit 2 when something needs you
+  problems [--json]                every blocked account, rejected, conflicting or blocked item with its reason
   resolve ID --keep mine|theirs    settle a conflict
   retry [--account ACC]            send rejected items again (after the limit or the data changed)
   farms [--account ACC]            farms in the mirror
   export FILE [--account ACC] [--farm NAME]   GeoJSON (.geojson/.json) or CSV with WKT (.csv)
-  set-parcel-limit --account ACC --hectares N   the account's agreed maximum parcel size
-  undo | redo                      the last local edit (persists across restarts)`;
+  set-parcel-limit --account ACC --hectares N|default   the account's agreed maximum parcel size
+  undo | redo                      the last local edit (persists across restarts)
 
-class UsageError extends Error {}
+Environment: FURROW_HOME; FURROW_SETTLE_MS, FURROW_MAX_WAIT_MS, FURROW_HTTP_TIMEOUT_MS (whole milliseconds).`;
+
+/** Where the CLI reads and writes: the process's by default, buffers in tests. */
+export interface CliIo { env: NodeJS.ProcessEnv; stdout: OutStream; stderr: OutStream }
+
 type Values = Record<string, string | boolean | undefined>;
 
+const OPTIONS = {
+  service: { type: 'string' }, 'api-key': { type: 'string' }, account: { type: 'string' }, 'account-header': { type: 'string' },
+  bearer: { type: 'boolean' }, label: { type: 'string' }, token: { type: 'string' }, 'token-command': { type: 'string' },
+  farm: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, json: { type: 'boolean' }, keep: { type: 'string' },
+  hectares: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Commands taking one positional argument, and what it is. */
+const POSITIONAL: Record<string, string> = { import: 'file', export: 'file', resolve: 'id' };
+
 const str = (v: Values, k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
-function need(v: Values, k: string): string {
+function need(v: Values, k: string, what = `--${k}`): string {
   const s = str(v, k);
-  if (!s) throw new UsageError(`--${k} is required`);
+  if (!s) throw new UsageError(`${what} is required`);
   return s;
 }
 
@@ -53,42 +74,9 @@ function pickAccount(m: Mirror, v: Values): string {
   throw new UsageError(accounts.length ? `Several accounts are connected: choose one with --account (${accounts.map((a) => a.id).join(', ')})` : 'No account is connected: run connect first');
 }
 
-function engine(m: Mirror, home: string, printer?: ReturnType<typeof progressPrinter>): SyncEngine {
-  const settle = Number(process.env.FURROW_SETTLE_MS ?? '');
-  const maxWait = Number(process.env.FURROW_MAX_WAIT_MS ?? '');
-  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs: Number(process.env.FURROW_HTTP_TIMEOUT_MS ?? '') || undefined }), {
-    onProgress: printer?.onProgress,
-    ...(Number.isFinite(settle) && settle > 0 ? { settleMs: settle } : {}),
-    ...(Number.isFinite(maxWait) && maxWait > 0 ? { maxWaitMs: maxWait } : {}),
-  });
-}
-
-function problems(m: Mirror): { kind: string; id: number | string; entity: string; name: string; reason: string }[] {
-  const out: { kind: string; id: number | string; entity: string; name: string; reason: string }[] = [];
-  const nameOf = (entity: string, localId: string) => {
-    const r = entity === 'farm' ? m.read.farm(localId) : entity === 'parcel' ? m.read.parcel(localId) : m.read.crop(localId);
-    return (r && 'name' in r && r.name) || localId;
-  };
-  for (const o of m.read.outbox()) {
-    if (o.state === 'rejected' || o.state === 'blocked') out.push({ kind: o.state, id: o.id, entity: o.entity, name: nameOf(o.entity, o.local_id), reason: o.last_error ?? '' });
-  }
-  for (const c of m.read.conflicts()) out.push({ kind: `conflict:${c.kind}`, id: c.id, entity: c.entity, name: nameOf(c.entity, c.local_id), reason: (JSON.parse(c.fields) as string[]).join(', ') });
-  return out;
-}
-
-function printReport(r: SyncReport, m: Mirror): number {
-  let exit = 0;
-  for (const a of r.accounts) {
-    const head = `${a.account}: sent ${a.sent}, committed ${a.committed}, pulled ${a.pulled}`;
-    if (a.error) { process.stderr.write(`${head} — error: ${a.error}\n`); exit = 1; continue; }
-    if (a.blocked) process.stdout.write(`${head} — blocked: ${a.blocked}\n`);
-    else process.stdout.write(`${head}${a.left ? `, ${a.left} still waiting` : ''}\n`);
-    if (a.left && !a.blocked) exit = 1;
-  }
-  const list = problems(m);
-  for (const p of list) process.stdout.write(`  ${p.kind} #${p.id} ${p.entity} '${p.name}': ${p.reason}\n`);
-  if (exit === 0 && list.length) exit = 2;
-  return exit;
+function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>): SyncEngine {
+  const { timeoutMs, ...waits } = durationsFromEnv(env);
+  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs }), { onProgress: printer?.onProgress, ...waits });
 }
 
 async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
@@ -98,7 +86,12 @@ async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
   let creds: AccountCredentials;
   if (token) {
     const payload = token.split('.')[1];
-    const sub = payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub : undefined;
+    let sub: unknown;
+    try {
+      sub = payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub : undefined;
+    } catch {
+      sub = undefined;
+    }
     if (typeof sub !== 'string') throw new UsageError('--token is not an account_access token');
     accountId = sub;
     creds = { method: 'bearer', token, ...(str(v, 'token-command') ? { tokenCommand: str(v, 'token-command') } : {}) };
@@ -107,7 +100,7 @@ async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
     creds = { method: v.bearer ? 'bearer' : 'api_key', apiKey: need(v, 'api-key'), ...(str(v, 'account-header') ? { accountHeader: str(v, 'account-header') } : {}) };
   }
   // Prove the credentials work before keeping them.
-  const client = clientFactory({ [accountId]: creds })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, last_pull: null, created: '' });
+  const client = clientFactory({ [accountId]: creds })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
   try {
     const res = await client.send('GET', '/api/farms/');
     if (res.status !== 200) throw new Error(`The service refused the credentials: ${errorMessage(res)}`);
@@ -120,66 +113,73 @@ async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
   return { connected: a.id, service, method: creds.method, ...(exp ? { token_expires: new Date(exp * 1000).toISOString() } : {}) };
 }
 
-async function run(cmd: string, v: Values): Promise<number> {
-  const home = furrowHome();
+/** Deletes on the service the duplicates a resolved conflict leaves there. */
+async function deleteDuplicates(m: Mirror, home: string, id: number, ids: readonly number[], out: (s: string) => void): Promise<void> {
+  const c = m.syncDb.prepare('SELECT account_id, entity FROM conflicts WHERE id = ?').get(id) as { account_id: string; entity: string };
+  const client: ServiceClient = clientFactory(loadCredentials(home))(m.read.account(c.account_id)!);
+  try {
+    for (const sid of ids) {
+      const path = c.entity === 'farm' ? `/api/farms/${sid}/` : c.entity === 'crop' ? `/api/crops/${sid}/` : `/api/parcels/${sid}/`;
+      const res = await client.send('DELETE', path);
+      out(`deleted duplicate ${c.entity} ${sid} on the service: HTTP ${res.status}`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
+  const home = furrowHome(io.env);
+  // Checked before anything is opened or sent: a bad duration is a usage error, not a silent default.
+  if (cmd === 'sync' || cmd === 'push' || cmd === 'pull') durationsFromEnv(io.env);
+  const hectares = cmd === 'set-parcel-limit' ? need(v, 'hectares') : undefined;
+  const limit = hectares === undefined || hectares === 'default' ? null : parseHectares(hectares, '--hectares');
+  const conflictId = cmd === 'resolve' ? parseWhole(need(v, 'id', 'The conflict ID'), 'The conflict ID', 1, Number.MAX_SAFE_INTEGER) : 0;
   const m = Mirror.open(join(home, 'mirror.db'));
-  const out = (x: unknown) => process.stdout.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`);
+  const out = (x: unknown) => io.stdout.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`);
   try {
     switch (cmd) {
       case 'connect': out(await connect(m, home, v)); return 0;
       case 'accounts': out(m.read.accounts().map((a) => ({ id: a.id, service: a.service_url, method: a.mode, blocked: a.blocked, last_pull: a.last_pull }))); return 0;
       case 'import': {
-        const file = need(v, 'file');
+        const file = need(v, 'file', 'The FILE to import');
         const accountId = pickAccount(m, v);
-        const printer = progressPrinter();
+        const printer = progressPrinter(io.stderr);
         const r = await importFile(m, file, {
           accountId, farmName: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']),
           onProgress: (done, total) => printer.onProgress({ account: accountId, phase: 'parcels', done, total, bytes: 0, message: 'imported' }),
         });
         printer.done();
-        out(`Imported ${r.imported} parcel(s) into '${r.farm.name}'${r.parts ? ` (${r.parts} from split multipolygons)` : ''}.`);
-        for (const s of r.skipped) out(`  skipped feature ${s.index}${s.part ? ` part ${s.part}` : ''}: ${s.message}`);
+        for (const line of importReportLines(r)) out(line);
         return 0;
       }
       case 'sync': case 'push': case 'pull': {
-        const printer = progressPrinter();
+        const printer = progressPrinter(io.stderr);
         const accounts = str(v, 'account') ? [pickAccount(m, v)] : undefined;
-        const r = await engine(m, home, printer).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
+        const r = await engine(m, home, io.env, printer).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
         printer.done();
-        return printReport(r, m);
+        const s = summarizeRun(r, m);
+        for (const line of s.out) out(line);
+        for (const line of s.err) io.stderr.write(`${line}\n`);
+        return s.exit;
       }
       case 'status': {
-        const s = m.read.status(str(v, 'account'));
-        if (v.json) out(s);
-        else out(Object.entries(s).map(([k, n]) => `${k}: ${n}`).join('\n'));
-        return 0;
+        const s = statusReport(m, str(v, 'account'));
+        out(v.json ? s : statusLines(s).join('\n'));
+        return needsUser(s) ? 2 : 0;
       }
       case 'problems': {
-        const list = problems(m);
+        const list = problems(m, str(v, 'account'));
         if (v.json) out(list);
-        else out(list.length ? list.map((p) => `${p.kind} #${p.id} ${p.entity} '${p.name}': ${p.reason}`).join('\n') : 'Nothing needs you.');
-        return 0;
+        else out(list.length ? list.map(problemLine).join('\n') : 'Nothing needs you.');
+        return list.length ? 2 : 0;
       }
       case 'resolve': {
-        const id = Number(need(v, 'id'));
         const keep = need(v, 'keep');
         if (keep !== 'mine' && keep !== 'theirs') throw new UsageError('--keep is mine or theirs');
-        const { deleteOnService } = resolveConflict(m.syncDb, id, keep);
-        if (deleteOnService.length) {
-          const c = m.syncDb.prepare('SELECT account_id, entity, theirs FROM conflicts WHERE id = ?').get(id) as { account_id: string; entity: string };
-          const account = m.read.account(c.account_id)!;
-          const client: ServiceClient = clientFactory(loadCredentials(home))(account);
-          try {
-            for (const sid of deleteOnService) {
-              const path = c.entity === 'farm' ? `/api/farms/${sid}/` : c.entity === 'crop' ? `/api/crops/${sid}/` : `/api/parcels/${sid}/`;
-              const res = await client.send('DELETE', path);
-              out(`deleted duplicate ${c.entity} ${sid} on the service: HTTP ${res.status}`);
-            }
-          } finally {
-            await client.close();
-          }
-        }
-        out(`Conflict #${id} resolved: kept ${keep}.`);
+        const { deleteOnService } = resolveConflict(m.syncDb, conflictId, keep);
+        if (deleteOnService.length) await deleteDuplicates(m, home, conflictId, deleteOnService, out);
+        out(`Conflict #${conflictId} resolved: kept ${keep}.`);
         return 0;
       }
       case 'retry': {
@@ -197,13 +197,14 @@ async function run(cmd: string, v: Values): Promise<number> {
           if (!f) throw new UsageError(`No farm named '${farmName}'`);
           farmLocalId = f.local_id;
         }
-        const r = await exportFile(m, need(v, 'file'), { accountId: str(v, 'account'), farmLocalId });
+        const r = await exportFile(m, need(v, 'file', 'The FILE to export to'), { accountId: str(v, 'account'), farmLocalId });
         out(`Exported ${r.parcels} parcel(s) as ${r.format}.`);
         return 0;
       }
       case 'set-parcel-limit': {
-        const h = need(v, 'hectares');
-        m.write.setParcelLimit(pickAccount(m, v), h === 'default' ? null : Number(h));
+        const accountId = pickAccount(m, v);
+        m.write.setParcelLimit(accountId, limit);
+        out(`Parcel limit of ${accountId}: ${m.write.parcelLimit(accountId)} ha${limit === null ? ' (the default)' : ''}.`);
         return 0;
       }
       case 'undo': case 'redo': {
@@ -218,42 +219,65 @@ async function run(cmd: string, v: Values): Promise<number> {
   }
 }
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      service: { type: 'string' }, 'api-key': { type: 'string' }, account: { type: 'string' }, 'account-header': { type: 'string' },
-      bearer: { type: 'boolean' }, label: { type: 'string' }, token: { type: 'string' }, 'token-command': { type: 'string' },
-      farm: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, json: { type: 'boolean' }, keep: { type: 'string' },
-      hectares: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [cmd, arg] = positionals;
-  if (values.help || !cmd) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exitCode = cmd || values.help ? 0 : 2;
-    return;
+/** The arguments as parseArgs reads them; a parse failure (an unknown option, a missing value) is a usage error. */
+function parse(argv: readonly string[]): { cmd: string | undefined; v: Values } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) throw new UsageError((err as Error).message);
+    throw err;
   }
-  const v: Values = { ...values };
-  if (arg !== undefined) v[cmd === 'resolve' ? 'id' : 'file'] = arg;
-  process.exitCode = await run(cmd, v);
+  const [cmd, ...rest] = parsed.positionals;
+  const v: Values = { ...parsed.values };
+  const slot = cmd === undefined ? undefined : POSITIONAL[cmd];
+  if (rest.length > (slot ? 1 : 0)) throw new UsageError(`Unexpected argument '${rest[slot ? 1 : 0]}'`);
+  if (slot && rest[0] !== undefined) v[slot] = rest[0];
+  return { cmd, v };
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof UsageError) {
-    process.stderr.write(`${err.message}\n\n${USAGE}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  if (err instanceof ImportError || err instanceof EditError) {
-    process.stderr.write(`${err.message}\n`);
-    for (const p of err.problems) {
-      const where = 'index' in p ? `feature ${p.index}${'part' in p && p.part ? ` part ${p.part}` : ''}` : p.path;
-      process.stderr.write(`  ${where}: ${p.message}\n`);
+/**
+ * Runs one CLI command and returns its exit code: 0 done, 1 error, 2 bad usage or something needs the user.
+ * In-process callers (tests, a backend) pass their own environment and output streams.
+ */
+export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  const full: CliIo = { env: io.env ?? process.env, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr };
+  try {
+    const { cmd, v } = parse(argv);
+    if (v.help) {
+      full.stdout.write(`${USAGE}\n`);
+      return 0;
     }
-    process.exitCode = 1;
-    return;
+    if (!cmd) {
+      full.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return await run(cmd, v, full);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      full.stderr.write(`${err.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof ImportError) {
+      for (const line of importErrorLines(err)) full.stderr.write(`${line}\n`);
+      return 1;
+    }
+    if (err instanceof EditError) {
+      full.stderr.write(`${err.message}\n`);
+      for (const p of err.problems) full.stderr.write(`  ${'path' in p ? `${p.path}: ` : ''}${p.message}\n`);
+      return 1;
+    }
+    full.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
   }
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
+}
+
+const isMain = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+if (isMain) process.exitCode = await runCli(process.argv.slice(2));

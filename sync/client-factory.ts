@@ -2,13 +2,14 @@ import type { AccountRow } from '../db/types.ts';
 import { ServiceClient } from './http.ts';
 import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
 import type { AccountCredentials } from './credentials.ts';
+import { AccountBlocked } from './blocked.ts';
 
 /** Builds each account's client from its stored credentials; token providers are shared per key. */
 export function clientFactory(creds: Record<string, AccountCredentials>, opts: { timeoutMs?: number } = {}): (a: AccountRow) => ServiceClient {
   const providers = new Map<string, TokenProvider>();
   return (a) => {
     const c = creds[a.id];
-    if (!c) throw new Error(`No credentials for ${a.id}: run connect again`);
+    if (!c) throw new AccountBlocked('No credentials for this account on this computer', 'no_credentials');
     if (c.method === 'api_key') {
       return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
     }

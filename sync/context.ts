@@ -1,10 +1,13 @@
 import type { Db } from '../db/open.ts';
 import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
 import { setOpState } from '../db/outbox.ts';
-import { NetworkError, errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse, type ServiceClient } from './http.ts';
+import { NetworkError, errorMessage, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
 import { jsonEqual, type Json } from './merge.ts';
+import { AccountBlocked, blockedBy } from './blocked.ts';
+
+export { AccountBlocked } from './blocked.ts';
 
 export interface SyncOptions {
   /** How long an uncertain create must have been out before an empty listing is believed (the service may still commit). */
@@ -29,14 +32,6 @@ export const defaultSyncOptions = (): SyncOptions => ({
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
 });
 
-/** Why an account stopped: its queue is kept, nothing is dropped. */
-export class AccountBlocked extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'AccountBlocked';
-  }
-}
-
 export class BudgetExhausted extends Error {}
 
 export interface AccountCtx {
@@ -47,8 +42,13 @@ export interface AccountCtx {
   retriesLeft: number;
   /** The run gives up waiting (for retries, settling) past this moment and reports what is left. */
   deadline: number;
-  /** Counters for the report and the progress events. */
+  /** Counters for the report and the progress events; `sent` counts only ops whose request the service answered. */
   stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; bytes: number };
+  /**
+   * Set when a request could not connect, cleared by the next answer: until `until` nothing else is tried (each
+   * try would fail the same way and spend a retry). `failures` (consecutive) is the exponent of the backoff.
+   */
+  unreachable: { until: number; failures: number; reason: string } | null;
   emit(e: Omit<ProgressEvent, 'account'>): void;
 }
 
@@ -61,17 +61,22 @@ export function backoffMs(ctx: AccountCtx, attempt: number, retryAfterMs: number
   return Math.max(jitter, retryAfterMs ?? 0);
 }
 
-/** Puts ops back in the queue for a later attempt; spends one retry of the budget. */
-export function retryLater(ctx: AccountCtx, ops: readonly OutboxRow[], error: string, retryAfterMs: number | null, notSent: boolean): void {
-  if (ctx.retriesLeft <= 0) throw new BudgetExhausted(`retry budget used up: ${error}`);
-  ctx.retriesLeft--;
+/**
+ * Puts ops back in the queue for a later attempt; spends one retry of the budget. While the service is unreachable
+ * they wait for the same moment as the failed connection (and one that was not even tried spends nothing).
+ */
+export function retryLater(ctx: AccountCtx, ops: readonly OutboxRow[], error: string, retryAfterMs: number | null, notSent: boolean, notTried = false): void {
+  // Back in the queue even when the budget is spent: these ops are not uncertain, and the run's end must not make them so.
+  const exhausted = !notTried && ctx.retriesLeft <= 0;
+  if (!notTried && !exhausted) ctx.retriesLeft--;
   const attempt = Math.max(...ops.map((o) => o.attempts), 1);
-  const at = iso(ctx.opts.now() + backoffMs(ctx, attempt, retryAfterMs));
+  const at = iso(ctx.unreachable ? Math.max(ctx.unreachable.until, ctx.opts.now()) : ctx.opts.now() + backoffMs(ctx, attempt, retryAfterMs));
   ctx.db.transaction(() => {
     setOpState(ctx.db, ops.map((o) => o.id), 'queued', { last_error: error, next_attempt_at: at });
     // A request that never left cannot have created anything: it does not count as an attempt.
     if (notSent) for (const o of ops) ctx.db.prepare('UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE id = ?').run(o.id);
   })();
+  if (exhausted) throw new BudgetExhausted(`retry budget used up: ${error}`);
 }
 
 export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: string): void {
@@ -106,15 +111,14 @@ export const recheckAt = (ctx: AccountCtx, o: OutboxRow): string =>
  */
 export function handleCommon(ctx: AccountCtx, ops: readonly OutboxRow[], res: HttpResponse | NetworkError, write: boolean): boolean {
   if (res instanceof NetworkError) {
-    if (!res.sent || !write) retryLater(ctx, ops, res.message, null, !res.sent);
+    // Only a request that may have reached the service leaves a write uncertain; one that never left is simply retried.
+    if (!res.sent || !write) retryLater(ctx, ops, res.message, null, !res.sent, res.notTried);
     else markUncertain(ctx, ops, res.message);
     return true;
   }
-  if (res.status === 403 && isAccountNotFound(res.body)) throw new AccountBlocked('Account not found');
-  if (res.status === 401) {
-    // The client already refreshed once; a token that is still refused cannot be fixed by retrying.
-    throw new AccountBlocked(isInvalidToken(res.body) ? 'Invalid token (could not get a fresh one: connect again)' : errorMessage(res));
-  }
+  // The client already refreshed a token once; credentials still refused cannot be fixed by retrying.
+  const blocked = blockedBy(res);
+  if (blocked) throw blocked;
   if (res.status === 429 || res.status === 503) {
     // Throttled or unavailable: refused before any work, by the service's own description.
     retryLater(ctx, ops, errorMessage(res), res.retryAfterMs, true);
@@ -128,15 +132,32 @@ export function handleCommon(ctx: AccountCtx, ops: readonly OutboxRow[], res: Ht
   return false;
 }
 
-export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse | NetworkError> {
+/**
+ * Sends one request. `ops` is how many outbox ops it carries: counted as sent once the service answers. While the
+ * service is unreachable (a connection failed a moment ago) nothing is tried until the backoff has passed.
+ */
+export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, ops = 0): Promise<HttpResponse | NetworkError> {
+  if (ctx.unreachable && ctx.opts.now() < ctx.unreachable.until) {
+    const { reason } = ctx.unreachable;
+    return new NetworkError(`${method} ${path}: not tried (${reason} a moment ago)`, { sent: false, reason, unreachable: true, notTried: true });
+  }
   try {
     const res = await ctx.client.send(method, path, body);
     ctx.stats.bytes += res.sentBytes;
+    ctx.stats.sent += ops;
+    ctx.unreachable = null;
     return res;
   } catch (err) {
-    if (err instanceof NetworkError) return err;
+    if (err instanceof NetworkError) {
+      if (err.unreachable) {
+        // Exponential backoff with full jitter on the consecutive connection failures, within the retry budget.
+        const failures = (ctx.unreachable?.failures ?? 0) + 1;
+        ctx.unreachable = { failures, reason: err.reason, until: ctx.opts.now() + backoffMs(ctx, failures, null) };
+      }
+      return err;
+    }
     // No token, nothing sent: the account waits (blocked), its in-flight ops are not uncertain.
-    if (err instanceof TokenUnavailable) throw new AccountBlocked(err.accountNotFound ? 'Account not found' : err.message);
+    if (err instanceof TokenUnavailable) throw new AccountBlocked(err.message, err.code);
     throw err;
   }
 }
@@ -146,14 +167,15 @@ export async function getJson(ctx: AccountCtx, path: string): Promise<HttpRespon
   for (let attempt = 1; ; attempt++) {
     const res = await call(ctx, 'GET', path);
     if (!(res instanceof NetworkError) && res.status < 500 && res.status !== 429) {
-      if (res.status === 403 && isAccountNotFound(res.body)) throw new AccountBlocked('Account not found');
-      if (res.status === 401) throw new AccountBlocked(isInvalidToken(res.body) ? 'Invalid token (could not get a fresh one: connect again)' : errorMessage(res));
+      const blocked = blockedBy(res);
+      if (blocked) throw blocked;
       return res;
     }
     const why = `GET ${path} keeps failing: ${res instanceof NetworkError ? res.message : errorMessage(res)}`;
-    const wait = backoffMs(ctx, attempt, res instanceof NetworkError ? null : res.retryAfterMs);
-    if (ctx.retriesLeft <= 0 || ctx.opts.now() + wait > ctx.deadline) throw new BudgetExhausted(why);
-    ctx.retriesLeft--;
+    const tried = !(res instanceof NetworkError && res.notTried);
+    const wait = ctx.unreachable ? Math.max(0, ctx.unreachable.until - ctx.opts.now()) : backoffMs(ctx, attempt, res instanceof NetworkError ? null : res.retryAfterMs);
+    if ((tried && ctx.retriesLeft <= 0) || ctx.opts.now() + wait > ctx.deadline) throw new BudgetExhausted(why);
+    if (tried) ctx.retriesLeft--;
     await ctx.opts.sleep(wait);
   }
 }
@@ -172,9 +194,9 @@ export const commitOps = (ctx: AccountCtx, ids: readonly number[]) => {
  * outcome just means "send it again". Returns the answer to read, or null when it was dealt with here.
  */
 export async function sendIdempotent(ctx: AccountCtx, op: OutboxRow, method: 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse | null> {
-  const res = await call(ctx, method, path, body);
+  const res = await call(ctx, method, path, body, 1);
   if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, res instanceof NetworkError && !res.sent, res instanceof NetworkError && res.notTried);
     return null;
   }
   return handleCommon(ctx, [op], res, false) ? null : res;

@@ -43,8 +43,7 @@ export async function pushCropCreates(ctx: AccountCtx): Promise<void> {
     const parcel = parcelServerId(ctx, row);
     if (parcel === undefined) continue;
     markInFlight(ctx.db, [op.id], randomUUID());
-    ctx.stats.sent++;
-    const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel));
+    const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel), 1);
     if (handleCommon(ctx, [{ ...op, attempts: op.attempts + 1 }], res, true)) continue;
     const r = res as Exclude<typeof res, NetworkError>;
     if (r.status === 201) {

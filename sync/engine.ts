@@ -4,7 +4,8 @@ import { getRow } from '../db/rows.ts';
 import { inFlightToUncertain, setOpState } from '../db/outbox.ts';
 import { liveSyncHolder, SYNC_LOCK } from '../db/settings.ts';
 import type { ServiceClient } from './http.ts';
-import { AccountBlocked, defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
+import { defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
+import { AccountBlocked, type BlockedCode } from './blocked.ts';
 import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
 import { pushParcelCreates, pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
 import { pushCropCreates, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
@@ -13,17 +14,30 @@ import type { ProgressEvent } from './progress.ts';
 
 export interface AccountReport {
   account: string;
+  /** The service it syncs with. */
+  service: string;
   /** Nothing left to send and nothing needing the user. */
   synced: boolean;
+  /** Why the engine cannot go on for this account without the user (see sync/blocked.ts), and its code. */
   blocked: string | null;
+  blockedCode: BlockedCode | null;
   error: string | null;
+  /**
+   * Set when the last request of the run could not even connect ("connection refused"): nothing of what is
+   * still queued reached the service.
+   */
+  unreachable: string | null;
+  /** Ops carried by requests the service answered (any status). */
   sent: number;
+  /** Ops the service acknowledged (created, updated, deleted as asked). */
   committed: number;
   rejected: number;
   conflicts: number;
   pulled: number;
   /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
   left: number;
+  /** Why a pull that was asked for did not happen or did not finish (null: done, or not asked for). */
+  pullNotDone: string | null;
 }
 
 export interface SyncReport { accounts: AccountReport[] }
@@ -72,51 +86,67 @@ export class SyncEngine {
   }
 
   private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
-    const client = this.clientFor(account);
-    const ctx: AccountCtx = {
-      db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-      stats: { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, bytes: 0 },
-      emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
-    };
-    let blocked: string | null = null;
+    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, bytes: 0 };
+    let blocked: AccountBlocked | null = null;
     let error: string | null = null;
-    // A blocked account is tried again on every sync (it may have been reactivated); nothing was dropped.
+    let pulled = false;
+    // A blocked account is tried again on every sync (it may have been reactivated, or connected again); nothing was dropped.
+    // Work queued after a failure is tried at once too: backoff and the retry budget belong to one run (the user
+    // syncing again is a new decision). Uncertain work keeps its settle time, which is about the service, not the run.
     this.db.transaction(() => {
-      this.db.prepare("UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ? AND state = 'blocked'").run(account.id);
-      this.db.prepare('UPDATE accounts SET blocked = NULL WHERE id = ?').run(account.id);
+      // Only rows that change: a freshly imported queue of 100,000 creates is not rewritten.
+      this.db.prepare(`UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ?
+        AND (state = 'blocked' OR (state = 'queued' AND next_attempt_at IS NOT NULL))`).run(account.id);
+      this.db.prepare('UPDATE accounts SET blocked = NULL, blocked_code = NULL WHERE id = ?').run(account.id);
     })();
+    let ctx: AccountCtx | null = null;
     try {
-      if (push) await this.pushAccount(ctx);
-      if (pull) await pullAccount(ctx);
+      const client = this.clientFor(account);
+      ctx = {
+        db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
+        stats, unreachable: null, emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
+      };
+      try {
+        if (push) await this.pushAccount(ctx);
+        if (pull) {
+          await pullAccount(ctx);
+          pulled = true;
+        }
+      } finally {
+        await client.close();
+      }
     } catch (err) {
       if (err instanceof AccountBlocked) {
-        blocked = err.reason;
-        this.block(account.id, err.reason);
+        blocked = err;
+        this.block(account.id, err);
       } else {
         error = err instanceof Error ? err.message : String(err);
         // Whatever was out when the run stopped may have reached the service: settle it before any resend.
         inFlightToUncertain(this.db, account.id, new Date(this.opts.now()).toISOString());
       }
-    } finally {
-      await client.close();
     }
-    ctx.emit({ phase: 'done', done: ctx.stats.committed, total: ctx.stats.sent, bytes: ctx.stats.bytes });
+    this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes });
     const left = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain', 'in_flight')").get(account.id) as { n: number }).n;
     const stuck = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('rejected', 'conflict', 'blocked')").get(account.id) as { n: number }).n;
     const open = (this.db.prepare('SELECT COUNT(*) AS n FROM conflicts WHERE account_id = ? AND resolved IS NULL').get(account.id) as { n: number }).n;
+    const unreachable = ctx?.unreachable ? `could not reach ${account.service_url}: ${ctx.unreachable.reason}` : null;
+    const pullNotDone = !pull || pulled ? null
+      : blocked ? `the account is blocked (${blocked.reason})`
+      : unreachable ?? (error ? (push ? `the run stopped before it (${error})` : error) : 'stopped');
     return {
-      account: account.id, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0, blocked, error,
-      sent: ctx.stats.sent, committed: ctx.stats.committed, rejected: ctx.stats.rejected, conflicts: ctx.stats.conflicts, pulled: ctx.stats.pulled, left,
+      account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0,
+      blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
+      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, left, pullNotDone,
     };
   }
 
-  /** 'Account not found' or a token that cannot be renewed: the queue waits, untouched. */
-  private block(accountId: string, reason: string): void {
+  /** Credentials refused, the account gone, no token: the queue waits, untouched, until the user acts. */
+  private block(accountId: string, b: AccountBlocked): void {
     this.db.transaction(() => {
       // The refused request was turned away before any work: it does not count as an attempt.
       this.db.prepare("UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE account_id = ? AND state = 'in_flight'").run(accountId);
-      this.db.prepare("UPDATE outbox SET state = 'blocked', last_error = ? WHERE account_id = ? AND state IN ('queued', 'in_flight')").run(reason, accountId);
-      this.db.prepare('UPDATE accounts SET blocked = ? WHERE id = ?').run(reason, accountId);
+      this.db.prepare("UPDATE outbox SET state = 'blocked', last_error = ? WHERE account_id = ? AND state IN ('queued', 'in_flight')").run(b.reason, accountId);
+      this.db.prepare('UPDATE accounts SET blocked = ?, blocked_code = ? WHERE id = ?').run(b.reason, b.code, accountId);
     })();
   }
 

@@ -39,9 +39,8 @@ export async function pushFarmCreates(ctx: AccountCtx): Promise<void> {
     }
     const ops = [op, ...items.map((i) => i.op)];
     markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
-    ctx.stats.sent += ops.length;
     const parcels = items.map((i) => i.json ?? JSON.stringify(parcelInput(i.row.local_id, parcelStateOfRow(i.row))));
-    const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`));
+    const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`), ops.length);
     if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) continue;
     const r = res as Exclude<typeof res, NetworkError>;
     if (r.status === 201) {

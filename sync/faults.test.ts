@@ -2,7 +2,7 @@
 // a write whose outcome is unknown is reconciled from GET /api/farms/{id}/parcels/, never blindly resent.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
-import { farmOnService, pendingFaults, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { fakeClock, farmOnService, pendingFaults, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import type { FarmRow, ParcelRow } from '../db/types.ts';
 
 let w: SyncWorld;
@@ -48,15 +48,18 @@ describe('a bulk create whose answer is lost', () => {
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(20, 'b504'));
     await w.fault('POST /api/parcels/', '504-before-commit');
     const log: SentRequest[] = [];
-    const settleMs = 600;
-    const r = await recordingEngine(w, log, { sync: { settleMs } }).sync({ accounts: [acc], pull: false });
+    // The engine's own clock: its settle wait passes at once, and when it resent is read off that clock.
+    const clock = fakeClock();
+    const settleMs = 60_000;
+    const r = await recordingEngine(w, log, { sync: { settleMs, maxWaitMs: 600_000, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
     expect(r.accounts[0]).toMatchObject({ synced: true, left: 0 });
     const sent = posts(log, '/api/parcels/');
     expect(sent.map((s) => s.status)).toEqual([504, 201]);
     // Two empty listings between the 504 and the resend, the resend only once the settle time had passed.
-    const checks = listings(log, farm).filter((g) => g.at > sent[0]!.at && g.at < sent[1]!.at);
-    expect(checks.length).toBeGreaterThanOrEqual(2);
-    expect(sent[1]!.at - sent[0]!.at).toBeGreaterThanOrEqual(settleMs);
+    const checks = listings(log, farm).filter((g) => g.seq > sent[0]!.seq && g.seq < sent[1]!.seq);
+    expect(checks.map((c) => c.status)).toEqual([200, 200]);
+    expect(checks[0]!.time - sent[0]!.time).toBeGreaterThanOrEqual(settleMs);
+    expect(sent[1]!.time - sent[0]!.time).toBeGreaterThanOrEqual(settleMs);
     await expectExactlyOnce(acc, farm, created);
   });
 
@@ -97,15 +100,18 @@ describe('a bulk create whose answer is lost', () => {
   it('503 with Retry-After: refused before any work, retried after the wait, no duplicate', async () => {
     const { acc, farm } = await farmOnService(w, 'F503');
     const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(12, 'e503'));
-    await w.fault('POST /api/parcels/', 'error', { status: 503, retry_after: 1 });
+    await w.fault('POST /api/parcels/', 'error', { status: 503, retry_after: 30 });
     const log: SentRequest[] = [];
-    const r = await recordingEngine(w, log).sync({ accounts: [acc], pull: false });
+    const clock = fakeClock();
+    const r = await recordingEngine(w, log, { sync: { maxWaitMs: 600_000, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
     expect(r.accounts[0]).toMatchObject({ synced: true, left: 0 });
     const sent = posts(log, '/api/parcels/');
     expect(sent.map((s) => s.status)).toEqual([503, 201]);
-    expect(sent[1]!.at - sent[0]!.at).toBeGreaterThanOrEqual(1000);
+    // The engine waited what Retry-After asked (30 s of its clock), then sent again.
+    expect(clock.slept).toEqual([30_000]);
+    expect(sent[1]!.time - sent[0]!.time).toBe(30_000);
     // A refusal is not an uncertain send: no listing was needed before the retry.
-    expect(listings(log, farm).filter((g) => g.at < sent[1]!.at)).toEqual([]);
+    expect(listings(log, farm).filter((g) => g.seq < sent[1]!.seq)).toEqual([]);
     await expectExactlyOnce(acc, farm, created);
   });
 

@@ -1,13 +1,8 @@
-import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { TokenProvider } from './tokens.ts';
+import { Agent, request, type Dispatcher } from 'undici';
+import { TokenUnavailable, type TokenProvider } from './tokens.ts';
+import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 
-/** How a request failed without an HTTP answer, which decides whether it may have reached the service. */
-export class NetworkError extends Error {
-  constructor(message: string, readonly sent: boolean, override readonly cause?: unknown) {
-    super(message);
-    this.name = 'NetworkError';
-  }
-}
+export { NetworkError } from './transport.ts';
 
 /** A request body already serialized (the engine builds parcel JSON from the mirror's stored JSON text). */
 export class JsonText {
@@ -33,8 +28,6 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
 }
 
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
 function parseRetryAfter(v: string | string[] | undefined): number | null {
   const s = Array.isArray(v) ? v[0] : v;
   if (!s) return null;
@@ -57,7 +50,7 @@ export class ServiceClient {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.accountId = opts.accountId;
     const timeout = opts.timeoutMs ?? 60_000;
-    this.dispatcher = opts.dispatcher ?? new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connectTimeout: 10_000, keepAliveTimeout: 10_000 });
+    this.dispatcher = opts.dispatcher ?? new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connect: markingConnector(10_000), keepAliveTimeout: 10_000 });
   }
 
   get mode(): Credentials['mode'] {
@@ -90,7 +83,14 @@ export class ServiceClient {
   }
 
   private async once(method: string, path: string, body: unknown, forceRefresh: boolean): Promise<HttpResponse> {
-    const headers = await this.headers(forceRefresh);
+    let headers: Record<string, string>;
+    try {
+      headers = await this.headers(forceRefresh);
+    } catch (err) {
+      // No token could be had: the request itself never left, whatever became of the token request.
+      if (err instanceof TokenUnavailable || !(err instanceof NetworkError)) throw err;
+      throw new NetworkError(`${method} ${path}: not sent, no token (${err.reason})`, { sent: false, reason: err.reason, unreachable: err.unreachable, cause: err });
+    }
     let payload: string | undefined;
     if (body !== undefined) {
       payload = body instanceof JsonText ? body.text : JSON.stringify(body);
@@ -100,16 +100,14 @@ export class ServiceClient {
     try {
       res = await request(`${this.baseUrl}${path}`, { method: method as Dispatcher.HttpMethod, headers, body: payload, dispatcher: this.dispatcher });
     } catch (err) {
-      const code = (err as { code?: string }).code ?? '';
-      const causeCode = ((err as { cause?: { code?: string } }).cause?.code) ?? '';
-      const notSent = CONNECT_ERRORS.has(code) || CONNECT_ERRORS.has(causeCode) || err instanceof undiciErrors.ConnectTimeoutError;
-      throw new NetworkError(`${method} ${path}: ${notSent ? 'could not connect' : 'no answer'} (${code || causeCode || (err as Error).message})`, !notSent, err);
+      const c = classifyTransportError(err);
+      throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${c.reason})`, { ...c, cause: err });
     }
     let text: string;
     try {
       text = await res.body.text();
     } catch (err) {
-      throw new NetworkError(`${method} ${path}: the answer was cut off`, true, err);
+      throw new NetworkError(`${method} ${path}: the answer was cut off`, { sent: true, reason: 'the answer was cut off', cause: err });
     }
     let parsed: unknown = null;
     if (text) {

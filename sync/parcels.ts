@@ -8,7 +8,7 @@ import { parcelLimit } from '../db/settings.ts';
 import { validateParcel, MAX_PARCELS_PER_REQUEST, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
 import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
-import { JsonText, NetworkError, errorMessage } from './http.ts';
+import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
 import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { recordConflict } from './conflicts.ts';
@@ -47,8 +47,7 @@ export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: read
   if (!batch.length) return;
   const ops = batch.map((b) => b.op);
   const body = new JsonText(`{"farm":{"id":${farmServerId}},"parcels":[${batch.map((b) => b.json ?? JSON.stringify(parcelInput(b.row.local_id, parcelStateOfRow(b.row)))).join(',')}]}`);
-  ctx.stats.sent += ops.length;
-  const res = await call(ctx, 'POST', '/api/parcels/', body);
+  const res = await call(ctx, 'POST', '/api/parcels/', body, ops.length);
   if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) return;
   const r = res as Exclude<typeof res, NetworkError>;
   if (r.status === 201) {
@@ -301,10 +300,11 @@ export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<
   const body: Record<string, unknown> = { id: row.server_id, name: merged.name, metadata: parcelInput(row.local_id, merged).metadata };
   if (JSON.stringify(merged.geometry) !== JSON.stringify(theirs.geometry) || merged.hectares !== theirs.hectares) body.geom = parcelInput(row.local_id, merged).geom;
   recordSent(ctx, op, merged, true);
-  const res = await call(ctx, 'PATCH', `/api/parcels/${row.server_id}/`, body);
+  const res = await call(ctx, 'PATCH', `/api/parcels/${row.server_id}/`, body, 1);
   // A PATCH carries the whole state: repeating it is harmless, so "uncertain" simply means "send again".
   if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, false);
+    const net = res instanceof NetworkError ? res : null;
+    retryLater(ctx, [op], net ? net.message : errorMessage(res as HttpResponse), null, net !== null && !net.sent, net?.notTried);
     return;
   }
   if (handleCommon(ctx, [op], res, false)) return;

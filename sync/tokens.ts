@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
+import type { BlockedCode } from './blocked.ts';
+import { NetworkError, classifyTransportError } from './transport.ts';
 
 const run = promisify(execFile);
 
@@ -13,9 +15,10 @@ export interface TokenProvider {
 /**
  * No token can be had for the account (refused by the service, the command failed, none given). The engine
  * blocks the account for this run instead of failing it: nothing was sent. The message never holds secrets.
+ * A token request that failed for a passing reason (no connection, 5xx) is a NetworkError instead: retried later.
  */
 export class TokenUnavailable extends Error {
-  constructor(message: string, readonly accountNotFound = false) {
+  constructor(message: string, readonly code: BlockedCode) {
     super(message);
     this.name = 'TokenUnavailable';
   }
@@ -71,7 +74,7 @@ export class StaticTokenProvider extends CachingProvider {
   }
   protected async fetch(accountId: string): Promise<string> {
     const t = this.tokens[accountId];
-    if (!t) throw new TokenUnavailable(`No token for ${accountId}: connect again`);
+    if (!t) throw new TokenUnavailable(`No token for ${accountId}: connect again`, 'invalid_token');
     return t;
   }
 }
@@ -90,10 +93,10 @@ export class CommandTokenProvider extends CachingProvider {
     } catch (err) {
       // Not the error's message: it repeats the command, which may hold a key.
       const code = (err as { code?: unknown }).code;
-      throw new TokenUnavailable(`The token command failed${typeof code === 'number' ? ` (exit ${code})` : ''}`);
+      throw new TokenUnavailable(`The token command failed${typeof code === 'number' ? ` (exit ${code})` : ''}`, 'token_command_failed');
     }
     const token = stdout.trim().split(/\s+/).pop() ?? '';
-    if (!token) throw new TokenUnavailable('The token command printed nothing');
+    if (!token) throw new TokenUnavailable('The token command printed nothing', 'token_command_failed');
     return token;
   }
 }
@@ -105,14 +108,23 @@ export class ServiceTokenProvider extends CachingProvider {
     super();
   }
   protected async fetch(accountId: string): Promise<string> {
-    const res = await request(`${this.baseUrl.replace(/\/+$/, '')}/api/accounts/${encodeURIComponent(accountId)}/token/`, {
-      method: 'POST', headers: { 'x-api-key': this.apiKey, accept: 'application/json' },
-    });
-    const body = (await res.body.json().catch(() => null)) as { account_access?: unknown; message?: unknown } | null;
-    if (res.statusCode !== 200 || typeof body?.account_access !== 'string') {
-      const message = typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`;
-      throw new TokenUnavailable(`The service refused a token for ${accountId}: ${message}`, message === 'Account not found');
+    const url = `${this.baseUrl.replace(/\/+$/, '')}/api/accounts/${encodeURIComponent(accountId)}/token/`;
+    let res;
+    try {
+      res = await request(url, { method: 'POST', headers: { 'x-api-key': this.apiKey, accept: 'application/json' }, headersTimeout: 60_000, bodyTimeout: 60_000 });
+    } catch (err) {
+      // Asking again for a token is harmless: whatever the token request's fate, it is a passing failure.
+      const c = classifyTransportError(err);
+      throw new NetworkError(`token request: ${c.reason}`, { ...c, cause: err });
     }
-    return body.account_access;
+    const body = (await res.body.json().catch(() => null)) as { account_access?: unknown; message?: unknown; code?: unknown } | null;
+    if (res.statusCode === 200 && typeof body?.account_access === 'string') return body.account_access;
+    const message = typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`;
+    if (res.statusCode === 429 || res.statusCode >= 500) {
+      throw new NetworkError(`token request: the service answered ${message}`, { sent: false, reason: `the token request got ${message}` });
+    }
+    const code: BlockedCode = body?.code === 'invalid_api_key' || (res.statusCode === 401 && body?.code === undefined) ? 'invalid_api_key'
+      : body?.code === 'account_not_found' || message === 'Account not found' ? 'account_not_found' : 'refused';
+    throw new TokenUnavailable(code === 'invalid_api_key' ? 'Invalid API key' : code === 'account_not_found' ? 'Account not found' : `The service refused a token for ${accountId}: ${message}`, code);
   }
 }

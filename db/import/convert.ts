@@ -10,8 +10,14 @@ export interface ParcelInput {
   geom: { type: 'Feature'; properties: Record<string, unknown>; geometry: { type: string; coordinates: unknown } };
 }
 
-/** Where a parcel input came from: the feature's index in the file, and its part (1-based) of a split MultiPolygon. */
-export interface Origin { index: number; part: number; parts: number }
+/**
+ * Where a parcel input came from: the feature's index in the file, its part (1-based) of a split MultiPolygon, and
+ * the name the file gives it (if any), so that a problem names the feature the user knows.
+ */
+export interface Origin { index: number; part: number; parts: number; name?: string }
+
+/** "Feature 2 'Pozo'", the way problems name a feature. */
+export const featureLabel = (index: number, name?: string): string => `Feature ${index}${name === undefined ? '' : ` '${name}'`}`;
 
 export interface ImportProblem {
   /** The feature's 0-based index in the file (features array, placemark or shapefile record order). */
@@ -46,12 +52,13 @@ export function toParcelInputs(features: readonly unknown[], opts: ConvertOption
 }
 
 function convertFeature(feature: unknown, index: number, opts: ConvertOptions, out: Converted): void {
-  const fail = (code: string, detail: string) => out.problems.push({ index, code, message: `Feature ${index}: ${detail}` });
+  const props = isObject(feature) && isObject(feature['properties']) ? feature['properties'] : {};
+  const { name: ownName, key: nameKey } = pickName(props);
+  const fail = (code: string, detail: string) => out.problems.push({ index, code, message: `${featureLabel(index, ownName)}: ${detail}` });
   if (!isObject(feature) || feature['type'] !== 'Feature') {
     fail('geom_not_feature', 'is not a GeoJSON Feature');
     return;
   }
-  const props = isObject(feature['properties']) ? feature['properties'] : {};
   const geometry = feature['geometry'];
   if (!isObject(geometry)) {
     fail('geom_not_feature', 'has no geometry');
@@ -59,7 +66,6 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
   }
   const type = geometry['type'];
   const coordinates = geometry['coordinates'];
-  const { name: ownName, key: nameKey } = pickName(props);
   const name = ownName ?? `${opts.farmName} ${index + 1}`;
   const skip = new Set<string>(nameKey === undefined ? [] : [nameKey]);
 
@@ -69,13 +75,13 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
     const metadata = toMetadata(props, skip, opts.furrowExport, hectares.nested);
     // The service's own form for a point's area; a point without it is left for the core to refuse (hectares_missing).
     const properties = hectares.value === undefined ? {} : { metadata: { hectares: hectares.value } };
-    push(out, { name, metadata, geom: { type: 'Feature', properties, geometry: { type, coordinates } } }, { index, part: 1, parts: 1 });
+    push(out, { name, metadata, geom: { type: 'Feature', properties, geometry: { type, coordinates } } }, { index, part: 1, parts: 1, name: ownName });
     return;
   }
   if (type === 'Polygon' || (type === 'MultiPolygon' && !Array.isArray(coordinates))) {
     // A MultiPolygon whose coordinates are not even an array: let the core's polygon check say what is wrong.
     const metadata = toMetadata(props, skip, opts.furrowExport, false);
-    push(out, polygonInput(name, metadata, coordinates), { index, part: 1, parts: 1 });
+    push(out, polygonInput(name, metadata, coordinates), { index, part: 1, parts: 1, name: ownName });
     return;
   }
   if (type === 'MultiPolygon') {
@@ -86,13 +92,13 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
     }
     const metadata = toMetadata(props, skip, opts.furrowExport, false);
     if (polygons.length === 1) {
-      push(out, polygonInput(name, metadata, polygons[0]), { index, part: 1, parts: 1 });
+      push(out, polygonInput(name, metadata, polygons[0]), { index, part: 1, parts: 1, name: ownName });
       return;
     }
     const parts = polygons.length;
     polygons.forEach((coords, k) => {
       // Each part gets its own copy of the metadata: the rows must not share one mutable object.
-      push(out, polygonInput(`${name} (part ${k + 1} of ${parts})`, { ...metadata }, coords), { index, part: k + 1, parts });
+      push(out, polygonInput(`${name} (part ${k + 1} of ${parts})`, { ...metadata }, coords), { index, part: k + 1, parts, name: ownName });
     });
     return;
   }

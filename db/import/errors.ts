@@ -5,13 +5,20 @@ export type ImportErrorCode =
   | 'unreadable' // not a file of the format it claims to be
   | 'unsupported_format'
   | 'projection' // coordinates are not WGS84 longitude/latitude
+  | 'external_link' // a KML/KMZ NetworkLink to content outside the file (never fetched)
   | 'empty' // nothing to import
   | 'no_account'
   | 'no_farm_name';
 
+/** How to get a file into WGS84 longitude/latitude, the only coordinates Furrow takes (it cannot reproject). */
+export const REPROJECT = 'reproject it to WGS84 (EPSG:4326) first, e.g. in QGIS with Export › Save Features As… and CRS EPSG:4326, or with ogr2ogr -t_srs EPSG:4326';
+
+/** With 'invalid_features': how many of the file's features are valid and how many are not. */
+export interface FeatureCounts { features: number; valid: number; invalid: number }
+
 /** Nothing of the file was imported; `problems` holds every invalid feature when code is 'invalid_features'. */
 export class ImportError extends Error {
-  constructor(readonly code: ImportErrorCode, message: string, readonly problems: readonly ImportProblem[] = []) {
+  constructor(readonly code: ImportErrorCode, message: string, readonly problems: readonly ImportProblem[] = [], readonly counts?: FeatureCounts) {
     super(message);
     this.name = 'ImportError';
   }

@@ -93,8 +93,13 @@ describe('importFile: GeoJSON', () => {
     expect(e.problems.map((p) => [p.index, p.code])).toEqual([
       [1, 'geometry_type'], [2, 'hectares_missing'], [3, 'geometry_type'], [4, 'geom_not_feature'], [5, 'area_over_limit'], [6, 'ring_not_closed'],
     ]);
-    expect(e.problems[1]!.message).toMatch(/^Feature 2: point parcels need geom\.properties\.metadata\.hectares/);
+    // Each names the feature as the user knows it (its index and name), in the words of a file, not of the API.
+    expect(e.problems[0]!.message).toBe("Feature 1 'road': a LineString cannot be a parcel; only Polygon, MultiPolygon and Point (with hectares) can");
+    expect(e.problems[1]!.message).toBe(`Feature 2 'well': a point becomes a parcel only with its area: give it a "hectares" property, a number above 0 (it has none)`);
+    expect(e.problems[1]!.message).not.toMatch(/geom\.|metadata\./);
+    expect(e.problems[3]!.message).toBe('Feature 4: has no geometry');
     expect(e.message).toContain('6 of 7 feature(s) cannot be imported');
+    expect(e.counts).toEqual({ features: 7, valid: 1, invalid: 6 });
     expectNothingCreated();
   });
 
@@ -123,9 +128,9 @@ describe('importFile: GeoJSON', () => {
     expect(t.mirror.read.parcels(report.farm.local_id).map((p) => p.name)).toEqual(['A', 'B']);
     // A MultiPolygon with one bad part is left out whole: half a field is not imported as if complete.
     expect(report.skipped).toEqual([
-      { index: 1, code: 'hectares_missing', message: expect.stringMatching(/^Feature 1: /) as unknown },
-      { index: 3, part: 2, code: 'ring_too_short', message: expect.stringMatching(/^Feature 3 \(part 2 of 2\): /) as unknown },
-      { index: 3, part: 2, code: 'ring_not_closed', message: expect.stringMatching(/^Feature 3 \(part 2 of 2\): /) as unknown },
+      { index: 1, code: 'hectares_missing', message: expect.stringMatching(/^Feature 1 'no area': /) as unknown },
+      { index: 3, part: 2, code: 'ring_too_short', message: expect.stringMatching(/^Feature 3 'bad part' \(part 2 of 2\): /) as unknown },
+      { index: 3, part: 2, code: 'ring_not_closed', message: expect.stringMatching(/^Feature 3 'bad part' \(part 2 of 2\): /) as unknown },
     ]);
   });
 
@@ -164,6 +169,18 @@ describe('importFile: GeoJSON', () => {
     expect(e.message).toMatch(/reproject it to WGS84/);
     const wgs84 = { ...projected, crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } }, features: [polygonFeature({}, [square(-5.9, 37.4)])] };
     expect((await importFile(t.mirror, t.file('crs84.geojson', JSON.stringify(wgs84)), opts)).imported).toBe(1);
+  });
+
+  it('refuses a projected file without "crs" with one message for the file, not one per feature', async () => {
+    // UTM zone 30N metres, as QGIS writes them when the crs member is dropped (RFC 7946 mode, say).
+    const features = Array.from({ length: 30 }, (_, i) => polygonFeature({ name: `P${i}` }, [square(440_000 + i * 200, 4_140_000, 100)]));
+    for (const skipInvalid of [false, true]) {
+      const e = await expectImportError(importFile(t.mirror, t.file('utm-nocrs.geojson', featureCollection(features)), { ...opts, skipInvalid }));
+      expect(e.code).toBe('projection');
+      expect(e.problems).toEqual([]);
+      expect(e.message).toMatch(/^utm-nocrs\.geojson: none of its coordinates are longitude\/latitude \(ring 0 position 0 has longitude 440000, outside \[-180, 180\]\), so it is in a projected coordinate system .*no "crs" member.*reproject it to WGS84/);
+    }
+    expectNothingCreated();
   });
 
   it('keeps a "__proto__" property as an ordinary metadata key', async () => {

@@ -20,7 +20,7 @@ import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
 import { suspendInsertTrigger, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
-import { ImportError } from './errors.ts';
+import { ImportError, REPROJECT } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
 import { JOB_FEATURES, JobResults, jobsOf, ParseWhole } from './jobs.ts';
 import { acquirePool, releasePool, type ImportPool } from './pool.ts';
@@ -35,6 +35,8 @@ export { HECTARES_KEYS, NAME_KEYS } from './convert.ts';
 
 /** Parcels per undo entry (and per progress report): big enough for fast bulk inserts, small enough for steady progress. */
 export const IMPORT_CHUNK = 5000;
+
+const OUT_OF_RANGE = new Set(['longitude_out_of_range', 'latitude_out_of_range']);
 
 /** Files smaller than this are not worth starting threads for (about 5,000 typical parcels). */
 const WORKER_MIN_BYTES = 4 << 20;
@@ -64,6 +66,8 @@ export interface ImportReport {
   skipped: ImportProblem[];
   /** How many of the imported parcels are parts of a split MultiPolygon. */
   parts: number;
+  /** What the user should know about what was read (z values not kept, say); nothing was dropped silently. */
+  notes: string[];
 }
 
 export async function importFile(mirror: Mirror, file: string, opts: ImportOptions): Promise<ImportReport> {
@@ -115,6 +119,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
     let chunk: PreparedParcel[] = [];
     let chunkInputs = 0;
     let chunkParts = 0;
+    let pointZ = 0;
     const flush = () => {
       const start = done;
       done += chunkInputs;
@@ -135,6 +140,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
       const r = results.take(j);
       if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
       for (const p of r.problems) problems.push(p);
+      pointZ += r.pointZ;
       if (r.problems.length > 0 && !skipInvalid) failed = true;
       for (let k = 0, row = 0; k < r.inputs; k++) {
         const flags = r.flags[k]!;
@@ -149,16 +155,28 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
     if (chunkInputs > 0) flush();
     problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
     const badFeatures = new Set(problems.map((p) => p.index)).size;
+    const counts = { features: jobs.features, valid: jobs.features - badFeatures, invalid: badFeatures };
+    if (counts.valid === 0 && problems.length > 0 && problems.every((p) => OUT_OF_RANGE.has(p.code))) {
+      // Not a file of bad features but one of another coordinate system: one message, not one per feature.
+      throw new ImportError('projection', `${name}: none of its coordinates are longitude/latitude (${problems[0]!.message.replace(/^Feature \d+[^:]*: /, '')}), ` +
+        `so it is in a projected coordinate system (metres, such as UTM)${source.format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}. ` +
+        `Furrow cannot reproject: ${REPROJECT}`);
+    }
     if (failed) {
       throw new ImportError('invalid_features',
         `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
-        'Fix them, or import only the valid ones.', problems);
+        'Fix them, or import only the valid ones.', problems, counts);
     }
     if (imported === 0 || farm === undefined) {
-      throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems);
+      throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
     }
     restoreTrigger?.();
-    return { farm, imported, skipped: problems, parts };
+    const notes = 'split' in source ? [] : [...(source.notes ?? [])];
+    if (pointZ > 0) {
+      notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
+        '(polygons keep theirs)');
+    }
+    return { farm, imported, skipped: problems, parts, notes };
   }));
 }
 

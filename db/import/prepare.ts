@@ -3,7 +3,7 @@
 // the importing thread alike, so both give the same answer; nothing here touches the mirror.
 
 import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
-import { toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
+import { featureLabel, toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
 import { canonicalCoordinates } from './raw-coords.ts';
 import { searchText } from '../bulk.ts';
 import { validationStamp } from '../../core/parcels/client-ref.ts';
@@ -46,6 +46,11 @@ export interface PreparedJob {
   numbers: Float64Array;
   /** Every problem of the job's features (conversion, broken part, validation), in feature order. */
   problems: ImportProblem[];
+  /**
+   * Valid Point parcels whose z (a height other than 0) is not kept: a point parcel is the square of its hectares
+   * on the ground, and the service keeps its point as [longitude, latitude]. Polygons keep their z.
+   */
+  pointZ: number;
 }
 
 /** The file's bytes and where its Polygon features' coordinates lie (geojson-split.ts), when it was split. */
@@ -64,6 +69,7 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   // The file's own text of each valid parcel's geometry, when it can be reused as it stands (raw-coords.ts).
   const rawGeometry: (string | null)[] = [];
   let kept = 0;
+  let pointZ = 0;
   for (let i = 0; i < inputs.length;) {
     const n = origins[i]!.parts;
     const results = validateFeature(inputs, i, n, limit);
@@ -77,6 +83,7 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
         const r = results[k]!;
         if (r.parcel && r.problems.length === 0) {
           flags[kept] = VALID | (n > 1 ? SPLIT : 0) | (r.parcel.point ? POINT : 0);
+          if (r.parcel.point && heightOf(inputs[i + k]!) !== 0) pointZ++;
           valid.push(r.parcel);
           validAt.push(kept);
           rawGeometry.push(raw && n === 1 ? polygonText(raw, origins[i]!.index) : null);
@@ -106,7 +113,13 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
     fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata), search ?? '');
     for (let f = fields.length - FIELDS; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
   });
-  return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems };
+  return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems, pointZ };
+}
+
+/** A point input's third coordinate (0 without one). */
+function heightOf(input: ParcelInput): number {
+  const z = (input.geom.geometry.coordinates as unknown[])[2];
+  return typeof z === 'number' ? z : 0;
 }
 
 /** Feature f's coordinates as JSON.stringify would write them, from the file, when it is a Polygon and they can be. */
@@ -122,10 +135,18 @@ function validateFeature(inputs: ParcelInput[], first: number, n: number, limit:
   return out;
 }
 
-/** A core problem ("Parcel 3: …") as a problem of the file's feature. */
+/**
+ * A core problem ("Parcel 3: …") as a problem of the file's feature, named by its index and name. The core words
+ * a point's missing area after the API's field; a file has a `hectares` property instead.
+ */
 export function fromParcelProblem(p: ParcelProblem, origin: Origin): ImportProblem {
   const split = origin.parts > 1;
-  const detail = p.message.replace(/^Parcel \d+: /, '');
-  const where = split ? `Feature ${origin.index} (part ${origin.part} of ${origin.parts})` : `Feature ${origin.index}`;
+  let detail = p.message.replace(/^Parcel \d+: /, '');
+  if (p.code === 'hectares_missing') {
+    const got = /\(got (.*)\)$/.exec(detail)?.[1] ?? 'nothing';
+    detail = `a point becomes a parcel only with its area: give it a "hectares" property, a number above 0 (it has ${got === 'nothing' ? 'none' : got})`;
+  }
+  const label = featureLabel(origin.index, origin.name);
+  const where = split ? `${label} (part ${origin.part} of ${origin.parts})` : label;
   return { index: origin.index, ...(split ? { part: origin.part } : {}), code: p.code, message: `${where}: ${detail}` };
 }

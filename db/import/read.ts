@@ -15,6 +15,8 @@ export interface SourceFeatures {
   features: unknown[];
   /** A GeoJSON export of Furrow's own (see furrow-format.ts). */
   furrowExport: boolean;
+  /** What reading the file did that the user should know about (ImportReport.notes). */
+  notes?: string[];
 }
 
 const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);
@@ -45,7 +47,7 @@ export async function readImportSource(file: string, split: boolean): Promise<So
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const format = detect(buffer, extname(file).toLowerCase());
-  if (format === 'zip') return { format, features: await readZip(buffer, name), furrowExport: false };
+  if (format === 'zip') return { format, ...(await readZip(buffer, name)), furrowExport: false };
   if (format === 'geojson' && split) {
     const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
     const parts = splitFeatureCollection(bytes, bom);

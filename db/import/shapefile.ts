@@ -1,16 +1,20 @@
 // Zipped Shapefile (one layer: .shp with its .dbf, optional .prj and .cpg) → GeoJSON features.
 // Furrow cannot reproject, so a layer that is not in WGS84 longitude/latitude is refused outright: importing
-// metres as degrees would put every parcel in the wrong place (or nowhere).
+// metres as degrees would put every parcel in the wrong place (or nowhere). The DBF's encoding: dbf-encoding.ts.
+// PointZ and PolygonZ keep their z as the third number of each position (shape-z.ts).
 
 import { unzipSync } from 'fflate';
 import * as shapefile from 'shapefile';
-import { ImportError } from './errors.ts';
-import { readKml } from './kml.ts';
+import { ImportError, REPROJECT } from './errors.ts';
+import { readKmz } from './kml.ts';
+import { dbfEncoding } from './dbf-encoding.ts';
+import { attachZ, readShapeZ } from './shape-z.ts';
 
-const REPROJECT = 'reproject it to WGS84 (EPSG:4326) first, e.g. in QGIS with Export › Save Features As… and CRS EPSG:4326';
-
-/** The features of a zipped shapefile, or of the KML inside a KMZ (a zip with a .kml and no .shp). */
-export async function readZip(bytes: Uint8Array, fileName: string): Promise<unknown[]> {
+/**
+ * The features of a zipped shapefile, or of the KML inside a KMZ (a zip with a .kml and no .shp), with what the
+ * user should know about how they were read (ImportReport.notes).
+ */
+export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ features: unknown[]; notes: string[] }> {
   let entries: Record<string, Uint8Array>;
   try {
     // Only the files a layer is made of are inflated; macOS resource forks (__MACOSX/, ._x) are not.
@@ -21,8 +25,7 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<unkn
   const names = Object.keys(entries);
   const shps = names.filter((n) => /\.shp$/i.test(n));
   if (shps.length === 0) {
-    const kmlName = names.find((n) => /\.kml$/i.test(n));
-    if (kmlName !== undefined) return readKml(new TextDecoder().decode(entries[kmlName]), `${fileName}/${kmlName}`);
+    if (names.some((n) => /\.kml$/i.test(n))) return { features: readKmz(entries, fileName), notes: [] };
     throw new ImportError('unsupported_format', `${fileName} holds no shapefile (.shp) and no KML`);
   }
   if (shps.length > 1) {
@@ -40,9 +43,12 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<unkn
   const prjText = prj === undefined ? '' : new TextDecoder().decode(prj).trim();
   if (prjText !== '') checkWgs84(prjText, fileName);
 
+  const notes: string[] = [];
+  const encoding = dbfEncoding(companion('cpg'), dbf, fileName);
+  if (encoding.note) notes.push(encoding.note);
   let collection: { features: unknown[]; bbox?: number[] };
   try {
-    collection = await shapefile.read(arrayBuffer(shp), dbf && arrayBuffer(dbf), { encoding: dbfEncoding(companion('cpg'), dbf) });
+    collection = await shapefile.read(arrayBuffer(shp), dbf && arrayBuffer(dbf), { encoding: encoding.encoding });
   } catch (e) {
     throw new ImportError('unreadable', `${fileName}: ${shpName} could not be read as a shapefile: ${(e as Error).message}`);
   }
@@ -52,8 +58,13 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<unkn
       `${fileName} has no .prj and its coordinates (${box.map((v) => Math.round(v)).join(', ')}) are not longitude/latitude: ${REPROJECT}`);
   }
   for (const f of collection.features) dropBlankDates(f);
-  return collection.features;
+  const z = readShapeZ(shp);
+  if (z === null && [11, 15].includes(shapeType(shp))) notes.push(`${fileName}: the heights (z) of ${shpName} could not be read: imported without them`);
+  if (z !== null && !attachZ(collection.features, shp, z)) notes.push(`${fileName}: the heights (z) of ${shpName} do not line up with its shapes: imported without them`);
+  return { features: collection.features, notes };
 }
+
+const shapeType = (shp: Uint8Array): number => (shp.length >= 36 ? new DataView(shp.buffer, shp.byteOffset, shp.byteLength).getInt32(32, true) : 0);
 
 // The reader turns a blank DBF date ("        ") into new Date(0, -1, 0), i.e. 30 Nov 1899: that is "no date".
 const BLANK_DATE = new Date(0, -1, 0).getTime();
@@ -72,30 +83,6 @@ export function checkWgs84(prj: string, fileName: string): void {
   if ((geographic && wgs84) || wkt === 'EPSG:4326') return;
   const name = /^\w+\["([^"]*)"/.exec(prj.trim())?.[1] ?? prj.slice(0, 60);
   throw new ImportError('projection', `${fileName} is in "${name}", not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
-}
-
-/**
- * The DBF's text encoding: the .cpg when there is one; else UTF-8 when the bytes are valid UTF-8 (what
- * QGIS and most current tools write, with or without a .cpg), else the format's old default, Windows-1252.
- */
-function dbfEncoding(cpg: Uint8Array | undefined, dbf: Uint8Array | undefined): string {
-  const label = cpg === undefined ? '' : new TextDecoder().decode(cpg).trim().toLowerCase();
-  // A .cpg holds an encoding name ("UTF-8", "ISO-8859-1") or a bare code page number ("1252", "65001").
-  const candidates = /^(utf-?8|65001)$/.test(label) ? ['utf-8'] : /^\d+$/.test(label) ? [`windows-${label}`, `cp${label}`] : label ? [label] : [];
-  for (const c of candidates) {
-    try {
-      return new TextDecoder(c).encoding;
-    } catch {
-      // Not a label this runtime knows: try the next, then sniff.
-    }
-  }
-  if (dbf === undefined) return 'utf-8';
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(dbf);
-    return 'utf-8';
-  } catch {
-    return 'windows-1252';
-  }
 }
 
 function arrayBuffer(u: Uint8Array): ArrayBuffer {

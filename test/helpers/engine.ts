@@ -8,27 +8,56 @@ import type { SyncOptions } from '../../sync/context.ts';
 import type { AccountRow, FarmRow } from '../../db/types.ts';
 import type { Mirror } from '../../db/mirror.ts';
 
-export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network'; at: number; doneAt?: number }
+/**
+ * One request as the engine sent it. `seq` and `doneSeq` order sends and answers on one counter (so "sent before
+ * that one was answered" is exact, never a tie of milliseconds); `time` is the engine's clock when it was sent.
+ */
+export interface SentRequest { account: string; method: string; path: string; parcels: number | null; status: number | 'network'; seq: number; doneSeq?: number; time: number }
+
+let counter = 0;
+
+/** Called before a request leaves; what it awaits holds the request back (to make an overlap certain, say). */
+export type Gate = (entry: SentRequest, log: readonly SentRequest[]) => Promise<void> | void;
 
 /** A ServiceClient that records every request it sends (with the parcel count of bulk creates) and its outcome. */
 export class RecordingClient extends ServiceClient {
-  constructor(opts: ClientOptions, private readonly log: SentRequest[]) {
+  constructor(opts: ClientOptions, private readonly log: SentRequest[], private readonly clock: () => number = Date.now, private readonly gate?: Gate) {
     super(opts);
   }
 
   override async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
     const sent = body instanceof JsonText ? JSON.parse(body.text) as unknown : body;
     const parcels = sent && typeof sent === 'object' && Array.isArray((sent as { parcels?: unknown }).parcels) ? (sent as { parcels: unknown[] }).parcels.length : null;
-    const entry: SentRequest = { account: this.accountId, method, path, parcels, status: 'network', at: Date.now() };
+    const entry: SentRequest = { account: this.accountId, method, path, parcels, status: 'network', seq: ++counter, time: this.clock() };
     this.log.push(entry);
     try {
+      await this.gate?.(entry, this.log);
       const res = await super.send(method, path, body);
       entry.status = res.status;
       return res;
     } finally {
-      entry.doneAt = Date.now();
+      entry.doneSeq = ++counter;
     }
   }
+}
+
+/**
+ * The engine's clock and sleep without real waiting: sleeping moves the clock on at once. Only for runs whose
+ * waits are the engine's own (backoff, Retry-After, settling after a refusal): a wait for the service to finish
+ * something needs real time.
+ */
+export function fakeClock(start = Date.now()): { now: () => number; sleep: (ms: number) => Promise<void>; slept: number[] } {
+  let t = start;
+  const slept: number[] = [];
+  return {
+    now: () => t,
+    sleep: async (ms) => {
+      slept.push(ms);
+      t += ms;
+      await Promise.resolve();
+    },
+    slept,
+  };
 }
 
 export interface EngineOptions {
@@ -39,6 +68,7 @@ export interface EngineOptions {
   sync?: Partial<SyncOptions>;
   /** Another mirror than the world's (a reopened file). */
   mirror?: Mirror;
+  gate?: Gate;
 }
 
 /** An engine over the world's mirror whose requests land in `log`. Short settle and backoff, as in syncWorld's engine(). */
@@ -46,7 +76,7 @@ export function recordingEngine(w: SyncWorld, log: SentRequest[], o: EngineOptio
   return new SyncEngine(o.mirror ?? w.mirror, (a) => new RecordingClient({
     baseUrl: a.service_url, accountId: a.id, timeoutMs: o.timeoutMs ?? 5_000,
     credentials: o.credentials?.(a) ?? { mode: 'api_key', apiKey: w.apiKey },
-  }, log), { settleMs: 300, backoffBaseMs: 20, backoffCapMs: 200, maxWaitMs: 20_000, ...o.sync });
+  }, log, o.sync?.now, o.gate), { settleMs: 300, backoffBaseMs: 20, backoffCapMs: 200, maxWaitMs: 20_000, ...o.sync });
 }
 
 /** An account (new unless given) with a farm already on the service, so that new parcels go out through POST /api/parcels/. */

@@ -2,6 +2,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { openDb } from '../../service/store/db.ts';
+import { dbFile } from '../../service/config.ts';
+import { createApiKey, revokeApiKey } from '../../service/store/organizations.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
@@ -58,4 +61,19 @@ export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {})
       }
     },
   };
+}
+
+/**
+ * Rotates an organization's API key in a running service's database, as an operator would: a new key is issued
+ * and the old one revoked (the service's own store functions). Returns the new key.
+ */
+export function rotateApiKey(dataDir: string, organizationId: string, oldKey: string): string {
+  const db = openDb(dbFile(dataDir));
+  try {
+    const fresh = createApiKey(db, organizationId, 'rotated');
+    revokeApiKey(db, organizationId, oldKey.split('_').slice(0, 2).join('_'));
+    return fresh.api_key;
+  } finally {
+    db.close();
+  }
 }

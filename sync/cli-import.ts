@@ -1,0 +1,26 @@
+// How the CLI words an import's outcome: what was imported and left out, or why nothing was and what to do.
+
+import type { ImportError, ImportReport } from '../db/import/index.ts';
+
+/** Problems listed one per line; past this many, the rest are counted (a whole file of bad features is one cause). */
+const MAX_LINES = 100;
+
+export function importReportLines(r: ImportReport): string[] {
+  const lines = [`Imported ${r.imported} parcel(s) into '${r.farm.name}'${r.parts ? ` (${r.parts} from split multipolygons)` : ''}.`];
+  for (const note of r.notes) lines.push(`  note: ${note}`);
+  if (r.skipped.length) lines.push(`Left out ${new Set(r.skipped.map((s) => s.index)).size} invalid feature(s):`);
+  for (const s of r.skipped.slice(0, MAX_LINES)) lines.push(`  skipped ${s.message}`);
+  if (r.skipped.length > MAX_LINES) lines.push(`  … and ${r.skipped.length - MAX_LINES} more problem(s)`);
+  return lines;
+}
+
+export function importErrorLines(err: ImportError): string[] {
+  const lines = [err.message];
+  for (const p of err.problems.slice(0, MAX_LINES)) lines.push(`  ${p.message}`);
+  if (err.problems.length > MAX_LINES) lines.push(`  … and ${err.problems.length - MAX_LINES} more problem(s)`);
+  const c = err.counts;
+  if (err.code === 'invalid_features' && c && c.valid > 0) {
+    lines.push(`To import only the ${c.valid} valid feature(s), run the same command again with --skip-invalid.`);
+  }
+  return lines;
+}
