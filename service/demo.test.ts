@@ -59,6 +59,11 @@ describe('demo credentials', () => {
     // The demo's farms are loaded once.
     expect(listFarms(db, { organizationId: org, accountId: second.credentials.account_id, via: 'api_key' }).map((f) => f.name).sort())
       .toEqual(['Almendral La Vega', 'Finca El Olivar', 'Hof Sonnenfeld']);
+    // Each parcel's crop_type metadata names its current (active) crop.
+    const crops = db.prepare(`SELECT p.name, json_extract(p.metadata, '$.crop_type') AS crop_type, c.name AS active
+      FROM parcels p JOIN crops c ON c.parcel_id = p.id AND c.is_active = 1`).all() as { name: string; crop_type: string; active: string }[];
+    expect(crops).toHaveLength(25);
+    expect(crops.filter((c) => c.crop_type !== c.active)).toEqual([]);
     // Shown again on every start, with the line the README's commands read.
     expect(second.banner).toContain(`x-api-key     ${key}`);
     expect(second.banner).toContain(`(${DEMO_ADMIN} / ${password})`);

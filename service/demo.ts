@@ -129,17 +129,21 @@ async function demoAdminPassword(db: Db, org: string, saved: string | undefined,
   return password;
 }
 
+const SEASONS = 3;
+
 function loadFarms(db: ReturnType<typeof openDb>, scope: Scope): void {
   const rand = rng(20261121);
   db.transaction(() => {
     REGIONS.forEach((r, ri) => {
+      // Three seasons of rotation, the last one active: crop_type names that current crop.
+      const cropOf = (i: number, season: number) => r.crops[(i + season) % r.crops.length]!;
       const parcels = Array.from({ length: 12 }, (_, i) => {
         const lon = r.lon + (i % 4) * 0.012 + (rand() - 0.5) * 0.002;
         const lat = r.lat + Math.floor(i / 4) * 0.009 + (rand() - 0.5) * 0.002;
         const hectares = 4 + rand() * 30;
         const metadata = {
           'Supplier ID': `S-${10 + ri * 20 + (i % 5)}`, region: r.region, contract_year: 2024 + (i % 3),
-          crop_type: r.crops[i % r.crops.length]!, certification: i % 3 === 0 ? 'organic' : 'conventional',
+          crop_type: cropOf(i, SEASONS - 1), certification: i % 3 === 0 ? 'organic' : 'conventional',
         };
         const point = i === 11;
         return {
@@ -153,13 +157,13 @@ function loadFarms(db: ReturnType<typeof openDb>, scope: Scope): void {
       const { farm } = createFarm(db, scope, { farm: { name: r.farm }, parcels });
       const ids = db.prepare('SELECT id FROM parcels WHERE farm_id = ? ORDER BY id').all(farm.id) as { id: number }[];
       ids.forEach(({ id }, i) => {
-        for (let season = 0; season < 3; season++) {
-          const name = r.crops[(i + season) % r.crops.length]!;
+        for (let season = 0; season < SEASONS; season++) {
+          const name = cropOf(i, season);
           const year = 2023 + season;
           createCrop(db, scope, {
             parcel: id, name, campaign: `${year}/${year + 1}`, variety: null, family: { name: FAMILY[name] ?? 'Poaceae' },
-            sowing: `${year}-10-${String(10 + (i % 15)).padStart(2, '0')}`, closure: season < 2 ? `${year + 1}-07-${String(1 + (i % 20)).padStart(2, '0')}` : null,
-            area: null, harvested_qty: season < 2 ? Math.round((3 + rand() * 5) * 10) / 10 : null, is_active: season === 2,
+            sowing: `${year}-10-${String(10 + (i % 15)).padStart(2, '0')}`, closure: season < SEASONS - 1 ? `${year + 1}-07-${String(1 + (i % 20)).padStart(2, '0')}` : null,
+            area: null, harvested_qty: season < SEASONS - 1 ? Math.round((3 + rand() * 5) * 10) / 10 : null, is_active: season === SEASONS - 1,
           });
         }
       });
