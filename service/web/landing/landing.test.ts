@@ -29,7 +29,7 @@ describe('GET /', () => {
     expect(body).toContain('href="/api/openapi.json"');
     // Every same-origin URL the page names answers (the admin panel by sending to its sign-in).
     const targets = [...body.matchAll(/(?:href|action)="(\/[^"]*)"/g)].map((m) => m[1]!);
-    expect(targets.sort()).toEqual(['/admin/', '/admin/admin.css', '/api/openapi.json', '/embed/', '/healthz', '/landing.css']);
+    expect(targets.sort()).toEqual(['/admin/', '/admin/admin.css', '/api/openapi.json', '/embed/', '/favicon.svg', '/healthz', '/landing.css']);
     for (const url of targets.filter((u) => u !== '/embed/')) expect([200, 303], url).toContain((await get(url)).statusCode);
     expect((await get('/landing.css')).headers['content-type']).toMatch(/^text\/css/);
     // The form's request, with an account's auth_id, opens that account's map.
@@ -37,6 +37,12 @@ describe('GET /', () => {
     expect(authId).toMatch(new RegExp(`^${/pattern="([^"]+)"/.exec(body)![1]!}$`));
     expect((await get(`/embed/?auth_id=${authId}`)).statusCode).toBe(200);
     expect((await svc.app.inject({ method: 'HEAD', url: '/' })).statusCode).toBe(200);
+    // Every page's automatic /favicon.ico request finds the leaf instead of a 404.
+    const ico = await get('/favicon.ico');
+    expect([ico.statusCode, ico.headers.location]).toEqual([301, '/favicon.svg']);
+    const svg = await get('/favicon.svg');
+    expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(svg.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 24 24"><path fill="#2f7d4f" d="M4 20/);
   });
 
   it('runs no script, loads nothing from elsewhere, cannot be framed, and holds no credential', async () => {

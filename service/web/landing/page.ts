@@ -2,6 +2,9 @@
 // so nothing needs escaping and one page serves everyone.
 import { LOGO } from '../admin/html.ts';
 
+/** The leaf of LOGO, for the favicon. */
+export const LOGO_PATH = /\bd="([^"]+)"/.exec(LOGO.value)![1]!;
+
 /** The auth_id shape the embedded map accepts (service/web/embed/routes.ts); the browser checks it before sending. */
 const AUTH_ID_PATTERN = '[A-Za-z0-9_\\-]{16,128}';
 
@@ -11,6 +14,7 @@ export const LANDING_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Furrow parcel service</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/admin/admin.css">
 <link rel="stylesheet" href="/landing.css">
 </head>
