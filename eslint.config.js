@@ -1,4 +1,6 @@
-// Lint enforces the process boundaries of DEVELOPERS.md: core/ is pure, renderer/ never reaches Node or the backend.
+// Lint enforces the boundaries the README's Layout describes: core/ is pure, the service shares only core/, and the
+// browser code of the service's web pages reaches the service only over HTTP. test/docs.test.ts checks that every
+// `files` pattern here matches a file of the repository.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -22,32 +24,20 @@ export default tseslint.config(
         patterns: [
           { group: nodeBuiltins, message: 'core/ is pure domain code: no I/O, no Node built-ins.' },
           { group: ioPackages, message: 'core/ is pure domain code: no I/O packages.' },
-          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'core/ depends on nothing else in the repository.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**'], message: 'core/ depends on nothing else in the repository.' },
         ],
       }],
     },
   },
   {
-    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: nodeBuiltins, message: 'renderer/ runs in a sandboxed page: no Node built-ins.' },
-          { group: [...ioPackages], message: 'renderer/ talks to the backend only through core/api.ts.' },
-          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/electron/**'], message: 'renderer/ talks to the backend only through core/api.ts.' },
-        ],
-      }],
-    },
-  },
-  {
-    // The service's web pages run in the browser: like the renderer, they reach the service only over HTTP.
+    // The service's web pages run in the browser: they reach the service only over HTTP.
     files: ['service/web/*/client/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: nodeBuiltins, message: 'Browser code: no Node built-ins.' },
           { group: ioPackages, message: 'Browser code talks to the service over HTTP only.' },
-          { group: ['**/store/**', '**/routes/**', '**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'Browser code talks to the service over HTTP only.' },
+          { group: ['**/store/**', '**/routes/**', '**/db/**', '**/sync/**'], message: 'Browser code talks to the service over HTTP only.' },
         ],
       }],
     },
@@ -57,7 +47,7 @@ export default tseslint.config(
     ignores: ['service/web/*/client/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/db/**', '**/sync/**', '**/electron/**', '**/renderer/**'], message: 'The service stands alone: it shares only core/.' }],
+        patterns: [{ group: ['**/db/**', '**/sync/**'], message: 'The service stands alone: it shares only core/.' }],
       }],
     },
   },

@@ -23,6 +23,7 @@ import plants from './routes/plants/index.ts';
 import billingRoutes from './routes/billing/index.ts';
 import embedRoutes from './web/embed/routes.ts';
 import adminRoutes from './web/admin/routes.ts';
+import landingRoutes from './web/landing/routes.ts';
 
 export interface AppContext {
   db: Db;
@@ -158,6 +159,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (i) => billingRoutes(i, ctx));
   await app.register(async (i) => embedRoutes(i, ctx));
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
+  await app.register(async (i) => landingRoutes(i, ctx));
 
   app.addHook('onClose', async () => {
     await ctx.validator.close();

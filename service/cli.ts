@@ -18,7 +18,8 @@ import { serve } from './server.ts';
 const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_DIR, default ./data)
 
   serve                                         listen on HOST:PORT (default 127.0.0.1:8080); the default command
-  demo [--serve]                                load the demo organization, account, farms, crops and orchard
+  demo [--serve]                                load the demo organization, account, farms, crops and orchard; its API key
+                                                and admin password are kept in DATA_DIR/demo-credentials.json (0600)
   create-org --name NAME                        new organization; prints its id and API key (shown once)
   create-api-key --org ORG [--label L]          another API key (shown once)
   list-api-keys --org ORG                       prefixes, labels, creation and revocation dates

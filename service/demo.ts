@@ -1,6 +1,6 @@
-import { openDb } from './store/db.ts';
+import { openDb, type Db } from './store/db.ts';
 import { dbFile, type ServiceConfig } from './config.ts';
-import { createApiKey, createOrganization, findOrganizationByName, listApiKeys, revokeApiKey } from './store/organizations.ts';
+import { createApiKey, createOrganization, findOrganizationByName, listApiKeys, organizationForApiKey, revokeApiKey } from './store/organizations.ts';
 import { createAccount, embeddedUrl, listAccounts } from './store/accounts.ts';
 import { createFarm, listFarms } from './store/farms.ts';
 import { createCrop } from './store/crops.ts';
@@ -8,7 +8,8 @@ import { importPlants } from './store/plants.ts';
 import { jwtSecret, signAccountAccess } from './store/tokens.ts';
 import { fieldPolygon, orchardTrees } from './demo-data.ts';
 import { seededRandom as rng } from '../core/random.ts';
-import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
+import { createAdmin, deleteAdmin, verifyPassword } from './store/admins.ts';
+import { demoCredentialsPath, readDemoSecrets, writeDemoSecrets, type SavedSecrets } from './demo-credentials.ts';
 import { randomBytes } from 'node:crypto';
 import type { Scope } from './store/scope.ts';
 
@@ -27,59 +28,122 @@ const FAMILY: Record<string, string> = {
 
 export interface DemoResult {
   credentials: { organization_id: string; api_key: string; account_id: string; account_access: string; embedded_url: string; service: string; admin_email: string; admin_password: string };
+  /** Why a credential is not the saved one (revoked, file missing or readable by others…); empty when all are reused. */
+  notices: string[];
   banner: string;
 }
 
+/** Quoted for a POSIX shell only when needed: keys, ids, tokens and plain URLs paste as they are. */
+const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+const keyPrefix = (apiKey: string): string | undefined => /^(fk_[0-9a-f]{8})_/.exec(apiKey)?.[1];
+
 /**
- * Loads the demo once (an organization, one connected account, two farms with crop rotations and an
- * almond orchard's trees). API keys are stored hashed, so every run issues a fresh demo key and revokes the last.
+ * Loads the demo once (an organization, one connected account, two farms with crop rotations and an almond
+ * orchard's trees) and keeps its API key and admin password across starts in DATA_DIR/demo-credentials.json
+ * (mode 0600): the database stores only their hashes, and a new key on every start would cut off every client
+ * connected with the old one. A saved credential that no longer works, or a file others could read, gives new ones.
  */
 export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
   const db = openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
   try {
+    const file = demoCredentialsPath(config.dataDir);
+    const saved = readDemoSecrets(config.dataDir);
+    const notices: string[] = [];
     let org = findOrganizationByName(db, DEMO_ORG)?.id;
-    if (!org) org = createOrganization(db, DEMO_ORG).organization_id;
-    for (const k of listApiKeys(db, org)) if (!k.revoked) revokeApiKey(db, org, k.prefix);
-    const { api_key } = createApiKey(db, org, 'demo');
+    let apiKey: string | undefined;
+    const fresh = !org;
+    // The organization's first key was never shown to anyone: it becomes the demo key.
+    if (!org) ({ organization_id: org, api_key: apiKey } = createOrganization(db, DEMO_ORG));
+    const reuse = saved.state === 'ok' && saved.secrets.organization_id === org ? saved.secrets : null;
+    if (reuse && organizationForApiKey(db, reuse.api_key) === org) apiKey = reuse.api_key;
+    else {
+      if (saved.state === 'exposed' && saved.secrets && organizationForApiKey(db, saved.secrets.api_key) === org) {
+        revokeApiKey(db, org, keyPrefix(saved.secrets.api_key)!);
+      }
+      const notice = keyNotice(db, org, file, saved, fresh);
+      if (notice) notices.push(notice);
+      apiKey ??= createApiKey(db, org, 'demo').api_key;
+    }
     const account = listAccounts(db, org).find((a) => a.account_email === DEMO_EMAIL) ?? createAccount(db, org, DEMO_EMAIL);
     const scope: Scope = { organizationId: org, accountId: account.id, via: 'api_key' };
     if (account.state === 'active' && listFarms(db, scope).length === 0) loadFarms(db, scope);
-    const { token } = await signAccountAccess(jwtSecret(db), account.id, org);
-    // Like the API key, the admin password is stored hashed: every start issues a fresh one.
-    if (listAdmins(db, org).some((a) => a.email === DEMO_ADMIN)) deleteAdmin(db, org, DEMO_ADMIN);
-    const adminPassword = randomBytes(9).toString('base64url');
-    await createAdmin(db, org, DEMO_ADMIN, adminPassword);
+    const { token, expiresAt } = await signAccountAccess(jwtSecret(db), account.id, org);
+    const adminPassword = await demoAdminPassword(db, org, reuse?.admin_password, notices);
+    writeDemoSecrets(config.dataDir, { organization_id: org, api_key: apiKey, admin_email: DEMO_ADMIN, admin_password: adminPassword });
+
     const service = config.publicUrl;
     const credentials = {
-      organization_id: org, api_key, account_id: account.id, account_access: token, embedded_url: embeddedUrl(config.embedUrl, account.auth_id), service,
+      organization_id: org, api_key: apiKey, account_id: account.id, account_access: token, embedded_url: embeddedUrl(config.embedUrl, account.auth_id), service,
       admin_email: DEMO_ADMIN, admin_password: adminPassword,
     };
+    const exports = { FURROW_URL: service, KEY: apiKey, ACCOUNT: account.id, TOKEN: token };
     const banner = [
-      'Demo data is loaded. Credentials (the API key is new on every start; the previous one is revoked):',
+      ...notices.map((n) => `! ${n}`),
+      `Demo data is loaded. Credentials (saved in ${file}, readable by you only; the same on every start):`,
       `  organization  ${org}`,
-      `  x-api-key     ${api_key}`,
+      `  x-api-key     ${apiKey}`,
       `  account       ${account.id}   (send as Service-Account)`,
       `  embedded map  ${credentials.embedded_url}`,
       `  admin panel   ${service}/admin/   (${DEMO_ADMIN} / ${adminPassword})`,
-      `Try: curl -s -H 'x-api-key: ${api_key}' -H 'Service-Account: ${account.id}' ${service}/api/farms/`,
+      `  start page    ${service}/`,
+      '',
+      `For the README's examples, paste into your shell (TOKEN is the account's bearer token, valid until ${expiresAt.slice(0, 16).replace('T', ' ')} UTC):`,
+      `export ${Object.entries(exports).map(([k, v]) => `${k}=${shellWord(v)}`).join(' ')}`,
+      '',
     ].join('\n');
-    return { credentials, banner };
+    return { credentials, notices, banner };
   } finally {
     db.close();
   }
 }
 
+/** Why the saved API key is not used; null when there is nothing to explain (a brand-new demo). */
+function keyNotice(db: Db, org: string, file: string, saved: SavedSecrets, fresh: boolean): string | null {
+  switch (saved.state) {
+    case 'missing':
+      return fresh ? null : `No saved demo credentials (${file}): a new API key and admin password are issued. Keys issued before stay valid until revoked.`;
+    case 'unreadable':
+      return `${file} could not be used (${saved.reason}): new demo credentials are issued and the file is written again.`;
+    case 'exposed':
+      return `${file} was readable by other users (mode ${saved.mode}): its API key is revoked, a new key and admin password are issued, and the file is now readable by you only.`;
+    case 'ok': {
+      if (saved.secrets.organization_id !== org) return `The saved demo credentials (${file}) belong to another demo database: new ones are issued.`;
+      const revoked = listApiKeys(db, org).find((k) => k.prefix === keyPrefix(saved.secrets.api_key))?.revoked;
+      return revoked
+        ? `The saved demo API key was revoked (${revoked.slice(0, 16).replace('T', ' ')} UTC): a new one is issued. Clients connected with the old key must connect again.`
+        : 'The saved demo API key is not in this database: a new one is issued.';
+    }
+  }
+}
+
+/** The saved password when it still opens the demo admin's account; otherwise the admin is created again with a new one. */
+async function demoAdminPassword(db: Db, org: string, saved: string | undefined, notices: string[]): Promise<string> {
+  const row = db.prepare('SELECT password_hash FROM admins WHERE organization_id = ? AND email_norm = ?').get(org, DEMO_ADMIN.toLowerCase()) as
+    | { password_hash: string }
+    | undefined;
+  if (saved !== undefined && row && (await verifyPassword(saved, row.password_hash))) return saved;
+  if (saved !== undefined) notices.push(`The saved password of ${DEMO_ADMIN} no longer opens the admin panel (changed or removed there): a new one is issued.`);
+  if (row) deleteAdmin(db, org, DEMO_ADMIN);
+  const password = randomBytes(9).toString('base64url');
+  await createAdmin(db, org, DEMO_ADMIN, password);
+  return password;
+}
+
+const SEASONS = 3;
+
 function loadFarms(db: ReturnType<typeof openDb>, scope: Scope): void {
   const rand = rng(20261121);
   db.transaction(() => {
     REGIONS.forEach((r, ri) => {
+      // Three seasons of rotation, the last one active: crop_type names that current crop.
+      const cropOf = (i: number, season: number) => r.crops[(i + season) % r.crops.length]!;
       const parcels = Array.from({ length: 12 }, (_, i) => {
         const lon = r.lon + (i % 4) * 0.012 + (rand() - 0.5) * 0.002;
         const lat = r.lat + Math.floor(i / 4) * 0.009 + (rand() - 0.5) * 0.002;
         const hectares = 4 + rand() * 30;
         const metadata = {
           'Supplier ID': `S-${10 + ri * 20 + (i % 5)}`, region: r.region, contract_year: 2024 + (i % 3),
-          crop_type: r.crops[i % r.crops.length]!, certification: i % 3 === 0 ? 'organic' : 'conventional',
+          crop_type: cropOf(i, SEASONS - 1), certification: i % 3 === 0 ? 'organic' : 'conventional',
         };
         const point = i === 11;
         return {
@@ -93,13 +157,13 @@ function loadFarms(db: ReturnType<typeof openDb>, scope: Scope): void {
       const { farm } = createFarm(db, scope, { farm: { name: r.farm }, parcels });
       const ids = db.prepare('SELECT id FROM parcels WHERE farm_id = ? ORDER BY id').all(farm.id) as { id: number }[];
       ids.forEach(({ id }, i) => {
-        for (let season = 0; season < 3; season++) {
-          const name = r.crops[(i + season) % r.crops.length]!;
+        for (let season = 0; season < SEASONS; season++) {
+          const name = cropOf(i, season);
           const year = 2023 + season;
           createCrop(db, scope, {
             parcel: id, name, campaign: `${year}/${year + 1}`, variety: null, family: { name: FAMILY[name] ?? 'Poaceae' },
-            sowing: `${year}-10-${String(10 + (i % 15)).padStart(2, '0')}`, closure: season < 2 ? `${year + 1}-07-${String(1 + (i % 20)).padStart(2, '0')}` : null,
-            area: null, harvested_qty: season < 2 ? Math.round((3 + rand() * 5) * 10) / 10 : null, is_active: season === 2,
+            sowing: `${year}-10-${String(10 + (i % 15)).padStart(2, '0')}`, closure: season < SEASONS - 1 ? `${year + 1}-07-${String(1 + (i % 20)).padStart(2, '0')}` : null,
+            area: null, harvested_qty: season < SEASONS - 1 ? Math.round((3 + rand() * 5) * 10) / 10 : null, is_active: season === SEASONS - 1,
           });
         }
       });

@@ -11,6 +11,7 @@ import { openDb, type Db } from '../../service/store/db.ts';
 import { configFromEnv, dbFile } from '../../service/config.ts';
 import { embeddedUrl, purgeAccount, reactivateAccount, rotateAuthId } from '../../service/store/accounts.ts';
 import { frameAncestors, securityHeaders } from '../../service/web/embed/page.ts';
+import { runDemo } from '../../service/demo.ts';
 import { createAccount, expectedNames, seedEmbedAccount, type Account, type Seeded } from './embed-fixture.ts';
 import type {} from '../../service/web/embed/client/types.ts';
 
@@ -83,6 +84,20 @@ const pixelOf = async (page: Page, name: string) => {
   if (!p) throw new Error(`${name} is not on screen`);
   return p;
 };
+/** Waits until the view has stopped moving and is drawn (animations after a click or a fit). */
+const settled = (page: Page) => expect.poll(() => page.evaluate(() => window.__furrowEmbed!.settled())).toBe(true);
+type Rect = { left: number; top: number; right: number; bottom: number };
+const rectOf = async (page: Page, name: string): Promise<Rect> => (await page.evaluate((n) => window.__furrowEmbed!.rectOf(n), name))!;
+const boxOf = async (page: Page, selector: string): Promise<Rect> => {
+  const b = (await page.locator(selector).boundingBox())!;
+  return { left: b.x, top: b.y, right: b.x + b.width, bottom: b.y + b.height };
+};
+const overlaps = (a: Rect, b: Rect) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+const within = (a: Rect, b: Rect) => a.left >= b.left && a.right <= b.right && a.top >= b.top && a.bottom <= b.bottom;
+/** Legend category → swatch colour, as the card shows it. */
+const legend = (page: Page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.legend li')].map((li) => [
+  li.querySelector('.legend__name')!.textContent!, (li.querySelector('.swatch') as HTMLElement).style.getPropertyValue('--swatch'),
+])));
 const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
 const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
 const authId = (u: string) => new URL(u).searchParams.get('auth_id')!;
@@ -132,7 +147,17 @@ describe('embedded map', { timeout: 60_000 }, () => {
     expect(await ready(page)).toBe(true);
     expect(await names(page)).toEqual(expectedNames(seeded));
     expect(await names(page)).not.toContain("Neighbour's field");
-    // Fitted: every parcel is on screen and drawn there (the layer's own hit detection at its interior point).
+    // Fitted: every parcel is on screen, clear of the card, and drawn there (the layer's own hit detection at its
+    // interior point), close enough to be shapes (3 km of parcels: a few metres a pixel, not the 17 of zoom 13).
+    await settled(page);
+    expect((await page.evaluate(() => window.__furrowEmbed!.viewExtent())).metresPerPixel).toBeLessThan(8);
+    const card = await boxOf(page, '#card');
+    for (const name of seeded.parcels.keys()) {
+      const r = await rectOf(page, name);
+      expect(within(r, { left: 0, top: 0, right: 1200, bottom: 760 }), name).toBe(true);
+      expect(overlaps(r, card), name).toBe(false);
+    }
+    expect(await page.locator('#areas').count()).toBe(0);
     for (const name of seeded.parcels.keys()) {
       const p = await pixelOf(page, name);
       expect(await page.evaluate(({ x, y }) => window.__furrowEmbed!.drawnAt(x, y), p)).toContain(name);
@@ -220,6 +245,7 @@ describe('embedded map', { timeout: 60_000 }, () => {
     await page.mouse.click(p.x, p.y);
     const panel = page.locator('#panel');
     await expect.poll(() => panel.isVisible()).toBe(true);
+    await settled(page);
     expect(await page.evaluate(() => window.__furrowEmbed!.selected())).toBe('North Field');
     expect(await page.locator('#panel-title').textContent()).toBe('North Field');
     expect(await page.locator('#panel-area').textContent()).toBe(`${ha.format(north.hectares)} ha`);
@@ -241,9 +267,14 @@ describe('embedded map', { timeout: 60_000 }, () => {
     await page.mouse.click((await pixelOf(page, 'Mill Lane')).x, (await pixelOf(page, 'Mill Lane')).y);
     await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Mill Lane');
     expect(await page.locator('#panel-metadata').innerText()).not.toContain('furrow_ref');
+    await settled(page);
     await page.locator('.panel__close').click();
+    // Mill Lane was moved clear of the panel, which may have put South Fallow under the card: start from the fitted view.
+    await page.reload();
+    await ready(page);
     await page.mouse.click((await pixelOf(page, 'South Fallow')).x, (await pixelOf(page, 'South Fallow')).y);
     await expect.poll(() => page.locator('#panel-crop').textContent()).toBe('No current crop');
+    await settled(page);
     await page.keyboard.press('Escape');
 
     await page.focus('#map');
@@ -267,7 +298,10 @@ describe('embedded map', { timeout: 60_000 }, () => {
     // Zoomed to the orchard, the trees' crowns show.
     await page.mouse.click((await pixelOf(page, 'Almond Terrace')).x, (await pixelOf(page, 'Almond Terrace')).y);
     await page.getByText('Zoom to parcel').click();
-    await page.waitForTimeout(600);
+    await settled(page);
+    // Close enough for the trees to be drawn one by one (under 2 Web Mercator metres a pixel), and clear of the panel.
+    expect((await page.evaluate(() => window.__furrowEmbed!.viewExtent())).metresPerPixel).toBeLessThan(2 * Math.cos((37.9 * Math.PI) / 180));
+    expect(overlaps(await rectOf(page, 'Almond Terrace'), await boxOf(page, '#panel'))).toBe(false);
     await page.keyboard.press('Escape');
     await shot(page, 'embed-plants');
 
@@ -346,10 +380,9 @@ describe('embedded map', { timeout: 60_000 }, () => {
     await allowed.page.screenshot({ path: join(SHOTS, 'embed-iframe.png') });
 
     const blocked = await host(ELSEWHERE);
-    await blocked.page.waitForTimeout(300);
+    await expect.poll(() => blocked.frame.url()).toMatch(/^chrome-error:/);
+    await expect.poll(() => blocked.messages.join('\n')).toMatch(/frame-ancestors/);
     expect(await blocked.frame.evaluate(() => typeof window.__furrowEmbed).catch(() => 'blocked')).not.toBe('object');
-    expect(blocked.frame.url()).toMatch(/^chrome-error:/);
-    expect(blocked.messages.join('\n')).toMatch(/frame-ancestors/);
     await context.close();
   });
 
@@ -362,8 +395,103 @@ describe('embedded map', { timeout: 60_000 }, () => {
     expect(await page.locator('#card').getAttribute('open')).toBeNull();
     for (const name of seeded.parcels.keys()) expect(await page.evaluate((n) => window.__furrowEmbed!.hoverPixelOf(n), name)).not.toBeNull();
     await shot(page, 'embed-small');
+    // The panel takes the lower part of a small frame: the selected parcel moves into the strip above it.
+    await page.mouse.click((await pixelOf(page, 'Sunflower Flats')).x, (await pixelOf(page, 'Sunflower Flats')).y);
+    await expect.poll(() => page.locator('#panel').isVisible()).toBe(true);
+    await settled(page);
+    expect(overlaps(await rectOf(page, 'Sunflower Flats'), await boxOf(page, '#panel'))).toBe(false);
+    expect(within(await rectOf(page, 'Sunflower Flats'), { left: 0, top: 0, right: 420, bottom: 360 })).toBe(true);
+    await shot(page, 'embed-small-panel');
+    await page.keyboard.press('Escape');
     await page.locator('.card__head').click();
     expect(await page.locator('#card').getAttribute('open')).not.toBeNull();
+    await context.close();
+  });
+
+  it('moves the selected parcel out from under the detail panel, and keeps it clear when zooming to it', async () => {
+    const { page, context } = await open(url);
+    await ready(page);
+    await settled(page);
+    // The parcel furthest right: where the panel opens.
+    const rects = await Promise.all([...seeded.parcels.keys()].map(async (n) => [n, await rectOf(page, n)] as const));
+    const [name, before] = rects.reduce((a, b) => (b[1].right > a[1].right ? b : a));
+    await page.mouse.click((await pixelOf(page, name)).x, (await pixelOf(page, name)).y);
+    await expect.poll(() => page.locator('#panel').isVisible()).toBe(true);
+    const panel = await boxOf(page, '#panel');
+    expect(overlaps(before, panel), `${name} starts under the panel`).toBe(true);
+    await settled(page);
+    const after = await rectOf(page, name);
+    expect(overlaps(after, panel)).toBe(false);
+    expect(overlaps(after, await boxOf(page, '#card'))).toBe(false);
+    expect(within(after, { left: 0, top: 0, right: 1200, bottom: 760 })).toBe(true);
+    // Moved, not zoomed: the same size on screen.
+    expect(after.right - after.left).toBeCloseTo(before.right - before.left, 0);
+    await shot(page, 'embed-panel-clear');
+    await page.getByText('Zoom to parcel').click();
+    await settled(page);
+    const zoomed = await rectOf(page, name);
+    expect(zoomed.right - zoomed.left).toBeGreaterThan(2 * (after.right - after.left));
+    expect(overlaps(zoomed, panel)).toBe(false);
+    await context.close();
+  });
+
+  it('gives each crop family one colour, the same under every filter and in every account', async () => {
+    const { page, context } = await open(url);
+    await ready(page);
+    const all = await legend(page);
+    expect(Object.keys(all).sort()).toEqual(['Asteraceae', 'Crop without family', 'No current crop', 'Oleaceae', 'Poaceae', 'Rosaceae', 'Vitaceae']);
+    expect(new Set(Object.values(all)).size).toBe(7);
+    expect(await page.evaluate(() => window.__furrowEmbed!.colorOf('North Field'))).toBe(all.Poaceae);
+    for (const filter of ['&metadata[Supplier+ID]=S-12', '&metadata[certification]=organic', '&metadata[crop_type]=barley']) {
+      await page.goto(`${url}${filter}`);
+      await ready(page);
+      const shown = await legend(page);
+      expect(Object.keys(shown).length, filter).toBeLessThan(Object.keys(all).length);
+      for (const [family, color] of Object.entries(shown)) expect(color, `${family} under ${filter}`).toBe(all[family]);
+    }
+    // River Meadow (barley, Poaceae) is the one parcel of the last view: drawn in the colour the unfiltered legend gives Poaceae.
+    expect(await names(page)).toEqual(['River Meadow']);
+    expect(await page.evaluate(() => window.__furrowEmbed!.colorOf('River Meadow'))).toBe(all.Poaceae);
+    await context.close();
+  });
+
+  it("opens a spread-out account (the demo: Andalucía and Lower Saxony) on its main area, and offers the others by name", async () => {
+    const demo = await runDemo({ ...configFromEnv({}), dataDir: dir, publicUrl: svc.url, embedUrl: `${svc.url}/embed`, synchronous: 'NORMAL' });
+    const { page, context } = await open(demo.credentials.embedded_url);
+    await ready(page);
+    await settled(page);
+    const andalucia = (await names(page)).filter((n) => !n.startsWith('Sonnenfeld'));
+    const saxony = (await names(page)).filter((n) => n.startsWith('Sonnenfeld'));
+    expect([andalucia.length, saxony.length]).toEqual([13, 12]);
+    const frame = { left: 0, top: 0, right: 1200, bottom: 760 };
+    const inView = async (list: string[]) => Promise.all(list.map(async (n) => within(await rectOf(page, n), frame)));
+    // Every parcel of the main area in view, clear of the card, as shapes (not markers: a few metres a pixel).
+    const view = await page.evaluate(() => window.__furrowEmbed!.viewExtent());
+    expect(view.metresPerPixel).toBeLessThan(10);
+    expect(await inView(andalucia)).toEqual(andalucia.map(() => true));
+    for (const n of andalucia) expect(overlaps(await rectOf(page, n), await boxOf(page, '#card')), n).toBe(false);
+    expect(await inView(saxony)).toEqual(saxony.map(() => false));
+    expect(await page.locator('#areas .area').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Finca El Olivar and Almendral La Vega\s+13 parcels/),
+      expect.stringMatching(/^Hof Sonnenfeld\s+12 parcels/),
+      expect.stringMatching(/^All parcels\s+25 parcels/),
+    ]);
+    await shot(page, 'embed-demo');
+
+    await page.locator('#areas .area', { hasText: 'Hof Sonnenfeld' }).click();
+    await settled(page);
+    expect((await page.evaluate(() => window.__furrowEmbed!.viewExtent())).metresPerPixel).toBeLessThan(10);
+    expect(await inView(saxony)).toEqual(saxony.map(() => true));
+    await page.locator('#areas .area', { hasText: 'All parcels' }).click();
+    await settled(page);
+    expect(await inView([...andalucia, ...saxony])).toEqual([...andalucia, ...saxony].map(() => true));
+
+    // The same family colours as in another account with other families.
+    const families = await legend(page);
+    await page.goto(url);
+    await ready(page);
+    const fixture = await legend(page);
+    for (const f of ['Poaceae', 'Asteraceae', 'Oleaceae', 'Rosaceae']) expect(families[f], f).toBe(fixture[f]);
     await context.close();
   });
 });

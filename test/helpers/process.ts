@@ -28,13 +28,25 @@ export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessE
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
 }
 
-export interface ServiceProcess { url: string; port: number; child: ChildProcess; stop(): Promise<void>; exited: Promise<number | null> }
+export interface ServiceProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+  exited: Promise<number | null>;
+  /** Everything the process wrote to stderr so far (banners, start-up messages). */
+  stderr(): string;
+}
 
-export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const port = await freePort();
+/**
+ * `args`: the service CLI command, `serve` unless told (`['demo', '--serve']` is what `npm start` runs). A PORT in
+ * `env` is kept (a restart on the same address), otherwise a free one is taken.
+ */
+export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = ['serve']): Promise<ServiceProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   // `node --import tsx`, not the tsx wrapper: the wrapper runs the service in a grandchild, so killing `child`
   // (SIGKILL in the crash tests) would orphan the real service with its port and database still open.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', 'serve'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], {
     cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -54,6 +66,7 @@ export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {})
   }
   return {
     url, port, child, exited,
+    stderr: () => log,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -6,6 +6,7 @@ import {
   type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import type { Crop, CropFamily } from '../../../core/schemas/crops.ts';
+import { useManualClock } from '../../../test/helpers/clock.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
@@ -30,8 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc.close();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function newParcel(account: Account, o: Org = org): Promise<number> {
   const farm = await newFarm(svc, o, account, 'Crop farm', [polygonParcel('Crop parcel', -4.78, 37.88, 100)]);
@@ -211,13 +210,15 @@ describe('PATCH /api/crops/{id}/ and DELETE', () => {
   });
 
   it('advances modified and keeps created, key and id', async () => {
+    const clock = useManualClock('2026-03-01T08:00:00.000Z');
     const c = await createCrop({ parcel: parcelId, name: 'Oats' });
-    await sleep(5);
+    expect(c).toMatchObject({ created: '2026-03-01T08:00:00.000Z', modified: '2026-03-01T08:00:00.000Z' });
+    clock.advance(1);
     const p = (await inject('PATCH', `/api/crops/${c.id}/`, h, { variety: 'Avena' })).json() as Crop;
     expect(p.id).toBe(c.id);
     expect(p.key).toBe(c.key);
-    expect(p.created).toBe(c.created);
-    expect(Date.parse(p.modified)).toBeGreaterThan(Date.parse(c.modified));
+    expect(p.created).toBe('2026-03-01T08:00:00.000Z');
+    expect(p.modified).toBe('2026-03-01T08:00:00.001Z');
   });
 
   it('revalidates a patch: closure before the stored sowing, bad dates, negative area, strings, unknown fields → 400, nothing changed', async () => {

@@ -36,8 +36,6 @@ export function useParcelService(): void {
   });
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export function post(headers: Headers, payload: unknown): Promise<LightMyRequestResponse> {
   return svc.app.inject({ method: 'POST', url: '/api/parcels/', headers, payload: payload as object });
 }

@@ -4,7 +4,8 @@ import { pointParcel, polygonParcel, square } from '../../../test/helpers/servic
 import { polygonHectares } from '../../../core/geo/area.ts';
 import { hectareSquare } from '../../../core/geo/square.ts';
 import type { ParcelCollection, ParcelFeature } from '../../../core/schemas/parcels.ts';
-import { create, farmOf, get, h, patch, sleep, useParcelService, type ErrorJson } from './parcels.test-helpers.ts';
+import { create, farmOf, get, h, patch, useParcelService, type ErrorJson } from './parcels.test-helpers.ts';
+import { useManualClock } from '../../../test/helpers/clock.ts';
 
 useParcelService();
 
@@ -110,16 +111,17 @@ describe('PATCH /api/parcels/{id}/', () => {
   });
 
   it('advances modified on every patch and keeps created', async () => {
+    const clock = useManualClock('2026-03-01T08:00:00.000Z');
     const p = await fresh();
-    await sleep(5);
-    const res = await patch(h, p.id, { name: 'Later' });
-    const a = res.json() as ParcelFeature;
-    expect(a.properties.created).toBe(p.properties.created);
-    expect(Date.parse(a.properties.modified)).toBeGreaterThan(Date.parse(p.properties.modified));
-    await sleep(5);
+    expect(p.properties).toMatchObject({ created: '2026-03-01T08:00:00.000Z', modified: '2026-03-01T08:00:00.000Z' });
+    clock.advance(1);
+    const a = (await patch(h, p.id, { name: 'Later' })).json() as ParcelFeature;
+    expect(a.properties.created).toBe('2026-03-01T08:00:00.000Z');
+    expect(a.properties.modified).toBe('2026-03-01T08:00:00.001Z');
+    clock.advance(60_000);
     const b = (await patch(h, p.id, { metadata: { n: 1 } })).json() as ParcelFeature;
-    expect(Date.parse(b.properties.modified)).toBeGreaterThan(Date.parse(a.properties.modified));
-    expect((await read(p.id)).properties.modified).toBe(b.properties.modified);
+    expect(b.properties.modified).toBe('2026-03-01T08:01:00.001Z');
+    expect((await read(p.id)).properties).toMatchObject({ created: '2026-03-01T08:00:00.000Z', modified: '2026-03-01T08:01:00.001Z' });
   });
 
   it('returns 404 for an unknown parcel', async () => {

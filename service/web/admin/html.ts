@@ -72,7 +72,7 @@ export const NAV = [
 ] as const;
 export type NavHref = (typeof NAV)[number]['href'];
 
-const LOGO = new Html('<svg class="logo" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true"><path fill="currentColor" d="M4 20c0-8 5-14 16-16-1 9-6 15-14 15.5V22H4v-2Zm3-2c5-1 9-5 10.5-11C12 8.5 8.5 12 7 18Z"/></svg>');
+export const LOGO = new Html('<svg class="logo" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true"><path fill="currentColor" d="M4 20c0-8 5-14 16-16-1 9-6 15-14 15.5V22H4v-2Zm3-2c5-1 9-5 10.5-11C12 8.5 8.5 12 7 18Z"/></svg>');
 
 function document(title: string, bodyClass: string, body: Html): Html {
   return html`<!doctype html>

@@ -59,22 +59,36 @@ function publicMetadata(json: string): string {
 }
 
 function featureJson(r: ParcelRow, crop: string | undefined): string {
-  return `{"type":"Feature","id":${r.id},"geometry":${r.geometry},"properties":{"name":${JSON.stringify(r.name)},"hectares":${r.hectares},"metadata":${publicMetadata(r.metadata)},"crop":${crop ?? 'null'}}}`;
+  return `{"type":"Feature","id":${r.id},"geometry":${r.geometry},"properties":{"name":${JSON.stringify(r.name)},"farm":${r.farm_id},"hectares":${r.hectares},"metadata":${publicMetadata(r.metadata)},"crop":${crop ?? 'null'}}}`;
+}
+
+/** Names of the farms the rows belong to, by id: the map names the areas it offers to jump to after them. */
+function farmNames(db: Db, rows: readonly ParcelRow[]): string {
+  const ids = [...new Set(rows.map((r) => r.farm_id))];
+  const names: Record<number, string> = {};
+  // In slices: SQLite limits the number of bound parameters of one statement.
+  for (let i = 0; i < ids.length; i += 500) {
+    const slice = ids.slice(i, i + 500);
+    const found = db.prepare(`SELECT id, name FROM farms WHERE id IN (${slice.map(() => '?').join(',')})`).all(...slice) as { id: number; name: string }[];
+    for (const f of found) names[f.id] = f.name;
+  }
+  return JSON.stringify(names);
 }
 
 /**
  * GET /embed/data/parcels: a FeatureCollection of the account's parcels matching every `metadata[k]=v` of the
- * query (AND across keys, an unknown key matches nothing), with `count` (all matches) and `truncated`.
+ * query (AND across keys, an unknown key matches nothing), with `count` (all matches), `truncated`, and `farms`
+ * (id → name of the farms of the parcels sent; each parcel's `farm` is such an id).
  * Assembled as a string like the API's listings: geometry and metadata go out as stored.
  */
 export function embedParcelsJson(db: Db, account: AccountRow, query: Record<string, unknown>): string {
   const scope = embedScope(account);
   const metadata = metadataFilters(query);
-  if (metadata.has(SYNC_REF_KEY)) return '{"type":"FeatureCollection","count":0,"truncated":false,"features":[]}';
+  if (metadata.has(SYNC_REF_KEY)) return '{"type":"FeatureCollection","count":0,"truncated":false,"farms":{},"features":[]}';
   const { rows, count } = listParcels(db, scope, { metadata, limit: MAX_EMBED_PARCELS });
   const crops = rows.length ? currentCrops(db, scope) : new Map<number, string>();
   const features = rows.map((r) => featureJson(r, crops.get(r.id))).join(',');
-  return `{"type":"FeatureCollection","count":${count},"truncated":${count > rows.length},"features":[${features}]}`;
+  return `{"type":"FeatureCollection","count":${count},"truncated":${count > rows.length},"farms":${farmNames(db, rows)},"features":[${features}]}`;
 }
 
 /** GET /embed/data/plants: the account's plants, exactly as GET /api/plants/ gives them to the account. */

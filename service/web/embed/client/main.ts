@@ -3,13 +3,16 @@
 import 'ol/ol.css';
 import './embed.css';
 import type Feature from 'ol/Feature.js';
-import type Polygon from 'ol/geom/Polygon.js';
-import { toLonLat } from 'ol/proj.js';
+import type { Extent } from 'ol/extent.js';
 import { byId } from './dom.ts';
-import { NO_CROP, categoryColors, createMap, cropCategory, loadParcels, loadPlants, type ParcelMap } from './map.ts';
+import { areaLabel, areasOf } from './areas.ts';
+import { NO_CROP, categoryColor } from './colors.ts';
+import { createHook, type HookState } from './hook.ts';
+import { insideArea, openArea } from './layout.ts';
+import { createMap, cropCategory, loadParcels, loadPlants } from './map.ts';
 import { loadFields, saveFields } from './prefs.ts';
 import { createPanel, createTooltip, hideStatus, renderCard, showStatus, type LegendEntry } from './ui.ts';
-import type { CurrentCrop, EmbedHook, ErrorResponse, ParcelCollection, ParcelProps, Timings } from './types.ts';
+import type { CurrentCrop, ErrorResponse, ParcelCollection, ParcelProps, Timings } from './types.ts';
 
 class PageError extends Error {
   constructor(readonly title: string, message: string) {
@@ -42,7 +45,6 @@ function urlFilters(params: URLSearchParams): [string, string][] {
 }
 
 const props = (f: Feature): ParcelProps => f.getProperties() as unknown as ParcelProps;
-const nameOf = (f: Feature): string => String(f.get('name'));
 
 function legendOf(features: Feature[]): LegendEntry[] {
   const counts = new Map<string, number>();
@@ -50,8 +52,7 @@ function legendOf(features: Feature[]): LegendEntry[] {
     const c = cropCategory(f.get('crop') as CurrentCrop | null);
     counts.set(c, (counts.get(c) ?? 0) + 1);
   }
-  const colors = categoryColors(counts.keys());
-  return [...counts].map(([category, n]) => ({ category, count: n, color: colors.get(category)! }))
+  return [...counts].map(([category, n]) => ({ category, count: n, color: categoryColor(category) }))
     .sort((a, b) => Number(a.category === NO_CROP) - Number(b.category === NO_CROP) || b.count - a.count || a.category.localeCompare(b.category));
 }
 
@@ -61,7 +62,7 @@ function fieldsOf(features: Feature[]): string[] {
   return [...keys].sort((a, b) => a.localeCompare(b));
 }
 
-async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelMap; selected: Feature | null }): Promise<void> {
+async function start(root: HTMLElement, mapEl: HTMLElement, state: HookState): Promise<void> {
   const params = new URLSearchParams(window.location.search);
   const authId = params.get('auth_id');
   if (!authId) throw new PageError('Map link incomplete', 'This map link has no auth_id. Open the embedded_url exactly as it was given to you.');
@@ -72,7 +73,7 @@ async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelM
   let card: ReturnType<typeof renderCard> | null = null;
   let basemapOffline = false;
   const pm = createMap({ target: mapEl, onBasemapOffline: () => { basemapOffline = true; card?.setBasemapOffline(); } });
-  hook.pm = pm;
+  state.pm = pm;
   showStatus(root, 'loading', 'Loading parcels…');
 
   const [parcels, plants] = await Promise.all([
@@ -85,7 +86,21 @@ async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelM
   const shownIds = new Set(features.map((f) => f.getId()));
   // Under a filter, only the plants of the parcels shown; otherwise all of them (some may have no parcel).
   const plantCount = plants ? loadPlants(pm, plants, (id) => filters.length === 0 || (id !== null && shownIds.has(id))) : 0;
+  const areas = areasOf(features, parcels.farms ?? {});
   mark('features_read');
+
+  const tooltip = createTooltip(root);
+  const closePanel = () => {
+    panel.close();
+    state.selected = null;
+    pm.setSelected(null);
+  };
+  const panel = createPanel(root, () => { closePanel(); mapEl.focus({ preventScroll: true }); }, () => {
+    if (state.selected) pm.fit(state.selected.getGeometry()!.getExtent(), visibleArea(), { maxZoom: 18, animate: true });
+  });
+  // Fits aim at the part of the map the card and the open panel leave visible.
+  const visibleArea = () => openArea(mapEl, [document.getElementById('card'), panel.isOpen() ? panel.element : null]);
+  const showExtent = (extent: Extent, animate: boolean) => pm.fit(extent, visibleArea(), { animate });
 
   const fields = fieldsOf(features);
   let enabled = loadFields();
@@ -96,29 +111,26 @@ async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelM
     shown: features.length, total: parcels.count, filters, plants: plantCount, fields, enabledFields: enabled,
     hectares: features.reduce((s, f) => s + props(f).hectares, 0),
     legend: legendOf(features),
+    areas: areas.length > 1 ? areas.map((a) => ({ label: areaLabel(a), parcels: a.features.length, hectares: a.hectares })) : [],
+    onArea: (i) => {
+      closePanel();
+      showExtent(i === null ? pm.parcels.getExtent() ?? areas[0]!.extent : areas[i]!.extent, true);
+    },
     onPlants: (v) => pm.layers.plants.setVisible(v),
     onBasemap: (v) => pm.layers.basemap.setVisible(v),
     onFields: (next) => { enabled = next; saveFields(next); },
   });
   if (basemapOffline) card.setBasemapOffline();
 
-  const tooltip = createTooltip(root);
-  // Fit the parcels beside the card (wide frames) or below it (narrow ones, where it spans the width).
-  const padding = (): [number, number, number, number] => {
-    const wide = root.clientWidth > 640;
-    const box = document.getElementById('card')?.getBoundingClientRect();
-    const left = wide && box ? box.right + 16 : 24;
-    const top = !wide && box ? box.bottom + 12 : 32;
-    return [top, panel.isOpen() && wide ? 360 : 32, 32, left];
+  /** After the panel opens: when the parcel is (partly) under it or the card, move it into the open part, zooming out only if it cannot fit. */
+  const reveal = (f: Feature) => {
+    const area = visibleArea();
+    const extent = f.getGeometry()!.getExtent();
+    const a = pm.map.getPixelFromCoordinate([extent[0]!, extent[3]!]);
+    const b = pm.map.getPixelFromCoordinate([extent[2]!, extent[1]!]);
+    if (a && b && insideArea(mapEl, area, { left: a[0]!, top: a[1]!, right: b[0]!, bottom: b[1]! })) return;
+    pm.fit(extent, area, { maxZoom: pm.map.getView().getZoom(), animate: true });
   };
-  const closePanel = () => {
-    panel.close();
-    hook.selected = null;
-    pm.setSelected(null);
-  };
-  const panel = createPanel(root, () => { closePanel(); mapEl.focus({ preventScroll: true }); }, () => {
-    if (hook.selected) pm.fit(padding(), true, hook.selected);
-  });
 
   pm.map.on('pointermove', (e) => {
     const f = e.dragging ? null : pm.parcelAtPixel(e.pixel);
@@ -138,9 +150,10 @@ async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelM
   pm.map.on('singleclick', (e) => {
     const f = pm.parcelAtPixel(e.pixel);
     if (!f) return closePanel();
-    hook.selected = f;
+    state.selected = f;
     pm.setSelected(f);
     panel.open(props(f));
+    reveal(f);
   });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && panel.isOpen()) {
@@ -156,7 +169,8 @@ async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelM
     mark('first_render');
     return;
   }
-  pm.fit(padding());
+  // The main area (all parcels when they lie together): shapes, not a continent of dots.
+  showExtent(areas[0]!.extent, false);
   await new Promise<void>((resolve) => {
     pm.layers.parcels.once('postrender', () => resolve());
     pm.map.renderSync();
@@ -167,51 +181,13 @@ async function start(root: HTMLElement, mapEl: HTMLElement, hook: { pm?: ParcelM
 function main(): void {
   const root = byId('embed');
   const mapEl = byId('map');
-  const state: { pm?: ParcelMap; selected: Feature | null } = { selected: null };
+  const state: HookState = { selected: null };
   const ready = start(root, mapEl, state).then(() => mark('ready'));
   ready.catch((err: unknown) => {
     const e = err instanceof PageError ? err : new PageError('Map unavailable', 'The map could not be loaded. Try again later.');
     showStatus(root, 'error', e.title, e.message);
   });
-  const pm = () => state.pm;
-  const offset = () => mapEl.getBoundingClientRect();
-  const hook: EmbedHook = {
-    ready,
-    timings,
-    parcelNames: () => (pm()?.parcels.getFeatures().map(nameOf) ?? []).sort(),
-    drawnAt(x, y) {
-      const p = pm();
-      if (!p) return [];
-      const r = offset();
-      return p.map.getFeaturesAtPixel([x - r.left, y - r.top], { layerFilter: (l) => l === p.layers.parcels, hitTolerance: 0 })
-        .map((f) => String(f.get('name')));
-    },
-    hoverPixelOf(name) {
-      const p = pm();
-      const f = p?.parcels.getFeatures().find((x) => nameOf(x) === name);
-      if (!p || !f) return null;
-      const px = p.map.getPixelFromCoordinate((f.getGeometry() as Polygon).getInteriorPoint().getCoordinates());
-      const r = offset();
-      if (!px || px[0]! < 0 || px[1]! < 0 || px[0]! > r.width || px[1]! > r.height) return null;
-      return { x: r.left + px[0]!, y: r.top + px[1]! };
-    },
-    featureAtCenter() {
-      const p = pm();
-      const c = p?.map.getView().getCenter();
-      const px = c && p?.map.getPixelFromCoordinate(c);
-      const f = px ? p!.parcelAtPixel(px) : null;
-      return f ? nameOf(f) : null;
-    },
-    plantCount: () => pm()?.plants.getFeatures().length ?? 0,
-    layerVisible: (layer) => pm()?.layers[layer].getVisible() ?? false,
-    view() {
-      const v = pm()?.map.getView();
-      const [lon, lat] = toLonLat(v?.getCenter() ?? [0, 0]);
-      return { center: [lon!, lat!], zoom: v?.getZoom() ?? 0 };
-    },
-    selected: () => (state.selected ? nameOf(state.selected) : null),
-  };
-  window.__furrowEmbed = hook;
+  window.__furrowEmbed = createHook(ready, timings, mapEl, state);
 }
 
 main();

@@ -1,4 +1,4 @@
-// The OpenLayers map: an optional OSM basemap, the parcels coloured by their current crop's family, the plants,
+// The OpenLayers map: an optional OSM basemap, the parcels coloured by their current crop's family (colors.ts), the plants,
 // and a small layer for the hovered and selected parcel. Parcels and plants are VectorImage layers: a pan or zoom
 // frame only moves an already drawn image (measured here at ~0.3 ms against ~150 ms for a canvas vector layer of
 // 100k parcels), and the features are drawn again once the interaction ends.
@@ -19,15 +19,13 @@ import { Circle as CircleStyle, Fill, Stroke, Style, Text } from 'ol/style.js';
 import { defaults as defaultControls, ScaleLine } from 'ol/control.js';
 import { fromLonLat } from 'ol/proj.js';
 import { buffer, getCenter, getHeight, getWidth, isEmpty } from 'ol/extent.js';
+import type { Extent } from 'ol/extent.js';
 import type { Pixel } from 'ol/pixel.js';
+import { NO_CROP, UNCLASSIFIED, categoryColor } from './colors.ts';
 import type { CurrentCrop } from './types.ts';
 
-export const NO_CROP = 'No current crop';
-export const UNCLASSIFIED = 'Crop without family';
-const PALETTE = ['#4f8a3c', '#d39a22', '#c4582f', '#3a77aa', '#8a5aa3', '#9b6a3c', '#27998b', '#b8435e', '#6f8a25', '#5566b5'];
-const GREY = '#8b929c';
-/** Below this resolution (metres per pixel, about zoom 15) parcels carry their names. */
-const LABEL_RESOLUTION = 5;
+/** Below this resolution (Web Mercator metres per pixel, about zoom 14.3) parcels carry their names, where they fit inside. */
+const LABEL_RESOLUTION = 8;
 /** A parcel drawn smaller than this many pixels across becomes a marker, so a zoomed-out account is not empty. */
 const MARKER_PIXELS = 7;
 /** Below this resolution plants are drawn as their crown outlines rather than dots. */
@@ -37,15 +35,6 @@ const SPECK_RESOLUTION = 2;
 
 export const cropCategory = (crop: CurrentCrop | null): string => (crop ? crop.family ?? UNCLASSIFIED : NO_CROP);
 
-/** Families in alphabetical order take the palette in turn, so a family keeps its colour between visits. */
-export function categoryColors(categories: Iterable<string>): Map<string, string> {
-  const named = [...new Set(categories)].filter((c) => c !== NO_CROP && c !== UNCLASSIFIED).sort((a, b) => a.localeCompare(b));
-  const colors = new Map(named.map((c, i) => [c, PALETTE[i % PALETTE.length]!]));
-  colors.set(UNCLASSIFIED, '#6b7a8c');
-  colors.set(NO_CROP, GREY);
-  return colors;
-}
-
 function alpha(hex: string, a: number): string {
   const n = Number.parseInt(hex.slice(1), 16);
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${a})`;
@@ -53,27 +42,31 @@ function alpha(hex: string, a: number): string {
 
 interface CategoryStyle { plain: Style; labelled: Style; marker: Style }
 
-function parcelStyles(colors: Map<string, string>): (f: FeatureLike, resolution: number) => Style {
+function categoryStyle(category: string): CategoryStyle {
+  const color = categoryColor(category);
+  const fill = new Fill({ color: alpha(color, category === NO_CROP ? 0.22 : 0.42) });
+  const stroke = new Stroke({ color: alpha(color, 0.95), width: 1.25 });
+  const text = new Text({
+    font: '600 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+    fill: new Fill({ color: '#1d232b' }),
+    stroke: new Stroke({ color: 'rgba(255, 255, 255, 0.9)', width: 3 }),
+    overflow: false,
+  });
+  const marker = new Style({
+    geometry: (f) => f.get('marker') as Point,
+    // Only labels give way to each other; a marker is a parcel and is always drawn.
+    image: new CircleStyle({ radius: 5, fill: new Fill({ color: alpha(color, 0.9) }), stroke: new Stroke({ color: '#ffffff', width: 1.5 }), declutterMode: 'none' }),
+  });
+  return { plain: new Style({ fill, stroke }), labelled: new Style({ fill, stroke, text }), marker };
+}
+
+/** The style of a parcel: its current crop's family colour; a marker when too small to see; named when close. */
+function parcelStyle(): (f: FeatureLike, resolution: number) => Style {
   const cache = new Map<string, CategoryStyle>();
-  for (const [category, color] of colors) {
-    const fill = new Fill({ color: alpha(color, category === NO_CROP ? 0.22 : 0.42) });
-    const stroke = new Stroke({ color: alpha(color, 0.95), width: 1.25 });
-    const text = new Text({
-      font: '600 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-      fill: new Fill({ color: '#1d232b' }),
-      stroke: new Stroke({ color: 'rgba(255, 255, 255, 0.9)', width: 3 }),
-      overflow: false,
-    });
-    const marker = new Style({
-      geometry: (f) => f.get('marker') as Point,
-      // Only labels give way to each other; a marker is a parcel and is always drawn.
-      image: new CircleStyle({ radius: 5, fill: new Fill({ color: alpha(color, 0.9) }), stroke: new Stroke({ color: '#ffffff', width: 1.5 }), declutterMode: 'none' }),
-    });
-    cache.set(category, { plain: new Style({ fill, stroke }), labelled: new Style({ fill, stroke, text }), marker });
-  }
-  const fallback = cache.get(NO_CROP)!;
   return (f, resolution) => {
-    const s = cache.get(cropCategory(f.get('crop') as CurrentCrop | null)) ?? fallback;
+    const category = cropCategory(f.get('crop') as CurrentCrop | null);
+    let s = cache.get(category);
+    if (!s) cache.set(category, (s = categoryStyle(category)));
     if ((f.get('size') as number) / resolution < MARKER_PIXELS) return s.marker;
     if (resolution >= LABEL_RESOLUTION) return s.plain;
     // Shared style objects, text set just before drawing: the renderer reads it immediately (OpenLayers' own pattern).
@@ -105,8 +98,17 @@ export interface ParcelMap {
   parcelAtPixel(pixel: Pixel): Feature | null;
   setHover(f: Feature | null): void;
   setSelected(f: Feature | null): void;
-  fit(padding: [number, number, number, number], animate?: boolean, only?: Feature): void;
+  /** True once the view has stopped moving and everything has been drawn for where it stopped. */
+  settled(): boolean;
+  /** Fits an extent (map projection) inside the padding, no closer than maxZoom; animated when asked. */
+  fit(extent: Extent, padding: Padding, opts?: { maxZoom?: number; animate?: boolean }): void;
 }
+
+/** Pixels kept clear at the top, right, bottom and left of the map, in OpenLayers' order. */
+export type Padding = [number, number, number, number];
+
+/** Parcels as close as this (zoom 16, about 2 m a pixel in Europe) when the view opens on them: a single small parcel is not blown up. */
+export const FIT_MAX_ZOOM = 16;
 
 export interface MapOptions {
   target: HTMLElement;
@@ -130,7 +132,7 @@ export function createMap(opts: MapOptions): ParcelMap {
       opts.onBasemapOffline();
     }
   });
-  const parcelLayer = new VectorImageLayer({ source: parcels, style: parcelStyles(categoryColors([])), imageRatio: 1.5, declutter: true, properties: { name: 'parcels' } });
+  const parcelLayer = new VectorImageLayer({ source: parcels, style: parcelStyle(), imageRatio: 1.5, declutter: true, properties: { name: 'parcels' } });
   const plantLayer = new VectorImageLayer({
     source: plants, imageRatio: 1.5, maxResolution: 20, properties: { name: 'plants' },
     style: (_f, resolution) => (resolution < CROWN_RESOLUTION ? plantCrown : resolution < SPECK_RESOLUTION ? plantDot : plantSpeck),
@@ -143,6 +145,12 @@ export function createMap(opts: MapOptions): ParcelMap {
     view: new View({ center: fromLonLat([0, 20]), zoom: 2, maxZoom: 21 }),
     controls: defaultControls({ rotate: false, attributionOptions: { collapsible: true, collapsed: true } }).extend([new ScaleLine()]),
   });
+
+  // A view change (synchronous, even before the next frame) unsettles; 'rendercomplete' comes once an animation has
+  // ended and every layer and tile has been drawn.
+  let settled = false;
+  map.getView().on(['change:center', 'change:resolution', 'change:rotation'], () => { settled = false; });
+  map.on('rendercomplete', () => { settled = true; });
 
   const marks = { hover: null as Feature | null, selected: null as Feature | null };
   const redrawHighlight = () => {
@@ -188,15 +196,15 @@ export function createMap(opts: MapOptions): ParcelMap {
       marks.selected = f;
       redrawHighlight();
     },
-    fit(padding, animate = false, only) {
-      const extent = only ? only.getGeometry()!.getExtent() : parcels.getExtent();
-      if (!extent || isEmpty(extent)) return;
-      map.getView().fit(extent, { padding, maxZoom: only ? 18 : 17, duration: animate ? 350 : 0 });
+    settled: () => settled && !map.getView().getAnimating() && !map.getView().getInteracting(),
+    fit(extent, padding, { maxZoom = FIT_MAX_ZOOM, animate = false } = {}) {
+      if (isEmpty(extent)) return;
+      map.getView().fit(extent, { padding, maxZoom, duration: animate ? 350 : 0 });
     },
   };
 }
 
-/** Parcels in the map's projection, coloured by the families present in this account. */
+/** Parcels in the map's projection, with what the style function and the hit tests need precomputed. */
 export function loadParcels(pm: ParcelMap, collection: unknown): Feature[] {
   const features = new GeoJSON().readFeatures(collection, { dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' }) as Feature[];
   for (const f of features) {
@@ -204,7 +212,6 @@ export function loadParcels(pm: ParcelMap, collection: unknown): Feature[] {
     // Set silently, before the features reach the source: precomputed once for the style function and hit tests.
     f.setProperties({ marker: new Point(getCenter(extent)), size: Math.max(getWidth(extent), getHeight(extent)) }, true);
   }
-  pm.layers.parcels.setStyle(parcelStyles(categoryColors(features.map((f) => cropCategory(f.get('crop') as CurrentCrop | null)))));
   pm.parcels.addFeatures(features);
   return features;
 }

@@ -12,6 +12,8 @@ export interface CurrentCrop {
 
 export interface ParcelProps {
   name: string;
+  /** The farm's id: a key of ParcelCollection.farms. */
+  farm: number;
   hectares: number;
   metadata: Record<string, MetaValue>;
   crop: CurrentCrop | null;
@@ -21,6 +23,8 @@ export interface ParcelCollection {
   type: 'FeatureCollection';
   count: number;
   truncated: boolean;
+  /** Farm names by id, for the farms of the parcels sent. */
+  farms: Record<string, string>;
   features: { type: 'Feature'; id: number; geometry: unknown; properties: ParcelProps }[];
 }
 
@@ -54,6 +58,14 @@ export interface EmbedHook {
   plantCount(): number;
   layerVisible(layer: 'parcels' | 'plants' | 'basemap'): boolean;
   view(): { center: [number, number]; zoom: number };
+  /** What the map shows: [west, south, east, north] in degrees, and metres per pixel on the ground at the centre. */
+  viewExtent(): { extent: [number, number, number, number]; metresPerPixel: number };
+  /** True once the view has stopped moving and the map has been drawn for where it stopped. */
+  settled(): boolean;
+  /** Client rectangle of the named parcel's extent, or null when it is not on the map. */
+  rectOf(name: string): { left: number; top: number; right: number; bottom: number } | null;
+  /** The colour the parcel is drawn with (its crop family's), or null when it is not on the map. */
+  colorOf(name: string): string | null;
   /** The parcel whose detail panel is open, if any. */
   selected(): string | null;
 }

@@ -4,6 +4,7 @@ import { append, count, h, hectares, metaText } from './dom.ts';
 import type { CurrentCrop, ParcelProps } from './types.ts';
 
 export interface LegendEntry { category: string; color: string; count: number }
+export interface AreaEntry { label: string; parcels: number; hectares: number }
 
 export interface CardOptions {
   /** Start folded (a small iframe): the map comes first, the card opens on demand. */
@@ -13,6 +14,10 @@ export interface CardOptions {
   hectares: number;
   filters: [string, string][];
   legend: LegendEntry[];
+  /** The places the parcels lie in, the one shown first at the top; empty when they all lie together. */
+  areas: AreaEntry[];
+  /** An area's index, or null for all parcels. */
+  onArea(index: number | null): void;
   plants: number;
   fields: string[];
   enabledFields: ReadonlySet<string>;
@@ -41,6 +46,20 @@ export function renderCard(root: HTMLElement, o: CardOptions): { setBasemapOffli
     body.append(h('div', { class: 'chips', 'aria-label': 'Filters' },
       h('span', { class: 'chips__label' }, 'Filtered by'),
       ...o.filters.map(([k, v]) => h('span', { class: 'chip', title: `${k} = ${v}` }, h('b', {}, k), ` ${v}`))));
+  }
+
+  if (o.areas.length) {
+    const total = o.areas.reduce((n, a) => n + a.parcels, 0);
+    const button = (label: string, parcels: number, ha: number, index: number | null) => {
+      const b = h('button', { type: 'button', class: 'area' }, h('span', { class: 'area__name' }, label),
+        h('span', { class: 'muted' }, `${count(parcels)} parcel${parcels === 1 ? '' : 's'} · ${hectares(ha)}`));
+      b.addEventListener('click', () => o.onArea(index));
+      return h('li', {}, b);
+    };
+    body.append(h('section', { class: 'section', id: 'areas' }, h('h3', {}, 'Areas'),
+      h('ul', { class: 'areas' },
+        ...o.areas.map((a, i) => button(a.label, a.parcels, a.hectares, i)),
+        button('All parcels', total, o.areas.reduce((n, a) => n + a.hectares, 0), null))));
   }
 
   const basemapNote = h('span', { class: 'muted', id: 'basemap-note' });
@@ -119,7 +138,7 @@ function cropBlock(crop: CurrentCrop | null): HTMLElement {
     h('dl', { class: 'pairs' }, ...rows.filter(([, v]) => v).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v!)])));
 }
 
-export interface Panel { open(p: ParcelProps): void; close(): void; isOpen(): boolean }
+export interface Panel { element: HTMLElement; open(p: ParcelProps): void; close(): void; isOpen(): boolean }
 
 /** The detail panel: every metadata pair, the area and the current crop. Escape or × closes it. */
 export function createPanel(root: HTMLElement, onClose: () => void, onZoom: () => void): Panel {
@@ -131,6 +150,7 @@ export function createPanel(root: HTMLElement, onClose: () => void, onZoom: () =
   close.addEventListener('click', onClose);
   root.append(panel);
   return {
+    element: panel,
     open(p) {
       title.textContent = p.name;
       const entries = Object.entries(p.metadata);

@@ -1,0 +1,193 @@
+// `npm start` (service/cli.ts demo --serve): the demo's API key and admin password survive a restart, kept in a
+// file only the owner can read; a key that no longer works, or a file others could read, gives new ones and the
+// start says why; the line it prints makes the README's commands work as written.
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DEMO_ADMIN, runDemo, type DemoResult } from './demo.ts';
+import { demoCredentialsPath } from './demo-credentials.ts';
+import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
+import { openDb, type Db } from './store/db.ts';
+import { organizationForApiKey, revokeApiKey } from './store/organizations.ts';
+import { deleteAdmin, login } from './store/admins.ts';
+import { listFarms } from './store/farms.ts';
+import { ROOT, freePort, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'furrow-demo-'));
+  dirs.push(d);
+  return d;
+};
+const dbs: Db[] = [];
+const open = (dir: string) => {
+  const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
+  dbs.push(db);
+  return db;
+};
+let running: ServiceProcess | undefined;
+afterAll(async () => {
+  await running?.stop();
+  for (const db of dbs) db.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const config = (dir: string): ServiceConfig => ({ ...configFromEnv({}), dataDir: dir, synchronous: 'NORMAL', validationWorkers: 0 });
+const mode = (path: string) => statSync(path).mode & 0o777;
+const saved = (dir: string) => JSON.parse(readFileSync(demoCredentialsPath(dir), 'utf8')) as Record<string, string>;
+const adminLogin = async (db: Db, password: string) => (await login(db, { email: DEMO_ADMIN, password, ip: '192.0.2.1' })).ok;
+const keyPrefix = (key: string) => /^(fk_[0-9a-f]{8})_/.exec(key)![1]!;
+
+describe('demo credentials', () => {
+  it('keeps the API key and the admin password across starts, in a file only the owner can read', async () => {
+    const dir = tempDir();
+    const first = await runDemo(config(dir));
+    const { organization_id: org, api_key: key, admin_password: password } = first.credentials;
+    expect(first.notices).toEqual([]);
+    expect(mode(demoCredentialsPath(dir))).toBe(0o600);
+    expect(saved(dir)).toMatchObject({ organization_id: org, api_key: key, admin_email: DEMO_ADMIN, admin_password: password });
+
+    const second = await runDemo(config(dir));
+    expect(second.notices).toEqual([]);
+    expect(second.credentials).toMatchObject({ organization_id: org, api_key: key, admin_password: password, account_id: first.credentials.account_id, embedded_url: first.credentials.embedded_url });
+    expect(mode(demoCredentialsPath(dir))).toBe(0o600);
+    const db = open(dir);
+    expect(organizationForApiKey(db, key)).toBe(org);
+    expect(await adminLogin(db, password)).toBe(true);
+    // The demo's farms are loaded once.
+    expect(listFarms(db, { organizationId: org, accountId: second.credentials.account_id, via: 'api_key' }).map((f) => f.name).sort())
+      .toEqual(['Almendral La Vega', 'Finca El Olivar', 'Hof Sonnenfeld']);
+    // Each parcel's crop_type metadata names its current (active) crop.
+    const crops = db.prepare(`SELECT p.name, json_extract(p.metadata, '$.crop_type') AS crop_type, c.name AS active
+      FROM parcels p JOIN crops c ON c.parcel_id = p.id AND c.is_active = 1`).all() as { name: string; crop_type: string; active: string }[];
+    expect(crops).toHaveLength(25);
+    expect(crops.filter((c) => c.crop_type !== c.active)).toEqual([]);
+    // Shown again on every start, with the line the README's commands read.
+    expect(second.banner).toContain(`x-api-key     ${key}`);
+    expect(second.banner).toContain(`(${DEMO_ADMIN} / ${password})`);
+    expect(second.banner.split('\n')).toContain(
+      `export FURROW_URL=${second.credentials.service} KEY=${key} ACCOUNT=${second.credentials.account_id} TOKEN=${second.credentials.account_access}`,
+    );
+  });
+
+  it('issues new credentials and says why: key revoked, file deleted, file readable by others, admin changed, file damaged', async () => {
+    const dir = tempDir();
+    const file = demoCredentialsPath(dir);
+    const db = open(dir);
+    let last: DemoResult = await runDemo(config(dir));
+    const org = last.credentials.organization_id;
+    const restart = async (): Promise<DemoResult> => {
+      const before = last.credentials;
+      last = await runDemo(config(dir));
+      expect(last.credentials.organization_id).toBe(org);
+      expect(organizationForApiKey(db, last.credentials.api_key)).toBe(org);
+      expect(await adminLogin(db, last.credentials.admin_password)).toBe(true);
+      expect(saved(dir)).toMatchObject({ api_key: last.credentials.api_key, admin_password: last.credentials.admin_password });
+      expect(mode(file)).toBe(0o600);
+      return { ...last, credentials: { ...last.credentials, api_key: last.credentials.api_key === before.api_key ? 'same' : last.credentials.api_key } };
+    };
+
+    // Revoked (admin panel or CLI): a new key; the password still works, so it stays.
+    const revokedKey = last.credentials.api_key;
+    const password = last.credentials.admin_password;
+    revokeApiKey(db, org, keyPrefix(revokedKey));
+    let r = await restart();
+    expect(r.notices).toEqual([expect.stringMatching(/^The saved demo API key was revoked \(.* UTC\): a new one is issued/)]);
+    expect(r.credentials.api_key).not.toBe('same');
+    expect(r.credentials.admin_password).toBe(password);
+    expect(r.banner.split('\n')[0]).toBe(`! ${r.notices[0]}`);
+
+    // Deleted: new ones; the key issued before is not revoked (whoever holds it keeps working).
+    const beforeDelete = last.credentials.api_key;
+    unlinkSync(file);
+    r = await restart();
+    expect(r.notices).toEqual([expect.stringContaining(`No saved demo credentials (${file})`)]);
+    expect(r.credentials.api_key).not.toBe('same');
+    expect(organizationForApiKey(db, beforeDelete)).toBe(org);
+
+    // Readable by others: its key is revoked, and both secrets are replaced.
+    const exposed = last.credentials;
+    chmodSync(file, 0o644);
+    r = await restart();
+    expect(r.notices).toEqual([expect.stringContaining(`${file} was readable by other users (mode 0644): its API key is revoked`)]);
+    expect(organizationForApiKey(db, exposed.api_key)).toBeUndefined();
+    expect(r.credentials.admin_password).not.toBe(exposed.admin_password);
+    expect(await adminLogin(db, exposed.admin_password)).toBe(false);
+
+    // The demo admin removed in the admin panel: created again with a new password; the key stays.
+    deleteAdmin(db, org, DEMO_ADMIN);
+    r = await restart();
+    expect(r.notices).toEqual([expect.stringMatching(/password of admin@demo\.furrow\.example no longer opens the admin panel/)]);
+    expect(r.credentials.api_key).toBe('same');
+
+    // Damaged: new ones, and the file is written again.
+    writeFileSync(file, '{"api_key": ', { mode: 0o600 });
+    r = await restart();
+    expect(r.notices).toEqual([expect.stringContaining(`${file} could not be used`)]);
+
+    // And a normal restart after all that reuses them again.
+    r = await restart();
+    expect(r.notices).toEqual([]);
+    expect(r.credentials.api_key).toBe('same');
+  });
+});
+
+/** Lines of the README's shell blocks that start with `prefix`. */
+function readmeLines(prefix: string): string[] {
+  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n')).filter((l) => l.startsWith(prefix));
+}
+
+describe('npm start, twice', { timeout: 180_000 }, () => {
+  it("prints a line that makes the README's commands work, and a mirror connected with the CLI still syncs after a restart", async () => {
+    const dir = tempDir();
+    const home = join(dir, 'furrow-home');
+    const env = { PORT: String(await freePort()) };
+    const start = async () => {
+      running = await spawnService(join(dir, 'service'), env, ['demo', '--serve']);
+      const line = running.stderr().split('\n').find((l) => l.startsWith('export FURROW_URL='));
+      expect(line, running.stderr()).toBeDefined();
+      return line!;
+    };
+    const sh = (pasted: string, command: string) => {
+      const r = spawnSync('bash', ['-c', `set -e\n${pasted}\n${command}`], {
+        cwd: ROOT, encoding: 'utf8', timeout: 90_000, env: { ...process.env, FURROW_HOME: home, FURROW_SETTLE_MS: '300' },
+      });
+      expect(r.status, `${command}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      return r.stdout;
+    };
+
+    const pasted = await start();
+    const vars = Object.fromEntries(pasted.slice('export '.length).split(' ').map((kv) => kv.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    expect(Object.keys(vars)).toEqual(['FURROW_URL', 'KEY', 'ACCOUNT', 'TOKEN']);
+    expect(vars.FURROW_URL).toBe(running!.url);
+
+    const curls = readmeLines('curl ');
+    expect(curls).toHaveLength(3);
+    const farms = JSON.parse(sh(pasted, curls[0]!)) as { name: string }[];
+    expect(farms.map((f) => f.name).sort()).toEqual(['Almendral La Vega', 'Finca El Olivar', 'Hof Sonnenfeld']);
+    const s12 = JSON.parse(sh(pasted, curls[1]!)) as { features: { properties: { metadata: Record<string, unknown> } }[] };
+    expect(s12.features.length).toBeGreaterThan(0);
+    expect(new Set(s12.features.map((f) => f.properties.metadata['Supplier ID']))).toEqual(new Set(['S-12']));
+    expect((JSON.parse(sh(pasted, curls[2]!)) as { openapi: string }).openapi).toBe('3.0.3');
+
+    // connect, import examples/fields.geojson, sync, status: as the README writes them.
+    const cli = readmeLines('npm run -s cli -- ');
+    expect(cli.map((l) => l.split(/\s+/)[5])).toEqual(['connect', 'import', 'sync', 'status']);
+    const outputs = cli.map((line) => sh(pasted, line));
+    expect(JSON.parse(outputs[3]!)).toMatchObject({ pending: 0, uncertain: 0, rejected: 0, conflicts: 0, blocked: 0 });
+
+    await running!.stop();
+    const again = await start();
+    expect(again.replace(/ TOKEN=\S+$/, '')).toBe(pasted.replace(/ TOKEN=\S+$/, ''));
+    expect(running!.stderr()).not.toMatch(/^! /m);
+
+    // The mirror still holds the key it was connected with: a new edit syncs (exit 0: everything synced).
+    sh(pasted, 'npm run -s cli -- import examples/fields.kml --farm "Cortijo KML"');
+    sh(pasted, 'npm run -s cli -- sync');
+    const after = JSON.parse(sh(again, curls[0]!)) as { name: string }[];
+    expect(after.map((f) => f.name).sort()).toEqual(['Almendral La Vega', 'Cortijo KML', 'Cortijo La Campana', 'Finca El Olivar', 'Hof Sonnenfeld']);
+  });
+});
