@@ -78,3 +78,14 @@ export function storeCounts(db: Db): Record<string, number> {
   }
   return out;
 }
+
+/**
+ * A farm's (or a bill's) hectares from its parcels' properties.hectares: each counted in whole micro-hectares, as
+ * the service's totals are kept (migration 004; SQLite's round(h * 1e6) is (int64)(h * 1e6 + 0.5) for h ≥ 0).
+ */
+export const microHectares = (hectares: number): number => Math.floor(hectares * 1e6 + 0.5);
+export const sumHectares = (hectares: Iterable<number>): number => {
+  let units = 0;
+  for (const h of hectares) units += microHectares(h);
+  return units / 1e6;
+};
