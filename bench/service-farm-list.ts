@@ -2,13 +2,13 @@
 import { parseArgs } from 'node:util';
 import { dbFile } from '../service/config.ts';
 import { openDb } from '../service/store/db.ts';
-import { farmParcelsJson } from '../service/store/parcel-list.ts';
+import { farmParcelsStream } from '../service/store/farm-listing.ts';
 import type { Scope } from '../service/store/scope.ts';
 import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
 import { pool, runLoad, type RequestSpec } from './lib/load.ts';
 import { createFarms, createTenant, dirBytes, removeDir, startService, tempDataDir } from './lib/service.ts';
 import { cpuWindow } from './lib/machine.ts';
-import { r1, r3, summarize } from './lib/stats.ts';
+import { median, r1, r3, summarize } from './lib/stats.ts';
 import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Target } from './lib/result.ts';
 
@@ -28,12 +28,20 @@ const REQUESTS = Number(args.requests);
 const WARMUP = Number(args.warmup);
 const TARGET: Target = { op: '<', value: 150 };
 const NODE_FLAGS = args['node-flags'].split(' ').filter(Boolean);
+const PAIRS = 10;
+// The listing as the service built it before it streamed: the whole FeatureCollection as one SQLite string.
+const OLD_LISTING = `SELECT count(*) AS n, coalesce(group_concat(f, ','), '') AS features FROM (SELECT '{"type":"Feature","id":' || p.id
+  || ',"bbox":[' || CAST(p.minx AS TEXT) || ',' || CAST(p.miny AS TEXT) || ',' || CAST(p.maxx AS TEXT) || ',' || CAST(p.maxy AS TEXT)
+  || '],"geometry":' || p.geometry || ',"properties":{"key":"' || p.key || '","name":' || json_quote(p.name) || ',"farm":' || p.farm_id
+  || ',"hectares":' || CAST(p.hectares AS TEXT) || ',"metadata":' || p.metadata || ',"source_type":"' || p.source_type || '","point":'
+  || coalesce(p.point, 'null') || ',"center":[' || CAST((p.minx + p.maxx) / 2 AS TEXT) || ',' || CAST((p.miny + p.maxy) / 2 AS TEXT)
+  || '],"created":"' || p.created || '","modified":"' || p.modified || '"}}' AS f FROM parcels p WHERE p.farm_id = ? ORDER BY p.id)`;
 
-function bestOf(n: number, fn: () => void): { best_ms: number; passes_ms: number[] } {
+async function bestOf(n: number, fn: () => void | Promise<void>): Promise<{ best_ms: number; passes_ms: number[] }> {
   const passes: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    fn();
+    await fn();
     passes.push(performance.now() - t0);
   }
   return { best_ms: r3(Math.min(...passes)), passes_ms: passes.map(r3) };
@@ -95,9 +103,38 @@ async function main(): Promise<void> {
     // Where the time goes, in process on the same database file: the query and the string assembly.
     const db = openDb(dbFile(dir));
     const scope: Scope = { organizationId: tenant.organizationId, accountId: tenant.accountId, via: 'api_key' };
-    let json = '';
-    const query = bestOf(10, () => { json = farmParcelsJson(db, scope, farmId); });
-    const parse = bestOf(5, () => { JSON.parse(json); });
+    let streamed = 0;
+    const query = await bestOf(10, async () => {
+      streamed = 0;
+      for await (const chunk of farmParcelsStream(db, scope, farmId, {}, () => '')) streamed += (chunk as Buffer).length;
+    });
+    if (streamed !== bytes) throw new Error(`the in-process stream gave ${streamed} bytes, the HTTP response ${bytes}`);
+    const parse = await bestOf(5, () => { JSON.parse(text); });
+    // Like with like: the service-side work of the listing as it was (one SQLite string, encoded for the socket)
+    // and as it is (the stream read to the end), in interleaved pairs, in CPU time (robust to other load).
+    const oldQuery = db.prepare(OLD_LISTING);
+    const cpuMs = async (fn: () => unknown) => { const c = process.cpuUsage(); await fn(); const d = process.cpuUsage(c); return (d.user + d.system) / 1000; };
+    const oldSide = () => {
+      const r = oldQuery.get(farmId) as { n: number; features: string };
+      return Buffer.from(`{"type":"FeatureCollection","features":[${r.features}],"count":${r.n},"next":null}`).length;
+    };
+    const newSide = async () => {
+      let n = 0;
+      for await (const chunk of farmParcelsStream(db, scope, farmId, {}, () => '')) n += (chunk as Buffer).length;
+      return n;
+    };
+    if (oldSide() !== bytes) throw new Error('the one-string listing differs in size from the streamed one');
+    const pairs: [number, number][] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      if (i % 2 === 0) {
+        const o = await cpuMs(oldSide);
+        pairs.push([o, await cpuMs(newSide)]);
+      } else {
+        const n = await cpuMs(newSide);
+        pairs.push([await cpuMs(oldSide), n]);
+      }
+    }
+    const pairRatios = pairs.map(([o, n]) => n / o).sort((a, b) => a - b);
     db.close();
     const serviceMsPerRequest = r1(((window.ours.service ?? 0) * window.seconds * 1000) / REQUESTS);
 
@@ -105,7 +142,8 @@ async function main(): Promise<void> {
       method: [
         `The service runs as a child process on 127.0.0.1 (synchronous=FULL, fresh DATA_DIR). One farm is filled with ${(batches * BATCH_SIZE).toLocaleString('en-US')} parcels through POST /api/parcels/ (the same generated batches as service-bulk: polygons of 10–50 vertices, a few points, 5 metadata keys).`,
         `This process then sends GET /api/farms/${'{id}'}/parcels/ with the API key and Service-Account header over one undici keep-alive connection, one request at a time: ${WARMUP} warm-up requests, then ${REQUESTS} measured. A request's latency runs until the whole body has been read. The first response is parsed and must hold every parcel.`,
-        'Afterwards, in process on the same database file, best of 10: the listing as the service builds it (farmParcelsJson: SQLite assembles the FeatureCollection text).',
+        'Afterwards, in process on the same database file, best of 10: the listing as the service builds it (farmParcelsStream: SQLite assembles each Feature, the stream reads them in keyset chunks of 64 KiB, one turn of the event loop each), read to the end (bytes counted, not decoded).',
+        `Then ${PAIRS} interleaved pairs (alternating which goes first), in CPU time of this process: the previous implementation (the whole FeatureCollection as one SQLite string, then encoded to a Buffer as the socket needs it) and the stream read to the end; both give the same number of bytes.`,
       ],
       metrics: [
         metric('Latency p50, 10,000-parcel farm', latency.p50_ms, 'ms', TARGET),
@@ -113,7 +151,8 @@ async function main(): Promise<void> {
         metric('Latency p99', latency.p99_ms, 'ms'),
         metric('Response size', Math.round((bytes / 2 ** 20) * 100) / 100, 'MiB'),
         metric('Service CPU per request (from /proc)', serviceMsPerRequest, 'ms'),
-        metric('In process: the listing text as served (farmParcelsJson)', query.best_ms, 'ms'),
+        metric('In process: the listing stream read to the end (farmParcelsStream)', query.best_ms, 'ms'),
+        metric('In process, CPU time: stream ÷ the previous one-string listing, median pair ratio', r3(median(pairRatios)), '×'),
       ],
       tables: [{
         title: 'Latency over the measured requests',
@@ -129,10 +168,11 @@ async function main(): Promise<void> {
         rows: profile.top_self.slice(0, 12).map((c) => [c.function, c.ms, `${c.share} %`]),
       }] : [])],
       notes: [
+        `Stream ÷ one-string CPU time over ${PAIRS} interleaved pairs: median ${r3(median(pairRatios))}, min ${r3(pairRatios[0]!)}, max ${r3(pairRatios[pairRatios.length - 1]!)} (one string: median ${r1(median(pairs.map((p) => p[0])))} ms; stream: ${r1(median(pairs.map((p) => p[1])))} ms).`,
         `Parsing the ${Math.round(bytes / 2 ** 20)} MiB response with JSON.parse takes ${r1(parse.best_ms)} ms on the client side; it is not part of the measured latency.`,
         `Other processes used ${window.others} cores on average while the listing was measured.`,
       ],
-      details: { profile, farm_parcels: batches * BATCH_SIZE, latency, response_bytes: bytes, db_bytes: dbBytes, cpu: window, in_process: { query, client_parse: parse } },
+      details: { profile, farm_parcels: batches * BATCH_SIZE, latency, response_bytes: bytes, db_bytes: dbBytes, cpu: window, in_process: { query, client_parse: parse, cpu_pairs_ms_old_new: pairs.map(([o, n]) => [r1(o), r1(n)]) } },
     });
     process.stderr.write(`  p50 ${latency.p50_ms} ms, p99 ${latency.p99_ms} ms, ${bytes} bytes\n  wrote ${writeResult(result)}\n`);
   } finally {
@@ -148,7 +188,7 @@ function classify(stack: Frame[]): string {
   if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
   if (leaf.fn === '(garbage collector)') return 'garbage collection';
   if (leaf.fn === '(program)') return 'V8 / native, unattributed';
-  if (stack.some((f) => f.fn === 'farmParcelsJson')) return 'SQLite assembling the listing (farmParcelsJson)';
+  if (stack.some((f) => f.url.includes('service/store/farm-listing'))) return 'SQLite assembling the listing (farm-listing.ts)';
   if (stack.some((f) => f.url.includes('service/store/parcel-json'))) return 'string assembly (featureCollectionJson)';
   if (stack.some((f) => f.url.includes('fastify'))) return 'fastify reply (content-length, hooks, write)';
   return 'Node HTTP / net / other';

@@ -23,6 +23,18 @@ export const ErrorCode = {
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * errors[].code of a query string refused with validation_failed, besides Ajv's keywords (`type`: not an integer
+ * written in decimal digits, `minimum`, `maximum`, `maxLength`, `pattern`, `unknown_field`). Stable, like ErrorCode.
+ */
+export const QueryProblem = {
+  tooManyFilters: 'too_many_filters',
+  filterKeyTooLong: 'filter_key_too_long',
+  filterValueTooLong: 'filter_value_too_long',
+  bboxInvalid: 'bbox_invalid',
+} as const;
+export type QueryProblem = (typeof QueryProblem)[keyof typeof QueryProblem];
+
 /** The spec's fixed error messages. */
 export const INVALID_TOKEN_MESSAGE = 'Invalid token';
 export const ACCOUNT_NOT_FOUND_MESSAGE = 'Account not found';

@@ -13,6 +13,11 @@ export interface ServiceConfig {
   embedFrameAncestors: string;
   /** How long the gateway waits for a response before answering 504 (the work still commits). */
   gatewayTimeoutMs: number;
+  /**
+   * A streamed listing (GET /api/farms/{id}/parcels/) whose client has taken no byte for this long is cut off: it
+   * holds a read snapshot, which keeps the WAL from being checkpointed past it.
+   */
+  stallTimeoutMs: number;
   /** Enables POST /__faults__ (tests only). */
   faults: boolean;
   bodyLimitBytes: number;
@@ -43,6 +48,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     embedUrl: (env.EMBED_URL || `${publicUrl}/embed`).replace(/\/+$/, ''),
     embedFrameAncestors: env.EMBED_FRAME_ANCESTORS?.trim() || "'self'",
     gatewayTimeoutMs: int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS'),
+    stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     faults: env.FAULTS === '1',
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, 8 * 1024 * 1024, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),

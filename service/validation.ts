@@ -24,7 +24,12 @@ const coercing = makeAjv(true);
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if ((schema as Record<string, unknown>)[CORE_VALIDATED]) return () => true;
   const fn: ValidateFunction = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  const integers = httpPart === 'body' ? [] : integerProperties(schema);
   return (data: unknown) => {
+    const notPlain = integers.length ? notPlainInteger(data, integers) : null;
+    if (notPlain !== null) {
+      return { error: Object.assign(new Error('validation'), { validation: [{ instancePath: `/${notPlain}`, keyword: 'type', message: 'must be an integer written in decimal digits', params: {} }] }) };
+    }
     if (!fn(data)) return { error: Object.assign(new Error('validation'), { validation: fn.errors }) };
     const bad = httpPart === 'body' ? nonFinitePath(data) : null;
     if (bad !== null) {
@@ -47,6 +52,31 @@ function nonFinitePath(data: unknown): string | null {
       if (!Number.isFinite(v)) return path;
     } else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) stack.push([x, `${path}/${k}`]);
+    }
+  }
+  return null;
+}
+
+/** Names of the top-level properties a query or path schema declares as integers. */
+function integerProperties(schema: unknown): string[] {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(props).filter(([, p]) => p.type === 'integer').map(([k]) => k);
+}
+
+/** Plain decimal digits, at most 16 of them (every safe integer); the bounds themselves are the schema's. */
+const PLAIN_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
+
+/**
+ * Ajv coerces any text Number() reads: '1e20' and '1e400' (Infinity, which passes Ajv's integer check),
+ * '+1', '0x10', ' 7'. Query strings and path ids carry integers as plain digits only; returns the first
+ * property holding anything else.
+ */
+function notPlainInteger(data: unknown, names: readonly string[]): string | null {
+  if (data === null || typeof data !== 'object') return null;
+  for (const name of names) {
+    const v = (data as Record<string, unknown>)[name];
+    for (const x of Array.isArray(v) ? v : [v]) {
+      if (typeof x === 'string' && !PLAIN_INTEGER.test(x)) return name;
     }
   }
   return null;

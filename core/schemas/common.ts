@@ -8,6 +8,24 @@ import { Type, type TSchema, type Static } from '@sinclair/typebox';
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const IntegerId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+// ---- Query limits: the documented maxima of query parameters (docs/api.md, "Limits"). Each is checked before
+// any SQL runs and answered 400 validation_failed, with errors[].code naming the bound (core/errors.ts).
+
+/** OFFSET of the crops listing: SQLite skips rows one by one, and past this nobody is paging by hand. */
+export const MAX_OFFSET = 10_000_000;
+/** Distinct metadata keys filtered on at once (each is one subquery; ~950 hit SQLite's expression depth limit). */
+export const MAX_METADATA_FILTERS = 20;
+/** Values over every metadata filter of one request (metadata[k]=a&metadata[k]=b is two). */
+export const MAX_METADATA_FILTER_VALUES = 100;
+/** A filter's key and value may be as long as a stored metadata key and string value (core/parcels/limits.ts). */
+export { MAX_METADATA_KEY_LENGTH as MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_STRING_LENGTH as MAX_METADATA_FILTER_VALUE_LENGTH } from '../parcels/limits.ts';
+export const MAX_SEARCH_LENGTH = 200;
+
+export const Offset = Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `Rows to skip (at most ${MAX_OFFSET.toLocaleString('en-US')})` });
+/** Keyset cursor: ids are safe integers, so a larger one cannot name a row. */
+export const Cursor = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Keyset cursor: only rows with an id greater than this' });
+export const Search = Type.String({ maxLength: MAX_SEARCH_LENGTH });
 export const IdParams = Type.Object({ id: IntegerId }, { additionalProperties: false });
 export type IdParams = Static<typeof IdParams>;
 

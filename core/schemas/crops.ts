@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, DateTime, IntegerId, Nullable, Uuid } from './common.ts';
+import { DateOnly, DateTime, IntegerId, Nullable, Offset, Uuid } from './common.ts';
 
 export const CropFamily = Type.Object({
   id: IntegerId,
@@ -68,5 +68,5 @@ export const CropListQuery = Type.Object({
   parcel: Type.Optional(IntegerId),
   is_active: Type.Optional(Type.Boolean()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Offset),
 }, { additionalProperties: false });

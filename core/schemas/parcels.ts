@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BBox, DateTime, IntegerId, Metadata, Nullable, PointGeometry, PolygonGeometry, Position, Uuid } from './common.ts';
+import {
+  BBox, Cursor, DateTime, IntegerId, MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES,
+  MAX_METADATA_FILTER_VALUE_LENGTH, Metadata, Nullable, PointGeometry, PolygonGeometry, Position, Search, Uuid,
+} from './common.ts';
 
 // Request shapes are documented here; the service validates parcel inputs with core/parcels/validate.ts,
 // which reports every problem with the parcel's index rather than Ajv's first error.
@@ -64,10 +67,22 @@ export const ParcelCollection = Type.Object({
 });
 export type ParcelCollection = Static<typeof ParcelCollection>;
 
+export const MAX_PARCEL_PAGE = 10_000;
+export const PageLimit = Type.Integer({ minimum: 1, maximum: MAX_PARCEL_PAGE, description: `Parcels per page (at most ${MAX_PARCEL_PAGE.toLocaleString('en-US')})` });
+
 export const ParcelListQuery = Type.Object({
   farm: Type.Optional(IntegerId),
-  search: Type.Optional(Type.String({ maxLength: 200 })),
-  bbox: Type.Optional(Type.String({ pattern: '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$', description: 'minLon,minLat,maxLon,maxLat' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 1000 })),
-  after: Type.Optional(Type.Integer({ minimum: 0, description: 'Keyset cursor: return parcels with id greater than this' })),
-}, { additionalProperties: true, description: 'Also metadata[<key>]=<value> filters (AND), spaces in keys written as +' });
+  search: Type.Optional(Search),
+  bbox: Type.Optional(Type.String({ maxLength: 100, pattern: '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$', description: 'minLon,minLat,maxLon,maxLat in degrees (longitudes within ±180, latitudes within ±90)' })),
+  limit: Type.Optional({ ...PageLimit, default: 1000 }),
+  after: Type.Optional(Cursor),
+}, {
+  additionalProperties: true,
+  description: `Also metadata[<key>]=<value> filters (AND across keys, either value for a repeated key; spaces in keys written as +): at most ${MAX_METADATA_FILTERS} keys and ${MAX_METADATA_FILTER_VALUES} values, keys up to ${MAX_METADATA_FILTER_KEY_LENGTH} and values up to ${MAX_METADATA_FILTER_VALUE_LENGTH} characters`,
+});
+
+/** GET /api/farms/{id}/parcels/: without limit every parcel (streamed); with limit one page and an absolute next. */
+export const FarmParcelsQuery = Type.Object({
+  limit: Type.Optional(PageLimit),
+  after: Type.Optional(Cursor),
+}, { additionalProperties: false });

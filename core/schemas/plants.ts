@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, IntegerId, Nullable, PointGeometry, Ring, Uuid } from './common.ts';
+import { Cursor, DateTime, IntegerId, Nullable, PointGeometry, Ring, Search, Uuid } from './common.ts';
 
 export const PlantShape = Type.Object({
   type: Type.Literal('Polygon'),
@@ -26,12 +26,13 @@ export type PlantFeature = Static<typeof PlantFeature>;
 export const PlantCollection = Type.Object({
   type: Type.Literal('FeatureCollection'),
   features: Type.Array(PlantFeature),
+  next: Type.Optional(Nullable(Type.String({ description: 'GET /api/plants/ only: absolute URL of the next page, or null on the last' }))),
 });
 export type PlantCollection = Static<typeof PlantCollection>;
 
 export const PlantListQuery = Type.Object({
-  search: Type.Optional(Type.String({ maxLength: 200 })),
+  search: Type.Optional(Search),
   parcel: Type.Optional(IntegerId),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50000, default: 10000 })),
-  after: Type.Optional(Type.Integer({ minimum: 0 })),
+  after: Type.Optional(Cursor),
 }, { additionalProperties: false });

@@ -109,8 +109,8 @@ export function purgeAccount(db: Db, organizationId: string, id: string): { farm
     if (a.state !== 'deactivated') {
       throw new ApiError(409, ErrorCode.conflict, 'Deactivate the account before deleting it permanently');
     }
-    const counts = db.prepare(`SELECT COUNT(DISTINCT f.id) AS farms, COUNT(p.id) AS parcels
-      FROM farms f LEFT JOIN parcels p ON p.farm_id = f.id WHERE f.account_id = ?`).get(a.id) as { farms: number; parcels: number };
+    const counts = db.prepare('SELECT COUNT(*) AS farms, COALESCE(SUM(parcel_count), 0) AS parcels FROM farms WHERE account_id = ?')
+      .get(a.id) as { farms: number; parcels: number };
     db.prepare('DELETE FROM farms WHERE account_id = ?').run(a.id);
     // Crops and plants still naming the account now sit on parcels of farms unlinked earlier (orphans):
     // they belong to the orphan farm, which is kept and billed, so detach them rather than cascade them away.

@@ -47,7 +47,7 @@ describe('migration 003', () => {
       old.pragma('foreign_keys = ON');
       migrate(old, 2);
       const { organization_id } = createOrganization(old, 'Before 003');
-      migrate(old);
+      migrate(old, 3);
       expect(old.pragma('user_version', { simple: true })).toBe(3);
       const names = (type: string) => (old.prepare(`SELECT name FROM sqlite_master WHERE type = ? AND name LIKE 'admin%' ORDER BY name`).all(type) as { name: string }[]).map((r) => r.name);
       expect(names('table')).toEqual(['admin_login_attempts', 'admin_sessions', 'admins']);

@@ -1,15 +1,26 @@
 import type { Db } from './db.ts';
 import type { Billing } from '../../core/schemas/billing.ts';
 
-/** Billable hectares: every parcel of the organization, deactivated accounts' and orphan farms' included. */
+interface Totals { farms: number; parcels: number; micro: number }
+
+/**
+ * Billable hectares: every parcel of the organization, deactivated accounts' and orphan farms' included. Read from
+ * the farms' own totals (migration 004), so the cost follows the number of farms, not of parcels; sums stay in
+ * whole micro-hectares until the end, so the total is exactly the sum of its parts.
+ */
 export function billing(db: Db, organizationId: string): Billing {
-  const accounts = db.prepare(`SELECT a.id AS account, a.account_email, a.state,
-      (SELECT COUNT(*) FROM farms f WHERE f.account_id = a.id) AS farms,
-      (SELECT COUNT(*) FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE f.account_id = a.id) AS parcels,
-      (SELECT COALESCE(SUM(p.hectares), 0) FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE f.account_id = a.id) AS hectares
-    FROM accounts a WHERE a.organization_id = ? ORDER BY a.created, a.id`).all(organizationId) as Billing['accounts'];
-  const orphans = db.prepare(`SELECT COUNT(DISTINCT f.id) AS farms, COUNT(p.id) AS parcels, COALESCE(SUM(p.hectares), 0) AS hectares
-    FROM farms f LEFT JOIN parcels p ON p.farm_id = f.id WHERE f.organization_id = ? AND f.account_id IS NULL`).get(organizationId) as Billing['orphans'];
-  const total = accounts.reduce((s, a) => s + a.hectares, 0) + orphans.hectares;
-  return { organization: organizationId, total_hectares: total, accounts, orphans };
+  const rows = db.prepare(`SELECT a.id AS account, a.account_email, a.state,
+      COUNT(f.id) AS farms, COALESCE(SUM(f.parcel_count), 0) AS parcels, COALESCE(SUM(f.micro_hectares), 0) AS micro
+    FROM accounts a LEFT JOIN farms f ON f.account_id = a.id
+    WHERE a.organization_id = ? GROUP BY a.id ORDER BY a.created, a.id`).all(organizationId) as (Totals & Omit<Billing['accounts'][number], 'farms' | 'parcels' | 'hectares'>)[];
+  const o = db.prepare(`SELECT COUNT(*) AS farms, COALESCE(SUM(parcel_count), 0) AS parcels, COALESCE(SUM(micro_hectares), 0) AS micro
+    FROM farms WHERE organization_id = ? AND account_id IS NULL`).get(organizationId) as Totals;
+  const accounts = rows.map(({ micro, ...a }) => ({ ...a, hectares: micro / 1e6 }));
+  const total = rows.reduce((s, a) => s + a.micro, 0) + o.micro;
+  return {
+    organization: organizationId,
+    total_hectares: total / 1e6,
+    accounts,
+    orphans: { farms: o.farms, parcels: o.parcels, hectares: o.micro / 1e6 },
+  };
 }

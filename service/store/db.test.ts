@@ -40,12 +40,12 @@ const TABLES_001 = [
 ];
 
 describe('migrations', () => {
-  it('there are three, applied in order, taking user_version from 0 to 3', () => {
-    expect(migrations).toHaveLength(3);
+  it('there are four, applied in order, taking user_version from 0 to 4', () => {
+    expect(migrations).toHaveLength(4);
     const db = raw();
     expect(version(db)).toBe(0);
     migrate(db);
-    expect(version(db)).toBe(3);
+    expect(version(db)).toBe(4);
   });
 
   it('001 creates every table, index and trigger, and seeds nothing', () => {
@@ -90,17 +90,59 @@ describe('migrations', () => {
     }
   });
 
+  it('004 gives every farm its parcel count and area, backfilled from the parcels already there, then kept by triggers', () => {
+    const db = raw();
+    db.pragma('foreign_keys = ON');
+    migrate(db, 3);
+    const t = new Date().toISOString();
+    db.prepare("INSERT INTO organizations (id, name, created) VALUES ('org-1', 'O', ?)").run(t);
+    const farm = (name: string) => Number(db.prepare("INSERT INTO farms (organization_id, account_id, name, created, modified) VALUES ('org-1', NULL, ?, ?, ?)").run(name, t, t).lastInsertRowid);
+    let k = 0;
+    const parcel = (farmId: number, hectares: number) => Number(db.prepare(`INSERT INTO parcels (key, farm_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, created, modified)
+      VALUES (?, ?, 'P', 'Polygon', '{}', ?, 0, 0, 1, 1, ?, ?)`).run(`k${k++}`, farmId, hectares, t, t).lastInsertRowid);
+    const [a, b, empty] = [farm('A'), farm('B'), farm('Empty')];
+    // 0.1 + 0.2 is the classic sum a running REAL total gets wrong; 12.3456785 rounds half away from zero.
+    for (const h of [0.1, 0.2, 12.3456785]) parcel(a, h);
+    parcel(b, 99.999999);
+    const totals = () => db.prepare('SELECT id, parcel_count, micro_hectares FROM farms ORDER BY id').all();
+    migrate(db);
+    expect(version(db)).toBe(4);
+    expect(objects(db, 'trigger')).toEqual(['farm_totals_delete', 'farm_totals_insert', 'farm_totals_update', 'parcels_rtree_delete']);
+    expect(totals()).toEqual([
+      { id: a, parcel_count: 3, micro_hectares: 100_000 + 200_000 + 12_345_679 },
+      { id: b, parcel_count: 1, micro_hectares: 99_999_999 },
+      { id: empty, parcel_count: 0, micro_hectares: 0 },
+    ]);
+    // Insert, area change, move, delete and a farm's cascade: each keeps the totals of every farm exact.
+    const p = parcel(empty, 2.5);
+    db.prepare('UPDATE parcels SET hectares = 7.25 WHERE id = ?').run(p);
+    db.prepare('UPDATE parcels SET name = ? WHERE id = ?').run('renamed', p);
+    db.prepare('UPDATE parcels SET farm_id = ? WHERE id = ?').run(b, p);
+    db.prepare('DELETE FROM parcels WHERE farm_id = ? AND hectares = 0.2').run(a);
+    expect(totals()).toEqual([
+      { id: a, parcel_count: 2, micro_hectares: 100_000 + 12_345_679 },
+      { id: b, parcel_count: 2, micro_hectares: 99_999_999 + 7_250_000 },
+      { id: empty, parcel_count: 0, micro_hectares: 0 },
+    ]);
+    db.prepare('DELETE FROM farms WHERE id = ?').run(b);
+    expect(totals()).toEqual([{ id: a, parcel_count: 2, micro_hectares: 12_445_679 }, { id: empty, parcel_count: 0, micro_hectares: 0 }]);
+    // A statement that fails on its second row takes the first row's trigger work with it.
+    expect(() => db.prepare(`INSERT INTO parcels (key, farm_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, created, modified)
+      VALUES ('fresh', ?, 'P', 'Polygon', '{}', 5, 0, 0, 1, 1, ?, ?), ('k0', ?, 'P', 'Polygon', '{}', 5, 0, 0, 1, 1, ?, ?)`).run(a, t, t, a, t, t)).toThrow(/UNIQUE/);
+    expect(totals()).toEqual([{ id: a, parcel_count: 2, micro_hectares: 12_445_679 }, { id: empty, parcel_count: 0, micro_hectares: 0 }]);
+  });
+
   it('an up-to-date database is left alone: reopening does not seed twice', () => {
     const file = join(dir, 'a.db');
     const first = track(openDb(file));
     const keys = first.prepare('SELECT key FROM crop_families ORDER BY id').all();
     first.close();
     const again = track(openDb(file));
-    expect(version(again)).toBe(3);
+    expect(version(again)).toBe(4);
     expect(again.prepare('SELECT key FROM crop_families ORDER BY id').all()).toEqual(keys);
     migrate(again);
     migrate(again, 1); // asking for an older version never goes back
-    expect(version(again)).toBe(3);
+    expect(version(again)).toBe(4);
     expect(n(again, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 });
@@ -119,7 +161,7 @@ describe('all pending migrations run in one transaction', () => {
     // Once the conflict is gone the same database migrates cleanly.
     db.exec('DROP TABLE temp.crop_families');
     migrate(db);
-    expect(version(db)).toBe(3);
+    expect(version(db)).toBe(4);
     expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 
@@ -169,7 +211,7 @@ try { openDb(file).close(); process.stdout.write('ok'); } catch (e) { process.st
     expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
     for (const f of files) {
       const db = raw(f);
-      expect(version(db)).toBe(3);
+      expect(version(db)).toBe(4);
       expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
     }
   }, 60_000);

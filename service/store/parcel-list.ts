@@ -1,7 +1,12 @@
 import type { Db } from './db.ts';
 import { prep } from './prep.ts';
 import { ApiError } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
+import { ErrorCode, QueryProblem } from '../../core/errors.ts';
+import {
+  MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH,
+} from '../../core/schemas/common.ts';
+// Counted in code points, as core/parcels counts the stored keys and values the filters are compared with.
+import { longerThan } from '../../core/parcels/problems.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
 import { PARCEL_COLUMNS, type ParcelRow } from './parcel-json.ts';
 import { visibleFarm } from './parcels.ts';
@@ -17,30 +22,55 @@ export interface ParcelFilter {
 }
 
 export const DEFAULT_PAGE = 1000;
-export const MAX_PAGE = 10_000;
 
 // Metadata values may be strings, numbers or booleans, but a query string only carries text:
 // compare the value's canonical text so metadata[contract_year]=2024 finds 2024 and "2024" alike.
 const META_MATCH = `EXISTS (SELECT 1 FROM json_each(p.metadata) j WHERE j.key = ? AND
   (CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END) IN (SELECT value FROM json_each(?)))`;
 
-/** Reads `metadata[<key>]=<value>` pairs out of a parsed query string ('+' in keys is already a space). */
+/**
+ * Reads `metadata[<key>]=<value>` pairs out of a parsed query string ('+' in keys is already a space), within the
+ * documented maxima: each key is one subquery, and ~950 of them overflowed SQLite's expression depth (a 500
+ * reachable through the embedded map with nothing but an auth_id).
+ */
 export function metadataFilters(query: Record<string, unknown>): Map<string, string[]> {
   const out = new Map<string, string[]>();
+  let values = 0;
   for (const [k, v] of Object.entries(query)) {
     const m = /^metadata\[(.+)\]$/s.exec(k);
     if (!m) continue;
-    const values = (Array.isArray(v) ? v : [v]).map(String);
-    out.set(m[1]!, [...(out.get(m[1]!) ?? []), ...values]);
+    const key = m[1]!;
+    const path = `querystring/${k.length > 60 ? `${k.slice(0, 60)}…` : k}`;
+    if (longerThan(key, MAX_METADATA_FILTER_KEY_LENGTH)) {
+      throw badQuery(`A metadata filter key may have at most ${MAX_METADATA_FILTER_KEY_LENGTH} characters`, path, QueryProblem.filterKeyTooLong);
+    }
+    const list = (Array.isArray(v) ? v : [v]).map(String);
+    if (list.some((x) => longerThan(x, MAX_METADATA_FILTER_VALUE_LENGTH))) {
+      throw badQuery(`A metadata filter value may have at most ${MAX_METADATA_FILTER_VALUE_LENGTH} characters`, path, QueryProblem.filterValueTooLong);
+    }
+    if (!out.has(key) && out.size >= MAX_METADATA_FILTERS) {
+      throw badQuery(`At most ${MAX_METADATA_FILTERS} metadata keys can be filtered on at once`, 'querystring/metadata', QueryProblem.tooManyFilters);
+    }
+    values += list.length;
+    if (values > MAX_METADATA_FILTER_VALUES) {
+      throw badQuery(`At most ${MAX_METADATA_FILTER_VALUES} metadata filter values can be given at once`, 'querystring/metadata', QueryProblem.tooManyFilters);
+    }
+    out.set(key, [...(out.get(key) ?? []), ...list]);
   }
   return out;
 }
+
+const badQuery = (message: string, path: string, code: QueryProblem): ApiError =>
+  new ApiError(400, ErrorCode.validationFailed, message, [{ path, code, message }]);
 
 export function parseBbox(text: string): [number, number, number, number] {
   const n = text.split(',').map(Number);
   const [a, b, c, d] = n;
   if (n.length !== 4 || n.some((x) => !Number.isFinite(x)) || a! > c! || b! > d!) {
-    throw new ApiError(400, ErrorCode.validationFailed, 'bbox must be minLon,minLat,maxLon,maxLat with min ≤ max');
+    throw badQuery('bbox must be minLon,minLat,maxLon,maxLat with min ≤ max', 'querystring/bbox', QueryProblem.bboxInvalid);
+  }
+  if (a! < -180 || c! > 180 || b! < -90 || d! > 90) {
+    throw badQuery('bbox longitudes must lie within ±180 and latitudes within ±90 degrees', 'querystring/bbox', QueryProblem.bboxInvalid);
   }
   return [a!, b!, c!, d!];
 }
@@ -85,25 +115,4 @@ export function listParcels(db: Db, scope: Scope, filter: ParcelFilter): { rows:
   const hasMore = rows.length > filter.limit;
   if (hasMore) rows.pop();
   return { rows, count, hasMore };
-}
-
-
-// The same Feature text as parcelFeatureJson, assembled by SQLite in one string: no row objects, no
-// per-row concatenation in JS. SQLite's REAL-to-text conversion round-trips (up to 17 significant digits),
-// so every number parses back to the very double the JS serializer writes in shortest form.
-const FEATURE_SQL = `'{"type":"Feature","id":' || p.id || ',"bbox":[' || CAST(p.minx AS TEXT) || ',' || CAST(p.miny AS TEXT) || ','
-  || CAST(p.maxx AS TEXT) || ',' || CAST(p.maxy AS TEXT) || '],"geometry":' || p.geometry || ',"properties":{"key":"' || p.key
-  || '","name":' || json_quote(p.name) || ',"farm":' || p.farm_id || ',"hectares":' || CAST(p.hectares AS TEXT) || ',"metadata":' || p.metadata
-  || ',"source_type":"' || p.source_type || '","point":' || coalesce(p.point, 'null') || ',"center":[' || CAST((p.minx + p.maxx) / 2 AS TEXT)
-  || ',' || CAST((p.miny + p.maxy) / 2 AS TEXT) || '],"created":"' || p.created || '","modified":"' || p.modified || '"}}'`;
-
-/**
- * GET /api/farms/{id}/parcels/ as a FeatureCollection text: every parcel of the farm, by id — the listing
- * clients use to reconcile an uncertain bulk create.
- */
-export function farmParcelsJson(db: Db, scope: Scope, farmId: number): string {
-  visibleFarm(db, scope, farmId);
-  const r = prep(db, `SELECT count(*) AS n, coalesce(group_concat(f, ','), '') AS features
-    FROM (SELECT ${FEATURE_SQL} AS f FROM parcels p WHERE p.farm_id = ? ORDER BY p.id)`).get(farmId) as { n: number; features: string };
-  return `{"type":"FeatureCollection","features":[${r.features}],"count":${r.n},"next":null}`;
 }

@@ -35,8 +35,11 @@ function cropVisible(db: Db, scope: Scope, id: number): boolean {
 
 export interface PlantQuery { search?: string; parcel?: number; limit: number; after?: number }
 
-/** GET /api/plants/: a FeatureCollection; `search` matches the plant's key or text inside its info. */
-export function listPlantsJson(db: Db, scope: Scope, q: PlantQuery): string {
+/**
+ * GET /api/plants/: a FeatureCollection; `search` matches the plant's key or text inside its info. With `nextUrl`
+ * the collection ends with `next`: that function's URL after the page's last id when more plants match, else null.
+ */
+export function listPlantsJson(db: Db, scope: Scope, q: PlantQuery, nextUrl?: (after: number) => string): string {
   const where = [PLANT_VISIBLE, 'pl.id > @after'];
   const args: Record<string, unknown> = { ...scopeParams(scope), after: q.after ?? 0, limit: q.limit };
   if (q.parcel !== undefined) {
@@ -49,8 +52,12 @@ export function listPlantsJson(db: Db, scope: Scope, q: PlantQuery): string {
     args.exact = q.search;
     args.like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   }
+  if (nextUrl) args.limit = q.limit + 1;
   const rows = db.prepare(`SELECT pl.* FROM plants pl WHERE ${where.join(' AND ')} ORDER BY pl.id LIMIT @limit`).all(args) as PlantRow[];
-  return `{"type":"FeatureCollection","features":[${rows.map(plantJson).join(',')}]}`;
+  const more = nextUrl !== undefined && rows.length > q.limit;
+  if (more) rows.pop();
+  const next = nextUrl ? `,"next":${more ? JSON.stringify(nextUrl(rows[rows.length - 1]!.id)) : 'null'}` : '';
+  return `{"type":"FeatureCollection","features":[${rows.map(plantJson).join(',')}]${next}}`;
 }
 
 export function getPlantJson(db: Db, scope: Scope, id: number): string {

@@ -7,6 +7,7 @@ import { buildApp } from '../../service/app.ts';
 import { openDb, type Db } from '../../service/store/db.ts';
 import { dbFile, type ServiceConfig } from '../../service/config.ts';
 import { createOrganization } from '../../service/store/organizations.ts';
+import { freePort } from './process.ts';
 
 export interface TestService {
   app: FastifyInstance;
@@ -30,6 +31,18 @@ export async function startService(config: Partial<ServiceConfig> = {}): Promise
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The same service listening on a free port of 127.0.0.1, its PUBLIC_URL that address: for what only shows over the
+ * wire (absolute links a client fetches, streamed bodies, the gateway's timer).
+ */
+export async function startHttpService(config: Partial<ServiceConfig> = {}): Promise<TestService & { base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const svc = await startService({ publicUrl: base, embedUrl: `${base}/embed`, ...config });
+  await svc.app.listen({ host: '127.0.0.1', port });
+  return { ...svc, base };
 }
 
 export interface Org { organization_id: string; api_key: string }
@@ -78,3 +91,14 @@ export function storeCounts(db: Db): Record<string, number> {
   }
   return out;
 }
+
+/**
+ * A farm's (or a bill's) hectares from its parcels' properties.hectares: each counted in whole micro-hectares, as
+ * the service's totals are kept (migration 004; SQLite's round(h * 1e6) is (int64)(h * 1e6 + 0.5) for h ≥ 0).
+ */
+export const microHectares = (hectares: number): number => Math.floor(hectares * 1e6 + 0.5);
+export const sumHectares = (hectares: Iterable<number>): number => {
+  let units = 0;
+  for (const h of hectares) units += microHectares(h);
+  return units / 1e6;
+};

@@ -2,7 +2,7 @@
 // farms' included; organization-level, so the API key only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  startService, newOrg, newAccount, asAccount, asBearer, polygonParcel, pointParcel, body,
+  startService, newOrg, newAccount, asAccount, asBearer, polygonParcel, pointParcel, body, sumHectares,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
 import { unlinkFarm } from '../../store/farms.ts';
@@ -36,7 +36,8 @@ async function farm(a: Account, parcels: unknown[], o: Org = org): Promise<Creat
   expect(res.statusCode).toBe(201);
   return res.json() as Created;
 }
-const sum = (farms: Created[]) => farms.reduce((s, f) => s + f.parcels.reduce((t, p) => t + p.properties.hectares, 0), 0);
+// Each parcel counts to the micro-hectare (0.01 m²), the unit the farms' totals are kept in (migration 004).
+const sum = (farms: Created[]) => sumHectares(farms.flatMap((f) => f.parcels.map((p) => p.properties.hectares)));
 
 describe('GET /api/billing/', () => {
   it('an organization without data bills 0', async () => {
@@ -67,11 +68,11 @@ describe('GET /api/billing/', () => {
     const row = (acc: Account) => r.accounts.find((x) => x.account === acc.id)!;
     expect(r.accounts).toHaveLength(3);
     expect(row(a)).toMatchObject({ account_email: 'a@example.com', state: 'active', farms: 2, parcels: 4 });
-    expect(row(a).hectares).toBeCloseTo(sum(aFarms), 9);
+    expect(row(a).hectares).toBe(sum(aFarms));
     expect(row(b)).toMatchObject({ farms: 2, parcels: 2 });
-    expect(row(b).hectares).toBeCloseTo(sum(bFarms), 9);
+    expect(row(b).hectares).toBe(sum(bFarms));
     expect(row(idle)).toMatchObject({ farms: 0, parcels: 0, hectares: 0 });
-    expect(r.total_hectares).toBeCloseTo(sum(aFarms) + sum(bFarms), 9);
+    expect(r.total_hectares).toBe(sum([...aFarms, ...bFarms]));
     // Sanity on the values themselves: a 300 m square is 9 ha, a point parcel is what was asked.
     expect(aFarms[0]!.parcels[0]!.properties.hectares).toBeCloseTo(9, 1);
     expect(aFarms[0]!.parcels[2]!.properties.hectares).toBeCloseTo(12.25, 9);

@@ -1,21 +1,15 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../app.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { Crop, CropCreateRequest, CropListQuery, CropPage, CropPatchRequest } from '../../../core/schemas/crops.ts';
 import { createCrop, deleteCrop, getCrop, listCrops, patchCrop } from '../../store/crops.ts';
 import { respond } from '../../faults.ts';
-import { NoContent, responses } from '../common.ts';
+import { NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Crops'];
 
-function pageUrl(req: FastifyRequest, offset: number): string {
-  const url = new URL(req.url, 'http://x');
-  url.searchParams.set('offset', String(offset));
-  return `${url.pathname}${url.search}`;
-}
-
-export default async function crops(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function crops(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
   app.get('/api/crops/', {
     schema: { tags, summary: 'Crops, paginated (count/next/previous/results), filterable by parcel and is_active', querystring: CropListQuery, response: responses({ 200: CropPage }) },
   }, async (req, reply) => {
@@ -25,8 +19,8 @@ export default async function crops(app: FastifyInstance, { db }: AppContext): P
     const { count, results } = listCrops(db, req.scope, { parcel: q.parcel, is_active: q.is_active, limit, offset });
     return respond(req, reply, 200, {
       count,
-      next: offset + limit < count ? pageUrl(req, offset + limit) : null,
-      previous: offset > 0 ? pageUrl(req, Math.max(0, offset - limit)) : null,
+      next: offset + limit < count ? pageUrl(config.publicUrl, req, { offset: offset + limit }) : null,
+      previous: offset > 0 ? pageUrl(config.publicUrl, req, { offset: Math.max(0, offset - limit) }) : null,
       results,
     });
   });

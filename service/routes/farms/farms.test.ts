@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import {
-  startService, newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body,
+  startService, newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body, sumHectares,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
 import { deleteOrphan, listOrphans, unlinkFarm } from '../../store/farms.ts';
@@ -56,7 +56,9 @@ describe('POST /api/farms/', () => {
     expect(new Set(farm.parcels!.map((p) => p.properties.key)).size).toBe(3);
     expect(farm.parcels![0]!.properties.metadata).toEqual({ 'Supplier ID': 'S-1' });
     expect(farm.parcels![1]!.properties.hectares).toBeCloseTo(7.5, 6);
-    expect(farm.hectares).toBeCloseTo(farm.parcels!.reduce((s, p) => s + p.properties.hectares, 0), 9);
+    // Each parcel counts to the micro-hectare (0.01 m²), the unit the farm's running total is kept in.
+    expect(farm.hectares).toBe(sumHectares(farm.parcels!.map((p) => p.properties.hectares)));
+    expect(farm.hectares).toBeCloseTo(farm.parcels!.reduce((s, p) => s + p.properties.hectares, 0), 5);
 
     // What the response says is what was stored.
     const rows = svc.db.prepare('SELECT id, key, name FROM parcels WHERE farm_id = ? ORDER BY id').all(farm.id) as { id: number; key: string; name: string }[];

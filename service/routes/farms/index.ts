@@ -3,14 +3,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../app.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { Farm, FarmCreateRequest, FarmCreateResponse, FarmPatchRequest } from '../../../core/schemas/farms.ts';
-import { ParcelCollection } from '../../../core/schemas/parcels.ts';
+import { FarmParcelsQuery, ParcelCollection } from '../../../core/schemas/parcels.ts';
 import { CORE_VALIDATED } from '../../validation.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
 import { createFarm, deleteFarm, getFarm, listFarms, renameFarm } from '../../store/farms.ts';
-import { farmParcelsJson } from '../../store/parcel-list.ts';
+import { farmParcelsStream } from '../../store/farm-listing.ts';
 import { respond } from '../../faults.ts';
-import { NoContent, responses } from '../common.ts';
+import { NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Farms'];
 
@@ -26,7 +26,7 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
   return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
 }
 
-export default async function farms(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function farms(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
   app.post('/api/farms/', {
     schema: {
       tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
@@ -57,10 +57,20 @@ export default async function farms(app: FastifyInstance, { db }: AppContext): P
 
   app.get('/api/farms/:id/parcels/', {
     schema: {
-      tags, summary: "Every parcel of the farm (what to check after a 504 before resending)", params: IdParams,
+      tags, summary: "Every parcel of the farm (what to check after a 504 before resending)", params: IdParams, querystring: FarmParcelsQuery,
+      description: 'Without limit: every parcel, by id, streamed from one consistent snapshot (any size; count at the end, next null). With limit (and after): one page, count = all parcels of the farm, next = absolute URL of the next page or null.',
       response: responses({ 200: ParcelCollection }),
     },
   }, async (req, reply) => {
-    return respond(req, reply, 200, farmParcelsJson(db, req.scope, (req.params as IdParams).id));
+    // The gateway answered 504 while the request waited (an injected delay): a read has nothing left to do.
+    if (reply.sent) return reply;
+    const q = req.query as Static<typeof FarmParcelsQuery>;
+    const body = farmParcelsStream(db, req.scope, (req.params as IdParams).id, q, (after) => pageUrl(config.publicUrl, req, { after }));
+    // The snapshot lives as long as the response: sent, aborted, dropped by a fault or replaced by the gateway's 504.
+    reply.raw.once('close', () => body.destroy());
+    // A client that takes nothing for this long would pin the snapshot, and with it the WAL: it is cut off.
+    reply.raw.setTimeout(config.stallTimeoutMs, () => reply.raw.destroy());
+    void reply.type('application/json; charset=utf-8');
+    return respond(req, reply, 200, body);
   });
 }

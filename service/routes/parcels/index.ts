@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app.ts';
 import { IdParams, MessageBody } from '../../../core/schemas/common.ts';
@@ -12,17 +12,11 @@ import { featureCollectionJson } from '../../store/parcel-json.ts';
 import { parcelCrops } from '../../store/crops.ts';
 import { listPlantsJson } from '../../store/plants.ts';
 import { midBatchHook, respond } from '../../faults.ts';
-import { NoContent, responses } from '../common.ts';
+import { NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Parcels'];
 
-function nextUrl(req: FastifyRequest, after: number): string {
-  const url = new URL(req.url, 'http://x');
-  url.searchParams.set('after', String(after));
-  return `${url.pathname}${url.search}`;
-}
-
-export default async function parcels(app: FastifyInstance, { db, validator }: AppContext): Promise<void> {
+export default async function parcels(app: FastifyInstance, { db, validator, config }: AppContext): Promise<void> {
   app.post('/api/parcels/', {
     schema: {
       tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
@@ -48,7 +42,7 @@ export default async function parcels(app: FastifyInstance, { db, validator }: A
     const { rows, count, hasMore } = listParcels(db, req.scope, {
       farm: q.farm, search: q.search, bbox: q.bbox ? parseBbox(q.bbox) : undefined, metadata: metadataFilters(q), limit, after: q.after,
     });
-    return respond(req, reply, 200, featureCollectionJson(rows, count, hasMore ? nextUrl(req, rows[rows.length - 1]!.id) : null));
+    return respond(req, reply, 200, featureCollectionJson(rows, count, hasMore ? pageUrl(config.publicUrl, req, { after: rows[rows.length - 1]!.id }) : null));
   });
 
   app.get('/api/parcels/:id/', { schema: { tags, summary: 'One parcel as a Feature', params: IdParams, response: responses({ 200: ParcelFeature }) } },

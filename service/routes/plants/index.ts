@@ -5,19 +5,20 @@ import { IdParams } from '../../../core/schemas/common.ts';
 import { PlantCollection, PlantFeature, PlantListQuery } from '../../../core/schemas/plants.ts';
 import { getPlantJson, listPlantsJson } from '../../store/plants.ts';
 import { respond } from '../../faults.ts';
-import { responses } from '../common.ts';
+import { pageUrl, responses } from '../common.ts';
 
 const tags = ['Plants'];
 
-export default async function plants(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function plants(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
   app.get('/api/plants/', {
     schema: {
-      tags, summary: 'Plants as a FeatureCollection', description: 'search matches a plant key or text in its info; parcel limits to one parcel (as does GET /api/parcels/{id}/plants/).',
+      tags, summary: 'Plants as a FeatureCollection', description: 'search matches a plant key or text in its info; parcel limits to one parcel (as does GET /api/parcels/{id}/plants/). Keyset pagination: limit and after; `next` is the absolute URL of the next page, or null.',
       querystring: PlantListQuery, response: responses({ 200: PlantCollection }),
     },
   }, async (req, reply) => {
     const q = req.query as Static<typeof PlantListQuery>;
-    return respond(req, reply, 200, listPlantsJson(db, req.scope, { search: q.search, parcel: q.parcel, after: q.after, limit: q.limit ?? 10_000 }));
+    const page = { search: q.search, parcel: q.parcel, after: q.after, limit: q.limit ?? 10_000 };
+    return respond(req, reply, 200, listPlantsJson(db, req.scope, page, (after) => pageUrl(config.publicUrl, req, { after })));
   });
 
   app.get('/api/plants/:id/', { schema: { tags, summary: 'One plant', params: IdParams, response: responses({ 200: PlantFeature }) } },

@@ -91,7 +91,7 @@ export function embedParcelsJson(db: Db, account: AccountRow, query: Record<stri
   return `{"type":"FeatureCollection","count":${count},"truncated":${count > rows.length},"farms":${farmNames(db, rows)},"features":[${features}]}`;
 }
 
-/** GET /embed/data/plants: the account's plants, exactly as GET /api/plants/ gives them to the account. */
+/** GET /embed/data/plants: the account's plants, the features GET /api/plants/ gives the account (all, without next). */
 export function embedPlantsJson(db: Db, account: AccountRow): string {
   return listPlantsJson(db, embedScope(account), { limit: MAX_EMBED_PLANTS });
 }
