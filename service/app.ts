@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDb, type Db } from './store/db.ts';
@@ -6,11 +6,11 @@ import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { validatorCompiler } from './validation.ts';
-import { authenticate } from './auth.ts';
+import { registerAuthentication } from './route-auth.ts';
+import { clientErrorHandler, registerBaseHeaders } from './headers.ts';
 import { jwtSecret } from './store/tokens.ts';
-import { Faults, registerFaults } from './faults.ts';
+import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
-import type { Scope } from './store/scope.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
 import { toOpenApi30 } from './openapi.ts';
 import { makeValidator, type ParcelValidator } from './validation-pool.ts';
@@ -31,10 +31,6 @@ export interface AppContext {
   validator: ParcelValidator;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest { scope: Scope }
-}
-
 export type App = FastifyInstance;
 
 export interface BuildOptions {
@@ -46,7 +42,9 @@ export interface BuildOptions {
   logStream?: NodeJS.WritableStream;
 }
 
-const PUBLIC_API = new Set(['/api/openapi.json']);
+/** A route whose `id` path parameter is declared an integer (the account routes' ids are strings). */
+const integerId = (schema: FastifySchema | undefined): boolean =>
+  ((schema?.params as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties?.id?.type) === 'integer';
 
 /**
  * The TypeBox schemas are draft-07, where exclusiveMinimum/exclusiveMaximum are numbers; OpenAPI 3.0.3 only
@@ -91,6 +89,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: true,
+    clientErrorHandler,
     // "__proto__" and "constructor" are ordinary metadata keys to core/parcels (it copies them with
     // Object.fromEntries), so a batch core calls valid must not be refused as "not valid JSON". JSON.parse
     // only ever defines own properties, and no code here merges request objects into others.
@@ -101,28 +100,24 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser('text/plain');
   registerErrorHandler(app);
-  registerGateway(app, config.gatewayTimeoutMs);
 
   // Ajv would coerce '1e3', '+1' or '0x10' into integers: a path id must be written as plain digits.
   app.addHook('preValidation', async (req) => {
     const params = req.params as Record<string, unknown> | undefined;
     const id = params?.id;
-    if (typeof id === 'string' && !req.url.startsWith('/api/accounts/') && !/^[1-9][0-9]{0,15}$/.test(id)) {
+    if (typeof id === 'string' && integerId(req.routeOptions.schema) && !/^[1-9][0-9]{0,15}$/.test(id)) {
       throw new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', [
         { path: 'params/id', code: 'type', message: `'${id.slice(0, 40)}' is not a positive integer` },
       ]);
     }
   });
 
-  app.decorateRequest('scope', null as unknown as Scope);
-  app.addHook('onRequest', async (req) => {
-    const path = req.url.split('?')[0]!;
-    if (!path.startsWith('/api/') || PUBLIC_API.has(path) || PUBLIC_API.has(path.replace(/\/$/, ''))) return;
-    req.scope = await authenticate(req, db, ctx.secret, config.accountHeader);
-  });
+  registerBaseHeaders(app);
+  registerAuthentication(app, db, ctx.secret, config.accountHeader);
 
-  if (config.faults) registerFaults(app, new Faults());
-  else app.decorateRequest('fault', null);
+  const faults = config.faults ? new Faults() : null;
+  app.decorateRequest('fault', null);
+  if (faults) registerFaultRoutes(app, faults);
 
   await app.register(swagger, {
     openapi: {
@@ -146,16 +141,23 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   app.addSchema(ErrorBody);
 
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  // The same for everyone and free of account data: the one API response a cache may keep.
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(app.swagger()));
+  app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ ok: true }));
 
-  await app.register(async (i) => accounts(i, ctx));
-  await app.register(async (i) => farms(i, ctx));
-  await app.register(async (i) => parcels(i, ctx));
-  await app.register(async (i) => crops(i, ctx));
-  await app.register(async (i) => cropFamilies(i, ctx));
-  await app.register(async (i) => plants(i, ctx));
-  await app.register(async (i) => billingRoutes(i, ctx));
+  // The API: every route here needs credentials (the default). The gateway and the fault switch act on these only.
+  await app.register(async (api) => {
+    registerGateway(api, config.gatewayTimeoutMs);
+    if (faults) injectFaults(api, faults);
+    await api.register(async (i) => accounts(i, ctx));
+    await api.register(async (i) => farms(i, ctx));
+    await api.register(async (i) => parcels(i, ctx));
+    await api.register(async (i) => crops(i, ctx));
+    await api.register(async (i) => cropFamilies(i, ctx));
+    await api.register(async (i) => plants(i, ctx));
+    await api.register(async (i) => billingRoutes(i, ctx));
+  });
   await app.register(async (i) => embedRoutes(i, ctx));
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
 

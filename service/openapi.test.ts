@@ -1,6 +1,7 @@
 // The machine-readable description (spec: "Versioning"): public, OpenAPI 3.0.3, version 0.0.1, every /api route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type TestService } from '../test/helpers/service.ts';
+import { registeredRoutes as routesOf } from '../test/helpers/routes.ts';
 
 interface Doc {
   openapi: string;
@@ -26,27 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc.close();
 });
-
-/**
- * Every route the app registers, read from printRoutes' tree ("├── /api/parcels (POST, GET, HEAD)", children
- * indented by four columns), as 'METHOD /path' with fastify's ':param' and no trailing slash.
- */
-function registeredRoutes(): string[] {
-  const tree = svc.app.printRoutes({ commonPrefix: false });
-  const stack: string[] = [];
-  const out: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?\s*$/u.exec(line);
-    if (!m) continue;
-    const depth = [...m[1]!].length / 4;
-    stack.length = depth;
-    stack.push(m[2]!);
-    if (!m[3]) continue;
-    const path = stack.join('').replace(/\/+$/, '') || '/';
-    for (const method of m[3].split(',').map((s) => s.trim())) out.push(`${method} ${path}`);
-  }
-  return out;
-}
 
 const normalize = (path: string) => path.replace(/\{(\w+)\}/g, ':$1').replace(/\/+$/, '');
 
@@ -86,7 +66,7 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('documents every route the app registers under /api, and nothing else', () => {
-    const registered = registeredRoutes();
+    const registered = routesOf(svc.app);
     // The parse really read the router: a sample of known routes, each confirmed by the router itself.
     expect(registered).toEqual(expect.arrayContaining(['POST /api/parcels', 'PATCH /api/parcels/:id', 'GET /api/parcels/:id/crops', 'GET /api/plants']));
     for (const r of registered) {

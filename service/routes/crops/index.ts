@@ -12,7 +12,8 @@ const tags = ['Crops'];
 function pageUrl(req: FastifyRequest, offset: number): string {
   const url = new URL(req.url, 'http://x');
   url.searchParams.set('offset', String(offset));
-  return `${url.pathname}${url.search}`;
+  // The route's own path, not the request's spelling of it ('/%61pi/…', an absolute-form URL).
+  return `${req.routeOptions.url}${url.search}`;
 }
 
 export default async function crops(app: FastifyInstance, { db }: AppContext): Promise<void> {

@@ -19,7 +19,8 @@ const tags = ['Parcels'];
 function nextUrl(req: FastifyRequest, after: number): string {
   const url = new URL(req.url, 'http://x');
   url.searchParams.set('after', String(after));
-  return `${url.pathname}${url.search}`;
+  // The route's own path, not the request's spelling of it ('/%61pi/…', an absolute-form URL).
+  return `${req.routeOptions.url}${url.search}`;
 }
 
 export default async function parcels(app: FastifyInstance, { db, validator }: AppContext): Promise<void> {
