@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../app.ts';
 import { CropFamily, CropFamilyCreateRequest } from '../../../core/schemas/crops.ts';
 import { createFamily, listFamilies } from '../../store/crops.ts';
+import { requireApiKey } from '../../auth.ts';
 import { respond } from '../../faults.ts';
 import { responses } from '../common.ts';
 
@@ -14,9 +15,11 @@ export default async function cropFamilies(app: FastifyInstance, { db }: AppCont
   }, async (req, reply) => respond(req, reply, 200, listFamilies(db, req.scope.organizationId)));
 
   app.post('/api/crop-families/', {
-    schema: { tags, summary: 'Add a crop family to the organization', body: CropFamilyCreateRequest, response: responses({ 201: CropFamily }, [409]) },
+    schema: { tags, summary: 'Add a crop family to the organization (API key only)', body: CropFamilyCreateRequest, response: responses({ 201: CropFamily }, [409]) },
   }, async (req, reply) => {
+    // Organization-wide data, like accounts and billing: an account's bearer token cannot add to it.
+    const org = requireApiKey(req.scope, 'Adding a crop family');
     const b = req.body as Static<typeof CropFamilyCreateRequest>;
-    return respond(req, reply, 201, db.transaction(() => createFamily(db, req.scope.organizationId, b.name, b.observation ?? ''))());
+    return respond(req, reply, 201, db.transaction(() => createFamily(db, org, b.name, b.observation ?? ''))());
   });
 }
