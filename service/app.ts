@@ -8,7 +8,6 @@ import { ErrorCode } from '../core/errors.ts';
 import { validatorCompiler } from './validation.ts';
 import { registerAuthentication } from './route-auth.ts';
 import { clientErrorHandler, registerBaseHeaders } from './headers.ts';
-import { jwtSecret } from './store/tokens.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
@@ -27,7 +26,6 @@ import adminRoutes from './web/admin/routes.ts';
 export interface AppContext {
   db: Db;
   config: ServiceConfig;
-  secret: Uint8Array;
   validator: ParcelValidator;
 }
 
@@ -73,7 +71,7 @@ function openapi30Bounds<T>(original: T): T {
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
   const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
-  const ctx: AppContext = { db, config, secret: jwtSecret(db), validator: makeValidator(config.validationWorkers) };
+  const ctx: AppContext = { db, config, validator: makeValidator(config.validationWorkers) };
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -113,7 +111,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
 
   registerBaseHeaders(app);
-  registerAuthentication(app, db, ctx.secret, config.accountHeader);
+  registerAuthentication(app, db, config.accountHeader);
 
   const faults = config.faults ? new Faults() : null;
   app.decorateRequest('fault', null);

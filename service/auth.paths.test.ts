@@ -95,10 +95,10 @@ const PUBLIC: Record<string, number> = {
   'GET /embed': 400, 'GET /embed/data/parcels': 400, 'GET /embed/data/plants': 400, 'GET /embed/app.js': 200, 'GET /embed/app.css': 200,
   // The admin panel: its own session cookie. Pages redirect to sign-in, forms are refused.
   'GET /admin/login': 200, 'POST /admin/login': 401, 'GET /admin/admin.css': 200, 'POST /admin/logout': 403,
-  ...Object.fromEntries(['', '/members', '/members/deactivate', '/members/delete', '/data', '/data/unlink', '/data/delete', '/billing', '/api-keys', '/api-keys/revoke', '/limits']
-    .map((p) => [`GET /admin${p}`, 303])),
-  ...Object.fromEntries(['/members/deactivate', '/members/delete', '/members/reactivate', '/data/unlink', '/data/delete', '/api-keys', '/api-keys/revoke', '/limits']
-    .map((p) => [`POST /admin${p}`, 403])),
+  ...Object.fromEntries(['', '/members', '/members/deactivate', '/members/delete', '/data', '/data/unlink', '/data/delete', '/billing', '/api-keys', '/api-keys/revoke',
+    '/tokens/revoke', '/limits'].map((p) => [`GET /admin${p}`, 303])),
+  ...Object.fromEntries(['/members/deactivate', '/members/delete', '/members/reactivate', '/data/unlink', '/data/delete', '/api-keys', '/api-keys/revoke',
+    '/tokens/rotate', '/tokens/revoke', '/limits'].map((p) => [`POST /admin${p}`, 403])),
   // Fault injection: registered with FAULTS=1 only, which a deployment never sets.
   'GET /__faults__': 200, 'POST /__faults__': 400,
 };

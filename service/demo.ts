@@ -5,7 +5,7 @@ import { createAccount, embeddedUrl, listAccounts } from './store/accounts.ts';
 import { createFarm, listFarms } from './store/farms.ts';
 import { createCrop } from './store/crops.ts';
 import { importPlants } from './store/plants.ts';
-import { jwtSecret, signAccountAccess } from './store/tokens.ts';
+import { signAccountAccess } from './store/tokens.ts';
 import { fieldPolygon, orchardTrees } from './demo-data.ts';
 import { seededRandom as rng } from '../core/random.ts';
 import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
@@ -44,7 +44,7 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
     const account = listAccounts(db, org).find((a) => a.account_email === DEMO_EMAIL) ?? createAccount(db, org, DEMO_EMAIL);
     const scope: Scope = { organizationId: org, accountId: account.id, via: 'api_key' };
     if (account.state === 'active' && listFarms(db, scope).length === 0) loadFarms(db, scope);
-    const { token } = await signAccountAccess(jwtSecret(db), account.id, org);
+    const { token } = await signAccountAccess(db, account.id);
     // Like the API key, the admin password is stored hashed: every start issues a fresh one.
     if (listAdmins(db, org).some((a) => a.email === DEMO_ADMIN)) deleteAdmin(db, org, DEMO_ADMIN);
     const adminPassword = randomBytes(9).toString('base64url');

@@ -32,10 +32,10 @@ export function declareAuth(app: FastifyInstance, auth: RouteAuth): void {
  * 'GET http://host/api/… HTTP/1.1', and so on, and whatever it matches is what runs. A request no route
  * matches goes to the 404 handler, which runs no handler and reads no data.
  */
-export function registerAuthentication(app: FastifyInstance, db: Db, secret: Uint8Array, accountHeader: string): void {
+export function registerAuthentication(app: FastifyInstance, db: Db, accountHeader: string): void {
   app.decorateRequest('scope', null as unknown as Scope);
   app.addHook('onRequest', async (req) => {
     if (req.is404 || (req.routeOptions.config.auth ?? 'credentials') !== 'credentials') return;
-    req.scope = await authenticate(req, db, secret, accountHeader);
+    req.scope = await authenticate(req, db, accountHeader);
   });
 }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { migrate, type Db } from './db.ts';
+import { migrations } from './migrations/index.ts';
 import { createOrganization } from './organizations.ts';
 import {
   createAdmin, createSession, csrfMatches, deleteAdmin, deleteSession, getSession, hashPassword, listAdmins, login, loginBlockedFor,
@@ -48,7 +49,7 @@ describe('migration 003', () => {
       migrate(old, 2);
       const { organization_id } = createOrganization(old, 'Before 003');
       migrate(old);
-      expect(old.pragma('user_version', { simple: true })).toBe(3);
+      expect(old.pragma('user_version', { simple: true })).toBe(migrations.length);
       const names = (type: string) => (old.prepare(`SELECT name FROM sqlite_master WHERE type = ? AND name LIKE 'admin%' ORDER BY name`).all(type) as { name: string }[]).map((r) => r.name);
       expect(names('table')).toEqual(['admin_login_attempts', 'admin_sessions', 'admins']);
       expect(names('index')).toEqual(expect.arrayContaining(['admins_email', 'admin_sessions_admin', 'admin_sessions_expires', 'admin_login_attempts_email_ip', 'admin_login_attempts_ip']));

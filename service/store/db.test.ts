@@ -40,12 +40,12 @@ const TABLES_001 = [
 ];
 
 describe('migrations', () => {
-  it('there are three, applied in order, taking user_version from 0 to 3', () => {
-    expect(migrations).toHaveLength(3);
+  it('applied in order, taking user_version from 0 to the number of migrations', () => {
+    expect(migrations.length).toBeGreaterThanOrEqual(4);
     const db = raw();
     expect(version(db)).toBe(0);
     migrate(db);
-    expect(version(db)).toBe(3);
+    expect(version(db)).toBe(migrations.length);
   });
 
   it('001 creates every table, index and trigger, and seeds nothing', () => {
@@ -96,11 +96,11 @@ describe('migrations', () => {
     const keys = first.prepare('SELECT key FROM crop_families ORDER BY id').all();
     first.close();
     const again = track(openDb(file));
-    expect(version(again)).toBe(3);
+    expect(version(again)).toBe(migrations.length);
     expect(again.prepare('SELECT key FROM crop_families ORDER BY id').all()).toEqual(keys);
     migrate(again);
     migrate(again, 1); // asking for an older version never goes back
-    expect(version(again)).toBe(3);
+    expect(version(again)).toBe(migrations.length);
     expect(n(again, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 });
@@ -119,7 +119,7 @@ describe('all pending migrations run in one transaction', () => {
     // Once the conflict is gone the same database migrates cleanly.
     db.exec('DROP TABLE temp.crop_families');
     migrate(db);
-    expect(version(db)).toBe(3);
+    expect(version(db)).toBe(migrations.length);
     expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 
@@ -169,7 +169,7 @@ try { openDb(file).close(); process.stdout.write('ok'); } catch (e) { process.st
     expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
     for (const f of files) {
       const db = raw(f);
-      expect(version(db)).toBe(3);
+      expect(version(db)).toBe(migrations.length);
       expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
     }
   }, 60_000);

@@ -11,13 +11,14 @@ import { NoContent, responses } from '../common.ts';
 
 const tags = ['Accounts'];
 
-export default async function accounts(app: FastifyInstance, { db, config, secret }: AppContext): Promise<void> {
+export default async function accounts(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
   app.post('/api/accounts/', {
     schema: { tags, summary: 'Create a connected account (API key only)', body: AccountCreateRequest, response: responses({ 201: ConnectedAccount }, [409]) },
   }, async (req, reply) => {
     const org = requireApiKey(req.scope, 'Creating an account');
     const a = createAccount(db, org, (req.body as Static<typeof AccountCreateRequest>).account_email);
-    const { token } = await signAccountAccess(secret, a.id, org);
+    // Bound to the API key that asked: revoking that key revokes the token.
+    const { token } = await signAccountAccess(db, a.id, { apiKeyId: req.scope.apiKeyId });
     return respond(req, reply, 201, { id: a.id, account_email: a.account_email, embedded_url: embeddedUrl(config.embedUrl, a.auth_id), account_access: token });
   });
 
@@ -49,7 +50,7 @@ export default async function accounts(app: FastifyInstance, { db, config, secre
   }, async (req, reply) => {
     const org = requireApiKey(req.scope, 'Issuing an account token');
     const a = activeAccount(db, org, (req.params as Static<typeof AccountParams>).id);
-    const { token, expiresAt } = await signAccountAccess(secret, a.id, org);
+    const { token, expiresAt } = await signAccountAccess(db, a.id, { apiKeyId: req.scope.apiKeyId });
     return respond(req, reply, 200, { account_access: token, expires_at: expiresAt });
   });
 }
