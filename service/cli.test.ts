@@ -127,7 +127,7 @@ describe('service CLI', () => {
     expect(revoked.kid).not.toBe(rotated.kid);
     expect(await farms(second)).toBe(401);
     expect(ok<{ kid: string }[]>(['list-signing-keys', '--org', org.organization_id]).map((k) => k.kid)).toEqual([revoked.kid]);
-  });
+  }, 120_000); // six CLI processes: about a second each on a quiet machine, far more on a busy one
 
   it('JWT_SECRET, which no longer means anything, stops the CLI with a readable message', () => {
     const r = serviceCli(dir, ['list-accounts', '--org', org.organization_id], { JWT_SECRET: 'x' });
