@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
@@ -11,7 +10,7 @@ import { clientErrorHandler, registerBaseHeaders } from './headers.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
-import { toOpenApi30 } from './openapi.ts';
+import { registerOpenApi } from './openapi.ts';
 import { makeValidator, type ParcelValidator } from './validation-pool.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
@@ -43,30 +42,6 @@ export interface BuildOptions {
 /** A route whose `id` path parameter is declared an integer (the account routes' ids are strings). */
 const integerId = (schema: FastifySchema | undefined): boolean =>
   ((schema?.params as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties?.id?.type) === 'integer';
-
-/**
- * The TypeBox schemas are draft-07, where exclusiveMinimum/exclusiveMaximum are numbers; OpenAPI 3.0.3 only
- * knows the draft-04 form (minimum plus exclusiveMinimum: true). Works on a copy: the document may share
- * objects with the route schemas (module-level constants reused by every app instance).
- */
-function openapi30Bounds<T>(original: T): T {
-  const doc = structuredClone(original);
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
-      for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
-        if (typeof o[bound] === 'number') {
-          o[limit] = o[bound];
-          o[bound] = true;
-        }
-      }
-      Object.values(o).forEach(walk);
-    }
-  };
-  walk(doc);
-  return doc;
-}
 
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
@@ -117,26 +92,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.decorateRequest('fault', null);
   if (faults) registerFaultRoutes(app, faults);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Agricultural Parcel Management Service API',
-        version: '0.0.1',
-        description: 'Accounts, farms, parcels, crops, plants and billing. See docs/api.md for the choices made where the contract is silent.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          serviceAccount: { type: 'apiKey', in: 'header', name: 'Service-Account' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-      security: [{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }],
-    },
-    transformObject: (d) => ('openapiObject' in d ? openapi30Bounds(toOpenApi30(d.openapiObject) as typeof d.openapiObject) : d.swaggerObject),
-  });
+  await registerOpenApi(app, config);
   app.addSchema(ErrorBody);
 
   // The same for everyone and free of account data: the one API response a cache may keep.

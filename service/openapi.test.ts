@@ -3,10 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type TestService } from '../test/helpers/service.ts';
 import { registeredRoutes as routesOf } from '../test/helpers/routes.ts';
 
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { in: string; name: string; required?: boolean; style?: string; explode?: boolean; schema?: Record<string, unknown> }[];
+  responses?: Record<string, unknown>;
+}
+
 interface Doc {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, Record<string, { parameters?: { in: string; name: string; required?: boolean }[]; responses?: Record<string, unknown> }>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, Record<string, unknown>>; schemas?: Record<string, unknown> };
   security?: Record<string, string[]>[];
 }
@@ -39,6 +46,10 @@ function documentedRoutes(): string[] {
   }
   return out;
 }
+
+/** Every operation of the document as [path, method, operation]. */
+const operations = (): Array<[string, string, Operation]> =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([m]) => HTTP_METHODS.includes(m)).map(([m, op]) => [path, m, op] as [string, string, Operation]));
 
 /** Every object in the document with its JSON path. */
 function* nodes(v: unknown, path = '#'): Generator<[string, Record<string, unknown>]> {
@@ -105,11 +116,47 @@ describe('GET /api/openapi.json', () => {
 
   it('describes the security schemes: x-api-key, the account header and the bearer JWT', () => {
     const s = doc.components.securitySchemes;
-    expect(s['apiKey']).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
-    expect(s['serviceAccount']).toEqual({ type: 'apiKey', in: 'header', name: 'Service-Account' });
+    expect(s['apiKey']).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(s['serviceAccount']).toMatchObject({ type: 'apiKey', in: 'header', name: 'Service-Account' });
     expect(s['bearer']).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    expect(doc.security).toEqual(expect.arrayContaining([{ apiKey: [], serviceAccount: [] }, { bearer: [] }]));
-    for (const req of doc.security ?? []) for (const name of Object.keys(req)) expect(s[name], name).toBeDefined();
+  });
+
+  it('declares security on every operation (none document-wide), naming only known schemes', () => {
+    expect(doc.security).toBeUndefined();
+    const apiKeyOnly: string[] = [];
+    for (const [path, method, op] of operations()) {
+      expect(op.security, `${method} ${path}`).toBeDefined();
+      expect(op.security!.length, `${method} ${path}`).toBeGreaterThan(0);
+      for (const req of op.security!) for (const name of Object.keys(req)) expect(doc.components.securitySchemes[name], name).toBeDefined();
+      if (!op.security!.some((r) => 'bearer' in r)) apiKeyOnly.push(op.operationId!);
+      else expect(op.security).toEqual([{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }]);
+    }
+    // Organization-wide operations: the API key alone (what the service enforces: openapi.responses.test.ts).
+    expect(apiKeyOnly.sort()).toEqual(['createAccount', 'createCropFamily', 'deactivateAccount', 'getBilling', 'issueAccountToken']);
+  });
+
+  it('names every operation with a unique camelCase operationId', () => {
+    const ids = operations().map(([path, method, op]) => op.operationId ?? `missing on ${method} ${path}`);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(28);
+  });
+
+  it('declares the metadata[<key>]=<value> filter of GET /api/parcels/ as a deepObject query parameter', () => {
+    const metadata = doc.paths['/api/parcels/']!['get']!.parameters!.find((p) => p.name === 'metadata');
+    expect(metadata).toMatchObject({ in: 'query', style: 'deepObject', explode: true, required: false, schema: { type: 'object', additionalProperties: { type: 'string' } } });
+    // Nowhere else: no other operation reads metadata filters.
+    const others = operations().filter(([, , op]) => op.parameters?.some((p) => p.name === 'metadata')).map(([path, method]) => `${method} ${path}`);
+    expect(others).toEqual(['get /api/parcels/']);
+  });
+
+  it('declares 413 and 415 on every operation that reads a body (POST, PATCH, DELETE), and on no GET', () => {
+    for (const [path, method, op] of operations()) {
+      const statuses = Object.keys(op.responses ?? {});
+      const reads = ['post', 'patch', 'delete'].includes(method);
+      expect(statuses.includes('413') && statuses.includes('415'), `${method} ${path}`).toBe(reads);
+      for (const common of ['400', '401', '403', '504']) expect(statuses, `${method} ${path}`).toContain(common);
+    }
   });
 
   it("has no type: 'null' anywhere (invalid in 3.0.3), and no other JSON Schema keyword 3.0.3 lacks", () => {

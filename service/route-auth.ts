@@ -1,8 +1,10 @@
 // Which routes need credentials is declared with the route, never derived from the text of the URL.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Db } from './store/db.ts';
 import type { Scope } from './store/scope.ts';
 import { authenticate } from './auth.ts';
+import { ApiError } from './errors.ts';
+import { ErrorCode } from '../core/errors.ts';
 
 /**
  * How a route authenticates, declared in its config (`config: { auth }`) or for a whole plugin with
@@ -26,9 +28,16 @@ export function declareAuth(app: FastifyInstance, auth: RouteAuth): void {
   });
 }
 
+/** Whether the operation's declared OpenAPI `security` lists the bearer scheme (routes/common.ts). */
+function acceptsBearer(schema: FastifySchema | undefined): boolean {
+  const security = (schema as { security?: unknown } | undefined)?.security;
+  return Array.isArray(security) && security.some((requirement) => typeof requirement === 'object' && requirement !== null && 'bearer' in requirement);
+}
+
 /**
  * Authenticates every request whose matched route needs credentials, before any other hook or the handler
- * reads it. Decided by the route the router matched: the router decodes '/%61pi/', takes the absolute form
+ * reads it, and holds it to the operation's declared `security`: a bearer token on an operation that does not
+ * list it (or declares nothing) is 403. Decided by the route the router matched: the router decodes '/%61pi/', takes the absolute form
  * 'GET http://host/api/… HTTP/1.1', and so on, and whatever it matches is what runs. A request no route
  * matches goes to the 404 handler, which runs no handler and reads no data.
  */
@@ -37,5 +46,8 @@ export function registerAuthentication(app: FastifyInstance, db: Db, accountHead
   app.addHook('onRequest', async (req) => {
     if (req.is404 || (req.routeOptions.config.auth ?? 'credentials') !== 'credentials') return;
     req.scope = await authenticate(req, db, accountHeader);
+    if (req.scope.via === 'bearer' && !acceptsBearer(req.routeOptions.schema)) {
+      throw new ApiError(403, ErrorCode.forbidden, "This operation needs the organization's API key; an account token cannot do it");
+    }
   });
 }
