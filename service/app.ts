@@ -1,18 +1,16 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { validatorCompiler } from './validation.ts';
-import { authenticate } from './auth.ts';
-import { jwtSecret } from './store/tokens.ts';
-import { Faults, registerFaults } from './faults.ts';
+import { registerAuthentication } from './route-auth.ts';
+import { clientErrorHandler, registerBaseHeaders } from './headers.ts';
+import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
-import type { Scope } from './store/scope.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
-import { toOpenApi30 } from './openapi.ts';
+import { registerOpenApi } from './openapi.ts';
 import { makeValidator, type ParcelValidator } from './validation-pool.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
@@ -28,12 +26,7 @@ import landingRoutes from './web/landing/routes.ts';
 export interface AppContext {
   db: Db;
   config: ServiceConfig;
-  secret: Uint8Array;
   validator: ParcelValidator;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest { scope: Scope }
 }
 
 export type App = FastifyInstance;
@@ -47,36 +40,14 @@ export interface BuildOptions {
   logStream?: NodeJS.WritableStream;
 }
 
-const PUBLIC_API = new Set(['/api/openapi.json']);
-
-/**
- * The TypeBox schemas are draft-07, where exclusiveMinimum/exclusiveMaximum are numbers; OpenAPI 3.0.3 only
- * knows the draft-04 form (minimum plus exclusiveMinimum: true). Works on a copy: the document may share
- * objects with the route schemas (module-level constants reused by every app instance).
- */
-function openapi30Bounds<T>(original: T): T {
-  const doc = structuredClone(original);
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
-      for (const [bound, limit] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
-        if (typeof o[bound] === 'number') {
-          o[limit] = o[bound];
-          o[bound] = true;
-        }
-      }
-      Object.values(o).forEach(walk);
-    }
-  };
-  walk(doc);
-  return doc;
-}
+/** A route whose `id` path parameter is declared an integer (the account routes' ids are strings). */
+const integerId = (schema: FastifySchema | undefined): boolean =>
+  ((schema?.params as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties?.id?.type) === 'integer';
 
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
   const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
-  const ctx: AppContext = { db, config, secret: jwtSecret(db), validator: makeValidator(config.validationWorkers) };
+  const ctx: AppContext = { db, config, validator: makeValidator(config.validationWorkers) };
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -92,6 +63,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: true,
+    clientErrorHandler,
     // "__proto__" and "constructor" are ordinary metadata keys to core/parcels (it copies them with
     // Object.fromEntries), so a batch core calls valid must not be refused as "not valid JSON". JSON.parse
     // only ever defines own properties, and no code here merges request objects into others.
@@ -102,61 +74,45 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser('text/plain');
   registerErrorHandler(app);
-  registerGateway(app, config.gatewayTimeoutMs);
 
   // Ajv would coerce '1e3', '+1' or '0x10' into integers: a path id must be written as plain digits.
   app.addHook('preValidation', async (req) => {
     const params = req.params as Record<string, unknown> | undefined;
     const id = params?.id;
-    if (typeof id === 'string' && !req.url.startsWith('/api/accounts/') && !/^[1-9][0-9]{0,15}$/.test(id)) {
+    if (typeof id === 'string' && integerId(req.routeOptions.schema) && !/^[1-9][0-9]{0,15}$/.test(id)) {
       throw new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', [
         { path: 'params/id', code: 'type', message: `'${id.slice(0, 40)}' is not a positive integer` },
       ]);
     }
   });
 
-  app.decorateRequest('scope', null as unknown as Scope);
-  app.addHook('onRequest', async (req) => {
-    const path = req.url.split('?')[0]!;
-    if (!path.startsWith('/api/') || PUBLIC_API.has(path) || PUBLIC_API.has(path.replace(/\/$/, ''))) return;
-    req.scope = await authenticate(req, db, ctx.secret, config.accountHeader);
-  });
+  registerBaseHeaders(app);
+  registerAuthentication(app, db, config.accountHeader);
 
-  if (config.faults) registerFaults(app, new Faults());
-  else app.decorateRequest('fault', null);
+  const faults = config.faults ? new Faults() : null;
+  app.decorateRequest('fault', null);
+  if (faults) registerFaultRoutes(app, faults);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Agricultural Parcel Management Service API',
-        version: '0.0.1',
-        description: 'Accounts, farms, parcels, crops, plants and billing. See docs/api.md for the choices made where the contract is silent.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          serviceAccount: { type: 'apiKey', in: 'header', name: 'Service-Account' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-      security: [{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }],
-    },
-    transformObject: (d) => ('openapiObject' in d ? openapi30Bounds(toOpenApi30(d.openapiObject) as typeof d.openapiObject) : d.swaggerObject),
-  });
+  await registerOpenApi(app, config);
   app.addSchema(ErrorBody);
 
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  // The same for everyone and free of account data: the one API response a cache may keep.
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_req, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(app.swagger()));
+  app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ ok: true }));
 
-  await app.register(async (i) => accounts(i, ctx));
-  await app.register(async (i) => farms(i, ctx));
-  await app.register(async (i) => parcels(i, ctx));
-  await app.register(async (i) => crops(i, ctx));
-  await app.register(async (i) => cropFamilies(i, ctx));
-  await app.register(async (i) => plants(i, ctx));
-  await app.register(async (i) => billingRoutes(i, ctx));
+  // The API: every route here needs credentials (the default). The gateway and the fault switch act on these only.
+  await app.register(async (api) => {
+    registerGateway(api, config.gatewayTimeoutMs);
+    if (faults) injectFaults(api, faults);
+    await api.register(async (i) => accounts(i, ctx));
+    await api.register(async (i) => farms(i, ctx));
+    await api.register(async (i) => parcels(i, ctx));
+    await api.register(async (i) => crops(i, ctx));
+    await api.register(async (i) => cropFamilies(i, ctx));
+    await api.register(async (i) => plants(i, ctx));
+    await api.register(async (i) => billingRoutes(i, ctx));
+  });
   await app.register(async (i) => embedRoutes(i, ctx));
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
   await app.register(async (i) => landingRoutes(i, ctx));

@@ -6,9 +6,9 @@ import {
   newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, storeCounts,
   type Org, type Account,
 } from '../test/helpers/service.ts';
-import { jwtSecret, signAccountAccess } from './store/tokens.ts';
+import { signAccountAccess } from './store/tokens.ts';
 import { purgeAccount } from './store/accounts.ts';
-import { svc, useServicePerTest, get, expectAccountNotFound, bearer } from './auth.test-helpers.ts';
+import { svc, useServicePerTest, get, expectAccountNotFound, bearer, signAs, accountPayload } from './auth.test-helpers.ts';
 
 useServicePerTest();
 
@@ -47,8 +47,8 @@ describe("'Account not found'", () => {
     expectAccountNotFound(await get('/api/farms/', asAccount(org, acc)));
     expectAccountNotFound(await get('/api/farms/', asBearer(acc)));
     expectAccountNotFound(await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: asBearer(acc), payload: { farm: { name: 'X' } } }));
-    // A freshly signed, unexpired token for it is refused too.
-    const { token } = await signAccountAccess(jwtSecret(svc.db), acc.id, org.organization_id);
+    // A freshly signed, unexpired token for it (of its current epoch) is refused too.
+    const { token } = await signAccountAccess(svc.db, acc.id);
     expectAccountNotFound(await get('/api/farms/', bearer(token)));
   });
 
@@ -61,8 +61,9 @@ describe("'Account not found'", () => {
   });
 
   it('a token whose organization claim does not match its account is refused', async () => {
+    // Properly signed by the other organization, for an account that is not its own.
     const other = newOrg(svc, 'Other');
-    const { token } = await signAccountAccess(jwtSecret(svc.db), acc.id, other.organization_id);
+    const token = await signAs(other.organization_id, accountPayload(acc, other));
     expectAccountNotFound(await get('/api/farms/', bearer(token)));
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from './store/db.ts';
 import { ApiError, accountNotFound, invalidToken } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
-import { organizationForApiKey } from './store/organizations.ts';
+import { activeApiKey, apiKeyIsActive } from './store/organizations.ts';
 import { getAccountRow } from './store/accounts.ts';
 import { looksLikeJwt, verifyAccountAccess } from './store/tokens.ts';
 import type { Scope } from './store/scope.ts';
@@ -13,11 +13,13 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 };
 
 /**
- * Resolves the caller. The two spec messages are exact: 'Invalid token' for a bad, expired or forged JWT
- * (and for a JWT sent as x-api-key), 'Account not found' for an account that is unknown, of another
+ * Resolves the caller. The two spec messages are exact: 'Invalid token' for a bad, expired, forged or revoked
+ * JWT (and for a JWT sent as x-api-key), 'Account not found' for an account that is unknown, of another
  * organization, deactivated or deleted. Another organization's account is indistinguishable from none.
+ * A token is revoked when the API key that asked for it is revoked, when the account's token epoch moved on
+ * (deactivated and reactivated since, or revoke-tokens), or when its signing key was deleted (store/tokens.ts).
  */
-export async function authenticate(req: FastifyRequest, db: Db, secret: Uint8Array, accountHeader: string): Promise<Scope> {
+export async function authenticate(req: FastifyRequest, db: Db, accountHeader: string): Promise<Scope> {
   const authorization = header(req, 'authorization');
   const apiKey = header(req, 'x-api-key');
   if (authorization !== undefined && apiKey !== undefined) {
@@ -26,23 +28,26 @@ export async function authenticate(req: FastifyRequest, db: Db, secret: Uint8Arr
   if (authorization !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw invalidToken();
-    const claims = await verifyAccountAccess(secret, m[1]!);
+    const claims = await verifyAccountAccess(db, m[1]!);
     if (!claims) throw invalidToken();
     const account = getAccountRow(db, claims.accountId);
     if (!account || account.organization_id !== claims.organizationId || account.state !== 'active') throw accountNotFound();
+    if (account.token_epoch !== claims.epoch) throw invalidToken();
+    if (claims.apiKeyId !== null && !apiKeyIsActive(db, claims.apiKeyId, claims.organizationId)) throw invalidToken();
     const named = header(req, accountHeader);
     if (named !== undefined && named !== account.id) throw accountNotFound();
     return { organizationId: account.organization_id, accountId: account.id, via: 'bearer' };
   }
   if (apiKey !== undefined) {
     if (looksLikeJwt(apiKey.trim())) throw invalidToken();
-    const organizationId = organizationForApiKey(db, apiKey.trim());
-    if (!organizationId) throw new ApiError(401, ErrorCode.invalidApiKey, 'Invalid API key');
+    const key = activeApiKey(db, apiKey.trim());
+    if (!key) throw new ApiError(401, ErrorCode.invalidApiKey, 'Invalid API key');
+    const organizationId = key.organization_id;
     const named = header(req, accountHeader);
-    if (named === undefined || named === '') return { organizationId, accountId: null, via: 'api_key' };
+    if (named === undefined || named === '') return { organizationId, accountId: null, via: 'api_key', apiKeyId: key.id };
     const account = getAccountRow(db, named.trim());
     if (!account || account.organization_id !== organizationId || account.state !== 'active') throw accountNotFound();
-    return { organizationId, accountId: account.id, via: 'api_key' };
+    return { organizationId, accountId: account.id, via: 'api_key', apiKeyId: key.id };
   }
   throw new ApiError(401, ErrorCode.notAuthenticated, 'Authentication credentials were not provided: send x-api-key or Authorization: Bearer');
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 
 let dir: string;
@@ -109,6 +109,30 @@ describe('service CLI', () => {
     const farms = await api('GET', '/api/farms/', { authorization: `Bearer ${t.account_access}` });
     expect(farms.status).toBe(200);
     expect((farms.json as { id: number }[]).map((f) => f.id)).toEqual([farmId]);
+  });
+
+  it('revoke-tokens (--account, --org) and rotate-signing-key act on a running service at once', async () => {
+    const farms = async (token: string) => (await api('GET', '/api/farms/', { authorization: `Bearer ${token}` })).status;
+    const first = ok<{ account_access: string }>(['token', '--account', acc.id]).account_access;
+    expect(await farms(first)).toBe(200);
+    expect(ok(['revoke-tokens', '--account', acc.id])).toEqual({ account: acc.id, tokens_revoked: true });
+    expect(await farms(first)).toBe(401);
+
+    const second = ok<{ account_access: string }>(['token', '--account', acc.id]).account_access;
+    const rotated = ok<{ kid: string; previous: { kid: string; retired: string; verifies_until: string }[] }>(['rotate-signing-key', '--org', org.organization_id]);
+    expect(rotated.previous.map((k) => k.kid)).toEqual([decodeProtectedHeader(second).kid]);
+    expect(await farms(second)).toBe(200); // signed before the rotation: valid until it expires
+
+    const revoked = ok<{ kid: string; tokens_revoked: boolean }>(['revoke-tokens', '--org', org.organization_id]);
+    expect(revoked.kid).not.toBe(rotated.kid);
+    expect(await farms(second)).toBe(401);
+    expect(ok<{ kid: string }[]>(['list-signing-keys', '--org', org.organization_id]).map((k) => k.kid)).toEqual([revoked.kid]);
+  }, 120_000); // six CLI processes: about a second each on a quiet machine, far more on a busy one
+
+  it('JWT_SECRET, which no longer means anything, stops the CLI with a readable message', () => {
+    const r = serviceCli(dir, ['list-accounts', '--org', org.organization_id], { JWT_SECRET: 'x' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/JWT_SECRET is no longer used/);
   });
 
   it('unlink-farm, list-orphans, billing and delete-orphan', async () => {

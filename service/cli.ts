@@ -3,15 +3,16 @@ import { readFileSync } from 'node:fs';
 import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile } from './config.ts';
 import { ApiError } from './errors.ts';
-import { createApiKey, createOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
+import { createApiKey, createOrganization, getOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
 import {
-  createAccount, deactivateAccount, embeddedUrl, getAccountRow, listAccounts, purgeAccount, reactivateAccount, rotateAuthId, setParcelLimit, summarize,
+  createAccount, deactivateAccount, embeddedUrl, getAccountRow, listAccounts, purgeAccount, reactivateAccount, revokeAccountTokens, rotateAuthId,
+  setParcelLimit, summarize,
 } from './store/accounts.ts';
 import { deleteOrphan, listLinkedFarms, listOrphans, unlinkFarm } from './store/farms.ts';
 import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
 import { importPlants } from './store/plants.ts';
 import { billing } from './store/billing.ts';
-import { jwtSecret, signAccountAccess } from './store/tokens.ts';
+import { listSigningKeys, rotateSigningKey, signAccountAccess } from './store/tokens.ts';
 import { runDemo } from './demo.ts';
 import { serve } from './server.ts';
 
@@ -26,7 +27,11 @@ const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_
   revoke-api-key --org ORG --prefix PREFIX
   create-account --org ORG --email EMAIL        connected account with its embedded_url and account_access
   list-accounts --org ORG
-  token --account ACC                           fresh account_access (3 hours)
+  token --account ACC                           fresh account_access (3 hours; bound to no API key)
+  revoke-tokens --account ACC                   refuse every account_access issued to the account so far
+  revoke-tokens --org ORG                       refuse every account_access of the organization at once (new signing key)
+  rotate-signing-key --org ORG                  new signing key; tokens of the previous one work until they expire (<= 3 h)
+  list-signing-keys --org ORG                   key ids (kid), creation and retirement dates
   set-parcel-limit --account ACC --hectares N   agreed maximum parcel size ('default' restores 100 ha)
   deactivate-account --account ACC              soft delete, as DELETE /api/accounts/{id}/
   reactivate-account --account ACC              a deactivated account back to active, data intact
@@ -88,7 +93,7 @@ async function run(command: string, opts: Opts): Promise<unknown> {
       case 'create-account': {
         const org = need(opts, 'org');
         const a = createAccount(db, org, need(opts, 'email'));
-        const { token } = await signAccountAccess(jwtSecret(db), a.id, org);
+        const { token } = await signAccountAccess(db, a.id);
         return { id: a.id, account_email: a.account_email, embedded_url: embeddedUrl(config.embedUrl, a.auth_id), account_access: token };
       }
       case 'list-accounts': return listAccounts(db, need(opts, 'org')).map((a) => summarize(a, config.embedUrl));
@@ -96,9 +101,26 @@ async function run(command: string, opts: Opts): Promise<unknown> {
         const id = need(opts, 'account');
         const a = getAccountRow(db, id);
         if (!a || a.state !== 'active') throw new ApiError(403, 'account_not_found', 'Account not found');
-        const { token, expiresAt } = await signAccountAccess(jwtSecret(db), a.id, a.organization_id);
+        const { token, expiresAt } = await signAccountAccess(db, a.id);
         return { account_access: token, expires_at: expiresAt };
       }
+      case 'revoke-tokens': {
+        if (typeof opts.account === 'string' && opts.account !== '') {
+          const a = revokeAccountTokens(db, accountOrg(db, opts.account), opts.account);
+          return { account: a.id, tokens_revoked: true };
+        }
+        const org = need(opts, 'org');
+        if (!getOrganization(db, org)) throw new ApiError(404, 'not_found', `Organization ${org} not found`);
+        const { kid } = rotateSigningKey(db, org, { revoke: true });
+        return { organization_id: org, tokens_revoked: true, kid };
+      }
+      case 'rotate-signing-key': {
+        const org = need(opts, 'org');
+        if (!getOrganization(db, org)) throw new ApiError(404, 'not_found', `Organization ${org} not found`);
+        const { kid } = rotateSigningKey(db, org);
+        return { organization_id: org, kid, previous: listSigningKeys(db, org).filter((k) => k.kid !== kid) };
+      }
+      case 'list-signing-keys': return listSigningKeys(db, need(opts, 'org'));
       case 'set-parcel-limit': {
         const raw = need(opts, 'hectares');
         const a = setParcelLimit(db, need(opts, 'account'), raw === 'default' ? null : Number(raw));

@@ -37,6 +37,11 @@ function int(value: string | undefined, fallback: number, name: string): number 
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  // It used to replace the one secret signing every organization's tokens. Secrets are now per organization, in
+  // the database (rotate-signing-key); a value left set would make an operator believe it still does something.
+  if (env.JWT_SECRET !== undefined) {
+    throw new Error('JWT_SECRET is no longer used: each organization has its own signing keys in the database (see rotate-signing-key). Unset it.');
+  }
   const host = env.HOST || '127.0.0.1';
   const port = int(env.PORT, 8080, 'PORT');
   const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');

@@ -10,7 +10,7 @@ import { DEMO_ADMIN, runDemo, type DemoResult } from './demo.ts';
 import { demoCredentialsPath } from './demo-credentials.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { openDb, type Db } from './store/db.ts';
-import { organizationForApiKey, revokeApiKey } from './store/organizations.ts';
+import { activeApiKey, revokeApiKey } from './store/organizations.ts';
 import { deleteAdmin, login } from './store/admins.ts';
 import { listFarms } from './store/farms.ts';
 import { ROOT, freePort, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
@@ -54,7 +54,7 @@ describe('demo credentials', () => {
     expect(second.credentials).toMatchObject({ organization_id: org, api_key: key, admin_password: password, account_id: first.credentials.account_id, embedded_url: first.credentials.embedded_url });
     expect(mode(demoCredentialsPath(dir))).toBe(0o600);
     const db = open(dir);
-    expect(organizationForApiKey(db, key)).toBe(org);
+    expect(activeApiKey(db, key)?.organization_id).toBe(org);
     expect(await adminLogin(db, password)).toBe(true);
     // The demo's farms are loaded once.
     expect(listFarms(db, { organizationId: org, accountId: second.credentials.account_id, via: 'api_key' }).map((f) => f.name).sort())
@@ -82,7 +82,7 @@ describe('demo credentials', () => {
       const before = last.credentials;
       last = await runDemo(config(dir));
       expect(last.credentials.organization_id).toBe(org);
-      expect(organizationForApiKey(db, last.credentials.api_key)).toBe(org);
+      expect(activeApiKey(db, last.credentials.api_key)?.organization_id).toBe(org);
       expect(await adminLogin(db, last.credentials.admin_password)).toBe(true);
       expect(saved(dir)).toMatchObject({ api_key: last.credentials.api_key, admin_password: last.credentials.admin_password });
       expect(mode(file)).toBe(0o600);
@@ -105,14 +105,14 @@ describe('demo credentials', () => {
     r = await restart();
     expect(r.notices).toEqual([expect.stringContaining(`No saved demo credentials (${file})`)]);
     expect(r.credentials.api_key).not.toBe('same');
-    expect(organizationForApiKey(db, beforeDelete)).toBe(org);
+    expect(activeApiKey(db, beforeDelete)?.organization_id).toBe(org);
 
     // Readable by others: its key is revoked, and both secrets are replaced.
     const exposed = last.credentials;
     chmodSync(file, 0o644);
     r = await restart();
     expect(r.notices).toEqual([expect.stringContaining(`${file} was readable by other users (mode 0644): its API key is revoked`)]);
-    expect(organizationForApiKey(db, exposed.api_key)).toBeUndefined();
+    expect(activeApiKey(db, exposed.api_key)?.organization_id).toBeUndefined();
     expect(r.credentials.admin_password).not.toBe(exposed.admin_password);
     expect(await adminLogin(db, exposed.admin_password)).toBe(false);
 

@@ -1,11 +1,11 @@
 import { openDb, type Db } from './store/db.ts';
 import { dbFile, type ServiceConfig } from './config.ts';
-import { createApiKey, createOrganization, findOrganizationByName, listApiKeys, organizationForApiKey, revokeApiKey } from './store/organizations.ts';
+import { createApiKey, createOrganization, findOrganizationByName, listApiKeys, activeApiKey, revokeApiKey } from './store/organizations.ts';
 import { createAccount, embeddedUrl, listAccounts } from './store/accounts.ts';
 import { createFarm, listFarms } from './store/farms.ts';
 import { createCrop } from './store/crops.ts';
 import { importPlants } from './store/plants.ts';
-import { jwtSecret, signAccountAccess } from './store/tokens.ts';
+import { signAccountAccess } from './store/tokens.ts';
 import { fieldPolygon, orchardTrees } from './demo-data.ts';
 import { seededRandom as rng } from '../core/random.ts';
 import { createAdmin, deleteAdmin, verifyPassword } from './store/admins.ts';
@@ -55,9 +55,9 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
     // The organization's first key was never shown to anyone: it becomes the demo key.
     if (!org) ({ organization_id: org, api_key: apiKey } = createOrganization(db, DEMO_ORG));
     const reuse = saved.state === 'ok' && saved.secrets.organization_id === org ? saved.secrets : null;
-    if (reuse && organizationForApiKey(db, reuse.api_key) === org) apiKey = reuse.api_key;
+    if (reuse && activeApiKey(db, reuse.api_key)?.organization_id === org) apiKey = reuse.api_key;
     else {
-      if (saved.state === 'exposed' && saved.secrets && organizationForApiKey(db, saved.secrets.api_key) === org) {
+      if (saved.state === 'exposed' && saved.secrets && activeApiKey(db, saved.secrets.api_key)?.organization_id === org) {
         revokeApiKey(db, org, keyPrefix(saved.secrets.api_key)!);
       }
       const notice = keyNotice(db, org, file, saved, fresh);
@@ -67,7 +67,7 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
     const account = listAccounts(db, org).find((a) => a.account_email === DEMO_EMAIL) ?? createAccount(db, org, DEMO_EMAIL);
     const scope: Scope = { organizationId: org, accountId: account.id, via: 'api_key' };
     if (account.state === 'active' && listFarms(db, scope).length === 0) loadFarms(db, scope);
-    const { token, expiresAt } = await signAccountAccess(jwtSecret(db), account.id, org);
+    const { token, expiresAt } = await signAccountAccess(db, account.id);
     const adminPassword = await demoAdminPassword(db, org, reuse?.admin_password, notices);
     writeDemoSecrets(config.dataDir, { organization_id: org, api_key: apiKey, admin_email: DEMO_ADMIN, admin_password: adminPassword });
 

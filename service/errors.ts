@@ -77,8 +77,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.code(api.status).send(errorBody(api.code, api.message, api.errors));
   });
 
+  // Runs no route handler and no authentication; it only names what was asked for (cut short: it is the client's text).
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(ErrorCode.notFound, `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    reply.code(404).send(errorBody(ErrorCode.notFound, `No route for ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`)),
   );
 }
 

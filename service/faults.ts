@@ -55,12 +55,19 @@ declare module 'fastify' {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function registerFaults(app: FastifyInstance, faults: Faults): void {
-  app.decorateRequest('fault', null);
+/**
+ * The path of the matched route with its parameters filled in ('/api/parcels/17/'), whatever spelling the
+ * request used: rules match routes, not URL text.
+ */
+function routePath(req: FastifyRequest): string {
+  const params = (req.params ?? {}) as Record<string, unknown>;
+  return (req.routeOptions.url ?? '').replace(/:(\w+)/g, (_, name: string) => String(params[name])).replace(/\/?$/, '/');
+}
+
+/** Applies the fault rules to the API's routes; registered inside the API's plugin scope (app.ts). */
+export function injectFaults(app: FastifyInstance, faults: Faults): void {
   app.addHook('preHandler', async (req, reply) => {
-    if (!req.url.startsWith('/api/')) return;
-    const path = req.url.split('?')[0]!.replace(/\/?$/, '/');
-    const rule = faults.take(req.method, path);
+    const rule = faults.take(req.method, routePath(req));
     if (!rule) return;
     req.fault = rule;
     if (rule.mode === 'delay') {
@@ -89,13 +96,18 @@ export function registerFaults(app: FastifyInstance, faults: Faults): void {
       return reply.code(status).send(errorBody(ErrorCode.internal, `Injected fault ${status}`));
     }
   });
-  app.post('/__faults__', { schema: { hide: true, body: FaultRequest } }, async (req) => {
+}
+
+/** POST and GET /__faults__ (FAULTS=1 only): public, like the switch a test harness flips. */
+export function registerFaultRoutes(app: FastifyInstance, faults: Faults): void {
+  const options = { schema: { hide: true, body: FaultRequest }, config: { auth: 'public' as const } };
+  app.post('/__faults__', options, async (req) => {
     const body = req.body as Static<typeof FaultRequest>;
     if (body.mode === 'reset') faults.reset();
     else faults.add(body);
     return { faults: faults.list() };
   });
-  app.get('/__faults__', { schema: { hide: true } }, async () => ({ faults: faults.list() }));
+  app.get('/__faults__', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ faults: faults.list() }));
 }
 
 /** Called by a handler after its work committed: applies an after-commit fault, or sends normally. */

@@ -1,11 +1,19 @@
 // The machine-readable description (spec: "Versioning"): public, OpenAPI 3.0.3, version 0.0.1, every /api route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type TestService } from '../test/helpers/service.ts';
+import { registeredRoutes as routesOf } from '../test/helpers/routes.ts';
+
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { in: string; name: string; required?: boolean; style?: string; explode?: boolean; schema?: Record<string, unknown> }[];
+  responses?: Record<string, unknown>;
+}
 
 interface Doc {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, Record<string, { parameters?: { in: string; name: string; required?: boolean }[]; responses?: Record<string, unknown> }>>;
+  paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, Record<string, unknown>>; schemas?: Record<string, unknown> };
   security?: Record<string, string[]>[];
 }
@@ -27,27 +35,6 @@ afterAll(async () => {
   await svc.close();
 });
 
-/**
- * Every route the app registers, read from printRoutes' tree ("├── /api/parcels (POST, GET, HEAD)", children
- * indented by four columns), as 'METHOD /path' with fastify's ':param' and no trailing slash.
- */
-function registeredRoutes(): string[] {
-  const tree = svc.app.printRoutes({ commonPrefix: false });
-  const stack: string[] = [];
-  const out: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?\s*$/u.exec(line);
-    if (!m) continue;
-    const depth = [...m[1]!].length / 4;
-    stack.length = depth;
-    stack.push(m[2]!);
-    if (!m[3]) continue;
-    const path = stack.join('').replace(/\/+$/, '') || '/';
-    for (const method of m[3].split(',').map((s) => s.trim())) out.push(`${method} ${path}`);
-  }
-  return out;
-}
-
 const normalize = (path: string) => path.replace(/\{(\w+)\}/g, ':$1').replace(/\/+$/, '');
 
 function documentedRoutes(): string[] {
@@ -59,6 +46,10 @@ function documentedRoutes(): string[] {
   }
   return out;
 }
+
+/** Every operation of the document as [path, method, operation]. */
+const operations = (): Array<[string, string, Operation]> =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).filter(([m]) => HTTP_METHODS.includes(m)).map(([m, op]) => [path, m, op] as [string, string, Operation]));
 
 /** Every object in the document with its JSON path. */
 function* nodes(v: unknown, path = '#'): Generator<[string, Record<string, unknown>]> {
@@ -86,7 +77,7 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('documents every route the app registers under /api, and nothing else', () => {
-    const registered = registeredRoutes();
+    const registered = routesOf(svc.app);
     // The parse really read the router: a sample of known routes, each confirmed by the router itself.
     expect(registered).toEqual(expect.arrayContaining(['POST /api/parcels', 'PATCH /api/parcels/:id', 'GET /api/parcels/:id/crops', 'GET /api/plants']));
     for (const r of registered) {
@@ -125,11 +116,47 @@ describe('GET /api/openapi.json', () => {
 
   it('describes the security schemes: x-api-key, the account header and the bearer JWT', () => {
     const s = doc.components.securitySchemes;
-    expect(s['apiKey']).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
-    expect(s['serviceAccount']).toEqual({ type: 'apiKey', in: 'header', name: 'Service-Account' });
+    expect(s['apiKey']).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(s['serviceAccount']).toMatchObject({ type: 'apiKey', in: 'header', name: 'Service-Account' });
     expect(s['bearer']).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    expect(doc.security).toEqual(expect.arrayContaining([{ apiKey: [], serviceAccount: [] }, { bearer: [] }]));
-    for (const req of doc.security ?? []) for (const name of Object.keys(req)) expect(s[name], name).toBeDefined();
+  });
+
+  it('declares security on every operation (none document-wide), naming only known schemes', () => {
+    expect(doc.security).toBeUndefined();
+    const apiKeyOnly: string[] = [];
+    for (const [path, method, op] of operations()) {
+      expect(op.security, `${method} ${path}`).toBeDefined();
+      expect(op.security!.length, `${method} ${path}`).toBeGreaterThan(0);
+      for (const req of op.security!) for (const name of Object.keys(req)) expect(doc.components.securitySchemes[name], name).toBeDefined();
+      if (!op.security!.some((r) => 'bearer' in r)) apiKeyOnly.push(op.operationId!);
+      else expect(op.security).toEqual([{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }]);
+    }
+    // Organization-wide operations: the API key alone (what the service enforces: openapi.responses.test.ts).
+    expect(apiKeyOnly.sort()).toEqual(['createAccount', 'createCropFamily', 'deactivateAccount', 'getBilling', 'issueAccountToken']);
+  });
+
+  it('names every operation with a unique camelCase operationId', () => {
+    const ids = operations().map(([path, method, op]) => op.operationId ?? `missing on ${method} ${path}`);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(28);
+  });
+
+  it('declares the metadata[<key>]=<value> filter of GET /api/parcels/ as a deepObject query parameter', () => {
+    const metadata = doc.paths['/api/parcels/']!['get']!.parameters!.find((p) => p.name === 'metadata');
+    expect(metadata).toMatchObject({ in: 'query', style: 'deepObject', explode: true, required: false, schema: { type: 'object', additionalProperties: { type: 'string' } } });
+    // Nowhere else: no other operation reads metadata filters.
+    const others = operations().filter(([, , op]) => op.parameters?.some((p) => p.name === 'metadata')).map(([path, method]) => `${method} ${path}`);
+    expect(others).toEqual(['get /api/parcels/']);
+  });
+
+  it('declares 413 and 415 on every operation that reads a body (POST, PATCH, DELETE), and on no GET', () => {
+    for (const [path, method, op] of operations()) {
+      const statuses = Object.keys(op.responses ?? {});
+      const reads = ['post', 'patch', 'delete'].includes(method);
+      expect(statuses.includes('413') && statuses.includes('415'), `${method} ${path}`).toBe(reads);
+      for (const common of ['400', '401', '403', '504']) expect(statuses, `${method} ${path}`).toContain(common);
+    }
   });
 
   it("has no type: 'null' anywhere (invalid in 3.0.3), and no other JSON Schema keyword 3.0.3 lacks", () => {

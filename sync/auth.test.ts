@@ -7,17 +7,26 @@ import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts
 import { ROOT, rotateApiKey, serviceCli } from '../test/helpers/process.ts';
 import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type SentRequest, type ServiceParcel } from '../test/helpers/engine.ts';
 import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
+import { SignJWT } from 'jose';
 import { signAccountAccess } from '../service/store/tokens.ts';
+import { openDb, type Db } from '../service/store/db.ts';
+import { dbFile } from '../service/config.ts';
 
-const JWT_SECRET = 'sync-auth-test-secret-0123456789abcdef';
-const secret = new TextEncoder().encode(JWT_SECRET);
 const FOUR_HOURS = 4 * 60 * 60;
 
 let w: SyncWorld;
-beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal', JWT_SECRET }); });
-afterAll(async () => { await w?.close(); });
+/** The running service's own database, opened beside it: tokens are signed with the organization's real key. */
+let serviceDb: Db;
+beforeAll(async () => {
+  w = await syncWorld({ LOG_LEVEL: 'fatal' });
+  serviceDb = openDb(dbFile(join(w.dir, 'service')), { synchronous: 'NORMAL' });
+});
+afterAll(async () => {
+  serviceDb?.close();
+  await w?.close();
+});
 
-const expiredToken = async (acc: string) => (await signAccountAccess(secret, acc, w.organizationId, Math.floor(Date.now() / 1000) - FOUR_HOURS)).token;
+const expiredToken = async (acc: string) => (await signAccountAccess(serviceDb, acc, { nowSeconds: Math.floor(Date.now() / 1000) - FOUR_HOURS })).token;
 
 class CountingServiceTokens extends ServiceTokenProvider {
   fetches = 0;
@@ -70,9 +79,11 @@ describe('bearer tokens', () => {
     const acc = await w.account();
     const { farm, rows } = localFarm(acc, 'Bearer refused', 3);
     // Looks fresh to the client (exp in 3 h) but is signed with another secret: the service says 'Invalid token'.
-    const forged = (await signAccountAccess(new TextEncoder().encode('not-the-service-secret-0123456789'), acc, w.organizationId)).token;
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await new SignJWT({ org: w.organizationId, typ: 'account_access', sub: acc, ep: 0, iat: now, exp: now + 3 * 3600 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'sk_forged' }).sign(new TextEncoder().encode('not-the-service-secret-0123456789'));
     const print = `${JSON.stringify(process.execPath)} -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).account_access))'`;
-    const command = `cd ${JSON.stringify(ROOT)} && DATA_DIR=${JSON.stringify(join(w.dir, 'service'))} JWT_SECRET=${JWT_SECRET} ${JSON.stringify(process.execPath)} --import tsx service/cli.ts token --account "$FURROW_ACCOUNT" | ${print}`;
+    const command = `cd ${JSON.stringify(ROOT)} && DATA_DIR=${JSON.stringify(join(w.dir, 'service'))} ${JSON.stringify(process.execPath)} --import tsx service/cli.ts token --account "$FURROW_ACCOUNT" | ${print}`;
     const tokens = new CountingCommandTokens(command, { [acc]: forged });
     const log: SentRequest[] = [];
     const r = await recordingEngine(w, log, { credentials: bearer(tokens) }).sync({ accounts: [acc] });
@@ -101,7 +112,7 @@ describe('bearer tokens', () => {
     expect(log.filter((l) => l.method !== 'GET')).toHaveLength(1);
     expect(await serviceFarms(w, acc)).toEqual([]);
 
-    const fresh = (await signAccountAccess(secret, acc, w.organizationId)).token;
+    const fresh = (await signAccountAccess(serviceDb, acc)).token;
     const r2 = await recordingEngine(w, [], { credentials: bearer(new StaticTokenProvider({ [acc]: fresh })) }).sync({ accounts: [acc] });
     expect(r2.accounts[0]).toMatchObject({ synced: true, blocked: null });
     expect(w.mirror.read.account(acc)!.blocked).toBeNull();
@@ -136,7 +147,7 @@ describe('a deactivated account', () => {
     for (const row of [...later, ...second.rows]) expect(w.mirror.read.parcel(row.local_id)).toMatchObject({ deleted: 0, server_id: null });
     expect(w.mirror.read.farm(second.farm.local_id)).toMatchObject({ deleted: 0, server_id: null });
 
-    const back = serviceCli(join(w.dir, 'service'), ['reactivate-account', '--account', gone], { JWT_SECRET });
+    const back = serviceCli(join(w.dir, 'service'), ['reactivate-account', '--account', gone]);
     expect(back.status, back.stderr).toBe(0);
     const r2 = await recordingEngine(w, []).sync({ accounts: [gone] });
     expect(r2.accounts[0]).toMatchObject({ blocked: null, synced: true, committed: 6 + 1 + 3 });
@@ -164,7 +175,7 @@ describe('a deactivated account in bearer mode', () => {
 describe("the organization's API key", () => {
   /** A second organization of the same service, with one account and a farm of parcels waiting in the mirror. */
   async function ownOrganization(name: string): Promise<{ orgId: string; key: string; acc: string; farm: ReturnType<typeof localFarm> }> {
-    const org = serviceCli(join(w.dir, 'service'), ['create-org', '--name', name], { JWT_SECRET }).json as { organization_id: string; api_key: string };
+    const org = serviceCli(join(w.dir, 'service'), ['create-org', '--name', name]).json as { organization_id: string; api_key: string };
     const res = await w.api('POST', '/api/accounts/', { account_email: `${name.replace(/\W/g, '')}@example.com` }, { 'x-api-key': org.api_key });
     expect(res.status).toBe(201);
     const acc = (res.body as { id: string }).id;

@@ -17,6 +17,8 @@ export interface AccountRow {
   created: string;
   modified: string;
   deactivated: string | null;
+  /** In every account_access token; a token of another epoch is refused (store/tokens.ts, auth.ts). */
+  token_epoch: number;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -74,7 +76,7 @@ export function createAccount(db: Db, organizationId: string, email: string): Ac
     const t = now();
     const row: AccountRow = {
       id: `acc-${uuid()}`, organization_id: organizationId, account_email: trimmed, state: 'active',
-      auth_id: newAuthId(), max_parcel_hectares: null, created: t, modified: t, deactivated: null,
+      auth_id: newAuthId(), max_parcel_hectares: null, created: t, modified: t, deactivated: null, token_epoch: 0,
     };
     db.prepare(`INSERT INTO accounts (id, organization_id, account_email, email_norm, state, auth_id, max_parcel_hectares, created, modified)
       VALUES (@id, @organization_id, @account_email, @norm, @state, @auth_id, @max_parcel_hectares, @created, @modified)`).run({ ...row, norm });
@@ -86,23 +88,37 @@ export function listAccounts(db: Db, organizationId: string): AccountRow[] {
   return db.prepare('SELECT * FROM accounts WHERE organization_id = ? ORDER BY created, id').all(organizationId) as AccountRow[];
 }
 
-/** DELETE /api/accounts/{id}/: a soft delete. Data is kept; the token and the header stop working. */
+/**
+ * DELETE /api/accounts/{id}/: a soft delete. Data is kept; the header stops working, and every token issued so
+ * far is revoked for good (the epoch moves on), so reactivating the account brings none of them back.
+ */
 export function deactivateAccount(db: Db, organizationId: string, id: string): AccountRow {
   const a = activeAccount(db, organizationId, id);
   const t = now();
-  db.prepare("UPDATE accounts SET state = 'deactivated', deactivated = ?, modified = ? WHERE id = ?").run(t, t, a.id);
-  return { ...a, state: 'deactivated', deactivated: t, modified: t };
+  db.prepare("UPDATE accounts SET state = 'deactivated', deactivated = ?, modified = ?, token_epoch = token_epoch + 1 WHERE id = ?").run(t, t, a.id);
+  return { ...a, state: 'deactivated', deactivated: t, modified: t, token_epoch: a.token_epoch + 1 };
 }
 
+/** Back to active with all its data. Its old tokens stay revoked (a new epoch): it needs fresh ones. */
 export function reactivateAccount(db: Db, organizationId: string, id: string): AccountRow {
   const a = getOrgAccount(db, organizationId, id);
   if (a.state !== 'deactivated') throw new ApiError(409, ErrorCode.conflict, 'Only a deactivated account can be reactivated');
   const t = now();
-  db.prepare("UPDATE accounts SET state = 'active', deactivated = NULL, modified = ? WHERE id = ?").run(t, a.id);
-  return { ...a, state: 'active', deactivated: null, modified: t };
+  db.prepare("UPDATE accounts SET state = 'active', deactivated = NULL, modified = ?, token_epoch = token_epoch + 1 WHERE id = ?").run(t, a.id);
+  return { ...a, state: 'active', deactivated: null, modified: t, token_epoch: a.token_epoch + 1 };
 }
 
-/** Permanent delete: the account and all its data go, and its email becomes reusable. */
+/** Refuses every account_access token issued to the account so far; the account itself is untouched. */
+export function revokeAccountTokens(db: Db, organizationId: string, id: string): AccountRow {
+  const a = getOrgAccount(db, organizationId, id);
+  db.prepare('UPDATE accounts SET token_epoch = token_epoch + 1 WHERE id = ?').run(a.id);
+  return { ...a, token_epoch: a.token_epoch + 1 };
+}
+
+/**
+ * Permanent delete: the account and all its data go, and its email becomes reusable. Its tokens die with the row
+ * (and were already refused since the deactivation this requires); a new account with the same email gets a new id.
+ */
 export function purgeAccount(db: Db, organizationId: string, id: string): { farms: number; parcels: number } {
   return db.transaction(() => {
     const a = getOrgAccount(db, organizationId, id);

@@ -55,8 +55,13 @@ export function createFamily(db: Db, organizationId: string, name: string, obser
   return { id, key, name: trimmed, observation };
 }
 
-/** family on write: an existing family by id, or a name found case-insensitively (created when new). */
-function resolveFamily(db: Db, organizationId: string, input: CropCreateRequest['family']): number | null {
+/**
+ * family on write: an existing family by id, or a name found case-insensitively (created when new). A new
+ * family belongs to the whole organization, so only the API key may create one this way, as with
+ * POST /api/crop-families/; an account's bearer token picks among the existing ones.
+ */
+function resolveFamily(db: Db, scope: Scope, input: CropCreateRequest['family']): number | null {
+  const organizationId = scope.organizationId;
   if (input === undefined || input === null) return null;
   if ('id' in input) {
     const f = db.prepare('SELECT id FROM crop_families WHERE id = ? AND (organization_id IS NULL OR organization_id = ?)').get(input.id, organizationId) as
@@ -72,7 +77,13 @@ function resolveFamily(db: Db, organizationId: string, input: CropCreateRequest[
   const name = input.name.trim();
   const found = db.prepare('SELECT id FROM crop_families WHERE name_norm = ? AND (organization_id IS NULL OR organization_id = ?) ORDER BY organization_id NULLS FIRST LIMIT 1')
     .get(name.toLowerCase(), organizationId) as { id: number } | undefined;
-  return found ? found.id : createFamily(db, organizationId, name, input.observation ?? '').id;
+  if (found) return found.id;
+  if (scope.via !== 'api_key') {
+    throw new ApiError(403, ErrorCode.forbidden, `There is no crop family named '${name}': adding one to the organization needs its API key`, [
+      { path: 'body/family/name', code: 'forbidden', message: 'an account token can only pick an existing crop family' },
+    ]);
+  }
+  return createFamily(db, organizationId, name, input.observation ?? '').id;
 }
 
 function checkDates(sowing: string | null, closure: string | null): void {
@@ -104,7 +115,7 @@ export function createCrop(db: Db, scope: Scope, body: CropCreateRequest): Crop 
     const id = Number(prep(db, `INSERT INTO crops (key, organization_id, account_id, parcel_id, family_id, name, campaign, area, variety,
       harvested_qty, sowing, closure, is_active, created, modified) VALUES (@key, @org, @acc, @parcel, @family, @name, @campaign, @area,
       @variety, @harvested_qty, @sowing, @closure, @is_active, @t, @t)`).run({
-      key: uuid(), org: scope.organizationId, acc: accountId, parcel, family: resolveFamily(db, scope.organizationId, body.family),
+      key: uuid(), org: scope.organizationId, acc: accountId, parcel, family: resolveFamily(db, scope, body.family),
       name: body.name ?? null, campaign: body.campaign ?? null, area: body.area ?? null, variety: body.variety ?? null,
       harvested_qty: body.harvested_qty ?? null, sowing: body.sowing ?? null, closure: body.closure ?? null,
       is_active: body.is_active === false ? 0 : 1, t,
@@ -124,7 +135,7 @@ export function patchCrop(db: Db, scope: Scope, id: number, body: CropPatchReque
       if (body[f] !== undefined) { sets.push(`${f} = @${f}`); args[f] = body[f]; }
     }
     if (body.is_active !== undefined) { sets.push('is_active = @is_active'); args.is_active = body.is_active ? 1 : 0; }
-    if (body.family !== undefined) { sets.push('family_id = @family'); args.family = resolveFamily(db, scope.organizationId, body.family); }
+    if (body.family !== undefined) { sets.push('family_id = @family'); args.family = resolveFamily(db, scope, body.family); }
     if (body.parcel !== undefined && body.parcel !== r.parcel_id) {
       const { accountId } = placeCrop(db, scope, body.parcel);
       sets.push('parcel_id = @parcel', 'account_id = @acc');

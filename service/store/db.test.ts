@@ -40,12 +40,12 @@ const TABLES_001 = [
 ];
 
 describe('migrations', () => {
-  it('there are four, applied in order, taking user_version from 0 to 4', () => {
-    expect(migrations).toHaveLength(4);
+  it('there are five, applied in order, taking user_version from 0 to 5', () => {
+    expect(migrations).toHaveLength(5);
     const db = raw();
     expect(version(db)).toBe(0);
     migrate(db);
-    expect(version(db)).toBe(4);
+    expect(version(db)).toBe(5);
   });
 
   it('001 creates every table, index and trigger, and seeds nothing', () => {
@@ -106,7 +106,7 @@ describe('migrations', () => {
     parcel(b, 99.999999);
     const totals = () => db.prepare('SELECT id, parcel_count, micro_hectares FROM farms ORDER BY id').all();
     migrate(db);
-    expect(version(db)).toBe(4);
+    expect(version(db)).toBe(5);
     expect(objects(db, 'trigger')).toEqual(['farm_totals_delete', 'farm_totals_insert', 'farm_totals_update', 'parcels_rtree_delete']);
     expect(totals()).toEqual([
       { id: a, parcel_count: 3, micro_hectares: 100_000 + 200_000 + 12_345_679 },
@@ -138,11 +138,11 @@ describe('migrations', () => {
     const keys = first.prepare('SELECT key FROM crop_families ORDER BY id').all();
     first.close();
     const again = track(openDb(file));
-    expect(version(again)).toBe(4);
+    expect(version(again)).toBe(5);
     expect(again.prepare('SELECT key FROM crop_families ORDER BY id').all()).toEqual(keys);
     migrate(again);
     migrate(again, 1); // asking for an older version never goes back
-    expect(version(again)).toBe(4);
+    expect(version(again)).toBe(5);
     expect(n(again, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 });
@@ -161,7 +161,7 @@ describe('all pending migrations run in one transaction', () => {
     // Once the conflict is gone the same database migrates cleanly.
     db.exec('DROP TABLE temp.crop_families');
     migrate(db);
-    expect(version(db)).toBe(4);
+    expect(version(db)).toBe(5);
     expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 
@@ -211,7 +211,7 @@ try { openDb(file).close(); process.stdout.write('ok'); } catch (e) { process.st
     expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
     for (const f of files) {
       const db = raw(f);
-      expect(version(db)).toBe(4);
+      expect(version(db)).toBe(5);
       expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
     }
   }, 60_000);

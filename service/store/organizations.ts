@@ -55,10 +55,14 @@ export function revokeApiKey(db: Db, organizationId: string, prefix: string): vo
   if (r.changes === 0) throw new ApiError(404, ErrorCode.notFound, `No active API key with prefix ${prefix}`);
 }
 
-/** The organization an API key belongs to, or undefined for an unknown or revoked key. */
-export function organizationForApiKey(db: Db, apiKey: string): string | undefined {
-  const row = prep(db, 'SELECT organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
-    | { organization_id: string }
+/** The key's row id and organization, or undefined for an unknown or revoked key. */
+export function activeApiKey(db: Db, apiKey: string): { id: number; organization_id: string } | undefined {
+  return prep(db, 'SELECT id, organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
+    | { id: number; organization_id: string }
     | undefined;
-  return row?.organization_id;
+}
+
+/** Whether the API key with this row id (the `key` claim of an account token) is the organization's and not revoked. */
+export function apiKeyIsActive(db: Db, id: number, organizationId: string): boolean {
+  return prep(db, 'SELECT 1 FROM api_keys WHERE id = ? AND organization_id = ? AND revoked IS NULL').get(id, organizationId) !== undefined;
 }

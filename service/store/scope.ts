@@ -9,6 +9,8 @@ export interface Scope {
   organizationId: string;
   accountId: string | null;
   via: 'api_key' | 'bearer';
+  /** With via 'api_key': the key's row id, bound into the account tokens it asks for. */
+  apiKeyId?: number;
 }
 
 /** SQL condition: farm alias `f` is visible to the scope (named parameters @org and @acc). */

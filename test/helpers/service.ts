@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../service/app.ts';
+import { buildApp, type BuildOptions } from '../../service/app.ts';
 import { openDb, type Db } from '../../service/store/db.ts';
 import { dbFile, type ServiceConfig } from '../../service/config.ts';
 import { createOrganization } from '../../service/store/organizations.ts';
@@ -16,11 +16,11 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Partial<ServiceConfig> = {}): Promise<TestService> {
+export async function startService(config: Partial<ServiceConfig> = {}, log: Pick<BuildOptions, 'logger' | 'logStream'> = {}): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'furrow-svc-'));
   const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
   const app = await buildApp({
-    db,
+    db, ...log,
     config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', embedUrl: 'http://127.0.0.1:8080/embed', gatewayTimeoutMs: 0, faults: false, validationWorkers: 0, ...config },
   });
   return {

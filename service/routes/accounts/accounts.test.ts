@@ -215,6 +215,10 @@ describe('reactivation', () => {
     expect(row.state).toBe('active');
 
     expect(accountData(a.id)).toEqual(data);
+    // Tokens issued before the deactivation stay revoked; a fresh one reaches everything.
+    expect((await get('/api/farms/', asBearer(a))).statusCode).toBe(401);
+    const fresh = await svc.app.inject({ method: 'POST', url: `/api/accounts/${a.id}/token/`, headers: key() });
+    a.account_access = (fresh.json() as { account_access: string }).account_access;
     const farms = (await get('/api/farms/', asBearer(a))).json() as { id: number; parcel_count: number }[];
     expect(farms.map((f) => [f.id, f.parcel_count])).toEqual([[farm.id, 2]]);
     const parcels = (await get(`/api/farms/${farm.id}/parcels/`, asAccount(org, a))).json() as { features: { id: number }[] };

@@ -4,10 +4,10 @@ import { Billing } from '../../../core/schemas/billing.ts';
 import { requireApiKey } from '../../auth.ts';
 import { billing } from '../../store/billing.ts';
 import { respond } from '../../faults.ts';
-import { responses } from '../common.ts';
+import { API_KEY_ONLY, responses } from '../common.ts';
 
 export default async function billingRoutes(app: FastifyInstance, { db }: AppContext): Promise<void> {
   app.get('/api/billing/', {
-    schema: { tags: ['Billing'], summary: "Billable hectares of the organization, per account, orphan farms included (API key only)", response: responses({ 200: Billing }) },
+    schema: { operationId: 'getBilling', security: API_KEY_ONLY, tags: ['Billing'], summary: "Billable hectares of the organization, per account, orphan farms included (API key only)", response: responses({ 200: Billing }) },
   }, async (req, reply) => respond(req, reply, 200, billing(db, requireApiKey(req.scope, 'Billing'))));
 }

@@ -10,7 +10,7 @@ import { ErrorCode } from '../../../core/errors.ts';
 import { createFarm, deleteFarm, getFarm, listFarms, renameFarm } from '../../store/farms.ts';
 import { farmParcelsStream } from '../../store/farm-listing.ts';
 import { respond } from '../../faults.ts';
-import { NoContent, pageUrl, responses } from '../common.ts';
+import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Farms'];
 
@@ -29,8 +29,8 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
 export default async function farms(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
   app.post('/api/farms/', {
     schema: {
-      tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
-      body: { ...FarmCreateRequest, [CORE_VALIDATED]: true }, response: responses({ 201: FarmCreateResponse }),
+      operationId: 'createFarm', security: ANY_CREDENTIAL, tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
+      body: { ...FarmCreateRequest, [CORE_VALIDATED]: true }, response: responses({ 201: FarmCreateResponse }, BODY),
     },
   }, async (req, reply) => {
     const { farm, parcelsJson } = createFarm(db, req.scope, farmBody(req.body));
@@ -38,18 +38,18 @@ export default async function farms(app: FastifyInstance, { db, config }: AppCon
     return respond(req, reply, 201, json);
   });
 
-  app.get('/api/farms/', { schema: { tags, summary: 'Farms visible to the caller', response: responses({ 200: Type.Array(Farm) }) } },
+  app.get('/api/farms/', { schema: { operationId: 'listFarms', security: ANY_CREDENTIAL, tags, summary: 'Farms visible to the caller', response: responses({ 200: Type.Array(Farm) }) } },
     async (req, reply) => respond(req, reply, 200, listFarms(db, req.scope)));
 
-  app.get('/api/farms/:id/', { schema: { tags, summary: 'One farm', params: IdParams, response: responses({ 200: Farm }) } },
+  app.get('/api/farms/:id/', { schema: { operationId: 'getFarm', security: ANY_CREDENTIAL, tags, summary: 'One farm', params: IdParams, response: responses({ 200: Farm }, [404]) } },
     async (req, reply) => respond(req, reply, 200, getFarm(db, req.scope, (req.params as IdParams).id)));
 
   app.patch('/api/farms/:id/', {
-    schema: { tags, summary: 'Rename a farm', params: IdParams, body: FarmPatchRequest, response: responses({ 200: Farm }) },
+    schema: { operationId: 'renameFarm', security: ANY_CREDENTIAL, tags, summary: 'Rename a farm', params: IdParams, body: FarmPatchRequest, response: responses({ 200: Farm }, [404, ...BODY]) },
   }, async (req, reply) => respond(req, reply, 200, renameFarm(db, req.scope, (req.params as IdParams).id, (req.body as Static<typeof FarmPatchRequest>).name)));
 
   app.delete('/api/farms/:id/', {
-    schema: { tags, summary: 'Delete a farm with its parcels, crops and plants', params: IdParams, response: responses({ 204: NoContent }) },
+    schema: { operationId: 'deleteFarm', security: ANY_CREDENTIAL, tags, summary: 'Delete a farm with its parcels, crops and plants', params: IdParams, response: responses({ 204: NoContent }, [404, ...BODY]) },
   }, async (req, reply) => {
     deleteFarm(db, req.scope, (req.params as IdParams).id);
     return respond(req, reply, 204, undefined);
@@ -57,9 +57,9 @@ export default async function farms(app: FastifyInstance, { db, config }: AppCon
 
   app.get('/api/farms/:id/parcels/', {
     schema: {
-      tags, summary: "Every parcel of the farm (what to check after a 504 before resending)", params: IdParams, querystring: FarmParcelsQuery,
+      operationId: 'listFarmParcels', security: ANY_CREDENTIAL, tags, summary: "Every parcel of the farm (what to check after a 504 before resending)", params: IdParams, querystring: FarmParcelsQuery,
       description: 'Without limit: every parcel, by id, streamed from one consistent snapshot (any size; count at the end, next null). With limit (and after): one page, count = all parcels of the farm, next = absolute URL of the next page or null.',
-      response: responses({ 200: ParcelCollection }),
+      response: responses({ 200: ParcelCollection }, [404]),
     },
   }, async (req, reply) => {
     // The gateway answered 504 while the request waited (an injected delay): a read has nothing left to do.

@@ -12,17 +12,17 @@ import { featureCollectionJson } from '../../store/parcel-json.ts';
 import { parcelCrops } from '../../store/crops.ts';
 import { listPlantsJson } from '../../store/plants.ts';
 import { midBatchHook, respond } from '../../faults.ts';
-import { NoContent, pageUrl, responses } from '../common.ts';
+import { ANY_CREDENTIAL, BODY, MetadataFilter, NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Parcels'];
 
 export default async function parcels(app: FastifyInstance, { db, validator, config }: AppContext): Promise<void> {
   app.post('/api/parcels/', {
     schema: {
-      tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
+      operationId: 'createParcels', security: ANY_CREDENTIAL, tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
       description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index.",
       body: { ...BulkCreateRequest, [CORE_VALIDATED]: true },
-      response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [413, 415, 504]),
+      response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [404, ...BODY]),
     },
   }, async (req, reply) => {
     const n = Array.isArray((req.body as { parcels?: unknown })?.parcels) ? (req.body as { parcels: unknown[] }).parcels.length : 0;
@@ -32,9 +32,9 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
 
   app.get('/api/parcels/', {
     schema: {
-      tags, summary: 'Parcels as a FeatureCollection, filtered and paginated',
+      operationId: 'listParcels', security: ANY_CREDENTIAL, tags, summary: 'Parcels as a FeatureCollection, filtered and paginated',
       description: "Filters: farm, search (in names), bbox, metadata[<key>]=<value> (AND across keys; '+' in a key is a space). Keyset pagination: limit and after; `next` links the next page.",
-      querystring: ParcelListQuery, response: responses({ 200: ParcelCollection }),
+      querystring: ParcelListQuery, 'x-parameters': [MetadataFilter], response: responses({ 200: ParcelCollection }, [404]),
     },
   }, async (req, reply) => {
     const q = req.query as Record<string, unknown> & { farm?: number; search?: string; bbox?: string; limit?: number; after?: number };
@@ -45,28 +45,28 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
     return respond(req, reply, 200, featureCollectionJson(rows, count, hasMore ? pageUrl(config.publicUrl, req, { after: rows[rows.length - 1]!.id }) : null));
   });
 
-  app.get('/api/parcels/:id/', { schema: { tags, summary: 'One parcel as a Feature', params: IdParams, response: responses({ 200: ParcelFeature }) } },
+  app.get('/api/parcels/:id/', { schema: { operationId: 'getParcel', security: ANY_CREDENTIAL, tags, summary: 'One parcel as a Feature', params: IdParams, response: responses({ 200: ParcelFeature }, [404]) } },
     async (req, reply) => respond(req, reply, 200, getParcelJson(db, req.scope, (req.params as IdParams).id)));
 
   app.patch('/api/parcels/:id/', {
     schema: {
-      tags, summary: 'Update name, metadata (replaces the whole object) or geometry; revalidated', params: IdParams,
-      body: { ...ParcelPatchRequest, [CORE_VALIDATED]: true }, response: responses({ 200: ParcelFeature }),
+      operationId: 'updateParcel', security: ANY_CREDENTIAL, tags, summary: 'Update name, metadata (replaces the whole object) or geometry; revalidated', params: IdParams,
+      body: { ...ParcelPatchRequest, [CORE_VALIDATED]: true }, response: responses({ 200: ParcelFeature }, [404, ...BODY]),
     },
   }, async (req, reply) => respond(req, reply, 200, patchParcel(db, req.scope, (req.params as IdParams).id, req.body)));
 
   app.delete('/api/parcels/:id/', {
-    schema: { tags, summary: 'Delete a parcel with its crops and plants', params: IdParams, response: responses({ 204: NoContent }) },
+    schema: { operationId: 'deleteParcel', security: ANY_CREDENTIAL, tags, summary: 'Delete a parcel with its crops and plants', params: IdParams, response: responses({ 204: NoContent }, [404, ...BODY]) },
   }, async (req, reply) => {
     deleteParcel(db, req.scope, (req.params as IdParams).id);
     return respond(req, reply, 204, undefined);
   });
 
   app.get('/api/parcels/:id/crops/', {
-    schema: { tags: ['Crops'], summary: "The parcel's whole rotation history, newest sowing first", params: IdParams, response: responses({ 200: Type.Array(Crop) }) },
+    schema: { operationId: 'listParcelCrops', security: ANY_CREDENTIAL, tags: ['Crops'], summary: "The parcel's whole rotation history, newest sowing first", params: IdParams, response: responses({ 200: Type.Array(Crop) }, [404]) },
   }, async (req, reply) => respond(req, reply, 200, parcelCrops(db, req.scope, (req.params as IdParams).id)));
 
   app.get('/api/parcels/:id/plants/', {
-    schema: { tags: ['Plants'], summary: "The parcel's plants", params: IdParams, response: responses({ 200: PlantCollection }) },
+    schema: { operationId: 'listParcelPlants', security: ANY_CREDENTIAL, tags: ['Plants'], summary: "The parcel's plants", params: IdParams, response: responses({ 200: PlantCollection }, [404]) },
   }, async (req, reply) => respond(req, reply, 200, listPlantsJson(db, req.scope, { parcel: (req.params as IdParams).id, limit: 1_000_000 })));
 }

@@ -5,15 +5,15 @@ import { IdParams } from '../../../core/schemas/common.ts';
 import { PlantCollection, PlantFeature, PlantListQuery } from '../../../core/schemas/plants.ts';
 import { getPlantJson, listPlantsJson } from '../../store/plants.ts';
 import { respond } from '../../faults.ts';
-import { pageUrl, responses } from '../common.ts';
+import { ANY_CREDENTIAL, pageUrl, responses } from '../common.ts';
 
 const tags = ['Plants'];
 
 export default async function plants(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
   app.get('/api/plants/', {
     schema: {
-      tags, summary: 'Plants as a FeatureCollection', description: 'search matches a plant key or text in its info; parcel limits to one parcel (as does GET /api/parcels/{id}/plants/). Keyset pagination: limit and after; `next` is the absolute URL of the next page, or null.',
-      querystring: PlantListQuery, response: responses({ 200: PlantCollection }),
+      operationId: 'listPlants', security: ANY_CREDENTIAL, tags, summary: 'Plants as a FeatureCollection', description: 'search matches a plant key or text in its info; parcel limits to one parcel (as does GET /api/parcels/{id}/plants/). Keyset pagination: limit and after; `next` is the absolute URL of the next page, or null.',
+      querystring: PlantListQuery, response: responses({ 200: PlantCollection }, [404]),
     },
   }, async (req, reply) => {
     const q = req.query as Static<typeof PlantListQuery>;
@@ -21,6 +21,6 @@ export default async function plants(app: FastifyInstance, { db, config }: AppCo
     return respond(req, reply, 200, listPlantsJson(db, req.scope, page, (after) => pageUrl(config.publicUrl, req, { after })));
   });
 
-  app.get('/api/plants/:id/', { schema: { tags, summary: 'One plant', params: IdParams, response: responses({ 200: PlantFeature }) } },
+  app.get('/api/plants/:id/', { schema: { operationId: 'getPlant', security: ANY_CREDENTIAL, tags, summary: 'One plant', params: IdParams, response: responses({ 200: PlantFeature }, [404]) } },
     async (req, reply) => respond(req, reply, 200, getPlantJson(db, req.scope, (req.params as IdParams).id)));
 }

@@ -2,9 +2,11 @@
 // and the session + CSRF gate every route passes through.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../store/db.ts';
+import { declareAuth } from '../../route-auth.ts';
 import { csrfMatches, getSession, SESSION_MAX_MS, type AdminSession } from '../../store/admins.ts';
 
 export const COOKIE = 'furrow_admin';
+const STYLESHEET = '/admin/admin.css';
 export const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const FORM_LIMIT_BYTES = 64 * 1024;
 
@@ -61,10 +63,12 @@ export const field = (req: FastifyRequest, name: string): string => {
  * redirects to sign-in and a POST is refused; a POST with a session must carry its CSRF token.
  */
 export function installPlumbing(app: FastifyInstance, db: Db, publicPaths: ReadonlySet<string>, secureCookie: boolean): void {
-  // The panel's pages are not part of the API: keep them out of /api/openapi.json.
+  // The panel's pages are not part of the API: keep them out of /api/openapi.json. They authenticate with the
+  // panel's own session (the gate below), not with API credentials.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
+  declareAuth(app, 'admin_session');
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_req, body, done) => {
     // A null prototype: a field named __proto__ or constructor is just a field.
     const form: Form = Object.create(null) as Form;
@@ -82,7 +86,7 @@ export function installPlumbing(app: FastifyInstance, db: Db, publicPaths: Reado
     void reply.header('referrer-policy', 'same-origin');
     void reply.header('cross-origin-opener-policy', 'same-origin');
     // Pages carry account emails and, once, a new API key: never cache them. The stylesheet may be cached.
-    if (!req.url.startsWith('/admin/admin.css')) void reply.header('cache-control', 'no-store');
+    if (req.routeOptions.url !== STYLESHEET) void reply.header('cache-control', 'no-store');
     return payload;
   });
 

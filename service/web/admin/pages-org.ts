@@ -1,11 +1,12 @@
-// Organization pages: Billing, API keys, Account limits.
+// Organization pages: Billing, API keys and account tokens, Account limits.
 import type { Billing } from '../../../core/schemas/billing.ts';
 import type { ApiKeyInfo } from '../../store/organizations.ts';
+import type { SigningKeyInfo } from '../../store/tokens.ts';
 import type { AccountRow } from '../../store/accounts.ts';
 import type { Flash } from '../../store/admins.ts';
 import { DEFAULT_MAX_PARCEL_HECTARES } from '../../../core/parcels/limits.ts';
 import { confirmPage } from './pages.ts';
-import { alert, badge, card, csrfField, date, ha, html, int, layout, linkButton, plural, table, type Html, type PageContext } from './html.ts';
+import { alert, badge, card, csrfField, date, ha, html, int, layout, linkButton, plural, postButton, table, type Html, type PageContext } from './html.ts';
 
 const th = (label: string) => ({ label, cls: 'num' });
 const pct = (part: number, total: number): number => (total > 0 ? (part / total) * 100 : 0);
@@ -37,7 +38,31 @@ export function billingPage(ctx: PageContext, b: Billing): Html {
   <p class="muted small">The same numbers: <code>GET /api/billing/</code> with the API key, or <code>npm run -s service -- billing --org ${b.organization}</code>.</p>`);
 }
 
-export function apiKeysPage(ctx: PageContext, flash: Flash | null, keys: ApiKeyInfo[], created?: { api_key: string; prefix: string; label: string }): Html {
+/** The organization's account_access signing keys, with the two ways to act on them. */
+function tokensCard(ctx: PageContext, signing: SigningKeyInfo[]): Html {
+  const rows = signing.map((k) => html`<tr><td><code>${k.kid}</code></td><td class="muted nowrap">${date(k.created)}</td>
+    <td class="nowrap">${k.retired ? html`${badge('revoked', 'retired')} <span class="muted small">verifies tokens it signed until ${date(k.verifies_until)}</span>` : badge('active', 'signing')}</td></tr>`);
+  return card('Account tokens', html`<p class="muted">Connected accounts’ <code>account_access</code> tokens (3 hours) are signed with the
+    organization’s own key. <strong>Rotate</strong> for routine hygiene: new tokens get a new key and those already issued keep working until they
+    expire. <strong>Revoke every token</strong> if a key or token may have leaked: all are refused at once and clients fetch new ones.</p>
+    ${table(['Key id', 'Created', 'Status'], rows, 'No token issued yet: a key is created with the first one.')}
+    <div class="form-actions">${postButton(ctx, '/admin/tokens/rotate', {}, 'Rotate signing key', 'btn btn-sm btn-secondary')}
+    ${linkButton('/admin/tokens/revoke', 'Revoke every token…', 'btn btn-sm btn-danger-outline')}</div>`);
+}
+
+export function revokeTokensPage(ctx: PageContext): Html {
+  return confirmPage(ctx, {
+    title: 'Revoke every account token?', active: '/admin/api-keys', action: '/admin/tokens/revoke', fields: {},
+    button: 'Revoke every token', danger: true, cancel: '/admin/api-keys',
+    body: html`<p>Every <code>account_access</code> token of every connected account is refused at once with <em>401 Invalid token</em>,
+      and the organization gets a new signing key. Integrations holding the API key fetch fresh tokens
+      (<code>POST /api/accounts/{id}/token/</code>); the API keys themselves keep working.</p>`,
+  });
+}
+
+export function apiKeysPage(
+  ctx: PageContext, flash: Flash | null, keys: ApiKeyInfo[], signing: SigningKeyInfo[], created?: { api_key: string; prefix: string; label: string },
+): Html {
   const live = keys.filter((k) => !k.revoked).length;
   const rows = keys.map((k) => html`<tr${created?.prefix === k.prefix ? html` class="row-new"` : ''}>
     <td><code>${k.prefix}…</code></td><td>${k.label || html`<span class="muted">—</span>`}</td><td class="muted nowrap">${date(k.created)}</td>
@@ -55,7 +80,8 @@ export function apiKeysPage(ctx: PageContext, flash: Flash | null, keys: ApiKeyI
     <label class="field grow"><span>Label <span class="muted">(optional: where the key is used)</span></span><input type="text" name="label" maxlength="100" placeholder="e.g. ERP integration"></label>
     <button type="submit" class="btn btn-primary">Create API key</button></form>`)}
   ${card(html`Keys <span class="count">${int(live)} active · ${int(keys.length - live)} revoked</span>`,
-    table(['Prefix', 'Label', 'Created', 'Status', ''], rows, 'No API keys.'))}`);
+    table(['Prefix', 'Label', 'Created', 'Status', ''], rows, 'No API keys.'))}
+  ${tokensCard(ctx, signing)}`);
 }
 
 export function revokeKeyPage(ctx: PageContext, k: ApiKeyInfo, lastActive: boolean): Html {
@@ -63,7 +89,8 @@ export function revokeKeyPage(ctx: PageContext, k: ApiKeyInfo, lastActive: boole
     title: `Revoke API key ${k.prefix}…?`, active: '/admin/api-keys', action: '/admin/api-keys/revoke', fields: { prefix: k.prefix },
     button: 'Revoke key', danger: true, cancel: '/admin/api-keys',
     body: html`<p>Every integration using <code>${k.prefix}…</code>${k.label ? html` (“${k.label}”)` : ''}, created ${date(k.created)}, gets
-      <em>401 Invalid API key</em> at once. This cannot be undone: when rotating, create the new key and deploy it first.</p>
+      <em>401 Invalid API key</em> at once, and so does every account token it issued (<em>401 Invalid token</em>). This cannot be
+      undone: when rotating, create the new key and deploy it first.</p>
       ${lastActive ? alert('warning', 'This is the organization’s last active API key: after revoking it, nothing can call the API until a new key is created.') : ''}`,
   });
 }

@@ -14,7 +14,8 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../store/organizatio
 import { AdminError, clearCookie, field, installPlumbing, pageNotFound, sessionCookie, sessionOf } from './http.ts';
 import type { Html, PageContext } from './html.ts';
 import { dataPage, deactivatePage, deleteOrphanPage, errorPage, loginPage, membersPage, purgePage, unlinkPage, type AccountStats } from './pages.ts';
-import { apiKeysPage, billingPage, limitsPage, revokeKeyPage } from './pages-org.ts';
+import { apiKeysPage, billingPage, limitsPage, revokeKeyPage, revokeTokensPage } from './pages-org.ts';
+import { listSigningKeys, rotateSigningKey } from '../../store/tokens.ts';
 
 const CSS = readFileSync(new URL('./admin.css', import.meta.url), 'utf8');
 const PUBLIC = new Set(['/admin/login', '/admin/admin.css']);
@@ -197,14 +198,14 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
   // ---- API keys ----
   app.get('/api-keys', async (req, reply) => {
     const s = sessionOf(req);
-    return send(reply, apiKeysPage(pageContext(s), takeFlash(s), listApiKeys(db, s.organizationId)));
+    return send(reply, apiKeysPage(pageContext(s), takeFlash(s), listApiKeys(db, s.organizationId), listSigningKeys(db, s.organizationId)));
   });
   app.post('/api-keys', async (req, reply) => {
     const s = sessionOf(req);
     const label = field(req, 'label').trim().slice(0, 100);
     const created = createApiKey(db, s.organizationId, label);
     // Rendered directly, not redirected: the key exists only in this one response (which is never cached).
-    return send(reply, apiKeysPage(pageContext(s), null, listApiKeys(db, s.organizationId), { ...created, label }), 201);
+    return send(reply, apiKeysPage(pageContext(s), null, listApiKeys(db, s.organizationId), listSigningKeys(db, s.organizationId), { ...created, label }), 201);
   });
   const activeKey = (s: AdminSession, prefix: string) => {
     const keys = listApiKeys(db, s.organizationId);
@@ -222,6 +223,19 @@ export default async function adminRoutes(app: FastifyInstance, ctx: AppContext)
     const { k } = activeKey(s, field(req, 'prefix'));
     revokeApiKey(db, s.organizationId, k.prefix);
     return done(reply, s, '/admin/api-keys', `API key ${k.prefix}… is revoked: requests with it now get 401.`);
+  });
+
+  // ---- Account tokens (on the API keys page) ----
+  app.post('/tokens/rotate', async (req, reply) => {
+    const s = sessionOf(req);
+    const { kid } = rotateSigningKey(db, s.organizationId);
+    return done(reply, s, '/admin/api-keys', `New signing key ${kid}. Tokens issued before keep working until they expire (at most 3 hours).`);
+  });
+  app.get('/tokens/revoke', async (req, reply) => send(reply, revokeTokensPage(pageContext(sessionOf(req)))));
+  app.post('/tokens/revoke', async (req, reply) => {
+    const s = sessionOf(req);
+    rotateSigningKey(db, s.organizationId, { revoke: true });
+    return done(reply, s, '/admin/api-keys', 'Every account token is revoked: clients get 401 Invalid token and must fetch a new one.');
   });
 
   // ---- Account limits ----

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { AppContext } from '../../app.ts';
+import { declareAuth } from '../../route-auth.ts';
 import { ErrorCode, errorBody } from '../../../core/errors.ts';
 import { accountByAuthId, type AccountRow } from '../../store/accounts.ts';
 import { embedBundle, type Asset, type Bundle } from './bundle.ts';
@@ -75,13 +76,14 @@ export default async function embedRoutes(app: FastifyInstance, ctx: AppContext)
     void reply.headers(headers);
     return payload;
   });
+  declareAuth(app, 'auth_id');
   const hide = { schema: { hide: true } };
 
   app.get('/embed/', hide, async (req, reply) => {
-    const q = req.url.indexOf('?');
-    const path = q < 0 ? req.url : req.url.slice(0, q);
     // The page loads app.js and data/… relative to itself: '/embed' without the slash would resolve them at '/'.
-    if (!path.endsWith('/')) return reply.redirect(`${path}/${q < 0 ? '' : req.url.slice(q)}`, 308);
+    // The target is the route's own path: nothing of the request line (an absolute-form host, say) goes into it.
+    const { pathname, search } = new URL(req.url, 'http://service.invalid');
+    if (!pathname.endsWith('/')) return reply.redirect(`${req.routeOptions.url}${search}`, 308);
     const r = resolveAccount(ctx, req.query);
     if ('error' in r) return errorPage(reply, r.error);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(SHELL_HTML);

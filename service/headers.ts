@@ -1,0 +1,43 @@
+// The headers every response of the service carries, set in one place. The routes of the embedded map and
+// of the admin panel add their own (CSP, frame options, referrer policy) on top.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { ErrorCode, errorBody } from '../core/errors.ts';
+
+/**
+ * - `X-Content-Type-Options: nosniff` on everything: a JSON body that echoes input is never run as a script.
+ * - `Cache-Control: no-store` unless the route chose a policy itself: API responses carry account data and
+ *   tokens (and errors about them), so no browser, proxy or CDN may keep a copy. The routes that choose
+ *   their own are the ones without data: the OpenAPI document, the embedded map's code, the admin stylesheet.
+ */
+export const BASE_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' } as const;
+
+export function registerBaseHeaders(app: FastifyInstance): void {
+  // A root-level onSend hook runs for every route, every error (the error handler's reply goes through it)
+  // and the 404 handler. Responses written raw, outside fastify's reply, set BASE_HEADERS themselves
+  // (the gateway's 504 in gateway.ts, clientErrorHandler below).
+  app.addHook('onSend', async (_req, reply, payload) => {
+    void reply.header('x-content-type-options', BASE_HEADERS['x-content-type-options']);
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', BASE_HEADERS['cache-control']);
+    return payload;
+  });
+}
+
+/**
+ * Answers a request Node's HTTP parser could not read (a malformed request line or header, headers too
+ * large, a request too slow to arrive) in the service's error format, with the common headers. Replaces
+ * fastify's default, which writes its own body without them.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const message = status === 408 ? 'The request did not arrive in time' : status === 431 ? 'The request headers are too large' : 'The HTTP request could not be read';
+  const body = JSON.stringify(errorBody(ErrorCode.validationFailed, message));
+  if (socket.writable) {
+    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Connection: close', 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`];
+    for (const [k, v] of Object.entries(BASE_HEADERS)) head.push(`${k}: ${v}`);
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
