@@ -99,6 +99,8 @@ const PUBLIC: Record<string, number> = {
     '/tokens/revoke', '/limits'].map((p) => [`GET /admin${p}`, 303])),
   ...Object.fromEntries(['/members/deactivate', '/members/delete', '/members/reactivate', '/data/unlink', '/data/delete', '/api-keys', '/api-keys/revoke',
     '/tokens/rotate', '/tokens/revoke', '/limits'].map((p) => [`POST /admin${p}`, 403])),
+  // The start page, its stylesheet and icon: static, no account data.
+  'GET /': 200, 'GET /landing.css': 200, 'GET /favicon.svg': 200, 'GET /favicon.ico': 301,
   // Fault injection: registered with FAULTS=1 only, which a deployment never sets.
   'GET /__faults__': 200, 'POST /__faults__': 400,
 };

@@ -1,8 +1,9 @@
-// GET / (the start page) and its stylesheet. Registered by service/app.ts; outside /api/, no authentication.
+// GET / (the start page) and its stylesheet. Registered by service/app.ts; public (declared below).
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app.ts';
 import { CSP } from '../admin/http.ts';
+import { declareAuth } from '../../route-auth.ts';
 import { LANDING_HTML, LOGO_PATH } from './page.ts';
 
 const LANDING_CSS = readFileSync(new URL('./landing.css', import.meta.url), 'utf8');
@@ -10,6 +11,8 @@ const LANDING_CSS = readFileSync(new URL('./landing.css', import.meta.url), 'utf
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill="#2f7d4f" d="${LOGO_PATH}"/></svg>`;
 
 export default async function landingRoutes(app: FastifyInstance, _ctx: AppContext): Promise<void> {
+  // A static page with no account data: nothing to authenticate.
+  declareAuth(app, 'public');
   app.addHook('onSend', async (_req, reply, payload) => {
     // The admin panel's policy: no script at all, styles and the form only to this origin, never framed.
     void reply.headers({ 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
