@@ -13,7 +13,8 @@ import { registerGateway } from './gateway.ts';
 import type { Scope } from './store/scope.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
 import { toOpenApi30 } from './openapi.ts';
-import { makeValidator, type ParcelValidator } from './validation-pool.ts';
+import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
+import { registerJsonParser } from './raw-body.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -100,6 +101,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerErrorHandler(app);
   registerGateway(app, config.gatewayTimeoutMs);
 
@@ -108,6 +110,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     const params = req.params as Record<string, unknown> | undefined;
     const id = params?.id;
     if (typeof id === 'string' && !req.url.startsWith('/api/accounts/') && !/^[1-9][0-9]{0,15}$/.test(id)) {
+      // A body that is not JSON is answered as such first, as when every body was parsed on arrival.
+      if (req.body instanceof RawJson) await ctx.validator.checkSyntax(req.scope.organizationId, req.body);
       throw new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', [
         { path: 'params/id', code: 'type', message: `'${id.slice(0, 40)}' is not a positive integer` },
       ]);

@@ -7,7 +7,8 @@ import { ParcelCollection } from '../../../core/schemas/parcels.ts';
 import { CORE_VALIDATED } from '../../validation.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
-import { createFarm, deleteFarm, getFarm, listFarms, renameFarm } from '../../store/farms.ts';
+import { createFarm, deleteFarm, getFarm, listFarms, renameFarm, validateFarmParcels } from '../../store/farms.ts';
+import { syntaxFirst } from '../../validation-pool.ts';
 import { farmParcelsJson } from '../../store/parcel-list.ts';
 import { respond } from '../../faults.ts';
 import { NoContent, responses } from '../common.ts';
@@ -26,14 +27,17 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
   return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
 }
 
-export default async function farms(app: FastifyInstance, { db }: AppContext): Promise<void> {
+export default async function farms(app: FastifyInstance, { db, validator }: AppContext): Promise<void> {
   app.post('/api/farms/', {
     schema: {
       tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
       body: { ...FarmCreateRequest, [CORE_VALIDATED]: true }, response: responses({ 201: FarmCreateResponse }),
     },
   }, async (req, reply) => {
-    const { farm, parcelsJson } = createFarm(db, req.scope, farmBody(req.body));
+    const org = req.scope.organizationId;
+    const body = await validator.readBody(org, req.body, 'parcels');
+    const input = await syntaxFirst(validator, org, body, () => farmBody(body));
+    const { farm, parcelsJson } = createFarm(db, req.scope, input, await validateFarmParcels(db, req.scope, input, validator));
     const json = `${JSON.stringify(farm).slice(0, -1)},"parcels":${parcelsJson}}`;
     return respond(req, reply, 201, json);
   });

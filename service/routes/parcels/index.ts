@@ -6,7 +6,7 @@ import { BulkCreateRequest, ParcelCollection, ParcelFeature, ParcelListQuery, Pa
 import { Crop } from '../../../core/schemas/crops.ts';
 import { PlantCollection } from '../../../core/schemas/plants.ts';
 import { CORE_VALIDATED } from '../../validation.ts';
-import { bulkCreate, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
+import { bulkCreate, checkParcelPatch, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
 import { DEFAULT_PAGE, listParcels, metadataFilters, parseBbox } from '../../store/parcel-list.ts';
 import { featureCollectionJson } from '../../store/parcel-json.ts';
 import { parcelCrops } from '../../store/crops.ts';
@@ -31,8 +31,9 @@ export default async function parcels(app: FastifyInstance, { db, validator }: A
       response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [413, 415, 504]),
     },
   }, async (req, reply) => {
-    const n = Array.isArray((req.body as { parcels?: unknown })?.parcels) ? (req.body as { parcels: unknown[] }).parcels.length : 0;
-    const result = await bulkCreate(db, req.scope, req.body, validator, midBatchHook(req, n));
+    const body = await validator.readBody(req.scope.organizationId, req.body, 'parcels');
+    const n = Array.isArray((body as { parcels?: unknown })?.parcels) ? (body as { parcels: unknown[] }).parcels.length : 0;
+    const result = await bulkCreate(db, req.scope, body, validator, midBatchHook(req, n));
     return result.status === 201 ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
   });
 
@@ -59,7 +60,11 @@ export default async function parcels(app: FastifyInstance, { db, validator }: A
       tags, summary: 'Update name, metadata (replaces the whole object) or geometry; revalidated', params: IdParams,
       body: { ...ParcelPatchRequest, [CORE_VALIDATED]: true }, response: responses({ 200: ParcelFeature }),
     },
-  }, async (req, reply) => respond(req, reply, 200, patchParcel(db, req.scope, (req.params as IdParams).id, req.body)));
+  }, async (req, reply) => {
+    const id = (req.params as IdParams).id;
+    const checked = await checkParcelPatch(db, req.scope, id, req.body, validator);
+    return respond(req, reply, 200, patchParcel(db, req.scope, id, req.body, checked));
+  });
 
   app.delete('/api/parcels/:id/', {
     schema: { tags, summary: 'Delete a parcel with its crops and plants', params: IdParams, response: responses({ 204: NoContent }) },
