@@ -15,6 +15,7 @@ import { ErrorBody } from '../core/schemas/common.ts';
 import { toOpenApi30 } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
 import { registerJsonParser } from './raw-body.ts';
+import { startCheckpointer } from './store/checkpointer.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -77,6 +78,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
   const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
   const ctx: AppContext = { db, config, secret: jwtSecret(db), validator: makeValidator(config.validationWorkers) };
+  // The service's own database checkpoints off the request thread; a store lent by a test keeps SQLite's default.
+  const checkpointer = opts.db ? null : startCheckpointer(db, dbFile(config.dataDir), config.synchronous);
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -165,6 +168,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   app.addHook('onClose', async () => {
     await ctx.validator.close();
+    await checkpointer?.close();
     if (!opts.db) db.close();
   });
   return app;

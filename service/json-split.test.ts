@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { decodeRange, splitArrayMember } from './json-split.ts';
+import { decodeRange, splitArrayMember, splitStep, type SplitProgress } from './json-split.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -86,5 +86,26 @@ describe('splitArrayMember', () => {
       if (r === 'refused') return;
       expect(r).toEqual(parseWhole(text));
     }), { numRuns: 5000 });
+  });
+
+  it('splits in steps exactly as in one go, whatever the step size', () => {
+    fc.assert(fc.property(fc.oneof(parcelsBody, mutated), fc.integer({ min: 1, max: 64 }), (text, budget) => {
+      const b = bytes(text);
+      const items: [number, number][] = [];
+      let progress: SplitProgress | undefined;
+      let steps = 0;
+      let result: unknown;
+      for (;;) {
+        const step = splitStep(b, 'parcels', progress, budget);
+        steps++;
+        if (step.kind === 'refused') { result = null; break; }
+        if (step.kind === 'done') { result = { envelope: step.split.envelope, items: [...items, ...step.split.items] }; break; }
+        expect(step.items.length).toBeGreaterThan(0);
+        items.push(...step.items);
+        progress = step.progress;
+      }
+      expect(result).toEqual(splitArrayMember(b, 'parcels'));
+      expect(steps).toBeLessThanOrEqual(items.length + 1);
+    }), { numRuns: 3000 });
   });
 });

@@ -78,56 +78,111 @@ function keyIs(b: Uint8Array, start: number, end: number, key: Uint8Array): bool
   return true;
 }
 
+/** Where a split stopped: the next byte, and what is expected there. */
+export interface SplitProgress {
+  i: number;
+  /** A member's key, an item of the `key` array, or what follows a member (a comma or the closing brace). */
+  expect: 'member' | 'item' | 'after';
+  /** Positions of the `key` array's brackets, -1 until found. */
+  open: number;
+  close: number;
+}
+
+export type SplitStep =
+  | { kind: 'done'; split: SplitBody }
+  | { kind: 'more'; progress: SplitProgress; items: [number, number][] }
+  | { kind: 'refused' };
+
 /**
  * The split of a body that is an object holding `key` once, as an array, or null for anything else (another
  * shape, an escape in a top-level key that could spell `key`, `key` twice, a byte-order mark, a separator that
  * is not a comma): the caller then parses the body whole, which also gives the right error for invalid JSON.
  */
 export function splitArrayMember(b: Uint8Array, key: string): SplitBody | null {
-  const wanted = new TextEncoder().encode(key);
-  let i = skipSpace(b, 0);
-  if (b[i] !== OPEN_OBJECT) return null;
-  i = skipSpace(b, i + 1);
-  let array: { open: number; close: number; items: [number, number][] } | null = null;
-  if (b[i] === CLOSE_OBJECT) return null;
+  const items: [number, number][] = [];
+  let progress: SplitProgress | undefined;
   for (;;) {
-    if (b[i] !== QUOTE) return null;
-    const keyStart = i;
-    i = skipString(b, i);
-    for (let k = keyStart + 1; k < i - 1; k++) if (b[k] === BACKSLASH) return null;
-    const isKey = keyIs(b, keyStart, i, wanted);
-    i = skipSpace(b, i);
-    if (b[i] !== COLON) return null;
-    i = skipSpace(b, i + 1);
-    if (isKey) {
-      if (array !== null || b[i] !== OPEN_ARRAY) return null;
-      array = { open: i, close: -1, items: [] };
-      i = skipSpace(b, i + 1);
-      if (b[i] !== CLOSE_ARRAY) {
-        for (;;) {
-          const start = i;
-          i = skipValue(b, i);
-          if (i === start) return null;
-          array.items.push([start, i]);
-          i = skipSpace(b, i);
-          if (b[i] === CLOSE_ARRAY) break;
-          if (b[i] !== COMMA) return null;
-          i = skipSpace(b, i + 1);
-        }
-      }
-      array.close = i;
-      i++;
-    } else {
-      const start = i;
-      i = skipValue(b, i);
-      if (i === start) return null;
-    }
-    i = skipSpace(b, i);
-    if (b[i] === CLOSE_OBJECT) break;
-    if (b[i] !== COMMA) return null;
-    i = skipSpace(b, i + 1);
+    const step = splitStep(b, key, progress, Infinity);
+    if (step.kind === 'refused') return null;
+    if (step.kind === 'done') return { envelope: step.split.envelope, items: [...items, ...step.split.items] };
+    items.push(...step.items);
+    progress = step.progress;
   }
-  if (array === null || skipSpace(b, i + 1) !== b.length) return null;
-  const envelope = decoder.decode(b.subarray(0, array.open + 1)) + decoder.decode(b.subarray(array.close));
-  return { envelope, items: array.items };
+}
+
+/**
+ * splitArrayMember in steps: scans from `from` (the start when absent) until done, or until about `budget` bytes
+ * of items were read, between two items; the items found so far in this step come back with where to go on.
+ */
+export function splitStep(b: Uint8Array, key: string, from: SplitProgress | undefined, budget: number): SplitStep {
+  const wanted = new TextEncoder().encode(key);
+  let i: number;
+  let expect: SplitProgress['expect'] = 'member';
+  let open = -1;
+  let close = -1;
+  if (from === undefined) {
+    i = skipSpace(b, 0);
+    if (b[i] !== OPEN_OBJECT) return { kind: 'refused' };
+    i = skipSpace(b, i + 1);
+    if (b[i] === CLOSE_OBJECT) return { kind: 'refused' };
+  } else {
+    ({ i, expect, open, close } = from);
+  }
+  const start = i;
+  const items: [number, number][] = [];
+  for (;;) {
+    if (expect === 'item') {
+      if (items.length > 0 && i - start >= budget) return { kind: 'more', progress: { i, expect, open, close }, items };
+      const itemStart = i;
+      i = skipValue(b, i);
+      if (i === itemStart) return { kind: 'refused' };
+      items.push([itemStart, i]);
+      i = skipSpace(b, i);
+      if (b[i] === CLOSE_ARRAY) {
+        close = i;
+        i = skipSpace(b, i + 1);
+        expect = 'after';
+      } else if (b[i] === COMMA) {
+        i = skipSpace(b, i + 1);
+      } else {
+        return { kind: 'refused' };
+      }
+    } else if (expect === 'member') {
+      if (b[i] !== QUOTE) return { kind: 'refused' };
+      const keyStart = i;
+      i = skipString(b, i);
+      for (let k = keyStart + 1; k < i - 1; k++) if (b[k] === BACKSLASH) return { kind: 'refused' };
+      const isKey = keyIs(b, keyStart, i, wanted);
+      i = skipSpace(b, i);
+      if (b[i] !== COLON) return { kind: 'refused' };
+      i = skipSpace(b, i + 1);
+      if (isKey) {
+        if (open !== -1 || b[i] !== OPEN_ARRAY) return { kind: 'refused' };
+        open = i;
+        i = skipSpace(b, i + 1);
+        if (b[i] === CLOSE_ARRAY) {
+          close = i;
+          i = skipSpace(b, i + 1);
+          expect = 'after';
+        } else {
+          expect = 'item';
+        }
+      } else {
+        const valueStart = i;
+        i = skipValue(b, i);
+        if (i === valueStart) return { kind: 'refused' };
+        i = skipSpace(b, i);
+        expect = 'after';
+      }
+    } else {
+      if (b[i] === COMMA) {
+        i = skipSpace(b, i + 1);
+        expect = 'member';
+        continue;
+      }
+      if (b[i] !== CLOSE_OBJECT || open === -1 || skipSpace(b, i + 1) !== b.length) return { kind: 'refused' };
+      const envelope = decoder.decode(b.subarray(0, open + 1)) + decoder.decode(b.subarray(close));
+      return { kind: 'done', split: { envelope, items } };
+    }
+  }
 }

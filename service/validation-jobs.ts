@@ -2,7 +2,7 @@
 // there is none (VALIDATION_WORKERS=0, or a worker failed), on the request's thread.
 import { validateParcel, validateParcelPatch, type ParcelPatch, type ParcelProblem } from '../core/parcels/validate.ts';
 import type { GeomResult } from '../core/parcels/geom.ts';
-import { decodeRange, splitArrayMember, type SplitBody } from './json-split.ts';
+import { decodeRange, splitStep, type SplitProgress } from './json-split.ts';
 
 /** A validated parcel with its JSON columns already serialized (by the thread that validated it). */
 export interface PreparedParcel {
@@ -29,8 +29,11 @@ export type Job =
   | { kind: 'objects'; inputs: unknown[]; first: number; maxHectares: number }
   /** Parcels still as JSON text: byte ranges [start, end, start, end, …] of `bytes`; without a limit, only parsed. */
   | { kind: 'slices'; bytes: Uint8Array; ranges: number[]; first: number; maxHectares: number | null }
-  /** A large body split into its envelope (parsed) and the byte ranges of its `key` array's items. */
-  | { kind: 'split'; bytes: Uint8Array; key: string }
+  /**
+   * A step of splitting a large body into its envelope (parsed in the last step) and the byte ranges of its
+   * `key` array's items, from `progress` (the start when absent) for about SPLIT_STEP_BYTES.
+   */
+  | { kind: 'split'; bytes: Uint8Array; key: string; progress?: SplitProgress }
   /** A large body parsed whole (one that cannot be split); `keep` false: only whether it is JSON. */
   | { kind: 'whole'; bytes: Uint8Array; keep: boolean }
   /** A PATCH body, parsed already or as JSON text, validated against a parcel limit. */
@@ -40,8 +43,12 @@ export type JobResult =
   | { kind: 'validated'; result: Validated }
   | { kind: 'malformed' }
   | { kind: 'split'; envelope: Record<string, unknown>; items: number[] }
+  | { kind: 'split-more'; progress: SplitProgress; items: number[] }
   | { kind: 'whole'; value: unknown }
   | { kind: 'patch'; patch: PreparedPatch | null; problems: ParcelProblem[] };
+
+/** Bytes a split job scans before handing back: about as long as parsing and validating one heavy parcel. */
+export const SPLIT_STEP_BYTES = 1024 * 1024;
 
 export function prepareParcels(inputs: readonly unknown[], maxHectares: number, first = 0): Validated {
   const parcels: PreparedParcel[] = [];
@@ -96,11 +103,12 @@ export function runJob(job: Job): JobResult {
       return { kind: 'validated', result: prepareParcels(inputs, job.maxHectares, job.first) };
     }
     case 'split': {
-      const split: SplitBody | null = splitArrayMember(job.bytes, job.key);
-      if (split === null) return runJob({ kind: 'whole', bytes: job.bytes, keep: true });
-      const envelope = parse(split.envelope);
+      const step = splitStep(job.bytes, job.key, job.progress, SPLIT_STEP_BYTES);
+      if (step.kind === 'refused') return runJob({ kind: 'whole', bytes: job.bytes, keep: true });
+      if (step.kind === 'more') return { kind: 'split-more', progress: step.progress, items: step.items.flat() };
+      const envelope = parse(step.split.envelope);
       if (!envelope.ok) return { kind: 'malformed' };
-      return { kind: 'split', envelope: envelope.value as Record<string, unknown>, items: split.items.flat() };
+      return { kind: 'split', envelope: envelope.value as Record<string, unknown>, items: step.split.items.flat() };
     }
     case 'whole': {
       let text = decodeRange(job.bytes, 0, job.bytes.length);

@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { availableParallelism } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { prepareParcels, RawJson, ValidationPool } from './validation-pool.ts';
 import { configFromEnv } from './config.ts';
 
@@ -89,7 +90,8 @@ describe('ValidationPool results', () => {
   it('gives the same for a large body read and validated on the workers, and refuses one that is not JSON', async () => {
     await fc.assert(fc.asyncProperty(fc.array(parcel, { minLength: 1, maxLength: 8 }), fc.boolean(), async (inputs, broken) => {
       let text = JSON.stringify({ farm: { id: 1 }, parcels: inputs });
-      if (broken) text = text.replace('"geom"', '"geom":');
+      // Broken inside a parcel when there is one, else by a trailing comma in the array.
+      if (broken) text = text.includes('"geom"') ? text.replace('"geom"', '"geom":') : `${text.slice(0, -2)},]}`;
       const run = async () => {
         const b = await two.readBody('org', new RawJson(Buffer.from(text)), 'parcels') as { farm: unknown; parcels: unknown[] };
         expect(b.farm).toEqual({ id: 1 });
@@ -98,6 +100,24 @@ describe('ValidationPool results', () => {
       if (broken) await expect(run()).rejects.toMatchObject({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
       else expect(await run()).toEqual(prepareParcels(inputs, 100));
     }), { numRuns: 20 });
+  });
+});
+
+/** Nice values of this process's threads, from /proc (field 19 of each thread's stat). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+describe.runIf(existsSync('/proc/thread-self'))('worker priority', () => {
+  it('runs the validation workers below the thread that answers requests (nice 10)', async () => {
+    const before = threadNices().filter((n) => n === 10).length;
+    const p = pool(2);
+    await Promise.all([p.validate('a', [roundParcel('x', 10_000)], 100), p.validate('b', [roundParcel('y', 10_000)], 100)]);
+    expect(threadNices().filter((n) => n === 10).length).toBeGreaterThanOrEqual(before + 2);
+    expect(threadNices()[0]).toBe(0); // the main thread
   });
 });
 

@@ -2,13 +2,14 @@ import { Worker } from 'node:worker_threads';
 import { errorCodes } from 'fastify';
 import type { ParcelProblem } from '../core/parcels/validate.ts';
 import { prepareParcels, positionsOf, runJob, type Job, type JobResult, type PreparedPatch, type Validated } from './validation-jobs.ts';
+import type { SplitProgress } from './json-split.ts';
 
 export { prepareParcels };
 export type { PreparedParcel, PreparedPatch, Validated } from './validation-jobs.ts';
 
 /** A request body kept as bytes by the JSON parser (see raw-body.ts): parsed and validated on the pool. */
 export class RawJson {
-  constructor(readonly bytes: Buffer) {}
+  constructor(readonly bytes: Uint8Array) {}
 }
 
 /** A parcel of a large body, still JSON text: bytes [start, end) of the body. */
@@ -91,13 +92,22 @@ export class ValidationPool implements ParcelValidator {
   async readBody(org: string, body: unknown, key: string): Promise<unknown> {
     if (!(body instanceof RawJson)) return body;
     const bytes = this.share(body.bytes);
-    const r = await this.run(org, { kind: 'split', bytes, key });
-    if (r.kind === 'malformed') throw malformedBody();
-    if (r.kind === 'whole') return r.value;
-    if (r.kind !== 'split') throw new Error(`unexpected ${r.kind}`);
     const items: RawParcel[] = [];
-    for (let k = 0; k < r.items.length; k += 2) items.push(new RawParcel(bytes, r.items[k]!, r.items[k + 1]!));
-    return { ...r.envelope, [key]: items };
+    const add = (ranges: number[]) => {
+      for (let k = 0; k < ranges.length; k += 2) items.push(new RawParcel(bytes, ranges[k]!, ranges[k + 1]!));
+    };
+    // In steps of about a parcel's worth each, queued like any other job.
+    for (let r = await this.run(org, { kind: 'split', bytes, key }); ; r = await this.run(org, { kind: 'split', bytes, key, progress: (r as { progress: SplitProgress }).progress })) {
+      if (r.kind === 'malformed') throw malformedBody();
+      if (r.kind === 'whole') return r.value;
+      if (r.kind === 'split-more') {
+        add(r.items);
+        continue;
+      }
+      if (r.kind !== 'split') throw new Error(`unexpected ${r.kind}`);
+      add(r.items);
+      return { ...r.envelope, [key]: items };
+    }
   }
 
   async checkSyntax(org: string, body: unknown): Promise<void> {
@@ -161,9 +171,9 @@ export class ValidationPool implements ParcelValidator {
     return jobs;
   }
 
-  /** Workers read a large body in place: shared memory, copied once, never cloned per job. */
-  private share(bytes: Buffer): Uint8Array {
-    if (this.size === 0) return bytes;
+  /** Workers read a large body in place: shared memory (as raw-body.ts reads it), never cloned per job. */
+  private share(bytes: Uint8Array): Uint8Array {
+    if (this.size === 0 || bytes.buffer instanceof SharedArrayBuffer) return bytes;
     const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
     shared.set(bytes);
     return shared;

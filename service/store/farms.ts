@@ -8,7 +8,7 @@ import { FARM_VISIBLE, requireAccount, scopeParams, type Scope } from './scope.t
 import { activeAccount } from './accounts.ts';
 import { insertParcels, invalidParcels, limitFor, visibleFarm } from './parcels.ts';
 import { syntaxFirst, type ParcelValidator, type Validated } from '../validation-pool.ts';
-import { parcelFeatureJson } from './parcel-json.ts';
+import type { ParcelRow } from './parcel-json.ts';
 import type { Farm } from '../../core/schemas/farms.ts';
 
 const FARM_STATS = `SELECT f.id, f.name, f.account_id AS account, f.created, f.modified,
@@ -48,7 +48,7 @@ export async function validateFarmParcels(db: Db, scope: Scope, body: FarmInput,
  * POST /api/farms/: the farm and its parcels are created together or not at all. The parcels are validated here
  * unless `validated` (validateFarmParcels) is given; the checks run again either way (time may have passed).
  */
-export function createFarm(db: Db, scope: Scope, body: FarmInput, validated?: Validated): { farm: Farm; parcelsJson: string } {
+export function createFarm(db: Db, scope: Scope, body: FarmInput, validated?: Validated): { farm: Farm; rows: ParcelRow[] } {
   const { accountId, name, inputs } = farmRequest(db, scope, body);
   const { parcels, problems } = validated ?? validateParcels(inputs, { maxHectares: limitFor(db, accountId) });
   if (problems.length) throw invalidParcels(problems);
@@ -61,7 +61,7 @@ export function createFarm(db: Db, scope: Scope, body: FarmInput, validated?: Va
       id, name, account: accountId, created: t, modified: t,
       parcel_count: rows.length, hectares: rows.reduce((s, r) => s + r.hectares, 0),
     };
-    return { farm, parcelsJson: `[${rows.map(parcelFeatureJson).join(',')}]` };
+    return { farm, rows };
   })();
 }
 

@@ -1,5 +1,6 @@
 // Parcels are stored with their geometry and metadata as JSON text, and listings are assembled as strings:
 // a 10,000-parcel farm would otherwise be parsed and re-serialized on every GET.
+import { Readable } from 'node:stream';
 
 export interface ParcelRow {
   id: number;
@@ -29,6 +30,30 @@ export function parcelFeatureJson(r: ParcelRow): string {
 
 export function featureArrayJson(rows: readonly ParcelRow[]): string {
   return `[${rows.map(parcelFeatureJson).join(',')}]`;
+}
+
+/** Past this much geometry a response is streamed (see featureArrayBody). */
+const STREAM_GEOMETRY_CHARS = 1024 * 1024;
+
+/**
+ * `prefix` + the features + `suffix`: a string, or for large geometries (50 parcels at the vertex cap make 20 MB)
+ * a stream built feature by feature. Building and writing 20 MB at once held the
+ * request thread, and with it every other organization's requests, for a few hundred milliseconds.
+ */
+export function featureArrayBody(rows: readonly ParcelRow[], prefix = '[', suffix = ']'): string | Readable {
+  let size = 0;
+  for (const r of rows) size += r.geometry.length;
+  if (size <= STREAM_GEOMETRY_CHARS) return `${prefix}${rows.map(parcelFeatureJson).join(',')}${suffix}`;
+  return Readable.from((async function* features() {
+    yield prefix;
+    for (let i = 0; i < rows.length; i++) {
+      // One feature per turn of the event loop: a socket on the same host takes megabytes at once, and would
+      // otherwise have the whole body built in one go.
+      await new Promise((resolve) => setImmediate(resolve));
+      yield Buffer.from(i === 0 ? parcelFeatureJson(rows[i]!) : `,${parcelFeatureJson(rows[i]!)}`);
+    }
+    yield suffix;
+  })(), { objectMode: false });
 }
 
 export function featureCollectionJson(rows: readonly ParcelRow[], count: number, next: string | null): string {

@@ -8,7 +8,8 @@ import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type Pa
 import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedParcel, type PreparedPatch } from '../validation-pool.ts';
 import { preparePatch } from '../validation-jobs.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, featureArrayJson, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import { PARCEL_COLUMNS, featureArrayBody, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import type { Readable } from 'node:stream';
 import { getAccountRow, parcelLimit } from './accounts.ts';
 
 export interface VisibleFarm { id: number; account_id: string; organization_id: string }
@@ -60,7 +61,7 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidPa
 
 const BULK_KEYS = new Set(['farm', 'parcels']);
 
-export type BulkCreateResult = { status: 201; json: string; count: number } | { status: 200; message: string };
+export type BulkCreateResult = { status: 201; json: string | Readable; count: number } | { status: 200; message: string };
 
 /** POST /api/parcels/: 1–50 parcels, all or nothing, in request order. */
 export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator: ParcelValidator = inlineValidator, midBatch?: (inserted: number) => void): Promise<BulkCreateResult> {
@@ -74,7 +75,7 @@ export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator:
   if (problems.length) throw invalidParcels(problems);
   // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
   const rows = await groupCommit(db).submit(() => insertParcels(db, visibleFarm(db, scope, request.farmId).id, valid, midBatch));
-  return { status: 201, json: featureArrayJson(rows), count: rows.length };
+  return { status: 201, json: featureArrayBody(rows), count: rows.length };
 }
 
 /** The bulk create's envelope, farm and limit; null when the farm id is missing (the spec's 200 'Missing Farm ID'). */

@@ -26,7 +26,7 @@ export default async function parcels(app: FastifyInstance, { db, validator }: A
   app.post('/api/parcels/', {
     schema: {
       tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
-      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index.",
+      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (BODY_LIMIT_BYTES; else 413 payload_too_large), which 50 parcels at the position limit fit.",
       body: { ...BulkCreateRequest, [CORE_VALIDATED]: true },
       response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [413, 415, 504]),
     },
