@@ -57,6 +57,17 @@ describe('ValidationPool fairness', () => {
     expect(done).toEqual(['A0', 'B0', 'A1', 'B1', 'A2', 'B2', 'A3', 'B3']);
   });
 
+  it("keeps a worker free of one organization's heavy jobs, for the next organization's batch", async () => {
+    const two = pool(2);
+    const done: string[] = [];
+    // Four one-job heavy batches from A: with two workers, only one of them runs at a time.
+    const a = [0, 1, 2, 3].map((k) => two.validate('org-a', [roundParcel(`A${k}`, 10_000)], 100).then(() => done.push(`A${k}`)));
+    const b = two.validate('org-b', [roundParcel('B', 12)], 100).then(() => done.push('B'));
+    await Promise.all([...a, b]);
+    expect(done[0]).toBe('B');
+    expect(done.filter((x) => x !== 'B')).toEqual(['A0', 'A1', 'A2', 'A3']);
+  });
+
   it("keeps one organization's batches in the order they came", async () => {
     const one = pool(1);
     const order: number[] = [];

@@ -23,6 +23,23 @@ export const malformedBody = (): Error => new errorCodes.FST_ERR_CTP_INVALID_JSO
 /** About one parcel at the vertex cap per job, and a whole batch of ordinary parcels in one. */
 const JOB_POSITIONS = 10_000;
 const JOB_BYTES = 256 * 1024;
+/** Jobs from this much work on are long: at most all workers but one run an organization's long jobs. */
+const LONG_POSITIONS = 2_000;
+const LONG_BYTES = 64 * 1024;
+
+function isLong(job: Job): boolean {
+  switch (job.kind) {
+    case 'objects': return job.inputs.reduce<number>((n, p) => n + positionsOf(p), 0) >= LONG_POSITIONS;
+    case 'slices': {
+      let bytes = 0;
+      for (let k = 0; k < job.ranges.length; k += 2) bytes += job.ranges[k + 1]! - job.ranges[k]!;
+      return bytes >= LONG_BYTES;
+    }
+    case 'patch': return job.bytes !== null ? job.bytes.length >= LONG_BYTES : positionsOf({ geom: (job.body as { geom?: unknown } | null)?.geom }) >= LONG_POSITIONS;
+    default: return job.bytes.length >= LONG_BYTES;
+  }
+}
+
 /** Workers lost in a row (none answering in between) after which the pool stops starting threads. */
 const MAX_LOSSES = 3;
 
@@ -44,7 +61,7 @@ export interface ParcelValidator {
   close(): Promise<void>;
 }
 
-interface Queued { job: Job; resolve: (r: JobResult) => void; reject: (e: Error) => void }
+interface Queued { job: Job; resolve: (r: JobResult) => void; reject: (e: Error) => void; long: boolean; org?: string }
 interface Slot { worker: Worker; current: Queued | null }
 
 /**
@@ -66,6 +83,8 @@ export class ValidationPool implements ParcelValidator {
   private readonly lastServed = new Map<string, number>();
   private dispatched = 0;
   private running = 0;
+  /** Long jobs running per organization (see nextOrganization). */
+  private readonly runningLong = new Map<string, number>();
   private closed = false;
   /** Workers lost since one last answered: past a few, threads are not started again and work runs here. */
   private losses = 0;
@@ -181,7 +200,7 @@ export class ValidationPool implements ParcelValidator {
 
   private run(org: string, job: Job): Promise<JobResult> {
     return new Promise<JobResult>((resolve, reject) => {
-      const item: Queued = { job, resolve, reject };
+      const item: Queued = { job, resolve, reject, long: isLong(job) };
       if (this.size === 0 || this.closed || this.losses >= MAX_LOSSES) {
         this.runHere(item);
         return;
@@ -212,6 +231,7 @@ export class ValidationPool implements ParcelValidator {
     }
     while (this.idle.length > 0 && this.queues.size > 0) {
       const org = this.nextOrganization();
+      if (org === '') break;
       const q = this.queues.get(org)!;
       const item = q.shift()!;
       if (q.length === 0) this.queues.delete(org);
@@ -219,17 +239,26 @@ export class ValidationPool implements ParcelValidator {
       this.lastServed.set(org, ++this.dispatched);
       const slot = this.idle.pop()!;
       slot.current = item;
+      item.org = org;
+      if (item.long) this.runningLong.set(org, (this.runningLong.get(org) ?? 0) + 1);
       this.running++;
       slot.worker.postMessage(item.job);
     }
   }
 
-  /** The waiting organization served least, then longest ago (never first), then first to queue. */
+  /**
+   * The waiting organization served least, then longest ago (never first), then first to queue; '' when none may
+   * start its next job: a long one (a parcel at the vertex cap, a step of a large body) only while the
+   * organization has fewer than all workers but one on long jobs, so that another organization's batch finds a
+   * worker free instead of waiting for a heavy job to end. Short jobs may use every worker.
+   */
   private nextOrganization(): string {
     let best = '';
     let bestServed = Infinity;
     let bestLast = Infinity;
+    const share = Math.max(1, this.size - 1);
     for (const org of this.queues.keys()) {
+      if (this.queues.get(org)![0]!.long && (this.runningLong.get(org) ?? 0) >= share) continue;
       const served = this.served.get(org) ?? 0;
       const last = this.lastServed.get(org) ?? -1;
       if (served < bestServed || (served === bestServed && last < bestLast)) {
@@ -242,7 +271,12 @@ export class ValidationPool implements ParcelValidator {
   }
 
   /** A job finished: when nothing is left anywhere, the counts start again (and do not grow without end). */
-  private finished(): void {
+  private finished(item: Queued): void {
+    if (item.long) {
+      const n = (this.runningLong.get(item.org!) ?? 1) - 1;
+      if (n > 0) this.runningLong.set(item.org!, n);
+      else this.runningLong.delete(item.org!);
+    }
     this.running--;
     if (this.running === 0 && this.queues.size === 0) {
       this.served.clear();
@@ -259,7 +293,7 @@ export class ValidationPool implements ParcelValidator {
       const item = slot.current;
       slot.current = null;
       this.idle.push(slot);
-      this.finished();
+      if (item) this.finished(item);
       item?.resolve(r);
       this.dispatch();
     });
@@ -281,7 +315,7 @@ export class ValidationPool implements ParcelValidator {
     const item = slot.current;
     slot.current = null;
     if (item) {
-      this.finished();
+      this.finished(item);
       this.runHere(item);
     }
     if (this.closed) return;
