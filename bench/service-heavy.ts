@@ -41,6 +41,15 @@ const SERVICE_ENV: Record<string, string> = Object.fromEntries(args['service-env
   return [kv.slice(0, i), kv.slice(i + 1)];
 }));
 const RATIO_TARGET: Target = { op: '<=', value: 3 };
+/**
+ * The same script on the code before the O(n log n) sweep and the fair pool (commit 0528dbe; `--part inprocess
+ * --passes 2`, and `--part http --pairs 1 --samples 50` with BODY_LIMIT_BYTES raised to 64 MiB, as the 8 MiB limit
+ * of then refused the heavy bodies). A record of the past, not measured by this run.
+ */
+const BEFORE = [
+  '2026-11-24, commit 0528dbe (x-range sweep, one validation worker, farms and PATCH validated on the request thread), load average 1.3: 50 combs validated in 9,012 ms (the self-intersection check alone 8,548 ms); 50 field boundaries in 447 ms (check alone 66 ms).',
+  '2026-11-24, commit 0528dbe, load average 3.4, one pair of 50 batches: the other organization\'s p99 was 46.8 ms idle and 14,452 ms while heavy batches ran (×308); the farm-creation bodies held the request thread for seconds each.',
+];
 const SHAPES: HeavyShape[] = ['comb', 'field'];
 
 interface InProcess {
@@ -222,7 +231,7 @@ async function main(): Promise<void> {
     metric(`In process: of which the self-intersection check alone, 50 ${r.shape} rings`, best(r.intersect_ms), 'ms'),
   ]);
   const tables: Table[] = [];
-  const notes: string[] = [];
+  const notes: string[] = BEFORE.map((b) => `Before this work: ${b}`);
   if (h) {
     const ratios = h.pairs.map((p) => p.ratio);
     const bad = h.pairs.reduce((n, p) => n + Object.entries(p.loaded_statuses).filter(([s]) => s !== '201').reduce((m, [, c]) => m + c, 0), 0);
