@@ -11,7 +11,9 @@ import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
 import { registerOpenApi } from './openapi.ts';
-import { makeValidator, type ParcelValidator } from './validation-pool.ts';
+import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
+import { registerJsonParser } from './raw-body.ts';
+import { startCheckpointer } from './store/checkpointer.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -48,6 +50,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
   const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
   const ctx: AppContext = { db, config, validator: makeValidator(config.validationWorkers) };
+  // The service's own database checkpoints off the request thread; a store lent by a test keeps SQLite's default.
+  const checkpointer = opts.db ? null : startCheckpointer(db, dbFile(config.dataDir), config.synchronous);
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -73,6 +77,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerErrorHandler(app);
 
   // Ajv would coerce '1e3', '+1' or '0x10' into integers: a path id must be written as plain digits.
@@ -80,6 +85,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     const params = req.params as Record<string, unknown> | undefined;
     const id = params?.id;
     if (typeof id === 'string' && integerId(req.routeOptions.schema) && !/^[1-9][0-9]{0,15}$/.test(id)) {
+      // A body that is not JSON is answered as such first, as when every body was parsed on arrival.
+      if (req.body instanceof RawJson) await ctx.validator.checkSyntax(req.scope.organizationId, req.body);
       throw new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', [
         { path: 'params/id', code: 'type', message: `'${id.slice(0, 40)}' is not a positive integer` },
       ]);
@@ -119,6 +126,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   app.addHook('onClose', async () => {
     await ctx.validator.close();
+    await checkpointer?.close();
     if (!opts.db) db.close();
   });
   return app;

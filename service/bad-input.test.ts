@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { DEFAULT_BODY_LIMIT_BYTES } from './config.ts';
 import {
   asAccount, newAccount, newFarm, newOrg, polygonParcel, startService, storeCounts,
   type Account, type Org, type TestService,
@@ -149,8 +150,8 @@ describe('wrong top-level types → 400', () => {
 });
 
 describe('body size', () => {
-  it('a body over the configured limit (8 MiB) → 413 payload_too_large', async () => {
-    const huge = JSON.stringify({ farm: { id: farmId }, parcels: [{ ...polygonParcel('Huge'), name: 'x'.repeat(9 * 1024 * 1024) }] });
+  it(`a body over the default limit (${DEFAULT_BODY_LIMIT_BYTES / 2 ** 20} MiB) → 413 payload_too_large`, async () => {
+    const huge = JSON.stringify({ farm: { id: farmId }, parcels: [{ ...polygonParcel('Huge'), name: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES + 1024) }] });
     for (const r of bodyRoutes().slice(0, 3)) {
       await refused({ method: r.method, url: r.url, headers: { ...r.headers, ...json }, payload: huge }, 413, 'payload_too_large');
     }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from './errors.ts';
 import { ErrorCode, errorBody } from '../core/errors.ts';
@@ -121,7 +122,7 @@ export function respond(req: FastifyRequest, reply: FastifyReply, status: number
     return reply;
   }
   if (mode === '504-after-commit') throw new ApiError(504, ErrorCode.gatewayTimeout, 'Gateway Time-out');
-  if (typeof payload === 'string') void reply.type('application/json; charset=utf-8');
+  if (typeof payload === 'string' || payload instanceof Readable) void reply.type('application/json; charset=utf-8');
   return reply.code(status).send(payload);
 }
 

@@ -1,102 +1,347 @@
 import { Worker } from 'node:worker_threads';
-import { validateParcels, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
+import { errorCodes } from 'fastify';
+import type { ParcelProblem } from '../core/parcels/validate.ts';
+import { prepareParcels, positionsOf, runJob, type Job, type JobResult, type PreparedPatch, type Validated } from './validation-jobs.ts';
+import type { SplitProgress } from './json-split.ts';
 
-/** A validated parcel with its JSON columns already serialized (by the worker that validated it). */
-export interface PreparedParcel extends Omit<ValidParcel, 'geometry' | 'metadata' | 'center'> {
-  geometryJson: string;
-  metadataJson: string;
+export { prepareParcels };
+export type { PreparedParcel, PreparedPatch, Validated } from './validation-jobs.ts';
+
+/** A request body kept as bytes by the JSON parser (see raw-body.ts): parsed and validated on the pool. */
+export class RawJson {
+  constructor(readonly bytes: Uint8Array) {}
 }
 
-export interface Validated { parcels: PreparedParcel[]; problems: ParcelProblem[] }
-
-export function prepareParcels(inputs: readonly unknown[], maxHectares: number): Validated {
-  const { parcels, problems } = validateParcels(inputs, { maxHectares });
-  if (problems.length) return { parcels: [], problems };
-  return {
-    parcels: parcels.map((p) => ({
-      name: p.name, sourceType: p.sourceType, point: p.point, hectares: p.hectares, bbox: p.bbox,
-      geometryJson: JSON.stringify(p.geometry), metadataJson: JSON.stringify(p.metadata),
-    })),
-    problems,
-  };
+/** A parcel of a large body, still JSON text: bytes [start, end) of the body. */
+export class RawParcel {
+  constructor(readonly bytes: Uint8Array, readonly start: number, readonly end: number) {}
 }
+
+/** The error fastify's JSON parser gives for a body that is not JSON, so it is answered the same way. */
+export const malformedBody = (): Error => new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+
+/** About one parcel at the vertex cap per job, and a whole batch of ordinary parcels in one. */
+const JOB_POSITIONS = 10_000;
+const JOB_BYTES = 256 * 1024;
+/** Jobs from this much work on are long: at most all workers but one run an organization's long jobs. */
+const LONG_POSITIONS = 2_000;
+const LONG_BYTES = 64 * 1024;
+
+function isLong(job: Job): boolean {
+  switch (job.kind) {
+    case 'objects': return job.inputs.reduce<number>((n, p) => n + positionsOf(p), 0) >= LONG_POSITIONS;
+    case 'slices': {
+      let bytes = 0;
+      for (let k = 0; k < job.ranges.length; k += 2) bytes += job.ranges[k + 1]! - job.ranges[k]!;
+      return bytes >= LONG_BYTES;
+    }
+    case 'patch': return job.bytes !== null ? job.bytes.length >= LONG_BYTES : positionsOf({ geom: (job.body as { geom?: unknown } | null)?.geom }) >= LONG_POSITIONS;
+    default: return job.bytes.length >= LONG_BYTES;
+  }
+}
+
+/** Workers lost in a row (none answering in between) after which the pool stops starting threads. */
+const MAX_LOSSES = 3;
 
 export interface ParcelValidator {
-  validate(inputs: readonly unknown[], maxHectares: number): Promise<Validated>;
+  /** Validates parcel inputs (objects, or RawParcels of a large body) for organization `org`. */
+  validate(org: string, inputs: readonly unknown[], maxHectares: number): Promise<Validated>;
+  /**
+   * A body as the route reads it: a RawJson is parsed on the pool, its `key` array left as RawParcels when it can
+   * be split. Throws the malformed-JSON error when it is not JSON.
+   */
+  readBody(org: string, body: unknown, key: string): Promise<unknown>;
+  /**
+   * Throws the malformed-JSON error if what readBody left unparsed is not JSON: a request answers that before any
+   * other error, as it did when bodies were parsed whole on arrival.
+   */
+  checkSyntax(org: string, body: unknown): Promise<void>;
+  /** Validates a PATCH body (parsed, or a RawJson) for a parcel whose account allows `maxHectares`. */
+  validatePatch(org: string, body: unknown, id: number, maxHectares: number): Promise<{ patch: PreparedPatch | null; problems: ParcelProblem[] }>;
   close(): Promise<void>;
 }
 
-/** Validation on the request's own thread (tests, and machines with one core). */
-export const inlineValidator: ParcelValidator = {
-  validate: async (inputs, maxHectares) => prepareParcels(inputs, maxHectares),
-  close: async () => {},
-};
+interface Queued { job: Job; resolve: (r: JobResult) => void; reject: (e: Error) => void; long: boolean; org?: string }
+interface Slot { worker: Worker; current: Queued | null }
 
 /**
- * Geodesic areas and self-intersection checks are most of a bulk create's CPU. Worker threads take them
- * off the thread that owns SQLite, so on two cores validation of one batch overlaps the insert of another.
+ * Geodesic areas, self-intersection checks and the parsing of large bodies run here, off the thread that owns
+ * SQLite and answers requests. Work is cut into jobs of bounded size (about one parcel at the vertex cap, or a
+ * batch of ordinary ones), queued per organization, and each free worker takes the next job of the organization
+ * served least so far (fair queuing): an organization arriving while another's 50 heavy parcels are queued waits
+ * for the jobs already running (one per worker), not for the whole batch; two heavy ones take turns. A newcomer
+ * starts level with the least-served organization waiting, so it cannot claim the turns it missed. With `size` 0
+ * every job runs on the calling thread.
  */
-export class WorkerValidator implements ParcelValidator {
-  private readonly workers: { worker: Worker; busy: number }[] = [];
-  private readonly pending = new Map<number, { resolve: (v: Validated) => void; reject: (e: Error) => void }>();
-  private next = 1;
+export class ValidationPool implements ParcelValidator {
+  private readonly slots: Slot[] = [];
+  private readonly idle: Slot[] = [];
+  /** Queued jobs per organization, organizations in the order they first queued (the last tie-break). */
+  private readonly queues = new Map<string, Queued[]>();
+  /** Jobs each organization had dispatched since the pool was last idle, and when its last one was. */
+  private readonly served = new Map<string, number>();
+  private readonly lastServed = new Map<string, number>();
+  private dispatched = 0;
+  private running = 0;
+  /** Long jobs running per organization (see nextOrganization). */
+  private readonly runningLong = new Map<string, number>();
   private closed = false;
+  /** Workers lost since one last answered: past a few, threads are not started again and work runs here. */
+  private losses = 0;
 
   constructor(private readonly size: number) {
     // Started with the service: the first batch must not wait for a thread to boot.
-    this.start();
+    for (let i = 0; i < size; i++) this.startWorker();
   }
 
-  private start(): void {
-    for (let i = 0; i < this.size; i++) {
-      // The worker is TypeScript like the rest of the service: its .mjs entry loads it through tsx.
-      const worker = new Worker(new URL('./validation-worker.mjs', import.meta.url));
-      const slot = { worker, busy: 0 };
-      worker.on('message', (m: { id: number; result: Validated }) => {
-        slot.busy--;
-        const p = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        p?.resolve(m.result);
-      });
-      // A worker that dies takes its pending batches with it: they are validated inline instead, and the
-      // pool starts afresh on the next batch.
-      worker.on('error', (err) => this.fail(err));
-      worker.on('exit', () => {
-        const i = this.workers.indexOf(slot);
-        if (i >= 0) this.workers.splice(i, 1);
-      });
-      worker.unref();
-      this.workers.push(slot);
+  async validate(org: string, inputs: readonly unknown[], maxHectares: number): Promise<Validated> {
+    const jobs = inputs.some((p) => p instanceof RawParcel)
+      ? this.sliceJobs(inputs as RawParcel[], maxHectares)
+      : this.objectJobs(inputs, maxHectares);
+    const results = await Promise.all(jobs.map((j) => this.run(org, j)));
+    const parts: Validated[] = [];
+    for (const r of results) {
+      if (r.kind === 'malformed') throw malformedBody();
+      if (r.kind === 'validated') parts.push(r.result);
+    }
+    const problems = parts.flatMap((p) => p.problems);
+    return problems.length ? { parcels: [], problems } : { parcels: parts.flatMap((p) => p.parcels), problems };
+  }
+
+  async readBody(org: string, body: unknown, key: string): Promise<unknown> {
+    if (!(body instanceof RawJson)) return body;
+    const bytes = this.share(body.bytes);
+    const items: RawParcel[] = [];
+    const add = (ranges: number[]) => {
+      for (let k = 0; k < ranges.length; k += 2) items.push(new RawParcel(bytes, ranges[k]!, ranges[k + 1]!));
+    };
+    // In steps of about a parcel's worth each, queued like any other job.
+    for (let r = await this.run(org, { kind: 'split', bytes, key }); ; r = await this.run(org, { kind: 'split', bytes, key, progress: (r as { progress: SplitProgress }).progress })) {
+      if (r.kind === 'malformed') throw malformedBody();
+      if (r.kind === 'whole') return r.value;
+      if (r.kind === 'split-more') {
+        add(r.items);
+        continue;
+      }
+      if (r.kind !== 'split') throw new Error(`unexpected ${r.kind}`);
+      add(r.items);
+      return { ...r.envelope, [key]: items };
     }
   }
 
-  private fail(err: Error): void {
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
+  async checkSyntax(org: string, body: unknown): Promise<void> {
+    if (body instanceof RawJson) {
+      const r = await this.run(org, { kind: 'whole', bytes: this.share(body.bytes), keep: false });
+      if (r.kind === 'malformed') throw malformedBody();
+      return;
+    }
+    if (body === null || typeof body !== 'object') return;
+    for (const value of Object.values(body)) {
+      if (!Array.isArray(value) || !value.some((p) => p instanceof RawParcel)) continue;
+      const results = await Promise.all(this.sliceJobs(value as RawParcel[], null).map((j) => this.run(org, j)));
+      if (results.some((r) => r.kind === 'malformed')) throw malformedBody();
+    }
   }
 
-  async validate(inputs: readonly unknown[], maxHectares: number): Promise<Validated> {
-    if (this.closed) return prepareParcels(inputs, maxHectares);
-    if (!this.workers.length) this.start();
-    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    const id = this.next++;
-    slot.busy++;
-    try {
-      return await new Promise<Validated>((resolve, reject) => {
-        this.pending.set(id, { resolve, reject });
-        slot.worker.postMessage({ id, inputs, maxHectares });
-      });
-    } catch {
-      return prepareParcels(inputs, maxHectares);
-    }
+  async validatePatch(org: string, body: unknown, id: number, maxHectares: number): Promise<{ patch: PreparedPatch | null; problems: ParcelProblem[] }> {
+    const raw = body instanceof RawJson;
+    const r = await this.run(org, { kind: 'patch', body: raw ? null : body, bytes: raw ? this.share(body.bytes) : null, id, maxHectares });
+    if (r.kind === 'malformed') throw malformedBody();
+    if (r.kind !== 'patch') throw new Error(`unexpected ${r.kind}`);
+    return { patch: r.patch, problems: r.problems };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.fail(new Error('validation pool closed'));
-    await Promise.all(this.workers.map((w) => w.worker.terminate()));
-    this.workers.length = 0;
+    // Queued work is done here instead: nothing a request waits for is dropped.
+    for (const q of this.queues.values()) for (const item of q) this.runHere(item);
+    this.queues.clear();
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    this.slots.length = 0;
+    this.idle.length = 0;
+  }
+
+  private objectJobs(inputs: readonly unknown[], maxHectares: number): Job[] {
+    const jobs: Job[] = [];
+    for (let first = 0; first < inputs.length;) {
+      let end = first;
+      let weight = 0;
+      while (end < inputs.length && (end === first || weight < JOB_POSITIONS)) weight += positionsOf(inputs[end++]);
+      jobs.push({ kind: 'objects', inputs: inputs.slice(first, end), first, maxHectares });
+      first = end;
+    }
+    return jobs;
+  }
+
+  private sliceJobs(inputs: readonly RawParcel[], maxHectares: number | null): Job[] {
+    const jobs: Job[] = [];
+    for (let first = 0; first < inputs.length;) {
+      const ranges: number[] = [];
+      let end = first;
+      let bytes = 0;
+      while (end < inputs.length && (end === first || bytes < JOB_BYTES)) {
+        const p = inputs[end++]!;
+        ranges.push(p.start, p.end);
+        bytes += p.end - p.start;
+      }
+      jobs.push({ kind: 'slices', bytes: inputs[first]!.bytes, ranges, first, maxHectares });
+      first = end;
+    }
+    return jobs;
+  }
+
+  /** Workers read a large body in place: shared memory (as raw-body.ts reads it), never cloned per job. */
+  private share(bytes: Uint8Array): Uint8Array {
+    if (this.size === 0 || bytes.buffer instanceof SharedArrayBuffer) return bytes;
+    const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+    shared.set(bytes);
+    return shared;
+  }
+
+  private run(org: string, job: Job): Promise<JobResult> {
+    return new Promise<JobResult>((resolve, reject) => {
+      const item: Queued = { job, resolve, reject, long: isLong(job) };
+      if (this.size === 0 || this.closed || this.losses >= MAX_LOSSES) {
+        this.runHere(item);
+        return;
+      }
+      let q = this.queues.get(org);
+      if (!q) {
+        let level = Infinity;
+        for (const other of this.queues.keys()) level = Math.min(level, this.served.get(other) ?? 0);
+        if (level !== Infinity) this.served.set(org, Math.max(this.served.get(org) ?? 0, level));
+        this.queues.set(org, (q = []));
+      }
+      q.push(item);
+      this.dispatch();
+    });
+  }
+
+  private runHere(item: Queued): void {
+    try {
+      item.resolve(runJob(item.job));
+    } catch (err) {
+      item.reject(err as Error);
+    }
+  }
+
+  private dispatch(): void {
+    if (this.slots.length < this.size && this.losses < MAX_LOSSES) {
+      for (let i = this.slots.length; i < this.size; i++) this.startWorker();
+    }
+    while (this.idle.length > 0 && this.queues.size > 0) {
+      const org = this.nextOrganization();
+      if (org === '') break;
+      const q = this.queues.get(org)!;
+      const item = q.shift()!;
+      if (q.length === 0) this.queues.delete(org);
+      this.served.set(org, (this.served.get(org) ?? 0) + 1);
+      this.lastServed.set(org, ++this.dispatched);
+      const slot = this.idle.pop()!;
+      slot.current = item;
+      item.org = org;
+      if (item.long) this.runningLong.set(org, (this.runningLong.get(org) ?? 0) + 1);
+      this.running++;
+      slot.worker.postMessage(item.job);
+    }
+  }
+
+  /**
+   * The waiting organization served least, then longest ago (never first), then first to queue; '' when none may
+   * start its next job: a long one (a parcel at the vertex cap, a step of a large body) only while the
+   * organization has fewer than all workers but one on long jobs, so that another organization's batch finds a
+   * worker free instead of waiting for a heavy job to end. Short jobs may use every worker.
+   */
+  private nextOrganization(): string {
+    let best = '';
+    let bestServed = Infinity;
+    let bestLast = Infinity;
+    const share = Math.max(1, this.size - 1);
+    for (const org of this.queues.keys()) {
+      if (this.queues.get(org)![0]!.long && (this.runningLong.get(org) ?? 0) >= share) continue;
+      const served = this.served.get(org) ?? 0;
+      const last = this.lastServed.get(org) ?? -1;
+      if (served < bestServed || (served === bestServed && last < bestLast)) {
+        best = org;
+        bestServed = served;
+        bestLast = last;
+      }
+    }
+    return best;
+  }
+
+  /** A job finished: when nothing is left anywhere, the counts start again (and do not grow without end). */
+  private finished(item: Queued): void {
+    if (item.long) {
+      const n = (this.runningLong.get(item.org!) ?? 1) - 1;
+      if (n > 0) this.runningLong.set(item.org!, n);
+      else this.runningLong.delete(item.org!);
+    }
+    this.running--;
+    if (this.running === 0 && this.queues.size === 0) {
+      this.served.clear();
+      this.lastServed.clear();
+    }
+  }
+
+  private startWorker(): void {
+    // The worker is TypeScript like the rest of the service: its .mjs entry loads it through tsx.
+    const worker = new Worker(new URL('./validation-worker.mjs', import.meta.url));
+    const slot: Slot = { worker, current: null };
+    worker.on('message', (r: JobResult) => {
+      this.losses = 0;
+      const item = slot.current;
+      slot.current = null;
+      this.idle.push(slot);
+      if (item) this.finished(item);
+      item?.resolve(r);
+      this.dispatch();
+    });
+    // A worker that dies hands its job to this thread; a new one takes its place with the next dispatch.
+    worker.on('error', () => this.lose(slot));
+    worker.on('exit', () => this.lose(slot));
+    worker.unref();
+    this.slots.push(slot);
+    this.idle.push(slot);
+  }
+
+  private lose(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    const j = this.idle.indexOf(slot);
+    if (j >= 0) this.idle.splice(j, 1);
+    this.losses++;
+    const item = slot.current;
+    slot.current = null;
+    if (item) {
+      this.finished(item);
+      this.runHere(item);
+    }
+    if (this.closed) return;
+    if (this.losses >= MAX_LOSSES) {
+      for (const q of this.queues.values()) for (const queued of q) this.runHere(queued);
+      this.queues.clear();
+      return;
+    }
+    this.dispatch();
   }
 }
 
-export const makeValidator = (workers: number): ParcelValidator => (workers > 0 ? new WorkerValidator(workers) : inlineValidator);
+/**
+ * Runs `check` (a request's checks before its parcels are validated); when it throws, a body not yet parsed is
+ * parsed first, so a body that is not JSON is answered as such, as when every body was parsed on arrival.
+ */
+export async function syntaxFirst<T>(validator: ParcelValidator, org: string, body: unknown, check: () => T): Promise<T> {
+  try {
+    return check();
+  } catch (err) {
+    await validator.checkSyntax(org, body);
+    throw err;
+  }
+}
+
+/** Validation on the request's own thread (tests, and VALIDATION_WORKERS=0). */
+export const inlineValidator: ParcelValidator = new ValidationPool(0);
+
+export const makeValidator = (workers: number): ParcelValidator => (workers > 0 ? new ValidationPool(workers) : inlineValidator);

@@ -1,6 +1,9 @@
 import { parentPort } from 'node:worker_threads';
-import { prepareParcels } from './validation-pool.ts';
+import { runJob, type Job } from './validation-jobs.ts';
+import { lowerThisThreadPriority } from './thread-priority.ts';
 
-parentPort!.on('message', (m: { id: number; inputs: unknown[]; maxHectares: number }) => {
-  parentPort!.postMessage({ id: m.id, result: prepareParcels(m.inputs, m.maxHectares) });
+lowerThisThreadPriority();
+
+parentPort!.on('message', (job: Job) => {
+  parentPort!.postMessage(runJob(job));
 });

@@ -7,7 +7,8 @@ import { validateParcels, MAX_PARCELS_PER_REQUEST } from '../../core/parcels/val
 import { FARM_VISIBLE, requireAccount, scopeParams, type Scope } from './scope.ts';
 import { activeAccount } from './accounts.ts';
 import { insertParcels, invalidParcels, limitFor, visibleFarm } from './parcels.ts';
-import { parcelFeatureJson } from './parcel-json.ts';
+import { syntaxFirst, type ParcelValidator, type Validated } from '../validation-pool.ts';
+import type { ParcelRow } from './parcel-json.ts';
 import type { Farm } from '../../core/schemas/farms.ts';
 
 // parcel_count and micro_hectares are kept by triggers (migration 004) in the same transaction as every change of
@@ -25,8 +26,9 @@ function farmName(value: unknown): string {
   return value.trim();
 }
 
-/** POST /api/farms/: the farm and its parcels are created together or not at all. */
-export function createFarm(db: Db, scope: Scope, body: { farm: { name: string }; parcels?: unknown[] }): { farm: Farm; parcelsJson: string } {
+type FarmInput = { farm: { name: string }; parcels?: unknown[] };
+
+function farmRequest(db: Db, scope: Scope, body: FarmInput): { accountId: string; name: string; inputs: unknown[] } {
   const accountId = requireAccount(scope, 'Creating a farm');
   activeAccount(db, scope.organizationId, accountId);
   const name = farmName(body.farm.name);
@@ -34,7 +36,22 @@ export function createFarm(db: Db, scope: Scope, body: { farm: { name: string };
   if (inputs.length > MAX_PARCELS_PER_REQUEST) {
     throw new ApiError(400, ErrorCode.validationFailed, `A farm is created with at most ${MAX_PARCELS_PER_REQUEST} parcels; add more with POST /api/parcels/`);
   }
-  const { parcels, problems } = validateParcels(inputs, { maxHectares: limitFor(db, accountId) });
+  return { accountId, name, inputs };
+}
+
+/** POST /api/farms/ before its write: the checks, then the parcels validated on the pool. */
+export async function validateFarmParcels(db: Db, scope: Scope, body: FarmInput, validator: ParcelValidator): Promise<Validated> {
+  const { accountId, inputs } = await syntaxFirst(validator, scope.organizationId, body, () => farmRequest(db, scope, body));
+  return validator.validate(scope.organizationId, inputs, limitFor(db, accountId));
+}
+
+/**
+ * POST /api/farms/: the farm and its parcels are created together or not at all. The parcels are validated here
+ * unless `validated` (validateFarmParcels) is given; the checks run again either way (time may have passed).
+ */
+export function createFarm(db: Db, scope: Scope, body: FarmInput, validated?: Validated): { farm: Farm; rows: ParcelRow[] } {
+  const { accountId, name, inputs } = farmRequest(db, scope, body);
+  const { parcels, problems } = validated ?? validateParcels(inputs, { maxHectares: limitFor(db, accountId) });
   if (problems.length) throw invalidParcels(problems);
   return db.transaction(() => {
     const t = now();
@@ -43,7 +60,7 @@ export function createFarm(db: Db, scope: Scope, body: { farm: { name: string };
     const rows = insertParcels(db, id, parcels);
     // Read back rather than summed here: the answer is the same number GET /api/farms/{id}/ gives.
     const farm = prep(db, `${FARM_STATS} WHERE f.id = ?`).get(id) as Farm;
-    return { farm, parcelsJson: `[${rows.map(parcelFeatureJson).join(',')}]` };
+    return { farm, rows };
   })();
 }
 

@@ -5,9 +5,11 @@ import { groupCommit } from './group-commit.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
 import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
-import { inlineValidator, type ParcelValidator, type PreparedParcel } from '../validation-pool.ts';
+import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedParcel, type PreparedPatch } from '../validation-pool.ts';
+import { preparePatch } from '../validation-jobs.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, featureArrayJson, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import { PARCEL_COLUMNS, featureArrayBody, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import type { Readable } from 'node:stream';
 import { getAccountRow, parcelLimit } from './accounts.ts';
 
 export interface VisibleFarm { id: number; account_id: string; organization_id: string }
@@ -59,10 +61,25 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidPa
 
 const BULK_KEYS = new Set(['farm', 'parcels']);
 
-export type BulkCreateResult = { status: 201; json: string; count: number } | { status: 200; message: string };
+export type BulkCreateResult = { status: 201; json: string | Readable; count: number } | { status: 200; message: string };
 
 /** POST /api/parcels/: 1–50 parcels, all or nothing, in request order. */
 export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator: ParcelValidator = inlineValidator, midBatch?: (inserted: number) => void): Promise<BulkCreateResult> {
+  const org = scope.organizationId;
+  const request = await syntaxFirst(validator, org, body, () => bulkRequest(db, scope, body));
+  if (request === null) {
+    await validator.checkSyntax(org, body);
+    return { status: 200, message: MISSING_FARM_ID_MESSAGE };
+  }
+  const { parcels: valid, problems } = await validator.validate(org, request.parcels, request.maxHectares);
+  if (problems.length) throw invalidParcels(problems);
+  // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
+  const rows = await groupCommit(db).submit(() => insertParcels(db, visibleFarm(db, scope, request.farmId).id, valid, midBatch));
+  return { status: 201, json: featureArrayBody(rows), count: rows.length };
+}
+
+/** The bulk create's envelope, farm and limit; null when the farm id is missing (the spec's 200 'Missing Farm ID'). */
+function bulkRequest(db: Db, scope: Scope, body: unknown): { farmId: number; parcels: unknown[]; maxHectares: number } | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError(400, ErrorCode.validationFailed, 'The body must be a JSON object with farm and parcels');
   }
@@ -74,7 +91,7 @@ export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator:
   }
   const farm = b.farm;
   if (farm === undefined || farm === null || (typeof farm === 'object' && !Array.isArray(farm) && ((farm as Record<string, unknown>).id ?? null) === null)) {
-    return { status: 200, message: MISSING_FARM_ID_MESSAGE };
+    return null;
   }
   const farmId = typeof farm === 'object' && !Array.isArray(farm) ? (farm as Record<string, unknown>).id : undefined;
   if (typeof farmId !== 'number' || !Number.isSafeInteger(farmId) || farmId < 1) {
@@ -94,11 +111,7 @@ export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator:
     ]);
   }
   const f = visibleFarm(db, scope, farmId);
-  const { parcels: valid, problems } = await validator.validate(parcels, limitFor(db, f.account_id));
-  if (problems.length) throw invalidParcels(problems);
-  // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
-  const rows = await groupCommit(db).submit(() => insertParcels(db, visibleFarm(db, scope, farmId).id, valid, midBatch));
-  return { status: 201, json: featureArrayJson(rows), count: rows.length };
+  return { farmId, parcels, maxHectares: limitFor(db, f.account_id) };
 }
 
 export function parcelRow(db: Db, scope: Scope, id: number): ParcelRow & { account_id: string } {
@@ -110,22 +123,37 @@ export function parcelRow(db: Db, scope: Scope, id: number): ParcelRow & { accou
 
 export const getParcelJson = (db: Db, scope: Scope, id: number): string => parcelFeatureJson(parcelRow(db, scope, id));
 
-/** PATCH replaces the whole metadata object (as the hosted service does); name and geom are revalidated. */
-export function patchParcel(db: Db, scope: Scope, id: number, body: unknown): string {
+export interface CheckedPatch { patch: PreparedPatch | null; problems: ParcelProblem[] }
+
+/**
+ * PATCH /api/parcels/{id}/ before its write: a body with a geometry (or a large one, still bytes) is validated on
+ * the pool; name and metadata alone are cheap and left to patchParcel.
+ */
+export async function checkParcelPatch(db: Db, scope: Scope, id: number, body: unknown, validator: ParcelValidator): Promise<CheckedPatch | undefined> {
+  const r = await syntaxFirst(validator, scope.organizationId, body, () => parcelRow(db, scope, id));
+  const geom = body instanceof RawJson || (typeof body === 'object' && body !== null && (body as Record<string, unknown>).geom !== undefined);
+  return geom ? validator.validatePatch(scope.organizationId, body, id, limitFor(db, r.account_id)) : undefined;
+}
+
+/**
+ * PATCH replaces the whole metadata object (as the hosted service does); name and geom are revalidated, here or,
+ * given `checked`, already by checkParcelPatch (the parcel is then looked up again: it may have gone meanwhile).
+ */
+export function patchParcel(db: Db, scope: Scope, id: number, body: unknown, checked?: CheckedPatch): string {
   return db.transaction(() => {
     const r = parcelRow(db, scope, id);
-    const { patch, problems } = validateParcelPatch(body, id, { maxHectares: limitFor(db, r.account_id) });
+    const { patch, problems } = checked ?? inlinePatch(body, id, limitFor(db, r.account_id));
     if (!patch || problems.length) {
       throw new ApiError(400, ErrorCode.validationFailed, problems[0]?.message ?? 'Invalid patch', problemsToDetails(problems));
     }
     const next: ParcelRow = { ...r, modified: now() };
     if (patch.name !== undefined) next.name = patch.name;
-    if (patch.metadata !== undefined) next.metadata = JSON.stringify(patch.metadata);
+    if (patch.metadataJson !== undefined) next.metadata = patch.metadataJson;
     if (patch.geom) {
       const g = patch.geom;
       next.source_type = g.sourceType;
       next.point = g.point ? JSON.stringify(g.point) : null;
-      next.geometry = JSON.stringify(g.geometry);
+      next.geometry = g.geometryJson;
       next.hectares = g.hectares;
       [next.minx, next.miny, next.maxx, next.maxy] = g.bbox;
       prep(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
@@ -137,6 +165,11 @@ export function patchParcel(db: Db, scope: Scope, id: number, body: unknown): st
     });
     return parcelFeatureJson(next);
   })();
+}
+
+function inlinePatch(body: unknown, id: number, maxHectares: number): CheckedPatch {
+  const { patch, problems } = validateParcelPatch(body, id, { maxHectares });
+  return { patch: patch ? preparePatch(patch) : null, problems };
 }
 
 export function deleteParcel(db: Db, scope: Scope, id: number): void {

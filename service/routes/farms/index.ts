@@ -7,8 +7,10 @@ import { FarmParcelsQuery, ParcelCollection } from '../../../core/schemas/parcel
 import { CORE_VALIDATED } from '../../validation.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
-import { createFarm, deleteFarm, getFarm, listFarms, renameFarm } from '../../store/farms.ts';
+import { createFarm, deleteFarm, getFarm, listFarms, renameFarm, validateFarmParcels } from '../../store/farms.ts';
+import { syntaxFirst } from '../../validation-pool.ts';
 import { farmParcelsStream } from '../../store/farm-listing.ts';
+import { featureArrayBody } from '../../store/parcel-json.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.ts';
 
@@ -26,16 +28,19 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
   return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
 }
 
-export default async function farms(app: FastifyInstance, { db, config }: AppContext): Promise<void> {
+export default async function farms(app: FastifyInstance, { db, config, validator }: AppContext): Promise<void> {
   app.post('/api/farms/', {
     schema: {
       operationId: 'createFarm', security: ANY_CREDENTIAL, tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
+      description: 'Parcels are validated as in POST /api/parcels/. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (BODY_LIMIT_BYTES; else 413 payload_too_large), which 50 parcels at the position limit fit.',
       body: { ...FarmCreateRequest, [CORE_VALIDATED]: true }, response: responses({ 201: FarmCreateResponse }, BODY),
     },
   }, async (req, reply) => {
-    const { farm, parcelsJson } = createFarm(db, req.scope, farmBody(req.body));
-    const json = `${JSON.stringify(farm).slice(0, -1)},"parcels":${parcelsJson}}`;
-    return respond(req, reply, 201, json);
+    const org = req.scope.organizationId;
+    const body = await validator.readBody(org, req.body, 'parcels');
+    const input = await syntaxFirst(validator, org, body, () => farmBody(body));
+    const { farm, rows } = createFarm(db, req.scope, input, await validateFarmParcels(db, req.scope, input, validator));
+    return respond(req, reply, 201, featureArrayBody(rows, `${JSON.stringify(farm).slice(0, -1)},"parcels":[`, ']}'));
   });
 
   app.get('/api/farms/', { schema: { operationId: 'listFarms', security: ANY_CREDENTIAL, tags, summary: 'Farms visible to the caller', response: responses({ 200: Type.Array(Farm) }) } },

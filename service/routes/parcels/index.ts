@@ -6,7 +6,7 @@ import { BulkCreateRequest, ParcelCollection, ParcelFeature, ParcelListQuery, Pa
 import { Crop } from '../../../core/schemas/crops.ts';
 import { PlantCollection } from '../../../core/schemas/plants.ts';
 import { CORE_VALIDATED } from '../../validation.ts';
-import { bulkCreate, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
+import { bulkCreate, checkParcelPatch, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
 import { DEFAULT_PAGE, listParcels, metadataFilters, parseBbox } from '../../store/parcel-list.ts';
 import { featureCollectionJson } from '../../store/parcel-json.ts';
 import { parcelCrops } from '../../store/crops.ts';
@@ -20,13 +20,14 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
   app.post('/api/parcels/', {
     schema: {
       operationId: 'createParcels', security: ANY_CREDENTIAL, tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
-      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index.",
+      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (BODY_LIMIT_BYTES; else 413 payload_too_large), which 50 parcels at the position limit fit.",
       body: { ...BulkCreateRequest, [CORE_VALIDATED]: true },
       response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [404, ...BODY]),
     },
   }, async (req, reply) => {
-    const n = Array.isArray((req.body as { parcels?: unknown })?.parcels) ? (req.body as { parcels: unknown[] }).parcels.length : 0;
-    const result = await bulkCreate(db, req.scope, req.body, validator, midBatchHook(req, n));
+    const body = await validator.readBody(req.scope.organizationId, req.body, 'parcels');
+    const n = Array.isArray((body as { parcels?: unknown })?.parcels) ? (body as { parcels: unknown[] }).parcels.length : 0;
+    const result = await bulkCreate(db, req.scope, body, validator, midBatchHook(req, n));
     return result.status === 201 ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
   });
 
@@ -53,7 +54,11 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
       operationId: 'updateParcel', security: ANY_CREDENTIAL, tags, summary: 'Update name, metadata (replaces the whole object) or geometry; revalidated', params: IdParams,
       body: { ...ParcelPatchRequest, [CORE_VALIDATED]: true }, response: responses({ 200: ParcelFeature }, [404, ...BODY]),
     },
-  }, async (req, reply) => respond(req, reply, 200, patchParcel(db, req.scope, (req.params as IdParams).id, req.body)));
+  }, async (req, reply) => {
+    const id = (req.params as IdParams).id;
+    const checked = await checkParcelPatch(db, req.scope, id, req.body, validator);
+    return respond(req, reply, 200, patchParcel(db, req.scope, id, req.body, checked));
+  });
 
   app.delete('/api/parcels/:id/', {
     schema: { operationId: 'deleteParcel', security: ANY_CREDENTIAL, tags, summary: 'Delete a parcel with its crops and plants', params: IdParams, response: responses({ 204: NoContent }, [404, ...BODY]) },

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes } from 'fastify';
+import { RawJson } from './validation-pool.ts';
+
+/**
+ * From this size on, the bodies of the routes that take parcels are not parsed on arrival: parsing 20 MB of JSON
+ * here, then copying the result to a worker, would hold this thread (and every other organization's requests)
+ * for most of a second. They stay bytes (RawJson) and the validation pool parses them, one parcel per job.
+ */
+export const RAW_BODY_BYTES = 256 * 1024;
+
+const RAW_ROUTES = new Set(['POST /api/parcels/', 'POST /api/farms/', 'PATCH /api/parcels/:id/']);
+
+/**
+ * Replaces fastify's JSON body reader and parser with the same for every body but those, whose bytes go as they
+ * arrive into memory the validation workers share: no single copy of 20 MB (into freshly mapped memory, slow on
+ * a virtual machine) holds the thread. Limits and errors are fastify's own (413 past the route's body limit, 400
+ * when the length differs from Content-Length).
+ */
+export function registerJsonParser(app: FastifyInstance): void {
+  // The service's settings (see app.ts): "__proto__" and "constructor" keys are ordinary keys.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  app.addContentTypeParser('application/json', (req, payload, done) => {
+    readBody(req, payload, (err, bytes) => {
+      if (err) return done(err, undefined);
+      if (bytes!.length >= RAW_BODY_BYTES && rawRoute(req)) return done(null, new RawJson(bytes!));
+      parseJson(req, bytes as unknown as string, done);
+    });
+  });
+}
+
+const rawRoute = (req: FastifyRequest) => RAW_ROUTES.has(`${req.method} ${req.routeOptions.url}`);
+
+function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream & { receivedEncodedLength?: number }, done: (err: Error | null, bytes?: Uint8Array) => void): void {
+  const limit = req.routeOptions.bodyLimit ?? Infinity;
+  const contentLength = Number(req.headers['content-length']);
+  if (contentLength > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  // A large body announced by its length goes straight into shared memory, one chunk at a time.
+  const shared = contentLength >= RAW_BODY_BYTES && rawRoute(req) ? new Uint8Array(new SharedArrayBuffer(contentLength)) : null;
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const stop = () => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onEnd);
+  };
+  function onData(data: Buffer | string): void {
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+    if (shared !== null && received + chunk.length <= shared.length) shared.set(chunk, received);
+    else chunks.push(chunk);
+    received += chunk.length;
+    if (received > limit || (payload.receivedEncodedLength ?? 0) > limit) {
+      stop();
+      done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    }
+  }
+  function onEnd(err?: Error & { statusCode?: number }): void {
+    stop();
+    if (err) {
+      if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+      return done(err);
+    }
+    if (!Number.isNaN(contentLength) && (payload.receivedEncodedLength || received) !== contentLength) {
+      return done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+    }
+    done(null, shared ?? Buffer.concat(chunks, received));
+  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onEnd);
+  payload.resume();
+}
