@@ -6,7 +6,7 @@ import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { validatorCompiler } from './validation.ts';
 import { registerAuthentication } from './route-auth.ts';
-import { clientErrorHandler, registerBaseHeaders } from './headers.ts';
+import { clientErrorHandler, frameworkErrors, registerBaseHeaders } from './headers.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
@@ -68,6 +68,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     return503OnClosing: true,
     forceCloseConnections: true,
     clientErrorHandler,
+    frameworkErrors,
     // "__proto__" and "constructor" are ordinary metadata keys to core/parcels (it copies them with
     // Object.fromEntries), so a batch core calls valid must not be refused as "not valid JSON". JSON.parse
     // only ever defines own properties, and no code here merges request objects into others.

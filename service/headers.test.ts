@@ -90,6 +90,24 @@ describe('API responses', () => {
     expect(JSON.parse(garbled.body)).toMatchObject({ code: 'validation_failed' });
   });
 
+  it("what the router refuses before any route runs (a path that does not percent-decode, an over-long path segment): the service's error format, nosniff, no-store", async () => {
+    const cases: Array<[string, number, string]> = [
+      ['/%ZZ', 400, 'validation_failed'],
+      ['/api/farms/%C0%AE/', 400, 'validation_failed'],
+      [`/api/accounts/${'a'.repeat(300)}/`, 414, 'validation_failed'],
+    ];
+    for (const [target, status, code] of cases) {
+      const res = await rawRequest(port, 'GET', target, asAccount(org, acc));
+      expect(res.status, target).toBe(status);
+      expectPrivate(res.headers, target);
+      expect(res.headers['content-type'], target).toMatch(/^application\/json/);
+      const body = JSON.parse(res.body) as { code: string; message: string; detail: string };
+      expect(body, target).toMatchObject({ code });
+      expect(body.detail, target).toBe(body.message);
+      expect(res.body, target).not.toContain('FST_ERR');
+    }
+  });
+
   it("the gateway's own 504 (written raw) and an auth error on a service with the gateway on", async () => {
     const fault = await svc.app.inject({ method: 'POST', url: '/__faults__', payload: { match: 'GET /api/farms/', mode: 'delay', ms: 1500 } });
     expect(fault.statusCode).toBe(200);

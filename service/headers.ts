@@ -2,7 +2,7 @@
 // of the admin panel add their own (CSP, frame options, referrer policy) on top.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, errorBody } from '../core/errors.ts';
 
 /**
@@ -40,4 +40,17 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
   }
   socket.destroy(err);
+}
+
+/**
+ * Answers what fastify's router refuses before any route, hook or error handler runs (a path that does not
+ * percent-decode, a path segment over maxParamLength) in the service's error format, with the common headers.
+ * Replaces fastify's default, which writes its own body (echoing the path) without them.
+ */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const status = tooLong ? 414 : 400;
+  const message = tooLong ? 'A segment of the URL path is too long' : 'The URL path is not valid percent-encoding';
+  void reply.code(status).headers(BASE_HEADERS).type('application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(ErrorCode.validationFailed, message)));
 }
