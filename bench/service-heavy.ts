@@ -211,7 +211,7 @@ async function http(): Promise<HttpPart> {
       heavy_body_mb: Object.fromEntries(heavyBodies.map((h, i) => [`${SHAPES[Math.floor(i / 2)]} ${h.path}`, r1(h.body.length / 2 ** 20)])),
       small_body_kb: Math.round(small.mean_body_bytes / 1024),
       validation_workers: config.validationWorkers === undefined ? 'n/a' : String(config.validationWorkers),
-      body_limit_bytes: config.bodyLimitBytes,
+      body_limit_bytes: config.parcelBodyLimitBytes,
     };
   } finally {
     await svc.stop();

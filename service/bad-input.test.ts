@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { DEFAULT_BODY_LIMIT_BYTES } from './config.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES } from './config.ts';
 import {
   asAccount, newAccount, newFarm, newOrg, polygonParcel, startService, storeCounts,
   type Account, type Org, type TestService,
@@ -150,10 +150,25 @@ describe('wrong top-level types → 400', () => {
 });
 
 describe('body size', () => {
-  it(`a body over the default limit (${DEFAULT_BODY_LIMIT_BYTES / 2 ** 20} MiB) → 413 payload_too_large`, async () => {
-    const huge = JSON.stringify({ farm: { id: farmId }, parcels: [{ ...polygonParcel('Huge'), name: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES + 1024) }] });
+  it(`a body over the default limits (${DEFAULT_PARCEL_BODY_LIMIT_BYTES / 2 ** 20} MiB on the parcel routes, ${DEFAULT_BODY_LIMIT_BYTES / 2 ** 20} MiB elsewhere) → 413 payload_too_large`, async () => {
+    const huge = JSON.stringify({ farm: { id: farmId }, parcels: [{ ...polygonParcel('Huge'), name: 'x'.repeat(DEFAULT_PARCEL_BODY_LIMIT_BYTES + 1024) }] });
     for (const r of bodyRoutes().slice(0, 3)) {
       await refused({ method: r.method, url: r.url, headers: { ...r.headers, ...json }, payload: huge }, 413, 'payload_too_large');
+    }
+    // A body the parcel routes take is too large for any other route: those are parsed on the request thread.
+    const large = JSON.stringify({ name: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES + 1024) });
+    for (const r of bodyRoutes().slice(3)) {
+      await refused({ method: r.method, url: r.url, headers: { ...r.headers, ...json }, payload: large }, 413, 'payload_too_large');
+    }
+    const fits = await svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: { ...h, ...json }, payload: JSON.stringify({ farm: { id: farmId }, parcels: [{ ...polygonParcel('Long name'), metadata: { note: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) } }] }) });
+    expect(fits.statusCode, fits.body).not.toBe(413);
+  });
+
+  it('a body over the limit sent to a path with no route, or to the admin sign-in, is refused before it is parsed', async () => {
+    const large = JSON.stringify({ name: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES + 1024) });
+    for (const url of ['/nowhere', '/api/nowhere/']) {
+      const res = await svc.app.inject({ method: 'POST', url, headers: json, payload: large });
+      expect(res.statusCode, url).toBe(413);
     }
   });
 

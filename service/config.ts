@@ -21,8 +21,14 @@ export interface ServiceConfig {
   /** Enables POST /__faults__ (tests only). */
   faults: boolean;
   /**
-   * Largest request body, in bytes (413 payload_too_large past it). 32 MiB: 50 parcels at the 10,000-position cap
-   * take about 20 MB as full-precision JSON, about 30 MB with a z.
+   * Largest request body of the routes that take parcels (POST /api/parcels/, POST /api/farms/, PATCH
+   * /api/parcels/{id}/), in bytes (413 payload_too_large past it). 32 MiB: 50 parcels at the 10,000-position cap
+   * take about 20 MB as full-precision JSON, about 30 MB with a z. Those bodies are parsed on the validation workers.
+   */
+  parcelBodyLimitBytes: number;
+  /**
+   * Largest request body of every other route (1 MiB): their bodies are parsed on the thread that answers every
+   * organization, so a 30 MB body sent to any path, with or without credentials, must not hold it for a second.
    */
   bodyLimitBytes: number;
   /** Header naming the connected account when acting with the API key. */
@@ -33,7 +39,8 @@ export interface ServiceConfig {
   logLevel: string;
 }
 
-export const DEFAULT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_PARCEL_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
@@ -61,6 +68,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     gatewayTimeoutMs: int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS'),
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     faults: env.FAULTS === '1',
+    parcelBodyLimitBytes: int(env.PARCEL_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES, 'PARCEL_BODY_LIMIT_BYTES'),
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),
     synchronous: env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',

@@ -76,7 +76,7 @@ describe('API responses', () => {
   });
 
   it('a body over the limit (413), the 404 of an unknown path, and a malformed request line, over a real socket', async () => {
-    const big = await rawRequest(port, 'POST', '/api/farms/', { ...asAccount(org, acc), 'Content-Type': 'application/json' }, `{"farm":{"name":"${'x'.repeat(svc.app.initialConfig.bodyLimit! + 1)}"}}`);
+    const big = await rawRequest(port, 'POST', '/api/farms/', { ...asAccount(org, acc), 'Content-Type': 'application/json' }, `{"farm":{"name":"${'x'.repeat(svc.app.initialConfig.bodyLimit! * 32 + 1)}"}}`);
     expect(big.status).toBe(413);
     expectPrivate(big.headers, '413');
     for (const target of ['/nowhere', '/api/nowhere/', '/%61pi/nowhere/']) {

@@ -39,7 +39,7 @@ function draft07(node: unknown): unknown {
 }
 
 beforeAll(async () => {
-  svc = await startService({ faults: true, bodyLimitBytes: LIMIT });
+  svc = await startService({ faults: true, bodyLimitBytes: LIMIT, parcelBodyLimitBytes: LIMIT });
   doc = (await svc.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
   ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);

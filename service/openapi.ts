@@ -78,7 +78,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   403: "`Account not found` (the account is unknown, another organization's, deactivated or deleted), or an operation the credential may not perform",
   404: 'Not found, or not visible to the caller',
   409: 'Conflict with the current state (a duplicate email or name)',
-  413: 'The body is over the size limit (BODY_LIMIT_BYTES)',
+  413: 'The body is over the size limit (PARCEL_BODY_LIMIT_BYTES, 32 MiB, on the routes that take parcels; BODY_LIMIT_BYTES, 1 MiB, elsewhere)',
   415: 'The body is not application/json',
   504: 'The gateway gave up waiting: the work may still have committed',
 };

@@ -12,7 +12,7 @@ const ErrorRef = Type.Ref(ErrorBody);
 const EVERY_OPERATION = [400, 401, 403, 504];
 
 /**
- * What a POST, PATCH or DELETE can answer about its body: 413 over BODY_LIMIT_BYTES, 415 for any content type but
+ * What a POST, PATCH or DELETE can answer about its body: 413 over the route's body limit (BODY_LIMIT_BYTES, or PARCEL_BODY_LIMIT_BYTES on the parcel routes), 415 for any content type but
  * JSON. fastify reads the body of these methods whether the route expects one or not (a DELETE too).
  */
 export const BODY = [413, 415];

@@ -30,9 +30,10 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
 
 export default async function farms(app: FastifyInstance, { db, config, validator }: AppContext): Promise<void> {
   app.post('/api/farms/', {
+    bodyLimit: config.parcelBodyLimitBytes,
     schema: {
       operationId: 'createFarm', security: ANY_CREDENTIAL, tags, summary: 'Create a farm with up to 50 parcels, atomically (acts for the account in the header or token)',
-      description: 'Parcels are validated as in POST /api/parcels/. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (BODY_LIMIT_BYTES; else 413 payload_too_large), which 50 parcels at the position limit fit.',
+      description: 'Parcels are validated as in POST /api/parcels/. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (PARCEL_BODY_LIMIT_BYTES; else 413 payload_too_large; other routes take at most 1 MiB, BODY_LIMIT_BYTES), which 50 parcels at the position limit fit.',
       body: { ...FarmCreateRequest, [CORE_VALIDATED]: true }, response: responses({ 201: FarmCreateResponse }, BODY),
     },
   }, async (req, reply) => {

@@ -18,9 +18,10 @@ const tags = ['Parcels'];
 
 export default async function parcels(app: FastifyInstance, { db, validator, config }: AppContext): Promise<void> {
   app.post('/api/parcels/', {
+    bodyLimit: config.parcelBodyLimitBytes,
     schema: {
       operationId: 'createParcels', security: ANY_CREDENTIAL, tags, summary: 'Create 1–50 parcels in one farm, atomically. Not idempotent; a 504 may have committed.',
-      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (BODY_LIMIT_BYTES; else 413 payload_too_large), which 50 parcels at the position limit fit.",
+      description: "201 with the created Features in request order. 200 with {message: 'Missing Farm ID'} means nothing was created. 400 names every invalid parcel by index. Limits: at most 50 parcels; at most 10,000 positions per parcel, all rings together (else 400 invalid_parcels with errors[].code too_many_positions); a body of at most 32 MiB by default (PARCEL_BODY_LIMIT_BYTES; else 413 payload_too_large; other routes take at most 1 MiB, BODY_LIMIT_BYTES), which 50 parcels at the position limit fit.",
       body: { ...BulkCreateRequest, [CORE_VALIDATED]: true },
       response: responses({ 201: Type.Array(ParcelFeature), 200: MessageBody }, [404, ...BODY]),
     },
@@ -50,6 +51,7 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
     async (req, reply) => respond(req, reply, 200, getParcelJson(db, req.scope, (req.params as IdParams).id)));
 
   app.patch('/api/parcels/:id/', {
+    bodyLimit: config.parcelBodyLimitBytes,
     schema: {
       operationId: 'updateParcel', security: ANY_CREDENTIAL, tags, summary: 'Update name, metadata (replaces the whole object) or geometry; revalidated', params: IdParams,
       body: { ...ParcelPatchRequest, [CORE_VALIDATED]: true }, response: responses({ 200: ParcelFeature }, [404, ...BODY]),
