@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
 
 /** Every expected failure is an ApiError; the one error handler below turns it into status + body. */
@@ -38,6 +38,38 @@ function fromAjv(err: FastifyError): ApiError {
   return new ApiError(400, ErrorCode.validationFailed, `Invalid ${part}: ${summary}`, errors);
 }
 
+/** How long, and how much more of a refused upload, is read and thrown away so that its sender sees the answer. */
+const LINGER_MS = 5_000;
+const LINGER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A request refused before its body was read (413 on its Content-Length, 415, an auth error): fastify answers with
+ * `Connection: close`, and Node then closes a socket that still has upload bytes in flight, which the kernel turns
+ * into a reset, so a client still sending (curl, fetch) often never reads the 413. Like nginx's lingering close,
+ * the rest of the upload is read and discarded (the connection then stays usable), up to LINGER_MS or LINGER_BYTES,
+ * after which the socket is dropped.
+ */
+function lingerForUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  if (raw.complete || raw.readableEnded) return;
+  void reply.removeHeader('connection');
+  let discarded = 0;
+  const drop = () => raw.socket?.destroy();
+  const timer = setTimeout(drop, LINGER_MS);
+  timer.unref();
+  const done = () => clearTimeout(timer);
+  raw.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) {
+      done();
+      drop();
+    }
+  });
+  raw.once('end', done);
+  raw.once('close', done);
+  raw.resume();
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     let api: ApiError;
@@ -74,6 +106,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       }
     }
     if (api.headers) void reply.headers(api.headers);
+    lingerForUnreadBody(request, reply);
     return reply.code(api.status).send(errorBody(api.code, api.message, api.errors));
   });
 
