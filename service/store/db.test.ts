@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FutureSchemaError, migrate, openDb, type Db } from './db.ts';
@@ -253,6 +253,26 @@ describe('a database from the future', () => {
     db.pragma(`user_version = ${migrations.length + 1}`);
     expect(() => migrate(db)).toThrow(FutureSchemaError);
     expect(objects(db, 'table')).toEqual([]);
+  });
+});
+
+describe('file permissions', () => {
+  const mode = (f: string) => statSync(f).mode & 0o777;
+
+  it('a new database, its WAL and its shared memory file are readable by their owner only; a new data directory too', () => {
+    const file = join(dir, 'new-data', 'service.db');
+    const db = track(openDb(file));
+    db.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
+    expect(mode(join(dir, 'new-data'))).toBe(0o700);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(mode(f), f).toBe(0o600);
+  });
+
+  it('a database found readable by others is narrowed to its owner when opened', () => {
+    const file = join(dir, 'wide.db');
+    track(openDb(file)).close();
+    chmodSync(file, 0o644);
+    track(openDb(file));
+    expect(mode(file)).toBe(0o600);
   });
 });
 

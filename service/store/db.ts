@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations } from './migrations/index.ts';
 
@@ -18,7 +18,7 @@ export interface OpenOptions {
 }
 
 export function openDb(file: string, opts: OpenOptions = {}): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') ownerOnly(file);
   const db = new Database(file);
   try {
     db.pragma('busy_timeout = 5000');
@@ -34,6 +34,26 @@ export function openDb(file: string, opts: OpenOptions = {}): Db {
     throw err;
   }
   return db;
+}
+
+/**
+ * The database holds every organization's data and the secrets that sign account tokens: anyone who can read it
+ * can forge a token. It is created readable by its owner only (a new data directory too), and a file found wider
+ * is narrowed. SQLite gives the -wal and -shm files the database file's permissions.
+ */
+function ownerOnly(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) {
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+    } catch (err) {
+      // Another process created it a moment ago: it is narrowed below like any file found.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
+  }
 }
 
 /** Runs every pending migration in one transaction; a database from the future is refused untouched. */
