@@ -113,6 +113,8 @@ describe('demo credentials', () => {
     r = await restart();
     expect(r.notices).toEqual([expect.stringContaining(`${file} was readable by other users (mode 0644): its API key is revoked`)]);
     expect(activeApiKey(db, exposed.api_key)?.organization_id).toBeUndefined();
+    // The old key could have fetched the embedded map's link: it is rotated too.
+    expect(r.credentials.embedded_url).not.toBe(exposed.embedded_url);
     expect(r.credentials.admin_password).not.toBe(exposed.admin_password);
     expect(await adminLogin(db, exposed.admin_password)).toBe(false);
 

@@ -1,7 +1,7 @@
 import { openDb, type Db } from './store/db.ts';
 import { dbFile, type ServiceConfig } from './config.ts';
 import { createApiKey, createOrganization, findOrganizationByName, listApiKeys, activeApiKey, revokeApiKey } from './store/organizations.ts';
-import { createAccount, embeddedUrl, listAccounts } from './store/accounts.ts';
+import { createAccount, embeddedUrl, listAccounts, rotateAuthId } from './store/accounts.ts';
 import { createFarm, listFarms } from './store/farms.ts';
 import { createCrop } from './store/crops.ts';
 import { importPlants } from './store/plants.ts';
@@ -64,7 +64,9 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
       if (notice) notices.push(notice);
       apiKey ??= createApiKey(db, org, 'demo').api_key;
     }
-    const account = listAccounts(db, org).find((a) => a.account_email === DEMO_EMAIL) ?? createAccount(db, org, DEMO_EMAIL);
+    let account = listAccounts(db, org).find((a) => a.account_email === DEMO_EMAIL) ?? createAccount(db, org, DEMO_EMAIL);
+    // Whoever could read the exposed key could also have fetched the embedded map's link: that link goes too.
+    if (saved.state === 'exposed') account = rotateAuthId(db, org, account.id);
     const scope: Scope = { organizationId: org, accountId: account.id, via: 'api_key' };
     if (account.state === 'active' && listFarms(db, scope).length === 0) loadFarms(db, scope);
     const { token, expiresAt } = await signAccountAccess(db, account.id);
@@ -105,7 +107,7 @@ function keyNotice(db: Db, org: string, file: string, saved: SavedSecrets, fresh
     case 'unreadable':
       return `${file} could not be used (${saved.reason}): new demo credentials are issued and the file is written again.`;
     case 'exposed':
-      return `${file} was readable by other users (mode ${saved.mode}): its API key is revoked, a new key and admin password are issued, and the file is now readable by you only.`;
+      return `${file} was readable by other users (mode ${saved.mode}): its API key is revoked, a new key, admin password and embedded-map link are issued, and the file is now readable by you only.`;
     case 'ok': {
       if (saved.secrets.organization_id !== org) return `The saved demo credentials (${file}) belong to another demo database: new ones are issued.`;
       const revoked = listApiKeys(db, org).find((k) => k.prefix === keyPrefix(saved.secrets.api_key))?.revoked;
