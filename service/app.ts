@@ -4,7 +4,7 @@ import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
-import { validatorCompiler } from './validation.ts';
+import { strictQueries, validatorCompiler } from './validation.ts';
 import { registerAuthentication } from './route-auth.ts';
 import { clientErrorHandler, frameworkErrors, registerBaseHeaders } from './headers.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
@@ -118,6 +118,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (api) => {
     registerGateway(api, config.gatewayTimeoutMs);
     if (faults) injectFaults(api, faults);
+    strictQueries(api);
     await api.register(async (i) => accounts(i, ctx));
     await api.register(async (i) => farms(i, ctx));
     await api.register(async (i) => parcels(i, ctx));
