@@ -4,7 +4,7 @@ import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
-import { validatorCompiler } from './validation.ts';
+import { strictQueries, validatorCompiler } from './validation.ts';
 import { registerAuthentication } from './route-auth.ts';
 import { clientErrorHandler, frameworkErrors, registerBaseHeaders } from './headers.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
@@ -40,6 +40,11 @@ export interface BuildOptions {
   logger?: boolean;
   /** Where log lines go when logger is on (tests capture them); stdout otherwise. */
   logStream?: NodeJS.WritableStream;
+  /**
+   * A validation pool lent by a test (which watches its jobs and closes it); otherwise one of
+   * config.validationWorkers threads, closed with the app.
+   */
+  validator?: ParcelValidator;
 }
 
 /** A route whose `id` path parameter is declared an integer (the account routes' ids are strings). */
@@ -49,7 +54,7 @@ const integerId = (schema: FastifySchema | undefined): boolean =>
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
   const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
-  const ctx: AppContext = { db, config, validator: makeValidator(config.validationWorkers) };
+  const ctx: AppContext = { db, config, validator: opts.validator ?? makeValidator(config.validationWorkers) };
   // The service's own database checkpoints off the request thread; a store lent by a test keeps SQLite's default.
   const checkpointer = opts.db ? null : startCheckpointer(db, dbFile(config.dataDir), config.synchronous);
 
@@ -113,6 +118,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (api) => {
     registerGateway(api, config.gatewayTimeoutMs);
     if (faults) injectFaults(api, faults);
+    strictQueries(api);
     await api.register(async (i) => accounts(i, ctx));
     await api.register(async (i) => farms(i, ctx));
     await api.register(async (i) => parcels(i, ctx));
@@ -126,7 +132,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (i) => landingRoutes(i, ctx));
 
   app.addHook('onClose', async () => {
-    await ctx.validator.close();
+    if (!opts.validator) await ctx.validator.close();
     await checkpointer?.close();
     if (!opts.db) db.close();
   });

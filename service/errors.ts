@@ -26,9 +26,12 @@ function fromAjv(err: FastifyError): ApiError {
   const part = err.validationContext ?? 'body';
   const errors: ErrorDetail[] = (err.validation ?? []).map((v) => {
     const base = v.instancePath.replace(/^\//, '');
-    const extra = v.keyword === 'additionalProperties' ? String((v.params as { additionalProperty?: string }).additionalProperty) : '';
+    let extra = v.keyword === 'additionalProperties' ? String((v.params as { additionalProperty?: string }).additionalProperty) : '';
+    // A query parameter's name is whatever the client wrote in the URL: named, but cut short.
+    if (part === 'querystring' && extra.length > 60) extra = `${extra.slice(0, 60)}…`;
     const path = [part, base, extra].filter(Boolean).join('/');
-    const message = v.keyword === 'additionalProperties' ? `unknown field '${extra}'` : `${path} ${v.message ?? 'is invalid'}`;
+    const unknown = part === 'querystring' ? 'query parameter' : 'field';
+    const message = v.keyword === 'additionalProperties' ? `unknown ${unknown} '${extra}'` : `${path} ${v.message ?? 'is invalid'}`;
     return { path, code: v.keyword === 'additionalProperties' ? 'unknown_field' : v.keyword, message };
   });
   if (part === 'params') {

@@ -9,7 +9,7 @@ import { serviceCli, spawnService, type ServiceProcess } from '../test/helpers/p
 import { polygonParcel } from '../test/helpers/service.ts';
 
 interface Org { organization_id: string; api_key: string }
-interface Res { status: number; headers: Headers; body: unknown; ms: number }
+interface Res { status: number; headers: Headers; body: unknown }
 
 /** Spawned services and temp dirs of this file: whatever a test leaves behind, afterAll removes. */
 const spawned: ServiceProcess[] = [];
@@ -48,7 +48,6 @@ class Client {
   constructor(readonly svc: ServiceProcess) {}
 
   async call(method: string, path: string, body?: unknown): Promise<Res> {
-    const t0 = performance.now();
     const r = await fetch(`${this.svc.url}${path}`, {
       method,
       headers: { ...this.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -58,7 +57,7 @@ class Client {
     const text = await r.text();
     let parsed: unknown = text;
     try { parsed = JSON.parse(text); } catch { /* not JSON */ }
-    return { status: r.status, headers: r.headers, body: parsed, ms: performance.now() - t0 };
+    return { status: r.status, headers: r.headers, body: parsed };
   }
 
   async setUp(org: Org): Promise<void> {
@@ -171,13 +170,14 @@ describe('fault modes on POST /api/parcels/ (FAULTS=1)', () => {
     expect((await c.postBatch(newTag('after-drop'), 1)).status).toBe(201);
   });
 
-  it("'delay': slow, but 201", async () => {
-    await c.fault({ match: 'POST /api/parcels/', mode: 'delay', ms: 700 });
+  // How long the request is held, to the millisecond, is checked on the service's own timers (gateway.test.ts).
+  it("'delay': the delayed request is then answered as usual (201, the batch in the farm)", async () => {
+    await c.fault({ match: 'POST /api/parcels/', mode: 'delay', ms: 300 });
     const tag = newTag('delay');
     const r = await c.postBatch(tag, 2);
     expect(r.status).toBe(201);
-    expect(r.ms).toBeGreaterThanOrEqual(650);
     expect(await c.tagged(tag)).toBe(2);
+    expect(((await c.call('GET', '/__faults__')).body as { faults: unknown[] }).faults).toEqual([]);
   });
 
   it("'error' with status 503 and retry_after: the status, a Retry-After header, nothing created", async () => {
@@ -268,15 +268,14 @@ describe('the gateway (GATEWAY_TIMEOUT_MS=300)', () => {
     await c.setUp(org);
   }, 90_000);
 
-  it('answers 504 at ~300 ms while a slow request goes on and commits', async () => {
+  // That the 504 comes at the limit and before the work commits is checked on the service's own timers
+  // (gateway.test.ts); here, that the real process over real HTTP answers it and still commits.
+  it('answers 504 while a slow request goes on, and the request commits', async () => {
     await c.fault({ match: 'POST /api/parcels/', mode: 'delay', ms: 1000 });
     const tag = newTag('gateway');
     const r = await c.postBatch(tag, 5);
     expect(r.status).toBe(504);
     expect((r.body as { code: string }).code).toBe('gateway_timeout');
-    // Well before the delay ends; generous on a loaded machine.
-    expect(r.ms).toBeGreaterThanOrEqual(250);
-    expect(r.ms).toBeLessThan(900);
     expect(await c.waitTagged(tag, 5)).toBe(5);
   });
 

@@ -73,7 +73,7 @@ function extraParameters(doc: { paths?: Record<string, Record<string, unknown>> 
 
 /** What each error status means on this API (the generator would say 'Default Response'); docs/api.md has the codes. */
 const ERROR_DESCRIPTIONS: Record<string, string> = {
-  400: 'Bad request: malformed JSON, invalid input (`errors[]` says where), a path id that is not a positive integer, or both x-api-key and Authorization',
+  400: 'Bad request: malformed JSON, invalid input, an unknown field or query parameter (`errors[]` says where), a path id that is not a positive integer, or both x-api-key and Authorization',
   401: 'Not authenticated: no credentials, an unknown or revoked API key, or an invalid, expired or revoked token (`Invalid token`)',
   403: "`Account not found` (the account is unknown, another organization's, deactivated or deleted), or an operation the credential may not perform",
   404: 'Not found, or not visible to the caller',

@@ -88,6 +88,12 @@ export class ValidationPool implements ParcelValidator {
   private closed = false;
   /** Workers lost since one last answered: past a few, threads are not started again and work runs here. */
   private losses = 0;
+  /**
+   * Tests only: called when a worker has done a job, whose result is handed back once what it returns settles. A test
+   * holds a request at "validated on a worker, not answered yet" and acts meanwhile, instead of sleeping and hoping
+   * the request got there. Never called for work done on the calling thread.
+   */
+  onWorkerResult: ((job: Job) => Promise<unknown> | void) | null = null;
 
   constructor(private readonly size: number) {
     // Started with the service: the first batch must not wait for a thread to boot.
@@ -294,7 +300,9 @@ export class ValidationPool implements ParcelValidator {
       slot.current = null;
       this.idle.push(slot);
       if (item) this.finished(item);
-      item?.resolve(r);
+      const held = item && this.onWorkerResult?.(item.job);
+      if (held) void held.then(() => item.resolve(r), () => item.resolve(r));
+      else item?.resolve(r);
       this.dispatch();
     });
     // A worker that dies hands its job to this thread; a new one takes its place with the next dispatch.

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { NoQuery } from '../core/schemas/common.ts';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace wraps it.
 type AddFormats = (ajv: Ajv) => Ajv;
@@ -80,4 +81,19 @@ function notPlainInteger(data: unknown, names: readonly string[]): string | null
     }
   }
   return null;
+}
+
+/**
+ * Every route registered in `app`'s scope (the API's) refuses query parameters it does not declare: a route without
+ * a query schema gets NoQuery, and one whose query schema would let an unknown parameter through stops the service
+ * at start-up. An ignored parameter (a misspelt filter) would be answered as if the client had asked for everything.
+ */
+export function strictQueries(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {});
+    if (schema.querystring === undefined) schema.querystring = NoQuery;
+    else if ((schema.querystring as { additionalProperties?: unknown }).additionalProperties !== false) {
+      throw new Error(`${String(route.method)} ${route.url}: its query schema must refuse unknown parameters (additionalProperties: false)`);
+    }
+  });
 }

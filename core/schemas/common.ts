@@ -27,6 +27,21 @@ export const Offset = Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0
 export const Cursor = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Keyset cursor: only rows with an id greater than this' });
 export const Search = Type.String({ maxLength: MAX_SEARCH_LENGTH });
 export const IdParams = Type.Object({ id: IntegerId }, { additionalProperties: false });
+
+/**
+ * The query of an operation that takes no parameter: any is refused (400 validation_failed, errors[].code
+ * unknown_field), as an unknown body field is. A parameter ignored in silence (a misspelt filter, say) would
+ * answer as if the client had asked for everything.
+ */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/**
+ * A `metadata[<key>]=<value>` filter parameter: a non-empty key in brackets (any characters, newlines too).
+ * `metadata[]` names no key and is refused like any unknown parameter, rather than dropped (matching everything).
+ */
+export const METADATA_FILTER_PARAM = '^metadata\\[([\\s\\S]+)\\]$';
+/** The filter parameters of a query schema: text, or several texts when the key is repeated (either value). */
+export const MetadataFilterParams = { [METADATA_FILTER_PARAM]: Type.Union([Type.String(), Type.Array(Type.String())]) };
 export type IdParams = Static<typeof IdParams>;
 
 export const Uuid = Type.String({ format: 'uuid' });

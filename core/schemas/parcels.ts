@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   BBox, Cursor, DateTime, IntegerId, MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES,
-  MAX_METADATA_FILTER_VALUE_LENGTH, Metadata, Nullable, PointGeometry, PolygonGeometry, Position, Search, Uuid,
+  MAX_METADATA_FILTER_VALUE_LENGTH, Metadata, MetadataFilterParams, Nullable, PointGeometry, PolygonGeometry, Position, Search, Uuid,
 } from './common.ts';
 
 // Request shapes are documented here; the service validates parcel inputs with core/parcels/validate.ts,
@@ -77,7 +77,10 @@ export const ParcelListQuery = Type.Object({
   limit: Type.Optional({ ...PageLimit, default: 1000 }),
   after: Type.Optional(Cursor),
 }, {
-  additionalProperties: true,
+  // The metadata filters are the only other parameters (service/store/parcel-list.ts reads them); anything else is
+  // refused, `metadata[]` included.
+  patternProperties: MetadataFilterParams,
+  additionalProperties: false,
   description: `Also metadata[<key>]=<value> filters (AND across keys, either value for a repeated key; spaces in keys written as +): at most ${MAX_METADATA_FILTERS} keys and ${MAX_METADATA_FILTER_VALUES} values, keys up to ${MAX_METADATA_FILTER_KEY_LENGTH} and values up to ${MAX_METADATA_FILTER_VALUE_LENGTH} characters`,
 });
 

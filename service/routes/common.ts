@@ -36,13 +36,14 @@ export const API_KEY_ONLY: Security = [{ apiKey: [] }];
 export const ANY_CREDENTIAL: Security = [{ apiKey: [], serviceAccount: [] }, { apiKey: [] }, { bearer: [] }];
 
 /**
- * The `metadata[<key>]=<value>` filters, for the document only (the query schema lets them through as additional
- * properties; store/parcel-list.ts reads them). openapi.ts moves `x-parameters` into the operation's parameters.
+ * The `metadata[<key>]=<value>` filters, for the document only (the query schema accepts them as patternProperties,
+ * which the generator does not turn into parameters; store/parcel-list.ts reads them). openapi.ts moves
+ * `x-parameters` into the operation's parameters.
  */
 export const MetadataFilter = {
   name: 'metadata', in: 'query', required: false, style: 'deepObject', explode: true,
   description: "Parcels whose metadata has these values, e.g. metadata[Supplier+ID]=S-12 ('+' or %20 for a space in the key). " +
-    'Several keys: all must match; the same key twice: either value; values compare as text.',
+    'Several keys: all must match; the same key twice: either value; values compare as text. metadata[] (no key) is refused like any unknown parameter.',
   schema: { type: 'object', additionalProperties: { type: 'string' } },
 };
 

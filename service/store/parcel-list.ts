@@ -3,7 +3,7 @@ import { prep } from './prep.ts';
 import { ApiError } from '../errors.ts';
 import { ErrorCode, QueryProblem } from '../../core/errors.ts';
 import {
-  MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH,
+  MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH, METADATA_FILTER_PARAM,
 } from '../../core/schemas/common.ts';
 // Counted in code points, as core/parcels counts the stored keys and values the filters are compared with.
 import { longerThan } from '../../core/parcels/problems.ts';
@@ -28,16 +28,20 @@ export const DEFAULT_PAGE = 1000;
 const META_MATCH = `EXISTS (SELECT 1 FROM json_each(p.metadata) j WHERE j.key = ? AND
   (CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END) IN (SELECT value FROM json_each(?)))`;
 
+/** The parameter names the query schemas accept as filters (ParcelListQuery, the embedded map's). */
+const FILTER = new RegExp(METADATA_FILTER_PARAM);
+
 /**
  * Reads `metadata[<key>]=<value>` pairs out of a parsed query string ('+' in keys is already a space), within the
  * documented maxima: each key is one subquery, and ~950 of them overflowed SQLite's expression depth (a 500
- * reachable through the embedded map with nothing but an auth_id).
+ * reachable through the embedded map with nothing but an auth_id). Any other parameter was refused by the route's
+ * query schema before this runs.
  */
 export function metadataFilters(query: Record<string, unknown>): Map<string, string[]> {
   const out = new Map<string, string[]>();
   let values = 0;
   for (const [k, v] of Object.entries(query)) {
-    const m = /^metadata\[(.+)\]$/s.exec(k);
+    const m = FILTER.exec(k);
     if (!m) continue;
     const key = m[1]!;
     const path = `querystring/${k.length > 60 ? `${k.slice(0, 60)}…` : k}`;

@@ -95,6 +95,13 @@ describe('embedded map', { timeout: 60_000 }, () => {
       await expect.poll(() => page.locator('#status').textContent()).toContain('No parcels match these filters');
     }
     await shot(page, 'embed-no-match');
+    // A misspelt filter, or one without a key, is refused rather than dropped: dropped, it would show every parcel.
+    for (const q of ['&metdata[Supplier+ID]=S-12', '&metadata[]=S-12']) {
+      const res = await page.goto(`${url}${q}`);
+      expect(res!.status(), q).toBe(400);
+      expect(await page.locator('h1').textContent()).toBe('Map link not understood');
+      expect(await page.evaluate(() => typeof window.__furrowEmbed)).toBe('undefined');
+    }
     // The data route directly: the literal form and the encoded one (as the page sends it) mean the same.
     expect(await dataNames('&metadata[Supplier+ID]=S-12')).toEqual(s12);
     expect(await dataNames('&metadata%5BSupplier%20ID%5D=S-12&metadata%5Bcertification%5D=organic')).toEqual(both);

@@ -16,11 +16,11 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Partial<ServiceConfig> = {}, log: Pick<BuildOptions, 'logger' | 'logStream'> = {}): Promise<TestService> {
+export async function startService(config: Partial<ServiceConfig> = {}, build: Pick<BuildOptions, 'logger' | 'logStream' | 'validator'> = {}): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'furrow-svc-'));
   const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
   const app = await buildApp({
-    db, ...log,
+    db, ...build,
     config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', embedUrl: 'http://127.0.0.1:8080/embed', gatewayTimeoutMs: 0, faults: false, validationWorkers: 0, ...config },
   });
   return {

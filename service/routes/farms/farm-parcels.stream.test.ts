@@ -3,7 +3,7 @@
 // timer never cuts a started stream into invalid JSON, and a client that stops reading or goes away releases the
 // snapshot (which otherwise keeps the WAL from being checkpointed).
 import { request, type IncomingMessage } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   asAccount, newAccount, newFarm, newOrg, pointParcel, polygonParcel, startHttpService, type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
@@ -11,6 +11,7 @@ import { validateParcels } from '../../../core/parcels/validate.ts';
 import { insertParcels } from '../../store/parcels.ts';
 import type { ServiceConfig } from '../../config.ts';
 import { CHUNK_BYTES } from '../../store/farm-listing.ts';
+import { turn, until } from '../../../test/helpers/event-loop.ts';
 
 let svc: TestService & { base: string };
 let org: Org;
@@ -24,6 +25,7 @@ async function start(config: Partial<ServiceConfig> = {}): Promise<void> {
   h = asAccount(org, acc);
 }
 afterEach(async () => {
+  vi.useRealTimers();
   await svc?.close();
 });
 
@@ -71,6 +73,20 @@ function openListing(path: string): Promise<{ res: IncomingMessage; first: Buffe
         });
         resolve({ res, first, rest });
       });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A whole answer over HTTP (node's client: fetch's own timers would run on a test's fake clock). */
+function get(path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${svc.base}${path}`, { headers: h }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8') }));
+      res.once('error', reject);
     });
     req.on('error', reject);
     req.end();
@@ -137,20 +153,29 @@ describe('GET /api/farms/{id}/parcels/, streamed', () => {
   it('the gateway never cuts a stream that has started: a slow reader past the time limit gets the whole valid body', async () => {
     await start({ gatewayTimeoutMs: 300, faults: true });
     const farmId = bigFarm(30);
+    // The gateway's and the delay fault's timers run on a clock the test moves (the socket's stall timer does not).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const listing = await openListing(`/api/farms/${farmId}/parcels/`);
     expect(listing.res.statusCode).toBe(200);
-    await sleep(800);
+    // Far past the limit with the stream paused: a gateway timer left running would fire here and cut it.
+    await vi.advanceTimersByTimeAsync(1000);
     const body = JSON.parse(await listing.rest()) as { features: unknown[]; count: number };
     expect(body.count).toBe(30);
     expect(body.features).toHaveLength(30);
     // Before its first byte a listing still gets the gateway's 504 (the limit covers the start of the answer), and
     // the listing that would have followed opens no snapshot.
-    const fault = await fetch(`${svc.base}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: 'GET /api/farms/*', mode: 'delay', ms: 600 }) });
-    expect(fault.status).toBe(200);
-    const late = await fetch(`${svc.base}/api/farms/${farmId}/parcels/`, { headers: h });
-    expect(late.status).toBe(504);
-    expect(await late.json()).toMatchObject({ code: 'gateway_timeout' });
-    await sleep(500);
+    const fault = await svc.app.inject({ method: 'POST', url: '/__faults__', payload: { match: 'GET /api/farms/*', mode: 'delay', ms: 600 } });
+    expect(fault.statusCode).toBe(200);
+    const late = get(`/api/farms/${farmId}/parcels/`);
+    await until(() => vi.getTimerCount() === 2, 'the listing timed by the gateway and held by the delay');
+    await vi.advanceTimersByTimeAsync(300);
+    const answered = await late;
+    expect(answered.status).toBe(504);
+    expect(JSON.parse(answered.body)).toMatchObject({ code: 'gateway_timeout' });
+    // The delay ends: the route runs after the 504, synchronously up to where it would open the snapshot.
+    await vi.advanceTimersByTimeAsync(300);
+    expect(vi.getTimerCount()).toBe(0);
+    await turn();
     expect(walPinned()).toBe(false);
   });
 

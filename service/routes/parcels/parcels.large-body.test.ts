@@ -19,8 +19,8 @@ import { applyAll, mutationArb } from './parcels.property-mutations.ts';
 
 interface Setup { svc: TestService; org: Org; acc: Account; farmId: number; h: Record<string, string> }
 
-async function setUp(validationWorkers: number): Promise<Setup> {
-  const svc = await startService({ validationWorkers });
+async function setUp(validationWorkers: number, validator?: ValidationPool): Promise<Setup> {
+  const svc = await startService({ validationWorkers }, { validator });
   const org = newOrg(svc);
   const acc = await newAccount(svc, org);
   const farmId = (await newFarm(svc, org, acc, 'Large bodies')).id;
@@ -130,13 +130,39 @@ describe.each([0, 2])('large bodies, %i validation workers', (workers) => {
   });
 });
 
+/**
+ * Holds the results of the pool's parcel validations (not the steps splitting a body) until released. `reached`
+ * is 'held' once a worker has validated parcels of the request: it is then mid-validation, on whatever machine;
+ * 'answered' if the request was answered first (its parcels were not validated on a worker).
+ */
+function holdValidation(pool: ValidationPool, request: Promise<unknown>): { reached: Promise<'held' | 'answered'>; release(): void } {
+  let release!: () => void;
+  const released = new Promise<void>((r) => { release = r; });
+  let held!: () => void;
+  const first = new Promise<'held'>((r) => { held = () => r('held'); });
+  pool.onWorkerResult = (job) => {
+    if (job.kind !== 'objects' && job.kind !== 'slices') return;
+    held();
+    return released;
+  };
+  return {
+    reached: Promise.race([first, request.then(() => 'answered' as const)]),
+    release() {
+      pool.onWorkerResult = null;
+      release();
+    },
+  };
+}
+
 describe('50 parcels at the vertex cap', () => {
   let s: Setup;
+  const pool = new ValidationPool(2);
   beforeAll(async () => {
-    s = await setUp(2);
+    s = await setUp(2, pool);
   });
   afterAll(async () => {
     await s.svc.close();
+    await pool.close();
   });
 
   it('fit in the body limit and are created, in one bulk create or with their farm', async () => {
@@ -155,11 +181,14 @@ describe('50 parcels at the vertex cap', () => {
     const payload = JSON.stringify({ farm: { name: 'Heavy farm' }, parcels: capBatch('Heavy') });
     const order: string[] = [];
     const heavy = s.svc.app.inject({ method: 'POST', url: '/api/farms/', headers: s.h, payload }).then((r) => { order.push('farm'); return r; });
-    // Sequencing only (no time is asserted): let the farm request reach its validation.
-    await new Promise((r) => setTimeout(r, 100));
+    const hold = holdValidation(pool, heavy);
+    // The farm's parcels have been validated on a worker and their results are held: the farm request cannot be
+    // answered before the list, however fast the machine.
+    expect(await hold.reached).toBe('held');
     const list = await s.svc.app.inject({ method: 'GET', url: '/api/farms/', headers: s.h });
     order.push('list');
     expect(list.statusCode).toBe(200);
+    hold.release();
     expect((await heavy).statusCode).toBe(201);
     expect(order).toEqual(['list', 'farm']);
   }, 120_000);
@@ -187,9 +216,12 @@ describe('50 parcels at the vertex cap', () => {
     const h2 = { ...asAccount(s.org, acc2), 'content-type': 'application/json' };
     const before = storeCounts(s.svc.db);
     const creating = s.svc.app.inject({ method: 'POST', url: '/api/farms/', headers: h2, payload: JSON.stringify({ farm: { name: 'Late' }, parcels: capBatch('Late').slice(0, 10) }) });
-    await new Promise((r) => setTimeout(r, 50));
+    const hold = holdValidation(pool, creating);
+    // The account is deleted while the request's parcels are on the pool, past the checks made before validating.
+    expect(await hold.reached).toBe('held');
     const gone = await s.svc.app.inject({ method: 'DELETE', url: `/api/accounts/${acc2.id}/`, headers: { 'x-api-key': s.org.api_key } });
     expect(gone.statusCode).toBe(204);
+    hold.release();
     const res = await creating;
     expect(res.statusCode, res.body.slice(0, 200)).toBe(403);
     expect(storeCounts(s.svc.db)).toEqual(before);

@@ -67,12 +67,17 @@ export interface ErrorPage { status: number; title: string; message: string }
 export const MISSING_AUTH: ErrorPage = {
   status: 400, title: 'Map link incomplete', message: 'This map link has no auth_id. Open the embedded_url exactly as it was given to you.',
 };
+/** A link with a parameter besides auth_id and the metadata filters: a misspelt filter must not show every parcel. */
+export const UNKNOWN_PARAMETER: ErrorPage = {
+  status: 400, title: 'Map link not understood',
+  message: 'This map link has a parameter the map does not know. Besides auth_id, a link may only carry metadata[key]=value filters.',
+};
 /** One answer for unknown, revoked (rotated), deactivated and deleted: which of them it is would tell something about an account. */
 export const INVALID_AUTH: ErrorPage = {
   status: 404, title: 'Map link not valid', message: 'This map link is not valid. It may have been revoked; ask for a new link.',
 };
 
-/** Static text only (the two pages above), so no escaping is needed; the CSS is the bundle's, no inline style. */
+/** Static text only (the pages above), so no escaping is needed; the CSS is the bundle's, no inline style. */
 export const errorHtml = (p: ErrorPage): string => `${head(p.title)}
 </head>
 <body class="error-page">

@@ -4,13 +4,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../app.ts';
 import { declareAuth } from '../../route-auth.ts';
 import { ErrorCode, errorBody } from '../../../core/errors.ts';
+import { MetadataFilterParams } from '../../../core/schemas/common.ts';
 import { accountByAuthId, type AccountRow } from '../../store/accounts.ts';
 import { embedBundle, type Asset, type Bundle } from './bundle.ts';
 import { embedParcelsJson, embedPlantsJson } from './data.ts';
-import { INVALID_AUTH, MISSING_AUTH, SHELL_HTML, errorHtml, securityHeaders, type ErrorPage } from './page.ts';
+import { INVALID_AUTH, MISSING_AUTH, SHELL_HTML, UNKNOWN_PARAMETER, errorHtml, securityHeaders, type ErrorPage } from './page.ts';
 
 const gzipAsync = promisify(gzip);
 
@@ -21,6 +23,15 @@ const AUTH_ID = /^[A-Za-z0-9_-]{16,128}$/;
 const COMPRESS_OVER = 32 * 1024;
 
 type Resolved = { account: AccountRow } | { error: ErrorPage };
+
+/**
+ * The queries of the page and its data: the auth_id, and for the parcels the metadata filters of GET /api/parcels/.
+ * Anything else is refused, as by the API: a misspelt filter ignored would show every parcel. Checked after the
+ * auth_id (attachValidation), as the API checks credentials before the request.
+ */
+const FilteredQuery = Type.Object({ auth_id: Type.Optional(Type.String()) }, { patternProperties: MetadataFilterParams, additionalProperties: false });
+const AuthIdQuery = Type.Object({ auth_id: Type.Optional(Type.String()) }, { additionalProperties: false });
+const withQuery = (querystring: typeof FilteredQuery | typeof AuthIdQuery) => ({ schema: { hide: true, querystring }, attachValidation: true });
 
 /** Only the `auth_id` query parameter is looked at, and only against accounts.auth_id of an active account. */
 function resolveAccount(ctx: AppContext, query: unknown): Resolved {
@@ -79,28 +90,31 @@ export default async function embedRoutes(app: FastifyInstance, ctx: AppContext)
   declareAuth(app, 'auth_id');
   const hide = { schema: { hide: true } };
 
-  app.get('/embed/', hide, async (req, reply) => {
+  app.get('/embed/', withQuery(FilteredQuery), async (req, reply) => {
     // The page loads app.js and data/… relative to itself: '/embed' without the slash would resolve them at '/'.
     // The target is the route's own path: nothing of the request line (an absolute-form host, say) goes into it.
     const { pathname, search } = new URL(req.url, 'http://service.invalid');
     if (!pathname.endsWith('/')) return reply.redirect(`${req.routeOptions.url}${search}`, 308);
     const r = resolveAccount(ctx, req.query);
     if ('error' in r) return errorPage(reply, r.error);
+    if (req.validationError) return errorPage(reply, UNKNOWN_PARAMETER);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(SHELL_HTML);
   });
 
   app.get('/embed/app.js', hide, assetRoute((b) => b.js));
   app.get('/embed/app.css', hide, assetRoute((b) => b.css));
 
-  app.get('/embed/data/parcels', hide, async (req, reply) => {
+  app.get('/embed/data/parcels', withQuery(FilteredQuery), async (req, reply) => {
     const r = resolveAccount(ctx, req.query);
     if ('error' in r) return errorJson(reply, r.error);
+    if (req.validationError) throw req.validationError;
     return sendData(req, reply, embedParcelsJson(ctx.db, r.account, req.query as Record<string, unknown>));
   });
 
-  app.get('/embed/data/plants', hide, async (req, reply) => {
+  app.get('/embed/data/plants', withQuery(AuthIdQuery), async (req, reply) => {
     const r = resolveAccount(ctx, req.query);
     if ('error' in r) return errorJson(reply, r.error);
+    if (req.validationError) throw req.validationError;
     return sendData(req, reply, embedPlantsJson(ctx.db, r.account));
   });
 }
