@@ -155,7 +155,7 @@ describe('service CLI', () => {
     expect(ok(['delete-orphan', '--farm', String(farmId)])).toEqual({ deleted: farmId });
     expect(ok(['list-orphans', '--org', org.organization_id])).toEqual([]);
     expect(((await api('GET', '/api/billing/', { 'x-api-key': org.api_key })).json as { total_hectares: number }).total_hectares).toBe(0);
-  });
+  }, 120_000); // five CLI processes, as above
 
   it('reactivate-account restores a deactivated account; purge-account deletes it and frees the email', async () => {
     const headers = { 'x-api-key': org.api_key, 'service-account': acc.id };
