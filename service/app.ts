@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { openDb, type Db } from './store/db.ts';
+import { recordServedUrls } from './store/served-urls.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
@@ -131,6 +132,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
   await app.register(async (i) => landingRoutes(i, ctx));
 
+  // What the admin CLI builds embedded_url from when run on this DATA_DIR without the service's environment.
+  app.addHook('onListen', async () => { recordServedUrls(db, config); });
   app.addHook('onClose', async () => {
     if (!opts.validator) await ctx.validator.close();
     await checkpointer?.close();

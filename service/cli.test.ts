@@ -155,7 +155,7 @@ describe('service CLI', () => {
     expect(ok(['delete-orphan', '--farm', String(farmId)])).toEqual({ deleted: farmId });
     expect(ok(['list-orphans', '--org', org.organization_id])).toEqual([]);
     expect(((await api('GET', '/api/billing/', { 'x-api-key': org.api_key })).json as { total_hectares: number }).total_hectares).toBe(0);
-  });
+  }, 120_000); // five CLI processes, as above
 
   it('reactivate-account restores a deactivated account; purge-account deletes it and frees the email', async () => {
     const headers = { 'x-api-key': org.api_key, 'service-account': acc.id };
@@ -202,4 +202,38 @@ describe('service CLI', () => {
     }
     expect(fails(['unlink-farm', '--farm', '999999'], 1).stderr).toMatch(/^error \(not_found\): Farm 999999 not found\n$/);
   });
+});
+
+describe('the address in embedded_url', () => {
+  it('is the one the service last served with on this DATA_DIR; before any service ran, the default, said on stderr', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'furrow-cli-url-'));
+    let svc: ServiceProcess | undefined;
+    try {
+      const org = (serviceCli(data, ['create-org', '--name', 'Ports']).json as Org).organization_id;
+      const before = serviceCli(data, ['create-account', '--org', org, '--email', 'before@example.com']);
+      expect(before.status).toBe(0);
+      expect((before.json as Acc).embedded_url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/embed\/\?auth_id=/);
+      expect(before.stderr).toBe(`note: embedded_url assumes the service at http://127.0.0.1:8080, the default: the service records its address in ${data} ` +
+        'when it starts, and none has yet. Set PUBLIC_URL (or PORT, or EMBED_URL) to the address clients reach it at, or start the service once.\n');
+
+      // The service on another port: admin commands run without PORT or PUBLIC_URL print links that work.
+      svc = await spawnService(data);
+      const acc = serviceCli(data, ['create-account', '--org', org, '--email', 'after@example.com']);
+      expect([acc.status, acc.stderr]).toEqual([0, '']);
+      const url = (acc.json as Acc).embedded_url;
+      expect(url.startsWith(`${svc.url}/embed/?auth_id=`)).toBe(true);
+      expect((await fetch(url)).status).toBe(200);
+      const listed = serviceCli(data, ['list-accounts', '--org', org]).json as Acc[];
+      expect(listed.map((a) => new URL(a.embedded_url).origin)).toEqual([svc.url, svc.url]);
+      await svc.stop();
+
+      // The environment still wins, and a stopped service's address is still the best one known.
+      const explicit = serviceCli(data, ['rotate-auth-id', '--account', (acc.json as Acc).id], { PUBLIC_URL: 'https://farms.example.com/parcels' });
+      expect((explicit.json as Acc).embedded_url).toMatch(/^https:\/\/farms\.example\.com\/parcels\/embed\/\?auth_id=/);
+      expect((serviceCli(data, ['list-accounts', '--org', org]).json as Acc[]).map((a) => new URL(a.embedded_url).origin)).toEqual([svc.url, svc.url]);
+    } finally {
+      await svc?.stop();
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { openDb, type Db } from './store/db.ts';
-import { configFromEnv, dbFile } from './config.ts';
+import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
+import { servedUrls } from './store/served-urls.ts';
 import { ApiError } from './errors.ts';
 import { createApiKey, createOrganization, getOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
 import {
@@ -49,6 +50,9 @@ const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_
 
 type Opts = Record<string, string | boolean | undefined>;
 
+/** Commands whose output holds an embedded_url. */
+const LINKS = new Set(['create-account', 'list-accounts', 'set-parcel-limit', 'deactivate-account', 'reactivate-account', 'rotate-auth-id']);
+
 function need(opts: Opts, name: string): string {
   const v = opts[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
@@ -68,13 +72,36 @@ function farmOrg(db: Db, id: string): { org: string; id: number } {
   return { org: f.organization_id, id: farmId };
 }
 
+/**
+ * The service's addresses for what admin commands print (embedded_url, the demo's links). The environment when it
+ * names them (PUBLIC_URL, EMBED_URL, HOST or PORT); else what the service last served with on this DATA_DIR (it
+ * records them when it starts listening); else the default, said on stderr with how to change it.
+ */
+function adminUrls(db: Db, config: ServiceConfig, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  if (env.PUBLIC_URL || env.EMBED_URL || env.HOST || env.PORT) return config;
+  const served = servedUrls(db);
+  if (served) return { ...config, publicUrl: served.public_url, embedUrl: served.embed_url };
+  process.stderr.write(`note: embedded_url assumes the service at ${config.publicUrl}, the default: the service records its address in ` +
+    `${config.dataDir} when it starts, and none has yet. Set PUBLIC_URL (or PORT, or EMBED_URL) to the address clients reach it at, or start the service once.\n`);
+  return config;
+}
+
 async function run(command: string, opts: Opts): Promise<unknown> {
-  const config = configFromEnv();
+  let config = configFromEnv();
   if (command === 'serve') {
     await serve();
     return undefined;
   }
   if (command === 'demo') {
+    // demo --serve serves with the environment's addresses (and records them); demo alone prints what clients use.
+    if (!opts.serve) {
+      const db = openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
+      try {
+        config = adminUrls(db, config);
+      } finally {
+        db.close();
+      }
+    }
     const result = await runDemo(config);
     if (opts.serve) {
       process.stderr.write(`${result.banner}\n`);
@@ -85,6 +112,8 @@ async function run(command: string, opts: Opts): Promise<unknown> {
   }
   const db = openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
   try {
+    // Only commands that print an embedded_url need the service's address (and a note when it is a guess).
+    if (LINKS.has(command)) config = adminUrls(db, config);
     switch (command) {
       case 'create-org': return createOrganization(db, need(opts, 'name'));
       case 'create-api-key': return createApiKey(db, need(opts, 'org'), typeof opts.label === 'string' ? opts.label : '');

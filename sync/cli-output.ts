@@ -3,35 +3,64 @@ import type { ProgressEvent } from './progress.ts';
 /** Where the CLI writes: a process stream, or a buffer in tests. */
 export interface OutStream { write(chunk: string): unknown; isTTY?: boolean }
 
-/** A progress bar on a terminal, plain lines (one per phase change or every ~10 %) otherwise. */
-export function progressPrinter(stream: OutStream = process.stderr): { onProgress: (e: ProgressEvent) => void; done: () => void } {
+/** One progress report: what is going on (`label`), how far (`done` of `total`, 0: unknown), and a detail. */
+interface Report { label: string; done: number; total: number; detail: string }
+
+/**
+ * A progress bar on a terminal, plain lines otherwise: one per label change, every ~10 %, or when a report without
+ * a count says something new (a wait and its reason).
+ */
+function reportPrinter(stream: OutStream): { report: (r: Report) => void; done: () => void } {
   const tty = Boolean(stream.isTTY);
   let lastLine = '';
   let lastPct = -1;
-  let lastPhase = '';
+  let lastLabel = '';
+  let lastDetail = '';
   return {
-    onProgress(e) {
-      const label = `${e.account.slice(0, 12)} ${e.phase}`;
-      const kb = e.bytes < 10_240 ? `${e.bytes} B sent` : e.bytes < 10_485_760 ? `${(e.bytes / 1024).toFixed(0)} KB sent` : `${(e.bytes / 1048576).toFixed(1)} MB sent`;
+    report({ label, done, total, detail }) {
       if (tty) {
         const width = 24;
-        const frac = e.total > 0 ? Math.min(1, e.done / e.total) : 0;
-        const bar = e.total > 0 ? `[${'#'.repeat(Math.round(frac * width)).padEnd(width, '.')}] ${e.done}/${e.total}` : '';
-        const line = `${label.padEnd(22)} ${bar} ${kb}${e.message ? ` ${e.message}` : ''}`;
+        const frac = total > 0 ? Math.min(1, done / total) : 0;
+        const bar = total > 0 ? `[${'#'.repeat(Math.round(frac * width)).padEnd(width, '.')}] ${done}/${total}` : '';
+        const line = `${label.padEnd(22)} ${bar} ${detail}`;
         stream.write(`\r${line.padEnd(Math.max(lastLine.length, line.length))}`);
         lastLine = line;
         return;
       }
-      const pct = e.total > 0 ? Math.floor((e.done / e.total) * 10) : -1;
-      if (e.phase !== lastPhase || (pct !== lastPct && pct >= 0)) {
-        stream.write(`${label}${e.total > 0 ? ` ${e.done}/${e.total}` : ''} ${kb}${e.message ? ` — ${e.message}` : ''}\n`);
-        lastPhase = e.phase;
+      const pct = total > 0 ? Math.floor((done / total) * 10) : -1;
+      if (label !== lastLabel || (pct !== lastPct && pct >= 0) || (total === 0 && detail !== lastDetail)) {
+        stream.write(`${label}${total > 0 ? ` ${done}/${total}` : ''}${detail ? ` ${detail}` : ''}\n`);
+        lastLabel = label;
         lastPct = pct;
+        lastDetail = detail;
       }
     },
     done() {
       if (tty && lastLine) stream.write('\n');
       lastLine = '';
     },
+  };
+}
+
+const sent = (bytes: number) => (bytes < 10_240 ? `${bytes} B sent` : bytes < 10_485_760 ? `${(bytes / 1024).toFixed(0)} KB sent` : `${(bytes / 1048576).toFixed(1)} MB sent`);
+
+/** A sync's progress: per account and phase, the bytes sent, and what a wait is for. */
+export function progressPrinter(stream: OutStream = process.stderr): { onProgress: (e: ProgressEvent) => void; done: () => void } {
+  const p = reportPrinter(stream);
+  return {
+    onProgress: (e) => p.report({ label: `${e.account.slice(0, 12)} ${e.phase}`, done: e.done, total: e.total, detail: `${sent(e.bytes)}${e.message ? ` — ${e.message}` : ''}` }),
+    done: p.done,
+  };
+}
+
+/**
+ * An import's progress: parcels read and checked with the service's rules. Never "imported": the whole file is one
+ * transaction, and nothing is imported until it commits (the command's last line says so, or why nothing was).
+ */
+export function importPrinter(stream: OutStream, file: string): { onProgress: (done: number, total: number) => void; done: () => void } {
+  const p = reportPrinter(stream);
+  return {
+    onProgress: (done, total) => p.report({ label: `import ${file}: checked`, done, total, detail: 'parcels' }),
+    done: p.done,
   };
 }

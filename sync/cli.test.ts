@@ -192,7 +192,8 @@ describe('the CLI in-process', () => {
       mirror.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(closed, account);
       const r = await cli(['sync'], { FURROW_MAX_WAIT_MS: '1000' });
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`${account}: could not reach ${closed}: connection refused. 0 changes acknowledged by the service. 1 change still waiting, none lost. Pull not done: could not reach ${closed}: connection refused.`);
+      expect(r.stderr).toMatch(new RegExp(`^${account}: could not reach ${closed}: connection refused \\(\\d attempts?( over \\d+ s)?\\)\\. 0 changes acknowledged by the service\\. ` +
+        '1 change still waiting, none lost\\. Pull not done\\. Run sync again once the service can be reached\\.$', 'm'));
       expect(r.stdout).toBe('');
       // Refused connections sent nothing: the parcel is plainly pending, not uncertain, and nothing is blocked.
       expect(await statusJson()).toMatchObject({ pending: 1, uncertain: 0, in_flight: 0, synced: 3, blocked_accounts: [] });

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
@@ -11,7 +11,7 @@ import { SyncEngine } from './engine.ts';
 import { clientFactory } from './client-factory.ts';
 import { furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
 import { resolveConflict } from './conflicts.ts';
-import { progressPrinter, type OutStream } from './cli-output.ts';
+import { importPrinter, progressPrinter, type OutStream } from './cli-output.ts';
 import { errorMessage, type ServiceClient } from './http.ts';
 import { tokenExpiry } from './tokens.ts';
 import { UsageError, durationsFromEnv, parseHectares, parseWhole } from './cli-args.ts';
@@ -144,12 +144,13 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'import': {
         const file = need(v, 'file', 'The FILE to import');
         const accountId = pickAccount(m, v);
-        const printer = progressPrinter(io.stderr);
-        const r = await importFile(m, file, {
-          accountId, farmName: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']),
-          onProgress: (done, total) => printer.onProgress({ account: accountId, phase: 'parcels', done, total, bytes: 0, message: 'imported' }),
-        });
-        printer.done();
+        const printer = importPrinter(io.stderr, basename(file));
+        let r;
+        try {
+          r = await importFile(m, file, { accountId, farmName: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']), onProgress: printer.onProgress });
+        } finally {
+          printer.done();
+        }
         for (const line of importReportLines(r)) out(line);
         return 0;
       }

@@ -19,6 +19,13 @@ export interface SyncOptions {
   backoffCapMs: number;
   /** Longest a sync run waits for retries and settling before it gives up and reports what is left. */
   maxWaitMs: number;
+  /**
+   * Connection attempts in a row that may fail to connect (refused, host not found, connect timeout…) before the run
+   * gives up on the account: a service that is plainly down is reported in seconds, not after `maxWaitMs`.
+   */
+  connectTries: number;
+  /** Waits between those attempts: base × 2^(n-1) after the n-th failure, at most `backoffCapMs`; equal jitter (half fixed, half random). */
+  connectRetryBaseMs: number;
   /** Parcel batches in flight at once (PUSH_WINDOW by default; 1 sends them one after another). */
   pushWindow: number;
   now: () => number;
@@ -28,7 +35,7 @@ export interface SyncOptions {
 }
 
 export const defaultSyncOptions = (): SyncOptions => ({
-  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, pushWindow: 2,
+  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, connectTries: 4, connectRetryBaseMs: 1000, pushWindow: 2,
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
 });
 
@@ -46,13 +53,41 @@ export interface AccountCtx {
   stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; bytes: number };
   /**
    * Set when a request could not connect, cleared by the next answer: until `until` nothing else is tried (each
-   * try would fail the same way and spend a retry). `failures` (consecutive) is the exponent of the backoff.
+   * try would fail the same way and spend a retry). `failures` counts the attempts that failed in a row (since
+   * `since`); at `connectTries` the run gives up on the account (`gaveUp`): nothing more is tried in this run.
    */
-  unreachable: { until: number; failures: number; reason: string } | null;
+  unreachable: Unreachable | null;
+  /** How far the pull got (null: not begun): what the report says when it stops partway. */
+  pull: PullProgress | null;
   emit(e: Omit<ProgressEvent, 'account'>): void;
 }
 
+/** Where a pull is: reading the farm list, then each farm's parcels (`farmsDone` of `farms`), then the rest in order. */
+export interface PullProgress { stage: 'farm list' | 'farms' | 'crops' | 'crop families' | 'plants'; farmsDone: number; farms: number }
+
+export interface Unreachable { until: number; failures: number; since: number; reason: string; gaveUp: boolean }
+
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** "could not reach URL: connection refused (4 attempts over 6 s)": what the run reports and the progress says. */
+export function unreachableText(ctx: AccountCtx, u: Unreachable): string {
+  const over = u.failures > 1 ? ` over ${Math.max(1, Math.round((ctx.opts.now() - u.since) / 1000))} s` : '';
+  return `could not reach ${ctx.account.service_url}: ${u.reason} (${u.failures} attempt${u.failures === 1 ? '' : 's'}${over})`;
+}
+
+/** Equal jitter between connection attempts: a service restarting gets a few seconds, a dead one is reported soon. */
+function connectRetryMs(ctx: AccountCtx, failures: number): number {
+  const exp = Math.min(ctx.opts.backoffCapMs, ctx.opts.connectRetryBaseMs * 2 ** Math.min(failures - 1, 20));
+  return Math.floor(exp / 2 + ctx.opts.random() * (exp / 2));
+}
+
+/** What a wait is for, in words, for the progress: "could not reach the service (…; attempt 2 of 4 failed), retrying in 2 s". */
+export function waitingMessage(ctx: AccountCtx, why: string, ms: number): string {
+  const u = ctx.unreachable;
+  const next = `retrying in ${Math.max(1, Math.ceil(ms / 1000))} s`;
+  if (u && !u.gaveUp) return `could not reach the service (${u.reason}; attempt ${u.failures} of ${ctx.opts.connectTries} failed), ${next}`;
+  return `${why}, ${next}`;
+}
 
 /** Full jitter: a uniformly random wait up to min(cap, base × 2^attempt). */
 export function backoffMs(ctx: AccountCtx, attempt: number, retryAfterMs: number | null): number {
@@ -134,13 +169,16 @@ export function handleCommon(ctx: AccountCtx, ops: readonly OutboxRow[], res: Ht
 
 /**
  * Sends one request. `ops` is how many outbox ops it carries: counted as sent once the service answers. While the
- * service is unreachable (a connection failed a moment ago) nothing is tried until the backoff has passed.
+ * service is unreachable (a connection failed a moment ago) nothing is tried until the backoff has passed, and
+ * nothing at all once the run gave up on it.
  */
 export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, ops = 0): Promise<HttpResponse | NetworkError> {
-  if (ctx.unreachable && ctx.opts.now() < ctx.unreachable.until) {
-    const { reason } = ctx.unreachable;
-    return new NetworkError(`${method} ${path}: not tried (${reason} a moment ago)`, { sent: false, reason, unreachable: true, notTried: true });
+  if (ctx.unreachable && (ctx.unreachable.gaveUp || ctx.opts.now() < ctx.unreachable.until)) {
+    const { reason, gaveUp } = ctx.unreachable;
+    return new NetworkError(`${method} ${path}: not tried (${reason}${gaveUp ? ', gave up' : ' a moment ago'})`, { sent: false, reason, unreachable: true, notTried: true });
   }
+  // Failures recorded before this request set out: one recorded meanwhile is the same attempt (two batches in flight).
+  const failuresBefore = ctx.unreachable?.failures ?? 0;
   try {
     const res = await ctx.client.send(method, path, body);
     ctx.stats.bytes += res.sentBytes;
@@ -149,10 +187,13 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
     return res;
   } catch (err) {
     if (err instanceof NetworkError) {
-      if (err.unreachable) {
-        // Exponential backoff with full jitter on the consecutive connection failures, within the retry budget.
-        const failures = (ctx.unreachable?.failures ?? 0) + 1;
-        ctx.unreachable = { failures, reason: err.reason, until: ctx.opts.now() + backoffMs(ctx, failures, null) };
+      const u = ctx.unreachable;
+      if (err.unreachable && !(u && u.failures > failuresBefore)) {
+        // Exponential backoff on the consecutive connection failures, within the retry budget, up to connectTries.
+        const failures = (u?.failures ?? 0) + 1;
+        const now = ctx.opts.now();
+        const gaveUp = failures >= ctx.opts.connectTries;
+        ctx.unreachable = { failures, since: u?.since ?? now, reason: err.reason, gaveUp, until: gaveUp ? now : now + connectRetryMs(ctx, failures) };
       }
       return err;
     }
@@ -171,11 +212,14 @@ export async function getJson(ctx: AccountCtx, path: string): Promise<HttpRespon
       if (blocked) throw blocked;
       return res;
     }
-    const why = `GET ${path} keeps failing: ${res instanceof NetworkError ? res.message : errorMessage(res)}`;
+    if (ctx.unreachable?.gaveUp) throw new BudgetExhausted(`GET ${path}: gave up, ${unreachableText(ctx, ctx.unreachable)}`);
+    const failure = res instanceof NetworkError ? res.message : errorMessage(res);
+    const why = `GET ${path} keeps failing: ${failure}`;
     const tried = !(res instanceof NetworkError && res.notTried);
     const wait = ctx.unreachable ? Math.max(0, ctx.unreachable.until - ctx.opts.now()) : backoffMs(ctx, attempt, res instanceof NetworkError ? null : res.retryAfterMs);
     if ((tried && ctx.retriesLeft <= 0) || ctx.opts.now() + wait > ctx.deadline) throw new BudgetExhausted(why);
     if (tried) ctx.retriesLeft--;
+    ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: waitingMessage(ctx, `GET ${path} failed (${failure})`, wait) });
     await ctx.opts.sleep(wait);
   }
 }

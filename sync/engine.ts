@@ -1,15 +1,15 @@
 import type { Mirror } from '../db/mirror.ts';
-import type { AccountRow, OutboxRow } from '../db/types.ts';
+import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
 import { inFlightToUncertain, setOpState } from '../db/outbox.ts';
 import { liveSyncHolder, SYNC_LOCK } from '../db/settings.ts';
 import type { ServiceClient } from './http.ts';
-import { defaultSyncOptions, readyOps, type AccountCtx, type SyncOptions } from './context.ts';
+import { defaultSyncOptions, readyOps, unreachableText, waitingMessage, type AccountCtx, type PullProgress, type SyncOptions } from './context.ts';
 import { AccountBlocked, type BlockedCode } from './blocked.ts';
 import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
 import { pushParcelCreates, pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
 import { pushCropCreates, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
-import { pullAccount } from './pull.ts';
+import { pullAccount, pullStoppedText } from './pull.ts';
 import type { ProgressEvent } from './progress.ts';
 
 export interface AccountReport {
@@ -36,8 +36,13 @@ export interface AccountReport {
   pulled: number;
   /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
   left: number;
-  /** Why a pull that was asked for did not happen or did not finish (null: done, or not asked for). */
+  /**
+   * Why a pull that was asked for did not happen or did not finish (null: done, or not asked for); for one that
+   * stopped partway, where: "stopped after 9 of 15 farms: <reason>".
+   */
   pullNotDone: string | null;
+  /** How far a pull that began and did not finish got (null: not begun, done, or the account blocked). */
+  pullStopped: PullProgress | null;
 }
 
 export interface SyncReport { accounts: AccountReport[] }
@@ -104,7 +109,7 @@ export class SyncEngine {
       const client = this.clientFor(account);
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-        stats, unreachable: null, emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
+        stats, unreachable: null, pull: null, emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
       };
       try {
         if (push) await this.pushAccount(ctx);
@@ -129,14 +134,18 @@ export class SyncEngine {
     const left = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain', 'in_flight')").get(account.id) as { n: number }).n;
     const stuck = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('rejected', 'conflict', 'blocked')").get(account.id) as { n: number }).n;
     const open = (this.db.prepare('SELECT COUNT(*) AS n FROM conflicts WHERE account_id = ? AND resolved IS NULL').get(account.id) as { n: number }).n;
-    const unreachable = ctx?.unreachable ? `could not reach ${account.service_url}: ${ctx.unreachable.reason}` : null;
+    const unreachable = ctx?.unreachable ? unreachableText(ctx, ctx.unreachable) : null;
+    // Pull began: whatever stopped the run stopped the pull, at the point it had reached.
+    const began = ctx?.pull ?? null;
     const pullNotDone = !pull || pulled ? null
       : blocked ? `the account is blocked (${blocked.reason})`
+      : began ? pullStoppedText(began, unreachable ?? error ?? 'stopped')
       : unreachable ?? (error ? (push ? `the run stopped before it (${error})` : error) : 'stopped');
     return {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
       sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, left, pullNotDone,
+      pullStopped: !pull || pulled || blocked ? null : began,
     };
   }
 
@@ -154,8 +163,10 @@ export class SyncEngine {
     const deadline = ctx.deadline;
     for (;;) {
       await this.pushRound(ctx);
-      const open = this.db.prepare("SELECT next_attempt_at FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain') ORDER BY id")
-        .all(ctx.account.id) as { next_attempt_at: string | null }[];
+      // The service could not be reached connectTries times in a row: nothing more is tried in this run.
+      if (ctx.unreachable?.gaveUp) return;
+      const open = this.db.prepare("SELECT state, next_attempt_at, last_error FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain') ORDER BY id")
+        .all(ctx.account.id) as { state: string; next_attempt_at: string | null; last_error: string | null }[];
       if (!open.length) return;
       const ready = open.some((o) => !o.next_attempt_at || Date.parse(o.next_attempt_at) <= this.opts.now());
       // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
@@ -165,9 +176,21 @@ export class SyncEngine {
       if (!later.length) return;
       const next = Math.min(...later.map((o) => Date.parse(o.next_attempt_at!)));
       if (next > deadline) return;
-      ctx.emit({ phase: 'reconcile', done: 0, total: open.length, bytes: ctx.stats.bytes, message: `waiting ${Math.ceil((next - this.opts.now()) / 1000)} s before retrying` });
+      ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: this.waitReason(ctx, later, next) });
       await this.opts.sleep(Math.max(0, next - this.opts.now()));
     }
+  }
+
+  /** Why the run waits until `next`, for the progress: a retry (and of what), or uncertain creates settling. */
+  private waitReason(ctx: AccountCtx, later: readonly { state: string; next_attempt_at: string | null; last_error: string | null }[], next: number): string {
+    const due = later.filter((o) => Date.parse(o.next_attempt_at!) === next);
+    const ms = next - this.opts.now();
+    const uncertain = due.filter((o) => o.state === 'uncertain').length;
+    if (uncertain === due.length && !ctx.unreachable) {
+      return `${uncertain} change${uncertain === 1 ? '' : 's'} of unknown outcome (${due[0]!.last_error ?? 'no answer'}): letting the service settle, checking it again in ${Math.max(1, Math.ceil(ms / 1000))} s`;
+    }
+    const n = due.length - uncertain;
+    return waitingMessage(ctx, `${n} change${n === 1 ? '' : 's'} not sent (${due.find((o) => o.state === 'queued')?.last_error ?? 'not tried yet'})`, ms);
   }
 
   /** Whether another round can send something: guards against spinning on ops whose parents never got ids. */
@@ -199,19 +222,27 @@ export class SyncEngine {
     // An update or delete carries the whole state (or is a delete): sending it again is harmless.
     ctx.db.prepare("UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(ctx.account.id);
 
-    // 2. New work, parents before children.
-    ctx.emit({ phase: 'farms', done: 0, total: 0, bytes: ctx.stats.bytes });
+    // 2. New work, parents before children. A phase is shown only when it has something to send, and none once the
+    // run gave up on reaching the service (each op left is put back in the queue, not tried).
+    if (this.has(ctx, 'create', 'farm', 'parcel')) ctx.emit({ phase: 'farms', done: 0, total: 0, bytes: ctx.stats.bytes });
     await pushFarmCreates(ctx);
     await pushParcelCreates(ctx);
-    ctx.emit({ phase: 'updates', done: 0, total: 0, bytes: ctx.stats.bytes });
+    if (this.has(ctx, 'update', 'farm', 'parcel')) ctx.emit({ phase: 'updates', done: 0, total: 0, bytes: ctx.stats.bytes });
     for (const op of readyOps(ctx, 'farm', 'update')) await pushFarmUpdate(ctx, op);
     for (const op of readyOps(ctx, 'parcel', 'update')) await pushParcelUpdate(ctx, op);
-    ctx.emit({ phase: 'crops', done: 0, total: 0, bytes: ctx.stats.bytes });
+    if (this.has(ctx, 'create', 'crop') || this.has(ctx, 'update', 'crop')) ctx.emit({ phase: 'crops', done: 0, total: 0, bytes: ctx.stats.bytes });
     await pushCropCreates(ctx);
     for (const op of readyOps(ctx, 'crop', 'update')) await pushCropUpdate(ctx, op);
-    ctx.emit({ phase: 'deletes', done: 0, total: 0, bytes: ctx.stats.bytes });
+    if (this.has(ctx, 'delete', 'crop', 'parcel', 'farm')) ctx.emit({ phase: 'deletes', done: 0, total: 0, bytes: ctx.stats.bytes });
     for (const op of readyOps(ctx, 'crop', 'delete')) await pushCropDelete(ctx, op);
     for (const op of readyOps(ctx, 'parcel', 'delete')) await pushParcelDelete(ctx, op);
     for (const op of readyOps(ctx, 'farm', 'delete')) await pushFarmDelete(ctx, op);
+  }
+
+  /** Whether an op of one of these entities is queued and due, for the progress; never once the run gave up on the service. */
+  private has(ctx: AccountCtx, op: OutboxRow['op'], ...entities: Entity[]): boolean {
+    if (ctx.unreachable?.gaveUp) return false;
+    return this.db.prepare(`SELECT 1 FROM outbox WHERE account_id = ? AND state = 'queued' AND op = ? AND entity IN (${entities.map(() => '?').join(', ')})
+      AND (next_attempt_at IS NULL OR next_attempt_at <= ?) LIMIT 1`).get(ctx.account.id, op, ...entities, new Date(this.opts.now()).toISOString()) !== undefined;
   }
 }

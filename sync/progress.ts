@@ -1,7 +1,8 @@
 /** What the CLI and the app render while a sync runs. */
 export interface ProgressEvent {
   account: string;
-  phase: 'reconcile' | 'farms' | 'parcels' | 'updates' | 'crops' | 'deletes' | 'pull' | 'done';
+  /** 'reconcile': settling creates whose outcome is unknown; 'waiting': a pause before a retry or a check, `message` says why. */
+  phase: 'reconcile' | 'farms' | 'parcels' | 'updates' | 'crops' | 'deletes' | 'pull' | 'waiting' | 'done';
   /** Items handled so far in this phase and how many there are (total 0 when unknown). */
   done: number;
   total: number;

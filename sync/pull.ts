@@ -8,7 +8,7 @@ import { ParcelCollection, type ParcelFeature } from '../core/schemas/parcels.ts
 import { Crop, CropFamily } from '../core/schemas/crops.ts';
 import { PlantCollection } from '../core/schemas/plants.ts';
 import { expectShape } from '../core/schemas/check.ts';
-import { getJson, type AccountCtx } from './context.ts';
+import { getJson, type AccountCtx, type PullProgress } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire, parcelColumns, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { jsonEqual, mergeCrop, mergeFarmName, mergeParcel } from './merge.ts';
 import { recordConflict } from './conflicts.ts';
@@ -20,13 +20,29 @@ const now = () => new Date().toISOString();
 /** Ops that mean "the local row holds an edit the service has not seen". */
 const pendingEdit = (ops: ReturnType<typeof openOps>) => ops.find((o) => o.op === 'update' || o.state === 'conflict');
 
+/** Where a pull that began stopped: "after 9 of 15 farms" (those farms are in the mirror, with their parcels); null before the farm list came. */
+export function pullStoppedAt(p: PullProgress): string | null {
+  const farms = `${p.farms} farm${p.farms === 1 ? '' : 's'}`;
+  if (p.stage === 'farm list') return null;
+  return p.stage === 'farms' ? `after ${p.farmsDone} of ${farms}` : `after all ${farms}, at the ${p.stage}`;
+}
+
+/** "stopped after 9 of 15 farms: <reason>"; just the reason when nothing was pulled. */
+export function pullStoppedText(p: PullProgress, reason: string): string {
+  const at = pullStoppedAt(p);
+  return at ? `stopped ${at}: ${reason}` : reason;
+}
+
 /**
  * Brings the service's state into the mirror. Rows with nothing pending take the service's state; rows with
  * a pending edit are merged three-way against their base; overlapping edits and remote deletes of edited
  * rows become conflicts. Nothing local is silently overwritten.
  */
 export async function pullAccount(ctx: AccountCtx): Promise<void> {
+  const progress: PullProgress = { stage: 'farm list', farmsDone: 0, farms: 0 };
+  ctx.pull = progress;
   const farms = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
+  Object.assign(progress, { stage: 'farms', farms: farms.length });
   const seenFarms = new Set<number>();
   let done = 0;
   for (const f of farms) {
@@ -37,14 +53,18 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
       ctx.db.transaction(() => pullParcels(ctx, local, listing.features))();
       ctx.stats.pulled += listing.features.length;
     }
-    ctx.emit({ phase: 'pull', done: ++done, total: farms.length, bytes: ctx.stats.bytes, message: f.name });
+    progress.farmsDone = ++done;
+    ctx.emit({ phase: 'pull', done, total: farms.length, bytes: ctx.stats.bytes, message: f.name });
   }
   ctx.db.transaction(() => {
     const gone = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as FarmRow[];
     for (const farm of gone.filter((g) => !seenFarms.has(g.server_id!))) removedRemotely(ctx, 'farm', farm.local_id, farm.base, JSON.stringify({ name: farm.name }));
   })();
+  progress.stage = 'crops';
   await pullCrops(ctx);
+  progress.stage = 'crop families';
   const families = expectShape(Type.Array(CropFamily), (await getJson(ctx, '/api/crop-families/')).body, 'crop families');
+  progress.stage = 'plants';
   await pullPlants(ctx);
   ctx.db.transaction(() => {
     ctx.db.prepare('DELETE FROM crop_families WHERE account_id = ?').run(ctx.account.id);

@@ -6,6 +6,7 @@ import type { Mirror } from '../db/mirror.ts';
 import type { AccountReport, SyncReport } from './engine.ts';
 import { wayOut } from './blocked.ts';
 import { problemLine, problems } from './status.ts';
+import { pullStoppedAt } from './pull.ts';
 
 export interface RunSummary { out: string[]; err: string[]; exit: number }
 
@@ -16,19 +17,26 @@ export function accountLine(a: AccountReport, mirror?: Mirror): { line: string; 
   const acked = `${plural(a.committed, 'change')} acknowledged by the service`;
   const refused = a.rejected ? `, ${a.rejected} refused` : '';
   const conflicts = a.conflicts ? `, ${plural(a.conflicts, 'conflict')}` : '';
-  const pull = a.pullNotDone ? ` Pull not done: ${a.pullNotDone}.` : a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : '';
+  const pulled = a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : '';
+  // A pull that stopped partway says where ("Pull stopped after 9 of 15 farms: …"), one that never got going why not.
+  const at = a.pullStopped ? pullStoppedAt(a.pullStopped) : null;
+  const pull = !a.pullNotDone ? '' : at ? ` Pull ${a.pullNotDone}.` : ` Pull not done: ${a.pullNotDone}.`;
   const waiting = a.left ? ` ${plural(a.left, 'change')} still waiting, none lost.` : '';
   if (a.blocked) {
     const account = mirror?.read.account(a.account);
     const out = account ? wayOut(a.blockedCode, account) : 'connect the account again';
-    return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}.${pull}`, error: false };
+    return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}${pulled}.${pull}`, error: false };
   }
   if (a.unreachable) {
-    // Plainly: nothing of what is left reached the service.
-    return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}.${waiting}${pull}`, error: true };
+    // Plainly: nothing of what is left reached the service. The reason is said once, first.
+    const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
+    return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}${conflicts}${pulled}.${waiting}${where} Run sync again once the service can be reached.`, error: true };
   }
+  // An error in the pull is the reason the pull line gives; one in the push stopped the run before the pull.
+  if (a.error && a.pullStopped) return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}.${waiting}${pull}`, error: true };
   if (a.error) return { line: `${a.account}: ${acked}${refused}${conflicts} — error: ${a.error}.${waiting}${pull}`, error: true };
-  return { line: `${a.account}: ${acked}${refused}${conflicts}${a.pullNotDone ? '.' : ''}${pull}${a.left ? `.${waiting}` : ''}`, error: false };
+  if (a.pullNotDone) return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}.${waiting}${pull}`, error: false };
+  return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}${a.left ? `.${waiting}` : ''}`, error: false };
 }
 
 export function summarizeRun(r: SyncReport, mirror: Mirror): RunSummary {

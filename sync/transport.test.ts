@@ -3,7 +3,7 @@
 // (the socket closed after it was written, no answer in time) leaves a write uncertain. Real sockets throughout:
 // a closed port, servers that accept and then hang up, the real service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { fakeClock, farmOnService, posts, recordingEngine, refCounts, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
@@ -80,7 +80,8 @@ describe('the engine', () => {
     const bearer = { credentials: (a: { service_url: string }) => ({ mode: 'bearer' as const, tokens: new ServiceTokenProvider(a.service_url, w.apiKey) }) };
     const clock = fakeClock();
     const offline = await recordingEngine(w, [], { ...bearer, sync: { maxWaitMs: 5_000, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
-    expect(offline.accounts[0]).toMatchObject({ sent: 0, committed: 0, blocked: null, unreachable: `could not reach ${closed}: connection refused`, left: 3 });
+    expect(offline.accounts[0]).toMatchObject({ sent: 0, committed: 0, blocked: null, left: 3 });
+    expect(offline.accounts[0]!.unreachable).toMatch(new RegExp(`^could not reach ${closed}: connection refused \\(\\d attempts over \\d+ s\\)$`));
     expect(w.mirror.read.status(acc)).toMatchObject({ pending: 3, uncertain: 0, in_flight: 0, blocked: 0 });
     for (const o of w.mirror.read.outbox(acc)) expect(o).toMatchObject({ state: 'queued', attempts: 0 });
 
@@ -95,22 +96,77 @@ describe('the engine', () => {
     expect(refCounts(await serviceParcels(w, acc, farm.server_id!))).toEqual(new Map(created.map((c) => [c.local_id, 1])));
   });
 
-  it('retries a refused connection with exponential backoff and full jitter, within the retry budget; each try counts once', async () => {
+  it('gives up on a service that refuses every connection after 4 tries, within seconds, whatever the time left; nothing uncertain', async () => {
     const acc = await w.account();
     const local = w.mirror.write.createFarm(acc, 'Backoff');
     w.mirror.write.createParcels(local.local_id, parcelInputs(2, 'backoff'));
-    w.mirror.syncDb.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(`http://127.0.0.1:${await freePort()}`, acc);
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    w.mirror.syncDb.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(closed, acc);
     const log: SentRequest[] = [];
     const clock = fakeClock();
+    const waits: string[] = [];
     const r = await recordingEngine(w, log, {
-      sync: { retryBudget: 5, backoffBaseMs: 100, backoffCapMs: 1_000, maxWaitMs: 3_600_000, random: () => 0.5, now: clock.now, sleep: clock.sleep },
+      sync: { maxWaitMs: 3_600_000, backoffCapMs: 30_000, random: () => 0.5, now: clock.now, sleep: clock.sleep, onProgress: (e) => { if (e.phase === 'waiting') waits.push(e.message!); } },
     }).sync({ accounts: [acc] });
-    // Six tries (the first and five retries), each waiting half (the jitter drawn) of base × 2^failures, capped.
-    expect(log.map((l) => `${l.method} ${l.path} ${l.status}`)).toEqual(Array(6).fill('POST /api/farms/ network'));
-    expect(clock.slept).toEqual([100, 200, 400, 500, 500]);
-    expect(r.accounts[0]).toMatchObject({ sent: 0, committed: 0, error: expect.stringMatching(/retry budget used up/) as unknown, pullNotDone: expect.stringMatching(/connection refused/) as unknown });
-    // Nothing was sent, so nothing is uncertain when the budget runs out.
+    // Four tries (the first and three retries), the waits between them half fixed, half drawn: 1 s, 2 s, 4 s × (0.5 + 0.5 × 0.5).
+    expect(log.map((l) => `${l.method} ${l.path} ${l.status}`)).toEqual(Array(4).fill('POST /api/farms/ network'));
+    expect(clock.slept).toEqual([750, 1500, 3000]);
+    expect(waits).toEqual([1, 2, 3].map((n, i) => `could not reach the service (connection refused; attempt ${n} of 4 failed), retrying in ${[1, 2, 3][i]} s`));
+    expect(r.accounts[0]).toMatchObject({
+      sent: 0, committed: 0, left: 3, unreachable: `could not reach ${closed}: connection refused (4 attempts over 5 s)`, pullNotDone: `could not reach ${closed}: connection refused (4 attempts over 5 s)`,
+    });
+    // The pull was not even tried: the run had given up on the service.
+    expect(log).toHaveLength(4);
+    // Nothing was sent, so nothing is uncertain, and the next run tries at once.
     expect(w.mirror.read.status(acc)).toMatchObject({ pending: 3, uncertain: 0, in_flight: 0 });
+    for (const o of w.mirror.read.outbox(acc)) expect(o).toMatchObject({ state: 'queued', attempts: 0 });
+  });
+
+  it('two batches refused together are one attempt; a service back within the tries gets everything in the same run, exactly once', async () => {
+    const { acc, farm } = await farmOnService(w, 'Restarting');
+    const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(80, 'restart'));
+    // A port that refuses until the third connection attempt, then forwards to the service (as a restarted one would).
+    const port = await freePort();
+    let forwarder: Server | null = null;
+    const gate = async (e: SentRequest, log: readonly SentRequest[]) => {
+      const posts = new Set(log.filter((l) => l.method === 'POST').map((l) => l.time));
+      if (forwarder || e.method !== 'POST' || posts.size < 3) return;
+      forwarder = createServer((s) => {
+        const upstream = connect(w.svc.port, '127.0.0.1');
+        s.on('error', () => {});
+        upstream.on('error', () => {});
+        s.pipe(upstream).pipe(s);
+      });
+      await new Promise<void>((r) => forwarder!.listen(port, '127.0.0.1', r));
+    };
+    w.mirror.syncDb.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(`http://127.0.0.1:${port}`, acc);
+    try {
+      const log: SentRequest[] = [];
+      const clock = fakeClock();
+      const r = await recordingEngine(w, log, { gate, sync: { backoffCapMs: 30_000, random: () => 0.5, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
+      // Two batches (50 + 30) in flight at once, both refused: one failed attempt, one wait. Twice; then both go through.
+      const byTime = new Map<number, string[]>();
+      for (const l of log) byTime.set(l.time, [...(byTime.get(l.time) ?? []), String(l.status)]);
+      expect([...byTime.values()]).toEqual([['network', 'network'], ['network', 'network'], ['201', '201']]);
+      expect(clock.slept).toEqual([750, 1500]);
+      expect(r.accounts[0]).toMatchObject({ synced: true, sent: 80, committed: 80, unreachable: null });
+      expect(refCounts(await serviceParcels(w, acc, farm.server_id!))).toEqual(new Map(created.map((c) => [c.local_id, 1])));
+    } finally {
+      w.mirror.syncDb.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(w.svc.url, acc);
+      await new Promise<void>((r) => (forwarder ? forwarder.close(() => r()) : r()));
+    }
+  });
+
+  it('a service that answers 503 is not "plainly down": retried past 4 tries, within the retry budget', async () => {
+    const { acc, farm } = await farmOnService(w, 'Unavailable');
+    const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(2, 'unavailable'));
+    await w.fault('POST /api/parcels/', 'error', { status: 503, count: 6 });
+    const log: SentRequest[] = [];
+    const clock = fakeClock();
+    const r = await recordingEngine(w, log, { sync: { now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
+    expect(posts(log, '/api/parcels/').map((p) => p.status)).toEqual([503, 503, 503, 503, 503, 503, 201]);
+    expect(r.accounts[0]).toMatchObject({ synced: true, committed: 2, unreachable: null });
+    expect(refCounts(await serviceParcels(w, acc, farm.server_id!))).toEqual(new Map(created.map((c) => [c.local_id, 1])));
   });
 
   it('a create whose connection closed after it was written is uncertain, and not counted as sent; with bearer tokens, a token request cut off leaves it queued', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImportError, IMPORT_CHUNK, importFile } from './index.ts';
+import { REPROJECT } from './errors.ts';
 import { ACCOUNT, featureCollection, pointFeature, polygonFeature, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
 
 let t: TempMirror;
@@ -166,7 +167,12 @@ describe('importFile: GeoJSON', () => {
     const projected = { type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } }, features: [polygonFeature({}, [square(400000, 4100000, 100)])] };
     const e = await expectImportError(importFile(t.mirror, t.file('utm.geojson', JSON.stringify(projected)), opts));
     expect(e.code).toBe('projection');
-    expect(e.message).toMatch(/reproject it to WGS84/);
+    // The same way out as every other projection message: how to reproject, in QGIS or with ogr2ogr.
+    expect(e.message).toBe(`utm.geojson is in EPSG:25830 (its "crs" member says urn:ogc:def:crs:EPSG::25830), not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
+    expect(REPROJECT).toMatch(/QGIS .*ogr2ogr -t_srs EPSG:4326$/);
+    const named = { ...projected, crs: { type: 'name', properties: { name: 'EPSG:3857' } } };
+    expect((await expectImportError(importFile(t.mirror, t.file('webmerc.geojson', JSON.stringify(named)), opts))).message)
+      .toBe(`webmerc.geojson is in EPSG:3857, not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
     const wgs84 = { ...projected, crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } }, features: [polygonFeature({}, [square(-5.9, 37.4)])] };
     expect((await importFile(t.mirror, t.file('crs84.geojson', JSON.stringify(wgs84)), opts)).imported).toBe(1);
   });

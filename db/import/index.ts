@@ -47,7 +47,10 @@ export interface ImportOptions {
   farmName: string;
   /** Import the valid features and report the others, instead of importing nothing. */
   skipInvalid?: boolean;
-  /** Parcels processed (validated, and written when valid) out of all the file's parcels, after each chunk. */
+  /**
+   * Parcels checked (validated, and written when valid) out of all the file's parcels, after each chunk. Nothing is
+   * imported until the whole file's transaction commits: a caller must not show these as imported.
+   */
   onProgress?: (done: number, total: number) => void;
   /**
    * Worker threads for a large GeoJSON file: by default one less than the cores (at most 3), none on one

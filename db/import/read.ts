@@ -2,7 +2,7 @@
 
 import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { ImportError } from './errors.ts';
+import { ImportError, REPROJECT } from './errors.ts';
 import { isFurrowExport } from './furrow-format.ts';
 import { splitFeatureCollection, type SplitCollection } from './geojson-split.ts';
 import { readKml } from './kml.ts';
@@ -126,5 +126,8 @@ function checkCrs(crs: unknown, name: string): void {
   const props = (crs as Record<string, unknown>)['properties'];
   const crsName = typeof props === 'object' && props !== null ? (props as Record<string, unknown>)['name'] : undefined;
   if (typeof crsName !== 'string' || /CRS84$|EPSG:{1,2}4326$/i.test(crsName.trim())) return;
-  throw new ImportError('projection', `${name} is in ${crsName}, not WGS84 longitude/latitude; Furrow cannot reproject: reproject it to WGS84 (EPSG:4326) first`);
+  // "urn:ogc:def:crs:EPSG::25830" is EPSG:25830, the name QGIS and ogr2ogr show.
+  const epsg = /EPSG:{1,2}(\d+)$/i.exec(crsName.trim())?.[1];
+  const which = epsg && crsName.trim() !== `EPSG:${epsg}` ? `EPSG:${epsg} (its "crs" member says ${crsName})` : crsName;
+  throw new ImportError('projection', `${name} is in ${which}, not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
 }
