@@ -40,12 +40,12 @@ const TABLES_001 = [
 ];
 
 describe('migrations', () => {
-  it('there are five, applied in order, taking user_version from 0 to 5', () => {
-    expect(migrations).toHaveLength(5);
+  it('there are six, applied in order, taking user_version from 0 to 6', () => {
+    expect(migrations).toHaveLength(6);
     const db = raw();
     expect(version(db)).toBe(0);
     migrate(db);
-    expect(version(db)).toBe(5);
+    expect(version(db)).toBe(6);
   });
 
   it('001 creates every table, index and trigger, and seeds nothing', () => {
@@ -105,7 +105,7 @@ describe('migrations', () => {
     for (const h of [0.1, 0.2, 12.3456785]) parcel(a, h);
     parcel(b, 99.999999);
     const totals = () => db.prepare('SELECT id, parcel_count, micro_hectares FROM farms ORDER BY id').all();
-    migrate(db);
+    migrate(db, 5);
     expect(version(db)).toBe(5);
     expect(objects(db, 'trigger')).toEqual(['farm_totals_delete', 'farm_totals_insert', 'farm_totals_update', 'parcels_rtree_delete']);
     expect(totals()).toEqual([
@@ -132,17 +132,40 @@ describe('migrations', () => {
     expect(totals()).toEqual([{ id: a, parcel_count: 2, micro_hectares: 12_445_679 }, { id: empty, parcel_count: 0, micro_hectares: 0 }]);
   });
 
+  it('006 moves the insert totals from a trigger per row to the bulk create (one UPDATE per batch, same rounding); the other triggers stay', () => {
+    const db = raw();
+    db.pragma('foreign_keys = ON');
+    migrate(db, 5);
+    const t = new Date().toISOString();
+    db.prepare("INSERT INTO organizations (id, name, created) VALUES ('org-1', 'O', ?)").run(t);
+    const farm = Number(db.prepare("INSERT INTO farms (organization_id, account_id, name, created, modified) VALUES ('org-1', NULL, 'A', ?, ?)").run(t, t).lastInsertRowid);
+    const insert = (key: string, hectares: number) => db.prepare(`INSERT INTO parcels (key, farm_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, created, modified)
+      VALUES (?, ?, 'P', 'Polygon', '{}', ?, 0, 0, 1, 1, ?, ?)`).run(key, farm, hectares, t, t);
+    insert('before', 1.5);
+    const totals = () => db.prepare('SELECT parcel_count, micro_hectares FROM farms WHERE id = ?').get(farm);
+    expect(totals()).toEqual({ parcel_count: 1, micro_hectares: 1_500_000 });
+    migrate(db);
+    expect(version(db)).toBe(6);
+    expect(objects(db, 'trigger')).toEqual(['farm_totals_delete', 'farm_totals_update', 'parcels_rtree_delete']);
+    // A raw INSERT no longer moves the totals (insertParcels does, tested with the store below and in the
+    // property test); the totals already kept are untouched, and deletes still subtract.
+    insert('after', 2.25);
+    expect(totals()).toEqual({ parcel_count: 1, micro_hectares: 1_500_000 });
+    db.prepare("DELETE FROM parcels WHERE key = 'before'").run();
+    expect(totals()).toEqual({ parcel_count: 0, micro_hectares: 0 });
+  });
+
   it('an up-to-date database is left alone: reopening does not seed twice', () => {
     const file = join(dir, 'a.db');
     const first = track(openDb(file));
     const keys = first.prepare('SELECT key FROM crop_families ORDER BY id').all();
     first.close();
     const again = track(openDb(file));
-    expect(version(again)).toBe(5);
+    expect(version(again)).toBe(6);
     expect(again.prepare('SELECT key FROM crop_families ORDER BY id').all()).toEqual(keys);
     migrate(again);
     migrate(again, 1); // asking for an older version never goes back
-    expect(version(again)).toBe(5);
+    expect(version(again)).toBe(6);
     expect(n(again, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 });
@@ -161,7 +184,7 @@ describe('all pending migrations run in one transaction', () => {
     // Once the conflict is gone the same database migrates cleanly.
     db.exec('DROP TABLE temp.crop_families');
     migrate(db);
-    expect(version(db)).toBe(5);
+    expect(version(db)).toBe(6);
     expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 
@@ -211,7 +234,7 @@ try { openDb(file).close(); process.stdout.write('ok'); } catch (e) { process.st
     expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
     for (const f of files) {
       const db = raw(f);
-      expect(version(db)).toBe(5);
+      expect(version(db)).toBe(6);
       expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
     }
   }, 60_000);

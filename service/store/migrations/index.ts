@@ -4,6 +4,7 @@ import { up as m002 } from './002-crop-families.ts';
 import { up as m003 } from './003-admin.ts';
 import { up as m004 } from './004-farm-totals.ts';
 import { up as m005 } from './005-token-binding.ts';
+import { up as m006 } from './006-batch-farm-totals.ts';
 
 /** One entry per schema version: migrations[0] takes user_version 0 to 1, and so on. Append only. */
-export const migrations: ReadonlyArray<(db: Database) => void> = [m001, m002, m003, m004, m005];
+export const migrations: ReadonlyArray<(db: Database) => void> = [m001, m002, m003, m004, m005, m006];
