@@ -27,8 +27,11 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   accounts                         connected accounts and whether they are blocked
   import FILE --farm NAME [--skip-invalid] [--account ACC]
                                    GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing)
-  sync [--account ACC]             push local changes, then pull; exit 0 all synced, 2 something needs you, 1 error
-  push | pull [--account ACC]      one direction only
+  sync [--account ACC] [--accept-remote-deletions]
+                                   push local changes, then pull; exit 0 all synced, 2 something needs you, 1 error.
+                                   A pull that would delete over a fifth of the synced farms or parcels at once
+                                   (more than 2 farms or 10 parcels) is held until run with --accept-remote-deletions
+  push | pull [--account ACC]      one direction only (pull takes --accept-remote-deletions too)
   status [--json] [--account ACC]  counts (pending, uncertain, synced, rejected, conflicts, blocked) and blocked
                                    accounts with the way out; exit 2 when something needs you
   problems [--json]                every blocked account, rejected, conflicting or blocked item with its reason
@@ -50,7 +53,7 @@ const OPTIONS = {
   service: { type: 'string' }, 'api-key': { type: 'string' }, account: { type: 'string' }, 'account-header': { type: 'string' },
   bearer: { type: 'boolean' }, label: { type: 'string' }, token: { type: 'string' }, 'token-command': { type: 'string' },
   farm: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, json: { type: 'boolean' }, keep: { type: 'string' },
-  hectares: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  hectares: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Commands taking one positional argument, and what it is. */
@@ -74,9 +77,9 @@ function pickAccount(m: Mirror, v: Values): string {
   throw new UsageError(accounts.length ? `Several accounts are connected: choose one with --account (${accounts.map((a) => a.id).join(', ')})` : 'No account is connected: run connect first');
 }
 
-function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>): SyncEngine {
+function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false): SyncEngine {
   const { timeoutMs, ...waits } = durationsFromEnv(env);
-  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs }), { onProgress: printer?.onProgress, ...waits });
+  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
 }
 
 async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
@@ -157,7 +160,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'sync': case 'push': case 'pull': {
         const printer = progressPrinter(io.stderr);
         const accounts = str(v, 'account') ? [pickAccount(m, v)] : undefined;
-        const r = await engine(m, home, io.env, printer).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
+        const r = await engine(m, home, io.env, printer, Boolean(v['accept-remote-deletions'])).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
         printer.done();
         const s = summarizeRun(r, m);
         for (const line of s.out) out(line);
@@ -178,9 +181,9 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'resolve': {
         const keep = need(v, 'keep');
         if (keep !== 'mine' && keep !== 'theirs') throw new UsageError('--keep is mine or theirs');
-        const { deleteOnService } = resolveConflict(m.syncDb, conflictId, keep);
+        const { deleteOnService, effect } = resolveConflict(m.syncDb, conflictId, keep);
         if (deleteOnService.length) await deleteDuplicates(m, home, conflictId, deleteOnService, out);
-        out(`Conflict #${conflictId} resolved: kept ${keep}.`);
+        out(`Conflict #${conflictId} resolved: kept ${keep}${effect ? `: ${effect}` : ''}.`);
         return 0;
       }
       case 'retry': {

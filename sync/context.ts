@@ -26,6 +26,11 @@ export interface SyncOptions {
   connectTries: number;
   /** Waits between those attempts: base × 2^(n-1) after the n-th failure, at most `backoffCapMs`; equal jitter (half fixed, half random). */
   connectRetryBaseMs: number;
+  /**
+   * Apply a pull that deletes more than a fifth of what is synced here at once (see sync/pull.ts); otherwise it is
+   * held and reported (CLI: `sync --accept-remote-deletions`).
+   */
+  acceptRemoteDeletions: boolean;
   /** Parcel batches in flight at once (PUSH_WINDOW by default; 1 sends them one after another). */
   pushWindow: number;
   now: () => number;
@@ -35,7 +40,7 @@ export interface SyncOptions {
 }
 
 export const defaultSyncOptions = (): SyncOptions => ({
-  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, connectTries: 4, connectRetryBaseMs: 1000, pushWindow: 2,
+  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, connectTries: 4, connectRetryBaseMs: 1000, pushWindow: 2, acceptRemoteDeletions: false,
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
 });
 
@@ -57,6 +62,10 @@ export interface AccountCtx {
    * `since`); at `connectTries` the run gives up on the account (`gaveUp`): nothing more is tried in this run.
    */
   unreachable: Unreachable | null;
+  /** Remote deletions the pull did not apply because they were too many at once (sentences for the report). */
+  held: string[];
+  /** The pull released work a void remote-delete conflict had parked: the engine pushes once more after it. */
+  pushAgain: boolean;
   /** How far the pull got (null: not begun): what the report says when it stops partway. */
   pull: PullProgress | null;
   emit(e: Omit<ProgressEvent, 'account'>): void;

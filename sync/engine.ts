@@ -43,6 +43,8 @@ export interface AccountReport {
   pullNotDone: string | null;
   /** How far a pull that began and did not finish got (null: not begun, done, or the account blocked). */
   pullStopped: PullProgress | null;
+  /** Remote deletions held because they would remove too much at once (nothing was deleted locally). */
+  deletionsHeld: string[];
 }
 
 export interface SyncReport { accounts: AccountReport[] }
@@ -109,13 +111,14 @@ export class SyncEngine {
       const client = this.clientFor(account);
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-        stats, unreachable: null, pull: null, emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
+        stats, unreachable: null, pull: null, held: [], pushAgain: false, emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
       };
       try {
         if (push) await this.pushAccount(ctx);
         if (pull) {
           await pullAccount(ctx);
           pulled = true;
+          if (push && ctx.pushAgain) await this.pushAccount(ctx);
         }
       } finally {
         await client.close();
@@ -142,10 +145,11 @@ export class SyncEngine {
       : began ? pullStoppedText(began, unreachable ?? error ?? 'stopped')
       : unreachable ?? (error ? (push ? `the run stopped before it (${error})` : error) : 'stopped');
     return {
-      account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0,
+      account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
       sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, left, pullNotDone,
       pullStopped: !pull || pulled || blocked ? null : began,
+      deletionsHeld: ctx?.held ?? [],
     };
   }
 

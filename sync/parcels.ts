@@ -6,12 +6,13 @@ import { markInFlight } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { validateParcel, MAX_PARCELS_PER_REQUEST, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
-import { ParcelCollection, ParcelFeature } from '../core/schemas/parcels.ts';
+import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
-import { recordConflict } from './conflicts.ts';
+import { heldForWork, recordConflict } from './conflicts.ts';
+import { farmListing } from './listing.ts';
 import { mergeParcel } from './merge.ts';
 
 const Created = Type.Array(ParcelFeature);
@@ -75,7 +76,7 @@ export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: read
     return;
   }
   if (r.status === 404) {
-    reject(ctx, ops, 'The farm no longer exists on the service');
+    farmGone(ctx, batch[0]!.row.farm_local_id, ops);
     return;
   }
   reject(ctx, ops, `Unexpected answer: ${errorMessage(r)}`);
@@ -224,12 +225,12 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
  * The same reference twice on the service: the first is kept and the duplicate offered for deletion.
  */
 export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: number, ops: readonly OutboxRow[]): Promise<'done' | 'waiting'> {
-  const res = await getJson(ctx, `/api/farms/${farmServerId}/parcels/`);
-  if (res.status === 404) {
-    reject(ctx, ops, 'The farm no longer exists on the service');
+  const listing = await farmListing(ctx, farmServerId);
+  if (!listing) {
+    const row = getRow(ctx.db, 'parcel', ops[0]!.local_id);
+    if (row) farmGone(ctx, row.farm_local_id, ops);
     return 'done';
   }
-  const listing = expectShape(ParcelCollection, res.body, 'farm parcel listing');
   const byRef = new Map<string, ParcelFeature[]>();
   for (const f of listing.features) {
     const ref = parcelStateOfFeature(f).ref;
@@ -246,6 +247,8 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
   }
   if (found.length) commitCreated(ctx, found);
   if (!missing.length) return 'done';
+  // Not on the pages read is not "absent" when the listing stopped short: wait, never resend.
+  if (!listing.complete) return 'waiting';
   // One empty listing proves nothing (the service may still be committing): believe it only on the second
   // check, and only once the settle time has passed since the request went out.
   const settled = missing.filter((o) => settledFor(ctx, o));
@@ -334,4 +337,12 @@ export async function pushParcelDelete(ctx: AccountCtx, op: OutboxRow): Promise<
   const res = await sendIdempotent(ctx, op, 'DELETE', `/api/parcels/${row.server_id}/`);
   if (!res) return;
   finishDelete(ctx, op, 'parcels', res);
+}
+
+/**
+ * The farm is gone from the service (404 on a create into it): the work in it waits as a conflict on the farm
+ * (see remote-deletes.ts), to be re-created with it or discarded, never rejected and then cascaded away.
+ */
+function farmGone(ctx: AccountCtx, farmLocalId: string, ops: readonly OutboxRow[]): void {
+  if (!heldForWork(ctx, 'farm', farmLocalId)) reject(ctx, ops, 'The farm no longer exists on the service');
 }

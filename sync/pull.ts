@@ -4,14 +4,15 @@ import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
 import { getRow, insertRow, updateRow } from '../db/rows.ts';
 import { openOps, setOpState } from '../db/outbox.ts';
 import { Farm } from '../core/schemas/farms.ts';
-import { ParcelCollection, type ParcelFeature } from '../core/schemas/parcels.ts';
+import { type ParcelFeature } from '../core/schemas/parcels.ts';
 import { Crop, CropFamily } from '../core/schemas/crops.ts';
 import { PlantCollection } from '../core/schemas/plants.ts';
 import { expectShape } from '../core/schemas/check.ts';
 import { getJson, type AccountCtx, type PullProgress } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire, parcelColumns, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { jsonEqual, mergeCrop, mergeFarmName, mergeParcel } from './merge.ts';
-import { recordConflict } from './conflicts.ts';
+import { heldForWork, listedAgain, recordConflict } from './conflicts.ts';
+import { farmListing } from './listing.ts';
 
 const FarmList = Type.Array(Farm);
 const CropPage = Type.Object({ count: Type.Integer(), next: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Crop) });
@@ -46,19 +47,29 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
   const seenFarms = new Set<number>();
   let done = 0;
   for (const f of farms) {
+    if (seenFarms.has(f.id)) throw new Error(`The service listed farm ${f.id} twice: the farm list is not trustworthy, nothing was changed from it`);
     seenFarms.add(f.id);
     const local = pullFarm(ctx, f);
     if (local) {
-      const listing = expectShape(ParcelCollection, (await getJson(ctx, `/api/farms/${f.id}/parcels/`)).body, 'farm parcels');
-      ctx.db.transaction(() => pullParcels(ctx, local, listing.features))();
+      const listing = await farmListing(ctx, f.id);
+      if (!listing) throw new Error(`Farm ${f.id} was listed but its parcels answer 404 (deleted meanwhile?): try again`);
+      ctx.db.transaction(() => pullParcels(ctx, local, listing.features, listing.complete))();
       ctx.stats.pulled += listing.features.length;
     }
     progress.farmsDone = ++done;
     ctx.emit({ phase: 'pull', done, total: farms.length, bytes: ctx.stats.bytes, message: f.name });
   }
   ctx.db.transaction(() => {
-    const gone = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as FarmRow[];
-    for (const farm of gone.filter((g) => !seenFarms.has(g.server_id!))) removedRemotely(ctx, 'farm', farm.local_id, farm.base, JSON.stringify({ name: farm.name }));
+    const synced = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as FarmRow[];
+    const gone = synced.filter((g) => !seenFarms.has(g.server_id!)).filter((farm) => !heldForWork(ctx, 'farm', farm.local_id));
+    const parcelsIn = ctx.db.prepare('SELECT COUNT(*) AS n FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL');
+    const goneParcels = gone.reduce((n, farm) => n + (parcelsIn.get(farm.local_id) as { n: number }).n, 0);
+    const allParcels = (ctx.db.prepare('SELECT COUNT(*) AS n FROM parcels WHERE account_id = ? AND server_id IS NOT NULL').get(ctx.account.id) as { n: number }).n;
+    if (gone.length && !ctx.opts.acceptRemoteDeletions && (massDeletion(gone.length, synced.length, FARM_FLOOR) || massDeletion(goneParcels, allParcels, PARCEL_FLOOR))) {
+      ctx.held.push(`the service no longer lists ${gone.length} of the ${synced.length} farms synced here (${goneParcels} parcels): nothing was deleted here`);
+    } else {
+      for (const farm of gone) removedRemotely(ctx, 'farm', farm.local_id, farm.base, JSON.stringify({ name: farm.name }));
+    }
   })();
   progress.stage = 'crops';
   await pullCrops(ctx);
@@ -86,6 +97,7 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
     return row;
   }
   if (local.deleted) return null;
+  if (listedAgain(ctx.db, 'farm', local.local_id)) ctx.pushAgain = true;
   const ops = openOps(ctx.db, 'farm', local.local_id);
   const base = local.base ? (JSON.parse(local.base) as { name: string }).name : f.name;
   if (!pendingEdit(ops)) {
@@ -98,7 +110,7 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
   return getRow(ctx.db, 'farm', local.local_id)!;
 }
 
-function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[]): void {
+function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean): void {
   const seen = new Set<number>();
   const byServer = ctx.db.prepare('SELECT * FROM parcels WHERE account_id = ? AND server_id = ?');
   for (const f of features) {
@@ -123,6 +135,7 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
       continue;
     }
     if (local.deleted) continue;
+    if (listedAgain(ctx.db, 'parcel', local.local_id)) ctx.pushAgain = true;
     const ops = openOps(ctx.db, 'parcel', local.local_id);
     if (ops.some((o) => o.state === 'in_flight')) continue;
     const edit = pendingEdit(ops);
@@ -144,9 +157,28 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
     // Merged into exactly what the service holds: nothing left to send.
     if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
   }
+  // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
+  if (!complete) return;
   const locals = ctx.db.prepare('SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farm.local_id) as ParcelRow[];
-  for (const p of locals.filter((l) => !seen.has(l.server_id!))) removedRemotely(ctx, 'parcel', p.local_id, p.base, JSON.stringify(parcelStateOfRow(p)));
+  const gone = locals.filter((l) => !seen.has(l.server_id!)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
+  if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
+    ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
+    return;
+  }
+  for (const p of gone) removedRemotely(ctx, 'parcel', p.local_id, p.base, JSON.stringify(parcelStateOfRow(p)));
 }
+
+/**
+ * A pull that would delete more than a fifth of what is synced here at once (above a small floor: losing 2 farms or
+ * 10 parcels is ordinary) is held for the user: an empty or cut answer from a faulty service or proxy must not
+ * wipe the mirror. `sync --accept-remote-deletions` applies it.
+ */
+const MASS_SHARE = 0.2;
+const FARM_FLOOR = 2;
+const PARCEL_FLOOR = 10;
+const massDeletion = (n: number, of: number, floor: number) => n > floor && n > of * MASS_SHARE;
+
+
 
 /** Deleted on the service: gone locally too, unless there is a local edit — then the user decides. */
 function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'crop', localId: string, base: string | null, mine: string): void {

@@ -48,6 +48,10 @@ export function summarizeRun(r: SyncReport, mirror: Mirror): RunSummary {
     (error ? s.err : s.out).push(line);
     if (error || (a.left > 0 && !a.blocked)) failed = true;
     if (a.blocked) needsUser = true;
+    for (const h of a.deletionsHeld) {
+      s.out.push(`  held: ${h}. If that is right, run sync --accept-remote-deletions.`);
+      needsUser = true;
+    }
   }
   // The account lines already say which accounts are blocked.
   const list = r.accounts.flatMap((a) => problems(mirror, a.account)).filter((p) => p.kind !== 'account_blocked');

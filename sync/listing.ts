@@ -1,0 +1,40 @@
+// A farm's parcel listing, every page of it. The service may page it (`limit`/`after`, an absolute `next`);
+// a listing that stops short of its `count` is incomplete, and an incomplete listing proves nothing about the
+// parcels it did not reach: the pull deletes nothing from it, and reconciliation after a 504 keeps waiting
+// instead of resending parcels that may sit on a page it did not see.
+import { ParcelCollection, type ParcelFeature } from '../core/schemas/parcels.ts';
+import { expectShape } from '../core/schemas/check.ts';
+import { getJson, type AccountCtx } from './context.ts';
+
+export interface FarmListing { features: ParcelFeature[]; complete: boolean }
+
+/** Most pages a farm listing may take, and the parcels a page must add: a `next` that loops or stalls is an error. */
+const MAX_LISTING_PAGES = 10_000;
+
+/**
+ * Every page of a farm's parcels (the service may page: `next`, absolute or relative, on the same origin). The
+ * listing is complete when the last page has no `next` and, where the service gives `count`, all were listed.
+ */
+export async function farmListing(ctx: AccountCtx, farmId: number): Promise<FarmListing | null> {
+  const features: ParcelFeature[] = [];
+  const root = ctx.client.baseUrl;
+  const seen = new Set<string>();
+  let path: string | null = `/api/farms/${farmId}/parcels/`;
+  let count = 0;
+  for (let page = 0; path !== null; page++) {
+    if (page >= MAX_LISTING_PAGES) throw new Error(`The listing of farm ${farmId} goes on past ${MAX_LISTING_PAGES} pages`);
+    if (seen.has(path)) throw new Error(`The listing of farm ${farmId} loops: ${path} came back`);
+    seen.add(path);
+    const res = await getJson(ctx, path);
+    if (res.status === 404 && page === 0) return null;
+    const listing: ParcelCollection = expectShape(ParcelCollection, res.body, 'farm parcels');
+    features.push(...listing.features);
+    count = listing.count;
+    if (!listing.next) break;
+    if (listing.features.length === 0) throw new Error(`The listing of farm ${farmId} has an empty page with a next link`);
+    const to: string = new URL(listing.next, `${root}${path}`).href;
+    if (!to.startsWith(`${root}/`)) throw new Error(`The listing of farm ${farmId} points away from the service (${new URL(to).origin})`);
+    path = to.slice(root.length);
+  }
+  return { features, complete: features.length >= count };
+}

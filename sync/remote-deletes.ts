@@ -1,0 +1,107 @@
+// A farm or parcel the service no longer has, and the local work under it.
+//
+// A remote deletion never takes unsent local work with it: a farm deleted on the service while the mirror holds
+// parcels never sent, edited parcels or new crops in it is a conflict, and every row under it stays until the user
+// decides (`resolve --keep mine` re-creates the farm and sends the work, `--keep theirs` discards it). Without
+// this, the foreign keys cascaded the farm's deletion over work nobody had sent.
+import type { Db } from '../db/open.ts';
+import type { Entity, OutboxRow } from '../db/types.ts';
+import { cachedStatement, getRow, updateRow } from '../db/rows.ts';
+import { enqueue } from '../db/outbox.ts';
+
+/** The rows under a farm (its parcels and their crops) or a parcel (its crops), the row itself included. */
+export interface Subtree { farms: string[]; parcels: string[]; crops: string[] }
+
+export function subtree(db: Db, entity: Entity, localId: string): Subtree {
+  if (entity === 'crop') return { farms: [], parcels: [], crops: [localId] };
+  const parcels = entity === 'farm'
+    ? (cachedStatement(db, 'SELECT local_id FROM parcels WHERE farm_local_id = ? ORDER BY rowid').all(localId) as { local_id: string }[]).map((r) => r.local_id)
+    : [localId];
+  const crops = (cachedStatement(db, 'SELECT local_id FROM crops WHERE parcel_local_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
+    .all(JSON.stringify(parcels)) as { local_id: string }[]).map((r) => r.local_id);
+  return { farms: entity === 'farm' ? [localId] : [], parcels, crops };
+}
+
+const each = (t: Subtree): [Entity, string][] => [
+  ...t.farms.map((id) => ['farm', id] as [Entity, string]),
+  ...t.parcels.map((id) => ['parcel', id] as [Entity, string]),
+  ...t.crops.map((id) => ['crop', id] as [Entity, string]),
+];
+
+/**
+ * Work under a row that the service has not seen: every op not yet committed, except deletes (what they would
+ * delete is gone already). Rejected and conflicting ops count: they are edits the user has not given up.
+ */
+export function unsentWork(db: Db, t: Subtree): OutboxRow[] {
+  const q = cachedStatement(db, "SELECT * FROM outbox WHERE entity = ? AND local_id = ? AND state != 'committed' AND op != 'delete' ORDER BY id");
+  return each(t).flatMap(([entity, id]) => q.all(entity, id) as OutboxRow[]);
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** "2 parcels never sent ('North', 'South'), 1 edited parcel ('East')": what a remote deletion would have taken. */
+export function describeWork(db: Db, work: readonly OutboxRow[]): string {
+  const names = (entity: Entity, ids: Set<string>) => {
+    const list = [...ids].slice(0, 5).map((id) => `'${(getRow(db, entity, id) as { name?: string } | undefined)?.name ?? id}'`);
+    return `${list.join(', ')}${ids.size > 5 ? `, and ${ids.size - 5} more` : ''}`;
+  };
+  const group = (entity: Entity, create: boolean) => new Set(work.filter((o) => o.entity === entity && (o.op === 'create') === create).map((o) => o.local_id));
+  const parts: string[] = [];
+  const farmEdit = group('farm', false);
+  if (farmEdit.size) parts.push('the farm renamed');
+  const newParcels = group('parcel', true);
+  if (newParcels.size) parts.push(`${plural(newParcels.size, 'parcel')} never sent (${names('parcel', newParcels)})`);
+  const edited = group('parcel', false);
+  if (edited.size) parts.push(`${plural(edited.size, 'edited parcel')} (${names('parcel', edited)})`);
+  const crops = new Set(work.filter((o) => o.entity === 'crop').map((o) => o.local_id));
+  if (crops.size) parts.push(`${plural(crops.size, 'new or edited crop')}`);
+  return parts.join(', ');
+}
+
+/**
+ * `resolve --keep mine` of a remote deletion: every row under it that the service had is created again (new
+ * server ids; nothing of it exists there any more, so nothing can be duplicated), work never sent is queued
+ * again, and rows deleted here are dropped. Children wait for their parent's new server id as for any create.
+ */
+export function keepMineAfterRemoteDelete(db: Db, entity: Entity, localId: string): string {
+  const t = subtree(db, entity, localId);
+  let recreated = 0;
+  let requeued = 0;
+  const dropOpen = db.prepare("DELETE FROM outbox WHERE entity = ? AND local_id = ? AND state != 'committed'");
+  const requeue = db.prepare("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state != 'committed'");
+  for (const [e, id] of each(t)) {
+    const row = getRow(db, e, id) as { server_id: number | null; deleted: number; account_id: string } | undefined;
+    if (!row) continue;
+    if (row.deleted) {
+      dropOpen.run(e, id);
+      db.prepare(`DELETE FROM ${e === 'farm' ? 'farms' : e === 'parcel' ? 'parcels' : 'crops'} WHERE local_id = ?`).run(id);
+    } else if (row.server_id !== null || e === entity) {
+      dropOpen.run(e, id);
+      updateRow(db, e, id, { server_id: null, key: null, base: null, deleted: 0 });
+      enqueue(db, row.account_id, e, id, 'create');
+      recreated++;
+    } else {
+      requeue.run(e, id);
+      requeued++;
+    }
+  }
+  closeConflictsUnder(db, t, 'mine');
+  return `the next sync creates ${plural(recreated, 'row')} again on the service (the ${entity} and what it held there) and sends ${plural(requeued, 'unsent row')}`;
+}
+
+/** `resolve --keep theirs`: the row and everything under it go, with their unsent work. */
+export function keepTheirsAfterRemoteDelete(db: Db, entity: Entity, localId: string): string {
+  const t = subtree(db, entity, localId);
+  const drop = db.prepare("UPDATE outbox SET state = 'committed', last_error = 'resolved: kept the service version (deleted there)' WHERE entity = ? AND local_id = ? AND state != 'committed'");
+  for (const [e, id] of each(t)) drop.run(e, id);
+  closeConflictsUnder(db, t, 'theirs');
+  db.prepare(`DELETE FROM ${entity === 'farm' ? 'farms' : entity === 'parcel' ? 'parcels' : 'crops'} WHERE local_id = ?`).run(localId);
+  return `the ${entity} and the ${plural(t.parcels.length + t.crops.length - (entity === 'parcel' ? 1 : 0), 'row')} under it were removed here, with their unsent work`;
+}
+
+/** Conflicts of rows under the resolved one are settled with it (their rows were re-created or are gone). */
+function closeConflictsUnder(db: Db, t: Subtree, choice: 'mine' | 'theirs'): void {
+  const close = db.prepare('UPDATE conflicts SET resolved = ? WHERE entity = ? AND local_id = ? AND resolved IS NULL');
+  const at = `${new Date().toISOString()} ${choice} (with the row above it)`;
+  for (const [e, id] of each(t)) close.run(at, e, id);
+}
