@@ -35,9 +35,10 @@ export const DURATION_VARS = {
   FURROW_SETTLE_MS: { min: 0, max: HOUR, option: 'settleMs' },
   FURROW_MAX_WAIT_MS: { min: 0, max: 24 * HOUR, option: 'maxWaitMs' },
   FURROW_HTTP_TIMEOUT_MS: { min: 1, max: HOUR, option: 'timeoutMs' },
+  FURROW_HTTP_DEADLINE_MS: { min: 1, max: HOUR, option: 'deadlineMs' },
 } as const;
 
-export interface DurationOptions { settleMs?: number; maxWaitMs?: number; timeoutMs?: number }
+export interface DurationOptions { settleMs?: number; maxWaitMs?: number; timeoutMs?: number; deadlineMs?: number }
 
 /** The durations set in the environment (unset or empty: the default). A bad value is a usage error naming the variable. */
 export function durationsFromEnv(env: NodeJS.ProcessEnv): DurationOptions {

@@ -110,9 +110,9 @@ describe('the CLI says what it is really doing', () => {
         const r = await u.cli([cmd], { FURROW_MAX_WAIT_MS: '1500' });
         expect(r.status, cmd).toBe(1);
         expect(r.stderr, cmd).toContain(`${u.acc}: 0 changes acknowledged by the service, 9 parcels pulled. ` +
-          `Pull stopped after 9 of 15 farms: GET /api/farms/${tenth}/parcels/ keeps failing: Injected fault 500.\n`);
+          `Pull stopped after 9 of 15 farms: GET /api/farms/${tenth}/parcels/?limit=500 keeps failing: Injected fault 500.\n`);
         expect(r.stderr).not.toMatch(/before it|error:/);
-        expect(r.stderr).toMatch(new RegExp(`waiting 0 B sent — GET /api/farms/${tenth}/parcels/ failed \\(Injected fault 500\\), retrying in \\d+ s`));
+        expect(r.stderr).toMatch(new RegExp(`waiting 0 B sent — GET /api/farms/${tenth}/parcels/\\?limit=500 failed \\(Injected fault 500\\), retrying in \\d+ s`));
       }
     } finally {
       await fetch(`${w.svc.url}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'reset' }) });

@@ -42,7 +42,8 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   set-parcel-limit --account ACC --hectares N|default   the account's agreed maximum parcel size
   undo | redo                      the last local edit (persists across restarts)
 
-Environment: FURROW_HOME; FURROW_SETTLE_MS, FURROW_MAX_WAIT_MS, FURROW_HTTP_TIMEOUT_MS (whole milliseconds).`;
+Environment: FURROW_HOME; FURROW_SETTLE_MS, FURROW_MAX_WAIT_MS, FURROW_HTTP_TIMEOUT_MS (idle),
+FURROW_HTTP_DEADLINE_MS (a whole request, default 300000) (whole milliseconds).`;
 
 /** Where the CLI reads and writes: the process's by default, buffers in tests. */
 export interface CliIo { env: NodeJS.ProcessEnv; stdout: OutStream; stderr: OutStream }
@@ -78,8 +79,8 @@ function pickAccount(m: Mirror, v: Values): string {
 }
 
 function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false): SyncEngine {
-  const { timeoutMs, ...waits } = durationsFromEnv(env);
-  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
+  const { timeoutMs, deadlineMs, ...waits } = durationsFromEnv(env);
+  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
 }
 
 async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {

@@ -231,7 +231,7 @@ describe('crash safety', () => {
       expect(r.accounts[0]).toMatchObject({ synced: true, left: 0 });
       const sent = posts(log, '/api/parcels/');
       expect(sent.map((s) => s.status)).toEqual([201]);
-      const before = log.filter((g) => g.method === 'GET' && g.path === `/api/farms/${c.farm.server_id}/parcels/` && g.seq < sent[0]!.seq);
+      const before = log.filter((g) => g.method === 'GET' && g.path.split('?')[0] === `/api/farms/${c.farm.server_id}/parcels/` && g.seq < sent[0]!.seq);
       expect(before.length).toBeGreaterThanOrEqual(2);
       const remote = await serviceParcels(w, c.acc, c.farm.server_id!);
       expect(remote).toHaveLength(10);

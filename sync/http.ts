@@ -25,16 +25,32 @@ export interface ClientOptions {
   credentials: Credentials;
   /** Time to wait for the response headers; past it the outcome of a write is uncertain. */
   timeoutMs?: number;
+  /**
+   * The whole exchange (connect, headers and every byte of the body) ends within this, however the answer
+   * trickles: an idle timeout alone let an answer of one byte every 5 s run forever. Default REQUEST_DEADLINE_MS.
+   */
+  deadlineMs?: number;
+  /** Largest answer read, in bytes; a larger one is cut and is a transport failure. Default MAX_ANSWER_BYTES. */
+  maxAnswerBytes?: number;
   dispatcher?: Dispatcher;
 }
 
-function parseRetryAfter(v: string | string[] | undefined): number | null {
-  const s = Array.isArray(v) ? v[0] : v;
+/** Default overall deadline of one request (FURROW_HTTP_DEADLINE_MS). */
+export const REQUEST_DEADLINE_MS = 300_000;
+/** Default answer size cap (FURROW_MAX_ANSWER_BYTES): far above a farm listing page (the engine pages them). */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+/** Longest wait a Retry-After can ask for: `Retry-After: 999999999` scheduled parcels for 2058. */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/** Retry-After in seconds or as an HTTP date, capped at MAX_RETRY_AFTER_MS; null when absent or unreadable. */
+export function parseRetryAfter(v: string | string[] | undefined, now = Date.now()): number | null {
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
   if (!s) return null;
-  const secs = Number(s);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const at = Date.parse(s);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+  // delay-seconds is digits only; anything else numeric (-5, 1.5) is neither form (Date.parse would take it as a year).
+  if (/^[-+.\d]+$/.test(s) && !/^\d+$/.test(s)) return null;
+  const ms = /^\d+$/.test(s) ? Number(s) * 1000 : Date.parse(s) - now;
+  return Number.isNaN(ms) ? null : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
 
 /**
@@ -96,28 +112,55 @@ export class ServiceClient {
       payload = body instanceof JsonText ? body.text : JSON.stringify(body);
       headers['content-type'] = 'application/json';
     }
+    const deadlineMs = this.opts.deadlineMs ?? REQUEST_DEADLINE_MS;
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const late = `no complete answer within ${Math.round(deadlineMs / 100) / 10} s (the request deadline)`;
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(`${this.baseUrl}${path}`, { method: method as Dispatcher.HttpMethod, headers, body: payload, dispatcher: this.dispatcher });
+      res = await request(`${this.baseUrl}${path}`, { method: method as Dispatcher.HttpMethod, headers, body: payload, dispatcher: this.dispatcher, signal: deadline });
     } catch (err) {
       const c = classifyTransportError(err);
-      throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${c.reason})`, { ...c, cause: err });
+      const reason = deadline.aborted ? late : c.reason;
+      throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${reason})`, { ...c, reason, cause: err });
     }
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      throw new NetworkError(`${method} ${path}: the answer was cut off`, { sent: true, reason: 'the answer was cut off', cause: err });
+    const text = await this.readAnswer(method, path, res, deadline, late);
+    // A redirect or a 2xx that is not JSON comes from something in between (a proxy, a captive portal, a moved
+    // service), not from the service's handling of the request: a transport failure to retry, never a refusal.
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      throw new NetworkError(`${method} ${path}: redirected (HTTP ${res.statusCode}) instead of answered`, { sent: true, reason: `redirected (HTTP ${res.statusCode})` });
     }
     let parsed: unknown = null;
     if (text) {
       try {
         parsed = JSON.parse(text);
       } catch {
+        if (res.statusCode < 300) throw new NetworkError(`${method} ${path}: the answer was not JSON (HTTP ${res.statusCode}; a proxy or portal in between?)`, { sent: true, reason: 'the answer was not JSON' });
         parsed = { unparsed: text.slice(0, 200) };
       }
     }
     return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload?.length ?? 0 };
+  }
+
+  /** The body, within the deadline and the size cap (a larger answer is cut, not read to the end). */
+  private async readAnswer(method: string, path: string, res: Dispatcher.ResponseData, deadline: AbortSignal, late: string): Promise<string> {
+    const cap = this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > cap) {
+          res.body.destroy();
+          throw new NetworkError(`${method} ${path}: the answer passed ${cap} bytes and was cut`, { sent: true, reason: 'the answer was too large' });
+        }
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (err instanceof NetworkError) throw err;
+      const reason = deadline.aborted ? late : 'the answer was cut off';
+      throw new NetworkError(`${method} ${path}: ${reason}`, { sent: true, reason, cause: err });
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,13 @@ import { getJson, type AccountCtx } from './context.ts';
 
 export interface FarmListing { features: ParcelFeature[]; complete: boolean }
 
+/**
+ * Parcels asked per page: at the vertex cap (10,000 positions, about 350 KB of JSON a parcel) a page stays under
+ * the client's answer cap (MAX_ANSWER_BYTES, 256 MiB); a typical page is about 1 MB. A service that does not page
+ * ignores `limit` (one whole listing) or refuses it with 400 (asked again without it).
+ */
+export const FARM_PAGE_SIZE = 500;
+
 /** Most pages a farm listing may take, and the parcels a page must add: a `next` that loops or stalls is an error. */
 const MAX_LISTING_PAGES = 10_000;
 
@@ -19,13 +26,17 @@ export async function farmListing(ctx: AccountCtx, farmId: number): Promise<Farm
   const features: ParcelFeature[] = [];
   const root = ctx.client.baseUrl;
   const seen = new Set<string>();
-  let path: string | null = `/api/farms/${farmId}/parcels/`;
+  let path: string | null = `/api/farms/${farmId}/parcels/?limit=${FARM_PAGE_SIZE}`;
   let count = 0;
   for (let page = 0; path !== null; page++) {
     if (page >= MAX_LISTING_PAGES) throw new Error(`The listing of farm ${farmId} goes on past ${MAX_LISTING_PAGES} pages`);
     if (seen.has(path)) throw new Error(`The listing of farm ${farmId} loops: ${path} came back`);
     seen.add(path);
-    const res = await getJson(ctx, path);
+    let res = await getJson(ctx, path);
+    if (res.status === 400 && page === 0) {
+      path = `/api/farms/${farmId}/parcels/`;
+      res = await getJson(ctx, path);
+    }
     if (res.status === 404 && page === 0) return null;
     const listing: ParcelCollection = expectShape(ParcelCollection, res.body, 'farm parcels');
     features.push(...listing.features);

@@ -104,20 +104,32 @@ export class CommandTokenProvider extends CachingProvider {
 /** Organization mode: the API key asks the service's token endpoint for the account's token. */
 export class ServiceTokenProvider extends CachingProvider {
   readonly refreshable = true;
-  constructor(private readonly baseUrl: string, private readonly apiKey: string) {
+  /** deadlineMs: the whole token request (it had no bound at all); 30 s by default. */
+  constructor(private readonly baseUrl: string, private readonly apiKey: string, private readonly deadlineMs = 30_000) {
     super();
   }
   protected async fetch(accountId: string): Promise<string> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/api/accounts/${encodeURIComponent(accountId)}/token/`;
+    const signal = AbortSignal.timeout(Math.min(this.deadlineMs, 30_000));
     let res;
+    let text = '';
     try {
-      res = await request(url, { method: 'POST', headers: { 'x-api-key': this.apiKey, accept: 'application/json' }, headersTimeout: 60_000, bodyTimeout: 60_000 });
+      res = await request(url, { method: 'POST', headers: { 'x-api-key': this.apiKey, accept: 'application/json' }, headersTimeout: 60_000, bodyTimeout: 60_000, signal });
+      // A token answer is a few hundred bytes: anything past 64 KiB is not one, and is not read to its end.
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        text += chunk.toString('utf8');
+        if (text.length > 65_536) {
+          res.body.destroy();
+          break;
+        }
+      }
     } catch (err) {
       // Asking again for a token is harmless: whatever the token request's fate, it is a passing failure.
       const c = classifyTransportError(err);
-      throw new NetworkError(`token request: ${c.reason}`, { ...c, cause: err });
+      const reason = signal.aborted ? 'no answer within the token request deadline' : c.reason;
+      throw new NetworkError(`token request: ${reason}`, { ...c, reason, cause: err });
     }
-    const body = (await res.body.json().catch(() => null)) as { account_access?: unknown; message?: unknown; code?: unknown } | null;
+    const body = parseOrNull(text) as { account_access?: unknown; message?: unknown; code?: unknown } | null;
     if (res.statusCode === 200 && typeof body?.account_access === 'string') return body.account_access;
     const message = typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`;
     if (res.statusCode === 429 || res.statusCode >= 500) {
@@ -126,5 +138,14 @@ export class ServiceTokenProvider extends CachingProvider {
     const code: BlockedCode = body?.code === 'invalid_api_key' || (res.statusCode === 401 && body?.code === undefined) ? 'invalid_api_key'
       : body?.code === 'account_not_found' || message === 'Account not found' ? 'account_not_found' : 'refused';
     throw new TokenUnavailable(code === 'invalid_api_key' ? 'Invalid API key' : code === 'account_not_found' ? 'Account not found' : `The service refused a token for ${accountId}: ${message}`, code);
+  }
+}
+
+/** A JSON answer, or null for anything else (judged by its status). */
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }
