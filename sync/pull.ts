@@ -174,6 +174,8 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
  * wipe the mirror. `sync --accept-remote-deletions` applies it.
  */
 const MASS_SHARE = 0.2;
+/** Most pages a crop or plant listing may take (10 million crops, 100 million plants): past it, a pager that never ends. */
+const MAX_PAGES = 10_000;
 const FARM_FLOOR = 2;
 const PARCEL_FLOOR = 10;
 const massDeletion = (n: number, of: number, floor: number) => n > floor && n > of * MASS_SHARE;
@@ -193,10 +195,17 @@ function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'crop', lo
 
 async function pullCrops(ctx: AccountCtx): Promise<void> {
   const crops: Crop[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = expectShape(CropPage, (await getJson(ctx, `/api/crops/?limit=1000&offset=${offset}`)).body, 'crop page');
-    crops.push(...page.results);
-    if (!page.next || page.results.length === 0) break;
+  const ids = new Set<number>();
+  for (let offset = 0, page = 0; ; offset += 1000, page++) {
+    if (page >= MAX_PAGES) throw new Error(`The crop listing goes on past ${MAX_PAGES} pages`);
+    const p = expectShape(CropPage, (await getJson(ctx, `/api/crops/?limit=1000&offset=${offset}`)).body, 'crop page');
+    // A crop seen twice means the pages repeat (an endless pager): stop before memory does.
+    for (const c of p.results) {
+      if (ids.has(c.id)) throw new Error(`The crop listing repeats crop ${c.id}: its pages loop, nothing was changed from it`);
+      ids.add(c.id);
+    }
+    crops.push(...p.results);
+    if (!p.next || p.results.length === 0) break;
   }
   ctx.db.transaction(() => {
     const seen = new Set<number>();
@@ -237,8 +246,11 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
 
 async function pullPlants(ctx: AccountCtx): Promise<void> {
   const features: Static<typeof PlantCollection>['features'] = [];
-  for (let after = 0; ;) {
+  for (let after = 0, n = 0; ; n++) {
+    if (n >= MAX_PAGES) throw new Error(`The plant listing goes on past ${MAX_PAGES} pages`);
     const page = expectShape(PlantCollection, (await getJson(ctx, `/api/plants/?limit=10000&after=${after}`)).body, 'plants');
+    // Pages go by id: a page that does not move past `after` would be asked for forever.
+    if (page.features.some((f) => f.id <= after)) throw new Error(`The plant listing does not advance past plant ${after}: its pages loop, nothing was changed from it`);
     features.push(...page.features);
     if (page.features.length < 10000) break;
     after = page.features[page.features.length - 1]!.id;

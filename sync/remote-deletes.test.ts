@@ -106,10 +106,16 @@ describe('answers that would wipe the mirror', () => {
     });
     return { acc, locals };
   }
-  const state = { emptyFarmList: false, pageSize: 0, cutAfterFirstPage: false, repeatFarm: false, loopNext: false };
+  const state = { emptyFarmList: false, pageSize: 0, cutAfterFirstPage: false, repeatFarm: false, loopNext: false, endlessCrops: false };
+  let firstCrops: unknown;
   const rewrite: Rewrite = {
     body: (x, status, json) => {
       if (state.emptyFarmList && x.method === 'GET' && x.path === '/api/farms/' && status === 200) return [];
+      // A crop pager that never ends: every page is the first one, always with a next link.
+      if (state.endlessCrops && x.path.startsWith('/api/crops/?') && status === 200) {
+        firstCrops ??= json;
+        return { ...(firstCrops as object), next: `${x.path}&more` };
+      }
       if (state.repeatFarm && x.method === 'GET' && x.path === '/api/farms/' && status === 200) return Array.from({ length: 50 }, () => (json as unknown[])[0]);
       if (state.loopNext && /^\/api\/farms\/\d+\/parcels\//.test(x.path) && status === 200) return { ...(json as object), next: x.path };
       if (state.cutAfterFirstPage && /^\/api\/farms\/\d+\/parcels\//.test(x.path) && status === 200) return { ...(json as object), next: null };
@@ -193,5 +199,18 @@ describe('answers that would wipe the mirror', () => {
     expect(proxy!.seen.length - before).toBeLessThan(10);
     expect(locals.flatMap((l) => w.mirror.read.parcels(l))).toHaveLength(12);
     expect(w.mirror.read.farms(acc)).toHaveLength(2);
+  });
+
+  it('a crop listing whose pages never end stops at the first repeated crop, with a clear error', async () => {
+    Object.assign(state, { emptyFarmList: false, pageSize: 0, cutAfterFirstPage: false, repeatFarm: false, loopNext: false, endlessCrops: false });
+    const { acc, locals } = await behindProxy(rewrite, 1, 1);
+    expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true });
+    const parcel = w.mirror.read.parcels(locals[0]!)[0]!;
+    expect((await w.api('POST', '/api/crops/', { parcel: parcel.server_id, name: 'Wheat', campaign: '2025' }, as(acc))).status).toBe(201);
+    state.endlessCrops = true;
+    const before = proxy!.seen.length;
+    const r = (await w.engine().sync({ accounts: [acc] })).accounts[0]!;
+    expect(r.error).toMatch(/repeats crop \d+: its pages loop/);
+    expect(proxy!.seen.filter((x, i) => i >= before && x.path.startsWith('/api/crops/')).length).toBe(2);
   });
 });
