@@ -5,13 +5,21 @@ import type { ImportError, ImportReport } from '../db/import/index.ts';
 /** Problems listed one per line; past this many, the rest are counted (a whole file of bad features is one cause). */
 const MAX_LINES = 100;
 
+/**
+ * File text reaches these lines (a .prj's name, a feature's name or id): control characters are shown escaped,
+ * never sent raw to the terminal, where an escape sequence could rewrite the screen or hide a line.
+ */
+export const printable = (s: string): string =>
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 export function importReportLines(r: ImportReport): string[] {
   const lines = [`Imported ${r.imported} parcel(s) into '${r.farm.name}'${r.parts ? ` (${r.parts} from split multipolygons)` : ''}.`];
   for (const note of r.notes) lines.push(`  note: ${note}`);
   if (r.skipped.length) lines.push(`Left out ${new Set(r.skipped.map((s) => s.index)).size} invalid feature(s):`);
   for (const s of r.skipped.slice(0, MAX_LINES)) lines.push(`  skipped ${s.message}`);
   if (r.skipped.length > MAX_LINES) lines.push(`  … and ${r.skipped.length - MAX_LINES} more problem(s)`);
-  return lines;
+  return lines.map(printable);
 }
 
 export function importErrorLines(err: ImportError): string[] {
@@ -22,5 +30,6 @@ export function importErrorLines(err: ImportError): string[] {
   if (err.code === 'invalid_features' && c && c.valid > 0) {
     lines.push(`To import only the ${c.valid} valid feature(s), run the same command again with --skip-invalid.`);
   }
-  return lines;
+  // A line of the message itself (it may span lines) stays a line; a control character inside one is escaped.
+  return lines.flatMap((l) => l.split('\n')).map(printable);
 }

@@ -1,0 +1,28 @@
+// The import's words reach a terminal: text from the file (a .prj, a feature's name) never carries raw control
+// characters there, and a file of a million bad features prints a hundred lines and a count.
+import { describe, expect, it } from 'vitest';
+import { ImportError } from '../db/import/errors.ts';
+import { importErrorLines, printable } from './cli-import.ts';
+
+describe('import messages on a terminal', () => {
+  it('escape control characters from the file, keep ordinary text and line breaks of the message', () => {
+    const prj = 'PROJCS["\u001b[2J\u001b[31mowned\u0007",GEOGCS["x"]]';
+    const lines = importErrorLines(new ImportError('projection', `Unsupported CRS in fields.prj: ${prj}\nConvert it first.`, [
+      { index: 0, path: 'features/0', code: 'invalid', message: 'feature "a\u0000b\u2028c" is not a polygon' },
+    ] as never));
+    const all = lines.join('\n');
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    expect(all).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(all).toContain('\\u001b[2J\\u001b[31mowned\\u0007');
+    expect(all).toContain('a\\u0000b\\u2028c');
+    expect(lines[1]).toBe('Convert it first.');
+    expect(printable('Campo Señor Ñandú — 12 ha')).toBe('Campo Señor Ñandú — 12 ha');
+  });
+
+  it('list at most 100 problems, then count the rest', () => {
+    const problems = Array.from({ length: 1_000 }, (_, i) => ({ index: i, path: `features/${i}`, code: 'invalid', message: `feature ${i} is broken` }));
+    const lines = importErrorLines(new ImportError('invalid_features', 'Nothing was imported: 1000 invalid feature(s)', problems as never));
+    expect(lines).toHaveLength(102);
+    expect(lines.at(-1)).toBe('  … and 900 more problem(s)');
+  });
+});
