@@ -73,6 +73,7 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
     const hectares = pickHectares(props);
     if (hectares.key !== undefined) skip.add(hectares.key);
     const metadata = toMetadata(props, skip, opts.furrowExport, hectares.nested);
+    if (outOfRange(metadata, fail)) return;
     // The service's own form for a point's area; a point without it is left for the core to refuse (hectares_missing).
     const properties = hectares.value === undefined ? {} : { metadata: { hectares: hectares.value } };
     push(out, { name, metadata, geom: { type: 'Feature', properties, geometry: { type, coordinates } } }, { index, part: 1, parts: 1, name: ownName });
@@ -81,6 +82,7 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
   if (type === 'Polygon' || (type === 'MultiPolygon' && !Array.isArray(coordinates))) {
     // A MultiPolygon whose coordinates are not even an array: let the core's polygon check say what is wrong.
     const metadata = toMetadata(props, skip, opts.furrowExport, false);
+    if (outOfRange(metadata, fail)) return;
     push(out, polygonInput(name, metadata, coordinates), { index, part: 1, parts: 1, name: ownName });
     return;
   }
@@ -91,6 +93,7 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
       return;
     }
     const metadata = toMetadata(props, skip, opts.furrowExport, false);
+    if (outOfRange(metadata, fail)) return;
     if (polygons.length === 1) {
       push(out, polygonInput(name, metadata, polygons[0]), { index, part: 1, parts: 1, name: ownName });
       return;
@@ -144,8 +147,8 @@ const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 const numeric = (v: unknown): unknown => (typeof v === 'string' && NUMBER.test(v) ? Number(v) : v);
 
 /**
- * Properties → metadata. Strings, finite numbers and booleans are kept; null, undefined and non-finite
- * numbers are dropped (they hold nothing); dates become ISO dates; other objects and arrays are kept as
+ * Properties → metadata. Strings, finite numbers and booleans are kept; null, undefined and NaN are dropped
+ * (they hold nothing), an infinite number (1e400 in the file) refuses the feature (see outOfRange); dates become ISO dates; other objects and arrays are kept as
  * their JSON text, since metadata values are scalars. A `metadata` object (the service's own feature
  * form) is merged in, under the top-level properties. Null-prototype: a "__proto__" key stays a key.
  */
@@ -172,9 +175,20 @@ function toMetadata(props: Record<string, unknown>, skip: ReadonlySet<string>, f
   return out;
 }
 
-function scalar(v: unknown): string | number | boolean | undefined {
+/** A number no double holds (1e400 reads as Infinity): kept as a marker, so the feature is refused, not silently thinned. */
+const OUT_OF_RANGE = Symbol('out of range');
+
+function outOfRange(metadata: Record<string, unknown>, fail: (code: string, detail: string) => void): boolean {
+  const keys = Object.keys(metadata).filter((k) => metadata[k] === OUT_OF_RANGE);
+  if (!keys.length) return false;
+  fail('metadata_out_of_range', `property ${keys.map((k) => `'${k}'`).join(', ')} is a number too large for any parcel data (beyond ±1.8e308); write it as text ("1e400") to keep it`);
+  return true;
+}
+
+function scalar(v: unknown): string | number | boolean | typeof OUT_OF_RANGE | undefined {
   if (typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  // NaN holds nothing (dropped); an infinity is a number written too large (refused).
+  if (typeof v === 'number') return Number.isFinite(v) ? v : Number.isNaN(v) ? undefined : OUT_OF_RANGE;
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : isoDate(v);
   if (typeof v === 'object' && v !== null) return JSON.stringify(v);
   return undefined;

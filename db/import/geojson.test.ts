@@ -57,6 +57,16 @@ describe('importFile: GeoJSON', () => {
     expect(t.mirror.read.outbox(ACCOUNT).filter((o) => o.entity === 'parcel' && o.op === 'create')).toHaveLength(7);
   });
 
+  it('refuses a feature whose property is a number too large for a double (1e400), naming it, instead of dropping the property', async () => {
+    const text = featureCollection([polygonFeature({ name: 'Huge', big: 7, ok: 2 }, [square(-5.9, 37.4)])]).replace('"big":7', '"big":1e400');
+    const e = await expectImportError(importFile(t.mirror, t.file('big.geojson', text), opts));
+    expect(e.problems).toEqual([expect.objectContaining({ code: 'metadata_out_of_range', message: expect.stringMatching(/Feature 0 'Huge': property 'big' is a number too large/) })]);
+    expectNothingCreated();
+    // Written as text it is kept, and a NaN-free file with ordinary numbers imports as before.
+    const ok = await importFile(t.mirror, t.file('big-text.geojson', text.replace('1e400', '"1e400"')), opts);
+    expect(ok.imported).toBe(1);
+  });
+
   it('takes the first present name property in order name, Name, NAME, nombre, label', async () => {
     const file = t.file('names.geojson', featureCollection([
       polygonFeature({ name: '   ', Name: 'From Name', nombre: 'x' }, [square(-5.9, 37.4)]),
