@@ -67,6 +67,18 @@ describe('importFile: GeoJSON', () => {
     expect(ok.imported).toBe(1);
   });
 
+  it('says so when the file is not valid UTF-8 (the bytes that are not become U+FFFD)', async () => {
+    const text = featureCollection([polygonFeature({ name: 'Caf\u00e9', crop: 'olive' }, [square(-5.9, 37.4)])]);
+    // Latin-1 bytes for "é": invalid as UTF-8.
+    const latin1 = Buffer.from(text, 'latin1');
+    const report = await importFile(t.mirror, t.file('latin1.geojson', latin1), opts);
+    expect(report.imported).toBe(1);
+    expect(report.notes).toEqual([expect.stringMatching(/latin1\.geojson is not valid UTF-8: .*U\+FFFD/)]);
+    expect(t.mirror.read.allParcels(ACCOUNT)[0]!.name).toBe('Caf\uFFFD');
+    const clean = await importFile(t.mirror, t.file('utf8.geojson', Buffer.from(text, 'utf8')), { ...opts, farmName: 'Other' });
+    expect(clean.notes).toEqual([]);
+  });
+
   it('takes the first present name property in order name, Name, NAME, nombre, label', async () => {
     const file = t.file('names.geojson', featureCollection([
       polygonFeature({ name: '   ', Name: 'From Name', nombre: 'x' }, [square(-5.9, 37.4)]),

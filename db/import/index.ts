@@ -174,7 +174,7 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
       throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
     }
     restoreTrigger?.();
-    const notes = 'split' in source ? [] : [...(source.notes ?? [])];
+    const notes = [...(source.notes ?? [])];
     if (pointZ > 0) {
       notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
         '(polygons keep theirs)');

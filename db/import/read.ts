@@ -1,5 +1,6 @@
 // Reads an import file into GeoJSON features, whatever its format.
 
+import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ImportError, REPROJECT } from './errors.ts';
@@ -30,6 +31,7 @@ export interface SplitSource {
   bytes: Uint8Array;
   split: SplitCollection;
   furrowExport: boolean;
+  notes?: string[];
 }
 
 /**
@@ -48,14 +50,19 @@ export async function readImportSource(file: string, split: boolean): Promise<So
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const format = detect(buffer, extname(file).toLowerCase());
   if (format === 'zip') return { format, ...(await readZip(buffer, name)), furrowExport: false };
+  // GeoJSON and KML are read as UTF-8: bytes that are not become U+FFFD, which the user is told, not left to find.
+  const notes = isUtf8(buffer) ? [] : [`${name} is not valid UTF-8: the bytes that are not were read as U+FFFD (\uFFFD); save the file as UTF-8 to keep those characters`];
   if (format === 'geojson' && split) {
     const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
     const parts = splitFeatureCollection(bytes, bom);
-    if (parts && crsAccepted(parts.members['crs'])) return { format, bytes, split: parts, furrowExport: isFurrowExport(parts.members) };
+    if (parts && crsAccepted(parts.members['crs'])) return { format, bytes, split: parts, furrowExport: isFurrowExport(parts.members), notes };
   }
   const text = buffer.toString('utf8').replace(/^\uFEFF/, '');
-  if (format === 'kml') return { format, features: readKml(text, name), furrowExport: false };
-  if (format === 'geojson') return readGeoJson(text, name);
+  if (format === 'kml') return { format, features: readKml(text, name), furrowExport: false, notes };
+  if (format === 'geojson') {
+    const source = readGeoJson(text, name);
+    return { ...source, notes: [...notes, ...(source.notes ?? [])] };
+  }
   throw new ImportError('unsupported_format', `${name}: unknown format; import GeoJSON (.geojson, .json), KML (.kml, .kmz) or a zipped Shapefile (.zip)`);
 }
 
