@@ -175,22 +175,35 @@ function toMetadata(props: Record<string, unknown>, skip: ReadonlySet<string>, f
   return out;
 }
 
-/** A number no double holds (1e400 reads as Infinity): kept as a marker, so the feature is refused, not silently thinned. */
-const OUT_OF_RANGE = Symbol('out of range');
+/** A property value that cannot be kept: the feature is refused with why, never silently thinned. */
+class BadValue {
+  constructor(readonly code: 'metadata_out_of_range' | 'metadata_too_deep', readonly why: string) {}
+}
 
 function outOfRange(metadata: Record<string, unknown>, fail: (code: string, detail: string) => void): boolean {
-  const keys = Object.keys(metadata).filter((k) => metadata[k] === OUT_OF_RANGE);
-  if (!keys.length) return false;
-  fail('metadata_out_of_range', `property ${keys.map((k) => `'${k}'`).join(', ')} is a number too large for any parcel data (beyond ±1.8e308); write it as text ("1e400") to keep it`);
+  const bad = Object.entries(metadata).filter((e): e is [string, BadValue] => e[1] instanceof BadValue);
+  if (!bad.length) return false;
+  fail(bad[0]![1].code, bad.map(([k, b]) => `property '${k}' ${b.why}`).join('; '));
   return true;
 }
 
-function scalar(v: unknown): string | number | boolean | typeof OUT_OF_RANGE | undefined {
+function scalar(v: unknown): string | number | boolean | BadValue | undefined {
   if (typeof v === 'string' || typeof v === 'boolean') return v;
   // NaN holds nothing (dropped); an infinity is a number written too large (refused).
-  if (typeof v === 'number') return Number.isFinite(v) ? v : Number.isNaN(v) ? undefined : OUT_OF_RANGE;
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) return v;
+    return Number.isNaN(v) ? undefined : new BadValue('metadata_out_of_range', 'is a number too large for any parcel data (beyond ±1.8e308); write it as text ("1e400") to keep it');
+  }
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : isoDate(v);
-  if (typeof v === 'object' && v !== null) return JSON.stringify(v);
+  if (typeof v === 'object' && v !== null) {
+    try {
+      return JSON.stringify(v);
+    } catch (err) {
+      // Arrays nested hundreds of thousands deep overflow the stack: a clear refusal, not a crash of the import.
+      if (err instanceof RangeError) return new BadValue('metadata_too_deep', 'is nested too deeply to keep as text');
+      throw err;
+    }
+  }
   return undefined;
 }
 

@@ -79,6 +79,13 @@ describe('importFile: GeoJSON', () => {
     expect(clean.notes).toEqual([]);
   });
 
+  it('refuses a property nested too deeply to keep as text with a clear problem, not a stack overflow', async () => {
+    const text = featureCollection([polygonFeature({ name: 'Deep', x: 0 }, [square(-5.9, 37.4)])]).replace('"x":0', `"x":${'['.repeat(200_000)}${']'.repeat(200_000)}`);
+    const e = await expectImportError(importFile(t.mirror, t.file('deep.geojson', text), opts));
+    expect(e.problems).toEqual([expect.objectContaining({ code: 'metadata_too_deep', message: "Feature 0 'Deep': property 'x' is nested too deeply to keep as text" })]);
+    expectNothingCreated();
+  });
+
   it('takes the first present name property in order name, Name, NAME, nombre, label', async () => {
     const file = t.file('names.geojson', featureCollection([
       polygonFeature({ name: '   ', Name: 'From Name', nombre: 'x' }, [square(-5.9, 37.4)]),
