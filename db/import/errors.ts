@@ -3,6 +3,8 @@ import type { ImportProblem } from './convert.ts';
 export type ImportErrorCode =
   | 'invalid_features' // some features cannot become parcels: `problems` lists each one
   | 'unreadable' // not a file of the format it claims to be
+  | 'zip_too_large' // a zip whose layer files would inflate past FURROW_IMPORT_MAX_BYTES, or at a ratio no real file reaches
+  | 'zip_overlapping' // a zip whose entries share bytes (an overlapping zip bomb)
   | 'unsupported_format'
   | 'projection' // coordinates are not WGS84 longitude/latitude
   | 'external_link' // a KML/KMZ NetworkLink to content outside the file (never fetched)

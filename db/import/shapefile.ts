@@ -7,6 +7,7 @@ import { unzipSync } from 'fflate';
 import * as shapefile from 'shapefile';
 import { ImportError, REPROJECT } from './errors.ts';
 import { readKmz } from './kml.ts';
+import { checkInflated, checkZip, zipEntries } from './zip-guard.ts';
 import { dbfEncoding } from './dbf-encoding.ts';
 import { attachZ, readShapeZ } from './shape-z.ts';
 
@@ -16,12 +17,16 @@ import { attachZ, readShapeZ } from './shape-z.ts';
  */
 export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ features: unknown[]; notes: string[] }> {
   let entries: Record<string, Uint8Array>;
+  // Only the files a layer is made of are inflated; macOS resource forks (__MACOSX/, ._x) are not.
+  const needed = (name: string) => !/(^|\/)(__MACOSX\/|\._)/.test(name) && /\.(shp|dbf|prj|cpg|kml)$/i.test(name);
+  // Sizes, ratios and overlaps from the central directory first: a zip bomb is refused before it inflates.
+  checkZip(bytes, fileName, needed);
   try {
-    // Only the files a layer is made of are inflated; macOS resource forks (__MACOSX/, ._x) are not.
-    entries = unzipSync(bytes, { filter: (f) => !/(^|\/)(__MACOSX\/|\._)/.test(f.name) && /\.(shp|dbf|prj|cpg|kml)$/i.test(f.name) });
+    entries = unzipSync(bytes, { filter: (f) => needed(f.name) });
   } catch (e) {
     throw new ImportError('unreadable', `${fileName} is not a readable zip file: ${(e as Error).message}`);
   }
+  checkInflated(entries, zipEntries(bytes, fileName), fileName);
   const names = Object.keys(entries);
   const shps = names.filter((n) => /\.shp$/i.test(n));
   if (shps.length === 0) {
