@@ -59,6 +59,15 @@ describe('zip bombs', () => {
     expect(e.message).toMatch(/w\.dbf would inflate \d+ times/);
   });
 
+  it('a KMZ of empty elements that would inflate hundreds of times is refused before it is parsed', async () => {
+    const kml = `<kml xmlns="http://www.opengis.net/kml/2.2"><Document>${'<Folder/>'.repeat(1_000_000)}</Document></kml>`;
+    const zip = zipSync({ 'doc.kml': new TextEncoder().encode(kml) });
+    expect(zip.length).toBeLessThan(100 * 1024);
+    const e = await refused(zip);
+    expect(e.code).toBe('zip_too_large');
+    expect(e.message).toMatch(/doc\.kml would inflate \d+ times/);
+  });
+
   it('entries that overlap on the same bytes are refused', async () => {
     const zip = withOverlap(zipShapefile('w', layer(), { 'w.prj': WGS84_PRJ }), 'x.dbf');
     expect(zipEntries(zip, 'bomb.zip').map((e) => e.name)).toContain('x.dbf');
