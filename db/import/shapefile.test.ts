@@ -99,5 +99,13 @@ describe('checkWgs84', () => {
     expect(() => checkWgs84(UTM30N_PRJ, 'f')).toThrow(/ETRS_1989_UTM_Zone_30N/);
     expect(() => checkWgs84('PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984"]]]', 'f')).toThrow(ImportError);
     expect(() => checkWgs84('GEOGCS["GCS_ETRS_1989",DATUM["D_ETRS_1989",SPHEROID["GRS_1980",6378137.0,298.257222101]]]', 'f')).toThrow(/GCS_ETRS_1989/);
+     // With a TOWGS84 datum shift (which names WGS84) and on other meridians: refused, never read as WGS84.
+    expect(() => checkWgs84('GEOGCS["ED50",DATUM["European_Datum_1950",SPHEROID["International 1924",6378388,297],TOWGS84[-87,-98,-121,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4230"]]', 'f')).toThrow(/"ED50"/);
+    expect(() => checkWgs84('GEOGCS["Tokyo",DATUM["Tokyo",SPHEROID["Bessel 1841",6377397.155,299.1528128],TOWGS84[-146.414,507.337,680.507,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]', 'f')).toThrow(/"Tokyo"/);
+    expect(() => checkWgs84('GEOGCS["NTF (Paris)",DATUM["Nouvelle_Triangulation_Francaise_Paris",SPHEROID["Clarke 1880 (IGN)",6378249.2,293.4660212936269],TOWGS84[-168,-60,320,0,0,0,0]],PRIMEM["Paris",2.5969213],UNIT["grad",0.01570796326794897]]', 'f')).toThrow(/NTF \(Paris\)/);
+    expect(() => checkWgs84('GEOGCS["Odd",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Paris",2.33722917],UNIT["degree",0.0174532925199433]]', 'f')).toThrow(ImportError);
+    // WGS84 itself with an explicit null shift, and the ESRI spelling, still pass.
+    expect(() => checkWgs84('GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563],TOWGS84[0,0,0,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]', 'f')).not.toThrow();
+    expect(() => checkWgs84('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]', 'f')).not.toThrow();
   });
 });

@@ -80,12 +80,22 @@ function dropBlankDates(feature: unknown): void {
   for (const [k, v] of Object.entries(props)) if (v instanceof Date && v.getTime() === BLANK_DATE) props[k] = null;
 }
 
-/** Accepts geographic WGS84 only (GEOGCS on the WGS 1984 datum, or EPSG:4326); anything projected is refused. */
+/**
+ * Accepts geographic WGS84 only (GEOGCS on the WGS 1984 datum with the Greenwich meridian, or EPSG:4326); anything
+ * projected, on another datum (ED50, Tokyo, NTF, ETRS89…) or on another meridian is refused: Furrow does not
+ * reproject, and a foreign datum read as WGS84 puts parcels metres to kilometres from where they are.
+ */
 export function checkWgs84(prj: string, fileName: string): void {
-  const wkt = prj.toUpperCase().replace(/\s+/g, ' ');
+  // TOWGS84[…] names WGS84 in every CRS that has a datum shift to it (ED50, Tokyo, NTF…): it says nothing about
+  // this CRS being WGS84, and matching it imported those files hundreds of metres to kilometres off.
+  const wkt = prj.toUpperCase().replace(/\s+/g, ' ').replace(/TOWGS84\[[^\]]*\]/g, '');
   const geographic = /^(GEOGCS|GEOGCRS|GEODCRS)\[/.test(wkt);
-  const wgs84 = /WGS[ _]?(19)?84|EPSG"?[,:]\s*"?4326\b/.test(wkt);
-  if ((geographic && wgs84) || wkt === 'EPSG:4326') return;
+  const datum = /DATUM\["([^"]*)"/.exec(wkt)?.[1];
+  const wgs84 = datum !== undefined ? /^(D_)?WGS[ _]?(19)?84$/.test(datum) || /^WORLD GEODETIC SYSTEM 1984/.test(datum) : /WGS[ _]?(19)?84|EPSG"?[,:]\s*"?4326\b/.test(wkt);
+  // A prime meridian other than Greenwich (NTF's Paris, in grads) shifts every longitude.
+  const meridian = /PRIMEM\["[^"]*", ?(-?[\d.]+(?:E-?\d+)?)/.exec(wkt);
+  const greenwich = !meridian || Number(meridian[1]) === 0;
+  if ((geographic && wgs84 && greenwich) || wkt === 'EPSG:4326') return;
   const name = /^\w+\["([^"]*)"/.exec(prj.trim())?.[1] ?? prj.slice(0, 60);
   throw new ImportError('projection', `${fileName} is in "${name}", not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
 }
