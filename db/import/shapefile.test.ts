@@ -91,6 +91,40 @@ describe('importFile: zipped Shapefile', () => {
   });
 });
 
+describe('damaged shapefiles are refused, never imported in part', () => {
+  async function refusedWith(files: { shp: Uint8Array; shx: Uint8Array; dbf: Uint8Array }): Promise<string> {
+    const zip = zipShapefile('broken', files, { 'broken.prj': WGS84_PRJ });
+    const e = await importFile(t.mirror, t.file('broken.zip', zip), opts).then(() => null, (err: unknown) => err);
+    expect(e).toBeInstanceOf(ImportError);
+    expect((e as ImportError).code).toBe('unreadable');
+    expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+    return (e as ImportError).message;
+  }
+
+  it('a first record whose length points past the end (the reader stopped after it: "Imported 1 parcel(s)")', async () => {
+    const files = buildShapefile(5, FIELDS, RECORDS);
+    const shp = files.shp.slice();
+    new DataView(shp.buffer).setInt32(100 + 4, 0x100000, false);
+    expect(await refusedWith({ ...files, shp })).toMatch(/broken\.shp is damaged.*record 1 of the \.shp claims 2097152 bytes, past the end/);
+  });
+
+  it('a DBF with fewer rows than the shapes, or a row length past its end (parcels were renamed "S 2", "S 3")', async () => {
+    const full = buildShapefile(5, FIELDS, RECORDS);
+    const short = buildShapefile(5, FIELDS, RECORDS.slice(0, 1));
+    expect(await refusedWith({ ...full, dbf: short.dbf })).toMatch(/the \.dbf holds 1 rows for the 3 shapes/);
+    const dbf = full.dbf.slice();
+    new DataView(dbf.buffer).setUint16(10, 60_000, true);
+    expect(await refusedWith({ ...full, dbf })).toMatch(/declares 3 rows of 60000 bytes/);
+  });
+
+  it('a .shp header whose length disagrees with the file', async () => {
+    const files = buildShapefile(5, FIELDS, RECORDS);
+    const shp = new Uint8Array(files.shp.length + 40);
+    shp.set(files.shp);
+    expect(await refusedWith({ ...files, shp })).toMatch(/header gives a length of \d+ bytes, the file has \d+/);
+  });
+});
+
 describe('checkWgs84', () => {
   it('accepts geographic WGS84 in its usual spellings and refuses everything else', () => {
     expect(() => checkWgs84(WGS84_PRJ, 'f')).not.toThrow();

@@ -57,6 +57,7 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ fe
   } catch (e) {
     throw new ImportError('unreadable', `${fileName}: ${shpName} could not be read as a shapefile: ${(e as Error).message}`);
   }
+  checkRecordCounts(shp, dbf, collection.features.length, fileName, shpName);
   const box = collection.bbox;
   if (prjText === '' && box && collection.features.length > 0 && !(box[0]! >= -180 && box[2]! <= 180 && box[1]! >= -90 && box[3]! <= 90)) {
     throw new ImportError('projection',
@@ -102,4 +103,43 @@ export function checkWgs84(prj: string, fileName: string): void {
 
 function arrayBuffer(u: Uint8Array): ArrayBuffer {
   return u.buffer.slice(u.byteOffset, u.byteOffset + u.byteLength) as ArrayBuffer;
+}
+
+/**
+ * What was read against what the files declare. The reader stops quietly at a record whose length points past the
+ * end (an outside test got "Imported 1 parcel(s)" from 3 records) and pairs shapes with DBF rows by position (a DBF
+ * short of rows renamed parcels "S 2", "S 3"): a damaged layer is refused whole, saying what does not add up.
+ */
+export function checkRecordCounts(shp: Uint8Array, dbf: Uint8Array | undefined, read: number, fileName: string, shpName: string): void {
+  const problems: string[] = [];
+  const v = new DataView(shp.buffer, shp.byteOffset, shp.byteLength);
+  if (shp.length < 100) problems.push(`the .shp is ${shp.length} bytes, shorter than its 100-byte header`);
+  else {
+    const declared = v.getInt32(24, false) * 2;
+    if (declared !== shp.length) problems.push(`the .shp header gives a length of ${declared} bytes, the file has ${shp.length}`);
+  }
+  let records = 0;
+  for (let p = 100; p + 8 <= shp.length; records++) {
+    const len = v.getInt32(p + 4, false) * 2;
+    if (len < 4 || p + 8 + len > shp.length) {
+      problems.push(`record ${records + 1} of the .shp claims ${len} bytes, past the end of the file`);
+      records = -1;
+      break;
+    }
+    p += 8 + len;
+  }
+  if (records >= 0 && records !== read) problems.push(`the .shp holds ${records} records, ${read} could be read`);
+  if (dbf !== undefined && dbf.length >= 12) {
+    const d = new DataView(dbf.buffer, dbf.byteOffset, dbf.byteLength);
+    const rows = d.getUint32(4, true);
+    const headerLength = d.getUint16(8, true);
+    const rowLength = d.getUint16(10, true);
+    if (headerLength + rows * rowLength > dbf.length) {
+      problems.push(`the .dbf declares ${rows} rows of ${rowLength} bytes after a ${headerLength}-byte header, more than its ${dbf.length} bytes`);
+    }
+    if (records >= 0 && rows !== records) problems.push(`the .dbf holds ${rows} rows for the ${records} shapes of the .shp`);
+  }
+  if (problems.length) {
+    throw new ImportError('unreadable', `${fileName}: ${shpName} is damaged, so nothing was imported: ${problems.join('; ')}. Export the layer again (or repair it, e.g. with ogr2ogr)`);
+  }
 }
