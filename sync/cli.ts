@@ -83,7 +83,7 @@ function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: Retur
   return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
 }
 
-async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
+async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEnv): Promise<unknown> {
   const service = need(v, 'service').replace(/\/+$/, '');
   const token = str(v, 'token');
   let accountId: string;
@@ -104,7 +104,8 @@ async function connect(m: Mirror, home: string, v: Values): Promise<unknown> {
     creds = { method: v.bearer ? 'bearer' : 'api_key', apiKey: need(v, 'api-key'), ...(str(v, 'account-header') ? { accountHeader: str(v, 'account-header') } : {}) };
   }
   // Prove the credentials work before keeping them.
-  const client = clientFactory({ [accountId]: creds })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
+  const { timeoutMs, deadlineMs } = durationsFromEnv(env);
+  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
   try {
     const res = await client.send('GET', '/api/farms/');
     if (res.status !== 200) throw new Error(`The service refused the credentials: ${errorMessage(res)}`);
@@ -143,7 +144,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   const out = (x: unknown) => io.stdout.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`);
   try {
     switch (cmd) {
-      case 'connect': out(await connect(m, home, v)); return 0;
+      case 'connect': out(await connect(m, home, v, io.env)); return 0;
       case 'accounts': out(m.read.accounts().map((a) => ({ id: a.id, service: a.service_url, method: a.mode, blocked: a.blocked, last_pull: a.last_pull }))); return 0;
       case 'import': {
         const file = need(v, 'file', 'The FILE to import');
