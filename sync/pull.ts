@@ -174,13 +174,12 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
  * wipe the mirror. `sync --accept-remote-deletions` applies it.
  */
 const MASS_SHARE = 0.2;
-/** Most pages a crop or plant listing may take (10 million crops, 100 million plants): past it, a pager that never ends. */
-const MAX_PAGES = 10_000;
 const FARM_FLOOR = 2;
 const PARCEL_FLOOR = 10;
 const massDeletion = (n: number, of: number, floor: number) => n > floor && n > of * MASS_SHARE;
 
-
+/** Most pages a crop or plant listing may take (10 million crops, 100 million plants): past it, a pager that never ends. */
+const MAX_PAGES = 10_000;
 
 /** Deleted on the service: gone locally too, unless there is a local edit — then the user decides. */
 function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'crop', localId: string, base: string | null, mine: string): void {
