@@ -36,7 +36,8 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
                                    accounts with the way out; exit 2 when something needs you
   problems [--json]                every blocked account, rejected, conflicting or blocked item with its reason
   resolve ID --keep mine|theirs    settle a conflict
-  retry [--account ACC]            send rejected items again (after the limit or the data changed)
+  retry [--account ACC]            send rejected items again (after the limit or the data changed) and release
+                                   items waiting on a backoff or Retry-After
   farms [--account ACC]            farms in the mirror
   export FILE [--account ACC] [--farm NAME]   GeoJSON (.geojson/.json) or CSV with WKT (.csv)
   set-parcel-limit --account ACC --hectares N|default   the account's agreed maximum parcel size
@@ -191,7 +192,10 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'retry': {
         const acc = str(v, 'account') ?? null;
         const n = m.syncDb.prepare("UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE state = 'rejected' AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-        out(`${n} rejected item(s) queued again; run sync.`);
+        // Work waiting on a backoff or a Retry-After goes at the next sync; uncertain work only gets its check
+        // sooner (it is reconciled, never resent, before its settle time).
+        const w = m.syncDb.prepare("UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
+        out(`${n} rejected item(s) queued again, ${w} waiting item(s) released; run sync.`);
         return 0;
       }
       case 'farms': out(m.read.farms(str(v, 'account')).map((f) => ({ local_id: f.local_id, server_id: f.server_id, name: f.name, parcels: m.read.parcels(f.local_id).length }))); return 0;

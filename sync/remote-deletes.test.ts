@@ -214,3 +214,15 @@ describe('answers that would wipe the mirror', () => {
     expect(proxy!.seen.filter((x, i) => i >= before && x.path.startsWith('/api/crops/')).length).toBe(2);
   });
 });
+
+describe('retry', () => {
+  it('releases work parked on a Retry-After or backoff (a proxy asked for decades) as well as rejected work', async () => {
+    const c = await connected('Parked', 1);
+    c.mirror.write.createParcels(c.farmLocal, parcelInputs(2, 'parked', -3));
+    c.mirror.syncDb.prepare("UPDATE outbox SET next_attempt_at = '2058-01-01T00:00:00.000Z' WHERE state = 'queued'").run();
+    expect((await cli(c.home, ['retry'])).out).toMatch(/0 rejected item\(s\) queued again, 2 waiting item\(s\) released; run sync\./);
+    expect(c.mirror.read.outbox(c.acc).filter((o) => o.next_attempt_at !== null)).toEqual([]);
+    expect((await cli(c.home, ['sync'])).status).toBe(0);
+    c.mirror.close();
+  });
+});
