@@ -26,6 +26,7 @@ export async function farmListing(ctx: AccountCtx, farmId: number): Promise<Farm
   const features: ParcelFeature[] = [];
   const root = ctx.client.baseUrl;
   const seen = new Set<string>();
+  const ids = new Set<number>();
   let path: string | null = `/api/farms/${farmId}/parcels/?limit=${FARM_PAGE_SIZE}`;
   let count = 0;
   for (let page = 0; path !== null; page++) {
@@ -39,6 +40,11 @@ export async function farmListing(ctx: AccountCtx, farmId: number): Promise<Farm
     }
     if (res.status === 404 && page === 0) return null;
     const listing: ParcelCollection = expectShape(ParcelCollection, res.body, 'farm parcels');
+    // A page repeating parcels under a new `next` is a pager going round: stop at once, not at the page cap.
+    for (const f of listing.features) {
+      if (ids.has(f.id)) throw new Error(`The listing of farm ${farmId} repeats parcel ${f.id}: its pages loop`);
+      ids.add(f.id);
+    }
     features.push(...listing.features);
     count = listing.count;
     if (!listing.next) break;

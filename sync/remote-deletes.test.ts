@@ -106,8 +106,9 @@ describe('answers that would wipe the mirror', () => {
     });
     return { acc, locals };
   }
-  const state = { emptyFarmList: false, pageSize: 0, cutAfterFirstPage: false, repeatFarm: false, loopNext: false, endlessCrops: false };
+  const state = { emptyFarmList: false, pageSize: 0, cutAfterFirstPage: false, repeatFarm: false, loopNext: false, endlessCrops: false, repeatPage: false };
   let firstCrops: unknown;
+  let firstPage: unknown;
   const rewrite: Rewrite = {
     body: (x, status, json) => {
       if (state.emptyFarmList && x.method === 'GET' && x.path === '/api/farms/' && status === 200) return [];
@@ -118,6 +119,11 @@ describe('answers that would wipe the mirror', () => {
       }
       if (state.repeatFarm && x.method === 'GET' && x.path === '/api/farms/' && status === 200) return Array.from({ length: 50 }, () => (json as unknown[])[0]);
       if (state.loopNext && /^\/api\/farms\/\d+\/parcels\//.test(x.path) && status === 200) return { ...(json as object), next: x.path };
+      // The same first page again and again, each time under a new next link.
+      if (state.repeatPage && /^\/api\/farms\/\d+\/parcels\//.test(x.path) && status === 200) {
+        firstPage ??= json;
+        return { ...(firstPage as object), next: `${x.path.split('?')[0]}?limit=${500 + proxy!.seen.length}` };
+      }
       if (state.cutAfterFirstPage && /^\/api\/farms\/\d+\/parcels\//.test(x.path) && status === 200) return { ...(json as object), next: null };
       return undefined;
     },
@@ -197,6 +203,12 @@ describe('answers that would wipe the mirror', () => {
     const looped = (await w.engine().sync({ accounts: [acc] })).accounts[0]!;
     expect(looped.error).toMatch(/loops/);
     expect(proxy!.seen.length - before).toBeLessThan(10);
+    Object.assign(state, { loopNext: false, repeatPage: true });
+    const mark = proxy!.seen.length;
+    const repeatedPage = (await w.engine().sync({ accounts: [acc] })).accounts[0]!;
+    expect(repeatedPage.error).toMatch(/repeats parcel \d+: its pages loop/);
+    expect(proxy!.seen.length - mark).toBeLessThan(10);
+    state.repeatPage = false;
     expect(locals.flatMap((l) => w.mirror.read.parcels(l))).toHaveLength(12);
     expect(w.mirror.read.farms(acc)).toHaveLength(2);
   });
