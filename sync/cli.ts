@@ -5,19 +5,20 @@ import { fileURLToPath } from 'node:url';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { ImportError } from '../db/import/errors.ts';
-import { exportFile } from '../db/export.ts';
 import { EditError } from '../db/writer.ts';
-import { SyncEngine } from './engine.ts';
-import { clientFactory } from './client-factory.ts';
+import type { SyncEngine } from './engine.ts';
 import { furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
-import { resolveConflict } from './conflicts.ts';
 import { importPrinter, progressPrinter, type OutStream } from './cli-output.ts';
-import { errorMessage, type ServiceClient } from './http.ts';
-import { tokenExpiry } from './tokens.ts';
+import type { ServiceClient } from './http.ts';
 import { UsageError, durationsFromEnv, parseHectares, parseWhole } from './cli-args.ts';
 import { needsUser, problemLine, problems, statusLines, statusReport } from './status.ts';
-import { summarizeRun } from './summary.ts';
 import { importErrorLines, importReportLines } from './cli-import.ts';
+
+// The engine, the HTTP client, export and conflict resolution are loaded by the commands that use them: an
+// import or a status does not pay for them (the CLI's memory before any work was 130 MB with them, 99 MB without).
+const engineModule = () => import('./engine.ts');
+const clientModule = () => import('./client-factory.ts');
+const httpModule = () => import('./http.ts');
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and settings in FURROW_HOME)
 
@@ -79,8 +80,9 @@ function pickAccount(m: Mirror, v: Values): string {
   throw new UsageError(accounts.length ? `Several accounts are connected: choose one with --account (${accounts.map((a) => a.id).join(', ')})` : 'No account is connected: run connect first');
 }
 
-function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false): SyncEngine {
+async function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false): Promise<SyncEngine> {
   const { timeoutMs, deadlineMs, ...waits } = durationsFromEnv(env);
+  const [{ SyncEngine }, { clientFactory }] = await Promise.all([engineModule(), clientModule()]);
   return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
 }
 
@@ -106,6 +108,7 @@ async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEn
   }
   // Prove the credentials work before keeping them.
   const { timeoutMs, deadlineMs } = durationsFromEnv(env);
+  const [{ clientFactory }, { errorMessage }, { tokenExpiry }] = await Promise.all([clientModule(), httpModule(), import('./tokens.ts')]);
   const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
   try {
     const res = await client.send('GET', '/api/farms/');
@@ -122,6 +125,7 @@ async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEn
 /** Deletes on the service the duplicates a resolved conflict leaves there. */
 async function deleteDuplicates(m: Mirror, home: string, id: number, ids: readonly number[], out: (s: string) => void): Promise<void> {
   const c = m.syncDb.prepare('SELECT account_id, entity FROM conflicts WHERE id = ?').get(id) as { account_id: string; entity: string };
+  const { clientFactory } = await clientModule();
   const client: ServiceClient = clientFactory(loadCredentials(home))(m.read.account(c.account_id)!);
   try {
     for (const sid of ids) {
@@ -163,8 +167,9 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'sync': case 'push': case 'pull': {
         const printer = progressPrinter(io.stderr);
         const accounts = str(v, 'account') ? [pickAccount(m, v)] : undefined;
-        const r = await engine(m, home, io.env, printer, Boolean(v['accept-remote-deletions'])).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
+        const r = await (await engine(m, home, io.env, printer, Boolean(v['accept-remote-deletions']))).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
         printer.done();
+        const { summarizeRun } = await import('./summary.ts');
         const s = summarizeRun(r, m);
         for (const line of s.out) out(line);
         for (const line of s.err) io.stderr.write(`${line}\n`);
@@ -184,6 +189,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'resolve': {
         const keep = need(v, 'keep');
         if (keep !== 'mine' && keep !== 'theirs') throw new UsageError('--keep is mine or theirs');
+        const { resolveConflict } = await import('./conflicts.ts');
         const { deleteOnService, effect } = resolveConflict(m.syncDb, conflictId, keep);
         if (deleteOnService.length) await deleteDuplicates(m, home, conflictId, deleteOnService, out);
         out(`Conflict #${conflictId} resolved: kept ${keep}${effect ? `: ${effect}` : ''}.`);
@@ -207,6 +213,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
           if (!f) throw new UsageError(`No farm named '${farmName}'`);
           farmLocalId = f.local_id;
         }
+        const { exportFile } = await import('../db/export.ts');
         const r = await exportFile(m, need(v, 'file', 'The FILE to export to'), { accountId: str(v, 'account'), farmLocalId });
         out(`Exported ${r.parcels} parcel(s) as ${r.format}.`);
         return 0;

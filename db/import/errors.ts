@@ -6,6 +6,7 @@ export type ImportErrorCode =
   | 'zip_too_large' // a zip whose layer files would inflate past FURROW_IMPORT_MAX_BYTES, or at a ratio no real file reaches
   | 'zip_overlapping' // a zip whose entries share bytes (an overlapping zip bomb)
   | 'unsupported_format'
+  | 'file_changed' // the file was written to while it was being imported (it is read twice: split, then parsed)
   | 'projection' // coordinates are not WGS84 longitude/latitude
   | 'external_link' // a KML/KMZ NetworkLink to content outside the file (never fetched)
   | 'empty' // nothing to import

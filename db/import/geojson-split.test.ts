@@ -1,8 +1,11 @@
 // The byte-level split of a FeatureCollection must agree with JSON.parse on every feature, and count a feature
 // as one parcel input only when its conversion gives exactly one; anything it is unsure of goes to the whole parse.
-import { describe, expect, it } from 'vitest';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { splitFeatureCollection, UNKNOWN } from './geojson-split.ts';
+import { splitFeatureCollection, splitFeatureFile, UNKNOWN, type SplitCollection } from './geojson-split.ts';
 import { toParcelInputs } from './convert.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -112,5 +115,65 @@ describe('splitFeatureCollection', () => {
     const split = splitFeatureCollection(bytes(source), 3);
     expect(split!.members).toEqual({ crs: { type: 'name', properties: { name: 'EPSG:4326' } }, type: 'FeatureCollection' });
     expect(split!.starts).toHaveLength(1);
+  });
+});
+
+describe('splitFeatureFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'furrow-split-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The file split through a window of `window` bytes (the smallest is 16). */
+  const splitFile = (b: Uint8Array, window: number, from = 0) => {
+    const path = join(dir, 'f.geojson');
+    writeFileSync(path, b);
+    const fd = openSync(path, 'r');
+    try {
+      return splitFeatureFile(fd, b.length, from, window);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const plain = (s: SplitCollection | null) => s && {
+    starts: Array.from(s.starts), ends: Array.from(s.ends), inputs: Array.from(s.inputs), polygons: Array.from(s.polygons), members: s.members,
+  };
+
+  it('splits through a small moving window exactly as it splits the bytes in memory, at every window size', () => {
+    fc.assert(fc.property(fc.array(feature, { maxLength: 6 }), spacing, fc.integer({ min: 16, max: 300 }), (features, ws, window) => {
+      const source = unescapeFixture(`{${ws}"crs":null,"type"${ws}:${ws}"FeatureCollection",${ws}"features"${ws}:${ws}${write(features, ws)},"bbox":[1,2,3,4]${ws}}${ws}`);
+      const b = bytes(source);
+      const inMemory = splitFeatureCollection(b);
+      const streamed = splitFile(b, window);
+      expect(plain(streamed)).toEqual(plain(inMemory));
+      if (streamed) expect(streamed.utf8).toBe(true);
+    }), { numRuns: 300 });
+  });
+
+  it('leaves the same broken files to the whole parse', () => {
+    const polygon = '{"type":"Feature","geometry":{"type":"Polygon","coordinates":[]}}';
+    for (const source of [
+      '', `{"type":"FeatureCollection","features":[${polygon}]} x`, `{"type":"FeatureCollection","features":[${polygon}`,
+      `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"a":"}]}`, `{"type":"FeatureCollection","features":[${polygon},1`,
+    ]) expect(splitFile(bytes(source), 16), source).toBeNull();
+  });
+
+  it('tells whether every byte is UTF-8, whichever window boundary a character straddles', () => {
+    const f = (name: string) => `{"type":"Feature","properties":{"name":"${name}"},"geometry":{"type":"Point","coordinates":[1,2]}}`;
+    const good = bytes(`{"type":"FeatureCollection","features":[${f('Viña 🌾 Cañada')},${f('Quiñón')}]}`);
+    for (let window = 16; window < 64; window++) expect(splitFile(good, window)!.utf8, `window ${window}`).toBe(true);
+    // A Latin-1 "ñ" (0xF1, then an ASCII byte): not UTF-8, wherever it falls.
+    const bad = Uint8Array.from([...bytes(`{"type":"FeatureCollection","features":[${f('Vi')}`), ...bytes(`,${f('Qui_on')}]}`)]);
+    bad[bad.indexOf(0x5f)] = 0xf1;
+    for (let window = 16; window < 64; window++) expect(splitFile(bad, window)!.utf8, `window ${window}`).toBe(false);
+  });
+
+  it('grows the window for a feature larger than it, and holds no more than that', () => {
+    const ring = Array.from({ length: 2000 }, (_, k) => [k / 1000, k % 2]);
+    const big = JSON.stringify({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } });
+    const b = bytes(`{"type":"FeatureCollection","features":[${big},${big}]}`);
+    expect(plain(splitFile(b, 16))).toEqual(plain(splitFeatureCollection(b)));
+  });
+
+  it('starts after a byte-order mark', () => {
+    const b = bytes(`\uFEFF{"type":"FeatureCollection","features":[{"type":"Feature"}]}`);
+    expect(plain(splitFile(b, 16, 3))).toEqual(plain(splitFeatureCollection(b, 3)));
   });
 });

@@ -1,7 +1,8 @@
 // Splits a GeoJSON FeatureCollection into its features by looking at the bytes, without parsing them, so that
 // worker threads can parse and validate the features in slices while this thread writes the mirror. Parsing
 // 100,000 features in one JSON.parse took most of a second on this thread, and kept every one of them alive
-// (and the garbage collector busy) until the import ended.
+// (and the garbage collector busy) until the import ended. A file is split through a window that moves forward
+// between features (splitFeatureFile), so the split holds a few MiB of it, not all of it.
 //
 // The split is only as strict as it needs to be: it finds where each feature starts and ends (strings and
 // brackets), and checks the collection's own structure (members, colons, commas). Whether each feature is
@@ -13,6 +14,9 @@
 // must know the total before it writes its first chunk (progress, undo labels). Only the certain case is
 // counted — a Feature whose geometry is a Polygon, a Point, or a MultiPolygon of one polygon gives exactly
 // one input (see convertFeature) — everything else is left for the feature's conversion to tell.
+
+import { isUtf8 } from 'node:buffer';
+import { readSync } from 'node:fs';
 
 /** inputs[i] of a feature whose count only its conversion and validation can tell. */
 export const UNKNOWN = -1;
@@ -67,23 +71,46 @@ const VALUE_MULTIPOLYGON = ascii('"MultiPolygon"');
 
 /** Splits the FeatureCollection in b[from..], or null when it is anything else (or broken). */
 export function splitFeatureCollection(b: Uint8Array, from = 0): SplitCollection | null {
-  const s = new Scanner(b);
+  return split(new Scanner(b, b.length, null), from);
+}
+
+/** What splitFeatureFile saw of the bytes besides the features. */
+export interface FileSplit extends SplitCollection {
+  /** Every byte of the file is UTF-8. */
+  utf8: boolean;
+}
+
+/** Bytes read from the file at a time; a feature larger than this grows the window to hold it. */
+export const WINDOW_BYTES = 4 << 20;
+
+/**
+ * Splits the FeatureCollection in the file open as `fd` (`size` bytes, from byte `from`) without holding it:
+ * the file is read through a window that moves forward between features, so memory is the window (a few MiB,
+ * or the largest feature) plus the per-feature table, whatever the file's size. Null as splitFeatureCollection.
+ */
+export function splitFeatureFile(fd: number, size: number, from = 0, window = WINDOW_BYTES): FileSplit | null {
+  const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size))), 0, { fd, size });
+  const out = split(s, from);
+  return out && { ...out, utf8: s.utf8Done() };
+}
+
+function split(s: Scanner, from: number): SplitCollection | null {
   let i = s.ws(from);
-  if (b[i] !== OPEN_BRACE) return null;
+  if (s.b[i] !== OPEN_BRACE) return null;
   const rest: string[] = [];
   let found = false;
   i = s.ws(i + 1);
-  if (b[i] === CLOSE_BRACE) return null;
+  if (s.b[i] === CLOSE_BRACE) return null;
   for (;;) {
-    if (b[i] !== QUOTE) return null;
+    if (s.b[i] !== QUOTE) return null;
     const keyStart = i;
     const keyEnd = s.string(i);
     if (keyEnd < 0) return null;
     i = s.ws(keyEnd);
-    if (b[i] !== COLON) return null;
+    if (s.b[i] !== COLON) return null;
     i = s.ws(i + 1);
     if (s.is(keyStart, keyEnd, KEY_FEATURES)) {
-      if (found || b[i] !== OPEN_BRACKET) return null;
+      if (found || s.b[i] !== OPEN_BRACKET) return null;
       found = true;
       i = s.features(i);
     } else {
@@ -94,14 +121,14 @@ export function splitFeatureCollection(b: Uint8Array, from = 0): SplitCollection
     }
     if (i < 0) return null;
     i = s.ws(i);
-    if (b[i] === COMMA) {
+    if (s.b[i] === COMMA) {
       i = s.ws(i + 1);
       continue;
     }
-    if (b[i] !== CLOSE_BRACE) return null;
+    if (s.b[i] !== CLOSE_BRACE) return null;
     break;
   }
-  if (!found || s.ws(i + 1) !== b.length || s.count === 0) return null;
+  if (!found || !s.atEnd(s.ws(i + 1)) || s.count === 0) return null;
   let members: Record<string, unknown>;
   try {
     members = JSON.parse(`{${rest.join(',')}}`) as Record<string, unknown>;
@@ -111,9 +138,16 @@ export function splitFeatureCollection(b: Uint8Array, from = 0): SplitCollection
   // A key spelt with escapes ("feat\u0075res") is `features` too: the whole parse sorts that out.
   if (Object.hasOwn(members, 'features') || members['type'] !== 'FeatureCollection') return null;
   return {
-    starts: s.starts.subarray(0, s.count), ends: s.ends.subarray(0, s.count), inputs: s.inputs.subarray(0, s.count),
-    polygons: s.polygons.subarray(0, 2 * s.count), members,
+    // Copies of the exact length: the tables grew by doubling, and a 300,000-feature file would keep 40 % spare.
+    starts: s.starts.slice(0, s.count), ends: s.ends.slice(0, s.count), inputs: s.inputs.slice(0, s.count),
+    polygons: s.polygons.slice(0, 2 * s.count), members,
   };
+}
+
+/** A file read through the scanner's window. */
+interface Stream {
+  fd: number;
+  size: number;
 }
 
 class Scanner {
@@ -122,36 +156,111 @@ class Scanner {
   inputs = new Int8Array(1024);
   polygons = new Float64Array(2048);
   count = 0;
-  private readonly n: number;
+  /** File offset of b[0]: the window has moved this far (0 for bytes in memory). */
+  private base = 0;
+  /** Every byte the window has taken in is read from the file (or there is no file). */
+  private eof: boolean;
+  /** File offset up to which the bytes are known to be UTF-8, and whether all of them were. */
+  private checked = 0;
+  private utf8 = true;
 
-  constructor(private readonly b: Uint8Array) {
-    this.n = b.length;
+  /** b[0, n) holds bytes; with a stream, more are read into b as the scan needs them. */
+  constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null) {
+    this.eof = stream === null;
+    if (stream) this.more();
+  }
+
+  /**
+   * Reads more of the file into the window, growing it when it is full (positions stay valid: the window only
+   * moves in compact(), between features). False at the end of the file. Loops that cache `b` re-read it after.
+   */
+  private more(): boolean {
+    if (this.eof) return false;
+    const { fd, size } = this.stream!;
+    if (this.n === this.b.length) {
+      const bigger = new Uint8Array(this.b.length * 2);
+      bigger.set(this.b.subarray(0, this.n));
+      this.b = bigger;
+    }
+    const want = Math.min(this.b.length - this.n, size - (this.base + this.n));
+    const got = want > 0 ? readSync(fd, this.b, this.n, want, this.base + this.n) : 0;
+    this.n += got;
+    if (got === 0 || this.base + this.n >= size) this.eof = true;
+    this.checkUtf8();
+    return got > 0;
+  }
+
+  /** Checks the bytes read since the last check, up to the last character that is certainly whole. */
+  private checkUtf8(): void {
+    let to = this.n;
+    if (!this.eof) {
+      // Back to the last byte that starts a character: the one it starts may go on in the next read.
+      while (to > 0 && to > this.n - 4 && (this.b[to - 1]! & 0xc0) === 0x80) to--;
+      if (to > 0) to--;
+    }
+    const from = this.checked - this.base;
+    if (to > from) {
+      if (this.utf8 && !isUtf8(this.b.subarray(from, to))) this.utf8 = false;
+      this.checked = this.base + to;
+    }
+  }
+
+  /** Whether every byte of the file is UTF-8 (reads and checks what the scan has not). */
+  utf8Done(): boolean {
+    while (this.more());
+    return this.utf8;
+  }
+
+  /** Forgets the bytes before i (a feature's start) when they are most of the window; returns i's new position. */
+  private compact(i: number): number {
+    if (this.stream === null || i < this.b.length >> 1) return i;
+    const k = Math.min(i, this.checked - this.base); // bytes not yet checked for UTF-8 stay
+    this.b.copyWithin(0, k, this.n);
+    this.n -= k;
+    this.base += k;
+    return i - k;
+  }
+
+  /** i is past the last byte: nothing follows in the file either. */
+  atEnd(i: number): boolean {
+    return i >= this.n && !this.more();
   }
 
   ws(i: number): number {
-    while (i < this.n && CLASS[this.b[i]!] === WS) i++;
-    return i;
+    for (;;) {
+      if (i >= this.n && !this.more()) return i;
+      if (CLASS[this.b[i]!] !== WS) return i;
+      i++;
+    }
   }
 
   /** Just past the string starting at i (a quote), or -1. */
   string(i: number): number {
-    const { b, n } = this;
-    for (i++; i < n; i++) {
+    let { b, n } = this;
+    for (i++; ; i++) {
+      if (i >= n) {
+        if (!this.more()) return -1;
+        ({ b, n } = this);
+      }
       const c = b[i];
       if (c === QUOTE) return i + 1;
       if (c === BACKSLASH) i++;
     }
-    return -1;
   }
 
   /** Just past the value starting at i, or -1: strings and brackets are followed, primitives run to a delimiter. */
   value(i: number): number {
-    const { b, n } = this;
+    if (i >= this.n && !this.more()) return -1;
+    let { b, n } = this;
     const k = CLASS[b[i]!];
     if (k === STRING) return this.string(i);
     if (k === OPEN) {
       let depth = 0;
-      while (i < n) {
+      for (;;) {
+        if (i >= n) {
+          if (!this.more()) return -1;
+          ({ b, n } = this);
+        }
         const byte = b[i]!;
         // Digits, commas, dots and minus signs first: coordinates are most of a file.
         if (byte >= 0x2c && byte <= 0x39) {
@@ -163,6 +272,7 @@ class Scanner {
         else if (c === STRING) {
           i = this.string(i);
           if (i < 0) return -1;
+          ({ b, n } = this);
         } else if (c === OPEN) {
           depth++;
           i++;
@@ -171,10 +281,13 @@ class Scanner {
           if (--depth === 0) return i;
         }
       }
-      return -1;
     }
     const start = i;
-    while (i < n) {
+    for (;;) {
+      if (i >= n) {
+        if (!this.more()) break;
+        ({ b, n } = this);
+      }
       const c = b[i]!;
       if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || CLASS[c] === WS) break;
       i++;
@@ -192,17 +305,17 @@ class Scanner {
     return Buffer.from(this.b.buffer, this.b.byteOffset + start, end - start).toString('utf8');
   }
 
-  /** The features array at i (its bracket): records each element; just past the array, or -1. */
+  /** The features array at i (its bracket): records each element (file offsets); just past the array, or -1. */
   features(i: number): number {
-    const b = this.b;
     i = this.ws(i + 1);
-    if (b[i] === CLOSE_BRACKET) return i + 1;
+    if (this.b[i] === CLOSE_BRACKET) return i + 1;
     for (;;) {
+      i = this.compact(i);
       const start = i;
       let inputs = UNKNOWN;
       let end: number;
       this.lastPolygon[0] = this.lastPolygon[1] = -1;
-      if (b[i] === OPEN_BRACE) {
+      if (this.b[i] === OPEN_BRACE) {
         end = this.feature(i);
         inputs = this.lastInputs;
       } else {
@@ -211,11 +324,11 @@ class Scanner {
       if (end < 0) return -1;
       this.push(start, end, inputs, this.lastPolygon);
       i = this.ws(end);
-      if (b[i] === COMMA) {
+      if (this.b[i] === COMMA) {
         i = this.ws(i + 1);
         continue;
       }
-      return b[i] === CLOSE_BRACKET ? i + 1 : -1;
+      return this.b[i] === CLOSE_BRACKET ? i + 1 : -1;
     }
   }
 
@@ -231,9 +344,11 @@ class Scanner {
       this.inputs = grow(this.inputs, (n) => new Int8Array(n));
       this.polygons = grow(this.polygons, (n) => new Float64Array(n));
     }
-    this.polygons.set(polygon, 2 * this.count);
-    this.starts[this.count] = start;
-    this.ends[this.count] = end;
+    const base = this.base;
+    this.polygons[2 * this.count] = polygon[0]! < 0 ? -1 : base + polygon[0]!;
+    this.polygons[2 * this.count + 1] = polygon[1]! < 0 ? -1 : base + polygon[1]!;
+    this.starts[this.count] = base + start;
+    this.ends[this.count] = base + end;
     this.inputs[this.count] = inputs;
     this.count++;
   }
@@ -250,24 +365,23 @@ class Scanner {
    * the value's end. Just past the object, or -1. A key with an escape is reported through `escaped`.
    */
   private members(i: number, member: (keyStart: number, keyEnd: number, value: number) => number): number {
-    const b = this.b;
     i = this.ws(i + 1);
-    if (b[i] === CLOSE_BRACE) return i + 1;
+    if (this.b[i] === CLOSE_BRACE) return i + 1;
     for (;;) {
-      if (b[i] !== QUOTE) return -1;
+      if (this.b[i] !== QUOTE) return -1;
       const keyStart = i;
       const keyEnd = this.string(i);
       if (keyEnd < 0) return -1;
       i = this.ws(keyEnd);
-      if (b[i] !== COLON) return -1;
+      if (this.b[i] !== COLON) return -1;
       i = member(keyStart, keyEnd, this.ws(i + 1));
       if (i < 0) return -1;
       i = this.ws(i);
-      if (b[i] === COMMA) {
+      if (this.b[i] === COMMA) {
         i = this.ws(i + 1);
         continue;
       }
-      return b[i] === CLOSE_BRACE ? i + 1 : -1;
+      return this.b[i] === CLOSE_BRACE ? i + 1 : -1;
     }
   }
 
@@ -344,10 +458,9 @@ class Scanner {
 
   /** An array at i: counts its elements (handed to `count`); just past it, or -1. */
   private elements(i: number, count: (n: number) => void): number {
-    const b = this.b;
     let n = 0;
     i = this.ws(i + 1);
-    if (b[i] === CLOSE_BRACKET) {
+    if (this.b[i] === CLOSE_BRACKET) {
       count(0);
       return i + 1;
     }
@@ -356,12 +469,12 @@ class Scanner {
       if (i < 0) return -1;
       n++;
       i = this.ws(i);
-      if (b[i] === COMMA) {
+      if (this.b[i] === COMMA) {
         i = this.ws(i + 1);
         continue;
       }
       count(n);
-      return b[i] === CLOSE_BRACKET ? i + 1 : -1;
+      return this.b[i] === CLOSE_BRACKET ? i + 1 : -1;
     }
   }
 }

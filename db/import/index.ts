@@ -22,7 +22,7 @@ import { suspendInsertTrigger, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, REPROJECT } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
-import { JOB_FEATURES, JobResults, jobsOf, ParseWhole } from './jobs.ts';
+import { JOB_FEATURES, JobResults, jobsOf, ParseWhole, type Jobs } from './jobs.ts';
 import { acquirePool, releasePool, type ImportPool } from './pool.ts';
 import { FIELDS, POINT, SEARCH_BY_SQLITE, SEARCH_NONE, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
 import { PARCEL_RULES_VERSION } from '../../core/parcels/validate.ts';
@@ -98,6 +98,14 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
   const name = basename(file);
   const jobOpts: JobOptions = { farmName, furrowExport: source.furrowExport, maxHectares: mirror.write.parcelLimit(opts.accountId) };
   const jobs = jobsOf(source, opts.jobFeatures ?? JOB_FEATURES, jobOpts);
+  try {
+    return write(mirror, name, farmName, opts, source, jobs, pool);
+  } finally {
+    jobs.close();
+  }
+}
+
+function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, jobs: Jobs, pool: ImportPool | null): ImportReport {
   if (jobs.features === 0) throw new ImportError('empty', `${name} has no features to import`);
   const results = new JobResults(jobs, pool);
   const skipInvalid = opts.skipInvalid === true;
@@ -173,6 +181,8 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
     if (imported === 0 || farm === undefined) {
       throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
     }
+    // The file was read twice (split, then job by job): it must still be the file that was split.
+    jobs.checkFile();
     restoreTrigger?.();
     const notes = [...(source.notes ?? [])];
     if (pointZ > 0) {

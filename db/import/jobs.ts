@@ -1,7 +1,9 @@
 // The jobs of an import: consecutive slices of the file's features, claimed one at a time by the worker
 // threads and the importing thread through a shared counter (pool.ts), and prepared by whoever claims them.
 
+import { closeSync } from 'node:fs';
 import { UNKNOWN, type SplitCollection } from './geojson-split.ts';
+import { checkUnchanged, openRef, readRange, type FileRef } from './file-ref.ts';
 import type { ImportPool } from './pool.ts';
 import { prepareFeatures, type JobOptions, type PreparedJob } from './prepare.ts';
 import type { SourceFeatures, SplitSource } from './read.ts';
@@ -10,11 +12,18 @@ import type { Begin, Outcome } from './worker.ts';
 /** The file split and parsed differently than its bytes said (a bug, or a broken file): import it parsed whole. */
 export class ParseWhole extends Error {}
 
-/** Slots of the shared control array: the next job to claim, results posted so far, stop. */
+/**
+ * Slots of the shared control array: the next job to claim, results posted so far, stop, and the highest job
+ * the importing thread has asked for. A worker claims no job more than AHEAD past that one: results wait in
+ * memory until the importing thread writes them, so without this bound a fast worker would pile up the
+ * results of the whole file while the writes lag behind.
+ */
 export const NEXT = 0;
 export const SIGNAL = 1;
 export const STOP = 2;
-export const CONTROL_SLOTS = 3;
+export const WANTED = 3;
+export const CONTROL_SLOTS = 4;
+export const AHEAD = 32;
 
 /** Features per job: big enough that posting a result costs little, small enough to keep both threads busy to the end. */
 export const JOB_FEATURES = 100;
@@ -45,13 +54,19 @@ export function jobTable(split: SplitCollection, perJob: number = JOB_FEATURES):
   return { count, spans, inputs, polygons: split.polygons };
 }
 
+/** Job `job`'s bytes, read from the file (open as `fd`), and the file offset they start at. */
+export function jobBytes(fd: number, file: FileRef, jobs: JobTable, job: number): { bytes: Buffer; base: number } {
+  const start = jobs.spans[job * 4]!;
+  return { bytes: readRange(fd, file, start, jobs.spans[job * 4 + 1]!), base: start };
+}
+
 /**
- * Job `job`'s features, parsed. The slice runs from its first feature to its last, commas between them
- * included, so it parses as an array once bracketed. A SyntaxError means the file is not valid JSON.
+ * Job `job`'s features, parsed from its bytes. They run from its first feature to its last, commas between them
+ * included, so they parse as an array once bracketed. A SyntaxError means the file is not valid JSON.
  */
 export function parseSlice(bytes: Uint8Array, jobs: JobTable, job: number): { features: unknown[]; first: number } {
-  const [start, end, first, n] = jobs.spans.subarray(job * 4, job * 4 + 4) as unknown as [number, number, number, number];
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+  const [, , first, n] = jobs.spans.subarray(job * 4, job * 4 + 4) as unknown as [number, number, number, number];
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
   const features = JSON.parse(`[${text}]`) as unknown[];
   if (features.length !== n) throw new SyntaxError(`features ${first}–${first + n - 1} of the file do not parse as ${n} values`);
   return { features, first };
@@ -66,23 +81,35 @@ export interface Jobs {
   inputs(j: number): number;
   /** Prepares job j on this thread. */
   run(j: number): Outcome;
+  /** Throws file_changed when the file is no longer the one split (split files only). */
+  checkFile(): void;
+  /** Releases the file. */
+  close(): void;
 }
 
 export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opts: JobOptions): Jobs {
   if ('split' in source) {
     const table = jobTable(source.split, perJob);
+    let fd = -1;
+    const file = () => (fd >= 0 ? fd : (fd = openRef(source.file)));
     return {
       count: table.count, features: source.split.starts.length,
-      shared: { file: source.bytes.buffer as SharedArrayBuffer, jobs: table, opts },
+      shared: { file: source.file, jobs: table, opts },
       inputs: (j) => table.inputs[j]!,
       run: (job) => {
+        const { bytes, base } = jobBytes(file(), source.file, table, job);
         try {
-          const { features, first } = parseSlice(source.bytes, table, job);
-          return { job, result: prepareFeatures(features, first, opts, { bytes: source.bytes, polygons: table.polygons }) };
+          const { features, first } = parseSlice(bytes, table, job);
+          return { job, result: prepareFeatures(features, first, opts, { bytes, base, polygons: table.polygons }) };
         } catch (e) {
           if (e instanceof SyntaxError) return { job, error: e.message, syntax: true };
           throw e;
         }
+      },
+      checkFile: () => checkUnchanged(file(), source.file),
+      close: () => {
+        if (fd >= 0) closeSync(fd);
+        fd = -1;
       },
     };
   }
@@ -93,6 +120,8 @@ export function jobsOf(source: SourceFeatures | SplitSource, perJob: number, opt
     // prepared, so every job is prepared before the first chunk is written.
     inputs: () => UNKNOWN,
     run: (job) => ({ job, result: prepareFeatures(features.slice(job * perJob, (job + 1) * perJob), job * perJob, opts) }),
+    checkFile: () => {},
+    close: () => {},
   };
 }
 
@@ -117,6 +146,7 @@ export class JobResults {
 
   /** Job j's result, kept for take(). */
   get(j: number): PreparedJob {
+    this.pool?.want(j);
     for (;;) {
       const r = this.done.get(j);
       if (r) {
@@ -128,6 +158,7 @@ export class JobResults {
       if (this.pool?.drain(this.done)) continue;
       const k = this.next();
       if (k >= 0) this.done.set(k, this.jobs.run(k));
+      else if (k === -2) this.pool!.collect(this.done);
       else for (const lost of this.pool!.collect(this.done)) this.done.set(lost, this.jobs.run(lost));
     }
   }

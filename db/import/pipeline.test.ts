@@ -1,5 +1,6 @@
 // A large GeoJSON is split by its bytes and prepared on worker threads (and on the importing thread) in jobs:
 // whichever way a file goes, the import must come out the same — rows, problems, undo entries, progress.
+import { appendFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImportError, IMPORT_CHUNK, importFile, type ImportOptions, type ImportReport } from './index.ts';
 import { ACCOUNT, featureCollection, pointFeature, polygonFeature, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
@@ -115,5 +116,25 @@ describe('importFile: split file, worker threads, jobs', () => {
     const o = expectSame(await importEach(text));
     const stored = (o.state as { parcels: { geometry: string }[] }).parcels.map((p) => p.geometry);
     expect(stored).toEqual(rings.map((r) => JSON.stringify({ type: 'Polygon', coordinates: [JSON.parse(r)] })));
+  });
+
+  it('refuses a file written to while it is imported (it is read twice), whoever prepares its jobs, leaving nothing', async () => {
+    const features = Array.from({ length: 40 }, (_, i) => polygonFeature({ name: `Olivar ${i}` }, [square(-6 + i * 0.01, 37)]));
+    for (const [way, extra] of Object.entries(WAYS)) {
+      const t = tempMirror();
+      mirrors.push(t);
+      const file = t.file('fields.geojson', featureCollection(features));
+      let changed = false;
+      // Before the first chunk is written, the file is saved again with one more line (an editor saving it).
+      const onProgress = () => {
+        if (!changed) appendFileSync(file, '\n');
+        changed = true;
+      };
+      const error = await importFile(t.mirror, file, { ...base, ...extra, onProgress }).then(() => null, (e: unknown) => e);
+      expect(error, way).toBeInstanceOf(ImportError);
+      expect((error as ImportError).code, way).toBe('file_changed');
+      expect((error as ImportError).message).toBe('fields.geojson changed while it was being imported, so nothing was imported; import it again once it is saved');
+      expect(t.mirror.syncDb.prepare('SELECT count(*) FROM parcels').pluck().get(), way).toBe(0);
+    }
   });
 });

@@ -1,8 +1,12 @@
 // The worker threads on their own: every job answered once with what this thread would have prepared, a
 // broken slice reported as such, and a worker that dies with a job in hand does not hang the import.
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { acquirePool, ImportPool, releasePool } from './pool.ts';
-import { jobTable, parseSlice, type JobTable } from './jobs.ts';
+import { AHEAD, jobTable, parseSlice, type JobTable } from './jobs.ts';
+import { fileRef, type FileRef } from './file-ref.ts';
 import { splitFeatureCollection } from './geojson-split.ts';
 import { prepareFeatures } from './prepare.ts';
 import type { Outcome } from './worker.ts';
@@ -12,34 +16,44 @@ const opts = { farmName: 'F', furrowExport: false, maxHectares: 100 };
 let pool: ImportPool | null = null;
 afterEach(() => pool?.close());
 
-function shared(text: string): { bytes: Uint8Array; jobs: JobTable } {
-  const encoded = new TextEncoder().encode(text);
-  const bytes = new Uint8Array(new SharedArrayBuffer(encoded.length));
-  bytes.set(encoded);
-  return { bytes, jobs: jobTable(splitFeatureCollection(bytes)!, 2) };
+const dir = mkdtempSync(join(tmpdir(), 'furrow-pool-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+/** The collection written to a file (the workers read it themselves), its bytes and its jobs of `perJob` features. */
+function shared(text: string, perJob = 2): { file: FileRef; bytes: Uint8Array; jobs: JobTable } {
+  const bytes = new TextEncoder().encode(text);
+  const path = join(dir, `${files++}.geojson`);
+  writeFileSync(path, bytes);
+  return { file: fileRef(path, statSync(path)), bytes, jobs: jobTable(splitFeatureCollection(bytes)!, perJob) };
 }
+
+/** Job j's bytes as the threads read them. */
+const slice = (bytes: Uint8Array, jobs: JobTable, j: number) => bytes.subarray(jobs.spans[j * 4]!, jobs.spans[j * 4 + 1]!);
 
 const features = Array.from({ length: 9 }, (_, i) => (i % 3 === 2 ? pointFeature({ name: `P${i}` }, [-5.9, 37.4]) : polygonFeature({ name: `F${i}`, n: i }, [square(-5.9 + i * 0.01, 37.4)])));
 
 describe('ImportPool', () => {
   it('answers every job once, as this thread would prepare it, when this thread claims none', () => {
-    const { bytes, jobs } = shared(featureCollection(features));
+    const { file, bytes, jobs } = shared(featureCollection(features));
     pool = new ImportPool(2);
-    pool.begin({ file: bytes.buffer as SharedArrayBuffer, jobs, opts });
+    pool.begin({ file, jobs, opts });
     const results = new Map<number, Outcome>();
     while (results.size < jobs.count) expect(pool.collect(results)).toEqual([]);
     expect(pool.claim()).toBe(-1);
     for (let j = 0; j < jobs.count; j++) {
-      const { features: slice, first } = parseSlice(bytes, jobs, j);
-      expect(results.get(j)).toEqual({ run: 1, job: j, result: prepareFeatures(slice, first, opts, { bytes, polygons: jobs.polygons }) });
+      const own = slice(bytes, jobs, j);
+      const { features: parsed, first } = parseSlice(own, jobs, j);
+      const raw = { bytes: own, base: jobs.spans[j * 4]!, polygons: jobs.polygons };
+      expect(results.get(j)).toEqual({ run: 1, job: j, result: prepareFeatures(parsed, first, opts, raw) });
     }
   });
 
   it('reports a slice that is not valid JSON as a syntax error', () => {
     const good = JSON.stringify(features[0]);
-    const { bytes, jobs } = shared(`{"type":"FeatureCollection","features":[${good},${good},{"type":"Feature","id":01}]}`);
+    const { file, jobs } = shared(`{"type":"FeatureCollection","features":[${good},${good},{"type":"Feature","id":01}]}`);
     pool = new ImportPool(1);
-    pool.begin({ file: bytes.buffer as SharedArrayBuffer, jobs, opts });
+    pool.begin({ file, jobs, opts });
     const results = new Map<number, Outcome>();
     while (results.size < jobs.count) pool.collect(results);
     expect(results.get(0)).toMatchObject({ job: 0, result: { inputs: 2 } });
@@ -49,9 +63,9 @@ describe('ImportPool', () => {
   it('hands back the job of a worker that died with it in hand, to be prepared here', async () => {
     // Slow jobs (big rings), so the worker is busy with one when it is killed.
     const big = Array.from({ length: 12 }, (_, i) => polygonFeature({ name: `B${i}` }, [ring(-5 + i * 0.01, 37.4, 3000)]));
-    const { bytes, jobs } = shared(featureCollection(big));
+    const { file, jobs } = shared(featureCollection(big));
     pool = new ImportPool(1, 300);
-    pool.begin({ file: bytes.buffer as SharedArrayBuffer, jobs, opts });
+    pool.begin({ file, jobs, opts });
     const results = new Map<number, Outcome>();
     // The first answer (or, on a slow machine, the first stall: then the worker is given up on already).
     const lost = pool.collect(results);
@@ -63,16 +77,48 @@ describe('ImportPool', () => {
     expect(accounted).toEqual(Array.from({ length: jobs.count }, (_, j) => j));
   });
 
+  it('prepares no more than AHEAD jobs past the one this thread needs, and goes on as it asks for more', async () => {
+    const many = Array.from({ length: (AHEAD + 20) * 1 }, (_, i) => pointFeature({ name: `P${i}`, hectares: 1 }, [-5.9 + i * 0.001, 37.4]));
+    const { file, jobs } = shared(featureCollection(many), 1);
+    pool = new ImportPool(1);
+    pool.begin({ file, jobs, opts });
+    const results = new Map<number, Outcome>();
+    // Job 0 is wanted (the start): the worker stops after job AHEAD, however long it is given.
+    const until = Date.now() + 1500;
+    while (Date.now() < until && results.size < AHEAD + 1) pool.collect(results);
+    await new Promise((r) => setTimeout(r, 300));
+    pool.drain(results);
+    expect(results.size).toBe(AHEAD + 1);
+    expect(Math.max(...results.keys())).toBe(AHEAD);
+    pool.want(10);
+    while (results.size < AHEAD + 11) pool.collect(results);
+    await new Promise((r) => setTimeout(r, 300));
+    pool.drain(results);
+    expect(results.size).toBe(AHEAD + 11);
+    // This thread does not claim past the bound either: it waits for the workers' results instead.
+    expect(pool.claim()).toBe(-2);
+  });
+
+  it('refuses a file that changed since it was split: the job comes back as an error, not a wrong parcel', () => {
+    const { file, jobs } = shared(featureCollection(features));
+    writeFileSync(file.path, featureCollection(features.slice(1)));
+    pool = new ImportPool(1);
+    pool.begin({ file, jobs, opts });
+    const results = new Map<number, Outcome>();
+    while (results.size < jobs.count) pool.collect(results);
+    for (const r of results.values()) expect(r).toMatchObject({ syntax: false, error: expect.stringMatching(/changed while it was being imported/) });
+  });
+
   it('is kept between imports: the next one reuses its threads, and ignores answers left over from the last', () => {
     const a = shared(featureCollection(features));
     const b = shared(featureCollection(features.slice(0, 4)));
     const first = acquirePool(1);
-    first.begin({ file: a.bytes.buffer as SharedArrayBuffer, jobs: a.jobs, opts });
+    first.begin({ file: a.file, jobs: a.jobs, opts });
     first.collect(new Map<number, Outcome>());
     releasePool(first); // ends the import with jobs still going
     const second = acquirePool(1);
     expect(second).toBe(first);
-    second.begin({ file: b.bytes.buffer as SharedArrayBuffer, jobs: b.jobs, opts });
+    second.begin({ file: b.file, jobs: b.jobs, opts });
     const next = new Map<number, Outcome>();
     while (next.size < b.jobs.count) second.collect(next);
     expect([...next.keys()].sort()).toEqual([0, 1]);

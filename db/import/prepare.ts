@@ -53,8 +53,11 @@ export interface PreparedJob {
   pointZ: number;
 }
 
-/** The file's bytes and where its Polygon features' coordinates lie (geojson-split.ts), when it was split. */
-export interface RawText { bytes: Uint8Array; polygons: Float64Array }
+/**
+ * A job's bytes (the file from offset `base`) and where the file's Polygon features' coordinates lie (file
+ * offsets, geojson-split.ts), when it was split.
+ */
+export interface RawText { bytes: Uint8Array; base: number; polygons: Float64Array }
 
 /** Text fields per row in PreparedJob.text. */
 export const FIELDS = 5;
@@ -125,7 +128,7 @@ function heightOf(input: ParcelInput): number {
 /** Feature f's coordinates as JSON.stringify would write them, from the file, when it is a Polygon and they can be. */
 function polygonText(raw: RawText, f: number): string | null {
   const start = raw.polygons[2 * f]!;
-  return start < 0 ? null : canonicalCoordinates(raw.bytes, start, raw.polygons[2 * f + 1]!);
+  return start < 0 ? null : canonicalCoordinates(raw.bytes, start - raw.base, raw.polygons[2 * f + 1]! - raw.base);
 }
 
 /** The n inputs of one feature, each validated; indexes within the feature, so "Parcel k" is its part. */

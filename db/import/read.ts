@@ -1,11 +1,13 @@
 // Reads an import file into GeoJSON features, whatever its format.
 
 import { isUtf8 } from 'node:buffer';
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ImportError, REPROJECT } from './errors.ts';
 import { isFurrowExport } from './furrow-format.ts';
-import { splitFeatureCollection, type SplitCollection } from './geojson-split.ts';
+import { splitFeatureFile, type SplitCollection } from './geojson-split.ts';
+import { fileRef, type FileRef } from './file-ref.ts';
 import { readKml } from './kml.ts';
 import { readZip } from './shapefile.ts';
 
@@ -23,40 +25,62 @@ export interface SourceFeatures {
 const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);
 
 /**
- * A GeoJSON FeatureCollection left unparsed: the file in shared memory (for worker threads) and where each
- * feature lies in it (geojson-split.ts). The import parses it slice by slice.
+ * A GeoJSON FeatureCollection left unparsed: the file (read again, job by job, by whichever thread prepares the
+ * job) and where each feature lies in it (geojson-split.ts). The import parses it slice by slice.
  */
 export interface SplitSource {
   format: 'geojson';
-  bytes: Uint8Array;
+  file: FileRef;
   split: SplitCollection;
   furrowExport: boolean;
   notes?: string[];
 }
 
+/** Bytes read to tell the format. */
+const HEAD_BYTES = 1024;
+
 /**
- * The file's features, parsed; or with `split`, a FeatureCollection may come back unparsed (SplitSource). A
- * file the split does not take (another format or shape, anything odd, a refused crs) is parsed whole as
- * always, so its errors are exactly the same either way.
+ * The file's features, parsed; or with `split`, a FeatureCollection may come back unparsed (SplitSource): it is
+ * split through a moving window, so the file is never held whole. A file the split does not take (another
+ * format or shape, anything odd, a refused crs) is read and parsed whole as always, so its errors are exactly
+ * the same either way.
  */
 export async function readImportSource(file: string, split: boolean): Promise<SourceFeatures | SplitSource> {
   const name = basename(file);
-  let bytes: Uint8Array;
+  const ext = extname(file).toLowerCase();
+  if (split) {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (e) {
+      throw new ImportError('unreadable', `${name} cannot be read: ${(e as Error).message}`);
+    }
+    try {
+      const st = fstatSync(fd);
+      const head = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
+      readSync(fd, head, 0, head.length, 0);
+      if (st.isFile() && detect(head, ext) === 'geojson') {
+        const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+        const parts = splitFeatureFile(fd, st.size, bom);
+        if (parts && crsAccepted(parts.members['crs'])) {
+          const notes = parts.utf8 ? [] : [notUtf8(name)];
+          return { format: 'geojson', file: fileRef(file, st), split: parts, furrowExport: isFurrowExport(parts.members), notes };
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  let buffer: Buffer;
   try {
-    bytes = await readShared(file);
+    buffer = await readFile(file);
   } catch (e) {
     throw new ImportError('unreadable', `${name} cannot be read: ${(e as Error).message}`);
   }
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  const format = detect(buffer, extname(file).toLowerCase());
+  const format = detect(buffer.subarray(0, HEAD_BYTES), ext);
   if (format === 'zip') return { format, ...(await readZip(buffer, name)), furrowExport: false };
   // GeoJSON and KML are read as UTF-8: bytes that are not become U+FFFD, which the user is told, not left to find.
-  const notes = isUtf8(buffer) ? [] : [`${name} is not valid UTF-8: the bytes that are not were read as U+FFFD (\uFFFD); save the file as UTF-8 to keep those characters`];
-  if (format === 'geojson' && split) {
-    const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
-    const parts = splitFeatureCollection(bytes, bom);
-    if (parts && crsAccepted(parts.members['crs'])) return { format, bytes, split: parts, furrowExport: isFurrowExport(parts.members), notes };
-  }
+  const notes = isUtf8(buffer) ? [] : [notUtf8(name)];
   const text = buffer.toString('utf8').replace(/^\uFEFF/, '');
   if (format === 'kml') return { format, features: readKml(text, name), furrowExport: false, notes };
   if (format === 'geojson') {
@@ -66,23 +90,8 @@ export async function readImportSource(file: string, split: boolean): Promise<So
   throw new ImportError('unsupported_format', `${name}: unknown format; import GeoJSON (.geojson, .json), KML (.kml, .kmz) or a zipped Shapefile (.zip)`);
 }
 
-/** The whole file in shared memory, which worker threads read without a copy. */
-async function readShared(file: string): Promise<Uint8Array> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const bytes = new Uint8Array(new SharedArrayBuffer(size));
-    let done = 0;
-    while (done < size) {
-      const { bytesRead } = await handle.read(bytes, done, size - done, done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    return bytes.subarray(0, done);
-  } finally {
-    await handle.close();
-  }
-}
+const notUtf8 = (name: string) =>
+  `${name} is not valid UTF-8: the bytes that are not were read as U+FFFD (\uFFFD); save the file as UTF-8 to keep those characters`;
 
 const crsAccepted = (crs: unknown): boolean => {
   try {

@@ -1,34 +1,56 @@
 // A worker thread of the import (see pool.ts). For each import it is handed, it claims jobs from the shared
-// counter, parses its slice of the file and prepares it (prepare.ts), and posts the result back, until no job is
-// left; then it waits for the next import.
+// counter (never more than AHEAD past the job the importing thread needs), reads and parses its slice of the
+// file and prepares it (prepare.ts), and posts the result back, until no job is left; then it waits for the
+// next import.
 
+import { closeSync } from 'node:fs';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { prepareFeatures, type JobOptions, type PreparedJob } from './prepare.ts';
-import { NEXT, SIGNAL, STOP, parseSlice, type JobTable } from './jobs.ts';
+import { AHEAD, NEXT, SIGNAL, STOP, WANTED, jobBytes, parseSlice, type JobTable } from './jobs.ts';
+import { openRef, type FileRef } from './file-ref.ts';
 
-/** One import: its control slots (jobs.ts), the file in shared memory, its jobs. */
-export interface Begin { run: number; ctl: Int32Array; file: SharedArrayBuffer; jobs: JobTable; opts: JobOptions }
+/** One import: its control slots (jobs.ts), the file (read by each thread itself), its jobs. */
+export interface Begin { run: number; ctl: Int32Array; file: FileRef; jobs: JobTable; opts: JobOptions }
 /** A job's result, or why there is none (a SyntaxError: the file is not valid JSON). */
 export type Outcome = { job: number; result: PreparedJob } | { job: number; error: string; syntax: boolean };
 export type Reply = Outcome & { run: number };
 
 const { port } = workerData as { port: MessagePort };
 
-parentPort!.on('message', ({ run, ctl, file, jobs, opts }: Begin) => {
-  const bytes = new Uint8Array(file);
+/** The next job this worker may prepare, now claimed; -1 when there is none (all claimed, or stopped). */
+function claim(ctl: Int32Array, count: number): number {
   for (;;) {
-    if (Atomics.load(ctl, STOP) !== 0) break;
-    const job = Atomics.add(ctl, NEXT, 1);
-    if (job >= jobs.count) break;
-    let reply: Reply;
-    try {
-      const { features, first } = parseSlice(bytes, jobs, job);
-      reply = { run, job, result: prepareFeatures(features, first, opts, { bytes, polygons: jobs.polygons }) };
-    } catch (e) {
-      reply = { run, job, error: (e as Error).message, syntax: e instanceof SyntaxError };
+    if (Atomics.load(ctl, STOP) !== 0) return -1;
+    const next = Atomics.load(ctl, NEXT);
+    if (next >= count) return -1;
+    const wanted = Atomics.load(ctl, WANTED);
+    if (next > wanted + AHEAD) {
+      Atomics.wait(ctl, WANTED, wanted, 200);
+      continue;
     }
-    port.postMessage(reply);
-    Atomics.add(ctl, SIGNAL, 1);
-    Atomics.notify(ctl, SIGNAL);
+    if (Atomics.compareExchange(ctl, NEXT, next, next + 1) === next) return next;
+  }
+}
+
+parentPort!.on('message', ({ run, ctl, file, jobs, opts }: Begin) => {
+  let fd = -1;
+  try {
+    for (let job = claim(ctl, jobs.count); job >= 0; job = claim(ctl, jobs.count)) {
+      let reply: Reply;
+      try {
+        if (fd < 0) fd = openRef(file);
+        const { bytes, base } = jobBytes(fd, file, jobs, job);
+        const { features, first } = parseSlice(bytes, jobs, job);
+        reply = { run, job, result: prepareFeatures(features, first, opts, { bytes, base, polygons: jobs.polygons }) };
+      } catch (e) {
+        // Not a syntax error (a changed file, say): the importing thread redoes the job and says what it is.
+        reply = { run, job, error: (e as Error).message, syntax: e instanceof SyntaxError };
+      }
+      port.postMessage(reply);
+      Atomics.add(ctl, SIGNAL, 1);
+      Atomics.notify(ctl, SIGNAL);
+    }
+  } finally {
+    if (fd >= 0) closeSync(fd);
   }
 });
