@@ -86,6 +86,17 @@ describe('importFile: GeoJSON', () => {
     expectNothingCreated();
   });
 
+  it('refuses coordinates nested hundreds of thousands deep with the problem of their shape, not a stack overflow', async () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    for (const type of ['Polygon', 'MultiPolygon']) {
+      const text = `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"x"},"geometry":{"type":"${type}","coordinates":${deep}}}]}`;
+      const e = await expectImportError(importFile(t.mirror, t.file('deep.geojson', text), opts));
+      expect(e.code).toBe('invalid_features');
+      expect(e.problems.map((p) => p.code)).toContain('position_invalid');
+      expectNothingCreated();
+    }
+  });
+
   it('takes the first present name property in order name, Name, NAME, nombre, label', async () => {
     const file = t.file('names.geojson', featureCollection([
       polygonFeature({ name: '   ', Name: 'From Name', nombre: 'x' }, [square(-5.9, 37.4)]),

@@ -81,4 +81,47 @@ describe('importFile: KML', () => {
     const broken = await importFile(t.mirror, t.file('y.kml', '<kml><Placemark><name>x</Placemark>'), opts).catch((err: unknown) => err);
     expect(broken).toMatchObject({ code: 'unreadable' });
   });
+
+  describe('read as a stream, never as one tree', () => {
+    const placemark = (i: number, extra = '') => `<Placemark><name>P${i}</name><ExtendedData><SchemaData schemaUrl="#parcel"><SimpleData name="contract_year">${2000 + (i % 25)}</SimpleData></SchemaData></ExtendedData>${extra}${polygon(-5.9 + (i % 50) * 0.01, 37 + Math.floor(i / 50) * 0.01)}</Placemark>`;
+    const doc = (body: string) => `<?xml version="1.0" encoding="UTF-8"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document>` +
+      `<Schema name="parcel" id="parcel"><SimpleField name="contract_year" type="int"/></Schema>${body}</Document></kml>`;
+
+    it('keeps document order and schema types across the batches placemarks are read in', async () => {
+      const report = await importFile(t.mirror, t.file('many.kml', doc(Array.from({ length: 600 }, (_, i) => placemark(i)).join(''))), opts);
+      expect(report.imported).toBe(600);
+      const parcels = t.mirror.read.parcels(report.farm.local_id);
+      expect(parcels.map((p) => p.name)).toEqual(Array.from({ length: 600 }, (_, i) => `P${i}`));
+      expect(meta(parcels[599]!.local_id)).toEqual({ contract_year: 2000 + (599 % 25) });
+    });
+
+    it('passes over millions of elements outside the placemarks without keeping them', async () => {
+      // 3,000,000 empty elements (12 MB): as a tree they took a few GB; streamed they are read and dropped.
+      const filler = `<Folder>${'<a/>'.repeat(1_000_000)}</Folder>`;
+      const report = await importFile(t.mirror, t.file('padded.kml', doc(`${filler}${placemark(1)}${filler}${filler}`)), opts);
+      expect(report.imported).toBe(1);
+    });
+
+    it('refuses elements nested deeper than KML ever needs with a clear error, not a stack overflow', async () => {
+      const e = await importFile(t.mirror, t.file('deep.kml', doc(`${'<Folder>'.repeat(200_000)}${'</Folder>'.repeat(200_000)}`)), opts).catch((err: unknown) => err);
+      expect(e).toMatchObject({ code: 'unreadable', message: 'deep.kml is not valid KML (XML): elements are nested more than 100 deep (at <Folder>); KML never needs that' });
+      const inside = await importFile(t.mirror, t.file('deep2.kml', doc(placemark(1, `${'<x>'.repeat(150)}${'</x>'.repeat(150)}`))), opts).catch((err: unknown) => err);
+      expect(inside).toMatchObject({ code: 'unreadable', message: expect.stringContaining('nested more than 100 deep') as unknown });
+    });
+
+    it('refuses a placemark of more elements than any parcel needs', async () => {
+      const e = await importFile(t.mirror, t.file('fat.kml', doc(placemark(1, `<ExtendedData>${'<b/>'.repeat(150_000)}</ExtendedData>`))), opts).catch((err: unknown) => err);
+      expect(e).toMatchObject({ code: 'unreadable', message: 'fat.kml: placemark 1 holds more than 100,000 elements; no parcel needs that many' });
+      expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+    });
+
+    it('says where broken XML breaks, and keeps placemarks that use namespaces declared above them', async () => {
+      const broken = await importFile(t.mirror, t.file('y.kml', '<kml>\n<Document><Placemark><name>x</Placemark>'), opts).catch((err: unknown) => err);
+      expect(broken).toMatchObject({ code: 'unreadable', message: expect.stringMatching(/^y\.kml is not valid KML \(XML\): line 2:\d+: /) as unknown });
+      const gx = `<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document>` +
+        `<Placemark><name>G</name><gx:balloonVisibility>1</gx:balloonVisibility>${polygon(-5.9, 37.4)}</Placemark></Document></kml>`;
+      const report = await importFile(t.mirror, t.file('gx.kml', gx), opts);
+      expect(t.mirror.read.parcels(report.farm.local_id).map((p) => p.name)).toEqual(['G']);
+    });
+  });
 });

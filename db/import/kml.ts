@@ -2,12 +2,17 @@
 // properties (that is @tmcw/togeojson's mapping); what togeojson adds for drawing the map — styles, icons,
 // visibility — is not parcel data and is dropped. A KMZ's NetworkLinks to KML files inside the archive (GDAL's LIBKML
 // driver writes doc.kml linking to layers/<layer>.kml) are followed; nothing is ever fetched from elsewhere.
+//
+// The file is never built into one DOM tree: a tree costs a few hundred bytes per element, so a small KMZ of empty
+// elements took the process down. A streaming XML parser (saxes) reads the file in chunks; everything outside the
+// placemarks is dropped as it passes, except what the features need (schemas, namespace declarations, links).
+// Each placemark's XML is written out again and placemarks are handed to togeojson in batches, each batch a small
+// document of its own; a placemark itself is bounded (elements, size, depth), so every tree built is small.
 
 import { kml } from '@tmcw/togeojson';
 import { DOMParser } from '@xmldom/xmldom';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { ImportError } from './errors.ts';
-
-type XmlDocument = ReturnType<DOMParser['parseFromString']>;
 
 const PRESENTATION = new Set([
   'styleUrl', 'styleHash', 'styleMapHash', 'stroke', 'stroke-opacity', 'stroke-width', 'fill', 'fill-opacity',
@@ -15,15 +20,32 @@ const PRESENTATION = new Set([
   'label-color', 'label-opacity', 'label-scale', 'visibility', 'open', 'coordinateProperties', '@geometry-type',
 ]);
 
+/** Deepest element nesting accepted: real KML nests a dozen levels (Document, Folders, Placemark, geometry). */
+export const KML_MAX_DEPTH = 100;
+/** Elements in one placemark: a MultiGeometry of a few thousand polygons stays far below. */
+export const KML_MAX_PLACEMARK_ELEMENTS = 100_000;
+/** Characters of one placemark's XML (a 10,000-vertex ring is about 400 KB). */
+export const KML_MAX_PLACEMARK_CHARS = 64 << 20;
+/** Placemarks per batch handed to togeojson, and characters at most (whichever comes first). */
+const BATCH_ITEMS = 256;
+const BATCH_CHARS = 4 << 20;
+/** Characters decoded and parsed at a time. */
+const CHUNK_BYTES = 1 << 20;
+
+interface KmlContent {
+  features: unknown[];
+  /** The href of every NetworkLink (KML 2.2 <Link>, KML 2.0 <Url>), in document order. */
+  links: string[];
+}
+
 /** The features of a KML file. It must hold them itself: a NetworkLink (content elsewhere) is refused. */
-export function readKml(text: string, fileName: string): unknown[] {
-  const doc = parseKml(text, fileName);
-  const [href] = networkLinks(doc);
-  if (href !== undefined) {
+export function readKml(bytes: Uint8Array, fileName: string): unknown[] {
+  const { features, links } = streamKml(bytes, fileName, (href) => {
     throw new ImportError('external_link', `${fileName} links to ${href} (a NetworkLink) instead of holding its placemarks; Furrow never fetches ` +
       'linked files: import the linked file itself, or a KMZ that holds it');
-  }
-  return featuresOf(doc);
+  });
+  void links;
+  return features;
 }
 
 /**
@@ -40,9 +62,9 @@ export function readKmz(entries: Readonly<Record<string, Uint8Array>>, fileName:
   const visit = (name: string) => {
     if (visited.has(name)) return; // a link back to a file already read (a cycle) adds nothing
     visited.add(name);
-    const doc = parseKml(new TextDecoder().decode(entries[name]).replace(/^\uFEFF/, ''), `${fileName}/${name}`);
-    features.push(...featuresOf(doc));
-    for (const href of networkLinks(doc)) {
+    const content = streamKml(entries[name]!, `${fileName}/${name}`);
+    for (const f of content.features) features.push(f);
+    for (const href of content.links) {
       const target = inArchive(name, href);
       if (target === null) {
         throw new ImportError('external_link', `${fileName}: ${name} links to ${href}, outside the archive; Furrow imports only what the KMZ ` +
@@ -78,40 +100,149 @@ function inArchive(from: string, href: string): string | null {
   return parts.join('/');
 }
 
-/** The href of every NetworkLink (KML 2.2 <Link>, KML 2.0 <Url>), in document order. */
-function networkLinks(doc: XmlDocument): string[] {
-  const out: string[] = [];
-  const links = doc.getElementsByTagNameNS('*', 'NetworkLink');
-  for (let i = 0; i < links.length; i++) {
-    const href = links[i]!.getElementsByTagNameNS('*', 'href')[0];
-    const text = href?.textContent?.trim();
-    if (text) out.push(text);
+const localName = (qualified: string) => qualified.slice(qualified.indexOf(':') + 1);
+const escapeText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttr = (s: string) => escapeText(s).replace(/"/g, '&quot;');
+
+/**
+ * Reads a KML file's placemarks (and ground overlays, after them, as togeojson orders them) with a streaming
+ * parser. `onLink` is told of each NetworkLink as soon as its href is read (and may throw to stop there).
+ */
+function streamKml(bytes: Uint8Array, fileName: string, onLink?: (href: string) => void): KmlContent {
+  const unreadable = (why: string) => new ImportError('unreadable', `${fileName} is not valid KML (XML): ${why}`);
+  const parser = new SaxesParser({ xmlns: false as const, fileName });
+  const features: unknown[] = [];
+  const links: string[] = [];
+  const stack: string[] = []; // local names of the open elements
+  const namespaces: Record<string, string>[] = []; // the xmlns declarations of each open element
+  const fields = new Map<string, string>(); // SimpleField name → type, from every Schema read so far
+  const overlays: string[] = [];
+  let batch: string[] = [];
+  let batchChars = 0;
+  let placemarks = 0;
+  // The item (Placemark or GroundOverlay) being written out again: its depth in the stack, its XML, its size.
+  let item: { depth: number; xml: string[]; chars: number; elements: number; overlay: boolean } | null = null;
+  let href: string | null = null; // the text of a NetworkLink's <href>, while inside it
+  let rootSeen = false;
+
+  const flush = () => {
+    if (batch.length === 0) return;
+    for (const f of featuresOf(parseBatch(batch, fields, fileName))) features.push(f);
+    batch = [];
+    batchChars = 0;
+  };
+  const write = (s: string) => {
+    if (!item) return;
+    item.xml.push(s);
+    item.chars += s.length;
+    if (item.chars > KML_MAX_PLACEMARK_CHARS) {
+      throw new ImportError('unreadable', `${fileName}: placemark ${placemarks + 1} is larger than ${KML_MAX_PLACEMARK_CHARS >> 20} MiB of XML; no parcel is that large`);
+    }
+  };
+
+  parser.on('opentag', (tag: SaxesTagPlain) => {
+    const name = localName(tag.name);
+    if (!rootSeen) {
+      rootSeen = true;
+      if (name !== 'kml') throw new ImportError('unreadable', `${fileName} is not KML: its root element is <${name}>, not <kml>`);
+    }
+    const attrs = tag.attributes;
+    const declared: Record<string, string> = {};
+    for (const [k, v] of Object.entries(attrs)) if (k === 'xmlns' || k.startsWith('xmlns:')) declared[k] = v;
+    stack.push(name);
+    namespaces.push(declared);
+    if (stack.length > KML_MAX_DEPTH) throw unreadable(`elements are nested more than ${KML_MAX_DEPTH} deep (at <${name}>); KML never needs that`);
+    if (!item && (name === 'Placemark' || name === 'GroundOverlay')) {
+      item = { depth: stack.length, xml: [], chars: 0, elements: 0, overlay: name === 'GroundOverlay' };
+      // The namespaces declared above it, so that the placemark reads the same on its own.
+      const inherited: Record<string, string> = {};
+      for (const d of namespaces) Object.assign(inherited, d);
+      write(`<${tag.name}${Object.entries({ ...inherited, ...attrs }).map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join('')}>`);
+    } else if (item) {
+      if (++item.elements > KML_MAX_PLACEMARK_ELEMENTS) {
+        throw new ImportError('unreadable', `${fileName}: placemark ${placemarks + 1} holds more than ${KML_MAX_PLACEMARK_ELEMENTS.toLocaleString('en-US')} elements; no parcel needs that many`);
+      }
+      write(`<${tag.name}${Object.entries(attrs).map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join('')}>`);
+    } else if (name === 'SimpleField') {
+      if (attrs['name'] !== undefined) fields.set(attrs['name'], attrs['type'] ?? '');
+    } else if (name === 'href' && stack.includes('NetworkLink')) {
+      href = '';
+    }
+  });
+  parser.on('text', (text) => {
+    if (item) write(escapeText(text));
+    else if (href !== null && href.length < 8192) href += text;
+  });
+  parser.on('cdata', (text) => {
+    if (item) write(`<![CDATA[${text}]]>`);
+    else if (href !== null && href.length < 8192) href += text;
+  });
+  parser.on('closetag', (tag: SaxesTagPlain) => {
+    const depth = stack.length;
+    stack.pop();
+    namespaces.pop();
+    if (!item) {
+      if (href !== null && localName(tag.name) === 'href') {
+        const h = href.trim();
+        href = null;
+        if (h) {
+          links.push(h);
+          onLink?.(h);
+        }
+      }
+      return;
+    }
+    write(`</${tag.name}>`);
+    if (depth !== item.depth) return;
+    const xml = item.xml.join('');
+    if (item.overlay) overlays.push(xml);
+    else {
+      placemarks++;
+      batch.push(xml);
+      batchChars += xml.length;
+      if (batch.length >= BATCH_ITEMS || batchChars >= BATCH_CHARS) flush();
+    }
+    item = null;
+  });
+
+  const decoder = new TextDecoder('utf-8');
+  try {
+    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+      parser.write(decoder.decode(bytes.subarray(at, at + CHUNK_BYTES), { stream: true }));
+    }
+    parser.write(decoder.decode());
+    parser.close();
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    // saxes says "<fileName>:<line>:<column>: <what>".
+    throw unreadable((e as Error).message.replace(`${fileName}:`, 'line '));
   }
-  return out;
+  if (!rootSeen) throw new ImportError('unreadable', `${fileName} is not KML: it holds no element`);
+  flush();
+  batch = overlays;
+  flush();
+  return { features, links };
 }
 
-function parseKml(text: string, fileName: string): XmlDocument {
-  let doc: XmlDocument;
+/** A batch of placemarks (their XML) as a small KML document of its own, with the schemas read so far. */
+function parseBatch(items: readonly string[], fields: ReadonlyMap<string, string>, fileName: string) {
+  const schema = fields.size === 0 ? '' :
+    `<Schema>${[...fields].map(([name, type]) => `<SimpleField name="${escapeAttr(name)}" type="${escapeAttr(type)}"/>`).join('')}</Schema>`;
+  const text = `<kml><Document>${schema}${items.join('')}</Document></kml>`;
   try {
-    doc = new DOMParser({
+    return new DOMParser({
       onError: (level, msg) => {
-        // Warnings (an unknown entity, say) still leave a usable document; errors do not.
         if (level !== 'warning') throw new Error(msg);
       },
     }).parseFromString(text, 'text/xml');
   } catch (e) {
     throw new ImportError('unreadable', `${fileName} is not valid KML (XML): ${(e as Error).message}`);
   }
-  if (doc.documentElement?.localName !== 'kml') {
-    throw new ImportError('unreadable', `${fileName} is not KML: its root element is <${doc.documentElement?.localName ?? 'nothing'}>, not <kml>`);
-  }
-  return doc;
 }
 
-function featuresOf(doc: XmlDocument): unknown[] {
+function featuresOf(doc: ReturnType<DOMParser['parseFromString']>): unknown[] {
   // skipNullGeometry stays off: a placemark without geometry keeps its index and is reported as invalid.
-  // togeojson turns each NetworkLink into a feature without geometry: the links are followed (or refused) instead.
-  return kml(doc).features.filter((f) => f.properties?.['@geometry-type'] !== 'networklink').map((f) => {
+  return kml(doc).features.map((f) => {
     const properties: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(f.properties ?? {})) {
       if (PRESENTATION.has(k)) continue;

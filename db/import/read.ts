@@ -81,10 +81,9 @@ export async function readImportSource(file: string, split: boolean): Promise<So
   if (format === 'zip') return { format, ...(await readZip(buffer, name)), furrowExport: false };
   // GeoJSON and KML are read as UTF-8: bytes that are not become U+FFFD, which the user is told, not left to find.
   const notes = isUtf8(buffer) ? [] : [notUtf8(name)];
-  const text = buffer.toString('utf8').replace(/^\uFEFF/, '');
-  if (format === 'kml') return { format, features: readKml(text, name), furrowExport: false, notes };
+  if (format === 'kml') return { format, features: readKml(buffer, name), furrowExport: false, notes };
   if (format === 'geojson') {
-    const source = readGeoJson(text, name);
+    const source = readGeoJson(buffer.toString('utf8').replace(/^\uFEFF/, ''), name);
     return { ...source, notes: [...notes, ...(source.notes ?? [])] };
   }
   throw new ImportError('unsupported_format', `${name}: unknown format; import GeoJSON (.geojson, .json), KML (.kml, .kmz) or a zipped Shapefile (.zip)`);
