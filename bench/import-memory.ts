@@ -49,11 +49,11 @@ const server = createServer((_req, res) => {
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-/** The CLI as `npm run -s cli` runs it (node with tsx's loader), plus the peak-RSS reporter. */
+/** The CLI as `npm run -s cli` runs it (scripts/cli.mjs: the built JavaScript), plus the peak-RSS reporter. */
 function cli(home: string, argv: string[]): Promise<{ status: number | null; seconds: number; out: string; maxRssKiB: number }> {
   const rssFile = join(home, 'max-rss');
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', resolve(ROOT, 'bench/lib/max-rss.mjs'), 'sync/cli.ts', ...argv], {
+  const child = spawn(process.execPath, ['--import', resolve(ROOT, 'bench/lib/max-rss.mjs'), resolve(ROOT, 'scripts/cli.mjs'), ...argv], {
     cwd: ROOT, env: { ...process.env, FURROW_HOME: home, FURROW_BENCH_RSS_FILE: rssFile },
   });
   let out = '';
@@ -64,6 +64,8 @@ function cli(home: string, argv: string[]): Promise<{ status: number | null; sec
   }));
 }
 
+const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+await ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'furrow-bench-import-memory-'));
 const files = {
   big: { path: join(dir, 'big.geojson'), ...writeFile(join(dir, 'big.geojson'), BIG_BYTES) },
@@ -100,7 +102,7 @@ const worstBig = Math.max(...of('big').map((r) => r.peak_mb));
 const result = record.finish({
   method: [
     `Two GeoJSON FeatureCollections of the benchmarks' realistic fields (polygons of 10–40 vertices, a name and 5 metadata properties each; bench/lib/fields.ts): ${mb(files.big.bytes)} MB (${files.big.features.toLocaleString('en-US')} features) and ${mb(files.small.bytes)} MB (${files.small.features.toLocaleString('en-US')} features), generated into a temporary directory (not timed).`,
-    '`npm run -s cli -- import FILE --farm Bench` as a whole process (node with tsx\'s loader, as `npm run -s cli` starts it), into a fresh FURROW_HOME each time, with the default options (on this machine one worker thread); the mirror must then hold every feature as a parcel. Peak memory is the process\'s maximum resident set size (getrusage, worker threads included), written by a module preloaded with `node --import` (bench/lib/max-rss.mjs).',
+    '`npm run -s cli -- import FILE --farm Bench` as a whole process (`node scripts/cli.mjs`, the built JavaScript, as `npm run -s cli` starts it; built before the first run), into a fresh FURROW_HOME each time, with the default options (on this machine one worker thread); the mirror must then hold every feature as a parcel. Peak memory is the process\'s maximum resident set size (getrusage, worker threads included), written by a module preloaded with `node --import` (bench/lib/max-rss.mjs).',
     `${RUNS} runs of each file, small and big alternating; the target is on the worst big run.`,
   ],
   metrics: [

@@ -2,7 +2,7 @@
 // The CLI and (later) the app show both; the code is kept in the mirror with the reason (accounts.blocked_code).
 
 import type { AccountRow } from '../db/types.ts';
-import { isAccountNotFound, isInvalidToken, type HttpResponse } from './http.ts';
+import { isAccountNotFound, isInvalidToken, type HttpResponse } from './answers.ts';
 
 export type BlockedCode =
   /** The organization's API key is unknown or revoked (rotated). */

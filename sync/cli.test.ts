@@ -12,7 +12,7 @@ import { square } from '../test/helpers/service.ts';
 import { runCli } from './cli.ts';
 import { committedGdalFixture } from '../db/import/fixtures/gdal.ts';
 
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+const CLI = resolve(ROOT, 'scripts/cli.mjs');
 let dir: string;
 let svc: ServiceProcess;
 let org: { organization_id: string; api_key: string };
@@ -35,9 +35,9 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<Ru
   return { status, stdout, stderr };
 }
 
-/** The real script, as `npm run -s cli -- …` runs it. */
+/** The real script, as `npm run -s cli -- …` runs it: the built JavaScript (scripts/cli.mjs builds dist/ when a source changed). */
 function spawnCli(args: string[], furrowHome: string): Run {
-  const r = spawnSync(TSX, ['sync/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FURROW_HOME: furrowHome, ...ENV } });
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FURROW_HOME: furrowHome, ...ENV } });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -104,6 +104,26 @@ describe('npm run -s cli (real processes)', () => {
       { features: { geometry: { coordinates: number[][][] } }[] };
     expect(listing.features.flatMap((f) => f.geometry.coordinates[0]!.map((p) => p[2]))).toEqual(expect.arrayContaining([812.5, 815.5, 790.25, 793.25]));
   }, 90_000);
+
+  it('the built CLI imports a file large enough for the import worker threads (dist/worker.mjs), and pushes it', async () => {
+    const own = join(dir, 'built-home');
+    const acc = await newAccount('built@example.com');
+    expect(spawnCli(['connect', '--service', svc.url, '--api-key', apiKey, '--account', acc], own)).toMatchObject({ status: 0 });
+    // 6,000 parcels of 200 vertices: about 5 MiB, past the size from which an import starts its worker threads.
+    const ring = (x: number, y: number) => Array.from({ length: 200 }, (_, k) => {
+      const a = (2 * Math.PI * k) / 200;
+      return [x + 0.001 * Math.cos(a), y + 0.001 * Math.sin(a)];
+    });
+    const file = geojson('large.geojson', Array.from({ length: 6000 }, (_, i) => {
+      const r = ring(-6 + (i % 100) * 0.003, 37 + Math.floor(i / 100) * 0.003);
+      return { name: `Olivar ${i}`, coords: [[...r, r[0]!]] };
+    }));
+    const imported = spawnCli(['import', file, '--farm', 'Built'], own);
+    expect([imported.status, imported.stdout]).toEqual([0, "Imported 6000 parcel(s) into 'Built'.\n"]);
+    const pushed = spawnCli(['push'], own);
+    expect(pushed.status, pushed.stderr).toBe(0);
+    expect((await onService(apiKey, acc))[0]).toMatchObject({ name: 'Built', parcel_count: 6000 });
+  }, 120_000);
 });
 
 describe('the CLI in-process', () => {

@@ -3,7 +3,6 @@ import { realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Mirror } from '../db/mirror.ts';
-import { importFile } from '../db/import/index.ts';
 import { ImportError } from '../db/import/errors.ts';
 import { EditError } from '../db/writer.ts';
 import type { SyncEngine } from './engine.ts';
@@ -14,7 +13,7 @@ import { UsageError, durationsFromEnv, parseHectares, parseWhole } from './cli-a
 import { needsUser, problemLine, problems, statusLines, statusReport } from './status.ts';
 import { importErrorLines, importReportLines } from './cli-import.ts';
 
-// The engine, the HTTP client, export and conflict resolution are loaded by the commands that use them: an
+// The engine, the HTTP client, import, export and conflict resolution are loaded by the commands that use them: an
 // import or a status does not pay for them (the CLI's memory before any work was 130 MB with them, 99 MB without).
 const engineModule = () => import('./engine.ts');
 const clientModule = () => import('./client-factory.ts');
@@ -155,6 +154,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         const file = need(v, 'file', 'The FILE to import');
         const accountId = pickAccount(m, v);
         const printer = importPrinter(io.stderr, basename(file));
+        const { importFile } = await import('../db/import/index.ts');
         let r;
         try {
           r = await importFile(m, file, { accountId, farmName: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']), onProgress: printer.onProgress });

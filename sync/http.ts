@@ -1,15 +1,16 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { TokenUnavailable, type TokenProvider } from './tokens.ts';
 import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
+import { isInvalidToken, type HttpResponse } from './answers.ts';
 
 export { NetworkError } from './transport.ts';
+export { errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse } from './answers.ts';
 
 /** A request body already serialized (the engine builds parcel JSON from the mirror's stored JSON text). */
 export class JsonText {
   constructor(readonly text: string) {}
 }
 
-export interface HttpResponse { status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number }
 
 export interface Credentials {
   /** 'api_key': x-api-key + account header. 'bearer': Authorization with the token provider's token. */
@@ -167,14 +168,3 @@ export class ServiceClient {
     if (!this.opts.dispatcher) await this.dispatcher.close();
   }
 }
-
-const codeOf = (body: unknown) => (typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined);
-const messageOf = (body: unknown) => {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const b = body as { message?: unknown; detail?: unknown };
-  return typeof b.message === 'string' ? b.message : typeof b.detail === 'string' ? b.detail : undefined;
-};
-
-export const isInvalidToken = (body: unknown) => codeOf(body) === 'invalid_token' || messageOf(body) === 'Invalid token';
-export const isAccountNotFound = (body: unknown) => codeOf(body) === 'account_not_found' || messageOf(body) === 'Account not found';
-export const errorMessage = (res: HttpResponse) => messageOf(res.body) ?? `HTTP ${res.status}`;

@@ -109,6 +109,19 @@ describe('ImportPool', () => {
     for (const r of results.values()) expect(r).toMatchObject({ syntax: false, error: expect.stringMatching(/changed while it was being imported/) });
   });
 
+  it('runs from the built JavaScript too (dist/worker.mjs, which the built CLI starts), answering as the source does', async () => {
+    const { ensureBuilt } = await import('../../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+    const cli = new URL(await ensureBuilt());
+    const { file, bytes, jobs } = shared(featureCollection(features));
+    pool = new ImportPool(1, 60_000, new URL('worker.mjs', cli));
+    pool.begin({ file, jobs, opts });
+    const results = new Map<number, Outcome>();
+    while (results.size < jobs.count) expect(pool.collect(results)).toEqual([]);
+    expect(pool.healthy).toBe(true);
+    const own = slice(bytes, jobs, 0);
+    expect(results.get(0)).toEqual({ run: 1, job: 0, result: prepareFeatures(parseSlice(own, jobs, 0).features, 0, opts, { bytes: own, base: jobs.spans[0]!, polygons: jobs.polygons }) });
+  }, 60_000);
+
   it('is kept between imports: the next one reuses its threads, and ignores answers left over from the last', () => {
     const a = shared(featureCollection(features));
     const b = shared(featureCollection(features.slice(0, 4)));

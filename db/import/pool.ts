@@ -27,7 +27,7 @@ export class ImportPool {
    * Starts the threads now, so they boot while the file is read and split. `stallMs`: how long a claimed job
    * may go unanswered before its worker is taken for dead (tests shorten it).
    */
-  constructor(readonly size: number, private readonly stallMs = STALL_MS) {
+  constructor(readonly size: number, private readonly stallMs = STALL_MS, entry: URL = new URL('./worker.mjs', import.meta.url)) {
     for (let i = 0; i < size; i++) {
       // Results come back on a channel of their own: this thread reads it synchronously, without an event loop.
       const { port1, port2 } = new MessageChannel();
@@ -36,7 +36,8 @@ export class ImportPool {
       // A young generation twice the default: validating allocates much short-lived garbage (GeographicLib returns
       // objects on every call), so fewer collections. 64 MB cost 30 MB more peak memory than 32 MB and was no faster
       // importing 250 MB of GeoJSON (interleaved runs, 16.3–17.8 s against 17.7–19.0 s).
-      const worker = new Worker(new URL('./worker.mjs', import.meta.url), {
+      // `entry`: in the built CLI (dist/), the bundled worker beside the bundle; from source, the tsx shim beside this file.
+      const worker = new Worker(entry, {
         workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 32 },
       });
       // A worker that fails to start or dies claims no more jobs; the one it had is redone here (see collect()).

@@ -1,0 +1,52 @@
+// Builds the sync CLI and the import worker thread to dist/ with esbuild: our TypeScript bundled into two ES
+// modules, packages left to node_modules (better-sqlite3 is native). `node scripts/build.mjs` builds; the CLI
+// launcher (cli.mjs) calls ensureBuilt(), which builds only when a source the last build read has changed.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import process from 'node:process';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+const META = join(DIST, 'cli.meta.json');
+/** The import worker is built beside the CLI as worker.mjs: db/import/pool.ts starts `./worker.mjs` next to itself. */
+const ENTRIES = { cli: 'sync/cli.ts', worker: 'db/import/worker.ts' };
+
+/** Builds dist/cli.mjs and dist/worker.mjs, and records which sources they were built from. */
+export async function buildCli() {
+  const { build } = await import('esbuild'); // loaded only to build: it takes longer to load than the check
+  // Built aside, then moved in file by file (each rename atomic; chunk names are content hashes): a CLI starting
+  // meanwhile, or a second build at the same time, never reads a half-written file.
+  const temp = join(DIST, `.build-${process.pid}`);
+  mkdirSync(temp, { recursive: true });
+  const result = await build({
+    absWorkingDir: ROOT, entryPoints: ENTRIES, outdir: temp, outExtension: { '.js': '.mjs' }, bundle: true, splitting: true, chunkNames: 'chunk-[hash]', format: 'esm',
+    platform: 'node', target: 'node20', packages: 'external', sourcemap: 'linked', metafile: true, logLevel: 'warning',
+  });
+  for (const f of readdirSync(temp)) renameSync(join(temp, f), join(DIST, f));
+  rmSync(temp, { recursive: true, force: true });
+  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
+  // Written last, through a rename: a build cut short leaves no record, so the next start builds again.
+  writeFileSync(`${META}.tmp`, JSON.stringify({ inputs }));
+  renameSync(`${META}.tmp`, META);
+}
+
+/** Whether dist/ was built from the sources as they are now. */
+function current() {
+  if (!existsSync(META) || !existsSync(join(DIST, 'cli.mjs')) || !existsSync(join(DIST, 'worker.mjs'))) return false;
+  const built = statSync(META).mtimeMs;
+  const { inputs } = JSON.parse(readFileSync(META, 'utf8'));
+  try {
+    return inputs.every((f) => statSync(join(ROOT, f)).mtimeMs <= built);
+  } catch {
+    return false; // a source was removed or renamed
+  }
+}
+
+/** The URL of dist/cli.mjs, built first if a source changed. */
+export async function ensureBuilt() {
+  if (!current()) await buildCli();
+  return pathToFileURL(join(DIST, 'cli.mjs')).href;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildCli();

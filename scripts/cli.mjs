@@ -1,0 +1,8 @@
+// `npm run cli`: the sync CLI from built JavaScript (dist/), rebuilt first when a source file changed since the last
+// build. Compiling the TypeScript at every start (tsx) cost a few hundred milliseconds per command, longer than the
+// whole push of a small farm; the build takes about as long once, and checking it is current a millisecond or two.
+import process from 'node:process';
+import { ensureBuilt } from './build.mjs';
+
+const { runCli } = await import(await ensureBuilt());
+process.exitCode = await runCli(process.argv.slice(2));
