@@ -38,9 +38,12 @@ export const DURATION_VARS = {
   FURROW_HTTP_DEADLINE_MS: { min: 1, max: HOUR, option: 'deadlineMs' },
 } as const;
 
-export interface DurationOptions { settleMs?: number; maxWaitMs?: number; timeoutMs?: number; deadlineMs?: number }
+export interface DurationOptions { settleMs?: number; maxWaitMs?: number; timeoutMs?: number; deadlineMs?: number; maxAnswerBytes?: number }
 
-/** The durations set in the environment (unset or empty: the default). A bad value is a usage error naming the variable. */
+/** FURROW_MAX_ANSWER_BYTES: the largest answer read from the service (default 256 MiB, sync/http.ts MAX_ANSWER_BYTES). */
+const ANSWER_BYTES = { min: 1 << 20, max: 2 ** 31 } as const;
+
+/** The durations (and the answer cap) set in the environment (unset or empty: the default). A bad value is a usage error naming the variable. */
 export function durationsFromEnv(env: NodeJS.ProcessEnv): DurationOptions {
   const out: DurationOptions = {};
   for (const [name, { min, max, option }] of Object.entries(DURATION_VARS)) {
@@ -48,5 +51,7 @@ export function durationsFromEnv(env: NodeJS.ProcessEnv): DurationOptions {
     if (raw === undefined || raw.trim() === '') continue;
     out[option] = parseWhole(raw, `${name} (milliseconds)`, min, max);
   }
+  const cap = env['FURROW_MAX_ANSWER_BYTES'];
+  if (cap !== undefined && cap.trim() !== '') out.maxAnswerBytes = parseWhole(cap, 'FURROW_MAX_ANSWER_BYTES (bytes)', ANSWER_BYTES.min, ANSWER_BYTES.max);
   return out;
 }

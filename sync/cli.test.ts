@@ -193,6 +193,11 @@ describe('the CLI in-process', () => {
       expect(r.status, `${name}=${value}`).toBe(2);
       expect(r.stderr).toContain(`${name} (milliseconds) must be a whole number`);
     }
+    for (const value of ['1000', 'big', '4294967296']) {
+      const r = await cli(['sync'], { FURROW_MAX_ANSWER_BYTES: value });
+      expect(r.status, value).toBe(2);
+      expect(r.stderr).toContain('FURROW_MAX_ANSWER_BYTES (bytes) must be a whole number from 1048576 to 2147483648');
+    }
     expect(await statusJson()).toEqual(before);
     for (const args of [['resolve', 'abc', '--keep', 'mine'], ['resolve', '0', '--keep', 'mine'], ['status', '--frobnicate'], ['import', 'a.geojson', 'b.geojson', '--farm', 'F'], ['frobnicate']]) {
       const r = await cli(args);

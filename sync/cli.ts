@@ -80,9 +80,9 @@ function pickAccount(m: Mirror, v: Values): string {
 }
 
 async function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false): Promise<SyncEngine> {
-  const { timeoutMs, deadlineMs, ...waits } = durationsFromEnv(env);
+  const { timeoutMs, deadlineMs, maxAnswerBytes, ...waits } = durationsFromEnv(env);
   const [{ SyncEngine }, { clientFactory }] = await Promise.all([engineModule(), clientModule()]);
-  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
+  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs, maxAnswerBytes }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
 }
 
 async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEnv): Promise<unknown> {
@@ -106,9 +106,9 @@ async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEn
     creds = { method: v.bearer ? 'bearer' : 'api_key', apiKey: need(v, 'api-key'), ...(str(v, 'account-header') ? { accountHeader: str(v, 'account-header') } : {}) };
   }
   // Prove the credentials work before keeping them.
-  const { timeoutMs, deadlineMs } = durationsFromEnv(env);
+  const { timeoutMs, deadlineMs, maxAnswerBytes } = durationsFromEnv(env);
   const [{ clientFactory }, { errorMessage }, { tokenExpiry }] = await Promise.all([clientModule(), httpModule(), import('./tokens.ts')]);
-  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
+  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs, maxAnswerBytes })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
   try {
     const res = await client.send('GET', '/api/farms/');
     if (res.status !== 200) throw new Error(`The service refused the credentials: ${errorMessage(res)}`);

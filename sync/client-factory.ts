@@ -5,13 +5,13 @@ import type { AccountCredentials } from './credentials.ts';
 import { AccountBlocked } from './blocked.ts';
 
 /** Builds each account's client from its stored credentials; token providers are shared per key. */
-export function clientFactory(creds: Record<string, AccountCredentials>, opts: { timeoutMs?: number; deadlineMs?: number } = {}): (a: AccountRow) => ServiceClient {
+export function clientFactory(creds: Record<string, AccountCredentials>, opts: { timeoutMs?: number; deadlineMs?: number; maxAnswerBytes?: number } = {}): (a: AccountRow) => ServiceClient {
   const providers = new Map<string, TokenProvider>();
   return (a) => {
     const c = creds[a.id];
     if (!c) throw new AccountBlocked('No credentials for this account on this computer', 'no_credentials');
     if (c.method === 'api_key') {
-      return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
+      return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
     }
     const id = c.apiKey ? `svc:${a.service_url}:${c.apiKey}` : c.tokenCommand ? `cmd:${c.tokenCommand}` : `static:${a.id}`;
     let tokens = providers.get(id);
@@ -22,6 +22,6 @@ export function clientFactory(creds: Record<string, AccountCredentials>, opts: {
       providers.set(id, tokens);
     }
     if (tokens instanceof CommandTokenProvider && c.token) tokens.seed(a.id, c.token);
-    return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, credentials: { mode: 'bearer', tokens } });
+    return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, credentials: { mode: 'bearer', tokens } });
   };
 }
