@@ -1,4 +1,5 @@
-// Lint enforces the boundaries the README's Layout describes: core/ is pure, the service shares only core/, and the
+// Lint enforces the boundaries the README's Layout describes: core/ is pure, platform/node/ sits on core/ only, the
+// service shares only core/ and platform/node/, and the
 // browser code of the service's web pages reaches the service only over HTTP. test/docs.test.ts checks that every
 // `files` pattern here matches a file of the repository.
 import js from '@eslint/js';
@@ -24,7 +25,7 @@ export default tseslint.config(
         patterns: [
           { group: nodeBuiltins, message: 'core/ is pure domain code: no I/O, no Node built-ins.' },
           { group: ioPackages, message: 'core/ is pure domain code: no I/O packages.' },
-          { group: ['**/service/**', '**/db/**', '**/sync/**'], message: 'core/ depends on nothing else in the repository.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/platform/**'], message: 'core/ depends on nothing else in the repository.' },
         ],
       }],
     },
@@ -47,7 +48,17 @@ export default tseslint.config(
     ignores: ['service/web/*/client/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/db/**', '**/sync/**'], message: 'The service stands alone: it shares only core/.' }],
+        patterns: [{ group: ['**/db/**', '**/sync/**'], message: 'The service stands alone: it shares only core/ and platform/node/.' }],
+      }],
+    },
+  },
+  {
+    // Node code both the service and the mirror need (opening SQLite, migrations, statement cache): it may use
+    // core/ and Node, never the parts that use it.
+    files: ['platform/node/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/service/**', '**/db/**', '**/sync/**', '**/bench/**', '**/test/**'], message: 'platform/node/ imports only core/: nothing above it.' }],
       }],
     },
   },

@@ -26,11 +26,8 @@ import embedRoutes from './web/embed/routes.ts';
 import adminRoutes from './web/admin/routes.ts';
 import landingRoutes from './web/landing/routes.ts';
 
-export interface AppContext {
-  db: Db;
-  config: ServiceConfig;
-  validator: ParcelValidator;
-}
+export type { AppContext } from './context.ts';
+import type { AppContext } from './context.ts';
 
 export type App = FastifyInstance;
 

@@ -7,36 +7,15 @@ import { checkUnchanged, openRef, readRange, type FileRef } from './file-ref.ts'
 import type { ImportPool } from './pool.ts';
 import { prepareFeatures, type JobOptions, type PreparedJob } from './prepare.ts';
 import type { SourceFeatures, SplitSource } from './read.ts';
-import type { Begin, Outcome } from './worker.ts';
+import type { Begin, JobTable, Outcome } from './protocol.ts';
 
 /** The file split and parsed differently than its bytes said (a bug, or a broken file): import it parsed whole. */
 export class ParseWhole extends Error {}
 
-/**
- * Slots of the shared control array: the next job to claim, results posted so far, stop, and the highest job
- * the importing thread has asked for. A worker claims no job more than AHEAD past that one: results wait in
- * memory until the importing thread writes them, so without this bound a fast worker would pile up the
- * results of the whole file while the writes lag behind.
- */
-export const NEXT = 0;
-export const SIGNAL = 1;
-export const STOP = 2;
-export const WANTED = 3;
-export const CONTROL_SLOTS = 4;
-export const AHEAD = 32;
 
 /** Features per job: big enough that posting a result costs little, small enough to keep both threads busy to the end. */
 export const JOB_FEATURES = 100;
 
-export interface JobTable {
-  count: number;
-  /** Per job: first byte, end byte, first feature, number of features. */
-  spans: Float64Array;
-  /** Per job: the parcel inputs its features give, when the bytes tell (see geojson-split.ts), else UNKNOWN. */
-  inputs: Float64Array;
-  /** Per feature: where a Polygon's coordinates lie (SplitCollection.polygons). */
-  polygons: Float64Array;
-}
 
 export function jobTable(split: SplitCollection, perJob: number = JOB_FEATURES): JobTable {
   const features = split.starts.length;

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { acquirePool, ImportPool, releasePool } from './pool.ts';
-import { AHEAD, jobTable, parseSlice, type JobTable } from './jobs.ts';
+import { jobTable, parseSlice } from './jobs.ts';
+import { AHEAD, type JobTable, type Outcome } from './protocol.ts';
 import { fileRef, type FileRef } from './file-ref.ts';
 import { splitFeatureCollection } from './geojson-split.ts';
 import { prepareFeatures } from './prepare.ts';
-import type { Outcome } from './worker.ts';
 import { featureCollection, pointFeature, polygonFeature, square } from './fixtures/temp-mirror.ts';
 
 const opts = { farmName: 'F', furrowExport: false, maxHectares: 100 };

@@ -7,8 +7,7 @@
 // thread writes, and this thread validates too whenever the writes are ahead.
 
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type JobTable } from './jobs.ts';
-import type { Begin, Outcome, Reply } from './worker.ts';
+import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type Begin, type JobTable, type Outcome, type Reply } from './protocol.ts';
 
 /** A worker that has claimed a job and posted nothing for this long is taken for dead: its jobs are redone here. */
 const STALL_MS = 60_000;

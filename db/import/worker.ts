@@ -5,15 +5,10 @@
 
 import { closeSync } from 'node:fs';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { prepareFeatures, type JobOptions, type PreparedJob } from './prepare.ts';
-import { AHEAD, NEXT, SIGNAL, STOP, WANTED, jobBytes, parseSlice, type JobTable } from './jobs.ts';
-import { openRef, type FileRef } from './file-ref.ts';
-
-/** One import: its control slots (jobs.ts), the file (read by each thread itself), its jobs. */
-export interface Begin { run: number; ctl: Int32Array; file: FileRef; jobs: JobTable; opts: JobOptions }
-/** A job's result, or why there is none (a SyntaxError: the file is not valid JSON). */
-export type Outcome = { job: number; result: PreparedJob } | { job: number; error: string; syntax: boolean };
-export type Reply = Outcome & { run: number };
+import { prepareFeatures } from './prepare.ts';
+import { jobBytes, parseSlice } from './jobs.ts';
+import { openRef } from './file-ref.ts';
+import { AHEAD, NEXT, SIGNAL, STOP, WANTED, type Begin, type Reply } from './protocol.ts';
 
 const { port } = workerData as { port: MessagePort };
 

@@ -1,14 +1,3 @@
-import type { Statement } from 'better-sqlite3';
-import type { Db } from './db.ts';
-
-// Hot paths (bulk create, listings) prepare the same SQL thousands of times a second; cache per handle.
-const cache = new WeakMap<Db, Map<string, Statement>>();
-
-export function prep(db: Db, sql: string): Statement {
-  let m = cache.get(db);
-  if (!m) cache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) m.set(sql, (s = db.prepare(sql)));
-  return s;
-}
-
+// Hot paths (bulk create, listings) prepare the same SQL thousands of times a second: the statement cache per
+// handle of platform/node/sqlite.ts, under the name the store's modules use.
+export { cachedStatement as prep } from '../../platform/node/sqlite.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { AccessToken, AccountCreateRequest, AccountParams, AccountSummary, ConnectedAccount } from '../../../core/schemas/accounts.ts';
 import { requireApiKey } from '../../auth.ts';
 import { accountNotFound } from '../../errors.ts';

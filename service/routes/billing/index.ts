@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { Billing } from '../../../core/schemas/billing.ts';
 import { requireApiKey } from '../../auth.ts';
 import { billing } from '../../store/billing.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { CropFamily, CropFamilyCreateRequest } from '../../../core/schemas/crops.ts';
 import { createFamily, listFamilies } from '../../store/crops.ts';
 import { requireApiKey } from '../../auth.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { Crop, CropCreateRequest, CropListQuery, CropPage, CropPatchRequest } from '../../../core/schemas/crops.ts';
 import { createCrop, deleteCrop, getCrop, listCrops, patchCrop } from '../../store/crops.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { Farm, FarmCreateRequest, FarmCreateResponse, FarmPatchRequest } from '../../../core/schemas/farms.ts';
 import { FarmParcelsQuery, ParcelCollection } from '../../../core/schemas/parcels.ts';

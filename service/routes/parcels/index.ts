@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { IdParams, MessageBody } from '../../../core/schemas/common.ts';
 import { BulkCreateRequest, ParcelCollection, ParcelFeature, ParcelListQuery, ParcelPatchRequest } from '../../../core/schemas/parcels.ts';
 import { Crop } from '../../../core/schemas/crops.ts';

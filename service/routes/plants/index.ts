@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { PlantCollection, PlantFeature, PlantListQuery } from '../../../core/schemas/plants.ts';
 import { getPlantJson, listPlantsJson } from '../../store/plants.ts';

@@ -2,7 +2,7 @@
 // /admin; every state change is a CSRF-checked POST and goes through the same store functions as the CLI.
 import { readFileSync } from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
 import { DEFAULT_MAX_PARCEL_HECTARES } from '../../../core/parcels/limits.ts';

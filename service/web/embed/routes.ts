@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { declareAuth } from '../../route-auth.ts';
 import { ErrorCode, errorBody } from '../../../core/errors.ts';
 import { MetadataFilterParams } from '../../../core/schemas/common.ts';

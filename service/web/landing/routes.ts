@@ -1,7 +1,7 @@
 // GET / (the start page) and its stylesheet. Registered by service/app.ts; public (declared below).
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../context.ts';
 import { CSP } from '../admin/http.ts';
 import { declareAuth } from '../../route-auth.ts';
 import { LANDING_HTML, LOGO_PATH } from './page.ts';
