@@ -23,8 +23,14 @@ export async function buildCli() {
     absWorkingDir: ROOT, entryPoints: ENTRIES, outdir: temp, outExtension: { '.js': '.mjs' }, bundle: true, splitting: true, chunkNames: 'chunk-[hash]', format: 'esm',
     platform: 'node', target: 'node20', packages: 'external', sourcemap: 'linked', metafile: true, logLevel: 'warning',
   });
-  for (const f of readdirSync(temp)) renameSync(join(temp, f), join(DIST, f));
+  const built = new Set(readdirSync(temp));
+  for (const f of built) renameSync(join(temp, f), join(DIST, f));
   rmSync(temp, { recursive: true, force: true });
+  // Chunks of earlier builds go once nothing can still be loading them: a CLI started before this build imports
+  // its lazily loaded chunks when it reaches them, so only those more than an hour old are removed.
+  for (const f of readdirSync(DIST)) {
+    if (/^chunk-/.test(f) && !built.has(f) && Date.now() - statSync(join(DIST, f)).mtimeMs > 3_600_000) rmSync(join(DIST, f), { force: true });
+  }
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
   // Written last, through a rename: a build cut short leaves no record, so the next start builds again.
   writeFileSync(`${META}.tmp`, JSON.stringify({ inputs }));
