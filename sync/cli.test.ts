@@ -246,6 +246,31 @@ describe('the CLI in-process', () => {
     expect(JSON.parse((await cli(['problems', '--json'])).stdout)).toMatchObject([{ kind: 'rejected', entity: 'parcel', name: 'Too big for the agreed 5 ha' }]);
   });
 
+  it('disconnect refuses (exit 2) while an account has unsynced work, then removes it and its credentials, the service keeping its data', async () => {
+    const own = join(dir, 'disconnect-home');
+    const acc = await newAccount('disconnect@example.com');
+    const run = async (args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const status = await runCli(args, { env: { FURROW_HOME: own, ...ENV }, stdout: { write: (x: string) => { stdout += x; } }, stderr: { write: (x: string) => { stderr += x; } } });
+      return { status, stdout, stderr };
+    };
+    expect((await run(['connect', '--service', svc.url, '--api-key', apiKey, '--account', acc])).status).toBe(0);
+    const file = geojson('leaving.geojson', [{ name: 'Leaving', coords: square(-5.5, 37.1) }]);
+    expect((await run(['import', file, '--farm', 'Leaving farm'])).status).toBe(0);
+    const refused = await run(['disconnect', '--account', acc]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/has 2 change\(s\) the service does not have \(2 queued\): sync them first, or remove the account and lose them with --discard-unsynced/);
+    expect((await run(['sync'])).status).toBe(0);
+    const done = await run(['disconnect', '--account', acc]);
+    expect([done.status, done.stdout]).toEqual([0, `Disconnected ${acc}: removed 1 farm(s), 1 parcel(s), 0 crop(s) and 0 plant(s) from this computer; the service keeps its data.\n`]);
+    expect(JSON.parse((await run(['accounts'])).stdout)).toEqual([]);
+    expect(readFileSync(join(own, 'mirror.db')).includes(acc)).toBe(false);
+    expect(() => readFileSync(join(own, 'credentials.json'))).toThrow(/ENOENT/);
+    expect((await onService(apiKey, acc)).map((f) => f.name)).toEqual(['Leaving farm']);
+    expect((await run(['disconnect', '--account', acc])).stderr).toMatch(new RegExp(`No account ${acc} in this mirror`));
+  });
+
   it('export writes CSV with WKT, and undo/redo work from the command line', async () => {
     const out = join(dir, 'out.csv');
     expect((await cli(['export', out])).stdout).toMatch(/Exported \d+ parcel\(s\) as csv/);

@@ -6,7 +6,8 @@ import { Mirror } from '../db/mirror.ts';
 import { ImportError } from '../db/import/errors.ts';
 import { EditError } from '../db/writer.ts';
 import type { SyncEngine } from './engine.ts';
-import { furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
+import { forgetCredentials, furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
+import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
 import { importPrinter, progressPrinter, type OutStream } from './cli-output.ts';
 import type { ServiceClient } from './http.ts';
 import { UsageError, durationsFromEnv, parseHectares, parseWhole } from './cli-args.ts';
@@ -25,6 +26,9 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   connect --service URL --token JWT [--token-command CMD]
                                    add an account (several accounts can be connected)
   accounts                         connected accounts and whether they are blocked
+  disconnect --account ACC [--discard-unsynced]
+                                   remove an account and its data from this computer; refused (exit 2) while it
+                                   has changes the service does not have, unless --discard-unsynced
   import FILE --farm NAME [--skip-invalid] [--account ACC]
                                    GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing)
   sync [--account ACC] [--accept-remote-deletions]
@@ -44,7 +48,8 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   undo | redo                      the last local edit (persists across restarts)
 
 Environment: FURROW_HOME; FURROW_SETTLE_MS, FURROW_MAX_WAIT_MS, FURROW_HTTP_TIMEOUT_MS (idle),
-FURROW_HTTP_DEADLINE_MS (a whole request, default 300000) (whole milliseconds).`;
+FURROW_HTTP_DEADLINE_MS (a whole request, default 300000) (whole milliseconds); FURROW_MAX_ANSWER_BYTES (the
+largest answer read, default 268435456).`;
 
 /** Where the CLI reads and writes: the process's by default, buffers in tests. */
 export interface CliIo { env: NodeJS.ProcessEnv; stdout: OutStream; stderr: OutStream }
@@ -55,7 +60,7 @@ const OPTIONS = {
   service: { type: 'string' }, 'api-key': { type: 'string' }, account: { type: 'string' }, 'account-header': { type: 'string' },
   bearer: { type: 'boolean' }, label: { type: 'string' }, token: { type: 'string' }, 'token-command': { type: 'string' },
   farm: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, json: { type: 'boolean' }, keep: { type: 'string' },
-  hectares: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  hectares: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, 'discard-unsynced': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Commands taking one positional argument, and what it is. */
@@ -149,6 +154,15 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   try {
     switch (cmd) {
       case 'connect': out(await connect(m, home, v, io.env)); return 0;
+      case 'disconnect': {
+        const accountId = need(v, 'account');
+        const r = removeAccount(m.syncDb, accountId, { discardUnsynced: Boolean(v['discard-unsynced']) });
+        forgetCredentials(home, accountId);
+        const lost = r.discarded.total + r.discarded.conflicts;
+        out(`Disconnected ${accountId}: removed ${r.farms} farm(s), ${r.parcels} parcel(s), ${r.crops} crop(s) and ${r.plants} plant(s) from this computer` +
+          `${lost ? `, discarding ${r.discarded.total} unsynced change(s) and ${r.discarded.conflicts} open conflict(s)` : ''}; the service keeps its data.`);
+        return 0;
+      }
       case 'accounts': out(m.read.accounts().map((a) => ({ id: a.id, service: a.service_url, method: a.mode, blocked: a.blocked, last_pull: a.last_pull }))); return 0;
       case 'import': {
         const file = need(v, 'file', 'The FILE to import');
@@ -279,6 +293,10 @@ export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): 
     if (err instanceof ImportError) {
       for (const line of importErrorLines(err)) full.stderr.write(`${line}\n`);
       return 1;
+    }
+    if (err instanceof AccountNotRemoved) {
+      full.stderr.write(`${err.message}\n`);
+      return 2;
     }
     if (err instanceof EditError) {
       full.stderr.write(`${err.message}\n`);

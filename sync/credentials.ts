@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,6 +32,21 @@ export function loadCredentials(home: string): Record<string, AccountCredentials
 export function saveCredentials(home: string, accountId: string, c: AccountCredentials): void {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const all = { ...loadCredentials(home), [accountId]: c };
+  const tmp = `${file(home)}.tmp`;
+  writeFileSync(tmp, JSON.stringify(all, null, 2), { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, file(home));
+}
+
+/** Forgets an account's credentials (a file that then holds none is removed). */
+export function forgetCredentials(home: string, accountId: string): void {
+  const all = loadCredentials(home);
+  if (!(accountId in all)) return;
+  delete all[accountId];
+  if (Object.keys(all).length === 0) {
+    rmSync(file(home), { force: true });
+    return;
+  }
   const tmp = `${file(home)}.tmp`;
   writeFileSync(tmp, JSON.stringify(all, null, 2), { mode: 0o600 });
   chmodSync(tmp, 0o600);
