@@ -257,7 +257,7 @@ describe('pull', () => {
     const imported = serviceCli(join(w.dir, 'service'), ['import-plants', '--account', s.acc, '--file', plants, '--parcel', String(p.server_id)]);
     expect(imported.status, imported.stderr).toBe(0);
 
-    expect(await sync(s)).toMatchObject({ synced: true });
+    expect(await sync(s)).toMatchObject({ synced: true, plantsChanged: 2 });
     const history = w.mirror.read.crops(p.local_id);
     expect(history.map((c) => [c.name, c.server_id, c.campaign, c.is_active, c.family_id, c.family_name])).toEqual([
       ['Chickpea', now.id, '2024', 1, now.family!.id, 'Fabaceae'],
@@ -275,9 +275,28 @@ describe('pull', () => {
     // A remote edit and a remote delete of rotation entries arrive too.
     expect((await w.api('PATCH', `/api/crops/${now.id}/`, { harvested_qty: 3.5, is_active: false }, as(s.acc))).status).toBe(200);
     expect((await w.api('DELETE', `/api/crops/${old.id}/`, undefined, as(s.acc))).status).toBe(204);
-    expect(await sync(s)).toMatchObject({ synced: true });
+    // The plants did not change: the pull writes none of them (each keeps its row), and says so.
+    const rowids = () => w.mirror.syncDb.prepare('SELECT server_id, rowid FROM plants WHERE account_id = ? ORDER BY server_id').all(s.acc);
+    const before = rowids();
+    // Every write to plants on this connection (the engine's) is counted.
+    w.mirror.syncDb.exec(`CREATE TEMP TABLE plant_writes (op TEXT);
+      CREATE TEMP TRIGGER plant_ins AFTER INSERT ON main.plants BEGIN INSERT INTO plant_writes VALUES ('insert'); END;
+      CREATE TEMP TRIGGER plant_upd AFTER UPDATE ON main.plants BEGIN INSERT INTO plant_writes VALUES ('update'); END;
+      CREATE TEMP TRIGGER plant_del AFTER DELETE ON main.plants BEGIN INSERT INTO plant_writes VALUES ('delete'); END;`);
+    const writes = () => w.mirror.syncDb.prepare('SELECT op FROM plant_writes').pluck().all();
+    expect(await sync(s)).toMatchObject({ synced: true, plantsChanged: 0 });
+    expect(writes()).toEqual([]);
+    expect(rowids()).toEqual(before);
     const after = w.mirror.read.crops(p.local_id);
     expect(after.map((c) => c.name)).toEqual(['Chickpea', 'Wheat']);
     expect(after[0]).toMatchObject({ harvested_qty: 3.5, is_active: 0 });
+    // One more plant on the service: only it is written.
+    writeFileSync(plants, JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [lon + 0.0002, lat] }, properties: { info: null } }] }));
+    expect(serviceCli(join(w.dir, 'service'), ['import-plants', '--account', s.acc, '--file', plants, '--parcel', String(p.server_id)]).status).toBe(0);
+    expect(await sync(s)).toMatchObject({ synced: true, plantsChanged: 1 });
+    expect(writes()).toEqual(['insert']);
+    expect(rowids().slice(0, 2)).toEqual(before);
+    w.mirror.syncDb.exec('DROP TABLE temp.plant_writes; DROP TRIGGER temp.plant_ins; DROP TRIGGER temp.plant_upd; DROP TRIGGER temp.plant_del;');
+    expect(w.mirror.read.plants(s.acc, p.server_id!)).toHaveLength(3);
   });
 });

@@ -34,6 +34,8 @@ export interface AccountReport {
   rejected: number;
   conflicts: number;
   pulled: number;
+  /** Plants the pull added, changed or removed (an unchanged plant is not written). */
+  plantsChanged: number;
   /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
   left: number;
   /**
@@ -93,7 +95,7 @@ export class SyncEngine {
   }
 
   private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
-    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, bytes: 0 };
+    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, plantsChanged: 0, bytes: 0 };
     let blocked: AccountBlocked | null = null;
     let error: string | null = null;
     let pulled = false;
@@ -147,7 +149,7 @@ export class SyncEngine {
     return {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
-      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, left, pullNotDone,
+      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, plantsChanged: stats.plantsChanged, left, pullNotDone,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],
     };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
-import { getRow, insertRow, updateRow } from '../db/rows.ts';
+import { cachedStatement, getRow, insertRow, updateRow } from '../db/rows.ts';
 import { openOps, setOpState } from '../db/outbox.ts';
 import { Farm } from '../core/schemas/farms.ts';
 import { type ParcelFeature } from '../core/schemas/parcels.ts';
@@ -254,12 +254,22 @@ async function pullPlants(ctx: AccountCtx): Promise<void> {
     if (page.features.length < 10000) break;
     after = page.features[page.features.length - 1]!.id;
   }
+  // Only what changed is written: an unchanged plant keeps its row (a pull that changed nothing writes nothing, so
+  // the map has nothing to redraw), a changed one is updated in place, one gone from the service is deleted.
   ctx.db.transaction(() => {
-    ctx.db.prepare('DELETE FROM plants WHERE account_id = ?').run(ctx.account.id);
-    const ins = ctx.db.prepare('INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const upsert = cachedStatement(ctx.db, `INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, server_id) DO UPDATE SET key = excluded.key,
+        parcel_server_id = excluded.parcel_server_id, crop_server_id = excluded.crop_server_id, point = excluded.point, shape = excluded.shape,
+        info = excluded.info, area = excluded.area
+      WHERE plants.key IS NOT excluded.key OR plants.parcel_server_id IS NOT excluded.parcel_server_id OR plants.crop_server_id IS NOT excluded.crop_server_id
+        OR plants.point IS NOT excluded.point OR plants.shape IS NOT excluded.shape OR plants.info IS NOT excluded.info OR plants.area IS NOT excluded.area`);
+    let changed = 0;
     for (const p of features) {
-      ins.run(ctx.account.id, p.id, p.properties.key, p.properties.parcel, p.properties.crop, JSON.stringify(p.geometry.coordinates),
-        p.properties.shape ? JSON.stringify(p.properties.shape) : null, p.properties.info === undefined ? null : JSON.stringify(p.properties.info), p.properties.area);
+      changed += upsert.run(ctx.account.id, p.id, p.properties.key, p.properties.parcel, p.properties.crop, JSON.stringify(p.geometry.coordinates),
+        p.properties.shape ? JSON.stringify(p.properties.shape) : null, p.properties.info === undefined ? null : JSON.stringify(p.properties.info), p.properties.area).changes;
     }
+    changed += ctx.db.prepare('DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
+      .run(ctx.account.id, JSON.stringify(features.map((p) => p.id))).changes;
+    ctx.stats.plantsChanged += changed;
   })();
 }
