@@ -4,5 +4,5 @@
 import process from 'node:process';
 import { ensureBuilt } from './build.mjs';
 
-const { runCli } = await import(await ensureBuilt());
-process.exitCode = await runCli(process.argv.slice(2));
+const { runCli, stopOnInterrupt } = await import(await ensureBuilt());
+process.exitCode = await runCli(process.argv.slice(2), { interrupt: stopOnInterrupt });

@@ -52,7 +52,13 @@ FURROW_HTTP_DEADLINE_MS (a whole request, default 300000) (whole milliseconds); 
 largest answer read, default 268435456).`;
 
 /** Where the CLI reads and writes: the process's by default, buffers in tests. */
-export interface CliIo { env: NodeJS.ProcessEnv; stdout: OutStream; stderr: OutStream }
+export interface CliIo {
+  env: NodeJS.ProcessEnv; stdout: OutStream; stderr: OutStream;
+  /** Stops a sync, push or pull: the requests out finish and are booked, nothing else is sent (exit 130). */
+  signal?: AbortSignal;
+  /** Makes that signal for a sync, push or pull only (the script: Ctrl-C; other commands keep its default). */
+  interrupt?: () => AbortSignal;
+}
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -84,10 +90,10 @@ function pickAccount(m: Mirror, v: Values): string {
   throw new UsageError(accounts.length ? `Several accounts are connected: choose one with --account (${accounts.map((a) => a.id).join(', ')})` : 'No account is connected: run connect first');
 }
 
-async function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false): Promise<SyncEngine> {
+async function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false, signal?: AbortSignal): Promise<SyncEngine> {
   const { timeoutMs, deadlineMs, maxAnswerBytes, ...waits } = durationsFromEnv(env);
   const [{ SyncEngine }, { clientFactory }] = await Promise.all([engineModule(), clientModule()]);
-  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs, maxAnswerBytes }), { onProgress: printer?.onProgress, acceptRemoteDeletions, ...waits });
+  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs, maxAnswerBytes }), { onProgress: printer?.onProgress, acceptRemoteDeletions, signal, ...waits });
 }
 
 async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEnv): Promise<unknown> {
@@ -181,7 +187,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'sync': case 'push': case 'pull': {
         const printer = progressPrinter(io.stderr);
         const accounts = str(v, 'account') ? [pickAccount(m, v)] : undefined;
-        const r = await (await engine(m, home, io.env, printer, Boolean(v['accept-remote-deletions']))).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
+        const r = await (await engine(m, home, io.env, printer, Boolean(v['accept-remote-deletions']), io.signal ?? io.interrupt?.())).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
         printer.done();
         const { summarizeRun } = await import('./summary.ts');
         const s = summarizeRun(r, m);
@@ -273,7 +279,7 @@ function parse(argv: readonly string[]): { cmd: string | undefined; v: Values } 
  * In-process callers (tests, a backend) pass their own environment and output streams.
  */
 export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
-  const full: CliIo = { env: io.env ?? process.env, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr };
+  const full: CliIo = { env: io.env ?? process.env, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr, signal: io.signal, interrupt: io.interrupt };
   try {
     const { cmd, v } = parse(argv);
     if (v.help) {
@@ -315,4 +321,18 @@ const isMain = (() => {
     return false;
   }
 })();
-if (isMain) process.exitCode = await runCli(process.argv.slice(2));
+if (isMain) process.exitCode = await runCli(process.argv.slice(2), { interrupt: stopOnInterrupt });
+
+/**
+ * Ctrl-C stops a sync cleanly: nothing new is sent, the requests out finish and are booked, the lock is released.
+ * A second Ctrl-C quits at once (what was out is then reconciled by the next sync, never resent blindly).
+ */
+export function stopOnInterrupt(): AbortSignal {
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    process.stderr.write('\nStopping after the requests under way (Ctrl-C again to quit at once)…\n');
+    controller.abort();
+    process.once('SIGINT', () => process.exit(130));
+  });
+  return controller.signal;
+}

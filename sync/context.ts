@@ -37,6 +37,11 @@ export interface SyncOptions {
   sleep: (ms: number) => Promise<void>;
   random: () => number;
   onProgress?: (e: ProgressEvent) => void;
+  /**
+   * Stops the run: no request is started once it is aborted and no wait goes on; the requests already out finish
+   * (each within its deadline) and are booked, so nothing is left half-done — what was not sent stays queued.
+   */
+  signal?: AbortSignal;
 }
 
 export const defaultSyncOptions = (): SyncOptions => ({
@@ -45,6 +50,33 @@ export const defaultSyncOptions = (): SyncOptions => ({
 });
 
 export class BudgetExhausted extends Error {}
+
+/** The run was stopped through SyncOptions.signal. */
+export class SyncCancelled extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'SyncCancelled';
+  }
+}
+
+export function throwIfCancelled(ctx: { opts: SyncOptions }): void {
+  if (ctx.opts.signal?.aborted) throw new SyncCancelled();
+}
+
+/** opts.sleep, cut short (rejected with SyncCancelled) when the run is stopped. */
+export function sleepUnlessCancelled(opts: SyncOptions, ms: number): Promise<void> {
+  const signal = opts.signal;
+  if (!signal) return opts.sleep(ms);
+  if (signal.aborted) return Promise.reject(new SyncCancelled());
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(new SyncCancelled());
+    signal.addEventListener('abort', stop, { once: true });
+    opts.sleep(ms).then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, reject);
+  });
+}
 
 export interface AccountCtx {
   db: Db;
@@ -186,6 +218,8 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
     const { reason, gaveUp } = ctx.unreachable;
     return new NetworkError(`${method} ${path}: not tried (${reason}${gaveUp ? ', gave up' : ' a moment ago'})`, { sent: false, reason, unreachable: true, notTried: true });
   }
+  // A stopped run starts no request (one already marked in flight is then reconciled, never resent blindly).
+  throwIfCancelled(ctx);
   // Failures recorded before this request set out: one recorded meanwhile is the same attempt (two batches in flight).
   const failuresBefore = ctx.unreachable?.failures ?? 0;
   try {
@@ -229,7 +263,7 @@ export async function getJson(ctx: AccountCtx, path: string): Promise<HttpRespon
     if ((tried && ctx.retriesLeft <= 0) || ctx.opts.now() + wait > ctx.deadline) throw new BudgetExhausted(why);
     if (tried) ctx.retriesLeft--;
     ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: waitingMessage(ctx, `GET ${path} failed (${failure})`, wait) });
-    await ctx.opts.sleep(wait);
+    await sleepUnlessCancelled(ctx.opts, wait);
   }
 }
 

@@ -6,7 +6,7 @@ import { markInFlight } from '../db/outbox.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { jsonEqual, mergeCrop } from './merge.ts';
@@ -42,6 +42,7 @@ export async function pushCropCreates(ctx: AccountCtx): Promise<void> {
     if (!row) continue;
     const parcel = parcelServerId(ctx, row);
     if (parcel === undefined) continue;
+    throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
     markInFlight(ctx.db, [op.id], randomUUID());
     const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel), 1);
     if (handleCommon(ctx, [{ ...op, attempts: op.attempts + 1 }], res, true)) continue;

@@ -4,7 +4,7 @@ import { getRow } from '../db/rows.ts';
 import { inFlightToUncertain, setOpState } from '../db/outbox.ts';
 import { liveSyncHolder, SYNC_LOCK } from '../db/settings.ts';
 import type { ServiceClient } from './http.ts';
-import { defaultSyncOptions, readyOps, unreachableText, waitingMessage, type AccountCtx, type PullProgress, type SyncOptions } from './context.ts';
+import { defaultSyncOptions, readyOps, sleepUnlessCancelled, SyncCancelled, unreachableText, waitingMessage, type AccountCtx, type PullProgress, type SyncOptions } from './context.ts';
 import { AccountBlocked, type BlockedCode } from './blocked.ts';
 import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
 import { pushParcelCreates, pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
@@ -34,6 +34,8 @@ export interface AccountReport {
   rejected: number;
   conflicts: number;
   pulled: number;
+  /** The run was stopped through SyncOptions.signal (`error` is then 'cancelled'). */
+  cancelled: boolean;
   /** Plants the pull added, changed or removed (an unchanged plant is not written). */
   plantsChanged: number;
   /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
@@ -99,6 +101,7 @@ export class SyncEngine {
     let blocked: AccountBlocked | null = null;
     let error: string | null = null;
     let pulled = false;
+    let cancelled = false;
     // A blocked account is tried again on every sync (it may have been reactivated, or connected again); nothing was dropped.
     // Work queued after a failure is tried at once too: backoff and the retry budget belong to one run (the user
     // syncing again is a new decision). Uncertain work keeps its settle time, which is about the service, not the run.
@@ -129,6 +132,10 @@ export class SyncEngine {
       if (err instanceof AccountBlocked) {
         blocked = err;
         this.block(account.id, err);
+      } else if (err instanceof SyncCancelled) {
+        cancelled = true;
+        error = 'cancelled';
+        inFlightToUncertain(this.db, account.id, new Date(this.opts.now()).toISOString());
       } else {
         error = err instanceof Error ? err.message : String(err);
         // Whatever was out when the run stopped may have reached the service: settle it before any resend.
@@ -152,6 +159,7 @@ export class SyncEngine {
       sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, plantsChanged: stats.plantsChanged, left, pullNotDone,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],
+      cancelled,
     };
   }
 
@@ -183,7 +191,7 @@ export class SyncEngine {
       const next = Math.min(...later.map((o) => Date.parse(o.next_attempt_at!)));
       if (next > deadline) return;
       ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: this.waitReason(ctx, later, next) });
-      await this.opts.sleep(Math.max(0, next - this.opts.now()));
+      await sleepUnlessCancelled(this.opts, Math.max(0, next - this.opts.now()));
     }
   }
 

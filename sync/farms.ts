@@ -9,7 +9,7 @@ import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { commitCreated, nearLimit, validItems, type Item } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
@@ -38,6 +38,7 @@ export async function pushFarmCreates(ctx: AccountCtx): Promise<void> {
       if (valid && !nearLimit(row, limit)) items.push(valid); // near the limit: sent alone later
     }
     const ops = [op, ...items.map((i) => i.op)];
+    throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
     markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
     const parcels = items.map((i) => i.json ?? JSON.stringify(parcelInput(i.row.local_id, parcelStateOfRow(i.row))));
     const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`), ops.length);

@@ -9,7 +9,7 @@ import { validateParcel, MAX_PARCELS_PER_REQUEST, PARCEL_RULES_VERSION } from '.
 import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
-import { call, commitOps, finishDelete, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx } from './context.ts';
+import { SyncCancelled, call, commitOps, finishDelete, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { heldForWork, recordConflict } from './conflicts.ts';
 import { farmListing } from './listing.ts';
@@ -43,6 +43,7 @@ export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; 
 /** Sends one batch of parcel creates; every outcome leaves each op in a definite state. */
 export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: readonly Item[]): Promise<void> {
   // The in-flight mark commits before the request leaves: a crash from here on means "reconcile", never "resend".
+  throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
   const marked = markInFlight(ctx.db, all.map((b) => b.op.id), randomUUID());
   const batch = marked.size === all.length ? all : all.filter((b) => marked.has(b.op.id));
   if (!batch.length) return;
@@ -195,6 +196,11 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
     for (const batch of batches) {
       while (inflight.size >= Math.max(1, ctx.opts.pushWindow)) await Promise.race(inflight);
       if (failure) break;
+      // Stopped: the batches out finish and are booked; this one is not marked in flight, so it simply stays queued.
+      if (ctx.opts.signal?.aborted) {
+        failure = { error: new SyncCancelled() };
+        break;
+      }
       // Read now, not when the run started: the user may have edited or deleted rows while earlier batches were out.
       const rows = new Map((cachedStatement(ctx.db, 'SELECT * FROM parcels WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0')
         .all(JSON.stringify(batch.map((o) => o.local_id))) as ParcelRow[]).map((r) => [r.local_id, r]));

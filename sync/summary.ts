@@ -1,6 +1,7 @@
 // The words and the exit code of a sync run, for the CLI (and whatever else shows a run's outcome).
 // Exit: 0 everything synced; 2 something needs the user (a blocked account, a refused item, a conflict);
-// 1 an error, or changes still waiting (the service unreachable, retries used up) — 1 wins over 2.
+// 1 an error, or changes still waiting (the service unreachable, retries used up) — 1 wins over 2; 130 stopped
+// by the user (SyncOptions.signal: Ctrl-C in the CLI).
 
 import type { Mirror } from '../db/mirror.ts';
 import type { AccountReport, SyncReport } from './engine.ts';
@@ -26,6 +27,10 @@ export function accountLine(a: AccountReport, mirror?: Mirror): { line: string; 
     const account = mirror?.read.account(a.account);
     const out = account ? wayOut(a.blockedCode, account) : 'connect the account again';
     return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}${pulled}.${pull}`, error: false };
+  }
+  if (a.cancelled) {
+    const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
+    return { line: `${a.account}: stopped as asked. ${acked}${refused}${conflicts}${pulled}.${waiting}${where} Run sync again to go on.`, error: true };
   }
   if (a.unreachable) {
     // Plainly: nothing of what is left reached the service. The reason is said once, first.
@@ -57,6 +62,7 @@ export function summarizeRun(r: SyncReport, mirror: Mirror): RunSummary {
   const list = r.accounts.flatMap((a) => problems(mirror, a.account)).filter((p) => p.kind !== 'account_blocked');
   for (const p of list) s.out.push(`  ${problemLine(p)}`);
   if (list.length) needsUser = true;
-  s.exit = failed ? 1 : needsUser ? 2 : 0;
+  // Stopped by the user (Ctrl-C): the shell's convention for an interrupted command.
+  s.exit = r.accounts.some((a) => a.cancelled) ? 130 : failed ? 1 : needsUser ? 2 : 0;
   return s;
 }
