@@ -230,7 +230,8 @@ describe('crash safety', () => {
       const r = await recordingEngine(w, log, { mirror: reopened, sync: { settleMs } }).sync({ accounts: [c.acc], pull: false });
       expect(r.accounts[0]).toMatchObject({ synced: true, left: 0 });
       const sent = posts(log, '/api/parcels/');
-      expect(sent.map((s) => s.status)).toEqual([201]);
+      // The whole exchange in the message: a second POST here would be a resend, and how it came about matters.
+      expect(sent.map((s) => s.status), JSON.stringify(log)).toEqual([201]);
       const before = log.filter((g) => g.method === 'GET' && g.path.split('?')[0] === `/api/farms/${c.farm.server_id}/parcels/` && g.seq < sent[0]!.seq);
       expect(before.length).toBeGreaterThanOrEqual(2);
       const remote = await serviceParcels(w, c.acc, c.farm.server_id!);
