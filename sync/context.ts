@@ -165,10 +165,13 @@ export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: strin
 }
 
 export function markUncertain(ctx: AccountCtx, ops: readonly OutboxRow[], why: string): void {
+  // One instant for the whole batch: read per op, a slow machine spread a batch's times over milliseconds, so its
+  // ops settled (and were resent) in two requests instead of one.
+  const now = ctx.opts.now();
   ctx.db.transaction(() => {
-    setOpState(ctx.db, ops.map((o) => o.id), 'uncertain', { last_error: why, next_attempt_at: iso(ctx.opts.now() + ctx.opts.settleMs) });
+    setOpState(ctx.db, ops.map((o) => o.id), 'uncertain', { last_error: why, next_attempt_at: iso(now + ctx.opts.settleMs) });
     const stmt = ctx.db.prepare('UPDATE outbox SET uncertain_at = ? WHERE id = ?');
-    for (const o of ops) stmt.run(iso(ctx.opts.now()), o.id);
+    for (const o of ops) stmt.run(iso(now), o.id);
   })();
 }
 
@@ -178,8 +181,9 @@ export function markUncertain(ctx: AccountCtx, ops: readonly OutboxRow[], why: s
  */
 export const uncertainSince = (o: OutboxRow): number => Date.parse(o.uncertain_at ?? o.sent_at ?? new Date(0).toISOString());
 export const settledFor = (ctx: AccountCtx, o: OutboxRow): boolean => o.checks >= 1 && ctx.opts.now() - uncertainSince(o) >= ctx.opts.settleMs;
-export const recheckAt = (ctx: AccountCtx, o: OutboxRow): string =>
-  iso(Math.max(ctx.opts.now() + Math.max(1000, ctx.opts.settleMs / 2), uncertainSince(o) + ctx.opts.settleMs));
+/** When to look again for an uncertain op; `now` read once by a caller rechecking several (see markUncertain). */
+export const recheckAt = (ctx: AccountCtx, o: OutboxRow, now: number = ctx.opts.now()): string =>
+  iso(Math.max(now + Math.max(1000, ctx.opts.settleMs / 2), uncertainSince(o) + ctx.opts.settleMs));
 
 /**
  * Turns failures every request shares into their outcome: blocked account, retry later, or uncertain.

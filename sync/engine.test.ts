@@ -243,6 +243,31 @@ describe('crash safety', () => {
   });
 });
 
+describe('crash safety on a slow machine', () => {
+  it('a batch of unknown outcome settles and is resent as the one batch it was, even when every clock reading is a millisecond later', async () => {
+    const file = join(w.dir, 'slow-clock.db');
+    const mirror = Mirror.open(file);
+    const acc = await serviceAccount(w);
+    mirror.write.addAccount({ id: acc, service_url: w.svc.url, mode: 'api_key' });
+    const { farm } = await farmOnService(w, 'Slow clock', mirror, acc);
+    const { created } = mirror.write.createParcels(farm.local_id, parcelInputs(10, 'slow'));
+    markInFlight(mirror.syncDb, created.map((r) => opOf(mirror, r.local_id)!.id), 'batch-before-crash');
+    mirror.close();
+    const reopened = Mirror.open(file);
+    try {
+      // Each reading of the clock a millisecond later than the last (a busy machine), sleeping moves it on.
+      let t = Date.now();
+      const log: SentRequest[] = [];
+      const r = await recordingEngine(w, log, { mirror: reopened, sync: { settleMs: 500, now: () => (t += 1), sleep: async (ms) => { t += ms; } } })
+        .sync({ accounts: [acc], pull: false });
+      expect(r.accounts[0]).toMatchObject({ synced: true, left: 0 });
+      expect(posts(log, '/api/parcels/').map((x) => [x.status, x.parcels]), JSON.stringify(log)).toEqual([[201, 10]]);
+    } finally {
+      reopened.close();
+    }
+  });
+});
+
 describe('undo', () => {
   it('undoing the delete of a synced parcel before syncing deletes nothing on the service', async () => {
     const { acc, farm } = await farmOnService(w, 'Undo');

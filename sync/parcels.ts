@@ -279,7 +279,8 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
       .run(...requeue.map((o) => o.id));
   }
   if (waiting.length) {
-    const at = (o: OutboxRow) => recheckAt(ctx, o);
+    const now = ctx.opts.now();
+    const at = (o: OutboxRow) => recheckAt(ctx, o, now);
     const stmt = ctx.db.prepare("UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
     ctx.db.transaction(() => { for (const o of waiting) stmt.run(at(o), o.id); })();
     return 'waiting';
