@@ -101,13 +101,15 @@ describe('embedded map: view, panel and colours', { timeout: 60_000 }, () => {
     ]);
     await shot(page, 'embed-demo');
 
+    // Polled, not read once: on a loaded CI machine one run read the view a frame before the fit's last step
+    // (two parcels a few pixels out); a fit that really misses still fails here after the poll's timeout.
     await page.locator('#areas .area', { hasText: 'Hof Sonnenfeld' }).click();
     await settled(page);
+    await expect.poll(() => inView(saxony)).toEqual(saxony.map(() => true));
     expect((await page.evaluate(() => window.__furrowEmbed!.viewExtent())).metresPerPixel).toBeLessThan(10);
-    expect(await inView(saxony)).toEqual(saxony.map(() => true));
     await page.locator('#areas .area', { hasText: 'All parcels' }).click();
     await settled(page);
-    expect(await inView([...andalucia, ...saxony])).toEqual([...andalucia, ...saxony].map(() => true));
+    await expect.poll(() => inView([...andalucia, ...saxony])).toEqual([...andalucia, ...saxony].map(() => true));
 
     // The same family colours as in another account with other families.
     const families = await legend(page);
