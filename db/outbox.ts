@@ -108,6 +108,17 @@ export function markInFlight(db: Db, ids: readonly number[], batchId: string): S
 }
 
 /**
+ * Ops marked in flight ahead of their request (a group of batches marked with one commit) whose request certainly
+ * never left, because the run stopped or failed first: back to the queue as they were before the mark. Only for
+ * first sends (attempts was 0), so nothing of an earlier attempt is erased.
+ */
+export function unmarkNeverSent(db: Db, ids: readonly number[]): number {
+  if (!ids.length) return 0;
+  return cachedStatement(db, `UPDATE outbox SET state = 'queued', batch_id = NULL, attempts = attempts - 1, sent_at = NULL, modified = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND state = 'in_flight' AND attempts = 1`).run(now(), JSON.stringify(ids)).changes;
+}
+
+/**
  * After a crash, or a sync that stopped early, every in-flight op is uncertain: it may or may not have reached
  * the service. All accounts' ops, or one account's.
  */

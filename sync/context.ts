@@ -33,6 +33,11 @@ export interface SyncOptions {
   acceptRemoteDeletions: boolean;
   /** Parcel batches in flight at once (PUSH_WINDOW by default; 1 sends them one after another). */
   pushWindow: number;
+  /**
+   * Parcel batches marked in flight together, in one transaction (one fsync), before the first of them is sent; the
+   * answers booked meanwhile are written in the same transaction (sync/parcel-creates.ts). 1 marks each batch alone.
+   */
+  markAhead: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
@@ -45,7 +50,7 @@ export interface SyncOptions {
 }
 
 export const defaultSyncOptions = (): SyncOptions => ({
-  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, connectTries: 4, connectRetryBaseMs: 1000, pushWindow: 2, acceptRemoteDeletions: false,
+  settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, connectTries: 4, connectRetryBaseMs: 1000, pushWindow: 2, markAhead: 8, acceptRemoteDeletions: false,
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,
 });
 

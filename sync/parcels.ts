@@ -4,12 +4,11 @@ import type { OutboxRow, ParcelRow } from '../db/types.ts';
 import { cachedStatement, getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
-import { parcelLimit } from '../db/settings.ts';
-import { validateParcel, MAX_PARCELS_PER_REQUEST, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
+import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
-import { SyncCancelled, call, commitOps, finishDelete, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
+import { call, commitOps, finishDelete, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { heldForWork, recordConflict } from './conflicts.ts';
 import { farmListing } from './listing.ts';
@@ -18,13 +17,6 @@ import { mergeParcel } from './merge.ts';
 const Created = Type.Array(ParcelFeature);
 /** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
 export const nearLimit = (row: ParcelRow, limit: number): boolean => row.hectares >= 0.98 * limit;
-
-/** The ids of ops whose parcels are near the limit (see nearLimit), read with one query. */
-function nearLimitOps(ctx: AccountCtx, ops: readonly OutboxRow[], limit: number): number[] {
-  const rows = cachedStatement(ctx.db, `SELECT o.id FROM outbox o JOIN parcels p ON p.local_id = o.local_id
-    WHERE o.id IN (SELECT value FROM json_each(?)) AND p.hectares >= ?`).all(JSON.stringify(ops.map((o) => o.id)), 0.98 * limit) as { id: number }[];
-  return rows.map((r) => r.id);
-}
 
 /**
  * Writes the service's ids into the rows and commits the ops, in one transaction. Without an fsync of its own:
@@ -46,7 +38,17 @@ export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: read
   throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
   const marked = markInFlight(ctx.db, all.map((b) => b.op.id), randomUUID());
   const batch = marked.size === all.length ? all : all.filter((b) => marked.has(b.op.id));
-  if (!batch.length) return;
+  if (batch.length) await sendMarked(ctx, farmServerId, batch);
+}
+
+/** Books a 201: the service's ids into the rows. sendMarked's default books at once; a group commit may defer it. */
+export type Book = (pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]) => void;
+
+/**
+ * Sends a batch whose ops are already marked in flight (committed, durably), and settles every op. `book` writes the
+ * ids of a 201; until it does, the ops are in flight on disk: a crash meanwhile means reconciliation, never a resend.
+ */
+export async function sendMarked(ctx: AccountCtx, farmServerId: number, batch: readonly Item[], book: Book = (pairs) => commitCreated(ctx, pairs)): Promise<void> {
   const ops = batch.map((b) => b.op);
   const body = new JsonText(`{"farm":{"id":${farmServerId}},"parcels":[${batch.map((b) => b.json ?? JSON.stringify(parcelInput(b.row.local_id, parcelStateOfRow(b.row)))).join(',')}]}`);
   const res = await call(ctx, 'POST', '/api/parcels/', body, ops.length);
@@ -57,7 +59,7 @@ export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: read
       const features = expectShape(Created, r.body, 'bulk create response');
       const refs = features.map((f) => parcelStateOfFeature(f).ref);
       if (features.length === batch.length && refs.every((ref, i) => ref === batch[i]!.row.local_id)) {
-        commitCreated(ctx, batch.map((b, i) => ({ op: b.op, feature: features[i]! })));
+        book(batch.map((b, i) => ({ op: b.op, feature: features[i]! })));
         return;
       }
       markUncertain(ctx, ops, 'the 201 does not match the batch sent');
@@ -157,72 +159,6 @@ export function validItems(ctx: AccountCtx, items: readonly Item[], limit: numbe
     else valid.push({ ...item, json: JSON.stringify(input) });
   }
   return valid;
-}
-
-/**
- * Queued parcel creates of farms that exist on the service, in batches of ≤ 50, `pushWindow` at a time (2: the next
- * request is at the service while the engine books the last answer and prepares the one after). Each batch
- * is marked in flight (durably) before it leaves and settles on its own, so overlapping them changes no outcome;
- * after a failure that stops the account (blocked, budget spent) the batches still out are awaited, then it stops.
- */
-export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
-  const limit = parcelLimit(ctx.db, ctx.account.id);
-  // Grouped by farm without reading the rows: each batch reads its rows right before it is sent.
-  const queued = cachedStatement(ctx.db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
-    JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
-    WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(ctx.account.id, new Date(ctx.opts.now()).toISOString()) as (OutboxRow & { farm_server_id: number })[];
-  // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
-  const byFarm = new Map<number, OutboxRow[]>();
-  for (const { farm_server_id: farmId, ...op } of queued) {
-    const list = byFarm.get(farmId);
-    if (list) list.push(op);
-    else byFarm.set(farmId, [op]);
-  }
-  const total = [...byFarm.values()].reduce((s, l) => s + l.length, 0);
-  let done = 0;
-  const progress = (n: number) => {
-    done += n;
-    ctx.emit({ phase: 'parcels', done, total, bytes: ctx.stats.bytes });
-  };
-  const inflight = new Set<Promise<void>>();
-  let failure: { error: unknown } | null = null;
-  for (const [farmId, ops] of byFarm) {
-    // A parcel near the limit goes alone, so a server-side rejection cannot sink a batch. Hectares only: cheap.
-    const near = new Set(nearLimitOps(ctx, ops, limit));
-    const batches: OutboxRow[][] = ops.filter((o) => near.has(o.id)).map((o) => [o]);
-    const rest = ops.filter((o) => !near.has(o.id));
-    for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) batches.push(rest.slice(i, i + MAX_PARCELS_PER_REQUEST));
-    for (const batch of batches) {
-      while (inflight.size >= Math.max(1, ctx.opts.pushWindow)) await Promise.race(inflight);
-      if (failure) break;
-      // Stopped: the batches out finish and are booked; this one is not marked in flight, so it simply stays queued.
-      if (ctx.opts.signal?.aborted) {
-        failure = { error: new SyncCancelled() };
-        break;
-      }
-      // Read now, not when the run started: the user may have edited or deleted rows while earlier batches were out.
-      const rows = new Map((cachedStatement(ctx.db, 'SELECT * FROM parcels WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0')
-        .all(JSON.stringify(batch.map((o) => o.local_id))) as ParcelRow[]).map((r) => [r.local_id, r]));
-      const items: Item[] = [];
-      for (const op of batch) {
-        const row = rows.get(op.local_id);
-        if (row) items.push({ op, row });
-      }
-      const valid = validItems(ctx, items, limit);
-      if (!valid.length) {
-        progress(batch.length);
-        continue;
-      }
-      const sending: Promise<void> = sendBatch(ctx, farmId, valid)
-        .catch((error: unknown) => { failure ??= { error }; })
-        .finally(() => { inflight.delete(sending); progress(batch.length); });
-      inflight.add(sending);
-    }
-    if (failure) break;
-  }
-  await Promise.all(inflight);
-  if (failure) throw (failure as { error: unknown }).error;
 }
 
 /**

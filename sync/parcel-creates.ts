@@ -1,0 +1,180 @@
+// The push of new parcels: batches of ≤ 50 per farm, `pushWindow` requests out at once, and the outbox written by
+// group commit — several batches marked in flight with one fsync, the answers booked in the same transactions.
+import { randomUUID } from 'node:crypto';
+import type { OutboxRow, ParcelRow } from '../db/types.ts';
+import { cachedStatement } from '../db/rows.ts';
+import { markInFlight, unmarkNeverSent } from '../db/outbox.ts';
+import { withoutFsync } from '../db/open.ts';
+import { parcelLimit } from '../db/settings.ts';
+import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
+import type { ParcelFeature } from '../core/schemas/parcels.ts';
+import { SyncCancelled, type AccountCtx } from './context.ts';
+import { commitCreated, sendMarked, validItems, type Item } from './parcels.ts';
+
+/** The ids of ops whose parcels are near the limit (sent alone: see nearLimit), read with one query. */
+function nearLimitOps(ctx: AccountCtx, ops: readonly OutboxRow[], limit: number): number[] {
+  const rows = cachedStatement(ctx.db, `SELECT o.id FROM outbox o JOIN parcels p ON p.local_id = o.local_id
+    WHERE o.id IN (SELECT value FROM json_each(?)) AND p.hectares >= ?`).all(JSON.stringify(ops.map((o) => o.id)), 0.98 * limit) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
+interface Planned { farmId: number; ops: OutboxRow[] }
+interface Ready { farmId: number; items: Item[]; planned: number }
+type Booking = { op: OutboxRow; feature: ParcelFeature };
+
+/**
+ * The outbox writes of one push, grouped: a 201 is booked in memory and written with the next group of in-flight
+ * marks, so that one transaction and one fsync serve several requests (an fsync per request held the CLI's only
+ * thread for about a third of its time). Durability is what it was: every request leaves only after its mark is
+ * synced, and a crash before a booking is written leaves those ops in flight, which means reconciliation by client
+ * reference, never a resend.
+ */
+class GroupCommit {
+  private waiting: Booking[] = [];
+  constructor(private readonly ctx: AccountCtx) {}
+
+  book(pairs: readonly Booking[]): void {
+    this.waiting.push(...pairs);
+  }
+
+  /** Marks each batch in flight (its own batch id) and writes the bookings waiting, in one transaction. */
+  markGroup(batches: readonly Ready[]): Ready[] {
+    const db = this.ctx.db;
+    return db.transaction(() => {
+      this.writeBookings();
+      const out: Ready[] = [];
+      for (const b of batches) {
+        // An op withdrawn since it was read (its never-sent parcel deleted) is not marked, so not sent.
+        const marked = markInFlight(db, b.items.map((i) => i.op.id), randomUUID());
+        const items = marked.size === b.items.length ? b.items : b.items.filter((i) => marked.has(i.op.id));
+        out.push({ ...b, items });
+      }
+      return out;
+    })();
+  }
+
+  /** At the end of the run: the bookings waiting, and the marked batches that never left back to the queue. */
+  finish(neverSent: readonly Ready[]): void {
+    const ids = neverSent.flatMap((b) => b.items.map((i) => i.op.id));
+    if (!this.waiting.length && !ids.length) return;
+    // Without an fsync of its own, as any booking: the run's end (the lock's release) makes it durable.
+    withoutFsync(this.ctx.db, () => {
+      this.writeBookings();
+      unmarkNeverSent(this.ctx.db, ids);
+    });
+  }
+
+  private writeBookings(): void {
+    if (!this.waiting.length) return;
+    const pairs = this.waiting;
+    this.waiting = [];
+    commitCreated(this.ctx, pairs);
+  }
+}
+
+/** The queued first sends of parcel creates in farms the service has, grouped by farm into the batches to send. */
+function plan(ctx: AccountCtx, limit: number): Planned[] {
+  // Grouped by farm without reading the rows: each group of batches reads its rows right before it is marked.
+  const queued = cachedStatement(ctx.db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
+    JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
+    WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(ctx.account.id, new Date(ctx.opts.now()).toISOString()) as (OutboxRow & { farm_server_id: number })[];
+  // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
+  const byFarm = new Map<number, OutboxRow[]>();
+  for (const { farm_server_id: farmId, ...op } of queued) {
+    const list = byFarm.get(farmId);
+    if (list) list.push(op);
+    else byFarm.set(farmId, [op]);
+  }
+  const out: Planned[] = [];
+  for (const [farmId, ops] of byFarm) {
+    // A parcel near the limit goes alone, so a server-side rejection cannot sink a batch. Hectares only: cheap.
+    const near = new Set(nearLimitOps(ctx, ops, limit));
+    for (const o of ops) if (near.has(o.id)) out.push({ farmId, ops: [o] });
+    const rest = ops.filter((o) => !near.has(o.id));
+    for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) out.push({ farmId, ops: rest.slice(i, i + MAX_PARCELS_PER_REQUEST) });
+  }
+  return out;
+}
+
+/**
+ * Reads the rows of the next planned batches (now, not when the run started: the user may have edited or deleted
+ * rows meanwhile), validates what needs it and builds each request body once. Batches left with nothing to send
+ * are reported done at once.
+ */
+function prepare(ctx: AccountCtx, group: readonly Planned[], limit: number, done: (n: number) => void): Ready[] {
+  const ids = group.flatMap((g) => g.ops.map((o) => o.local_id));
+  const rows = new Map((cachedStatement(ctx.db, 'SELECT * FROM parcels WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0')
+    .all(JSON.stringify(ids)) as ParcelRow[]).map((r) => [r.local_id, r]));
+  const out: Ready[] = [];
+  for (const g of group) {
+    const items: Item[] = [];
+    for (const op of g.ops) {
+      const row = rows.get(op.local_id);
+      if (row) items.push({ op, row });
+    }
+    const valid = validItems(ctx, items, limit);
+    if (valid.length) out.push({ farmId: g.farmId, items: valid, planned: g.ops.length });
+    else done(g.ops.length);
+  }
+  return out;
+}
+
+/**
+ * Queued parcel creates of farms that exist on the service, in batches of ≤ 50, `pushWindow` at a time (2: the next
+ * request is at the service while the engine books the last answer and prepares the one after). Batches are marked
+ * in flight `markAhead` at a time (one commit, one fsync) before the first of them leaves; each settles on its own,
+ * so overlapping them changes no outcome. After a failure that stops the account (blocked, budget spent), or a stop,
+ * the batches still out are awaited and booked, and the marked ones that never left go back to the queue.
+ */
+export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
+  const limit = parcelLimit(ctx.db, ctx.account.id);
+  const planned = plan(ctx, limit);
+  const total = planned.reduce((s, p) => s + p.ops.length, 0);
+  let done = 0;
+  const progress = (n: number) => {
+    done += n;
+    ctx.emit({ phase: 'parcels', done, total, bytes: ctx.stats.bytes });
+  };
+  const outbox = new GroupCommit(ctx);
+  const window = Math.max(1, ctx.opts.pushWindow);
+  const ahead = Math.max(1, ctx.opts.markAhead);
+  let next = 0;
+  let ready: Ready[] = [];
+  const inflight = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  try {
+    for (;;) {
+      if (!ready.length) {
+        if (failure || ctx.opts.signal?.aborted || next >= planned.length) break;
+        // Prepared and marked while the window is still full, so the service has the next request queued meanwhile.
+        const group = planned.slice(next, next + ahead);
+        next += group.length;
+        ready = outbox.markGroup(prepare(ctx, group, limit, progress));
+        continue;
+      }
+      while (inflight.size >= window) await Promise.race(inflight);
+      if (failure) break;
+      // Stopped: the batches out finish and are booked; nothing more leaves, what was marked goes back to the queue.
+      if (ctx.opts.signal?.aborted) break;
+      const b = ready.shift()!;
+      if (!b.items.length) {
+        progress(b.planned);
+        continue;
+      }
+      const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => outbox.book(pairs))
+        .catch((error: unknown) => { failure ??= { error }; })
+        .finally(() => { inflight.delete(sending); progress(b.planned); });
+      inflight.add(sending);
+    }
+  } catch (error) {
+    // A failure here (reading or marking) still lets the requests out finish and be booked below.
+    failure ??= { error };
+  }
+  await Promise.all(inflight);
+  const left = ready.length > 0;
+  outbox.finish(ready);
+  // Stopped with work left: what was not sent stays queued, and the run reports the stop.
+  if (!failure && ctx.opts.signal?.aborted && (left || next < planned.length)) failure = { error: new SyncCancelled() };
+  if (failure) throw (failure as { error: unknown }).error;
+}
