@@ -1,6 +1,7 @@
 import { cachedStatement } from '../platform/node/sqlite.ts';
 import type { Db } from './open.ts';
 import type { CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
+import { parcelStateOfRow } from './parcel-state.ts';
 
 // Generic row access per entity, so history (undo/redo) and the sync engine treat all three alike.
 const TABLE: Record<Entity, string> = { farm: 'farms', parcel: 'parcels', crop: 'crops' };
@@ -43,7 +44,14 @@ const CHECKED_FIELDS = new Set(['name', 'metadata', 'geometry', 'point', 'hectar
 
 /** Writes the given columns of a row (only columns the entity has). */
 export function updateRow(db: Db, entity: Entity, localId: string, fields: Partial<Record<string, unknown>>): void {
-  if (entity === 'parcel' && !('checked' in fields) && Object.keys(fields).some((c) => CHECKED_FIELDS.has(c))) fields = { ...fields, checked: null };
+  if (entity === 'parcel' && Object.keys(fields).some((c) => CHECKED_FIELDS.has(c))) {
+    if (!('checked' in fields)) fields = { ...fields, checked: null };
+    if (!('base' in fields)) {
+      // A synced parcel whose base is implicit (parcel-state.ts parcelBase): keep the state being replaced as the base.
+      const row = getRow(db, 'parcel', localId);
+      if (row && row.server_id !== null && row.base === null) fields = { ...fields, base: JSON.stringify(parcelStateOfRow(row)) };
+    }
+  }
   const cols = Object.keys(fields).filter((c) => c !== 'local_id' && COLUMNS[entity].includes(c));
   if (cols.length === 0) return;
   cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });

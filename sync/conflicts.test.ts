@@ -9,6 +9,7 @@ import { serviceCli } from '../test/helpers/process.ts';
 import { as, recordingEngine, refCounts, serviceParcels, type SentRequest, type ServiceParcel } from '../test/helpers/engine.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { resolveConflict } from './conflicts.ts';
+import { parcelBase } from '../db/parcel-state.ts';
 import type { FarmRow, ParcelRow } from '../db/types.ts';
 
 let w: SyncWorld;
@@ -224,7 +225,7 @@ describe('pull', () => {
     expect(rows.map((r) => r.name).sort()).toEqual(['made elsewhere', 'renamed remotely', s.rows[2]!.name].sort());
     const fresh = rows.find((r) => r.server_id === newId)!;
     expect(meta(fresh)).toEqual({ origin: 'web' });
-    expect(JSON.parse(fresh.base!)).toMatchObject({ name: 'made elsewhere' });
+    expect(JSON.parse(parcelBase(fresh)!)).toMatchObject({ name: 'made elsewhere' });
     expect(local(s.rows[0]!).name).toBe('renamed remotely');
     expect(w.mirror.read.parcel(s.rows[1]!.local_id)).toBeUndefined();
     expect(w.mirror.read.farm(s.farm.local_id)!.name).toBe('Renamed farm');

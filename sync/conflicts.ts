@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
-import type { Entity } from '../db/types.ts';
+import type { Entity, ParcelRow } from '../db/types.ts';
+import { parcelBase } from '../db/parcel-state.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { enqueue } from '../db/outbox.ts';
 import type { AccountCtx } from './context.ts';
@@ -36,8 +37,9 @@ export function recordConflict(ctx: AccountCtx, entity: Entity, localId: string,
  * waits in 'conflict' (nothing is sent into a farm that no longer exists, nothing is deleted) until resolved.
  */
 export function holdRemoteDeletion(ctx: AccountCtx, entity: 'farm' | 'parcel', localId: string, work: readonly OutboxRow[]): void {
-  const row = getRow(ctx.db, entity, localId) as { base: string | null; name: string } | undefined;
+  const row = getRow(ctx.db, entity, localId);
   if (!row) return;
+  const base = entity === 'parcel' ? parcelBase(row as ParcelRow) : row.base;
   const what = describeWork(ctx.db, work);
   const fields = [
     'deleted on the service',
@@ -46,7 +48,7 @@ export function holdRemoteDeletion(ctx: AccountCtx, entity: 'farm' | 'parcel', l
   ];
   const mine = JSON.stringify(entity === 'farm' ? { name: row.name } : { name: row.name, work: what });
   ctx.db.transaction(() => {
-    recordConflict(ctx, entity, localId, 'remote_delete', fields, row.base, mine, null);
+    recordConflict(ctx, entity, localId, 'remote_delete', fields, base, mine, null);
     const id = (ctx.db.prepare("SELECT id FROM conflicts WHERE entity = ? AND local_id = ? AND kind = 'remote_delete' AND resolved IS NULL").get(entity, localId) as { id: number }).id;
     const park = ctx.db.prepare("UPDATE outbox SET state = 'conflict', next_attempt_at = NULL, last_error = ? WHERE id = ? AND state IN ('queued', 'in_flight', 'rejected', 'blocked', 'uncertain')");
     for (const o of work) park.run(`its ${entity} was deleted on the service: waiting for conflict #${id} (resolve ${id} --keep mine|theirs)`, o.id);

@@ -9,6 +9,7 @@ import { as, farmOnService, posts, recordingEngine, refCounts, resetFaults, serv
 import { polygonParcel } from '../test/helpers/service.ts';
 import { Mirror } from '../db/mirror.ts';
 import { markInFlight } from '../db/outbox.ts';
+import { parcelBase } from '../db/parcel-state.ts';
 import type { FarmRow, OutboxRow, ParcelRow } from '../db/types.ts';
 import { parcelInput, parcelStateOfRow } from './state.ts';
 
@@ -46,7 +47,7 @@ describe('happy path', () => {
     expect(f.server_id).not.toBeNull();
     const rows = w.mirror.read.parcels(farm.local_id);
     expect(rows).toHaveLength(120);
-    expect(rows.every((r) => r.server_id !== null && r.key !== null && r.base !== null)).toBe(true);
+    expect(rows.every((r) => r.server_id !== null && r.key !== null && parcelBase(r) !== null)).toBe(true);
     expect(new Set(rows.map((r) => r.server_id)).size).toBe(120);
     expect(outboxOf(acc)).toEqual([]);
     expect(w.mirror.read.status(acc)).toMatchObject({ pending: 0, in_flight: 0, uncertain: 0, rejected: 0, conflicts: 0, blocked: 0, synced: 1 + 120 + 2 });

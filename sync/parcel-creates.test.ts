@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
-import { farmOnService, posts, recordingEngine, refCounts, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { as, farmOnService, posts, recordingEngine, refCounts, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { Mirror } from '../db/mirror.ts';
 
 let w: SyncWorld;
@@ -90,5 +90,37 @@ describe('group commit of the parcel push', () => {
     // The answered batch was found by reference, never sent again: 9 creates after the restart, not 10.
     expect(posts(after, '/api/parcels/').filter((p) => p.status === 201)).toHaveLength(9);
     mirror.close();
+  });
+});
+
+describe('the merge base of a pushed parcel', () => {
+  it('is not copied into the row at the push; edits made here and on the service afterwards still merge three-way', async () => {
+    const m = await ownMirror('base');
+    const [p] = m.mirror.write.createParcels(m.farmLocal, parcelInputs(1, 'base')).created;
+    expect((await recordingEngine(w, [], { mirror: m.mirror }).sync({ accounts: [m.acc] })).accounts[0]).toMatchObject({ synced: true });
+    const pushed = m.mirror.read.parcel(p!.local_id)!;
+    expect([pushed.server_id !== null, pushed.base]).toEqual([true, null]);
+    // Here a new key; there another key and a new name. PATCH replaces the whole metadata on the service.
+    m.mirror.write.updateParcel(p!.local_id, { metadata: { ...JSON.parse(pushed.metadata), here: 'mine' } });
+    const remote = (await w.api('GET', `/api/parcels/${pushed.server_id}/`, undefined, as(m.acc))).body as { properties: { metadata: Record<string, unknown> } };
+    expect((await w.api('PATCH', `/api/parcels/${pushed.server_id}/`, { id: pushed.server_id, name: 'renamed there', metadata: { ...remote.properties.metadata, there: 'theirs' } }, as(m.acc))).status).toBe(200);
+    const r = await recordingEngine(w, [], { mirror: m.mirror }).sync({ accounts: [m.acc] });
+    expect(r.accounts[0]).toMatchObject({ synced: true, conflicts: 0 });
+    const after = (await w.api('GET', `/api/parcels/${pushed.server_id}/`, undefined, as(m.acc))).body as { properties: { name: string; metadata: Record<string, unknown> } };
+    expect(after.properties.name).toBe('renamed there');
+    expect(after.properties.metadata).toMatchObject({ here: 'mine', there: 'theirs', tag: 'base' });
+    expect(m.mirror.read.parcel(p!.local_id)).toMatchObject({ name: 'renamed there' });
+    m.mirror.close();
+  });
+
+  it('a pull that finds every parcel as the mirror has it writes no parcel row', async () => {
+    const m = await ownMirror('quiet');
+    m.mirror.write.createParcels(m.farmLocal, parcelInputs(120, 'quiet'));
+    expect((await recordingEngine(w, [], { mirror: m.mirror }).sync({ accounts: [m.acc] })).accounts[0]).toMatchObject({ synced: true });
+    m.mirror.syncDb.exec(`CREATE TEMP TABLE writes (n INTEGER); INSERT INTO writes VALUES (0);
+      CREATE TEMP TRIGGER count_writes AFTER UPDATE ON main.parcels BEGIN UPDATE writes SET n = n + 1; END;`);
+    expect((await recordingEngine(w, [], { mirror: m.mirror }).sync({ accounts: [m.acc] })).accounts[0]).toMatchObject({ synced: true });
+    expect(m.mirror.syncDb.prepare('SELECT n FROM writes').pluck().get()).toBe(0);
+    m.mirror.close();
   });
 });

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { OutboxRow, ParcelRow } from '../db/types.ts';
 import { cachedStatement, getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
+import { parcelBase } from '../db/parcel-state.ts';
 import { withoutFsync } from '../db/open.ts';
 import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
@@ -19,15 +20,16 @@ const Created = Type.Array(ParcelFeature);
 export const nearLimit = (row: ParcelRow, limit: number): boolean => row.hectares >= 0.98 * limit;
 
 /**
- * Writes the service's ids into the rows and commits the ops, in one transaction. Without an fsync of its own:
+ * Writes the service's ids into the rows and commits the ops, in one transaction. The base stays NULL: the
+ * service holds exactly what was sent (parcel-state.ts parcelBase), so the row is its own base. Without an fsync of its own:
  * until the next in-flight mark (or the end of the run) makes it durable, a power cut leaves these ops in flight
  * on disk, which means a reconciliation by client reference, never a resend.
  */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]): void {
   // Only sync columns change (no user field, so the stamp and the search indexes stay as they are).
-  const stmt = cachedStatement(ctx.db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE local_id = ?');
+  const stmt = cachedStatement(ctx.db, 'UPDATE parcels SET server_id = ?, key = ?, base = NULL WHERE local_id = ?');
   withoutFsync(ctx.db, () => {
-    for (const { op, feature } of pairs) stmt.run(feature.id, feature.properties.key, JSON.stringify(parcelStateOfFeature(feature).state), op.local_id);
+    for (const { op, feature } of pairs) stmt.run(feature.id, feature.properties.key, op.local_id);
     commitOps(ctx, pairs.map((p) => p.op.id));
   });
 }
@@ -232,12 +234,13 @@ export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<
   if (handleCommon(ctx, [op], got, false)) return;
   const g = got as Exclude<typeof got, NetworkError>;
   if (g.status === 404) {
-    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], row.base, JSON.stringify(parcelStateOfRow(row)), null);
+    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], parcelBase(row), JSON.stringify(parcelStateOfRow(row)), null);
     return;
   }
   const theirs = parcelStateOfFeature(expectShape(ParcelFeature, g.body, 'parcel')).state;
   const mine = parcelStateOfRow(row);
-  const base = mergeBase(op, row.base ? (JSON.parse(row.base) as typeof mine) : theirs, theirs);
+  const known = parcelBase(row);
+  const base = mergeBase(op, known ? (JSON.parse(known) as typeof mine) : theirs, theirs);
   const { merged, conflicts } = mergeParcel(base, mine, theirs);
   if (conflicts.length) {
     recordConflict(ctx, 'parcel', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
@@ -259,14 +262,14 @@ export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<
     ctx.db.transaction(() => {
       // A local edit made while the PATCH was out stays pending: only write what was merged if nothing moved.
       const now = getRow(ctx.db, 'parcel', op.local_id);
-      if (now && JSON.stringify(parcelStateOfRow(now)) === JSON.stringify(mine)) updateRow(ctx.db, 'parcel', op.local_id, parcelColumns(after));
-      updateRow(ctx.db, 'parcel', op.local_id, { base: JSON.stringify(after) });
+      if (now && JSON.stringify(parcelStateOfRow(now)) === JSON.stringify(mine)) updateRow(ctx.db, 'parcel', op.local_id, { ...parcelColumns(after), base: null });
+      else updateRow(ctx.db, 'parcel', op.local_id, { base: JSON.stringify(after) });
       commitOps(ctx, [op.id]);
     })();
     return;
   }
   if (res.status === 404) {
-    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], row.base, JSON.stringify(mine), null);
+    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], parcelBase(row), JSON.stringify(mine), null);
     return;
   }
   reject(ctx, [op], errorMessage(res));

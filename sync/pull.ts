@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
 import { cachedStatement, getRow, insertRow, updateRow } from '../db/rows.ts';
 import { openOps, setOpState } from '../db/outbox.ts';
+import { parcelBase } from '../db/parcel-state.ts';
 import { Farm } from '../core/schemas/farms.ts';
 import { type ParcelFeature } from '../core/schemas/parcels.ts';
 import { Crop, CropFamily } from '../core/schemas/crops.ts';
@@ -130,7 +131,7 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
       const localId = ref && !getRow(ctx.db, 'parcel', ref) ? ref : randomUUID();
       insertRow(ctx.db, 'parcel', {
         local_id: localId, account_id: ctx.account.id, farm_local_id: farm.local_id, server_id: f.id, key: f.properties.key,
-        ...parcelColumns(theirs), base: JSON.stringify(theirs), deleted: 0, created: now(), modified: now(),
+        ...parcelColumns(theirs), base: null, deleted: 0, created: now(), modified: now(),
       } as ParcelRow);
       continue;
     }
@@ -140,14 +141,15 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
     if (ops.some((o) => o.state === 'in_flight')) continue;
     const edit = pendingEdit(ops);
     if (!edit) {
+      // Nothing pending here: the row becomes the service's state, its own base (parcelBase). Unchanged, it is not written.
       if (!jsonEqual(parcelStateOfRow(local), theirs) || local.farm_local_id !== farm.local_id) {
-        updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(theirs), farm_local_id: farm.local_id, modified: now() });
-      }
-      updateRow(ctx.db, 'parcel', local.local_id, { base: JSON.stringify(theirs) });
+        updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(theirs), farm_local_id: farm.local_id, base: null, modified: now() });
+      } else if (local.base !== null) updateRow(ctx.db, 'parcel', local.local_id, { base: null });
       continue;
     }
     const mine = parcelStateOfRow(local);
-    const base = local.base ? (JSON.parse(local.base) as typeof mine) : theirs;
+    const known = parcelBase(local);
+    const base = known ? (JSON.parse(known) as typeof mine) : theirs;
     const { merged, conflicts } = mergeParcel(base, mine, theirs);
     if (conflicts.length) {
       recordConflict(ctx, 'parcel', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
@@ -165,7 +167,7 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
     ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
     return;
   }
-  for (const p of gone) removedRemotely(ctx, 'parcel', p.local_id, p.base, JSON.stringify(parcelStateOfRow(p)));
+  for (const p of gone) removedRemotely(ctx, 'parcel', p.local_id, parcelBase(p), JSON.stringify(parcelStateOfRow(p)));
 }
 
 /**

@@ -6,19 +6,11 @@ import type { Crop } from '../core/schemas/crops.ts';
 import type { Metadata } from '../core/parcels/validate.ts';
 import { bboxOf } from '../core/geo/bbox.ts';
 import { REF_KEY } from '../core/parcels/client-ref.ts';
+import { parcelStateOfRow } from '../db/parcel-state.ts';
+
+export { parcelStateOfRow };
 
 export { REF_KEY };
-
-export function parcelStateOfRow(r: ParcelRow): ParcelState {
-  return {
-    name: r.name,
-    metadata: JSON.parse(r.metadata) as Metadata,
-    geometry: JSON.parse(r.geometry) as ParcelState['geometry'],
-    source_type: r.source_type,
-    point: r.point ? (JSON.parse(r.point) as [number, number]) : null,
-    hectares: r.hectares,
-  };
-}
 
 export function parcelStateOfFeature(f: ParcelFeature): { state: ParcelState; ref: string | null } {
   const { [REF_KEY]: ref, ...metadata } = f.properties.metadata;
