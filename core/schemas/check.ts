@@ -32,3 +32,13 @@ export function expectShape<T extends TSchema>(schema: T, value: unknown, what: 
   if (check.Check(value)) return value;
   throw new SchemaMismatch(what, [...check.Errors(value)].slice(0, 5).map((e) => `${e.path || '/'} ${e.message}`));
 }
+
+/** The problems of a value against a schema, none when it matches (the RPC server's argument check, core/rpc.ts). */
+export function problemsOf(schema: TSchema, value: unknown): string[] {
+  let check = cache.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    cache.set(schema, check);
+  }
+  return check.Check(value) ? [] : [...check.Errors(value)].slice(0, 5).map((e) => `${e.path || '/'} ${e.message}`);
+}

@@ -1,0 +1,103 @@
+// The typed channel over a real MessageChannel (the global one, as in a browser): calls by name, checked
+// arguments, progress, cancellation, events.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Type } from '@sinclair/typebox';
+import { createClient, serve, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
+import { problemsOf } from './schemas/check.ts';
+
+const contract = {
+  add: { description: 'a + b', args: Type.Object({ a: Type.Number(), b: Type.Number() }, { additionalProperties: false }), result: Type.Number() },
+  count: { description: 'counts to n, reporting each step', args: Type.Object({ n: Type.Integer({ minimum: 0 }) }), result: Type.String(), progress: Type.Object({ done: Type.Integer() }) },
+  wait: { description: 'waits until cancelled', args: Type.Object({}), result: Type.Null() },
+  boom: { description: 'fails', args: Type.Object({ coded: Type.Boolean() }), result: Type.Null() },
+};
+
+const port = (p: MessagePort): Port => ({
+  postMessage: (m) => p.postMessage(m),
+  onMessage(l) {
+    const h = (e: MessageEvent) => l(e.data);
+    p.addEventListener('message', h);
+    p.start();
+    return () => p.removeEventListener('message', h);
+  },
+});
+
+let channels: MessageChannel[] = [];
+afterEach(() => { for (const c of channels) { c.port1.close(); c.port2.close(); } channels = []; });
+
+function pair(handlers: HandlersOf<typeof contract>) {
+  const ch = new MessageChannel();
+  channels.push(ch);
+  const server = serve<typeof contract, { kind: string }>(contract, port(ch.port1), handlers, { check: problemsOf });
+  const client = createClient<typeof contract, { kind: string }>(contract, port(ch.port2));
+  return { server, client };
+}
+
+const calls: string[] = [];
+const handlers: HandlersOf<typeof contract> = {
+  add: ({ a, b }) => { calls.push('add'); return a + b; },
+  async count({ n }, ctx) {
+    for (let i = 1; i <= n; i++) { ctx.progress({ done: i }); await new Promise((r) => setImmediate(r)); }
+    return `counted ${n}`;
+  },
+  wait: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+  boom({ coded }) { throw coded ? new RpcError('not_found', 'no such parcel', { id: 'x' }) : new Error('disk on fire'); },
+};
+
+describe('core/rpc', () => {
+  it('calls the handler of the same name with checked arguments; refuses bad arguments and unknown or inherited names', async () => {
+    const { client } = pair(handlers);
+    calls.length = 0;
+    expect(await client.api.add({ a: 2, b: 40 })).toBe(42);
+    await expect(client.api.add({ a: 2, b: '40' } as never)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+    await expect(client.api.add({ a: 2, b: 1, c: 3 } as never)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+    expect(calls).toEqual(['add']);
+    // A client built for another contract (a newer app) calling a method this server does not have.
+    const ch = channels[0]!;
+    for (const method of ['nope', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const other = createClient({ [method]: contract.add } as Record<string, typeof contract.add>, port(ch.port2));
+      await expect(other.api[method]!({ a: 1, b: 1 })).rejects.toMatchObject({ code: RpcCode.unknownMethod });
+      other.close();
+    }
+  });
+
+  it('delivers progress in order before the result', async () => {
+    const { client } = pair(handlers);
+    const seen: number[] = [];
+    expect(await client.api.count({ n: 5 }, { onProgress: (p) => seen.push(p.done) })).toBe('counted 5');
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('cancels: the handler sees its signal aborted and the call rejects as cancelled', async () => {
+    const { client } = pair(handlers);
+    const c = new AbortController();
+    const p = client.api.wait({}, { signal: c.signal });
+    setTimeout(() => c.abort(), 20);
+    await expect(p).rejects.toMatchObject({ code: RpcCode.cancelled });
+    await expect(client.api.wait({}, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: RpcCode.cancelled });
+  });
+
+  it('passes coded errors through and calls anything else internal', async () => {
+    const { client } = pair(handlers);
+    await expect(client.api.boom({ coded: true })).rejects.toMatchObject({ code: 'not_found', message: 'no such parcel', details: { id: 'x' } });
+    await expect(client.api.boom({ coded: false })).rejects.toMatchObject({ code: RpcCode.internal, message: 'disk on fire' });
+  });
+
+  it('sends events to every listener, and a closed client rejects what is waiting', async () => {
+    const { client, server } = pair(handlers);
+    const a: string[] = [];
+    const b: string[] = [];
+    client.onEvent((e) => a.push(e.kind));
+    const off = client.onEvent((e) => b.push(e.kind));
+    server.emit({ kind: 'changed' });
+    await new Promise((r) => setTimeout(r, 20));
+    off();
+    server.emit({ kind: 'again' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect([a, b]).toEqual([['changed', 'again'], ['changed']]);
+    const waiting = client.api.wait({});
+    client.close('the backend stopped');
+    await expect(waiting).rejects.toMatchObject({ code: RpcCode.disconnected, message: 'the backend stopped' });
+    await expect(client.api.add({ a: 1, b: 1 })).rejects.toMatchObject({ code: RpcCode.disconnected });
+  });
+});

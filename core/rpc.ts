@@ -1,0 +1,182 @@
+// One typed contract between two processes, proxied both ways (as VS Code's ProxyChannel): the client gets one
+// function per method of the contract and the server dispatches each call to the handler of the same name, so no
+// side ever switches over message names. Calls carry ids, can be cancelled, report progress; the server also
+// sends events. Only plain JSON crosses the port. Pure: the port is given (a MessagePort, an Electron
+// MessagePortMain, a child process's IPC, a WebSocket), and runs in the renderer as well as in Node.
+import type { Static, TSchema } from '@sinclair/typebox';
+
+/** Anything that carries messages both ways: postMessage and a listener, MessagePort-style. */
+export interface Port {
+  postMessage(message: unknown): void;
+  /** Starts listening; returns the function that stops. */
+  onMessage(listener: (message: unknown) => void): () => void;
+}
+
+export interface MethodSpec {
+  args: TSchema;
+  result: TSchema;
+  /** What a long-running method reports while it runs (sync, import, export). */
+  progress?: TSchema;
+  description: string;
+}
+export type Contract = Record<string, MethodSpec>;
+
+type ProgressOf<S extends MethodSpec> = S['progress'] extends TSchema ? Static<S['progress']> : never;
+export interface CallOptions<P = unknown> {
+  /** Aborting it sends a cancel: the server's handler sees its signal aborted and settles (code 'cancelled'). */
+  signal?: AbortSignal;
+  onProgress?: (progress: P) => void;
+}
+export type ClientOf<C extends Contract> = {
+  [M in keyof C]: (args: Static<C[M]['args']>, opts?: CallOptions<ProgressOf<C[M]>>) => Promise<Static<C[M]['result']>>;
+};
+export interface CallContext<P = unknown> {
+  signal: AbortSignal;
+  progress(progress: P): void;
+}
+export type HandlersOf<C extends Contract> = {
+  [M in keyof C]: (args: Static<C[M]['args']>, ctx: CallContext<ProgressOf<C[M]>>) => Promise<Static<C[M]['result']>> | Static<C[M]['result']>;
+};
+
+/** Codes of the failures the channel itself produces; handlers add their own (core/api.ts ApiErrorCode). */
+export const RpcCode = {
+  unknownMethod: 'unknown_method',
+  invalidArguments: 'invalid_arguments',
+  cancelled: 'cancelled',
+  disconnected: 'disconnected',
+  versionMismatch: 'version_mismatch',
+  internal: 'internal_error',
+} as const;
+
+/** A failed call, with a stable code to branch on and a message for people. */
+export class RpcError extends Error {
+  constructor(readonly code: string, message: string, readonly details?: unknown) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+type Message =
+  | { t: 'call'; id: number; method: string; args: unknown }
+  | { t: 'cancel'; id: number }
+  | { t: 'progress'; id: number; progress: unknown }
+  | { t: 'result'; id: number; value: unknown }
+  | { t: 'error'; id: number; code: string; message: string; details?: unknown }
+  | { t: 'event'; event: unknown };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+
+export interface Client<C extends Contract, E> {
+  api: ClientOf<C>;
+  /** Listens to the server's events; returns the function that stops. */
+  onEvent(listener: (event: E) => void): () => void;
+  /** Rejects every call still waiting (code 'disconnected') and stops listening. */
+  close(reason?: string): void;
+}
+
+export function createClient<C extends Contract, E = unknown>(contract: C, port: Port): Client<C, E> {
+  let next = 0;
+  let closed: string | null = null;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void; onProgress?: (p: unknown) => void; done(): void }>();
+  const listeners = new Set<(event: E) => void>();
+  const stop = port.onMessage((raw) => {
+    if (!isObject(raw)) return;
+    const m = raw as Message;
+    if (m.t === 'event') {
+      for (const l of listeners) l(m.event as E);
+      return;
+    }
+    if (!('id' in m) || !isId(m.id)) return;
+    const call = pending.get(m.id);
+    if (!call) return;
+    if (m.t === 'progress') call.onProgress?.(m.progress);
+    else if (m.t === 'result') { call.done(); call.resolve(m.value); }
+    else if (m.t === 'error') { call.done(); call.reject(new RpcError(String(m.code), String(m.message), m.details)); }
+  });
+  const invoke = (method: string, args: unknown, opts: CallOptions = {}): Promise<unknown> => {
+    if (closed !== null) return Promise.reject(new RpcError(RpcCode.disconnected, closed));
+    if (opts.signal?.aborted) return Promise.reject(new RpcError(RpcCode.cancelled, 'cancelled before it was sent'));
+    const id = ++next;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => port.postMessage({ t: 'cancel', id } satisfies Message);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      pending.set(id, { resolve, reject, onProgress: opts.onProgress, done: () => { pending.delete(id); opts.signal?.removeEventListener('abort', onAbort); } });
+      port.postMessage({ t: 'call', id, method, args } satisfies Message);
+    });
+  };
+  const api = {} as Record<string, (args: unknown, opts?: CallOptions) => Promise<unknown>>;
+  for (const method of Object.keys(contract)) api[method] = (args, opts) => invoke(method, args, opts);
+  return {
+    api: api as ClientOf<C>,
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close(reason = 'the connection to the backend was closed') {
+      if (closed !== null) return;
+      closed = reason;
+      stop();
+      for (const [, call] of pending) { call.done(); call.reject(new RpcError(RpcCode.disconnected, reason)); }
+    },
+  };
+}
+
+export interface ServeOptions {
+  /** Problems of `value` against `schema` (none: valid). Given by the server's runtime (a compiled TypeBox check in Node). */
+  check(schema: TSchema, value: unknown): string[];
+  /** Turns what a handler threw into a coded error; the default keeps RpcErrors and calls the rest internal. */
+  toError?(err: unknown): RpcError;
+}
+
+export interface Server<E> {
+  emit(event: E): void;
+  /** Aborts every call still running and stops listening. */
+  close(): void;
+}
+
+const defaultToError = (err: unknown): RpcError => (err instanceof RpcError ? err : new RpcError(RpcCode.internal, err instanceof Error ? err.message : String(err)));
+
+/** Answers calls on `port` with `handlers`: arguments are checked against the contract before a handler runs. */
+export function serve<C extends Contract, E = unknown>(contract: C, port: Port, handlers: HandlersOf<C>, opts: ServeOptions): Server<E> {
+  const running = new Map<number, AbortController>();
+  const toError = opts.toError ?? defaultToError;
+  const fail = (id: number, e: RpcError) => port.postMessage({ t: 'error', id, code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } satisfies Message);
+  const stop = port.onMessage((raw) => {
+    if (!isObject(raw) || !isId(raw.id)) return;
+    const m = raw as Message;
+    if (m.t === 'cancel') {
+      running.get(m.id)?.abort();
+      return;
+    }
+    if (m.t !== 'call' || running.has(m.id)) return;
+    // Own methods of the contract only: 'constructor', '__proto__' and the like are unknown.
+    const spec = typeof m.method === 'string' && Object.hasOwn(contract, m.method) ? contract[m.method] : undefined;
+    if (!spec) {
+      fail(m.id, new RpcError(RpcCode.unknownMethod, `No method '${String(m.method).slice(0, 100)}' in this version of the API`));
+      return;
+    }
+    const problems = opts.check(spec.args, m.args);
+    if (problems.length) {
+      fail(m.id, new RpcError(RpcCode.invalidArguments, `${m.method}: ${problems.slice(0, 3).join('; ')}`, problems));
+      return;
+    }
+    const controller = new AbortController();
+    running.set(m.id, controller);
+    const ctx: CallContext = { signal: controller.signal, progress: (p) => { if (running.has(m.id)) port.postMessage({ t: 'progress', id: m.id, progress: p } satisfies Message); } };
+    const handler = (handlers as Record<string, (args: unknown, ctx: CallContext) => unknown>)[m.method]!;
+    Promise.resolve()
+      .then(() => handler.call(handlers, m.args, ctx))
+      .then((value) => port.postMessage({ t: 'result', id: m.id, value: value === undefined ? null : value } satisfies Message),
+        (err: unknown) => fail(m.id, controller.signal.aborted && !(err instanceof RpcError) ? new RpcError(RpcCode.cancelled, 'cancelled') : toError(err)))
+      .finally(() => running.delete(m.id));
+  });
+  return {
+    emit: (event) => port.postMessage({ t: 'event', event } satisfies Message),
+    close() {
+      stop();
+      for (const c of running.values()) c.abort();
+      running.clear();
+    },
+  };
+}
