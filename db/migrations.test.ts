@@ -18,10 +18,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(4);
+    expect(migrations).toHaveLength(5);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(5);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -31,11 +31,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(4);
+    expect(again.pragma('user_version', { simple: true })).toBe(5);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(4);
+    expect(again.pragma('user_version', { simple: true })).toBe(5);
     again.close();
   });
 
@@ -84,11 +84,32 @@ describe('migrations', () => {
     old.close();
 
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(db.prepare('SELECT id, blocked, blocked_code FROM accounts ORDER BY id').all()).toEqual([
       { id: 'acc-fine', blocked: null, blocked_code: null },
       { id: 'acc-gone', blocked: 'Account not found', blocked_code: 'account_not_found' },
       { id: 'acc-key', blocked: 'Invalid API key', blocked_code: 'invalid_api_key' },
+    ]);
+    db.close();
+  });
+
+  it('005 gives each undo entry its account: from the rows it recorded, or the row itself for a bulk create recorded by id', () => {
+    const file = join(dir, 'v4.db');
+    const old = new Database(file);
+    migrate(old, 4);
+    const t = '2026-01-01T00:00:00.000Z';
+    for (const id of ['acc-a', 'acc-b']) old.prepare('INSERT INTO accounts (id, service_url, mode, created) VALUES (?, ?, ?, ?)').run(id, 'http://x', 'api_key', t);
+    old.prepare('INSERT INTO farms (local_id, account_id, name, created, modified) VALUES (?, ?, ?, ?, ?)').run('farm-b', 'acc-b', 'F', t, t);
+    const farmA = { local_id: 'farm-a', account_id: 'acc-a', server_id: null, name: 'A', base: null, deleted: 0, created: t, modified: t };
+    const add = old.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)');
+    add.run('Create farm A', JSON.stringify([{ entity: 'farm', local_id: 'farm-a', before: null, after: farmA }]), t);
+    add.run('Rename farm', JSON.stringify([{ entity: 'farm', local_id: 'farm-a', before: farmA, after: { ...farmA, name: 'A2' } }]), t);
+    add.run('Import', JSON.stringify([{ entity: 'farm', local_id: 'farm-b', before: null, after: 'current' }]), t);
+    old.close();
+
+    const db = openDb(file);
+    expect(db.prepare('SELECT label, account_id FROM history ORDER BY id').all()).toEqual([
+      { label: 'Create farm A', account_id: 'acc-a' }, { label: 'Rename farm', account_id: 'acc-a' }, { label: 'Import', account_id: 'acc-b' },
     ]);
     db.close();
   });

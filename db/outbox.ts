@@ -133,9 +133,10 @@ export function opsByState(db: Db, accountId: string, states: readonly OpState[]
 }
 
 /** Rows deleted before the service ever had them, once no undo entry can bring them back. */
-export function purgeTombstones(db: Db): void {
+export function purgeTombstones(db: Db, accountId: string | null = null): void {
+  // One account's: another account's redo stack may still need its tombstones.
   for (const table of ['crops', 'parcels', 'farms']) {
-    cachedStatement(db, `DELETE FROM ${table} WHERE deleted = 1 AND server_id IS NULL
-      AND local_id NOT IN (SELECT local_id FROM outbox WHERE state != 'committed')`).run();
+    cachedStatement(db, `DELETE FROM ${table} WHERE deleted = 1 AND server_id IS NULL AND (? IS NULL OR account_id = ?)
+      AND local_id NOT IN (SELECT local_id FROM outbox WHERE state != 'committed')`).run(accountId, accountId);
   }
 }

@@ -116,6 +116,16 @@ export class MirrorReader {
     return { pending: n('queued'), in_flight: n('in_flight'), uncertain: n('uncertain'), synced, rejected: n('rejected'), conflicts: Math.max(conflicts, n('conflict')), blocked: n('blocked') };
   }
 
+  /** The labels of what undo and redo would do, in one account or in any. */
+  history(accountId?: string): { undo: string | null; redo: string | null } {
+    const acc = accountId ?? null;
+    const label = (sql: string) => (this.db.prepare(sql).pluck().get(acc, acc) as string | undefined) ?? null;
+    return {
+      undo: label('SELECT label FROM history WHERE undone = 0 AND (? IS NULL OR account_id = ?) ORDER BY id DESC LIMIT 1'),
+      redo: label('SELECT label FROM history WHERE undone = 1 AND (? IS NULL OR account_id = ?) ORDER BY id ASC LIMIT 1'),
+    };
+  }
+
   canUndo(): boolean {
     return this.db.prepare('SELECT 1 FROM history WHERE undone = 0 LIMIT 1').get() !== undefined;
   }

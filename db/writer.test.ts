@@ -191,6 +191,42 @@ describe('undo / redo', () => {
   });
 });
 
+describe('undo / redo per account', () => {
+  const OTHER = 'acc-00000000-0000-4000-8000-000000000009';
+  it("undo and redo of one account never touch another's edits, and a new edit ends only its own account's redo", () => {
+    m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+    const a = m.write.createFarm(ACC, 'Finca A');
+    const b = m.write.createFarm(OTHER, 'Farm B');
+    m.write.renameFarm(a.local_id, 'Finca A2');
+    m.write.renameFarm(b.local_id, 'Farm B2');
+    expect(m.read.history(ACC)).toEqual({ undo: 'Rename farm to Finca A2', redo: null });
+    expect(m.write.undo(ACC)).toBe('Rename farm to Finca A2');
+    expect([m.read.farm(a.local_id)!.name, m.read.farm(b.local_id)!.name]).toEqual(['Finca A', 'Farm B2']);
+    // A new edit in the other account leaves this account's redo alone.
+    m.write.renameFarm(b.local_id, 'Farm B3');
+    expect(m.read.history(ACC)).toEqual({ undo: 'Create farm Finca A', redo: 'Rename farm to Finca A2' });
+    expect(m.write.redo(ACC)).toBe('Rename farm to Finca A2');
+    expect(m.read.farm(a.local_id)!.name).toBe('Finca A2');
+    expect(m.write.undo(OTHER)).toBe('Rename farm to Farm B3');
+    expect(m.write.undo(OTHER)).toBe('Rename farm to Farm B2');
+    expect(m.write.undo(OTHER)).toBe('Create farm Farm B');
+    expect(m.write.undo(OTHER)).toBeNull();
+    expect(m.read.farm(a.local_id)!.name).toBe('Finca A2');
+    expect(m.read.history(OTHER)).toEqual({ undo: null, redo: 'Create farm Farm B' });
+  });
+
+  it("a new edit in one account keeps the tombstones another account's redo needs", () => {
+    m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+    const farm = m.write.createFarm(OTHER, 'Farm B');
+    m.write.createParcels(farm.local_id, parcelInputs(250, 'bulk'), { label: 'Import 250' });
+    expect(m.write.undo(OTHER)).toBe('Import 250');
+    expect(m.read.parcels(farm.local_id)).toHaveLength(0);
+    m.write.createFarm(ACC, 'Finca A');
+    expect(m.write.redo(OTHER)).toBe('Import 250');
+    expect(m.read.parcels(farm.local_id)).toHaveLength(250);
+  });
+});
+
 describe('validation', () => {
   it('invalid parcels: EditError with a problem per parcel, nothing created', () => {
     const farm = m.write.createFarm(ACC, 'V');

@@ -243,8 +243,10 @@ export class MirrorWriter {
 
   // ---- undo / redo (persisted: they survive a restart) ----
 
-  undo(): string | null {
-    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 0 ORDER BY id DESC LIMIT 1').get() as { id: number; label: string; changes: string } | undefined;
+  /** Undoes the last edit still done: of one account, or of any. Its label, or null when there is none. */
+  undo(accountId?: string): string | null {
+    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 0 AND (? IS NULL OR account_id = ?) ORDER BY id DESC LIMIT 1')
+      .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
       this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.before })));
@@ -253,8 +255,10 @@ export class MirrorWriter {
     return h.label;
   }
 
-  redo(): string | null {
-    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 1 ORDER BY id ASC LIMIT 1').get() as { id: number; label: string; changes: string } | undefined;
+  /** Redoes the last edit undone (the undone entries are the newest of their account, so the oldest of them). */
+  redo(accountId?: string): string | null {
+    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 1 AND (? IS NULL OR account_id = ?) ORDER BY id ASC LIMIT 1')
+      .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
       this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.after })));
@@ -281,8 +285,12 @@ export class MirrorWriter {
         ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
       }));
       if (changes.length) {
-        if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
-        this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
+        // An edit's rows are all of one account: its undo entry is that account's, and a new edit ends only that
+        // account's redo (another account's undone edits stay redoable).
+        const first = changes[0]!;
+        const account = (first.before ?? (first.after !== 'current' ? first.after : null) ?? getRow(this.db, first.entity, first.local_id))?.account_id ?? null;
+        if (this.db.prepare('DELETE FROM history WHERE undone = 1 AND account_id IS ?').run(account).changes > 0) purgeTombstones(this.db, account);
+        this.db.prepare('INSERT INTO history (label, changes, account_id, created) VALUES (?, ?, ?, ?)').run(label, JSON.stringify(changes), account, now());
       }
       return out;
     } finally {
