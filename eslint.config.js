@@ -25,7 +25,7 @@ export default tseslint.config(
         patterns: [
           { group: nodeBuiltins, message: 'core/ is pure domain code: no I/O, no Node built-ins.' },
           { group: ioPackages, message: 'core/ is pure domain code: no I/O packages.' },
-          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/platform/**'], message: 'core/ depends on nothing else in the repository.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/platform/**'], message: 'core/ depends on nothing else in the repository.' },
         ],
       }],
     },
@@ -53,12 +53,32 @@ export default tseslint.config(
     },
   },
   {
+    // The mirror and the sync engine sit below the app's backend: they never reach up into it.
+    files: ['db/**/*.ts', 'sync/**/*.ts'],
+    // Tests build their world from the real service's parts.
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/backend/**', '**/service/**'], message: 'db/ and sync/ sit below the app backend and never import the service.' }],
+      }],
+    },
+  },
+  {
+    // The app's backend (the mirror host): core/ and the layers below it, never the service.
+    files: ['backend/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/service/**', 'electron', 'fastify', 'fastify/*'], message: 'The app backend talks to the service over HTTP only (sync/).' }],
+      }],
+    },
+  },
+  {
     // Node code both the service and the mirror need (opening SQLite, migrations, statement cache): it may use
     // core/ and Node, never the parts that use it.
     files: ['platform/node/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/service/**', '**/db/**', '**/sync/**', '**/bench/**', '**/test/**'], message: 'platform/node/ imports only core/: nothing above it.' }],
+        patterns: [{ group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/bench/**', '**/test/**'], message: 'platform/node/ imports only core/: nothing above it.' }],
       }],
     },
   },

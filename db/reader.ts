@@ -1,7 +1,18 @@
 import type { Db } from './open.ts';
 import type { AccountRow, CropRow, FarmRow, OutboxRow, ParcelRow, StatusCounts } from './types.ts';
 
-export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string }
+export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string; point: string | null }
+
+export type ParcelSyncState = 'synced' | 'pending' | 'sending' | 'uncertain' | 'rejected' | 'conflict' | 'blocked';
+const STATE_OF_OP: Record<string, ParcelSyncState> = { queued: 'pending', in_flight: 'sending', uncertain: 'uncertain', rejected: 'rejected', conflict: 'conflict', blocked: 'blocked' };
+const RANK: Record<ParcelSyncState, number> = { synced: 0, pending: 1, sending: 2, uncertain: 3, blocked: 4, rejected: 5, conflict: 6 };
+const conflictReason = (fields: string | null): string | null => {
+  try {
+    return fields === null ? null : (JSON.parse(fields) as string[]).join(', ');
+  } catch {
+    return fields; // an op's own reason (parked under a farm's conflict)
+  }
+};
 
 /** Read-only access to the mirror: what the UI and the CLI show. Never writes. */
 export class MirrorReader {
@@ -39,10 +50,32 @@ export class MirrorReader {
   }
 
   /** Parcels whose bounding box meets the viewport (R*Tree), for the map. */
-  viewport(bbox: [number, number, number, number], limit = 5000): ParcelHit[] {
-    return this.db.prepare(`SELECT p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata FROM parcels_rtree r
-      JOIN parcels p ON p.rowid = r.id WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 LIMIT ?`)
-      .all(bbox[0], bbox[2], bbox[1], bbox[3], limit) as ParcelHit[];
+  viewport(bbox: [number, number, number, number], limit = 5000, accountId?: string): ParcelHit[] {
+    const acc = accountId ?? null;
+    return this.db.prepare(`SELECT p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata, p.point FROM parcels_rtree r
+      JOIN parcels p ON p.rowid = r.id WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND (? IS NULL OR p.account_id = ?) LIMIT ?`)
+      .all(bbox[0], bbox[2], bbox[1], bbox[3], acc, acc, limit) as ParcelHit[];
+  }
+
+  /**
+   * Where each parcel stands with the service, for the map: its open outbox ops and conflicts, the most pressing
+   * first (a conflict, then a rejection, a blocked account, an unknown outcome, a request out, a queued change).
+   * A parcel with none is synced.
+   */
+  parcelStates(localIds: readonly string[]): Map<string, { state: ParcelSyncState; reason: string | null }> {
+    const out = new Map<string, { state: ParcelSyncState; reason: string | null }>();
+    if (!localIds.length) return out;
+    const rows = this.db.prepare(`SELECT local_id, state, last_error AS reason FROM outbox WHERE entity = 'parcel' AND state != 'committed'
+        AND local_id IN (SELECT value FROM json_each(@ids))
+      UNION ALL SELECT local_id, 'conflict', fields FROM conflicts WHERE entity = 'parcel' AND resolved IS NULL AND local_id IN (SELECT value FROM json_each(@ids))`)
+      .all({ ids: JSON.stringify(localIds) }) as { local_id: string; state: string; reason: string | null }[];
+    for (const r of rows) {
+      const state = STATE_OF_OP[r.state] ?? 'pending';
+      const had = out.get(r.local_id);
+      if (!had || RANK[state] > RANK[had.state]) out.set(r.local_id, { state, reason: state === 'conflict' ? conflictReason(r.reason) : r.reason });
+    }
+    for (const id of localIds) if (!out.has(id)) out.set(id, { state: 'synced', reason: null });
+    return out;
   }
 
   /**
@@ -53,22 +86,25 @@ export class MirrorReader {
    * Ranking every match (bm25) would cost tens of milliseconds when a short prefix matches most of a million
    * parcels; this stays in the index.
    */
-  search(text: string, limit = 50): ParcelHit[] {
+  search(text: string, limit = 50, accountId?: string): ParcelHit[] {
     const normalized = text.normalize('NFKC');
     const words = normalized.match(/[\p{L}\p{N}_-]+/gu) ?? [];
     if (!words.length) return [];
     // A separator after the last word ("Vega ", "GlobalG.A.P.") says it is complete too.
     const typing = /[\p{L}\p{N}_-]$/u.test(normalized);
     const query = words.map((w, i) => `"${w.replace(/"/g, '')}"${typing && i === words.length - 1 ? '*' : ''}`).join(' ');
-    const ids = (match: string, n: number) =>
-      (this.db.prepare('SELECT rowid FROM parcels_fts WHERE parcels_fts MATCH ? LIMIT ?').pluck().all(match, n) as number[]);
+    const acc = accountId ?? null;
+    // Within one account: a consultant's search stays in the customer open (each match joined to its parcel).
+    const ids = (match: string, n: number) => (acc === null
+      ? this.db.prepare('SELECT rowid FROM parcels_fts WHERE parcels_fts MATCH ? LIMIT ?').pluck().all(match, n)
+      : this.db.prepare('SELECT f.rowid FROM parcels_fts f JOIN parcels p ON p.rowid = f.rowid WHERE parcels_fts MATCH ? AND p.account_id = ? LIMIT ?').pluck().all(match, acc, n)) as number[];
     const hits: number[] = ids(`name : (${query})`, limit * 2);
     if (hits.length < limit * 2) {
       const seen = new Set(hits);
       for (const id of ids(query, limit * 2)) if (!seen.has(id)) hits.push(id);
     }
     if (!hits.length) return [];
-    const rows = this.db.prepare(`SELECT p.rowid AS rid, p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata
+    const rows = this.db.prepare(`SELECT p.rowid AS rid, p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata, p.point
       FROM parcels p WHERE p.rowid IN (SELECT value FROM json_each(?)) AND p.deleted = 0`).all(JSON.stringify(hits)) as (ParcelHit & { rid: number })[];
     const order = new Map(hits.map((id, i) => [id, i]));
     return rows.sort((a, b) => order.get(a.rid)! - order.get(b.rid)!).slice(0, limit).map(({ rid: _rid, ...hit }) => hit);

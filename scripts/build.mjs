@@ -1,4 +1,4 @@
-// Builds the sync CLI and the import worker thread to dist/ with esbuild: our TypeScript bundled into two ES
+// Builds the sync CLI, the mirror host and their import threads to dist/ with esbuild: our TypeScript bundled into ES
 // modules, packages left to node_modules (better-sqlite3 is native). `node scripts/build.mjs` builds; the CLI
 // launcher (cli.mjs) calls ensureBuilt(), which builds only when a source the last build read has changed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,11 @@ import process from 'node:process';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const META = join(DIST, 'cli.meta.json');
-/** The import worker is built beside the CLI as worker.mjs: db/import/pool.ts starts `./worker.mjs` next to itself. */
-const ENTRIES = { cli: 'sync/cli.ts', worker: 'db/import/worker.ts' };
+/**
+ * The import worker is built beside the CLI as worker.mjs: db/import/pool.ts starts `./worker.mjs` next to itself.
+ * The mirror host and its import thread likewise (backend/imports.ts starts `./import-worker.mjs`).
+ */
+const ENTRIES = { cli: 'sync/cli.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts' };
 
 /** Builds dist/cli.mjs and dist/worker.mjs, and records which sources they were built from. */
 export async function buildCli() {
@@ -39,7 +42,7 @@ export async function buildCli() {
 
 /** Whether dist/ was built from the sources as they are now. */
 function current() {
-  if (!existsSync(META) || !existsSync(join(DIST, 'cli.mjs')) || !existsSync(join(DIST, 'worker.mjs'))) return false;
+  if (!existsSync(META) || Object.keys(ENTRIES).some((e) => !existsSync(join(DIST, `${e}.mjs`)))) return false;
   const built = statSync(META).mtimeMs;
   const { inputs } = JSON.parse(readFileSync(META, 'utf8'));
   try {
@@ -49,10 +52,10 @@ function current() {
   }
 }
 
-/** The URL of dist/cli.mjs, built first if a source changed. */
-export async function ensureBuilt() {
+/** The URL of dist/<entry>.mjs (the CLI by default), built first if a source changed. */
+export async function ensureBuilt(entry = 'cli') {
   if (!current()) await buildCli();
-  return pathToFileURL(join(DIST, 'cli.mjs')).href;
+  return pathToFileURL(join(DIST, `${entry}.mjs`)).href;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildCli();

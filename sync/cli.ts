@@ -6,7 +6,7 @@ import { Mirror } from '../db/mirror.ts';
 import { ImportError } from '../db/import/errors.ts';
 import { EditError } from '../db/writer.ts';
 import type { SyncEngine } from './engine.ts';
-import { forgetCredentials, furrowHome, loadCredentials, saveCredentials, type AccountCredentials } from './credentials.ts';
+import { forgetCredentials, furrowHome, loadCredentials } from './credentials.ts';
 import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
 import { importPrinter, progressPrinter, type OutStream } from './cli-output.ts';
 import type { ServiceClient } from './http.ts';
@@ -18,7 +18,7 @@ import { importErrorLines, importReportLines } from './cli-import.ts';
 // status does not pay for them (built, `accounts` started in 0.24–0.26 s and 80 MB with them, 0.13–0.16 s and 61 MB without).
 const engineModule = () => import('./engine.ts');
 const clientModule = () => import('./client-factory.ts');
-const httpModule = () => import('./http.ts');
+const connectModule = () => import('./connect.ts');
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and settings in FURROW_HOME)
 
@@ -97,39 +97,18 @@ async function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?:
 }
 
 async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEnv): Promise<unknown> {
-  const service = need(v, 'service').replace(/\/+$/, '');
   const token = str(v, 'token');
-  let accountId: string;
-  let creds: AccountCredentials;
-  if (token) {
-    const payload = token.split('.')[1];
-    let sub: unknown;
-    try {
-      sub = payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub : undefined;
-    } catch {
-      sub = undefined;
-    }
-    if (typeof sub !== 'string') throw new UsageError('--token is not an account_access token');
-    accountId = sub;
-    creds = { method: 'bearer', token, ...(str(v, 'token-command') ? { tokenCommand: str(v, 'token-command') } : {}) };
-  } else {
-    accountId = need(v, 'account');
-    creds = { method: v.bearer ? 'bearer' : 'api_key', apiKey: need(v, 'api-key'), ...(str(v, 'account-header') ? { accountHeader: str(v, 'account-header') } : {}) };
-  }
-  // Prove the credentials work before keeping them.
-  const { timeoutMs, deadlineMs, maxAnswerBytes } = durationsFromEnv(env);
-  const [{ clientFactory }, { errorMessage }, { tokenExpiry }] = await Promise.all([clientModule(), httpModule(), import('./tokens.ts')]);
-  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs, maxAnswerBytes })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
+  const input = token
+    ? { service: need(v, 'service'), token, tokenCommand: str(v, 'token-command'), label: str(v, 'label') }
+    : { service: need(v, 'service'), account: need(v, 'account'), apiKey: need(v, 'api-key'), accountHeader: str(v, 'account-header'), bearer: Boolean(v.bearer), label: str(v, 'label') };
+  const { connectAccount, ConnectRefused } = await connectModule();
   try {
-    const res = await client.send('GET', '/api/farms/');
-    if (res.status !== 200) throw new Error(`The service refused the credentials: ${errorMessage(res)}`);
-  } finally {
-    await client.close();
+    const { account, tokenExpires } = await connectAccount(m, home, input, durationsFromEnv(env));
+    return { connected: account.id, service: account.service_url, method: account.mode, ...(tokenExpires ? { token_expires: tokenExpires } : {}) };
+  } catch (err) {
+    if (err instanceof ConnectRefused && err.code === 'bad_input') throw new UsageError(token ? '--token is not an account_access token' : err.message);
+    throw err;
   }
-  saveCredentials(home, accountId, creds);
-  const a = m.write.addAccount({ id: accountId, service_url: service, mode: creds.method, label: str(v, 'label') });
-  const exp = token ? tokenExpiry(token) : null;
-  return { connected: a.id, service, method: creds.method, ...(exp ? { token_expires: new Date(exp * 1000).toISOString() } : {}) };
 }
 
 /** Deletes on the service the duplicates a resolved conflict leaves there. */

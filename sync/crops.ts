@@ -35,30 +35,31 @@ function commitCrop(ctx: AccountCtx, op: OutboxRow, crop: Crop): void {
 }
 
 /** Crops wait for their parcel's server id; they carry no metadata, so a lost answer is settled by their fields. */
-export async function pushCropCreates(ctx: AccountCtx): Promise<void> {
-  for (const op of readyOps(ctx, 'crop', 'create')) {
-    if (op.attempts > 0) continue;
-    const row = getRow(ctx.db, 'crop', op.local_id);
-    if (!row) continue;
-    const parcel = parcelServerId(ctx, row);
-    if (parcel === undefined) continue;
-    throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
-    markInFlight(ctx.db, [op.id], randomUUID());
-    const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel), 1);
-    if (handleCommon(ctx, [{ ...op, attempts: op.attempts + 1 }], res, true)) continue;
-    const r = res as Exclude<typeof res, NetworkError>;
-    if (r.status === 201) {
-      try {
-        commitCrop(ctx, op, expectShape(Crop, r.body, 'crop'));
-      } catch (err) {
-        if (!(err instanceof SchemaMismatch)) throw err;
-        markUncertain(ctx, [op], err.message);
-      }
-      continue;
+/** The crop creates to send now: first sends only (one sent before is reconciled first). */
+export const cropCreatesDue = (ctx: AccountCtx): OutboxRow[] => readyOps(ctx, 'crop', 'create').filter((op) => op.attempts === 0);
+
+/** Creates a crop once its parcel has a server id; every outcome leaves the op in a definite state. */
+export async function pushCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
+  const row = getRow(ctx.db, 'crop', op.local_id);
+  if (!row) return;
+  const parcel = parcelServerId(ctx, row);
+  if (parcel === undefined) return;
+  throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
+  markInFlight(ctx.db, [op.id], randomUUID());
+  const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel), 1);
+  if (handleCommon(ctx, [{ ...op, attempts: op.attempts + 1 }], res, true)) return;
+  const r = res as Exclude<typeof res, NetworkError>;
+  if (r.status === 201) {
+    try {
+      commitCrop(ctx, op, expectShape(Crop, r.body, 'crop'));
+    } catch (err) {
+      if (!(err instanceof SchemaMismatch)) throw err;
+      markUncertain(ctx, [op], err.message);
     }
-    ctx.db.prepare('UPDATE outbox SET attempts = 0 WHERE id = ?').run(op.id);
-    reject(ctx, [op], errorMessage(r));
+    return;
   }
+  ctx.db.prepare('UPDATE outbox SET attempts = 0 WHERE id = ?').run(op.id);
+  reject(ctx, [op], errorMessage(r));
 }
 
 export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<'done' | 'waiting'> {

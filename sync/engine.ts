@@ -1,15 +1,15 @@
 import type { Mirror } from '../db/mirror.ts';
-import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
+import type { AccountRow, OutboxRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
 import { inFlightToUncertain, setOpState } from '../db/outbox.ts';
-import { liveSyncHolder, SYNC_LOCK } from '../db/settings.ts';
+import { liveSyncHolder, parcelLimit, SYNC_LOCK } from '../db/settings.ts';
 import type { ServiceClient } from './http.ts';
 import { defaultSyncOptions, readyOps, sleepUnlessCancelled, SyncCancelled, unreachableText, waitingMessage, type AccountCtx, type PullProgress, type SyncOptions } from './context.ts';
 import { AccountBlocked, type BlockedCode } from './blocked.ts';
-import { pushFarmCreates, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
+import { farmCreatesDue, pushFarmCreate, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
 import { pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
 import { pushParcelCreates } from './parcel-creates.ts';
-import { pushCropCreates, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
+import { cropCreatesDue, pushCropCreate, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
 import { pullAccount, pullStoppedText } from './pull.ts';
 import type { ProgressEvent } from './progress.ts';
 
@@ -237,27 +237,29 @@ export class SyncEngine {
     // An update or delete carries the whole state (or is a delete): sending it again is harmless.
     ctx.db.prepare("UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(ctx.account.id);
 
-    // 2. New work, parents before children. A phase is shown only when it has something to send, and none once the
-    // run gave up on reaching the service (each op left is put back in the queue, not tried).
-    if (this.has(ctx, 'create', 'farm', 'parcel')) ctx.emit({ phase: 'farms', done: 0, total: 0, bytes: ctx.stats.bytes });
-    await pushFarmCreates(ctx);
+    // 2. New work, parents before children, each phase with its real total. A phase is shown only when it has
+    // something to send, and none once the run gave up on reaching the service (each op left is put back in the
+    // queue, not tried).
+    const limit = parcelLimit(ctx.db, ctx.account.id);
+    await this.phase(ctx, 'farms', farmCreatesDue(ctx), (op) => pushFarmCreate(ctx, op, limit));
     await pushParcelCreates(ctx);
-    if (this.has(ctx, 'update', 'farm', 'parcel')) ctx.emit({ phase: 'updates', done: 0, total: 0, bytes: ctx.stats.bytes });
-    for (const op of readyOps(ctx, 'farm', 'update')) await pushFarmUpdate(ctx, op);
-    for (const op of readyOps(ctx, 'parcel', 'update')) await pushParcelUpdate(ctx, op);
-    if (this.has(ctx, 'create', 'crop') || this.has(ctx, 'update', 'crop')) ctx.emit({ phase: 'crops', done: 0, total: 0, bytes: ctx.stats.bytes });
-    await pushCropCreates(ctx);
-    for (const op of readyOps(ctx, 'crop', 'update')) await pushCropUpdate(ctx, op);
-    if (this.has(ctx, 'delete', 'crop', 'parcel', 'farm')) ctx.emit({ phase: 'deletes', done: 0, total: 0, bytes: ctx.stats.bytes });
-    for (const op of readyOps(ctx, 'crop', 'delete')) await pushCropDelete(ctx, op);
-    for (const op of readyOps(ctx, 'parcel', 'delete')) await pushParcelDelete(ctx, op);
-    for (const op of readyOps(ctx, 'farm', 'delete')) await pushFarmDelete(ctx, op);
+    await this.phase(ctx, 'updates', [...readyOps(ctx, 'farm', 'update'), ...readyOps(ctx, 'parcel', 'update')],
+      (op) => (op.entity === 'farm' ? pushFarmUpdate(ctx, op) : pushParcelUpdate(ctx, op)));
+    await this.phase(ctx, 'crops', [...cropCreatesDue(ctx), ...readyOps(ctx, 'crop', 'update')],
+      (op) => (op.op === 'create' ? pushCropCreate(ctx, op) : pushCropUpdate(ctx, op)));
+    const deletes = { crop: pushCropDelete, parcel: pushParcelDelete, farm: pushFarmDelete };
+    await this.phase(ctx, 'deletes', [...readyOps(ctx, 'crop', 'delete'), ...readyOps(ctx, 'parcel', 'delete'), ...readyOps(ctx, 'farm', 'delete')],
+      (op) => deletes[op.entity](ctx, op));
   }
 
-  /** Whether an op of one of these entities is queued and due, for the progress; never once the run gave up on the service. */
-  private has(ctx: AccountCtx, op: OutboxRow['op'], ...entities: Entity[]): boolean {
-    if (ctx.unreachable?.gaveUp) return false;
-    return this.db.prepare(`SELECT 1 FROM outbox WHERE account_id = ? AND state = 'queued' AND op = ? AND entity IN (${entities.map(() => '?').join(', ')})
-      AND (next_attempt_at IS NULL OR next_attempt_at <= ?) LIMIT 1`).get(ctx.account.id, op, ...entities, new Date(this.opts.now()).toISOString()) !== undefined;
+  /** Sends a phase's ops one by one, reporting how many of them are done after each. */
+  private async phase(ctx: AccountCtx, phase: ProgressEvent['phase'], ops: readonly OutboxRow[], send: (op: OutboxRow) => Promise<void>): Promise<void> {
+    if (!ops.length || ctx.unreachable?.gaveUp) return;
+    let done = 0;
+    ctx.emit({ phase, done, total: ops.length, bytes: ctx.stats.bytes });
+    for (const op of ops) {
+      await send(op);
+      ctx.emit({ phase, done: ++done, total: ops.length, bytes: ctx.stats.bytes });
+    }
   }
 }

@@ -17,64 +17,64 @@ import { mergeFarmName } from './merge.ts';
 
 const FarmList = Type.Array(Farm);
 
+/** The farm creates to send now: first sends only (one sent before is reconciled first). */
+export const farmCreatesDue = (ctx: AccountCtx): OutboxRow[] => readyOps(ctx, 'farm', 'create').filter((op) => op.attempts === 0);
+
 /**
- * A farm is created together with its first parcels: farm creation is not idempotent either, and the
- * parcels' client references are what identify the farm on the service if the answer is lost.
+ * Creates a farm with up to 50 of its queued parcels (POST /api/farms/); every outcome leaves each op in a definite
+ * state. A farm goes together with its first parcels: farm creation is not idempotent either, and the parcels'
+ * client references are what identify the farm on the service if the answer is lost.
  */
-export async function pushFarmCreates(ctx: AccountCtx): Promise<void> {
-  const limit = parcelLimit(ctx.db, ctx.account.id);
-  for (const op of readyOps(ctx, 'farm', 'create')) {
-    if (op.attempts > 0) continue;
-    const farm = getRow(ctx.db, 'farm', op.local_id);
-    if (!farm) continue;
-    const parcelOps = ctx.db.prepare(`SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
-      AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farm.local_id) as OutboxRow[];
-    const items: Item[] = [];
-    for (const po of parcelOps) {
-      if (items.length >= MAX_PARCELS_PER_REQUEST) break;
-      const row = getRow(ctx.db, 'parcel', po.local_id);
-      if (!row) continue;
-      const [valid] = validItems(ctx, [{ op: po, row }], limit);
-      if (valid && !nearLimit(row, limit)) items.push(valid); // near the limit: sent alone later
-    }
-    const ops = [op, ...items.map((i) => i.op)];
-    throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
-    markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
-    const parcels = items.map((i) => i.json ?? JSON.stringify(parcelInput(i.row.local_id, parcelStateOfRow(i.row))));
-    const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`), ops.length);
-    if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) continue;
-    const r = res as Exclude<typeof res, NetworkError>;
-    if (r.status === 201) {
-      try {
-        const created = expectShape(FarmCreateResponse, r.body, 'farm create response');
-        const refs = created.parcels.map((f) => parcelStateOfFeature(f).ref);
-        if (created.parcels.length === items.length && refs.every((ref, i) => ref === items[i]!.row.local_id)) {
-          ctx.db.transaction(() => {
-            updateRow(ctx.db, 'farm', farm.local_id, { server_id: created.id, base: JSON.stringify({ name: created.name }) });
-            commitOps(ctx, [op.id]);
-            commitCreated(ctx, items.map((it, i) => ({ op: it.op, feature: created.parcels[i]! })));
-          })();
-          continue;
-        }
-        markUncertain(ctx, ops, 'the 201 does not match the farm sent');
-      } catch (err) {
-        if (!(err instanceof SchemaMismatch)) throw err;
-        markUncertain(ctx, ops, err.message);
+export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: number = parcelLimit(ctx.db, ctx.account.id)): Promise<void> {
+  const farm = getRow(ctx.db, 'farm', op.local_id);
+  if (!farm) return;
+  const parcelOps = ctx.db.prepare(`SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
+    AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farm.local_id) as OutboxRow[];
+  const items: Item[] = [];
+  for (const po of parcelOps) {
+    if (items.length >= MAX_PARCELS_PER_REQUEST) break;
+    const row = getRow(ctx.db, 'parcel', po.local_id);
+    if (!row) continue;
+    const [valid] = validItems(ctx, [{ op: po, row }], limit);
+    if (valid && !nearLimit(row, limit)) items.push(valid); // near the limit: sent alone later
+  }
+  const ops = [op, ...items.map((i) => i.op)];
+  throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
+  markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
+  const parcels = items.map((i) => i.json ?? JSON.stringify(parcelInput(i.row.local_id, parcelStateOfRow(i.row))));
+  const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`), ops.length);
+  if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) return;
+  const r = res as Exclude<typeof res, NetworkError>;
+  if (r.status === 201) {
+    try {
+      const created = expectShape(FarmCreateResponse, r.body, 'farm create response');
+      const refs = created.parcels.map((f) => parcelStateOfFeature(f).ref);
+      if (created.parcels.length === items.length && refs.every((ref, i) => ref === items[i]!.row.local_id)) {
+        ctx.db.transaction(() => {
+          updateRow(ctx.db, 'farm', farm.local_id, { server_id: created.id, base: JSON.stringify({ name: created.name }) });
+          commitOps(ctx, [op.id]);
+          commitCreated(ctx, items.map((it, i) => ({ op: it.op, feature: created.parcels[i]! })));
+        })();
+        return;
       }
-      continue;
+      markUncertain(ctx, ops, 'the 201 does not match the farm sent');
+    } catch (err) {
+      if (!(err instanceof SchemaMismatch)) throw err;
+      markUncertain(ctx, ops, err.message);
     }
-    // Anything else created nothing: name the bad parcels, let the farm go again with the rest.
-    const errors = (r.body as { errors?: { index?: number; message?: string }[] } | null)?.errors ?? [];
-    const bad = new Map<number, string>();
-    for (const e of errors) if (typeof e.index === 'number' && items[e.index]) bad.set(e.index, [bad.get(e.index), e.message].filter(Boolean).join('; '));
-    ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${ops.map(() => '?').join(',')})`).run(...ops.map((o) => o.id));
-    if (bad.size) {
-      for (const [i, msg] of bad) reject(ctx, [items[i]!.op], msg);
-    } else if (r.status === 400 || r.status === 404 || r.status === 200) {
-      reject(ctx, [op], errorMessage(r));
-    } else {
-      retryLater(ctx, [op], errorMessage(r), r.retryAfterMs, true);
-    }
+    return;
+  }
+  // Anything else created nothing: name the bad parcels, let the farm go again with the rest.
+  const errors = (r.body as { errors?: { index?: number; message?: string }[] } | null)?.errors ?? [];
+  const bad = new Map<number, string>();
+  for (const e of errors) if (typeof e.index === 'number' && items[e.index]) bad.set(e.index, [bad.get(e.index), e.message].filter(Boolean).join('; '));
+  ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${ops.map(() => '?').join(',')})`).run(...ops.map((o) => o.id));
+  if (bad.size) {
+    for (const [i, msg] of bad) reject(ctx, [items[i]!.op], msg);
+  } else if (r.status === 400 || r.status === 404 || r.status === 200) {
+    reject(ctx, [op], errorMessage(r));
+  } else {
+    retryLater(ctx, [op], errorMessage(r), r.retryAfterMs, true);
   }
 }
 

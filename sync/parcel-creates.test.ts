@@ -113,12 +113,15 @@ describe('the merge base of a pushed parcel', () => {
     m.mirror.close();
   });
 
-  it('a pull that finds every parcel as the mirror has it writes no parcel row', async () => {
+  it('a pull that finds everything as the mirror has it writes no farm, parcel or crop row', async () => {
     const m = await ownMirror('quiet');
-    m.mirror.write.createParcels(m.farmLocal, parcelInputs(120, 'quiet'));
+    const { created } = m.mirror.write.createParcels(m.farmLocal, parcelInputs(120, 'quiet'));
+    m.mirror.write.createCrop(m.acc, created[0]!.local_id, { name: 'Wheat', campaign: '2026', sowing: '2026-01-10' });
     expect((await recordingEngine(w, [], { mirror: m.mirror }).sync({ accounts: [m.acc] })).accounts[0]).toMatchObject({ synced: true });
     m.mirror.syncDb.exec(`CREATE TEMP TABLE writes (n INTEGER); INSERT INTO writes VALUES (0);
-      CREATE TEMP TRIGGER count_writes AFTER UPDATE ON main.parcels BEGIN UPDATE writes SET n = n + 1; END;`);
+      CREATE TEMP TRIGGER count_parcels AFTER UPDATE ON main.parcels BEGIN UPDATE writes SET n = n + 1; END;
+      CREATE TEMP TRIGGER count_farms AFTER UPDATE ON main.farms BEGIN UPDATE writes SET n = n + 1; END;
+      CREATE TEMP TRIGGER count_crops AFTER UPDATE ON main.crops BEGIN UPDATE writes SET n = n + 1; END;`);
     expect((await recordingEngine(w, [], { mirror: m.mirror }).sync({ accounts: [m.acc] })).accounts[0]).toMatchObject({ synced: true });
     expect(m.mirror.syncDb.prepare('SELECT n FROM writes').pluck().get()).toBe(0);
     m.mirror.close();

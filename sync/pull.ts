@@ -102,7 +102,9 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
   const ops = openOps(ctx.db, 'farm', local.local_id);
   const base = local.base ? (JSON.parse(local.base) as { name: string }).name : f.name;
   if (!pendingEdit(ops)) {
-    updateRow(ctx.db, 'farm', local.local_id, { name: f.name, base: JSON.stringify({ name: f.name }) });
+    // Unchanged, it is not written (nor announced to the app).
+    const theirs = JSON.stringify({ name: f.name });
+    if (local.name !== f.name || local.base !== theirs) updateRow(ctx.db, 'farm', local.local_id, { name: f.name, base: theirs });
   } else {
     const m = mergeFarmName(base, local.name, f.name);
     if (m.conflicts.length) recordConflict(ctx, 'farm', local.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: local.name }), JSON.stringify({ name: f.name }));
@@ -227,7 +229,9 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
       const ops = openOps(ctx.db, 'crop', local.local_id);
       if (ops.some((o) => o.state === 'in_flight')) continue;
       if (!pendingEdit(ops)) {
-        updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcel?.local_id ?? null, base: JSON.stringify(theirs) });
+        const same = jsonEqual(cropStateOfRow(local), theirs) && local.family_name === (c.family?.name ?? null)
+          && local.parcel_local_id === (parcel?.local_id ?? null) && local.base === JSON.stringify(theirs);
+        if (!same) updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcel?.local_id ?? null, base: JSON.stringify(theirs) });
         continue;
       }
       const mine = cropStateOfRow(local);

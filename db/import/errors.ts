@@ -11,7 +11,8 @@ export type ImportErrorCode =
   | 'external_link' // a KML/KMZ NetworkLink to content outside the file (never fetched)
   | 'empty' // nothing to import
   | 'no_account'
-  | 'no_farm_name';
+  | 'no_farm_name'
+  | 'cancelled'; // stopped by the user (ImportOptions.cancelled): rolled back whole
 
 /** How to get a file into WGS84 longitude/latitude, the only coordinates Furrow takes (it cannot reproject). */
 export const REPROJECT = 'reproject it to WGS84 (EPSG:4326) first, e.g. in QGIS with Export › Save Features As… and CRS EPSG:4326, or with ogr2ogr -t_srs EPSG:4326';

@@ -53,6 +53,11 @@ export interface ImportOptions {
    */
   onProgress?: (done: number, total: number) => void;
   /**
+   * Asked after each chunk is written: true stops the import, which then rolls back whole (ImportError
+   * 'cancelled'). A function, not an AbortSignal: the import runs synchronously, so it is read from shared memory.
+   */
+  cancelled?: () => boolean;
+  /**
    * Worker threads for a large GeoJSON file: by default one less than the cores (at most 3), none on one
    * core; 0 validates on the calling thread only. `workerMinBytes` and `jobFeatures` exist for tests.
    */
@@ -142,6 +147,7 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
         parts += chunkParts;
       }
       opts.onProgress?.(done, total);
+      if (opts.cancelled?.()) throw new ImportError('cancelled', `${name}: the import was stopped; nothing was imported`);
       chunk = [];
       chunkInputs = 0;
       chunkParts = 0;

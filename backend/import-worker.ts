@@ -1,0 +1,34 @@
+// An import on a thread of its own, with its own connection to the mirror: the import writes in one synchronous
+// transaction for seconds, and the host's thread must go on answering the app meanwhile (reads see the mirror as
+// it was until the import commits). Started by backend/imports.ts; stopped through a flag in shared memory,
+// which the import reads after each chunk (it rolls back whole).
+import { parentPort, workerData } from 'node:worker_threads';
+import { join } from 'node:path';
+import { Mirror } from '../db/mirror.ts';
+import { importFile } from '../db/import/index.ts';
+import { ImportError } from '../db/import/errors.ts';
+import type { ImportJob, ImportMessage } from './import-protocol.ts';
+import { ChangeLog } from './changes.ts';
+
+const job = workerData as ImportJob;
+const post = (m: ImportMessage) => parentPort!.postMessage(m);
+const stop = new Int32Array(job.stop);
+const mirror = Mirror.open(join(job.home, 'mirror.db'));
+// This connection's writes, for the app's change event (rolled back with the import if it fails).
+const log = new ChangeLog(mirror.syncDb);
+try {
+  const r = await importFile(mirror, job.file, {
+    accountId: job.account, farmName: job.farm, skipInvalid: job.skipInvalid,
+    onProgress: (done, total) => post({ t: 'progress', done, total }),
+    cancelled: () => Atomics.load(stop, 0) === 1,
+  });
+  post({
+    t: 'done', farm: r.farm.local_id, imported: r.imported, notes: r.notes,
+    skipped: r.skipped.map((p) => ({ feature: p.index, message: p.message })), events: log.drain(),
+  });
+} catch (err) {
+  if (err instanceof ImportError) post({ t: 'failed', code: err.code, message: err.message, problems: err.problems.slice(0, 1000).map((p) => ({ feature: p.index, message: p.message })) });
+  else post({ t: 'failed', code: 'internal', message: err instanceof Error ? err.message : String(err), problems: [] });
+} finally {
+  mirror.close();
+}

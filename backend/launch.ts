@@ -1,0 +1,44 @@
+// Starts the mirror host as a child process and connects to it: what browser mode, the tests and the benchmarks
+// use (the Electron app starts it as a utilityProcess instead, electron/).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { createClient, type Client } from '../core/rpc.ts';
+import { childPort } from './node-ports.ts';
+
+export interface Host {
+  client: Client<Api, ApiEvent>;
+  api: Client<Api, ApiEvent>['api'];
+  child: ChildProcess;
+  pid: number;
+  /** Closes the channel and waits for the host to exit. */
+  close(): Promise<void>;
+}
+
+/** From source, the TypeScript entry under tsx; built (dist/), the bundled host beside this module. */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const ENTRY = fileURLToPath(new URL(FROM_SOURCE ? './host.ts' : './host.mjs', import.meta.url));
+
+/** `entry`: another host script (the built dist/host.mjs, say); by default the one beside this module. */
+export async function launchHost(opts: { home: string; env?: NodeJS.ProcessEnv; entry?: string }): Promise<Host> {
+  const entry = opts.entry ?? ENTRY;
+  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
+    env: { ...process.env, ...opts.env, FURROW_HOME: opts.home }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const client = createClient<Api, ApiEvent>(API, childPort(child));
+  child.once('exit', (code, signal) => client.close(`the mirror host exited (${signal ?? code})`));
+  const hello = await client.api.hello({ apiVersion: API_VERSION }).catch(async (err: unknown) => {
+    child.kill();
+    await exited;
+    throw err;
+  });
+  return {
+    client, api: client.api, child, pid: hello.pid,
+    async close() {
+      client.close();
+      if (child.connected) child.disconnect();
+      await exited;
+    },
+  };
+}

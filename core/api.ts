@@ -1,0 +1,214 @@
+// The app's backend, declared once: every query, command and long-running job the desktop app (and the CLI) can
+// ask of the mirror host, with its arguments, result and progress as TypeBox schemas, and the events the host
+// sends. Plain JSON only; geometry is GeoJSON in WGS84 [longitude, latitude]. core/rpc.ts proxies it between
+// processes: the host checks every call's arguments against these schemas before a handler runs.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Contract } from './rpc.ts';
+
+/** Bumped on any change a client of the previous version could misread; the host refuses another version. */
+export const API_VERSION = 1;
+
+const Obj = <T extends Record<string, TSchema>>(props: T) => Type.Object(props, { additionalProperties: false });
+const Id = Type.String({ minLength: 1, maxLength: 100, description: 'A local id (uuid) of the mirror' });
+const AccountId = Type.String({ minLength: 1, maxLength: 100 });
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Lon = Type.Number({ minimum: -180, maximum: 180 });
+const Lat = Type.Number({ minimum: -90, maximum: 90 });
+const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3 });
+const MetadataValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+export const Metadata = Type.Record(Type.String(), MetadataValue);
+export const PolygonGeometry = Obj({ type: Type.Literal('Polygon'), coordinates: Type.Array(Type.Array(Position, { minItems: 4 }), { minItems: 1 }) });
+export const BBox = Type.Tuple([Lon, Lat, Lon, Lat], { description: 'minLon, minLat, maxLon, maxLat' });
+
+/** Where an item stands with the service, as the map colours it. */
+export const SyncState = Type.Union([
+  Type.Literal('synced'), Type.Literal('pending'), Type.Literal('sending'), Type.Literal('uncertain'),
+  Type.Literal('rejected'), Type.Literal('conflict'), Type.Literal('blocked'),
+]);
+export type SyncState = Static<typeof SyncState>;
+
+export const StatusCounts = Obj({
+  pending: Type.Integer(), in_flight: Type.Integer(), uncertain: Type.Integer(), synced: Type.Integer(),
+  rejected: Type.Integer(), conflicts: Type.Integer(), blocked: Type.Integer(),
+});
+
+export const AccountSummary = Obj({
+  id: AccountId,
+  label: Type.String(),
+  service: Type.String(),
+  method: Type.Union([Type.Literal('api_key'), Type.Literal('bearer')]),
+  /** Why syncing this account needs the user, what to do about it, and how many changes wait (none lost). */
+  blocked: Type.Union([Obj({ code: Type.Union([Type.String(), Type.Null()]), reason: Type.String(), wayOut: Type.String(), waiting: Type.Integer() }), Type.Null()]),
+  lastPull: Type.Union([Type.String(), Type.Null()]),
+  counts: StatusCounts,
+});
+export type AccountSummary = Static<typeof AccountSummary>;
+
+export const FarmSummary = Obj({
+  id: Id, account: AccountId, serverId: Type.Union([Type.Integer(), Type.Null()]), name: Type.String(),
+  parcels: Type.Integer(), hectares: Type.Number(), state: SyncState,
+});
+export type FarmSummary = Static<typeof FarmSummary>;
+
+export const ParcelProperties = Obj({
+  farm: Id,
+  name: Type.String(),
+  hectares: Type.Number(),
+  serverId: Type.Union([Type.Integer(), Type.Null()]),
+  state: SyncState,
+  /** The service's reason for a rejection, or what a conflict is about. */
+  reason: Type.Union([Type.String(), Type.Null()]),
+  /** A hectare point: the point and hectares it was dropped with (its geometry is the square the service makes). */
+  point: Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()]),
+  metadata: Metadata,
+});
+export const ParcelFeature = Obj({ type: Type.Literal('Feature'), id: Id, geometry: PolygonGeometry, properties: ParcelProperties });
+export type ParcelFeature = Static<typeof ParcelFeature>;
+export const ParcelCollection = Obj({
+  type: Type.Literal('FeatureCollection'),
+  features: Type.Array(ParcelFeature),
+  /** More parcels meet the box than `limit`: zoom in (or ask with a larger limit). */
+  truncated: Type.Boolean(),
+});
+
+/** A new parcel: a drawn polygon, or a point with the hectares of the square the service will make around it. */
+export const NewParcel = Type.Union([
+  Obj({ farm: Id, name: Name, metadata: Type.Optional(Metadata), geometry: PolygonGeometry }),
+  Obj({ farm: Id, name: Name, metadata: Type.Optional(Metadata), point: Type.Tuple([Lon, Lat]), hectares: Type.Number({ exclusiveMinimum: 0 }) }),
+]);
+
+export const Problem = Obj({
+  kind: Type.String({ description: "'account_blocked', 'rejected', 'blocked' or 'conflict:<kind>'" }),
+  id: Type.Union([Type.Integer(), Type.String()]),
+  entity: Type.String(),
+  name: Type.String(),
+  reason: Type.String(),
+});
+
+export const SyncProgress = Obj({
+  account: AccountId,
+  phase: Type.String(),
+  done: Type.Integer(),
+  total: Type.Integer(),
+  bytes: Type.Integer(),
+  message: Type.Optional(Type.String()),
+});
+export type SyncProgress = Static<typeof SyncProgress>;
+
+export const AccountSync = Obj({
+  account: AccountId, synced: Type.Boolean(), cancelled: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]),
+  blocked: Type.Union([Type.String(), Type.Null()]), sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(),
+  conflicts: Type.Integer(), pulled: Type.Integer(), left: Type.Integer(),
+});
+
+export const ImportProgress = Obj({ phase: Type.Union([Type.Literal('reading'), Type.Literal('writing')]), done: Type.Integer(), total: Type.Integer(), unit: Type.Union([Type.Literal('bytes'), Type.Literal('parcels')]) });
+export const ImportSummary = Obj({
+  farm: Id, imported: Type.Integer(), skipped: Type.Integer(),
+  problems: Type.Array(Obj({ feature: Type.Integer(), message: Type.String() })),
+  notes: Type.Array(Type.String()),
+});
+
+const Account = Obj({ account: AccountId });
+const One = Obj({ id: Id });
+const Nothing = Type.Null();
+
+export const API = {
+  hello: {
+    description: 'The first call: the host answers with its API version and refuses a client of another',
+    args: Obj({ apiVersion: Type.Integer() }), result: Obj({ apiVersion: Type.Integer(), pid: Type.Integer() }),
+  },
+  accounts: { description: 'The connected accounts with their counts and what blocks them', args: Obj({}), result: Type.Array(AccountSummary) },
+  connect: {
+    description: "Adds an account once the service accepts its credentials (an account_access token, or the organization's API key and the account); the secrets stay in the backend",
+    args: Obj({
+      service: Type.String({ minLength: 1, maxLength: 2000 }),
+      token: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
+      tokenCommand: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+      apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+      account: Type.Optional(AccountId),
+      accountHeader: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      bearer: Type.Optional(Type.Boolean()),
+      label: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+    result: Obj({ account: AccountSummary, tokenExpires: Type.Union([Type.String(), Type.Null()]) }),
+  },
+  disconnect: {
+    description: "Removes an account and all its data from this computer (the service keeps it); refused with the counts while it has unsynced work, unless discardUnsynced",
+    args: Obj({ account: AccountId, discardUnsynced: Type.Optional(Type.Boolean()) }),
+    result: Obj({ farms: Type.Integer(), parcels: Type.Integer(), crops: Type.Integer(), plants: Type.Integer(), discarded: Type.Integer() }),
+  },
+  farms: { description: "An account's farms", args: Account, result: Type.Array(FarmSummary) },
+  viewport: {
+    description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
+    args: Obj({ account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })) }),
+    result: ParcelCollection,
+  },
+  parcel: { description: 'One parcel, by local id', args: One, result: ParcelFeature },
+  search: {
+    description: "Parcels of an account whose name or metadata values match, as you type",
+    args: Obj({ account: AccountId, text: Type.String({ maxLength: 200 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }),
+    result: Type.Array(ParcelFeature),
+  },
+  createFarm: { description: 'A new farm in an account', args: Obj({ account: AccountId, name: Name }), result: FarmSummary },
+  createParcel: { description: 'A drawn polygon or a hectare point, validated with the service\'s rules', args: NewParcel, result: ParcelFeature },
+  updateParcel: {
+    description: 'Name, metadata (replaced whole) or geometry of a parcel',
+    args: Obj({ id: Id, name: Type.Optional(Name), metadata: Type.Optional(Metadata), geometry: Type.Optional(PolygonGeometry) }),
+    result: ParcelFeature,
+  },
+  deleteParcel: { description: 'Deletes a parcel (on the service at the next sync)', args: One, result: Nothing },
+  history: {
+    description: "What undo and redo would do in an account",
+    args: Account, result: Obj({ undo: Type.Union([Type.String(), Type.Null()]), redo: Type.Union([Type.String(), Type.Null()]) }),
+  },
+  undo: { description: "Undoes the account's last edit; its label, or null when there is none", args: Account, result: Type.Union([Type.String(), Type.Null()]) },
+  redo: { description: "Redoes the account's last undone edit", args: Account, result: Type.Union([Type.String(), Type.Null()]) },
+  problems: { description: 'Blocked accounts, rejected items and open conflicts, with their reasons', args: Obj({ account: Type.Optional(AccountId) }), result: Type.Array(Problem) },
+  resolve: {
+    description: 'Settles a conflict', args: Obj({ conflict: Type.Integer({ minimum: 1 }), keep: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]) }),
+    result: Obj({ effect: Type.Union([Type.String(), Type.Null()]) }),
+  },
+  retry: { description: 'Queues rejected items again and releases work waiting on a backoff', args: Obj({ account: Type.Optional(AccountId) }), result: Obj({ requeued: Type.Integer(), released: Type.Integer() }) },
+  sync: {
+    description: 'Pushes local changes and pulls, account by account; cancellable (what is out is booked, the rest stays queued)',
+    args: Obj({ account: Type.Optional(AccountId), push: Type.Optional(Type.Boolean()), pull: Type.Optional(Type.Boolean()), acceptRemoteDeletions: Type.Optional(Type.Boolean()) }),
+    result: Type.Array(AccountSync),
+    progress: SyncProgress,
+  },
+  importFile: {
+    description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',
+    args: Obj({ account: AccountId, path: Type.String({ minLength: 1, maxLength: 4096 }), farm: Name, skipInvalid: Type.Optional(Type.Boolean()) }),
+    result: ImportSummary,
+    progress: ImportProgress,
+  },
+} satisfies Contract;
+export type Api = typeof API;
+
+/** What changed in the mirror, so a map updates without reloading. Ids are local ids. */
+export const ChangeEvent = Obj({
+  type: Type.Literal('changed'),
+  account: AccountId,
+  farms: Type.Array(Id),
+  /** Parcels written (created, edited, restored, their sync state moved) and removed. */
+  parcels: Obj({ upserted: Type.Array(Id), removed: Type.Array(Id) }),
+  /** Too many parcels changed to list (an import, a first pull): reload what is shown. */
+  manyParcels: Type.Boolean(),
+  crops: Type.Array(Id),
+  plants: Type.Boolean(),
+});
+export type ChangeEvent = Static<typeof ChangeEvent>;
+export const AccountsEvent = Obj({ type: Type.Literal('accounts') });
+export const SyncEvent = Obj({ type: Type.Literal('sync'), progress: SyncProgress });
+export type ApiEvent = Static<typeof ChangeEvent> | Static<typeof AccountsEvent> | Static<typeof SyncEvent>;
+
+/** Stable codes of the backend's refusals (besides core/rpc.ts RpcCode). */
+export const ApiErrorCode = {
+  notFound: 'not_found',
+  invalidParcel: 'invalid_parcel',
+  unsyncedWork: 'unsynced_work',
+  importFailed: 'import_failed',
+  busy: 'busy',
+  versionMismatch: 'version_mismatch',
+  noAccount: 'no_account',
+  connectRefused: 'connect_refused',
+} as const;

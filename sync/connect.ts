@@ -1,0 +1,72 @@
+// Connecting an account on this computer: the credentials are proved against the service (one listing of its
+// farms) before they are kept, in the credentials file (never in the mirror), and the account is added.
+import type { Mirror } from '../db/mirror.ts';
+import type { AccountRow } from '../db/types.ts';
+import { clientFactory } from './client-factory.ts';
+import { saveCredentials, type AccountCredentials } from './credentials.ts';
+import { errorMessage } from './http.ts';
+import { tokenExpiry } from './tokens.ts';
+import type { DurationOptions } from './cli-args.ts';
+
+export interface ConnectInput {
+  service: string;
+  /** An account_access token (the account is the token's subject)… */
+  token?: string;
+  /** …kept fresh by running this command, */
+  tokenCommand?: string;
+  /** …or the organization's API key for this account. */
+  apiKey?: string;
+  account?: string;
+  /** The account header's name, when the service calls it something else than Service-Account. */
+  accountHeader?: string;
+  /** With the API key: fetch bearer tokens with it instead of sending it with every request. */
+  bearer?: boolean;
+  label?: string;
+}
+
+export class ConnectRefused extends Error {
+  constructor(message: string, readonly code: 'bad_input' | 'refused') {
+    super(message);
+    this.name = 'ConnectRefused';
+  }
+}
+
+/** The account a token is for (its `sub`), or null when it is not an account_access token. */
+export function tokenAccount(token: string): string | null {
+  const payload = token.split('.')[1];
+  try {
+    const sub = payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub : undefined;
+    return typeof sub === 'string' ? sub : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function connectAccount(m: Mirror, home: string, input: ConnectInput, durations: DurationOptions = {}): Promise<{ account: AccountRow; tokenExpires: string | null }> {
+  const service = input.service.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/i.test(service)) throw new ConnectRefused(`Not a service address: ${input.service}`, 'bad_input');
+  let accountId: string;
+  let creds: AccountCredentials;
+  if (input.token) {
+    const sub = tokenAccount(input.token);
+    if (!sub) throw new ConnectRefused('The token is not an account_access token', 'bad_input');
+    accountId = sub;
+    creds = { method: 'bearer', token: input.token, ...(input.tokenCommand ? { tokenCommand: input.tokenCommand } : {}) };
+  } else {
+    if (!input.account || !input.apiKey) throw new ConnectRefused('Connecting with an API key needs the account too', 'bad_input');
+    accountId = input.account;
+    creds = { method: input.bearer ? 'bearer' : 'api_key', apiKey: input.apiKey, ...(input.accountHeader ? { accountHeader: input.accountHeader } : {}) };
+  }
+  const { timeoutMs, deadlineMs, maxAnswerBytes } = durations;
+  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs, maxAnswerBytes })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
+  try {
+    const res = await client.send('GET', '/api/farms/');
+    if (res.status !== 200) throw new ConnectRefused(`The service refused the credentials: ${errorMessage(res)}`, 'refused');
+  } finally {
+    await client.close();
+  }
+  saveCredentials(home, accountId, creds);
+  const account = m.write.addAccount({ id: accountId, service_url: service, mode: creds.method, label: input.label });
+  const exp = input.token ? tokenExpiry(input.token) : null;
+  return { account, tokenExpires: exp ? new Date(exp * 1000).toISOString() : null };
+}
