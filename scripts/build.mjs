@@ -13,7 +13,7 @@ const META = join(DIST, 'cli.meta.json');
  * The import worker is built beside the CLI as worker.mjs: db/import/pool.ts starts `./worker.mjs` next to itself.
  * The mirror host and its import thread likewise (backend/imports.ts starts `./import-worker.mjs`).
  */
-const ENTRIES = { cli: 'sync/cli.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts' };
+const ENTRIES = { cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts' };
 
 /** Builds dist/cli.mjs and dist/worker.mjs, and records which sources they were built from. */
 export async function buildCli() {

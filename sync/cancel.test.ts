@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { farmOnService, posts, recordingEngine, refCounts, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { SYNC_LOCK } from '../db/settings.ts';
-import { runCli } from './cli.ts';
+import { runCli } from '../cli/main.ts';
 import { mkdtempSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { ROOT } from '../test/helpers/process.ts';

@@ -11,7 +11,7 @@ import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts
 import { refCounts, serviceFarms, serviceParcels } from '../test/helpers/engine.ts';
 import { hostileProxy, type Attack, type AttackKind, type HostileProxy } from '../test/helpers/hostile.ts';
 import { Mirror } from '../db/mirror.ts';
-import { runCli } from './cli.ts';
+import { runCli } from '../cli/main.ts';
 
 let w: SyncWorld;
 let proxy: HostileProxy;

@@ -8,8 +8,8 @@ import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts
 import { as, refCounts, serviceFarms, serviceParcels } from '../test/helpers/engine.ts';
 import { rewriteProxy, type Rewrite, type RewriteProxy } from '../test/helpers/rewrite-proxy.ts';
 import { Mirror } from '../db/mirror.ts';
-import { runCli } from './cli.ts';
-import { summarizeRun } from './summary.ts';
+import { runCli } from '../cli/main.ts';
+import { summarizeRun } from '../cli/summary.ts';
 
 let w: SyncWorld;
 beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });

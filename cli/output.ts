@@ -1,4 +1,4 @@
-import type { ProgressEvent } from './progress.ts';
+import type { ProgressEvent } from '../sync/progress.ts';
 
 /** Where the CLI writes: a process stream, or a buffer in tests. */
 export interface OutStream { write(chunk: string): unknown; isTTY?: boolean }

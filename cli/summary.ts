@@ -4,10 +4,10 @@
 // by the user (SyncOptions.signal: Ctrl-C in the CLI).
 
 import type { Mirror } from '../db/mirror.ts';
-import type { AccountReport, SyncReport } from './engine.ts';
-import { wayOut } from './blocked.ts';
-import { problemLine, problems } from './status.ts';
-import { pullStoppedAt } from './pull.ts';
+import type { AccountReport, SyncReport } from '../sync/engine.ts';
+import { wayOut } from '../sync/blocked.ts';
+import { problemLine, problems } from '../sync/status.ts';
+import { pullStoppedAt } from '../sync/pull.ts';
 
 export interface RunSummary { out: string[]; err: string[]; exit: number }
 

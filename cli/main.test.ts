@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ROOT, freePort, rotateApiKey, serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 import { square } from '../test/helpers/service.ts';
-import { runCli } from './cli.ts';
+import { runCli } from './main.ts';
 import { committedGdalFixture } from '../db/import/fixtures/gdal.ts';
 
 const CLI = resolve(ROOT, 'scripts/cli.mjs');

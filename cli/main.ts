@@ -5,20 +5,20 @@ import { fileURLToPath } from 'node:url';
 import { Mirror } from '../db/mirror.ts';
 import { ImportError } from '../db/import/errors.ts';
 import { EditError } from '../db/writer.ts';
-import type { SyncEngine } from './engine.ts';
-import { forgetCredentials, furrowHome, loadCredentials } from './credentials.ts';
+import type { SyncEngine } from '../sync/engine.ts';
+import { forgetCredentials, furrowHome, loadCredentials } from '../sync/credentials.ts';
 import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
-import { importPrinter, progressPrinter, type OutStream } from './cli-output.ts';
-import type { ServiceClient } from './http.ts';
-import { UsageError, durationsFromEnv, parseHectares, parseWhole } from './cli-args.ts';
-import { needsUser, problemLine, problems, statusLines, statusReport } from './status.ts';
-import { importErrorLines, importReportLines } from './cli-import.ts';
+import { importPrinter, progressPrinter, type OutStream } from './output.ts';
+import type { ServiceClient } from '../sync/http.ts';
+import { UsageError, durationsFromEnv, parseHectares, parseWhole } from '../sync/cli-args.ts';
+import { needsUser, problemLine, problems, statusLines, statusReport } from '../sync/status.ts';
+import { importErrorLines, importReportLines } from './import-report.ts';
 
 // The engine, the HTTP client, import, export and conflict resolution are loaded by the commands that use them: a
 // status does not pay for them (built, `accounts` started in 0.24–0.26 s and 80 MB with them, 0.13–0.16 s and 61 MB without).
-const engineModule = () => import('./engine.ts');
-const clientModule = () => import('./client-factory.ts');
-const connectModule = () => import('./connect.ts');
+const engineModule = () => import('../sync/engine.ts');
+const clientModule = () => import('../sync/client-factory.ts');
+const connectModule = () => import('../sync/connect.ts');
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and settings in FURROW_HOME)
 
@@ -188,7 +188,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'resolve': {
         const keep = need(v, 'keep');
         if (keep !== 'mine' && keep !== 'theirs') throw new UsageError('--keep is mine or theirs');
-        const { resolveConflict } = await import('./conflicts.ts');
+        const { resolveConflict } = await import('../sync/conflicts.ts');
         const { deleteOnService, effect } = resolveConflict(m.syncDb, conflictId, keep);
         if (deleteOnService.length) await deleteDuplicates(m, home, conflictId, deleteOnService, out);
         out(`Conflict #${conflictId} resolved: kept ${keep}${effect ? `: ${effect}` : ''}.`);

@@ -2,7 +2,7 @@
 // characters there, and a file of a million bad features prints a hundred lines and a count.
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../db/import/errors.ts';
-import { importErrorLines, printable } from './cli-import.ts';
+import { importErrorLines, printable } from './import-report.ts';
 
 describe('import messages on a terminal', () => {
   it('escape control characters from the file, keep ordinary text and line breaks of the message', () => {

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { square } from '../test/helpers/service.ts';
-import { runCli } from './cli.ts';
+import { runCli } from './main.ts';
 
 let w: SyncWorld;
 beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); }, 60_000);
