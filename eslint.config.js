@@ -64,8 +64,10 @@ export default tseslint.config(
     },
   },
   {
-    // The app's backend (the mirror host): core/ and the layers below it, never the service.
-    files: ['backend/**/*.ts'],
+    // The app's backend (the mirror host) and the CLI, its in-process client: core/ and the layers below them, never
+    // the service.
+    files: ['backend/**/*.ts', 'cli/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['**/service/**', 'electron', 'fastify', 'fastify/*'], message: 'The app backend talks to the service over HTTP only (sync/).' }],

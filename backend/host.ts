@@ -8,7 +8,7 @@ import { furrowHome } from '../sync/credentials.ts';
 import { Backend } from './backend.ts';
 import { processPort } from './node-ports.ts';
 
-const backend = new Backend({ home: furrowHome(process.env), env: process.env });
+const backend = new Backend({ home: furrowHome(process.env), env: process.env, app: true });
 const server = serve(API, processPort(), backend.handlers, { check: problemsOf });
 backend.onEvent((e) => server.emit(e));
 

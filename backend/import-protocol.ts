@@ -1,5 +1,9 @@
-// What the host and its import thread say to each other (backend/import-worker.ts).
+// What the host and its import thread say to each other (backend/import-worker.ts), and the import's outcome in the
+// API's terms, the same whether it ran on that thread (the host) or in process (the CLI).
 import type { ChangeEvent } from '../core/api.ts';
+import type { ImportReport } from '../db/import/index.ts';
+import { ImportError } from '../db/import/errors.ts';
+
 export interface ImportJob {
   home: string;
   file: string;
@@ -10,7 +14,27 @@ export interface ImportJob {
   stop: SharedArrayBuffer;
 }
 
+/** Problems listed in an answer; past this many they are counted (a whole file of bad features is one cause). */
+export const MAX_PROBLEMS = 1000;
+
+export interface ImportResult {
+  farm: string; farmName: string; imported: number; parts: number; skipped: number;
+  problems: { feature: number; message: string }[]; problemCount: number; notes: string[]; events: ChangeEvent[];
+}
+export interface ImportFailure { code: string; message: string; problems: { feature: number; message: string }[]; problemCount: number; counts: { features: number; valid: number; invalid: number } | null }
+
 export type ImportMessage =
   | { t: 'progress'; done: number; total: number }
-  | { t: 'done'; farm: string; imported: number; notes: string[]; skipped: { feature: number; message: string }[]; events: ChangeEvent[] }
-  | { t: 'failed'; code: string; message: string; problems: { feature: number; message: string }[] };
+  | { t: 'done'; result: ImportResult }
+  | { t: 'failed'; failure: ImportFailure };
+
+const problemsOf = (list: readonly { index: number; message: string }[]) => list.slice(0, MAX_PROBLEMS).map((p) => ({ feature: p.index, message: p.message }));
+
+export const importResult = (r: ImportReport, events: ChangeEvent[]): ImportResult => ({
+  farm: r.farm.local_id, farmName: r.farm.name, imported: r.imported, parts: r.parts, skipped: new Set(r.skipped.map((p) => p.index)).size,
+  problems: problemsOf(r.skipped), problemCount: r.skipped.length, notes: r.notes, events,
+});
+
+export const importFailure = (err: unknown): ImportFailure => (err instanceof ImportError
+  ? { code: err.code, message: err.message, problems: problemsOf(err.problems), problemCount: err.problems.length, counts: err.counts ?? null }
+  : { code: 'internal', message: err instanceof Error ? err.message : String(err), problems: [], problemCount: 0, counts: null });

@@ -6,8 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
-import { ImportError } from '../db/import/errors.ts';
-import type { ImportJob, ImportMessage } from './import-protocol.ts';
+import { importFailure, importResult, type ImportJob, type ImportMessage } from './import-protocol.ts';
 import { ChangeLog } from './changes.ts';
 
 const job = workerData as ImportJob;
@@ -22,13 +21,9 @@ try {
     onProgress: (done, total) => post({ t: 'progress', done, total }),
     cancelled: () => Atomics.load(stop, 0) === 1,
   });
-  post({
-    t: 'done', farm: r.farm.local_id, imported: r.imported, notes: r.notes,
-    skipped: r.skipped.map((p) => ({ feature: p.index, message: p.message })), events: log.drain(),
-  });
+  post({ t: 'done', result: importResult(r, log.drain()) });
 } catch (err) {
-  if (err instanceof ImportError) post({ t: 'failed', code: err.code, message: err.message, problems: err.problems.slice(0, 1000).map((p) => ({ feature: p.index, message: p.message })) });
-  else post({ t: 'failed', code: 'internal', message: err instanceof Error ? err.message : String(err), problems: [] });
+  post({ t: 'failed', failure: importFailure(err) });
 } finally {
   mirror.close();
 }

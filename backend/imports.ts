@@ -1,13 +1,18 @@
-// Runs an import on its own thread (backend/import-worker.ts) and turns its messages into progress and a result.
+// An import for the backend: on its own thread in the mirror host (backend/import-worker.ts), so the host goes on
+// answering; in process for the CLI, where nothing else runs. The same outcome either way (import-protocol.ts).
 import { Worker } from 'node:worker_threads';
+import type { Mirror } from '../db/mirror.ts';
+import { importFile } from '../db/import/index.ts';
 import { RpcError } from '../core/rpc.ts';
-import { ApiErrorCode, type ChangeEvent } from '../core/api.ts';
-import type { ImportJob, ImportMessage } from './import-protocol.ts';
-
-export interface ImportResult { farm: string; imported: number; skipped: number; problems: { feature: number; message: string }[]; notes: string[]; events: ChangeEvent[] }
+import { ApiErrorCode } from '../core/api-codes.ts';
+import { importFailure, importResult, type ImportFailure, type ImportJob, type ImportMessage, type ImportResult } from './import-protocol.ts';
 
 /** The thread's entry: the bundled one beside the built host (dist/), the tsx shim beside this file from source. */
 const ENTRY = new URL('./import-worker.mjs', import.meta.url);
+
+const failed = (f: ImportFailure): RpcError => (f.code === 'cancelled'
+  ? new RpcError('cancelled', f.message)
+  : new RpcError(f.code === 'internal' ? 'internal_error' : ApiErrorCode.importFailed, f.message, { code: f.code, problems: f.problems, problemCount: f.problemCount, counts: f.counts }));
 
 export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ImportResult> {
   const stop = new SharedArrayBuffer(4);
@@ -25,10 +30,20 @@ export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onP
     };
     worker.on('message', (m: ImportMessage) => {
       if (m.t === 'progress') onProgress(m.done, m.total);
-      else if (m.t === 'done') settle(() => resolve({ farm: m.farm, imported: m.imported, skipped: new Set(m.skipped.map((p) => p.feature)).size, problems: m.skipped, notes: m.notes, events: m.events }));
-      else settle(() => reject(m.code === 'cancelled' ? new RpcError('cancelled', m.message) : new RpcError(ApiErrorCode.importFailed, m.message, { code: m.code, problems: m.problems })));
+      else if (m.t === 'done') settle(() => resolve(m.result));
+      else settle(() => reject(failed(m.failure)));
     });
     worker.on('error', (err) => settle(() => reject(new RpcError('internal_error', `the import thread failed: ${err.message}`))));
     worker.on('exit', (code) => settle(() => reject(new RpcError('internal_error', `the import thread ended (${code}) without an answer`))));
   });
+}
+
+/** The same import on the calling thread (the CLI: nothing else has to be answered meanwhile). */
+export async function importHere(m: Mirror, job: Omit<ImportJob, 'stop' | 'home'>, signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ImportResult> {
+  try {
+    const r = await importFile(m, job.file, { accountId: job.account, farmName: job.farm, skipInvalid: job.skipInvalid, onProgress, cancelled: () => signal.aborted });
+    return importResult(r, []);
+  } catch (err) {
+    throw failed(importFailure(err));
+  }
 }

@@ -1,15 +1,14 @@
 // The import's words reach a terminal: text from the file (a .prj, a feature's name) never carries raw control
 // characters there, and a file of a million bad features prints a hundred lines and a count.
 import { describe, expect, it } from 'vitest';
-import { ImportError } from '../db/import/errors.ts';
 import { importErrorLines, printable } from './import-report.ts';
 
 describe('import messages on a terminal', () => {
   it('escape control characters from the file, keep ordinary text and line breaks of the message', () => {
     const prj = 'PROJCS["\u001b[2J\u001b[31mowned\u0007",GEOGCS["x"]]';
-    const lines = importErrorLines(new ImportError('projection', `Unsupported CRS in fields.prj: ${prj}\nConvert it first.`, [
-      { index: 0, path: 'features/0', code: 'invalid', message: 'feature "a\u0000b\u2028c" is not a polygon' },
-    ] as never));
+    const lines = importErrorLines(`Unsupported CRS in fields.prj: ${prj}\nConvert it first.`, {
+      code: 'projection', problems: [{ feature: 0, message: 'feature "a\u0000b\u2028c" is not a polygon' }], problemCount: 1, counts: null,
+    });
     const all = lines.join('\n');
     // eslint-disable-next-line no-control-regex -- finding control characters is the point
     expect(all).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
@@ -20,8 +19,8 @@ describe('import messages on a terminal', () => {
   });
 
   it('list at most 100 problems, then count the rest', () => {
-    const problems = Array.from({ length: 1_000 }, (_, i) => ({ index: i, path: `features/${i}`, code: 'invalid', message: `feature ${i} is broken` }));
-    const lines = importErrorLines(new ImportError('invalid_features', 'Nothing was imported: 1000 invalid feature(s)', problems as never));
+    const problems = Array.from({ length: 1_000 }, (_, i) => ({ feature: i, message: `feature ${i} is broken` }));
+    const lines = importErrorLines('Nothing was imported: 1000 invalid feature(s)', { code: 'invalid_features', problems, problemCount: 1_000, counts: null });
     expect(lines).toHaveLength(102);
     expect(lines.at(-1)).toBe('  … and 900 more problem(s)');
   });

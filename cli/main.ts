@@ -1,24 +1,20 @@
 import { parseArgs } from 'node:util';
 import { realpathSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Mirror } from '../db/mirror.ts';
-import { ImportError } from '../db/import/errors.ts';
-import { EditError } from '../db/writer.ts';
-import type { SyncEngine } from '../sync/engine.ts';
-import { forgetCredentials, furrowHome, loadCredentials } from '../sync/credentials.ts';
-import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
-import { importPrinter, progressPrinter, type OutStream } from './output.ts';
-import type { ServiceClient } from '../sync/http.ts';
+import type { Mirror } from '../db/mirror.ts';
+import { furrowHome } from '../sync/credentials.ts';
 import { UsageError, durationsFromEnv, parseHectares, parseWhole } from '../sync/cli-args.ts';
-import { needsUser, problemLine, problems, statusLines, statusReport } from '../sync/status.ts';
+import { needsUser, problemLine, statusLines } from '../sync/status.ts';
+import type { BlockedCode } from '../sync/blocked.ts';
+import { RpcError } from '../core/rpc.ts';
+import { ApiErrorCode } from '../core/api-codes.ts';
+import { Backend } from '../backend/backend.ts';
+import { importPrinter, progressPrinter, type OutStream } from './output.ts';
 import { importErrorLines, importReportLines } from './import-report.ts';
 
-// The engine, the HTTP client, import, export and conflict resolution are loaded by the commands that use them: a
-// status does not pay for them (built, `accounts` started in 0.24–0.26 s and 80 MB with them, 0.13–0.16 s and 61 MB without).
-const engineModule = () => import('../sync/engine.ts');
-const clientModule = () => import('../sync/client-factory.ts');
-const connectModule = () => import('../sync/connect.ts');
+// The backend loads the engine, the HTTP client, import and export only for the commands that use them: a status
+// does not pay for them (built, `accounts` started in 0.24–0.26 s and 80 MB with them, 0.13–0.16 s and 61 MB without).
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and settings in FURROW_HOME)
 
@@ -90,73 +86,51 @@ function pickAccount(m: Mirror, v: Values): string {
   throw new UsageError(accounts.length ? `Several accounts are connected: choose one with --account (${accounts.map((a) => a.id).join(', ')})` : 'No account is connected: run connect first');
 }
 
-async function engine(m: Mirror, home: string, env: NodeJS.ProcessEnv, printer?: ReturnType<typeof progressPrinter>, acceptRemoteDeletions = false, signal?: AbortSignal): Promise<SyncEngine> {
-  const { timeoutMs, deadlineMs, maxAnswerBytes, ...waits } = durationsFromEnv(env);
-  const [{ SyncEngine }, { clientFactory }] = await Promise.all([engineModule(), clientModule()]);
-  return new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs, maxAnswerBytes }), { onProgress: printer?.onProgress, acceptRemoteDeletions, signal, ...waits });
-}
-
-async function connect(m: Mirror, home: string, v: Values, env: NodeJS.ProcessEnv): Promise<unknown> {
+/** connect's options as the API takes them. */
+function connectInput(v: Values) {
   const token = str(v, 'token');
-  const input = token
+  return token
     ? { service: need(v, 'service'), token, tokenCommand: str(v, 'token-command'), label: str(v, 'label') }
     : { service: need(v, 'service'), account: need(v, 'account'), apiKey: need(v, 'api-key'), accountHeader: str(v, 'account-header'), bearer: Boolean(v.bearer), label: str(v, 'label') };
-  const { connectAccount, ConnectRefused } = await connectModule();
-  try {
-    const { account, tokenExpires } = await connectAccount(m, home, input, durationsFromEnv(env));
-    return { connected: account.id, service: account.service_url, method: account.mode, ...(tokenExpires ? { token_expires: tokenExpires } : {}) };
-  } catch (err) {
-    if (err instanceof ConnectRefused && err.code === 'bad_input') throw new UsageError(token ? '--token is not an account_access token' : err.message);
-    throw err;
-  }
 }
 
-/** Deletes on the service the duplicates a resolved conflict leaves there. */
-async function deleteDuplicates(m: Mirror, home: string, id: number, ids: readonly number[], out: (s: string) => void): Promise<void> {
-  const c = m.syncDb.prepare('SELECT account_id, entity FROM conflicts WHERE id = ?').get(id) as { account_id: string; entity: string };
-  const { clientFactory } = await clientModule();
-  const client: ServiceClient = clientFactory(loadCredentials(home))(m.read.account(c.account_id)!);
-  try {
-    for (const sid of ids) {
-      const path = c.entity === 'farm' ? `/api/farms/${sid}/` : c.entity === 'crop' ? `/api/crops/${sid}/` : `/api/parcels/${sid}/`;
-      const res = await client.send('DELETE', path);
-      out(`deleted duplicate ${c.entity} ${sid} on the service: HTTP ${res.status}`);
-    }
-  } finally {
-    await client.close();
-  }
-}
+/** A handler called in process: no progress unless asked, stopped by `signal`. */
+const call = (signal: AbortSignal = new AbortController().signal, progress: (p: never) => void = () => {}) => ({ signal, progress: progress as (p: unknown) => void });
 
 async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   const home = furrowHome(io.env);
   // Checked before anything is opened or sent: a bad duration is a usage error, not a silent default.
-  if (cmd === 'sync' || cmd === 'push' || cmd === 'pull') durationsFromEnv(io.env);
+  if (cmd === 'sync' || cmd === 'push' || cmd === 'pull' || cmd === 'connect') durationsFromEnv(io.env);
   const hectares = cmd === 'set-parcel-limit' ? need(v, 'hectares') : undefined;
   const limit = hectares === undefined || hectares === 'default' ? null : parseHectares(hectares, '--hectares');
   const conflictId = cmd === 'resolve' ? parseWhole(need(v, 'id', 'The conflict ID'), 'The conflict ID', 1, Number.MAX_SAFE_INTEGER) : 0;
-  const m = Mirror.open(join(home, 'mirror.db'));
+  // The same use-cases as the app's backend, called in process.
+  const backend = new Backend({ home, env: io.env });
+  const m = backend.mirror;
+  const api = backend.handlers;
   const out = (x: unknown) => io.stdout.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`);
   try {
     switch (cmd) {
-      case 'connect': out(await connect(m, home, v, io.env)); return 0;
-      case 'disconnect': {
-        const accountId = need(v, 'account');
-        const r = removeAccount(m.syncDb, accountId, { discardUnsynced: Boolean(v['discard-unsynced']) });
-        forgetCredentials(home, accountId);
-        const lost = r.discarded.total + r.discarded.conflicts;
-        out(`Disconnected ${accountId}: removed ${r.farms} farm(s), ${r.parcels} parcel(s), ${r.crops} crop(s) and ${r.plants} plant(s) from this computer` +
-          `${lost ? `, discarding ${r.discarded.total} unsynced change(s) and ${r.discarded.conflicts} open conflict(s)` : ''}; the service keeps its data.`);
+      case 'connect': {
+        const { account, tokenExpires } = await api.connect(connectInput(v), call());
+        out({ connected: account.id, service: account.service, method: account.method, ...(tokenExpires ? { token_expires: tokenExpires } : {}) });
         return 0;
       }
-      case 'accounts': out(m.read.accounts().map((a) => ({ id: a.id, service: a.service_url, method: a.mode, blocked: a.blocked, last_pull: a.last_pull }))); return 0;
+      case 'disconnect': {
+        const accountId = need(v, 'account');
+        const r = await api.disconnect({ account: accountId, discardUnsynced: Boolean(v['discard-unsynced']) }, call());
+        out(`Disconnected ${accountId}: removed ${r.farms} farm(s), ${r.parcels} parcel(s), ${r.crops} crop(s) and ${r.plants} plant(s) from this computer` +
+          `${r.discarded ? `, discarding ${r.discarded} unsynced change(s) and open conflict(s)` : ''}; the service keeps its data.`);
+        return 0;
+      }
+      case 'accounts': out((await api.accounts({}, call())).map((a) => ({ id: a.id, service: a.service, method: a.method, blocked: a.blocked?.reason ?? null, last_pull: a.lastPull }))); return 0;
       case 'import': {
         const file = need(v, 'file', 'The FILE to import');
-        const accountId = pickAccount(m, v);
+        const account = pickAccount(m, v);
         const printer = importPrinter(io.stderr, basename(file));
-        const { importFile } = await import('../db/import/index.ts');
         let r;
         try {
-          r = await importFile(m, file, { accountId, farmName: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']), onProgress: printer.onProgress });
+          r = await api.importFile({ account, path: file, farm: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']) }, call(undefined, ((p: { done: number; total: number }) => printer.onProgress(p.done, p.total)) as never));
         } finally {
           printer.done();
         }
@@ -165,22 +139,24 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       }
       case 'sync': case 'push': case 'pull': {
         const printer = progressPrinter(io.stderr);
-        const accounts = str(v, 'account') ? [pickAccount(m, v)] : undefined;
-        const r = await (await engine(m, home, io.env, printer, Boolean(v['accept-remote-deletions']), io.signal ?? io.interrupt?.())).sync({ accounts, push: cmd !== 'pull', pull: cmd !== 'push' });
+        const account = str(v, 'account') ? pickAccount(m, v) : undefined;
+        const accounts = await api.sync({ account, push: cmd !== 'pull', pull: cmd !== 'push', acceptRemoteDeletions: Boolean(v['accept-remote-deletions']) },
+          call(io.signal ?? io.interrupt?.(), printer.onProgress as never));
         printer.done();
         const { summarizeRun } = await import('./summary.ts');
-        const s = summarizeRun(r, m);
+        const s = summarizeRun({ accounts }, m);
         for (const line of s.out) out(line);
         for (const line of s.err) io.stderr.write(`${line}\n`);
         return s.exit;
       }
       case 'status': {
-        const s = statusReport(m, str(v, 'account'));
+        const { counts, blocked } = await api.status({ account: str(v, 'account') }, call());
+        const s = { ...counts, blocked_accounts: blocked.map((b) => ({ account: b.account, service: b.service, code: b.code as BlockedCode | null, reason: b.reason, way_out: b.wayOut, waiting: b.waiting })) };
         out(v.json ? s : statusLines(s).join('\n'));
         return needsUser(s) ? 2 : 0;
       }
       case 'problems': {
-        const list = problems(m, str(v, 'account'));
+        const list = await api.problems({ account: str(v, 'account') }, call());
         if (v.json) out(list);
         else out(list.length ? list.map(problemLine).join('\n') : 'Nothing needs you.');
         return list.length ? 2 : 0;
@@ -188,50 +164,49 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'resolve': {
         const keep = need(v, 'keep');
         if (keep !== 'mine' && keep !== 'theirs') throw new UsageError('--keep is mine or theirs');
-        const { resolveConflict } = await import('../sync/conflicts.ts');
-        const { deleteOnService, effect } = resolveConflict(m.syncDb, conflictId, keep);
-        if (deleteOnService.length) await deleteDuplicates(m, home, conflictId, deleteOnService, out);
+        const { effect, deletedOnService } = await api.resolve({ conflict: conflictId, keep }, call());
+        for (const d of deletedOnService) out(`deleted duplicate ${d.entity} ${d.id} on the service: HTTP ${d.status}`);
         out(`Conflict #${conflictId} resolved: kept ${keep}${effect ? `: ${effect}` : ''}.`);
         return 0;
       }
       case 'retry': {
-        const acc = str(v, 'account') ?? null;
-        const n = m.syncDb.prepare("UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE state = 'rejected' AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-        // Work waiting on a backoff or a Retry-After goes at the next sync; uncertain work only gets its check
-        // sooner (it is reconciled, never resent, before its settle time).
-        const w = m.syncDb.prepare("UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-        out(`${n} rejected item(s) queued again, ${w} waiting item(s) released; run sync.`);
+        const { requeued, released } = await api.retry({ account: str(v, 'account') }, call());
+        out(`${requeued} rejected item(s) queued again, ${released} waiting item(s) released; run sync.`);
         return 0;
       }
-      case 'farms': out(m.read.farms(str(v, 'account')).map((f) => ({ local_id: f.local_id, server_id: f.server_id, name: f.name, parcels: m.read.parcels(f.local_id).length }))); return 0;
+      case 'farms': {
+        const farms = str(v, 'account') ? await api.farms({ account: pickAccount(m, v) }, call()) : (await Promise.all(m.read.accounts().map((a) => api.farms({ account: a.id }, call())))).flat();
+        out(farms.map((f) => ({ local_id: f.id, server_id: f.serverId, name: f.name, parcels: f.parcels })));
+        return 0;
+      }
       case 'export': {
         const farmName = str(v, 'farm');
-        let farmLocalId: string | undefined;
+        let farm: string | undefined;
         if (farmName) {
           const f = m.read.farmByName(pickAccount(m, v), farmName);
           if (!f) throw new UsageError(`No farm named '${farmName}'`);
-          farmLocalId = f.local_id;
+          farm = f.local_id;
         }
-        const { exportFile } = await import('../db/export.ts');
-        const r = await exportFile(m, need(v, 'file', 'The FILE to export to'), { accountId: str(v, 'account'), farmLocalId });
+        const r = await api.exportFile({ path: need(v, 'file', 'The FILE to export to'), account: str(v, 'account'), farm }, call());
         out(`Exported ${r.parcels} parcel(s) as ${r.format}.`);
         return 0;
       }
       case 'set-parcel-limit': {
-        const accountId = pickAccount(m, v);
-        m.write.setParcelLimit(accountId, limit);
-        out(`Parcel limit of ${accountId}: ${m.write.parcelLimit(accountId)} ha${limit === null ? ' (the default)' : ''}.`);
+        const account = pickAccount(m, v);
+        const r = await api.setParcelLimit({ account, hectares: limit }, call());
+        out(`Parcel limit of ${account}: ${r.hectares} ha${limit === null ? ' (the default)' : ''}.`);
         return 0;
       }
       case 'undo': case 'redo': {
-        const label = cmd === 'undo' ? m.write.undo() : m.write.redo();
+        const account = str(v, 'account') ? pickAccount(m, v) : undefined;
+        const label = await (cmd === 'undo' ? api.undo : api.redo)({ account }, call());
         out(label ? `${cmd === 'undo' ? 'Undid' : 'Redid'}: ${label}` : `Nothing to ${cmd}.`);
         return 0;
       }
       default: throw new UsageError(`Unknown command '${cmd}'`);
     }
   } finally {
-    m.close();
+    backend.close();
   }
 }
 
@@ -275,21 +250,41 @@ export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): 
       full.stderr.write(`${err.message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (err instanceof ImportError) {
-      for (const line of importErrorLines(err)) full.stderr.write(`${line}\n`);
-      return 1;
-    }
-    if (err instanceof AccountNotRemoved) {
-      full.stderr.write(`${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof EditError) {
-      full.stderr.write(`${err.message}\n`);
-      for (const p of err.problems) full.stderr.write(`  ${'path' in p ? `${p.path}: ` : ''}${p.message}\n`);
-      return 1;
-    }
+    if (err instanceof RpcError) return refused(err, full.stderr);
     full.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  }
+}
+
+/** A refusal of the backend, worded for a terminal: 2 when the user must decide something, 1 otherwise. */
+function refused(err: RpcError, stderr: OutStream): number {
+  const write = (line: string) => stderr.write(`${line}\n`);
+  switch (err.code) {
+    case ApiErrorCode.importFailed: {
+      for (const line of importErrorLines(err.message, err.details as Parameters<typeof importErrorLines>[1])) write(line);
+      return 1;
+    }
+    case ApiErrorCode.invalidParcel: {
+      write(err.message);
+      for (const p of (err.details ?? []) as { path?: string; message: string }[]) write(`  ${p.path ? `${p.path}: ` : ''}${p.message}`);
+      return 1;
+    }
+    case ApiErrorCode.connectRefused:
+      if ((err.details as { reason?: string } | undefined)?.reason === 'bad_input') {
+        write(`${err.message}\n\n${USAGE}`);
+        return 2;
+      }
+      write(`error: ${err.message}`);
+      return 1;
+    case ApiErrorCode.unsyncedWork: case ApiErrorCode.busy: case ApiErrorCode.noAccount: case ApiErrorCode.notFound:
+      write(err.message);
+      return 2;
+    case 'cancelled':
+      write(err.message);
+      return 130;
+    default:
+      write(`error: ${err.message}`);
+      return 1;
   }
 }
 

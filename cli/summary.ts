@@ -4,28 +4,29 @@
 // by the user (SyncOptions.signal: Ctrl-C in the CLI).
 
 import type { Mirror } from '../db/mirror.ts';
-import type { AccountReport, SyncReport } from '../sync/engine.ts';
-import { wayOut } from '../sync/blocked.ts';
+import type { AccountSync } from '../core/api.ts';
+import { wayOut, type BlockedCode } from '../sync/blocked.ts';
 import { problemLine, problems } from '../sync/status.ts';
 import { pullStoppedAt } from '../sync/pull.ts';
+import type { PullProgress } from '../sync/context.ts';
 
 export interface RunSummary { out: string[]; err: string[]; exit: number }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** What happened for one account, in one line; and whether it goes to stderr (an error). */
-export function accountLine(a: AccountReport, mirror?: Mirror): { line: string; error: boolean } {
+export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; error: boolean } {
   const acked = `${plural(a.committed, 'change')} acknowledged by the service`;
   const refused = a.rejected ? `, ${a.rejected} refused` : '';
   const conflicts = a.conflicts ? `, ${plural(a.conflicts, 'conflict')}` : '';
   const pulled = a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : '';
   // A pull that stopped partway says where ("Pull stopped after 9 of 15 farms: …"), one that never got going why not.
-  const at = a.pullStopped ? pullStoppedAt(a.pullStopped) : null;
+  const at = a.pullStopped ? pullStoppedAt(a.pullStopped as PullProgress) : null;
   const pull = !a.pullNotDone ? '' : at ? ` Pull ${a.pullNotDone}.` : ` Pull not done: ${a.pullNotDone}.`;
   const waiting = a.left ? ` ${plural(a.left, 'change')} still waiting, none lost.` : '';
   if (a.blocked) {
     const account = mirror?.read.account(a.account);
-    const out = account ? wayOut(a.blockedCode, account) : 'connect the account again';
+    const out = account ? wayOut(a.blockedCode as BlockedCode | null, account) : 'connect the account again';
     return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}${pulled}.${pull}`, error: false };
   }
   if (a.cancelled) {
@@ -44,7 +45,7 @@ export function accountLine(a: AccountReport, mirror?: Mirror): { line: string; 
   return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}${a.left ? `.${waiting}` : ''}`, error: false };
 }
 
-export function summarizeRun(r: SyncReport, mirror: Mirror): RunSummary {
+export function summarizeRun(r: { accounts: readonly AccountSync[] }, mirror: Mirror): RunSummary {
   const s: RunSummary = { out: [], err: [], exit: 0 };
   let failed = false;
   let needsUser = false;

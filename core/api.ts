@@ -5,8 +5,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Contract } from './rpc.ts';
 
-/** Bumped on any change a client of the previous version could misread; the host refuses another version. */
-export const API_VERSION = 1;
+export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 
 const Obj = <T extends Record<string, TSchema>>(props: T) => Type.Object(props, { additionalProperties: false });
 const Id = Type.String({ minLength: 1, maxLength: 100, description: 'A local id (uuid) of the mirror' });
@@ -27,6 +26,10 @@ export const SyncState = Type.Union([
 ]);
 export type SyncState = Static<typeof SyncState>;
 
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+export const BlockedAccount = Obj({ account: AccountId, service: Type.String(), code: Nullable(Type.String()), reason: Type.String(), wayOut: Type.String(), waiting: Type.Integer() });
+export type BlockedAccount = Static<typeof BlockedAccount>;
+
 export const StatusCounts = Obj({
   pending: Type.Integer(), in_flight: Type.Integer(), uncertain: Type.Integer(), synced: Type.Integer(),
   rejected: Type.Integer(), conflicts: Type.Integer(), blocked: Type.Integer(),
@@ -38,7 +41,7 @@ export const AccountSummary = Obj({
   service: Type.String(),
   method: Type.Union([Type.Literal('api_key'), Type.Literal('bearer')]),
   /** Why syncing this account needs the user, what to do about it, and how many changes wait (none lost). */
-  blocked: Type.Union([Obj({ code: Type.Union([Type.String(), Type.Null()]), reason: Type.String(), wayOut: Type.String(), waiting: Type.Integer() }), Type.Null()]),
+  blocked: Type.Union([BlockedAccount, Type.Null()]),
   lastPull: Type.Union([Type.String(), Type.Null()]),
   counts: StatusCounts,
 });
@@ -96,19 +99,36 @@ export const SyncProgress = Obj({
 export type SyncProgress = Static<typeof SyncProgress>;
 
 export const AccountSync = Obj({
-  account: AccountId, synced: Type.Boolean(), cancelled: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]),
-  blocked: Type.Union([Type.String(), Type.Null()]), sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(),
-  conflicts: Type.Integer(), pulled: Type.Integer(), left: Type.Integer(),
+  account: AccountId, service: Type.String(), synced: Type.Boolean(), cancelled: Type.Boolean(), error: Nullable(Type.String()),
+  /** Why the account cannot go on without the user (its code says what to do), as on AccountSummary. */
+  blocked: Nullable(Type.String()), blockedCode: Nullable(Type.String()),
+  /** The last request could not even connect: nothing of what is still queued reached the service. */
+  unreachable: Nullable(Type.String()),
+  sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(), conflicts: Type.Integer(), pulled: Type.Integer(),
+  plantsChanged: Type.Integer(),
+  /** Changes still queued or uncertain when the run ended (waiting for a retry or for settling), none lost. */
+  left: Type.Integer(),
+  pullNotDone: Nullable(Type.String()),
+  pullStopped: Nullable(Obj({ stage: Type.String(), farmsDone: Type.Integer(), farms: Type.Integer() })),
+  /** Remote deletions held because they would remove too much at once (run again with acceptRemoteDeletions). */
+  deletionsHeld: Type.Array(Type.String()),
 });
+export type AccountSync = Static<typeof AccountSync>;
 
 export const ImportProgress = Obj({ phase: Type.Union([Type.Literal('reading'), Type.Literal('writing')]), done: Type.Integer(), total: Type.Integer(), unit: Type.Union([Type.Literal('bytes'), Type.Literal('parcels')]) });
 export const ImportSummary = Obj({
-  farm: Id, imported: Type.Integer(), skipped: Type.Integer(),
+  farm: Id, farmName: Type.String(),
+  /** Parcels created, counting each part of a split MultiPolygon (`parts` of them). */
+  imported: Type.Integer(), parts: Type.Integer(),
+  /** With skipInvalid: features left out, and their problems (the first 1,000 of `problemCount`). */
+  skipped: Type.Integer(),
   problems: Type.Array(Obj({ feature: Type.Integer(), message: Type.String() })),
+  problemCount: Type.Integer(),
   notes: Type.Array(Type.String()),
 });
 
 const Account = Obj({ account: AccountId });
+const AnyAccount = Obj({ account: Type.Optional(AccountId) });
 const One = Obj({ id: Id });
 const Nothing = Type.Null();
 
@@ -137,6 +157,14 @@ export const API = {
     args: Obj({ account: AccountId, discardUnsynced: Type.Optional(Type.Boolean()) }),
     result: Obj({ farms: Type.Integer(), parcels: Type.Integer(), crops: Type.Integer(), plants: Type.Integer(), discarded: Type.Integer() }),
   },
+  status: {
+    description: 'Counts over one account or all, and every blocked account with its reason and way out',
+    args: Obj({ account: Type.Optional(AccountId) }), result: Obj({ counts: StatusCounts, blocked: Type.Array(BlockedAccount) }),
+  },
+  setParcelLimit: {
+    description: "The account's agreed maximum parcel size (null: the default, 100 ha); the hectares now in force",
+    args: Obj({ account: AccountId, hectares: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), result: Obj({ hectares: Type.Number() }),
+  },
   farms: { description: "An account's farms", args: Account, result: Type.Array(FarmSummary) },
   viewport: {
     description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
@@ -158,15 +186,19 @@ export const API = {
   },
   deleteParcel: { description: 'Deletes a parcel (on the service at the next sync)', args: One, result: Nothing },
   history: {
-    description: "What undo and redo would do in an account",
-    args: Account, result: Obj({ undo: Type.Union([Type.String(), Type.Null()]), redo: Type.Union([Type.String(), Type.Null()]) }),
+    description: "What undo and redo would do in an account (or in any)",
+    args: AnyAccount, result: Obj({ undo: Type.Union([Type.String(), Type.Null()]), redo: Type.Union([Type.String(), Type.Null()]) }),
   },
-  undo: { description: "Undoes the account's last edit; its label, or null when there is none", args: Account, result: Type.Union([Type.String(), Type.Null()]) },
-  redo: { description: "Redoes the account's last undone edit", args: Account, result: Type.Union([Type.String(), Type.Null()]) },
+  undo: { description: "Undoes the account's last edit (or the last of any); its label, or null when there is none", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
+  redo: { description: "Redoes the account's last undone edit (or the last of any)", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
   problems: { description: 'Blocked accounts, rejected items and open conflicts, with their reasons', args: Obj({ account: Type.Optional(AccountId) }), result: Type.Array(Problem) },
   resolve: {
     description: 'Settles a conflict', args: Obj({ conflict: Type.Integer({ minimum: 1 }), keep: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]) }),
-    result: Obj({ effect: Type.Union([Type.String(), Type.Null()]) }),
+    result: Obj({
+      effect: Type.Union([Type.String(), Type.Null()]),
+      /** Duplicates the choice removed from the service, with the answer to each DELETE. */
+      deletedOnService: Type.Array(Obj({ entity: Type.String(), id: Type.Integer(), status: Type.Integer() })),
+    }),
   },
   retry: { description: 'Queues rejected items again and releases work waiting on a backoff', args: Obj({ account: Type.Optional(AccountId) }), result: Obj({ requeued: Type.Integer(), released: Type.Integer() }) },
   sync: {
@@ -174,6 +206,11 @@ export const API = {
     args: Obj({ account: Type.Optional(AccountId), push: Type.Optional(Type.Boolean()), pull: Type.Optional(Type.Boolean()), acceptRemoteDeletions: Type.Optional(Type.Boolean()) }),
     result: Type.Array(AccountSync),
     progress: SyncProgress,
+  },
+  exportFile: {
+    description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv)',
+    args: Obj({ path: Type.String({ minLength: 1, maxLength: 4096 }), account: Type.Optional(AccountId), farm: Type.Optional(Id) }),
+    result: Obj({ format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]), parcels: Type.Integer() }),
   },
   importFile: {
     description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',
@@ -200,15 +237,3 @@ export type ChangeEvent = Static<typeof ChangeEvent>;
 export const AccountsEvent = Obj({ type: Type.Literal('accounts') });
 export const SyncEvent = Obj({ type: Type.Literal('sync'), progress: SyncProgress });
 export type ApiEvent = Static<typeof ChangeEvent> | Static<typeof AccountsEvent> | Static<typeof SyncEvent>;
-
-/** Stable codes of the backend's refusals (besides core/rpc.ts RpcCode). */
-export const ApiErrorCode = {
-  notFound: 'not_found',
-  invalidParcel: 'invalid_parcel',
-  unsyncedWork: 'unsynced_work',
-  importFailed: 'import_failed',
-  busy: 'busy',
-  versionMismatch: 'version_mismatch',
-  noAccount: 'no_account',
-  connectRefused: 'connect_refused',
-} as const;

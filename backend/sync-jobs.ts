@@ -1,0 +1,41 @@
+// The network side of the backend: a sync run, and deleting on the service the duplicates a resolved conflict
+// leaves there. Loaded only by the commands that need it (the CLI's `status` does not pay for the engine).
+import type { Mirror } from '../db/mirror.ts';
+import { SyncEngine } from '../sync/engine.ts';
+import { clientFactory } from '../sync/client-factory.ts';
+import { loadCredentials } from '../sync/credentials.ts';
+import type { DurationOptions } from '../sync/cli-args.ts';
+import type { ProgressEvent } from '../sync/progress.ts';
+import type { AccountSync } from '../core/api.ts';
+
+export interface SyncJob {
+  accounts?: string[];
+  push: boolean;
+  pull: boolean;
+  acceptRemoteDeletions: boolean;
+  signal: AbortSignal;
+  onProgress(p: ProgressEvent): void;
+}
+
+export async function runSync(m: Mirror, home: string, durations: DurationOptions, job: SyncJob): Promise<AccountSync[]> {
+  const { timeoutMs, deadlineMs, maxAnswerBytes, ...waits } = durations;
+  const engine = new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs, maxAnswerBytes }), {
+    ...waits, acceptRemoteDeletions: job.acceptRemoteDeletions, signal: job.signal, onProgress: job.onProgress,
+  });
+  const r = await engine.sync({ accounts: job.accounts, push: job.push, pull: job.pull });
+  return r.accounts.map((a) => ({ ...a }));
+}
+
+const PATH: Record<string, string> = { farm: 'farms', crop: 'crops', parcel: 'parcels' };
+
+/** Deletes the service's copies a resolved duplicate conflict named; the answer to each DELETE. */
+export async function deleteOnService(m: Mirror, home: string, accountId: string, entity: string, ids: readonly number[]): Promise<{ entity: string; id: number; status: number }[]> {
+  const client = clientFactory(loadCredentials(home))(m.read.account(accountId)!);
+  const out: { entity: string; id: number; status: number }[] = [];
+  try {
+    for (const id of ids) out.push({ entity, id, status: (await client.send('DELETE', `/api/${PATH[entity] ?? 'parcels'}/${id}/`)).status });
+  } finally {
+    await client.close();
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+// Mirror rows as the app's API shows them (core/api.ts): plain JSON, geometry as GeoJSON, each item with where it
+// stands with the service.
+import type { Mirror } from '../db/mirror.ts';
+import type { ParcelHit } from '../db/reader.ts';
+import { statusReport, type BlockedAccount as BlockedRow } from '../sync/status.ts';
+import { RpcError } from '../core/rpc.ts';
+import type { AccountSummary, BlockedAccount, FarmSummary, ParcelFeature, SyncState } from '../core/api.ts';
+import { ApiErrorCode } from '../core/api-codes.ts';
+
+export function accountOf(m: Mirror, id: string) {
+  const a = m.read.account(id);
+  if (!a) throw new RpcError(ApiErrorCode.noAccount, `Account ${id} is not connected on this computer`);
+  return a;
+}
+
+export const blockedView = (b: BlockedRow): BlockedAccount => ({ account: b.account, service: b.service, code: b.code, reason: b.reason, wayOut: b.way_out, waiting: b.waiting });
+
+export function accountSummary(m: Mirror, id: string): AccountSummary {
+  const a = accountOf(m, id);
+  const { blocked_accounts: blocked, ...counts } = statusReport(m, a.id);
+  return { id: a.id, label: a.label, service: a.service_url, method: a.mode, lastPull: a.last_pull, counts, blocked: blocked[0] ? blockedView(blocked[0]) : null };
+}
+
+const STATE_OF_OP: Record<string, SyncState> = { queued: 'pending', in_flight: 'sending', uncertain: 'uncertain', rejected: 'rejected', conflict: 'conflict', blocked: 'blocked' };
+
+export function farmSummary(m: Mirror, localId: string): FarmSummary {
+  const f = m.read.farm(localId);
+  if (!f || f.deleted) throw new RpcError(ApiErrorCode.notFound, `No farm ${localId}`);
+  const { n, ha } = m.syncDb.prepare('SELECT COUNT(*) AS n, COALESCE(SUM(hectares), 0) AS ha FROM parcels WHERE farm_local_id = ? AND deleted = 0').get(localId) as { n: number; ha: number };
+  const open = m.syncDb.prepare("SELECT state FROM outbox WHERE entity = 'farm' AND local_id = ? AND state != 'committed' ORDER BY id DESC LIMIT 1").pluck().get(localId) as string | undefined;
+  const state: SyncState = open !== undefined ? STATE_OF_OP[open] ?? 'pending' : f.server_id === null ? 'pending' : 'synced';
+  return { id: f.local_id, account: f.account_id, serverId: f.server_id, name: f.name, parcels: n, hectares: ha, state };
+}
+
+export function parcelFeatures(m: Mirror, hits: readonly ParcelHit[]): ParcelFeature[] {
+  const states = m.read.parcelStates(hits.map((h) => h.local_id));
+  return hits.map((h) => {
+    const s = states.get(h.local_id)!;
+    return {
+      type: 'Feature', id: h.local_id, geometry: JSON.parse(h.geometry) as ParcelFeature['geometry'],
+      properties: {
+        farm: h.farm_local_id, name: h.name, hectares: h.hectares, serverId: h.server_id, state: s.state, reason: s.reason,
+        point: h.point ? (JSON.parse(h.point) as [number, number]) : null, metadata: JSON.parse(h.metadata) as ParcelFeature['properties']['metadata'],
+      },
+    };
+  });
+}
+
+export function parcelFeature(m: Mirror, localId: string): ParcelFeature {
+  const p = m.read.parcel(localId);
+  if (!p || p.deleted) throw new RpcError(ApiErrorCode.notFound, `No parcel ${localId}`);
+  return parcelFeatures(m, [p])[0]!;
+}

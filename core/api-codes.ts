@@ -1,0 +1,17 @@
+// The app API's version and refusal codes, apart from its schemas (core/api.ts): a process that only needs these
+// (the CLI answering `status`) does not load TypeBox to start.
+
+/** Bumped on any change a client of the previous version could misread; the host refuses another version. */
+export const API_VERSION = 1;
+
+/** Stable codes of the backend's refusals (besides core/rpc.ts RpcCode). */
+export const ApiErrorCode = {
+  notFound: 'not_found',
+  invalidParcel: 'invalid_parcel',
+  unsyncedWork: 'unsynced_work',
+  importFailed: 'import_failed',
+  busy: 'busy',
+  versionMismatch: 'version_mismatch',
+  noAccount: 'no_account',
+  connectRefused: 'connect_refused',
+} as const;
