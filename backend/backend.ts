@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { EditError } from '../db/writer.ts';
 import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
-import { forgetCredentials } from '../sync/credentials.ts';
+import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
 import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
 import { RpcError, type HandlersOf } from '../core/rpc.ts';
@@ -19,6 +19,8 @@ export interface BackendOptions {
   home: string;
   /** FURROW_* settings (durations, answer cap), as the CLI reads them. */
   env?: NodeJS.ProcessEnv;
+  /** Where the accounts' secrets are kept: by default a file only the user can read, or FURROW_API_KEY (sync/credentials.ts). */
+  credentials?: CredentialStore;
   /**
    * The mirror host keeps answering while an import runs, so it imports on a thread of its own and logs every
    * write for change events; the CLI does neither (nothing else runs, nobody listens).
@@ -34,6 +36,7 @@ const syncJobs = () => import('./sync-jobs.ts');
 export class Backend {
   readonly mirror: Mirror;
   private readonly changes: ChangeLog | null;
+  private readonly credentials: CredentialStore;
   private readonly listeners = new Set<(e: ApiEvent) => void>();
   /** The import running on its thread, which holds the mirror's write lock until it ends: writes here wait for it. */
   private importing: Promise<unknown> | null = null;
@@ -41,6 +44,7 @@ export class Backend {
 
   constructor(private readonly opts: BackendOptions) {
     this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
+    this.credentials = opts.credentials ?? credentialStore(opts.home, opts.env);
     this.changes = opts.app ? new ChangeLog(this.mirror.syncDb) : null;
   }
 
@@ -100,7 +104,7 @@ export class Backend {
     connect: async (input) => {
       const { connectAccount, ConnectRefused } = await import('../sync/connect.ts');
       try {
-        const { account, tokenExpires } = await connectAccount(this.mirror, this.opts.home, input, this.durations);
+        const { account, tokenExpires } = await connectAccount(this.mirror, this.credentials, input, this.durations);
         this.emit({ type: 'accounts' });
         return { account: accountSummary(this.mirror, account.id), tokenExpires };
       } catch (err) {
@@ -122,7 +126,7 @@ export class Backend {
           throw err;
         }
       });
-      forgetCredentials(this.opts.home, account);
+      this.credentials.forget(account);
       this.emit({ type: 'accounts' });
       return { farms: r.farms, parcels: r.parcels, crops: r.crops, plants: r.plants, discarded: r.discarded.total + r.discarded.conflicts };
     },
@@ -205,7 +209,7 @@ export class Backend {
       if (!c) throw new RpcError(ApiErrorCode.notFound, `No open conflict #${conflict}`);
       const { resolveConflict } = await import('../sync/conflicts.ts');
       const r = await this.write(() => resolveConflict(this.mirror.syncDb, conflict, keep));
-      const deleted = r.deleteOnService.length ? await (await syncJobs()).deleteOnService(this.mirror, this.opts.home, c.account_id, c.entity, r.deleteOnService) : [];
+      const deleted = r.deleteOnService.length ? await (await syncJobs()).deleteOnService(this.mirror, this.credentials, c.account_id, c.entity, r.deleteOnService) : [];
       return { effect: r.effect, deletedOnService: deleted };
     },
 
@@ -225,7 +229,7 @@ export class Backend {
       let last = 0;
       try {
         const { runSync } = await syncJobs();
-        return await runSync(this.mirror, this.opts.home, this.durations, {
+        return await runSync(this.mirror, this.credentials, this.durations, {
           accounts: account === undefined ? undefined : [account], push, pull, acceptRemoteDeletions, signal: ctx.signal,
           onProgress: (p) => {
             const progress = { account: p.account, phase: p.phase, done: p.done, total: p.total, bytes: p.bytes, ...(p.message ? { message: p.message } : {}) };

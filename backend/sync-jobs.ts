@@ -3,7 +3,7 @@
 import type { Mirror } from '../db/mirror.ts';
 import { SyncEngine } from '../sync/engine.ts';
 import { clientFactory } from '../sync/client-factory.ts';
-import { loadCredentials } from '../sync/credentials.ts';
+import type { CredentialStore } from '../sync/credentials.ts';
 import type { DurationOptions } from '../sync/cli-args.ts';
 import type { ProgressEvent } from '../sync/progress.ts';
 import type { AccountSync } from '../core/api.ts';
@@ -17,9 +17,9 @@ export interface SyncJob {
   onProgress(p: ProgressEvent): void;
 }
 
-export async function runSync(m: Mirror, home: string, durations: DurationOptions, job: SyncJob): Promise<AccountSync[]> {
+export async function runSync(m: Mirror, store: CredentialStore, durations: DurationOptions, job: SyncJob): Promise<AccountSync[]> {
   const { timeoutMs, deadlineMs, maxAnswerBytes, ...waits } = durations;
-  const engine = new SyncEngine(m, clientFactory(loadCredentials(home), { timeoutMs, deadlineMs, maxAnswerBytes }), {
+  const engine = new SyncEngine(m, clientFactory(store.load(), { timeoutMs, deadlineMs, maxAnswerBytes }), {
     ...waits, acceptRemoteDeletions: job.acceptRemoteDeletions, signal: job.signal, onProgress: job.onProgress,
   });
   const r = await engine.sync({ accounts: job.accounts, push: job.push, pull: job.pull });
@@ -29,8 +29,8 @@ export async function runSync(m: Mirror, home: string, durations: DurationOption
 const PATH: Record<string, string> = { farm: 'farms', crop: 'crops', parcel: 'parcels' };
 
 /** Deletes the service's copies a resolved duplicate conflict named; the answer to each DELETE. */
-export async function deleteOnService(m: Mirror, home: string, accountId: string, entity: string, ids: readonly number[]): Promise<{ entity: string; id: number; status: number }[]> {
-  const client = clientFactory(loadCredentials(home))(m.read.account(accountId)!);
+export async function deleteOnService(m: Mirror, store: CredentialStore, accountId: string, entity: string, ids: readonly number[]): Promise<{ entity: string; id: number; status: number }[]> {
+  const client = clientFactory(store.load())(m.read.account(accountId)!);
   const out: { entity: string; id: number; status: number }[] = [];
   try {
     for (const id of ids) out.push({ entity, id, status: (await client.send('DELETE', `/api/${PATH[entity] ?? 'parcels'}/${id}/`)).status });

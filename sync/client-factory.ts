@@ -10,6 +10,7 @@ export function clientFactory(creds: Record<string, AccountCredentials>, opts: {
   return (a) => {
     const c = creds[a.id];
     if (!c) throw new AccountBlocked('No credentials for this account on this computer', 'no_credentials');
+    if (c.keyFromEnv && !c.apiKey) throw new AccountBlocked('Its API key is read from FURROW_API_KEY, which is not set here', 'no_credentials');
     if (c.method === 'api_key') {
       return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
     }

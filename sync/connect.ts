@@ -1,9 +1,9 @@
 // Connecting an account on this computer: the credentials are proved against the service (one listing of its
-// farms) before they are kept, in the credentials file (never in the mirror), and the account is added.
+// farms) before they are kept, in the credential store (never in the mirror), and the account is added.
 import type { Mirror } from '../db/mirror.ts';
 import type { AccountRow } from '../db/types.ts';
 import { clientFactory } from './client-factory.ts';
-import { saveCredentials, type AccountCredentials } from './credentials.ts';
+import type { AccountCredentials, CredentialStore } from './credentials.ts';
 import { errorMessage } from './http.ts';
 import { tokenExpiry } from './tokens.ts';
 import type { DurationOptions } from './cli-args.ts';
@@ -42,7 +42,7 @@ export function tokenAccount(token: string): string | null {
   }
 }
 
-export async function connectAccount(m: Mirror, home: string, input: ConnectInput, durations: DurationOptions = {}): Promise<{ account: AccountRow; tokenExpires: string | null }> {
+export async function connectAccount(m: Mirror, store: CredentialStore, input: ConnectInput, durations: DurationOptions = {}): Promise<{ account: AccountRow; tokenExpires: string | null }> {
   const service = input.service.replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/i.test(service)) throw new ConnectRefused(`Not a service address: ${input.service}`, 'bad_input');
   let accountId: string;
@@ -65,7 +65,7 @@ export async function connectAccount(m: Mirror, home: string, input: ConnectInpu
   } finally {
     await client.close();
   }
-  saveCredentials(home, accountId, creds);
+  store.save(accountId, creds);
   const account = m.write.addAccount({ id: accountId, service_url: service, mode: creds.method, label: input.label });
   const exp = input.token ? tokenExpiry(input.token) : null;
   return { account, tokenExpires: exp ? new Date(exp * 1000).toISOString() : null };

@@ -13,6 +13,8 @@ export interface AccountCredentials {
   accountHeader?: string;
   token?: string;
   tokenCommand?: string;
+  /** The API key is read from FURROW_API_KEY (not set when this is true and apiKey is missing). */
+  keyFromEnv?: boolean;
 }
 
 export function furrowHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -54,3 +56,62 @@ export function forgetCredentials(home: string, accountId: string): void {
 }
 
 export const maskKey = (key: string | undefined) => (key ? `${key.slice(0, 11)}…` : '');
+
+/**
+ * Where the accounts' secrets are kept. Outside Electron: a file in FURROW_HOME readable by the user only, or —
+ * for the organization's API key — an environment variable, so that no copy of the key is written at all. The
+ * desktop app keeps them encrypted with the operating system's keychain (Electron safeStorage, electron/). The
+ * backend alone reads them: no API answer, event or log line carries them.
+ */
+export interface CredentialStore {
+  /** For people: where the secrets are, e.g. "a file only you can read (~/.local/share/furrow/credentials.json)". */
+  readonly where: string;
+  load(): Record<string, AccountCredentials>;
+  save(accountId: string, c: AccountCredentials): void;
+  forget(accountId: string): void;
+}
+
+export class FileCredentialStore implements CredentialStore {
+  readonly where: string;
+  constructor(private readonly home: string) {
+    this.where = `a file only you can read (${file(home)})`;
+  }
+  load(): Record<string, AccountCredentials> {
+    const all = loadCredentials(this.home);
+    // Connected with FURROW_API_KEY, which is not set now: no key (the account is blocked, saying so), never the marker.
+    for (const c of Object.values(all)) if (c.apiKey === FROM_ENV) { delete c.apiKey; c.keyFromEnv = true; }
+    return all;
+  }
+  save(accountId: string, c: AccountCredentials) { saveCredentials(this.home, accountId, c); }
+  forget(accountId: string) { forgetCredentials(this.home, accountId); }
+}
+
+/** The file's stand-in for a key that lives in the environment: it names the variable, never holds the key. */
+const FROM_ENV = 'env:FURROW_API_KEY';
+
+/**
+ * FURROW_API_KEY holds the organization's API key: an account connected with that key is recorded in the file
+ * as using the variable, and the key is read from the environment each time. Other secrets (tokens, another
+ * key) go to the file as before.
+ */
+export class EnvKeyCredentialStore implements CredentialStore {
+  readonly where: string;
+  private readonly file: FileCredentialStore;
+  constructor(home: string, private readonly key: string) {
+    this.file = new FileCredentialStore(home);
+    this.where = `the FURROW_API_KEY environment variable (tokens in ${file(home)})`;
+  }
+  load(): Record<string, AccountCredentials> {
+    const all = this.file.load();
+    for (const c of Object.values(all)) if (c.keyFromEnv) { delete c.keyFromEnv; c.apiKey = this.key; }
+    return all;
+  }
+  save(accountId: string, c: AccountCredentials) { this.file.save(accountId, c.apiKey === this.key ? { ...c, apiKey: FROM_ENV } : c); }
+  forget(accountId: string) { this.file.forget(accountId); }
+}
+
+/** The store outside Electron: the environment's key when FURROW_API_KEY is set, the file otherwise. */
+export function credentialStore(home: string, env: NodeJS.ProcessEnv = process.env): CredentialStore {
+  const key = env.FURROW_API_KEY?.trim();
+  return key ? new EnvKeyCredentialStore(home, key) : new FileCredentialStore(home);
+}

@@ -139,7 +139,7 @@ export class ServiceClient {
         parsed = { unparsed: text.slice(0, 200) };
       }
     }
-    return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload?.length ?? 0 };
+    return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload === undefined ? 0 : Buffer.byteLength(payload) };
   }
 
   /** The body, within the deadline and the size cap (a larger answer is cut, not read to the end). */

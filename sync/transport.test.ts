@@ -193,3 +193,17 @@ describe('the engine', () => {
     }
   });
 });
+
+describe('what a request sent', () => {
+  it('is counted in bytes on the wire (UTF-8), not in characters', async () => {
+    const client = new ServiceClient({ baseUrl: w.svc.url, accountId: 'acc-x', timeoutMs: 5_000, credentials: { mode: 'api_key', apiKey: w.apiKey } });
+    try {
+      const body = { account_email: `ñandú-campo-señor-${Math.random().toString(36).slice(2)}@example.com` };
+      const res = await client.send('POST', '/api/accounts/', body);
+      expect(res.sentBytes).toBe(Buffer.byteLength(JSON.stringify(body)));
+      expect(res.sentBytes).toBeGreaterThan(JSON.stringify(body).length);
+    } finally {
+      await client.close();
+    }
+  });
+});
