@@ -91,7 +91,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     if (typeof id === 'string' && integerId(req.routeOptions.schema) && !/^[1-9][0-9]{0,15}$/.test(id)) {
       // A body that is not JSON is answered as such first, as when every body was parsed on arrival.
       if (req.body instanceof RawJson) await ctx.validator.checkSyntax(req.scope.organizationId, req.body);
-      throw new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', [
+      throw new ApiError(ErrorCode.invalidId, 'The id in the path must be a positive integer', [
         { path: 'params/id', code: 'type', message: `'${id.slice(0, 40)}' is not a positive integer` },
       ]);
     }

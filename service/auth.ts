@@ -23,7 +23,7 @@ export async function authenticate(req: FastifyRequest, db: Db, accountHeader: s
   const authorization = header(req, 'authorization');
   const apiKey = header(req, 'x-api-key');
   if (authorization !== undefined && apiKey !== undefined) {
-    throw new ApiError(400, ErrorCode.validationFailed, 'Send either x-api-key or Authorization: Bearer, not both');
+    throw new ApiError(ErrorCode.validationFailed, 'Send either x-api-key or Authorization: Bearer, not both');
   }
   if (authorization !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -41,7 +41,7 @@ export async function authenticate(req: FastifyRequest, db: Db, accountHeader: s
   if (apiKey !== undefined) {
     if (looksLikeJwt(apiKey.trim())) throw invalidToken();
     const key = activeApiKey(db, apiKey.trim());
-    if (!key) throw new ApiError(401, ErrorCode.invalidApiKey, 'Invalid API key');
+    if (!key) throw new ApiError(ErrorCode.invalidApiKey, 'Invalid API key');
     const organizationId = key.organization_id;
     const named = header(req, accountHeader);
     if (named === undefined || named === '') return { organizationId, accountId: null, via: 'api_key', apiKeyId: key.id };
@@ -49,11 +49,11 @@ export async function authenticate(req: FastifyRequest, db: Db, accountHeader: s
     if (!account || account.organization_id !== organizationId || account.state !== 'active') throw accountNotFound();
     return { organizationId, accountId: account.id, via: 'api_key', apiKeyId: key.id };
   }
-  throw new ApiError(401, ErrorCode.notAuthenticated, 'Authentication credentials were not provided: send x-api-key or Authorization: Bearer');
+  throw new ApiError(ErrorCode.notAuthenticated, 'Authentication credentials were not provided: send x-api-key or Authorization: Bearer');
 }
 
 /** Organization-level operations (managing accounts, billing) need the API key itself. */
 export function requireApiKey(scope: Scope, what: string): string {
-  if (scope.via !== 'api_key') throw new ApiError(403, ErrorCode.forbidden, `${what} needs the organization's API key; an account token cannot do it`);
+  if (scope.via !== 'api_key') throw new ApiError(ErrorCode.forbidden, `${what} needs the organization's API key; an account token cannot do it`);
   return scope.organizationId;
 }

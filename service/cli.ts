@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { openDb, type Db } from './store/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { servedUrls } from './store/served-urls.ts';
+import { ErrorCode } from '../core/errors.ts';
 import { ApiError } from './errors.ts';
 import { createApiKey, createOrganization, getOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
 import {
@@ -62,13 +63,13 @@ class UsageError extends Error {}
 
 function accountOrg(db: Db, id: string): string {
   const a = getAccountRow(db, id);
-  if (!a) throw new ApiError(404, 'account_not_found', `Account ${id} not found`);
+  if (!a) throw new ApiError(ErrorCode.accountNotFound, `Account ${id} not found`);
   return a.organization_id;
 }
 function farmOrg(db: Db, id: string): { org: string; id: number } {
   const farmId = Number(id);
   const f = db.prepare('SELECT organization_id FROM farms WHERE id = ?').get(farmId) as { organization_id: string } | undefined;
-  if (!f) throw new ApiError(404, 'not_found', `Farm ${id} not found`);
+  if (!f) throw new ApiError(ErrorCode.notFound, `Farm ${id} not found`);
   return { org: f.organization_id, id: farmId };
 }
 
@@ -129,7 +130,7 @@ async function run(command: string, opts: Opts): Promise<unknown> {
       case 'token': {
         const id = need(opts, 'account');
         const a = getAccountRow(db, id);
-        if (!a || a.state !== 'active') throw new ApiError(403, 'account_not_found', 'Account not found');
+        if (!a || a.state !== 'active') throw new ApiError(ErrorCode.accountNotFound, 'Account not found');
         const { token, expiresAt } = await signAccountAccess(db, a.id);
         return { account_access: token, expires_at: expiresAt };
       }
@@ -139,13 +140,13 @@ async function run(command: string, opts: Opts): Promise<unknown> {
           return { account: a.id, tokens_revoked: true };
         }
         const org = need(opts, 'org');
-        if (!getOrganization(db, org)) throw new ApiError(404, 'not_found', `Organization ${org} not found`);
+        if (!getOrganization(db, org)) throw new ApiError(ErrorCode.notFound, `Organization ${org} not found`);
         const { kid } = rotateSigningKey(db, org, { revoke: true });
         return { organization_id: org, tokens_revoked: true, kid };
       }
       case 'rotate-signing-key': {
         const org = need(opts, 'org');
-        if (!getOrganization(db, org)) throw new ApiError(404, 'not_found', `Organization ${org} not found`);
+        if (!getOrganization(db, org)) throw new ApiError(ErrorCode.notFound, `Organization ${org} not found`);
         const { kid } = rotateSigningKey(db, org);
         return { organization_id: org, kid, previous: listSigningKeys(db, org).filter((k) => k.kid !== kid) };
       }

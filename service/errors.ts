@@ -1,10 +1,22 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
 
-/** Every expected failure is an ApiError; the one error handler below turns it into status + body. */
+/**
+ * The HTTP status of each error code: the one place HTTP meets the codes. The store and the validators say what
+ * went wrong (a code), the error handler below says it in HTTP.
+ */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  validation_failed: 400, invalid_id: 400, invalid_parcels: 400, malformed_json: 400, account_required: 400,
+  invalid_token: 401, invalid_api_key: 401, not_authenticated: 401,
+  forbidden: 403, account_not_found: 403,
+  not_found: 404, method_not_allowed: 405, conflict: 409, email_taken: 409,
+  payload_too_large: 413, unsupported_media_type: 415,
+  internal_error: 500, gateway_timeout: 504,
+};
+
+/** Every expected failure is an ApiError: a stable code, a message, details; the error handler answers it. */
 export class ApiError extends Error {
   constructor(
-    readonly status: number,
     readonly code: ErrorCode,
     message: string,
     readonly errors?: ErrorDetail[],
@@ -13,14 +25,18 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
+
+  get status(): number {
+    return STATUS_OF[this.code];
+  }
 }
 
 export const invalidToken = () =>
-  new ApiError(401, ErrorCode.invalidToken, INVALID_TOKEN_MESSAGE, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
-export const accountNotFound = () => new ApiError(403, ErrorCode.accountNotFound, ACCOUNT_NOT_FOUND_MESSAGE);
-export const notFound = (what: string) => new ApiError(404, ErrorCode.notFound, `${what} not found`);
+  new ApiError(ErrorCode.invalidToken, INVALID_TOKEN_MESSAGE, undefined, { 'www-authenticate': 'Bearer error="invalid_token"' });
+export const accountNotFound = () => new ApiError(ErrorCode.accountNotFound, ACCOUNT_NOT_FOUND_MESSAGE);
+export const notFound = (what: string) => new ApiError(ErrorCode.notFound, `${what} not found`);
 export const validationFailed = (message: string, errors?: ErrorDetail[]) =>
-  new ApiError(400, ErrorCode.validationFailed, message, errors);
+  new ApiError(ErrorCode.validationFailed, message, errors);
 
 function fromAjv(err: FastifyError): ApiError {
   const part = err.validationContext ?? 'body';
@@ -35,10 +51,10 @@ function fromAjv(err: FastifyError): ApiError {
     return { path, code: v.keyword === 'additionalProperties' ? 'unknown_field' : v.keyword, message };
   });
   if (part === 'params') {
-    return new ApiError(400, ErrorCode.invalidId, 'The id in the path must be a positive integer', errors);
+    return new ApiError(ErrorCode.invalidId, 'The id in the path must be a positive integer', errors);
   }
   const summary = errors[0]?.message ?? 'invalid request';
-  return new ApiError(400, ErrorCode.validationFailed, `Invalid ${part}: ${summary}`, errors);
+  return new ApiError(ErrorCode.validationFailed, `Invalid ${part}: ${summary}`, errors);
 }
 
 /** How long, and how much more of a refused upload, is read and thrown away so that its sender sees the answer. */
@@ -83,28 +99,28 @@ export function registerErrorHandler(app: FastifyInstance): void {
       switch (code) {
         case 'FST_ERR_CTP_INVALID_JSON_BODY':
         case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-          api = new ApiError(400, ErrorCode.malformedJson, `The body is not valid JSON: ${err.message}`);
+          api = new ApiError(ErrorCode.malformedJson, `The body is not valid JSON: ${err.message}`);
           break;
         case 'FST_ERR_CTP_BODY_TOO_LARGE':
-          api = new ApiError(413, ErrorCode.payloadTooLarge, 'The request body is too large');
+          api = new ApiError(ErrorCode.payloadTooLarge, 'The request body is too large');
           break;
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-          api = new ApiError(415, ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+          api = new ApiError(ErrorCode.unsupportedMediaType, 'Send the body as application/json');
           break;
         case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
           // The body's length differs from its Content-Length header: a malformed request, not a media type problem.
-          api = new ApiError(400, ErrorCode.malformedJson, 'The request body does not match its Content-Length header');
+          api = new ApiError(ErrorCode.malformedJson, 'The request body does not match its Content-Length header');
           break;
         default:
           if (err instanceof SyntaxError || (err as FastifyError).statusCode === 400) {
-            api = new ApiError(400, ErrorCode.malformedJson, `The body could not be read: ${err.message}`);
+            api = new ApiError(ErrorCode.malformedJson, `The body could not be read: ${err.message}`);
           } else if ((err as FastifyError).statusCode === 413) {
-            api = new ApiError(413, ErrorCode.payloadTooLarge, 'The request body is too large');
+            api = new ApiError(ErrorCode.payloadTooLarge, 'The request body is too large');
           } else if ((err as FastifyError).statusCode === 415) {
-            api = new ApiError(415, ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+            api = new ApiError(ErrorCode.unsupportedMediaType, 'Send the body as application/json');
           } else {
             request.log.error({ err }, 'unhandled error');
-            api = new ApiError(500, ErrorCode.internal, 'Internal error');
+            api = new ApiError(ErrorCode.internal, 'Internal error');
           }
       }
     }

@@ -121,7 +121,7 @@ export function respond(req: FastifyRequest, reply: FastifyReply, status: number
     req.raw.socket.destroy();
     return reply;
   }
-  if (mode === '504-after-commit') throw new ApiError(504, ErrorCode.gatewayTimeout, 'Gateway Time-out');
+  if (mode === '504-after-commit') throw new ApiError(ErrorCode.gatewayTimeout, 'Gateway Time-out');
   if (typeof payload === 'string' || payload instanceof Readable) void reply.type('application/json; charset=utf-8');
   return reply.code(status).send(payload);
 }

@@ -47,7 +47,7 @@ export function registerAuthentication(app: FastifyInstance, db: Db, accountHead
     if (req.is404 || (req.routeOptions.config.auth ?? 'credentials') !== 'credentials') return;
     req.scope = await authenticate(req, db, accountHeader);
     if (req.scope.via === 'bearer' && !acceptsBearer(req.routeOptions.schema)) {
-      throw new ApiError(403, ErrorCode.forbidden, "This operation needs the organization's API key; an account token cannot do it");
+      throw new ApiError(ErrorCode.forbidden, "This operation needs the organization's API key; an account token cannot do it");
     }
   });
 }

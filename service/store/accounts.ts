@@ -59,7 +59,7 @@ export function activeAccount(db: Db, organizationId: string, id: string): Accou
 export function createAccount(db: Db, organizationId: string, email: string): AccountRow {
   const trimmed = email.trim();
   if (!EMAIL.test(trimmed) || trimmed.length > 254) {
-    throw new ApiError(400, ErrorCode.validationFailed, `'${email}' is not a valid account_email`, [
+    throw new ApiError(ErrorCode.validationFailed, `'${email}' is not a valid account_email`, [
       { path: 'body/account_email', code: 'format', message: 'account_email must be an e-mail address' },
     ]);
   }
@@ -69,7 +69,7 @@ export function createAccount(db: Db, organizationId: string, email: string): Ac
       | { state: string }
       | undefined;
     if (existing) {
-      throw new ApiError(409, ErrorCode.emailTaken, existing.state === 'deactivated'
+      throw new ApiError(ErrorCode.emailTaken, existing.state === 'deactivated'
         ? 'This account_email belongs to a deactivated account; reactivate it or delete it permanently to reuse the address'
         : 'An account with this account_email already exists');
     }
@@ -102,7 +102,7 @@ export function deactivateAccount(db: Db, organizationId: string, id: string): A
 /** Back to active with all its data. Its old tokens stay revoked (a new epoch): it needs fresh ones. */
 export function reactivateAccount(db: Db, organizationId: string, id: string): AccountRow {
   const a = getOrgAccount(db, organizationId, id);
-  if (a.state !== 'deactivated') throw new ApiError(409, ErrorCode.conflict, 'Only a deactivated account can be reactivated');
+  if (a.state !== 'deactivated') throw new ApiError(ErrorCode.conflict, 'Only a deactivated account can be reactivated');
   const t = now();
   db.prepare("UPDATE accounts SET state = 'active', deactivated = NULL, modified = ?, token_epoch = token_epoch + 1 WHERE id = ?").run(t, a.id);
   return { ...a, state: 'active', deactivated: null, modified: t, token_epoch: a.token_epoch + 1 };
@@ -123,7 +123,7 @@ export function purgeAccount(db: Db, organizationId: string, id: string): { farm
   return db.transaction(() => {
     const a = getOrgAccount(db, organizationId, id);
     if (a.state !== 'deactivated') {
-      throw new ApiError(409, ErrorCode.conflict, 'Deactivate the account before deleting it permanently');
+      throw new ApiError(ErrorCode.conflict, 'Deactivate the account before deleting it permanently');
     }
     const counts = db.prepare('SELECT COUNT(*) AS farms, COALESCE(SUM(parcel_count), 0) AS parcels FROM farms WHERE account_id = ?')
       .get(a.id) as { farms: number; parcels: number };
@@ -139,7 +139,7 @@ export function purgeAccount(db: Db, organizationId: string, id: string): { farm
 
 export function setParcelLimit(db: Db, id: string, hectares: number | null): AccountRow {
   if (hectares !== null && !(Number.isFinite(hectares) && hectares > 0)) {
-    throw new ApiError(400, ErrorCode.validationFailed, 'The parcel limit must be a positive number of hectares');
+    throw new ApiError(ErrorCode.validationFailed, 'The parcel limit must be a positive number of hectares');
   }
   const a = getAccountRow(db, id);
   if (!a) throw accountNotFound();

@@ -56,16 +56,16 @@ const normEmail = (email: string): string => email.trim().toLowerCase();
 
 export async function createAdmin(db: Db, organizationId: string, email: string, password: string, params?: ScryptParams): Promise<AdminInfo> {
   const trimmed = email.trim();
-  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new ApiError(400, ErrorCode.validationFailed, `'${email}' is not an e-mail address`);
+  if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new ApiError(ErrorCode.validationFailed, `'${email}' is not an e-mail address`);
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    throw new ApiError(400, ErrorCode.validationFailed, `The password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+    throw new ApiError(ErrorCode.validationFailed, `The password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
   }
   if (!getOrganization(db, organizationId)) throw notFound('Organization');
   const hash = await hashPassword(password, params);
   // Hashing is asynchronous: the uniqueness check and the insert happen together afterwards.
   return db.transaction(() => {
     if (db.prepare('SELECT 1 FROM admins WHERE organization_id = ? AND email_norm = ?').get(organizationId, normEmail(trimmed))) {
-      throw new ApiError(409, ErrorCode.emailTaken, 'This organization already has an admin with this email');
+      throw new ApiError(ErrorCode.emailTaken, 'This organization already has an admin with this email');
     }
     const created = now();
     const id = Number(db.prepare('INSERT INTO admins (organization_id, email, email_norm, password_hash, created) VALUES (?, ?, ?, ?, ?)')

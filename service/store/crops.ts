@@ -45,10 +45,10 @@ export function listFamilies(db: Db, organizationId: string): CropFamily[] {
 
 export function createFamily(db: Db, organizationId: string, name: string, observation = ''): CropFamily {
   const trimmed = name.trim();
-  if (!trimmed) throw new ApiError(400, ErrorCode.validationFailed, 'A crop family needs a name');
+  if (!trimmed) throw new ApiError(ErrorCode.validationFailed, 'A crop family needs a name');
   const existing = db.prepare('SELECT id FROM crop_families WHERE name_norm = ? AND (organization_id IS NULL OR organization_id = ?)')
     .get(trimmed.toLowerCase(), organizationId);
-  if (existing) throw new ApiError(409, ErrorCode.conflict, `A crop family named '${trimmed}' already exists`);
+  if (existing) throw new ApiError(ErrorCode.conflict, `A crop family named '${trimmed}' already exists`);
   const key = uuid();
   const id = Number(db.prepare('INSERT INTO crop_families (key, organization_id, name, name_norm, observation, created) VALUES (?, ?, ?, ?, ?, ?)')
     .run(key, organizationId, trimmed, trimmed.toLowerCase(), observation, now()).lastInsertRowid);
@@ -68,7 +68,7 @@ function resolveFamily(db: Db, scope: Scope, input: CropCreateRequest['family'])
       | { id: number }
       | undefined;
     if (!f) {
-      throw new ApiError(400, ErrorCode.validationFailed, `Crop family ${input.id} does not exist`, [
+      throw new ApiError(ErrorCode.validationFailed, `Crop family ${input.id} does not exist`, [
         { path: 'body/family/id', code: 'not_found', message: `crop family ${input.id} does not exist` },
       ]);
     }
@@ -79,7 +79,7 @@ function resolveFamily(db: Db, scope: Scope, input: CropCreateRequest['family'])
     .get(name.toLowerCase(), organizationId) as { id: number } | undefined;
   if (found) return found.id;
   if (scope.via !== 'api_key') {
-    throw new ApiError(403, ErrorCode.forbidden, `There is no crop family named '${name}': adding one to the organization needs its API key`, [
+    throw new ApiError(ErrorCode.forbidden, `There is no crop family named '${name}': adding one to the organization needs its API key`, [
       { path: 'body/family/name', code: 'forbidden', message: 'an account token can only pick an existing crop family' },
     ]);
   }
@@ -88,7 +88,7 @@ function resolveFamily(db: Db, scope: Scope, input: CropCreateRequest['family'])
 
 function checkDates(sowing: string | null, closure: string | null): void {
   if (sowing && closure && closure < sowing) {
-    throw new ApiError(400, ErrorCode.validationFailed, `closure (${closure}) is before sowing (${sowing})`, [
+    throw new ApiError(ErrorCode.validationFailed, `closure (${closure}) is before sowing (${sowing})`, [
       { path: 'body/closure', code: 'closure_before_sowing', message: 'closure must not be before sowing' },
     ]);
   }
@@ -100,7 +100,7 @@ function placeCrop(db: Db, scope: Scope, parcel: number | null): { accountId: st
   try {
     return { accountId: parcelRow(db, scope, parcel).account_id };
   } catch {
-    throw new ApiError(400, ErrorCode.validationFailed, `Parcel ${parcel} does not exist`, [
+    throw new ApiError(ErrorCode.validationFailed, `Parcel ${parcel} does not exist`, [
       { path: 'body/parcel', code: 'not_found', message: `parcel ${parcel} does not exist` },
     ]);
   }

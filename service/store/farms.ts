@@ -19,7 +19,7 @@ const FARM_STATS = `SELECT f.id, f.name, f.account_id AS account, f.created, f.m
 
 function farmName(value: unknown): string {
   if (typeof value !== 'string' || !value.trim() || value.length > 255) {
-    throw new ApiError(400, ErrorCode.validationFailed, 'farm.name must be a non-empty string of at most 255 characters', [
+    throw new ApiError(ErrorCode.validationFailed, 'farm.name must be a non-empty string of at most 255 characters', [
       { path: 'body/farm/name', code: 'name_missing', message: 'farm.name is required' },
     ]);
   }
@@ -34,7 +34,7 @@ function farmRequest(db: Db, scope: Scope, body: FarmInput): { accountId: string
   const name = farmName(body.farm.name);
   const inputs = body.parcels ?? [];
   if (inputs.length > MAX_PARCELS_PER_REQUEST) {
-    throw new ApiError(400, ErrorCode.validationFailed, `A farm is created with at most ${MAX_PARCELS_PER_REQUEST} parcels; add more with POST /api/parcels/`);
+    throw new ApiError(ErrorCode.validationFailed, `A farm is created with at most ${MAX_PARCELS_PER_REQUEST} parcels; add more with POST /api/parcels/`);
   }
   return { accountId, name, inputs };
 }

@@ -13,7 +13,7 @@ export interface ApiKeyInfo { prefix: string; label: string; created: string; re
 
 export function createOrganization(db: Db, name: string): { organization_id: string; api_key: string } {
   const trimmed = name.trim();
-  if (!trimmed) throw new ApiError(400, ErrorCode.validationFailed, 'The organization needs a name');
+  if (!trimmed) throw new ApiError(ErrorCode.validationFailed, 'The organization needs a name');
   const id = `org-${uuid()}`;
   return db.transaction(() => {
     db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').run(id, trimmed, now());
@@ -35,7 +35,7 @@ export function findOrganizationByName(db: Db, name: string): { id: string; name
 }
 
 export function createApiKey(db: Db, organizationId: string, label = ''): { api_key: string; prefix: string } {
-  if (!getOrganization(db, organizationId)) throw new ApiError(404, ErrorCode.notFound, 'Organization not found');
+  if (!getOrganization(db, organizationId)) throw new ApiError(ErrorCode.notFound, 'Organization not found');
   const prefix = `fk_${randomBytes(4).toString('hex')}`;
   const apiKey = `${prefix}_${randomBytes(24).toString('base64url')}`;
   db.prepare('INSERT INTO api_keys (organization_id, prefix, hash, label, created) VALUES (?, ?, ?, ?, ?)').run(
@@ -52,7 +52,7 @@ export function listApiKeys(db: Db, organizationId: string): ApiKeyInfo[] {
 export function revokeApiKey(db: Db, organizationId: string, prefix: string): void {
   const r = db.prepare('UPDATE api_keys SET revoked = ? WHERE organization_id = ? AND prefix = ? AND revoked IS NULL')
     .run(now(), organizationId, prefix);
-  if (r.changes === 0) throw new ApiError(404, ErrorCode.notFound, `No active API key with prefix ${prefix}`);
+  if (r.changes === 0) throw new ApiError(ErrorCode.notFound, `No active API key with prefix ${prefix}`);
 }
 
 /** The key's row id and organization, or undefined for an unknown or revoked key. */

@@ -65,7 +65,7 @@ export function metadataFilters(query: Record<string, unknown>): Map<string, str
 }
 
 const badQuery = (message: string, path: string, code: QueryProblem): ApiError =>
-  new ApiError(400, ErrorCode.validationFailed, message, [{ path, code, message }]);
+  new ApiError(ErrorCode.validationFailed, message, [{ path, code, message }]);
 
 export function parseBbox(text: string): [number, number, number, number] {
   const n = text.split(',').map(Number);

@@ -32,7 +32,7 @@ export const problemsToDetails = (problems: readonly ParcelProblem[]): ErrorDeta
 export function invalidParcels(problems: readonly ParcelProblem[]): ApiError {
   const indexes = [...new Set(problems.map((p) => p.index))];
   const which = indexes.length === 1 ? `parcel ${indexes[0]} is invalid` : `parcels ${indexes.join(', ')} are invalid`;
-  return new ApiError(400, ErrorCode.invalidParcels, `Nothing was created: ${which}. ${problems[0]?.message ?? ''}`.trim(), problemsToDetails(problems));
+  return new ApiError(ErrorCode.invalidParcels, `Nothing was created: ${which}. ${problems[0]?.message ?? ''}`.trim(), problemsToDetails(problems));
 }
 
 /** A parcel's area in whole micro-hectares, exactly as migration 004's triggers round it (farm totals stay exact). */
@@ -72,7 +72,8 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidPa
 
 const BULK_KEYS = new Set(['farm', 'parcels']);
 
-export type BulkCreateResult = { status: 201; json: string | Readable; count: number } | { status: 200; message: string };
+/** Created (the features, in request order), or nothing processed because the farm id is missing (the spec's 'Missing Farm ID'). */
+export type BulkCreateResult = { created: true; json: string | Readable; count: number } | { created: false; message: string };
 
 /** POST /api/parcels/: 1–50 parcels, all or nothing, in request order. */
 export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator: ParcelValidator = inlineValidator, midBatch?: (inserted: number) => void): Promise<BulkCreateResult> {
@@ -80,24 +81,24 @@ export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator:
   const request = await syntaxFirst(validator, org, body, () => bulkRequest(db, scope, body));
   if (request === null) {
     await validator.checkSyntax(org, body);
-    return { status: 200, message: MISSING_FARM_ID_MESSAGE };
+    return { created: false, message: MISSING_FARM_ID_MESSAGE };
   }
   const { parcels: valid, problems } = await validator.validate(org, request.parcels, request.maxHectares);
   if (problems.length) throw invalidParcels(problems);
   // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
   const rows = await groupCommit(db).submit(() => insertParcels(db, visibleFarm(db, scope, request.farmId).id, valid, midBatch));
-  return { status: 201, json: featureArrayBody(rows), count: rows.length };
+  return { created: true, json: featureArrayBody(rows), count: rows.length };
 }
 
 /** The bulk create's envelope, farm and limit; null when the farm id is missing (the spec's 200 'Missing Farm ID'). */
 function bulkRequest(db: Db, scope: Scope, body: unknown): { farmId: number; parcels: unknown[]; maxHectares: number } | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError(400, ErrorCode.validationFailed, 'The body must be a JSON object with farm and parcels');
+    throw new ApiError(ErrorCode.validationFailed, 'The body must be a JSON object with farm and parcels');
   }
   const b = body as Record<string, unknown>;
   const unknown = Object.keys(b).filter((k) => !BULK_KEYS.has(k));
   if (unknown.length) {
-    throw new ApiError(400, ErrorCode.validationFailed, `Unknown field(s): ${unknown.join(', ')}`,
+    throw new ApiError(ErrorCode.validationFailed, `Unknown field(s): ${unknown.join(', ')}`,
       unknown.map((k) => ({ path: `body/${k}`, code: 'unknown_field', message: `unknown field '${k}'` })));
   }
   const farm = b.farm;
@@ -106,18 +107,18 @@ function bulkRequest(db: Db, scope: Scope, body: unknown): { farmId: number; par
   }
   const farmId = typeof farm === 'object' && !Array.isArray(farm) ? (farm as Record<string, unknown>).id : undefined;
   if (typeof farmId !== 'number' || !Number.isSafeInteger(farmId) || farmId < 1) {
-    throw new ApiError(400, ErrorCode.validationFailed, 'farm must be an object whose id is a positive integer', [
+    throw new ApiError(ErrorCode.validationFailed, 'farm must be an object whose id is a positive integer', [
       { path: 'body/farm/id', code: 'type', message: 'farm.id must be a positive integer' },
     ]);
   }
   const extraFarmKeys = Object.keys(farm as object).filter((k) => k !== 'id');
   if (extraFarmKeys.length) {
-    throw new ApiError(400, ErrorCode.validationFailed, `Unknown field(s) in farm: ${extraFarmKeys.join(', ')}`,
+    throw new ApiError(ErrorCode.validationFailed, `Unknown field(s) in farm: ${extraFarmKeys.join(', ')}`,
       extraFarmKeys.map((k) => ({ path: `body/farm/${k}`, code: 'unknown_field', message: `unknown field '${k}' in farm` })));
   }
   const parcels = b.parcels;
   if (!Array.isArray(parcels) || parcels.length < 1 || parcels.length > MAX_PARCELS_PER_REQUEST) {
-    throw new ApiError(400, ErrorCode.validationFailed, `parcels must be an array of 1 to ${MAX_PARCELS_PER_REQUEST} parcels`, [
+    throw new ApiError(ErrorCode.validationFailed, `parcels must be an array of 1 to ${MAX_PARCELS_PER_REQUEST} parcels`, [
       { path: 'body/parcels', code: Array.isArray(parcels) ? (parcels.length ? 'maxItems' : 'minItems') : 'type', message: `parcels must hold 1 to ${MAX_PARCELS_PER_REQUEST} items` },
     ]);
   }
@@ -155,7 +156,7 @@ export function patchParcel(db: Db, scope: Scope, id: number, body: unknown, che
     const r = parcelRow(db, scope, id);
     const { patch, problems } = checked ?? inlinePatch(body, id, limitFor(db, r.account_id));
     if (!patch || problems.length) {
-      throw new ApiError(400, ErrorCode.validationFailed, problems[0]?.message ?? 'Invalid patch', problemsToDetails(problems));
+      throw new ApiError(ErrorCode.validationFailed, problems[0]?.message ?? 'Invalid patch', problemsToDetails(problems));
     }
     const next: ParcelRow = { ...r, modified: now() };
     if (patch.name !== undefined) next.name = patch.name;

@@ -28,7 +28,7 @@ function cropVisible(db: Db, scope: Scope, id: number): boolean {
     getCrop(db, scope, id);
     return true;
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return false;
+    if (e instanceof ApiError && e.code === ErrorCode.notFound) return false;
     throw e;
   }
 }
@@ -73,7 +73,7 @@ export function getPlantJson(db: Db, scope: Scope, id: number): string {
 export function importPlants(db: Db, organizationId: string, accountId: string, collection: unknown, defaultParcel: number | null = null): { imported: number } {
   const { plants, problems } = validatePlantCollection(collection);
   if (problems.length) {
-    throw new ApiError(400, ErrorCode.validationFailed, `${problems.length} problem(s) in the plant file; nothing was imported. ${problems[0]!.message}`,
+    throw new ApiError(ErrorCode.validationFailed, `${problems.length} problem(s) in the plant file; nothing was imported. ${problems[0]!.message}`,
       problems.map((p) => ({ index: p.index, path: p.path, code: p.code, message: p.message })));
   }
   const scope: Scope = { organizationId, accountId, via: 'api_key' };
@@ -99,7 +99,7 @@ export function importPlants(db: Db, organizationId: string, accountId: string, 
         try {
           parcelRow(db, scope, parcel);
         } catch {
-          throw new ApiError(400, ErrorCode.validationFailed, `Plant ${i}: parcel ${parcel} does not exist; nothing was imported`, [
+          throw new ApiError(ErrorCode.validationFailed, `Plant ${i}: parcel ${parcel} does not exist; nothing was imported`, [
             { index: i, path: `features/${i}/properties/parcel`, code: 'parcel_invalid', message: `parcel ${parcel} does not exist` },
           ]);
         }
@@ -107,7 +107,7 @@ export function importPlants(db: Db, organizationId: string, accountId: string, 
       // A crop must be one this account can see: an unknown id would fail the foreign key (a raw SqliteError),
       // and another account's or organization's crop would be linked across tenants.
       if (pl.crop !== null && !cropVisible(db, scope, pl.crop)) {
-        throw new ApiError(400, ErrorCode.validationFailed, `Plant ${i}: crop ${pl.crop} does not exist; nothing was imported`, [
+        throw new ApiError(ErrorCode.validationFailed, `Plant ${i}: crop ${pl.crop} does not exist; nothing was imported`, [
           { index: i, path: `features/${i}/properties/crop`, code: 'crop_invalid', message: `crop ${pl.crop} does not exist` },
         ]);
       }

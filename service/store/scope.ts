@@ -22,7 +22,7 @@ export const scopeParams = (s: Scope) => ({ org: s.organizationId, acc: s.accoun
 
 export function requireAccount(s: Scope, what: string): string {
   if (!s.accountId) {
-    throw new ApiError(400, ErrorCode.accountRequired, `${what} needs an account: send the Service-Account header with the API key, or use the account's bearer token`);
+    throw new ApiError(ErrorCode.accountRequired, `${what} needs an account: send the Service-Account header with the API key, or use the account's bearer token`);
   }
   return s.accountId;
 }

@@ -17,7 +17,7 @@ import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.t
 const tags = ['Farms'];
 
 function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] } {
-  const fail = (message: string, path: string, code = 'invalid') => new ApiError(400, ErrorCode.validationFailed, message, [{ path, code, message }]);
+  const fail = (message: string, path: string, code = 'invalid') => new ApiError(ErrorCode.validationFailed, message, [{ path, code, message }]);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail('The body must be a JSON object with farm and parcels', 'body');
   const b = body as Record<string, unknown>;
   for (const k of Object.keys(b)) if (k !== 'farm' && k !== 'parcels') throw fail(`unknown field '${k}'`, `body/${k}`, 'unknown_field');

@@ -29,7 +29,8 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
     const body = await validator.readBody(req.scope.organizationId, req.body, 'parcels');
     const n = Array.isArray((body as { parcels?: unknown })?.parcels) ? (body as { parcels: unknown[] }).parcels.length : 0;
     const result = await bulkCreate(db, req.scope, body, validator, midBatchHook(req, n));
-    return result.status === 201 ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
+    // The spec's 200 with a message when the farm id is missing: not a success, nothing processed.
+    return result.created ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
   });
 
   app.get('/api/parcels/', {
