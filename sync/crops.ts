@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { CropRow, OutboxRow } from '../db/types.ts';
+import type { CropRow, CropState, OutboxRow } from '../db/types.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { cropColumns, cropStateOfRow, cropStateOfWire } from './state.ts';
 import { recordConflict } from './conflicts.ts';
 import { jsonEqual, mergeCrop } from './merge.ts';
+import { pushUpdate, type UpdateSpec } from './updates.ts';
 
 const CropList = Type.Array(Crop);
 
@@ -94,39 +95,27 @@ export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promi
   return 'waiting';
 }
 
-export async function pushCropUpdate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
-  const row = getRow(ctx.db, 'crop', op.local_id);
-  if (!row || row.server_id === null || row.deleted) return;
-  const parcel = parcelServerId(ctx, row);
-  if (parcel === undefined) return;
-  const got = await call(ctx, 'GET', `/api/crops/${row.server_id}/`);
-  if (handleCommon(ctx, [op], got, false)) return;
-  const g = got as Exclude<typeof got, NetworkError>;
-  if (g.status === 404) {
-    recordConflict(ctx, 'crop', row.local_id, 'remote_delete', ['deleted on the service'], row.base, JSON.stringify(cropStateOfRow(row)), null);
-    return;
-  }
-  const theirs = cropStateOfWire(expectShape(Crop, g.body, 'crop'));
-  const mine = cropStateOfRow(row);
-  const base = mergeBase(op, row.base ? (JSON.parse(row.base) as typeof mine) : theirs, theirs);
-  const { merged, conflicts } = mergeCrop(base, mine, theirs);
-  if (conflicts.length) {
-    recordConflict(ctx, 'crop', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
-    return;
-  }
-  const body = { ...cropBody({ ...row, ...cropColumns(merged) } as CropRow, parcel) };
-  if (merged.family_id === null && row.family_name) body.family = { name: row.family_name };
-  recordSent(ctx, op, merged, false);
-  const res = await sendIdempotent(ctx, op, 'PATCH', `/api/crops/${row.server_id}/`, body);
-  if (!res) return;
-  if (res.status === 200) {
-    const after = expectShape(Crop, res.body, 'crop');
-    ctx.db.transaction(() => {
-      updateRow(ctx.db, 'crop', op.local_id, { ...cropColumns(cropStateOfWire(after), after.family?.name ?? null), base: JSON.stringify(cropStateOfWire(after)) });
-      commitOps(ctx, [op.id]);
-    })();
-  } else reject(ctx, [op], errorMessage(res));
-}
+/** How a crop is updated (sync/updates.ts): its fields and family, with its parcel's server id. */
+export const cropUpdates: UpdateSpec<CropRow, CropState, typeof Crop, number | null> = {
+  entity: 'crop',
+  wire: Crop,
+  target(ctx, row) {
+    const parcel = parcelServerId(ctx, row);
+    return parcel === undefined ? null : { path: `/api/crops/${row.server_id}/`, extra: parcel };
+  },
+  stateOfRow: cropStateOfRow,
+  stateOfWire: cropStateOfWire,
+  base: (row) => (row.base ? (JSON.parse(row.base) as CropState) : null),
+  merge: mergeCrop,
+  body(row, merged, _theirs, parcel) {
+    const body = cropBody({ ...row, ...cropColumns(merged) } as CropRow, parcel);
+    if (merged.family_id === null && row.family_name) body.family = { name: row.family_name };
+    return body;
+  },
+  columnsAfter: (c) => ({ ...cropColumns(cropStateOfWire(c), c.family?.name ?? null), base: JSON.stringify(cropStateOfWire(c)) }),
+};
+
+export const pushCropUpdate = (ctx: AccountCtx, op: OutboxRow): Promise<void> => pushUpdate(ctx, op, cropUpdates);
 
 export async function pushCropDelete(ctx: AccountCtx, op: OutboxRow): Promise<void> {
   const row = getRow(ctx.db, 'crop', op.local_id);

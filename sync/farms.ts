@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { OutboxRow } from '../db/types.ts';
+import type { FarmRow, OutboxRow } from '../db/types.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { parcelLimit } from '../db/settings.ts';
@@ -9,11 +9,12 @@ import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, mergeBase, readyOps, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { commitCreated, nearLimit, validItems, type Item } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeFarmName } from './merge.ts';
+import { pushUpdate, type UpdateSpec } from './updates.ts';
 
 const FarmList = Type.Array(Farm);
 
@@ -129,33 +130,23 @@ export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promi
   return 'waiting';
 }
 
-export async function pushFarmUpdate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
-  const farm = getRow(ctx.db, 'farm', op.local_id);
-  if (!farm || farm.server_id === null || farm.deleted) return;
-  const got = await call(ctx, 'GET', `/api/farms/${farm.server_id}/`);
-  if (handleCommon(ctx, [op], got, false)) return;
-  const g = got as Exclude<typeof got, NetworkError>;
-  if (g.status === 404) {
-    recordConflict(ctx, 'farm', farm.local_id, 'remote_delete', ['deleted on the service'], farm.base, JSON.stringify({ name: farm.name }), null);
-    return;
-  }
-  const theirs = expectShape(Farm, g.body, 'farm').name;
-  const base = mergeBase(op, { name: farm.base ? (JSON.parse(farm.base) as { name: string }).name : theirs }, { name: theirs }).name;
-  const m = mergeFarmName(base, farm.name, theirs);
-  if (m.conflicts.length) {
-    recordConflict(ctx, 'farm', farm.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: farm.name }), JSON.stringify({ name: theirs }));
-    return;
-  }
-  recordSent(ctx, op, { name: m.merged }, false);
-  const res = await sendIdempotent(ctx, op, 'PATCH', `/api/farms/${farm.server_id}/`, { name: m.merged });
-  if (!res) return;
-  if (res.status === 200) {
-    ctx.db.transaction(() => {
-      updateRow(ctx.db, 'farm', farm.local_id, { name: m.merged, base: JSON.stringify({ name: m.merged }) });
-      commitOps(ctx, [op.id]);
-    })();
-  } else reject(ctx, [op], errorMessage(res));
-}
+/** How a farm is updated (sync/updates.ts): its name. */
+export const farmUpdates: UpdateSpec<FarmRow, { name: string }, typeof Farm> = {
+  entity: 'farm',
+  wire: Farm,
+  target: (_ctx, row) => ({ path: `/api/farms/${row.server_id}/`, extra: null }),
+  stateOfRow: (row) => ({ name: row.name }),
+  stateOfWire: (f) => ({ name: f.name }),
+  base: (row) => (row.base ? { name: (JSON.parse(row.base) as { name: string }).name } : null),
+  merge: (base, mine, theirs) => {
+    const m = mergeFarmName(base.name, mine.name, theirs.name);
+    return { merged: { name: m.merged }, conflicts: m.conflicts };
+  },
+  body: (_row, merged) => ({ name: merged.name }),
+  columnsAfter: (f) => ({ name: f.name, base: JSON.stringify({ name: f.name }) }),
+};
+
+export const pushFarmUpdate = (ctx: AccountCtx, op: OutboxRow): Promise<void> => pushUpdate(ctx, op, farmUpdates);
 
 export async function pushFarmDelete(ctx: AccountCtx, op: OutboxRow): Promise<void> {
   const farm = getRow(ctx.db, 'farm', op.local_id);

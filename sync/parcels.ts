@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { OutboxRow, ParcelRow } from '../db/types.ts';
-import { cachedStatement, getRow, updateRow } from '../db/rows.ts';
+import type { OutboxRow, ParcelRow, ParcelState } from '../db/types.ts';
+import { cachedStatement, getRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { withoutFsync } from '../db/open.ts';
 import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
-import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
-import { call, commitOps, finishDelete, handleCommon, markUncertain, mergeBase, recheckAt, recordSent, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
+import type { NetworkError} from './http.ts';
+import { JsonText, errorMessage } from './http.ts';
+import { call, commitOps, finishDelete, handleCommon, markUncertain, recheckAt, reject, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { heldForWork, recordConflict } from './conflicts.ts';
 import { farmListing } from './listing.ts';
 import { mergeParcel } from './merge.ts';
+import { pushUpdate, type UpdateSpec } from './updates.ts';
 
 const Created = Type.Array(ParcelFeature);
 /** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
@@ -226,54 +228,28 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
   return 'done';
 }
 
-/** PATCHes a parcel after a three-way merge with the service's current state; overlapping edits become conflicts. */
-export async function pushParcelUpdate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
-  const row = getRow(ctx.db, 'parcel', op.local_id);
-  if (!row || row.server_id === null || row.deleted) return;
-  const got = await call(ctx, 'GET', `/api/parcels/${row.server_id}/`);
-  if (handleCommon(ctx, [op], got, false)) return;
-  const g = got as Exclude<typeof got, NetworkError>;
-  if (g.status === 404) {
-    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], parcelBase(row), JSON.stringify(parcelStateOfRow(row)), null);
-    return;
-  }
-  const theirs = parcelStateOfFeature(expectShape(ParcelFeature, g.body, 'parcel')).state;
-  const mine = parcelStateOfRow(row);
-  const known = parcelBase(row);
-  const base = mergeBase(op, known ? (JSON.parse(known) as typeof mine) : theirs, theirs);
-  const { merged, conflicts } = mergeParcel(base, mine, theirs);
-  if (conflicts.length) {
-    recordConflict(ctx, 'parcel', row.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
-    return;
-  }
-  const body: Record<string, unknown> = { id: row.server_id, name: merged.name, metadata: parcelInput(row.local_id, merged).metadata };
-  if (JSON.stringify(merged.geometry) !== JSON.stringify(theirs.geometry) || merged.hectares !== theirs.hectares) body.geom = parcelInput(row.local_id, merged).geom;
-  recordSent(ctx, op, merged, true);
-  const res = await call(ctx, 'PATCH', `/api/parcels/${row.server_id}/`, body, 1);
-  // A PATCH carries the whole state: repeating it is harmless, so "uncertain" simply means "send again".
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
-    const net = res instanceof NetworkError ? res : null;
-    retryLater(ctx, [op], net ? net.message : errorMessage(res as HttpResponse), null, net !== null && !net.sent, net?.notTried);
-    return;
-  }
-  if (handleCommon(ctx, [op], res, false)) return;
-  if (res.status === 200) {
-    const after = parcelStateOfFeature(expectShape(ParcelFeature, res.body, 'parcel')).state;
-    ctx.db.transaction(() => {
-      // A local edit made while the PATCH was out stays pending: only write what was merged if nothing moved.
-      const now = getRow(ctx.db, 'parcel', op.local_id);
-      if (now && JSON.stringify(parcelStateOfRow(now)) === JSON.stringify(mine)) updateRow(ctx.db, 'parcel', op.local_id, { ...parcelColumns(after), base: null });
-      else updateRow(ctx.db, 'parcel', op.local_id, { base: JSON.stringify(after) });
-      commitOps(ctx, [op.id]);
-    })();
-    return;
-  }
-  if (res.status === 404) {
-    recordConflict(ctx, 'parcel', row.local_id, 'remote_delete', ['deleted on the service'], parcelBase(row), JSON.stringify(mine), null);
-    return;
-  }
-  reject(ctx, [op], errorMessage(res));
-}
+/** How a parcel is updated (sync/updates.ts): the whole metadata, and the geometry only when it changed. */
+export const parcelUpdates: UpdateSpec<ParcelRow, ParcelState, typeof ParcelFeature> = {
+  entity: 'parcel',
+  wire: ParcelFeature,
+  target: (_ctx, row) => ({ path: `/api/parcels/${row.server_id}/`, extra: null }),
+  stateOfRow: parcelStateOfRow,
+  stateOfWire: (f) => parcelStateOfFeature(f).state,
+  base: (row) => {
+    const known = parcelBase(row);
+    return known ? (JSON.parse(known) as ParcelState) : null;
+  },
+  merge: mergeParcel,
+  body(row, merged, theirs) {
+    const body: Record<string, unknown> = { id: row.server_id, name: merged.name, metadata: parcelInput(row.local_id, merged).metadata };
+    if (JSON.stringify(merged.geometry) !== JSON.stringify(theirs.geometry) || merged.hectares !== theirs.hectares) body.geom = parcelInput(row.local_id, merged).geom;
+    return body;
+  },
+  // The row is then what the service holds: its own base (db/parcel-state.ts).
+  columnsAfter: (f) => ({ ...parcelColumns(parcelStateOfFeature(f).state), base: null }),
+};
+
+export const pushParcelUpdate = (ctx: AccountCtx, op: OutboxRow): Promise<void> => pushUpdate(ctx, op, parcelUpdates);
 
 export async function pushParcelDelete(ctx: AccountCtx, op: OutboxRow): Promise<void> {
   const row = getRow(ctx.db, 'parcel', op.local_id);

@@ -69,3 +69,71 @@ describe('an edit made after a PATCH whose answer was lost', () => {
     expect((await w.api('GET', `/api/crops/${id}/`, undefined, as(acc))).body.variety).toBe('Aurelio');
   });
 });
+
+/** Starts a sync whose PATCH matching `match` waits 1.5 s on the service; resolves once that PATCH is out. */
+async function syncWithSlowPatch(acc: string, match: string): Promise<Promise<unknown>> {
+  await w.fault(match, 'delay', { ms: 1500 });
+  const log: SentRequest[] = [];
+  const engine = recordingEngine(w, log, { timeoutMs: 5_000 });
+  const done = engine.sync({ accounts: [acc], pull: false });
+  await eventually(async () => w.mirror.read.outbox(acc).some((o) => o.state === 'in_flight'));
+  return done;
+}
+
+describe('an edit made while the PATCH is out', () => {
+  it('farm: the update is marked in flight, the answer does not overwrite the newer name, which goes next', async () => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, 'Farm v0');
+    await synced(acc);
+    const id = w.mirror.read.farm(farm.local_id)!.server_id!;
+    w.mirror.write.renameFarm(farm.local_id, 'Farm v1');
+    const done = await syncWithSlowPatch(acc, 'PATCH /api/farms/*');
+    w.mirror.write.renameFarm(farm.local_id, 'Farm v2');
+    await done;
+    expect(w.mirror.read.farm(farm.local_id)!.name).toBe('Farm v2');
+    expect((await w.api('GET', `/api/farms/${id}/`, undefined, as(acc))).body.name).toBe('Farm v1');
+    expect(w.mirror.read.outbox(acc).filter((o) => o.entity === 'farm' && o.state !== 'done').length).toBeGreaterThan(0);
+    await synced(acc);
+    expect((await w.api('GET', `/api/farms/${id}/`, undefined, as(acc))).body.name).toBe('Farm v2');
+  });
+
+  it('crop: the update is marked in flight, the answer does not overwrite the newer variety, which goes next', async () => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, 'Crop race');
+    const [p] = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, 'race')).created;
+    const crop = w.mirror.write.createCrop(acc, p!.local_id, { name: 'Barley', campaign: '2025', area: 1 });
+    await synced(acc);
+    const id = w.mirror.read.crop(crop.local_id)!.server_id!;
+    w.mirror.write.updateCrop(crop.local_id, { variety: 'Planet' });
+    const done = await syncWithSlowPatch(acc, 'PATCH /api/crops/*');
+    w.mirror.write.updateCrop(crop.local_id, { variety: 'Laureate' });
+    await done;
+    expect(w.mirror.read.crop(crop.local_id)!.variety).toBe('Laureate');
+    expect((await w.api('GET', `/api/crops/${id}/`, undefined, as(acc))).body.variety).toBe('Planet');
+    await synced(acc);
+    expect((await w.api('GET', `/api/crops/${id}/`, undefined, as(acc))).body.variety).toBe('Laureate');
+  });
+});
+
+describe('a PATCH answered 404 (deleted on the service between the GET and the PATCH)', () => {
+  it.each([
+    ['farm', 'PATCH /api/farms/*'],
+    ['crop', 'PATCH /api/crops/*'],
+  ] as const)('%s: a remote_delete conflict keeping the local edit, not a rejection', async (entity, match) => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, `Gone ${entity}`);
+    const [p] = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, `gone-${entity}`)).created;
+    const crop = w.mirror.write.createCrop(acc, p!.local_id, { name: 'Oats', campaign: '2025', area: 1 });
+    await synced(acc);
+    const localId = entity === 'farm' ? farm.local_id : crop.local_id;
+    if (entity === 'farm') w.mirror.write.renameFarm(farm.local_id, 'Renamed here');
+    else w.mirror.write.updateCrop(crop.local_id, { variety: 'Here' });
+    await w.fault(match, 'error', { status: 404 });
+    await w.engine().sync({ accounts: [acc], pull: false });
+    const c = w.mirror.read.conflicts().filter((x) => x.account_id === acc);
+    expect(c.map((x) => [x.entity, x.local_id, x.kind])).toEqual([[entity, localId, 'remote_delete']]);
+    expect(w.mirror.read.outbox(acc).some((o) => o.state === 'rejected')).toBe(false);
+    if (entity === 'farm') expect(w.mirror.read.farm(localId)!.name).toBe('Renamed here');
+    else expect(w.mirror.read.crop(localId)!.variety).toBe('Here');
+  });
+});
