@@ -45,7 +45,7 @@ export function campaignYear(campaign: string | null): number | null {
   return m ? Number(m[1]) : null;
 }
 
-const norm = (name: string | null) => (name === null ? null : name.trim().toLocaleLowerCase());
+const norm = (name: string | null) => (name === null ? null : name.trim().toLowerCase());
 
 export function sameFamily(a: RotationEntry['family'], b: RotationEntry['family']): boolean {
   if (!a || !b) return false;
