@@ -14,6 +14,7 @@ import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
 import { ChangeLog } from './changes.ts';
 import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeatures } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
+import { plantHandlers } from './plants.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -272,5 +273,6 @@ export class Backend {
     },
 
     ...rotationHandlers({ mirror: () => this.mirror, write: (fn) => this.write(fn) }),
+    ...plantHandlers(() => this.mirror),
   };
 }

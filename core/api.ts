@@ -127,7 +127,7 @@ export const ImportSummary = Obj({
   notes: Type.Array(Type.String()),
 });
 
-// ---- Crop rotations (issue 12): schemas of the methods at the end of API ----
+// ---- Crop rotations and plants (issue 12): schemas of the methods at the end of API ----
 /** A crop's family: id null for one named on a crop here and not yet synced (the service creates it then). */
 const FamilyRef = Obj({ id: Nullable(Type.Integer()), name: Type.String() });
 export const CropFamilySummary = Obj({ id: Type.Integer(), name: Type.String(), observation: Type.String() });
@@ -171,6 +171,24 @@ const CropFields = {
   sowing: Type.Optional(Nullable(Type.String())), closure: Type.Optional(Nullable(Type.String())),
   harvestedQty: Type.Optional(Nullable(Type.Number())), area: Type.Optional(Nullable(Type.Number())), active: Type.Optional(Type.Boolean()),
 };
+export const PlantFeature = Obj({
+  type: Type.Literal('Feature'),
+  /** The service's id: plants are detected there and only pulled. */
+  id: Type.Integer(),
+  geometry: Obj({ type: Type.Literal('Point'), coordinates: Position }),
+  properties: Obj({
+    /** The crown's outline. */
+    crown: Nullable(PolygonGeometry),
+    /** The crown's geodesic area in square metres (0 without a crown). */
+    area: Type.Number(),
+    /** The detection's free JSON. */
+    info: Type.Unknown(),
+    /** Local ids of its parcel and crop, when the mirror has them. */
+    parcel: Nullable(Id), crop: Nullable(Id),
+  }),
+});
+export type PlantFeature = Static<typeof PlantFeature>;
+const PlantLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 }));
 
 const Account = Obj({ account: AccountId });
 const AnyAccount = Obj({ account: Type.Optional(AccountId) });
@@ -263,7 +281,7 @@ export const API = {
     result: ImportSummary,
     progress: ImportProgress,
   },
-  // ---- Crop rotations (issue 12) ----
+  // ---- Crop rotations and plants (issue 12) ----
   rotation: { description: "A parcel's crops, newest first, each with its family, sync state and rotation warnings", args: Obj({ parcel: Id }), result: Type.Array(RotationCrop) },
   farmRotation: {
     description: "A farm's parcels × campaigns (or one campaign), each cell flagged when a crop family follows itself on the parcel",
@@ -273,6 +291,16 @@ export const API = {
   createCrop: { description: 'A new crop on a parcel (sent once the parcel is on the service)', args: Obj({ parcel: Id, ...CropFields }), result: RotationCrop },
   updateCrop: { description: 'Changes the fields given of a crop', args: Obj({ id: Id, ...CropFields }), result: RotationCrop },
   deleteCrop: { description: 'Deletes a crop (on the service at the next sync)', args: One, result: Nothing },
+  plantsInView: {
+    description: "An account's plants whose point or crown meets the box (R*Tree), for the map",
+    args: Obj({ account: AccountId, bbox: BBox, limit: PlantLimit }),
+    result: Obj({ type: Type.Literal('FeatureCollection'), features: Type.Array(PlantFeature), truncated: Type.Boolean() }),
+  },
+  plants: {
+    description: "A parcel's plants: how many, then the first `limit` (10,000 unless told) by id",
+    args: Obj({ parcel: Id, limit: PlantLimit }),
+    result: Obj({ count: Type.Integer(), truncated: Type.Boolean(), features: Type.Array(PlantFeature) }),
+  },
 } satisfies Contract;
 export type Api = typeof API;
 
