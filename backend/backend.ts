@@ -13,6 +13,8 @@ import type { Api, ApiEvent } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
 import { ChangeLog } from './changes.ts';
 import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeatures } from './views.ts';
+import { rotationHandlers } from './rotations.ts';
+import { plantHandlers } from './plants.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -273,5 +275,8 @@ export class Backend {
         this.importing = null;
       }
     },
+
+    ...rotationHandlers({ mirror: () => this.mirror, write: (fn) => this.write(fn) }),
+    ...plantHandlers(() => this.mirror),
   };
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { syncWorld, type SyncWorld } from '../test/helpers/sync.ts';
 import { serviceParcels } from '../test/helpers/engine.ts';
 import { square } from '../test/helpers/service.ts';
-import type { ApiEvent, ChangeEvent, SyncProgress } from '../core/api.ts';
+import type { SyncProgress } from '../core/api.ts';
+import { events } from '../test/helpers/host.ts';
 import { RpcCode } from '../core/rpc.ts';
 import { launchHost, type Host } from './launch.ts';
 
@@ -27,20 +28,6 @@ async function host(home: string, entry?: string): Promise<Host> {
 const newHome = () => mkdtempSync(join(w.dir, 'home-'));
 async function newAccount(): Promise<string> {
   return (await w.api('POST', '/api/accounts/', { account_email: `host-${Math.random().toString(36).slice(2)}@example.com` })).body.id as string;
-}
-/** Collects the host's events; `until` waits for one that matches. */
-function events(h: Host) {
-  const seen: ApiEvent[] = [];
-  h.client.onEvent((e) => seen.push(e));
-  return {
-    seen,
-    changes: () => seen.filter((e): e is ChangeEvent => e.type === 'changed'),
-    clear: () => { seen.length = 0; },
-    until: async (pred: (e: ApiEvent) => boolean) => {
-      for (let i = 0; i < 500 && !seen.some(pred); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(seen.some(pred)).toBe(true);
-    },
-  };
 }
 const poly = (lon: number, lat: number, ha = 1) => ({ type: 'Polygon' as const, coordinates: square(lon, lat, Math.sqrt(ha * 10_000)) });
 

@@ -14,4 +14,6 @@ export const ApiErrorCode = {
   versionMismatch: 'version_mismatch',
   noAccount: 'no_account',
   connectRefused: 'connect_refused',
+  /** A crop the service would refuse (core/crops/validate.ts), with every problem in the details. */
+  invalidCrop: 'invalid_crop',
 } as const;

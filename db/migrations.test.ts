@@ -14,28 +14,28 @@ beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });
 afterEach(() => { rmSync(dir, { recursive: true, force: true }); });
 
 const tables = (db: Database.Database) =>
-  (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'parcels_rtree_%' AND name NOT LIKE 'parcels_fts_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'parcels_rtree_%' AND name NOT LIKE 'parcels_fts_%' AND name NOT LIKE 'plants_rtree_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(5);
+    expect(migrations).toHaveLength(6);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(5);
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     const first = tables(db);
-    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_ad']));
+    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_ad', 'plants_rtree', 'plants_ai', 'plants_au', 'plants_ad']));
     db.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(5);
+    expect(again.pragma('user_version', { simple: true })).toBe(6);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(5);
+    expect(again.pragma('user_version', { simple: true })).toBe(6);
     again.close();
   });
 
@@ -111,6 +111,42 @@ describe('migrations', () => {
     expect(db.prepare('SELECT label, account_id FROM history ORDER BY id').all()).toEqual([
       { label: 'Create farm A', account_id: 'acc-a' }, { label: 'Rename farm', account_id: 'acc-a' }, { label: 'Import', account_id: 'acc-b' },
     ]);
+    db.close();
+  });
+
+  it('006 indexes plants by point and crown: plants pulled under version 5 are indexed, and every write keeps the index in step', () => {
+    const file = join(dir, 'v5.db');
+    const old = new Database(file);
+    migrate(old, 5);
+    const t = '2026-01-01T00:00:00.000Z';
+    old.prepare('INSERT INTO accounts (id, service_url, mode, created) VALUES (?, ?, ?, ?)').run('acc-1', 'http://x', 'api_key', t);
+    const crown = (lon: number, lat: number, d: number) => JSON.stringify({ type: 'Polygon', coordinates: [[[lon - d, lat - d], [lon + d, lat - d], [lon + d, lat + d], [lon - d, lat + d], [lon - d, lat - d]]] });
+    const plant = old.prepare("INSERT INTO plants (account_id, server_id, key, point, shape, area) VALUES ('acc-1', ?, ?, ?, ?, '1.00')");
+    plant.run(1, 'k1', '[-4.5,37.5]', crown(-4.5, 37.5, 0.001));
+    plant.run(2, 'k2', '[-4.6,37.6]', null);
+    old.close();
+
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    // The crown's box, not the point's: a view meeting only the crown's edge finds the tree.
+    const inBox = (minx: number, miny: number, maxx: number, maxy: number) => db.prepare(`SELECT p.server_id FROM plants_rtree r JOIN plants p ON p.rowid = r.id
+      WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? ORDER BY p.server_id`).pluck().all(minx, maxx, miny, maxy);
+    expect(inBox(-4.5009, 37.5009, -4.4, 37.6)).toEqual([1]);
+    expect(inBox(-4.4989, 37.5011, -4.4, 37.6)).toEqual([]);
+    expect(inBox(-4.61, 37.59, -4.59, 37.61)).toEqual([2]);
+    // Inserted, moved (point or crown), deleted: the index follows.
+    db.prepare("INSERT INTO plants (account_id, server_id, key, point, shape, area) VALUES ('acc-1', 3, 'k3', '[10,50]', NULL, '0.00')").run();
+    expect(inBox(9.9, 49.9, 10.1, 50.1)).toEqual([3]);
+    db.prepare("UPDATE plants SET point = '[11,51]' WHERE server_id = 3").run();
+    expect(inBox(9.9, 49.9, 10.1, 50.1)).toEqual([]);
+    expect(inBox(10.9, 50.9, 11.1, 51.1)).toEqual([3]);
+    db.prepare('UPDATE plants SET shape = ? WHERE server_id = 2').run(crown(-4.6, 37.6, 0.01));
+    expect(inBox(-4.595, 37.605, -4.5, 37.7)).toEqual([2]);
+    db.prepare('DELETE FROM plants WHERE server_id = 1').run();
+    expect(inBox(-4.51, 37.49, -4.49, 37.51)).toEqual([]);
+    // A removed account's plants go by cascade, and their entries with them.
+    db.prepare("DELETE FROM accounts WHERE id = 'acc-1'").run();
+    expect(db.prepare('SELECT count(*) FROM plants_rtree').pluck().get()).toBe(0);
     db.close();
   });
 

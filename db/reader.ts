@@ -1,5 +1,5 @@
 import type { Db } from './open.ts';
-import type { AccountRow, CropRow, FarmRow, OutboxRow, ParcelRow, StatusCounts } from './types.ts';
+import type { AccountRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow, StatusCounts } from './types.ts';
 
 export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string; point: string | null }
 
@@ -63,12 +63,17 @@ export class MirrorReader {
    * A parcel with none is synced.
    */
   parcelStates(localIds: readonly string[]): Map<string, { state: ParcelSyncState; reason: string | null }> {
+    return this.syncStates('parcel', localIds);
+  }
+
+  /** Where each farm, parcel or crop stands with the service, as parcelStates says it. */
+  syncStates(entity: Entity, localIds: readonly string[]): Map<string, { state: ParcelSyncState; reason: string | null }> {
     const out = new Map<string, { state: ParcelSyncState; reason: string | null }>();
     if (!localIds.length) return out;
-    const rows = this.db.prepare(`SELECT local_id, state, last_error AS reason FROM outbox WHERE entity = 'parcel' AND state != 'committed'
+    const rows = this.db.prepare(`SELECT local_id, state, last_error AS reason FROM outbox WHERE entity = @entity AND state != 'committed'
         AND local_id IN (SELECT value FROM json_each(@ids))
-      UNION ALL SELECT local_id, 'conflict', fields FROM conflicts WHERE entity = 'parcel' AND resolved IS NULL AND local_id IN (SELECT value FROM json_each(@ids))`)
-      .all({ ids: JSON.stringify(localIds) }) as { local_id: string; state: string; reason: string | null }[];
+      UNION ALL SELECT local_id, 'conflict', fields FROM conflicts WHERE entity = @entity AND resolved IS NULL AND local_id IN (SELECT value FROM json_each(@ids))`)
+      .all({ entity, ids: JSON.stringify(localIds) }) as { local_id: string; state: string; reason: string | null }[];
     for (const r of rows) {
       const state = STATE_OF_OP[r.state] ?? 'pending';
       const had = out.get(r.local_id);
