@@ -153,6 +153,27 @@ function sincosd(x: number, t: number): void {
   r[COS] = cosx;
 }
 
+// The last two latitudes' sincosd: the edges of a ring share their vertices, so each latitude (as the edge
+// transforms it: same sign for a ring in one hemisphere) comes twice in a row. Keyed on the exact value, -0 apart.
+const lastLat = new Float64Array([NaN, NaN]);
+const lastSinCos = new Float64Array(4);
+let lastSlot = 0;
+function latSincosd(x: number): void {
+  for (let k = 0; k < 2; k++) {
+    const c = lastLat[k]!;
+    if (x === c && (x !== 0 || 1 / x === 1 / c)) {
+      r[SIN] = lastSinCos[2 * k]!;
+      r[COS] = lastSinCos[2 * k + 1]!;
+      return;
+    }
+  }
+  sincosd(x, NaN);
+  lastSlot ^= 1;
+  lastLat[lastSlot] = x;
+  lastSinCos[2 * lastSlot] = r[SIN]!;
+  lastSinCos[2 * lastSlot + 1] = r[COS]!;
+}
+
 function astroid(x: number, y: number): number {
   const p = sq(x), q = sq(y), rr = (p + q - 1) / 6;
   if (q === 0 && rr <= 0) return 0;
@@ -294,13 +315,13 @@ export function geodesicS12(lat1: number, lon1: number, lat2: number, lon2: numb
   lat1 *= latsign;
   lat2 *= latsign;
 
-  sincosd(lat1, NaN);
+  latSincosd(lat1);
   let sbet1 = f1 * r[SIN]!, cbet1 = r[COS]!;
   let t = hypot(sbet1, cbet1);
   sbet1 /= t;
   cbet1 /= t;
   cbet1 = Math.max(tiny, cbet1);
-  sincosd(lat2, NaN);
+  latSincosd(lat2);
   let sbet2 = f1 * r[SIN]!, cbet2 = r[COS]!;
   t = hypot(sbet2, cbet2);
   sbet2 /= t;
@@ -372,6 +393,9 @@ export function geodesicS12(lat1: number, lon1: number, lat2: number, lon2: numb
         const B312 = sinCosSeries(true, ssig2, csig2, C3a) - sinCosSeries(true, ssig1, csig1, C3a);
         domg12 = -f * A3f(eps) * salp0 * (sig12 + B312);
         const v = eta + domg12;
+        // Lambda12 goes on to the derivative dv here; it is only used past this test, so it is worked out after it,
+        // not for the last iteration (the same numbers, a third fewer reducedLength calls).
+        if (tripb || !(Math.abs(v) >= (tripn ? 8 : 1) * tol0) || numit === maxit2) break;
         let dv = 0;
         if (numit < maxit1) {
           if (calp2 === 0) {
@@ -382,8 +406,6 @@ export function geodesicS12(lat1: number, lon1: number, lat2: number, lon2: numb
             dv *= f1 / (calp2 * cbet2);
           }
         }
-        // (End of Lambda12.)
-        if (tripb || !(Math.abs(v) >= (tripn ? 8 : 1) * tol0) || numit === maxit2) break;
         if (v > 0 && (numit < maxit1 || calp1 / salp1 > calp1b / salp1b)) {
           salp1b = salp1; calp1b = calp1;
         } else if (v < 0 && (numit < maxit1 || calp1 / salp1 < calp1a / salp1a)) {
