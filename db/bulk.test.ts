@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { searchText, suspendInsertTrigger, timeOrderedIds, withoutCheckpointAtCommit } from './bulk.ts';
+import { searchText, suspendInsertTrigger, timeOrderedIds, withStatementJournalsInMemory, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
 
@@ -163,5 +163,23 @@ describe('withoutCheckpointAtCommit', () => {
     // The next commit over the threshold checkpoints as always.
     fill();
     expect(statSync(file).size).toBeGreaterThan(before + rows * 2000);
+  });
+});
+
+describe('withStatementJournalsInMemory', () => {
+  it('runs fn with temp_store = MEMORY and puts the setting back, after a throw too; inside a transaction it changes nothing', () => {
+    const db = m.syncDb;
+    const store = () => db.pragma('temp_store', { simple: true });
+    const before = store();
+    expect(withStatementJournalsInMemory(db, () => db.transaction(() => {
+      const farm = m.write.createFarm(ACC, 'A');
+      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { savepoint: false });
+      return store();
+    })())).toBe(2);
+    expect(store()).toBe(before);
+    expect(m.read.parcels(m.read.farmByName(ACC, 'A')!.local_id)).toHaveLength(3);
+    expect(() => withStatementJournalsInMemory(db, () => { throw new Error('disk full'); })).toThrow('disk full');
+    expect(store()).toBe(before);
+    db.transaction(() => expect(withStatementJournalsInMemory(db, store)).toBe(before))();
   });
 });

@@ -107,6 +107,27 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
 }
 
 /**
+ * Runs fn, which opens a big transaction, with the transaction's statement journals in memory. A statement that may
+ * fail halfway (an INSERT of several rows into a table with foreign keys, an R*Tree or FTS5 insert) first copies each
+ * page it changes that already existed to a statement journal, to undo itself alone; past 64 KiB that journal is a
+ * temporary file, so an import of 100,000 parcels wrote some 220 MB to /tmp in 100,000 small writes, only to truncate
+ * it after each statement. In memory it costs copies only. Durability is unchanged: a statement journal never
+ * outlives its statement, and the transaction's own undo is the WAL. temp_store decides it, and SQLite reads it when a
+ * transaction begins; it cannot change inside one (fn then runs as it is). The mirror keeps no temporary tables
+ * across calls (changing temp_store drops them).
+ */
+export function withStatementJournalsInMemory<T>(db: Db, fn: () => T): T {
+  if (db.inTransaction) return fn();
+  const before = db.pragma('temp_store', { simple: true }) as number;
+  db.pragma('temp_store = MEMORY');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`temp_store = ${before}`);
+  }
+}
+
+/**
  * Inserts new parcels, a hundred a statement, and returns the first one's rowid: the others follow it, since a
  * new row takes max(rowid) + 1.
  */

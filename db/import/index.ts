@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger, withoutCheckpointAtCommit } from '../bulk.ts';
+import { suspendInsertTrigger, withStatementJournalsInMemory, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, REPROJECT } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -111,7 +111,7 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
   const skipInvalid = opts.skipInvalid === true;
   const fmt = (n: number) => n.toLocaleString('en-US');
   const db = mirror.syncDb;
-  return withoutCheckpointAtCommit(db, db.transaction((): ImportReport => {
+  return withStatementJournalsInMemory(db, () => withoutCheckpointAtCommit(db, db.transaction((): ImportReport => {
     // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
     const restoreTrigger = suspendInsertTrigger(db);
     // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
@@ -190,7 +190,7 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
         '(polygons keep theirs)');
     }
     return { farm, imported, skipped: problems, parts, notes };
-  }));
+  })));
 }
 
 function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
