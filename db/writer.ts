@@ -3,7 +3,7 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
-import { insertNewParcels, insertSearchEntries, insertSpatialEntries, timeOrderedIds, type NewParcelRow } from './bulk.ts';
+import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
@@ -49,8 +49,6 @@ export interface PreparedParcel {
   point: string | null;
   geometry: string;
   metadata: string;
-  /** The FTS5 text of the metadata values, when known (db/bulk.ts searchText). */
-  search?: string | null;
   /** Its validation stamp (core validationStamp of its metadata). */
   checked: number | null;
   hectares: number;
@@ -173,12 +171,14 @@ export class MirrorWriter {
       const rows: NewParcelRow[] = parcels.map((p, i) => ({
         local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
         point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
-        search: p.search, checked: p.checked,
+        checked: p.checked,
       }));
       const first = insertNewParcels(this.db, rows);
-      if (opts.indexes) insertSpatialEntries(this.db, rows, first);
-      enqueueCreated(this.db, 'parcel', first, first + rows.length - 1, t);
-      if (opts.indexes) insertSearchEntries(this.db, rows, first);
+      const last = first + rows.length - 1;
+      enqueueCreated(this.db, 'parcel', first, last, t);
+      // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
+      // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.
+      if (opts.indexes) insertIndexEntries(this.db, first, last);
       for (const id of ids) this.changes!.push({ entity: 'parcel', local_id: id, before: null, after: null });
       return parcels.length;
     };

@@ -5,7 +5,6 @@
 import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
 import { featureLabel, toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
 import { canonicalCoordinates } from './raw-coords.ts';
-import { searchText } from '../bulk.ts';
 import { validationStamp } from '../../core/parcels/client-ref.ts';
 
 export interface JobOptions {
@@ -16,15 +15,10 @@ export interface JobOptions {
   maxHectares: number;
 }
 
-/**
- * Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel; its
- * search text is left to SQLite; its metadata has no values to search.
- */
+/** Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel. */
 export const VALID = 1;
 export const SPLIT = 2;
 export const POINT = 4;
-export const SEARCH_BY_SQLITE = 8;
-export const SEARCH_NONE = 16;
 /** Valid, but its metadata leaves no room for the sync engine's client reference: no validation stamp. */
 export const UNSTAMPED = 32;
 
@@ -36,8 +30,7 @@ export interface PreparedJob {
   flags: Uint8Array;
   /**
    * The text columns of each VALID input, in order — name, point JSON (empty for a polygon), geometry JSON,
-   * metadata JSON, search text (db/bulk.ts searchText; empty unless known) — in one string, field k being
-   * text.slice(offsets[k], offsets[k + 1]). One string crosses
+   * metadata JSON — in one string, field k being text.slice(offsets[k], offsets[k + 1]). One string crosses
    * from a worker as one copy; 400 small ones per job cost the importing thread far more to receive and collect.
    */
   text: string;
@@ -60,7 +53,7 @@ export interface PreparedJob {
 export interface RawText { bytes: Uint8Array; base: number; polygons: Float64Array }
 
 /** Text fields per row in PreparedJob.text. */
-export const FIELDS = 5;
+export const FIELDS = 4;
 
 /** features[0] is the file's feature number `firstIndex`. */
 export function prepareFeatures(features: readonly unknown[], firstIndex: number, opts: JobOptions, raw?: RawText): PreparedJob {
@@ -104,16 +97,13 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   const offsets = new Uint32Array(valid.length * FIELDS + 1);
   let at = 0;
   valid.forEach((p, k) => {
-    const search = searchText(p.metadata);
     const i = validAt[k]!;
-    if (search === undefined) flags[i] = flags[i]! | SEARCH_BY_SQLITE;
-    else if (search === null) flags[i] = flags[i]! | SEARCH_NONE;
     if (validationStamp(p.metadata) === null) flags[i] = flags[i]! | UNSTAMPED;
     numbers[k * 5] = p.hectares;
     for (let c = 0; c < 4; c++) numbers[k * 5 + 1 + c] = p.bbox[c]!;
     const coordinates = rawGeometry[k];
     const geometry = coordinates ? `{"type":"Polygon","coordinates":${coordinates}}` : JSON.stringify(p.geometry);
-    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata), search ?? '');
+    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata));
     for (let f = fields.length - FIELDS; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
   });
   return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems, pointZ };
