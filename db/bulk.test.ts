@@ -80,6 +80,21 @@ describe('createPreparedParcels with the trigger suspended', () => {
     expect(m.read.outbox(ACC)).toEqual([]);
   });
 
+  it('takes text as UTF-8 bytes as well as strings, and stores the same TEXT', () => {
+    const farm = m.write.createFarm(ACC, 'A');
+    const utf8 = (t: string | Uint8Array) => new TextEncoder().encode(t as string);
+    m.write.createPreparedParcels(farm.local_id, prepared(), 'as strings');
+    m.write.createPreparedParcels(farm.local_id, prepared().map((p) => ({
+      ...p, name: utf8(p.name), point: p.point === null ? null : utf8(p.point), geometry: utf8(p.geometry), metadata: utf8(p.metadata),
+    })), 'as bytes');
+    const rows = m.syncDb.prepare(`SELECT name, typeof(name) AS tn, point, typeof(point) AS tp, geometry, typeof(geometry) AS tg, metadata, typeof(metadata) AS tm
+      FROM parcels ORDER BY rowid`).all();
+    expect(rows.slice(3)).toEqual(rows.slice(0, 3));
+    expect(rows[0]).toMatchObject({ name: 'Olivar del Pozo', tn: 'text', tg: 'text', tm: 'text' });
+    expect(rows[2]).toMatchObject({ name: 'Pozo', tp: 'text' });
+    expect(m.syncDb.prepare("SELECT count(*) FROM parcels_fts WHERE parcels_fts MATCH 'andalucia'").pluck().get()).toBe(2);
+  });
+
   it('is undone with the transaction that suspended the trigger, trigger included', () => {
     const farm = m.write.createFarm(ACC, 'A');
     const sql = triggerSql();

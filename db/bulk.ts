@@ -24,14 +24,18 @@ const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN '
   'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy); ' +
   "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata))); END";
 
+/** Text as a string, or as its UTF-8 (bound as it is, with CAST(? AS TEXT): no conversion). */
+export type Utf8Text = string | Uint8Array;
+
 /** A parcel row to create (the columns a new row does not default), its JSON columns already serialized. */
-export type NewParcelRow = Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'name' | 'source_type' | 'point' | 'geometry' | 'hectares'
-  | 'metadata' | 'minx' | 'miny' | 'maxx' | 'maxy' | 'created' | 'checked'>;
+export type NewParcelRow = Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'source_type' | 'hectares'
+  | 'minx' | 'miny' | 'maxx' | 'maxy' | 'created' | 'checked'> & { name: Utf8Text; point: Utf8Text | null; geometry: Utf8Text; metadata: Utf8Text };
 
 // Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
 // were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
 const ROWS_PER_INSERT = 100;
-const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
+// Text given as UTF-8 bytes is a blob to SQLite: CAST makes it the TEXT it is (a string stays as it is).
+const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
 const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
   metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
 // What the trigger writes for each new row — its box to the R*Tree; its name and its metadata's values (not the

@@ -3,7 +3,7 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
-import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow } from './bulk.ts';
+import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow, type Utf8Text } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
@@ -41,14 +41,14 @@ const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
 
 /**
  * A parcel that validateParcel accepted (on a worker thread, say), with its JSON columns serialized: the
- * input of createPreparedParcels, which does not validate again.
+ * input of createPreparedParcels, which does not validate again. Its text columns as strings or as their UTF-8.
  */
 export interface PreparedParcel {
-  name: string;
+  name: Utf8Text;
   /** The original point of a Point parcel (JSON), null for a Polygon. */
-  point: string | null;
-  geometry: string;
-  metadata: string;
+  point: Utf8Text | null;
+  geometry: Utf8Text;
+  metadata: Utf8Text;
   /** Its validation stamp (core validationStamp of its metadata). */
   checked: number | null;
   hectares: number;

@@ -215,4 +215,5 @@ function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
   };
 }
 
-const field = (r: PreparedJob, k: number): string => r.text.slice(r.offsets[k]!, r.offsets[k + 1]!);
+/** Field k's UTF-8 (a view, no copy); an empty field as '' (SQLite would take an empty buffer for NULL). */
+const field = (r: PreparedJob, k: number): Uint8Array | string => (r.offsets[k + 1] === r.offsets[k] ? '' : r.bytes.subarray(r.offsets[k]!, r.offsets[k + 1]!));

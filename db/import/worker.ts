@@ -41,7 +41,9 @@ parentPort!.on('message', ({ run, ctl, file, jobs, opts }: Begin) => {
         // Not a syntax error (a changed file, say): the importing thread redoes the job and says what it is.
         reply = { run, job, error: (e as Error).message, syntax: e instanceof SyntaxError };
       }
-      port.postMessage(reply);
+      // The result's arrays are this job's own: handed over, not copied.
+      const r = 'result' in reply ? reply.result : null;
+      port.postMessage(reply, r ? [r.bytes.buffer, r.offsets.buffer, r.numbers.buffer, r.flags.buffer] as ArrayBuffer[] : []);
       Atomics.add(ctl, SIGNAL, 1);
       Atomics.notify(ctl, SIGNAL);
     }
