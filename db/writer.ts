@@ -8,6 +8,7 @@ import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
+import { loadChanges, storeChanges, type Change } from './history.ts';
 
 const now = () => new Date().toISOString();
 
@@ -18,17 +19,11 @@ export class EditError extends Error {
   }
 }
 
-/**
- * One row's change in an undo entry. A row created by a bulk edit (an import) records `after: 'current'`:
- * its data stays in its own table (an undone create leaves a tombstone row), so an import of 100,000
- * parcels does not copy every geometry into the history.
- */
-interface Change { entity: Entity; local_id: string; before: Row | null; after: Row | null | 'current' }
 
 /** A deleted row (tombstone or pending delete) is no state to restore. */
 const live = (r: Row | undefined): Row | null => (r && !r.deleted ? r : null);
 
-/** Creating more rows than this in one edit records them by reference (see Change). */
+/** Creating more rows than this in one edit records them by reference (see db/history.ts). */
 const BULK_HISTORY = 200;
 
 // Fields the user edits; everything else (server ids, base, timestamps) belongs to sync.
@@ -247,7 +242,7 @@ export class MirrorWriter {
     const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 0 ORDER BY id DESC LIMIT 1').get() as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
-      this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.before })));
+      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.before })));
       this.db.prepare('UPDATE history SET undone = 1 WHERE id = ?').run(h.id);
     })();
     return h.label;
@@ -257,7 +252,7 @@ export class MirrorWriter {
     const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 1 ORDER BY id ASC LIMIT 1').get() as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
-      this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.after })));
+      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.after })));
       this.db.prepare('UPDATE history SET undone = 0 WHERE id = ?').run(h.id);
     })();
     return h.label;
@@ -282,7 +277,7 @@ export class MirrorWriter {
       }));
       if (changes.length) {
         if (this.db.prepare('DELETE FROM history WHERE undone = 1').run().changes > 0) purgeTombstones(this.db);
-        this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, JSON.stringify(changes), now());
+        this.db.prepare('INSERT INTO history (label, changes, created) VALUES (?, ?, ?)').run(label, storeChanges(changes), now());
       }
       return out;
     } finally {
