@@ -8,8 +8,6 @@ import { ImportError, REPROJECT } from './errors.ts';
 import { isFurrowExport } from './furrow-format.ts';
 import { splitFeatureFile, type SplitCollection } from './geojson-split.ts';
 import { fileRef, type FileRef } from './file-ref.ts';
-import { readKml } from './kml.ts';
-import { readZip } from './shapefile.ts';
 
 export type ImportFormat = 'geojson' | 'kml' | 'zip';
 
@@ -78,10 +76,12 @@ export async function readImportSource(file: string, split: boolean): Promise<So
     throw new ImportError('unreadable', `${name} cannot be read: ${(e as Error).message}`);
   }
   const format = detect(buffer.subarray(0, HEAD_BYTES), ext);
-  if (format === 'zip') return { format, ...(await readZip(buffer, name)), furrowExport: false };
+  // The KML and Shapefile readers, and the XML, zip and Shapefile packages they use, load only for those formats:
+  // loading them took a GeoJSON import 50–100 ms before it could start.
+  if (format === 'zip') return { format, ...(await (await import('./shapefile.ts')).readZip(buffer, name)), furrowExport: false };
   // GeoJSON and KML are read as UTF-8: bytes that are not become U+FFFD, which the user is told, not left to find.
   const notes = isUtf8(buffer) ? [] : [notUtf8(name)];
-  if (format === 'kml') return { format, features: readKml(buffer, name), furrowExport: false, notes };
+  if (format === 'kml') return { format, features: (await import('./kml.ts')).readKml(buffer, name), furrowExport: false, notes };
   if (format === 'geojson') {
     const source = readGeoJson(buffer.toString('utf8').replace(/^\uFEFF/, ''), name);
     return { ...source, notes: [...notes, ...(source.notes ?? [])] };
