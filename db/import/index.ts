@@ -82,7 +82,7 @@ export async function importFile(mirror: Mirror, file: string, opts: ImportOptio
   // Before the file is read: a new thread takes a few hundred ms to boot.
   const pool = workers > 0 && size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES) ? acquirePool(workers) : null;
   try {
-    const source = await readImportSource(file, true);
+    const source = await readImportSource(file, true, pool ? (ref, start) => pool.splitFrom(ref, start) : undefined);
     try {
       return run(mirror, file, farmName, opts, source, pool);
     } catch (e) {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ImportError, REPROJECT } from './errors.ts';
 import { isFurrowExport } from './furrow-format.ts';
-import { splitFeatureFile, type SplitCollection } from './geojson-split.ts';
+import { splitFeatureFile, type SplitCollection, type TailSplit } from './geojson-split.ts';
 import { fileRef, type FileRef } from './file-ref.ts';
 
 export type ImportFormat = 'geojson' | 'kml' | 'zip';
@@ -43,7 +43,7 @@ const HEAD_BYTES = 1024;
  * format or shape, anything odd, a refused crs) is read and parsed whole as always, so its errors are exactly
  * the same either way.
  */
-export async function readImportSource(file: string, split: boolean): Promise<SourceFeatures | SplitSource> {
+export async function readImportSource(file: string, split: boolean, splitTail?: (file: FileRef, start: number) => TailSplit | null): Promise<SourceFeatures | SplitSource> {
   const name = basename(file);
   const ext = extname(file).toLowerCase();
   if (split) {
@@ -59,10 +59,12 @@ export async function readImportSource(file: string, split: boolean): Promise<So
       readSync(fd, head, 0, head.length, 0);
       if (st.isFile() && detect(head, ext) === 'geojson') {
         const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-        const parts = splitFeatureFile(fd, st.size, bom);
+        const ref = fileRef(file, st);
+        // A large file's second part is split by a worker thread meanwhile, when there is one (geojson-split.ts).
+        const parts = splitFeatureFile(fd, st.size, bom, undefined, splitTail && { from: (start) => splitTail(ref, start) });
         if (parts && crsAccepted(parts.members['crs'])) {
           const notes = parts.utf8 ? [] : [notUtf8(name)];
-          return { format: 'geojson', file: fileRef(file, st), split: parts, furrowExport: isFurrowExport(parts.members), notes };
+          return { format: 'geojson', file: ref, split: parts, furrowExport: isFurrowExport(parts.members), notes };
         }
       }
     } finally {

@@ -42,6 +42,24 @@ const VALUE_POINT = ascii('"Point"');
 const VALUE_MULTIPOLYGON = ascii('"MultiPolygon"');
 
 /** A file read through the scanner's window. */
+/** Features split by another thread from file offset `start` (see geojson-split.ts). */
+export interface TailSplit {
+  start: number;
+  /** Waits for them; null when that thread could not split them (the scan then goes on by itself). */
+  take(): TailTables | null;
+}
+
+/** Features from a file offset to the end of the features array: file offsets, and the offset just past the array. */
+export interface TailTables {
+  starts: Float64Array;
+  ends: Float64Array;
+  inputs: Int8Array;
+  polygons: Float64Array;
+  end: number;
+  /** Every byte from the start to the end of the file is UTF-8. */
+  utf8: boolean;
+}
+
 export interface Stream {
   fd: number;
   size: number;
@@ -61,10 +79,32 @@ export class Scanner {
   private checked = 0;
   private utf8 = true;
 
-  /** b[0, n) holds bytes; with a stream, more are read into b as the scan needs them. */
-  constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null) {
+  /**
+   * Features from this file offset on were split by another thread (see geojson-split.ts): features() takes them
+   * when it reaches that offset at the start of an element, and forgets them once past it.
+   */
+  tail: TailSplit | null = null;
+
+  /** b[0, n) holds bytes; with a stream, more are read into b as the scan needs them, from file offset `at` on. */
+  constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null, at = 0) {
     this.eof = stream === null;
+    this.base = this.checked = at;
     if (stream) this.more();
+  }
+
+  /** File offset of window position i. */
+  offset(i: number): number {
+    return this.base + i;
+  }
+
+  /** Moves the window to file offset `at`, every byte before it taken as read and checked; returns its position (0). */
+  private jump(at: number): number {
+    this.base = at;
+    this.n = 0;
+    this.checked = Math.max(this.checked, at);
+    this.eof = false;
+    this.more();
+    return 0;
   }
 
   /**
@@ -206,8 +246,32 @@ export class Scanner {
   features(i: number): number {
     i = this.ws(i + 1);
     if (this.b[i] === CLOSE_BRACKET) return i + 1;
+    return this.elements_(i);
+  }
+
+  /** The features array's elements from the one at i on: records each; just past the array, or -1. */
+  featureElements(i: number): number {
+    return this.elements_(i);
+  }
+
+  private elements_(i: number): number {
     for (;;) {
       i = this.compact(i);
+      if (this.tail) {
+        const at = this.base + i;
+        if (at === this.tail.start) {
+          // This thread has reached, at an element's start, the byte the other thread began at: from there on it
+          // would scan exactly what that thread scanned, so its features are these ones.
+          const t = this.tail.take();
+          this.tail = null;
+          if (t) {
+            this.append(t);
+            return this.jump(t.end);
+          }
+        } else if (at > this.tail.start) {
+          this.tail = null; // that byte is no element's start (inside a string, a nested value): its split is worthless
+        }
+      }
       const start = i;
       let inputs = UNKNOWN;
       let end: number;
@@ -229,18 +293,27 @@ export class Scanner {
     }
   }
 
+  /** Another thread's features (file offsets), after this one's; its bytes' UTF-8 verdict joins this one's. */
+  private append(t: TailTables): void {
+    while (this.count + t.starts.length > this.starts.length) this.grow();
+    this.starts.set(t.starts, this.count);
+    this.ends.set(t.ends, this.count);
+    this.inputs.set(t.inputs, this.count);
+    this.polygons.set(t.polygons, 2 * this.count);
+    this.count += t.starts.length;
+    if (!t.utf8) this.utf8 = false;
+  }
+
+  /** This scan's tables (file offsets), of their exact length; for a scan from an element (featureElements). */
+  tables(end: number): TailTables {
+    return {
+      starts: this.starts.slice(0, this.count), ends: this.ends.slice(0, this.count), inputs: this.inputs.slice(0, this.count),
+      polygons: this.polygons.slice(0, 2 * this.count), end: this.base + end, utf8: this.utf8Done(),
+    };
+  }
+
   private push(start: number, end: number, inputs: number, polygon: Float64Array): void {
-    if (this.count === this.starts.length) {
-      const grow = <T extends Float64Array | Int8Array>(a: T, make: (n: number) => T): T => {
-        const next = make(a.length * 2);
-        next.set(a);
-        return next;
-      };
-      this.starts = grow(this.starts, (n) => new Float64Array(n));
-      this.ends = grow(this.ends, (n) => new Float64Array(n));
-      this.inputs = grow(this.inputs, (n) => new Int8Array(n));
-      this.polygons = grow(this.polygons, (n) => new Float64Array(n));
-    }
+    if (this.count === this.starts.length) this.grow();
     const base = this.base;
     this.polygons[2 * this.count] = polygon[0]! < 0 ? -1 : base + polygon[0]!;
     this.polygons[2 * this.count + 1] = polygon[1]! < 0 ? -1 : base + polygon[1]!;
@@ -248,6 +321,18 @@ export class Scanner {
     this.ends[this.count] = base + end;
     this.inputs[this.count] = inputs;
     this.count++;
+  }
+
+  private grow(): void {
+    const grow = <T extends Float64Array | Int8Array>(a: T, make: (n: number) => T): T => {
+      const next = make(a.length * 2);
+      next.set(a);
+      return next;
+    };
+    this.starts = grow(this.starts, (n) => new Float64Array(n));
+    this.ends = grow(this.ends, (n) => new Float64Array(n));
+    this.inputs = grow(this.inputs, (n) => new Int8Array(n));
+    this.polygons = grow(this.polygons, (n) => new Float64Array(n));
   }
 
   /** Set by feature(): its parcel inputs, 1 or UNKNOWN; and its polygon's coordinates, or -1, -1. */
