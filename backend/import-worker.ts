@@ -13,6 +13,9 @@ const job = workerData as ImportJob;
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
 const stop = new Int32Array(job.stop);
 const mirror = Mirror.open(join(job.home, 'mirror.db'));
+// Statement journals in memory for the import (db/bulk.ts), set before the change log's temporary triggers exist:
+// changing temp_store later would drop them.
+mirror.syncDb.pragma('temp_store = MEMORY');
 // This connection's writes, for the app's change event (rolled back with the import if it fails).
 const log = new ChangeLog(mirror.syncDb);
 try {

@@ -22,7 +22,7 @@ const { values: args } = parseArgs({
   },
 });
 /** Bump when the generated data, the way it is built or the mirror schema changes: a cached file of another version is not used. */
-const DATA_VERSION = 1;
+const DATA_VERSION = 2;
 const PARCELS = Math.ceil(Number(args.parcels) / DEFAULT_LAYOUT.fieldsPerFarm) * DEFAULT_LAYOUT.fieldsPerFarm;
 const FARMS = PARCELS / DEFAULT_LAYOUT.fieldsPerFarm;
 const VIEWPORTS = Number(args.viewports);

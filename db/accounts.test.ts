@@ -55,6 +55,18 @@ describe('removeAccount', () => {
     expect(db().pragma('foreign_key_check')).toEqual([]);
   });
 
+  it('removes the undo entry of a bulk create of the account (its rows listed by id alone) and keeps the other account\'s', () => {
+    const { mine, theirs } = twoAccounts();
+    const many = (prefix: string, lon: number) => Array.from({ length: 201 }, (_, i) => parcel(`${prefix}${i}`, lon + i * 0.002));
+    t.mirror.write.createParcels(mine.local_id, many('M', -6.5), { label: 'Bulk mine' });
+    t.mirror.write.createParcels(theirs.local_id, many('T', -4.5), { label: 'Bulk theirs' });
+    expect(db().prepare("SELECT count(*) FROM history WHERE changes LIKE '%\"created\":[%'").pluck().get()).toBe(2);
+    removeAccount(db(), ACCOUNT, { discardUnsynced: true });
+    expect(db().prepare('SELECT label FROM history ORDER BY id').pluck().all()).toEqual(['Create farm Theirs', 'Create 1 parcel(s)', 'Bulk theirs']);
+    expect(t.mirror.write.undo()).toBe('Bulk theirs');
+    expect(t.mirror.read.parcels(theirs.local_id)).toHaveLength(1);
+  });
+
   it('with discardUnsynced removes it anyway and says what was lost', () => {
     twoAccounts();
     expect(removeAccount(db(), ACCOUNT, { discardUnsynced: true })).toMatchObject({ parcels: 2, discarded: { total: 3, byState: { queued: 3 } } });

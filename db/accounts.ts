@@ -59,8 +59,10 @@ function remove(db: Db, accountId: string, opts: { discardUnsynced?: boolean }):
     db.prepare(`CREATE TEMP TABLE IF NOT EXISTS removed_rows (local_id TEXT PRIMARY KEY)`).run();
     db.prepare('DELETE FROM removed_rows').run();
     for (const table of ['farms', 'parcels', 'crops']) db.prepare(`INSERT OR IGNORE INTO removed_rows SELECT local_id FROM ${table} WHERE account_id = ?`).run(accountId);
+    // A change names its row by local_id, or lists the rows a bulk edit created under `created` (db/history.ts).
     db.prepare(`DELETE FROM history WHERE EXISTS (SELECT 1 FROM json_each(history.changes) c
-      WHERE json_extract(c.value, '$.local_id') IN (SELECT local_id FROM removed_rows))`).run();
+      WHERE json_extract(c.value, '$.local_id') IN (SELECT local_id FROM removed_rows)
+        OR EXISTS (SELECT 1 FROM json_each(c.value, '$.created') x WHERE x.value IN (SELECT local_id FROM removed_rows)))`).run();
     db.prepare('DELETE FROM removed_rows').run();
     db.prepare("DELETE FROM settings WHERE key = 'parcel_limit:' || ?").run(accountId);
     db.prepare('DELETE FROM accounts WHERE id = ?').run(accountId);

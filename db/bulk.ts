@@ -4,7 +4,7 @@
 // Why the trigger is in the way: a statement that fires a trigger and may abort runs in a statement
 // transaction, and opening one asks every virtual table written in the transaction for a savepoint. FTS5
 // answers a savepoint by flushing its pending terms to disk, so with the trigger each parcel's insert wrote
-// a one-row FTS5 segment, and FTS5 then spent its time merging them. Inserted one statement at a time, with
+// a one-row FTS5 segment, and FTS5 then spent its time merging them. Inserted a range of rows at a time, with
 // no trigger, the terms stay pending and go to disk a few thousand at a time.
 //
 // So a bulk import drops the trigger inside its own transaction and puts it back before committing: the
@@ -14,6 +14,7 @@
 // direct SQL) keeps going through the trigger.
 
 import { randomFillSync } from 'node:crypto';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './open.ts';
 import type { ParcelRow } from './types.ts';
 import { cachedStatement } from './rows.ts';
@@ -23,26 +24,26 @@ const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN '
   'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy); ' +
   "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata))); END";
 
+/** Text as a string, or as its UTF-8 (bound as it is, with CAST(? AS TEXT): no conversion). */
+export type Utf8Text = string | Uint8Array;
+
 /** A parcel row to create (the columns a new row does not default), its JSON columns already serialized. */
-export type NewParcelRow = Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'name' | 'source_type' | 'point' | 'geometry' | 'hectares'
-  | 'metadata' | 'minx' | 'miny' | 'maxx' | 'maxy' | 'created' | 'checked'> & {
-  /** The FTS5 text of the metadata (searchText), when known; undefined: SQLite works it out from `metadata`. */
-  search?: string | null;
-};
+export type NewParcelRow = Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'source_type' | 'hectares'
+  | 'minx' | 'miny' | 'maxx' | 'maxy' | 'created' | 'checked'> & { name: Utf8Text; point: Utf8Text | null; geometry: Utf8Text; metadata: Utf8Text };
 
 // Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
 // were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
 const ROWS_PER_INSERT = 100;
-const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
+// Text given as UTF-8 bytes is a blob to SQLite: CAST makes it the TEXT it is (a string stays as it is).
+const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
 const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
   metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
-const INSERT_RTREE = 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES ';
-// What the trigger writes to FTS5: the name, and the metadata values (not the keys) joined as SQLite joins them
-// (see searchText), or by SQLite itself.
-const INSERT_FTS = 'INSERT INTO parcels_fts (rowid, name, metadata) VALUES ';
-const INSERT_FTS_SQL = "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (?, ?, (SELECT group_concat(value, ' ') FROM json_each(?)))";
-/** SQLite's limit on parameters in one statement. */
-const MAX_PARAMETERS = 32766;
+// What the trigger writes for each new row — its box to the R*Tree; its name and its metadata's values (not the
+// keys: 'region' should not match every parcel that has a region) to FTS5 — for a range of rows at once, read back
+// from the rows themselves: the same statements as the trigger's, so the same entries by construction.
+const INDEX_RTREE = 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) SELECT rowid, minx, maxx, miny, maxy FROM parcels WHERE rowid BETWEEN ? AND ?';
+const INDEX_FTS = `INSERT INTO parcels_fts (rowid, name, metadata)
+  SELECT rowid, name, (SELECT group_concat(value, ' ') FROM json_each(metadata)) FROM parcels WHERE rowid BETWEEN ? AND ?`;
 
 const sqlCache = new Map<string, string>();
 /** `head` followed by n copies of `values`, built once per n. */
@@ -52,29 +53,6 @@ function repeated(head: string, values: string, n: number): string {
   if (sql === undefined) sqlCache.set(key, (sql = head + Array.from({ length: n }, () => values).join(', ')));
   return sql;
 }
-
-/**
- * What the trigger's `group_concat(value, ' ') FROM json_each(metadata)` gives for this metadata, worked out
- * here (so the importing thread does not parse the JSON again) when it certainly gives the same: strings (well
- * formed, no NUL), booleans (json_each reads them as 1 and 0) and integers a double holds exactly (printed alike).
- * Null when there are no values; undefined for anything else (a fraction prints differently in SQLite): then
- * SQLite works it out.
- */
-export function searchText(metadata: Record<string, unknown>): string | null | undefined {
-  const values = Object.values(metadata);
-  if (values.length === 0) return null;
-  const parts: string[] = [];
-  for (const v of values) {
-    if (typeof v === 'string' && wellFormed(v) && !v.includes('\0')) parts.push(v);
-    else if (typeof v === 'boolean') parts.push(v ? '1' : '0');
-    else if (typeof v === 'number' && Number.isSafeInteger(v)) parts.push(String(v));
-    else return undefined;
-  }
-  return parts.join(' ');
-}
-
-// String.prototype.isWellFormed (Node 20) is newer than the ES2023 typings.
-const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * Drops parcels_ai for the rest of the current transaction and returns what puts it back (call it before
@@ -107,6 +85,73 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
 }
 
 /**
+ * Has the OS write the WAL out while a big transaction is still being built. SQLite moves a transaction's pages to
+ * the WAL as its page cache fills (a few MiB), long before the commit, but they sit in the OS's cache until the
+ * commit's fsync, which then waited for all of them (176 MB for 100,000 parcels, a quarter of a second here).
+ * kick() asks for an fdatasync of what the WAL holds so far on libuv's thread pool and returns at once, so the disk
+ * works while this thread goes on; the commit's own fsync (synchronous=FULL) still comes, as always, and is what
+ * makes the transaction durable: this only adds syncs, of bytes the commit writes out anyway. The WAL is opened
+ * read-only through a descriptor of its own: SQLite keeps its locks on the database and -shm files, never on the
+ * WAL, so closing this one cannot release them. Nothing happens for an in-memory database or a missing WAL.
+ */
+export class WalSyncAhead {
+  private fd = -1;
+  private pending = 0;
+  private closed = false;
+
+  constructor(db: Db) {
+    if (db.memory) return;
+    try {
+      this.fd = openSync(`${db.name}-wal`, 'r');
+    } catch {
+      this.fd = -1;
+    }
+  }
+
+  kick(): void {
+    if (this.fd < 0 || this.closed) return;
+    this.pending++;
+    // The callbacks run once the importing thread returns to the event loop: the file is closed after the last.
+    fdatasync(this.fd, () => {
+      if (--this.pending === 0 && this.closed) this.release();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.pending === 0) this.release();
+  }
+
+  private release(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/**
+ * Runs fn, which opens a big transaction, with the transaction's statement journals in memory. A statement that may
+ * fail halfway (an INSERT of several rows into a table with foreign keys, an R*Tree or FTS5 insert) first copies each
+ * page it changes that already existed to a statement journal, to undo itself alone; past 64 KiB that journal is a
+ * temporary file, so an import of 100,000 parcels wrote some 220 MB to /tmp in 100,000 small writes, only to truncate
+ * it after each statement. In memory it costs copies only. Durability is unchanged: a statement journal never
+ * outlives its statement, and the transaction's own undo is the WAL. temp_store decides it, and SQLite reads it when a
+ * transaction begins; it cannot change inside one (fn then runs as it is). Changing it drops the connection's
+ * temporary tables and triggers (the app's change log, backend/changes.ts), so a connection holding any runs fn as it
+ * is too: such a connection sets temp_store = MEMORY when it opens, before creating them.
+ */
+export function withStatementJournalsInMemory<T>(db: Db, fn: () => T): T {
+  if (db.inTransaction) return fn();
+  const before = db.pragma('temp_store', { simple: true }) as number;
+  if (before === 2 || db.prepare('SELECT 1 FROM temp.sqlite_master LIMIT 1').get() !== undefined) return fn();
+  db.pragma('temp_store = MEMORY');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`temp_store = ${before}`);
+  }
+}
+
+/**
  * Inserts new parcels, a hundred a statement, and returns the first one's rowid: the others follow it, since a
  * new row takes max(rowid) + 1.
  */
@@ -126,37 +171,10 @@ export function insertNewParcels(db: Db, rows: readonly NewParcelRow[]): number 
   return first;
 }
 
-/** The R*Tree entries of rows just inserted from rowid `first` on (parcels_ai suspended). */
-export function insertSpatialEntries(db: Db, rows: readonly NewParcelRow[], first: number): void {
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const batch = rows.slice(i, i + ROWS_PER_INSERT);
-    const params: unknown[] = [];
-    batch.forEach((r, k) => params.push(first + i + k, r.minx, r.maxx, r.miny, r.maxy));
-    cachedStatement(db, repeated(INSERT_RTREE, '(?, ?, ?, ?, ?)', batch.length)).run(...params);
-  }
-}
-
-/**
- * The FTS5 entries of rows just inserted from rowid `first` on (parcels_ai suspended). Call it last among a
- * chunk's statements: FTS5 keeps the terms of its inserts pending in memory, but writes them out as a segment
- * of their own whenever a statement that may fail halfway (several rows, INSERT…SELECT) opens a statement
- * savepoint. Inserted after the chunk's other statements, in one statement, a chunk's terms go out as one
- * segment, when the next chunk's first statement begins.
- */
-export function insertSearchEntries(db: Db, rows: readonly NewParcelRow[], first: number): void {
-  const known: unknown[] = [];
-  const derived: number[] = [];
-  rows.forEach((r, k) => {
-    if (r.search === undefined) derived.push(k);
-    else known.push(first + k, r.name, r.search);
-  });
-  if (known.length > MAX_PARAMETERS) {
-    for (let p = 0; p < known.length; p += 3) cachedStatement(db, repeated(INSERT_FTS, '(?, ?, ?)', 1)).run(known[p], known[p + 1], known[p + 2]);
-  } else if (known.length > 0) {
-    cachedStatement(db, repeated(INSERT_FTS, '(?, ?, ?)', known.length / 3)).run(...known);
-  }
-  // One statement each (no savepoint, so nothing pending is written out).
-  for (const k of derived) cachedStatement(db, INSERT_FTS_SQL).run(first + k, rows[k]!.name, rows[k]!.metadata);
+/** The R*Tree and FTS5 entries of the rows first…last (parcels_ai suspended), as the trigger would have written them. */
+export function insertIndexEntries(db: Db, first: number, last: number): void {
+  cachedStatement(db, INDEX_RTREE).run(first, last);
+  cachedStatement(db, INDEX_FTS).run(first, last);
 }
 
 // Time-ordered ids (RFC 9562 version 7) for parcels created in bulk. A random id (v4) lands anywhere in the

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { FutureSchemaError, migrate, openDb } from './open.ts';
+import { FutureSchemaError, MIRROR_PAGE_SIZE, migrate, openDb } from './open.ts';
 import { migrations } from './migrations/index.ts';
 import { Mirror } from './mirror.ts';
 
@@ -25,6 +25,7 @@ describe('migrations', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('page_size', { simple: true })).toBe(MIRROR_PAGE_SIZE);
     const first = tables(db);
     expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_ad', 'plants_rtree', 'plants_ai', 'plants_au', 'plants_ad']));
     db.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
@@ -54,6 +55,8 @@ describe('migrations', () => {
     const db = openDb(file);
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(db.prepare("SELECT name, hectares, checked FROM parcels WHERE local_id = 'p1'").get()).toEqual({ name: 'Old field', hectares: 1.5, checked: null });
+    // A mirror made before MIRROR_PAGE_SIZE keeps its 4 KiB pages.
+    expect(db.pragma('page_size', { simple: true })).toBe(4096);
     db.close();
   });
 

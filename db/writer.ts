@@ -3,11 +3,12 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
-import { insertNewParcels, insertSearchEntries, insertSpatialEntries, timeOrderedIds, type NewParcelRow } from './bulk.ts';
+import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow, type Utf8Text } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
+import { loadChanges, storeChanges, type Change } from './history.ts';
 
 const now = () => new Date().toISOString();
 
@@ -18,17 +19,11 @@ export class EditError extends Error {
   }
 }
 
-/**
- * One row's change in an undo entry. A row created by a bulk edit (an import) records `after: 'current'`:
- * its data stays in its own table (an undone create leaves a tombstone row), so an import of 100,000
- * parcels does not copy every geometry into the history.
- */
-interface Change { entity: Entity; local_id: string; before: Row | null; after: Row | null | 'current' }
 
 /** A deleted row (tombstone or pending delete) is no state to restore. */
 const live = (r: Row | undefined): Row | null => (r && !r.deleted ? r : null);
 
-/** Creating more rows than this in one edit records them by reference (see Change). */
+/** Creating more rows than this in one edit records them by reference (see db/history.ts). */
 const BULK_HISTORY = 200;
 
 // Fields the user edits; everything else (server ids, base, timestamps) belongs to sync.
@@ -41,16 +36,14 @@ const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
 
 /**
  * A parcel that validateParcel accepted (on a worker thread, say), with its JSON columns serialized: the
- * input of createPreparedParcels, which does not validate again.
+ * input of createPreparedParcels, which does not validate again. Its text columns as strings or as their UTF-8.
  */
 export interface PreparedParcel {
-  name: string;
+  name: Utf8Text;
   /** The original point of a Point parcel (JSON), null for a Polygon. */
-  point: string | null;
-  geometry: string;
-  metadata: string;
-  /** The FTS5 text of the metadata values, when known (db/bulk.ts searchText). */
-  search?: string | null;
+  point: Utf8Text | null;
+  geometry: Utf8Text;
+  metadata: Utf8Text;
   /** Its validation stamp (core validationStamp of its metadata). */
   checked: number | null;
   hectares: number;
@@ -173,12 +166,14 @@ export class MirrorWriter {
       const rows: NewParcelRow[] = parcels.map((p, i) => ({
         local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
         point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
-        search: p.search, checked: p.checked,
+        checked: p.checked,
       }));
       const first = insertNewParcels(this.db, rows);
-      if (opts.indexes) insertSpatialEntries(this.db, rows, first);
-      enqueueCreated(this.db, 'parcel', first, first + rows.length - 1, t);
-      if (opts.indexes) insertSearchEntries(this.db, rows, first);
+      const last = first + rows.length - 1;
+      enqueueCreated(this.db, 'parcel', first, last, t);
+      // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
+      // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.
+      if (opts.indexes) insertIndexEntries(this.db, first, last);
       for (const id of ids) this.changes!.push({ entity: 'parcel', local_id: id, before: null, after: null });
       return parcels.length;
     };
@@ -249,7 +244,7 @@ export class MirrorWriter {
       .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
-      this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.before })));
+      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.before })));
       this.db.prepare('UPDATE history SET undone = 1 WHERE id = ?').run(h.id);
     })();
     return h.label;
@@ -261,7 +256,7 @@ export class MirrorWriter {
       .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
-      this.apply((JSON.parse(h.changes) as Change[]).map((c) => ({ ...c, target: c.after })));
+      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.after })));
       this.db.prepare('UPDATE history SET undone = 0 WHERE id = ?').run(h.id);
     })();
     return h.label;
@@ -290,7 +285,7 @@ export class MirrorWriter {
         const first = changes[0]!;
         const account = (first.before ?? (first.after !== 'current' ? first.after : null) ?? getRow(this.db, first.entity, first.local_id))?.account_id ?? null;
         if (this.db.prepare('DELETE FROM history WHERE undone = 1 AND account_id IS ?').run(account).changes > 0) purgeTombstones(this.db, account);
-        this.db.prepare('INSERT INTO history (label, changes, account_id, created) VALUES (?, ?, ?, ?)').run(label, JSON.stringify(changes), account, now());
+        this.db.prepare('INSERT INTO history (label, changes, account_id, created) VALUES (?, ?, ?, ?)').run(label, storeChanges(changes), account, now());
       }
       return out;
     } finally {

@@ -1,14 +1,15 @@
 import geodesic from 'geographiclib-geodesic';
 import type { PolygonCoords, Position } from './types.ts';
+import { geodesicS12 } from './geodesic-s12.ts';
 
 // The area is GeographicLib's PolygonArea, unrolled: one Geodesic.Inverse per edge, summed in its own
 // Accumulator, with its crossing count and its final reduction (AreaReduceA), in the same order, so the
-// result is bit for bit what PolygonArea.Compute(false, true) returns (area.test.ts checks that). Asking
-// Inverse for the area alone (PolygonArea also asks for the distance, to sum the perimeter) saves about a
-// tenth of the time, and the area is most of the CPU a bulk create or an import spends per parcel.
+// result is bit for bit what PolygonArea.Compute(false, true) returns (area.test.ts checks that). Each edge's
+// Inverse is asked for the area alone (PolygonArea also asks for the distance, to sum the perimeter), through
+// geodesicS12: the library's own computation without its allocations (geodesic-s12.ts). The area is most of
+// the CPU a bulk create or an import spends per parcel.
 const G = geodesic.Geodesic;
 const WGS84 = G.WGS84;
-const MASK = G.AREA | G.LONG_UNROLL;
 /** The ellipsoid's total area, as PolygonArea computes it (4π·c², c the authalic radius). */
 const AREA0 = 4 * Math.PI * (WGS84 as unknown as { _c2: number })._c2;
 const M = geodesic.Math;
@@ -53,7 +54,7 @@ export function ringAreaM2(ring: Position[]): number {
   for (let i = 1; i <= n; i++) {
     // Edges in PolygonArea's order: AddPoint for each vertex, then Compute's closing edge back to the first.
     const b = ring[i === n ? 0 : i]!;
-    acc.Add(WGS84.Inverse(a[1]!, a[0]!, b[1]!, b[0]!, MASK).S12!);
+    acc.Add(geodesicS12(a[1]!, a[0]!, b[1]!, b[0]!));
     crossings += transit(a[0]!, b[0]!);
     a = b;
   }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { splitFeatureCollection, splitFeatureFile, UNKNOWN, type SplitCollection } from './geojson-split.ts';
+import { splitFeatureCollection, splitFeatureFile, splitFeaturesFrom, UNKNOWN, type SplitCollection, type TailStarter } from './geojson-split.ts';
 import { toParcelInputs } from './convert.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -175,5 +175,69 @@ describe('splitFeatureFile', () => {
   it('starts after a byte-order mark', () => {
     const b = bytes(`\uFEFF{"type":"FeatureCollection","features":[{"type":"Feature"}]}`);
     expect(plain(splitFile(b, 16, 3))).toEqual(plain(splitFeatureCollection(b, 3)));
+  });
+
+  describe('with the features after a byte near the end split by another thread', () => {
+    /** The file split as the import does, its tail split "by another thread" (here, synchronously) with its own descriptor. */
+    const withTail = (b: Uint8Array, window: number, fail = false) => {
+      const path = join(dir, 't.geojson');
+      writeFileSync(path, b);
+      const fd = openSync(path, 'r');
+      const other = openSync(path, 'r');
+      const used: number[] = [];
+      const tail: TailStarter = {
+        minBytes: 0,
+        from: (start) => ({ start, take: () => (used.push(start), fail ? null : splitFeaturesFrom(other, b.length, start, window)) }),
+      };
+      try {
+        return { split: splitFeatureFile(fd, b.length, 0, window, tail), used };
+      } finally {
+        closeSync(fd);
+        closeSync(other);
+      }
+    };
+
+    it('gives exactly what one thread gives, whatever the byte the other thread starts at', () => {
+      fc.assert(fc.property(fc.array(feature, { maxLength: 8 }), spacing, fc.integer({ min: 16, max: 200 }), fc.boolean(), (features, ws, window, fail) => {
+        const source = unescapeFixture(`{${ws}"type"${ws}:${ws}"FeatureCollection",${ws}"features"${ws}:${ws}${write(features, ws)},"bbox":[1,2,3,4]${ws}}${ws}`);
+        const b = bytes(source);
+        const { split } = withTail(b, window, fail);
+        expect(plain(split)).toEqual(plain(splitFeatureCollection(b)));
+        if (split) expect(split.utf8).toBe(true);
+      }), { numRuns: 500 });
+    });
+
+    const f = (name: string, note = '') => `{"type":"Feature","properties":{"name":"${name}","note":"${note}"},"geometry":{"type":"Polygon","coordinates":[[[1,2],[3,4],[5,6],[1,2]]]}}`;
+
+    it('takes the other thread\'s features when its own scan reaches that byte at an element', () => {
+      const b = bytes(`{"type":"FeatureCollection","features":[${Array.from({ length: 40 }, (_, i) => f(`F${i}`)).join(',\n')}]}`);
+      const { split, used } = withTail(b, 64);
+      expect(used).toHaveLength(1);
+      expect(plain(split)).toEqual(plain(splitFeatureCollection(b)));
+      expect(split!.starts).toHaveLength(40);
+    });
+
+    it('ignores them when that byte is inside a string that looks like the start of a feature', () => {
+      // The middle feature's note, all of the file's middle, reads like the end of one feature and the start of the next.
+      const b = bytes(`{"type":"FeatureCollection","features":[${f('A')},${f('B', '} , {'.repeat(100_000))},${f('C')}]}`);
+      const { split, used } = withTail(b, 64);
+      expect(used).toEqual([]);
+      expect(plain(split)).toEqual(plain(splitFeatureCollection(b)));
+    });
+
+    it('goes on alone when the other thread could not split them', () => {
+      const b = bytes(`{"type":"FeatureCollection","features":[${Array.from({ length: 40 }, (_, i) => f(`F${i}`)).join(',')}]}`);
+      const { split, used } = withTail(b, 64, true);
+      expect(used).toHaveLength(1);
+      expect(plain(split)).toEqual(plain(splitFeatureCollection(b)));
+    });
+
+    it('tells whether every byte is UTF-8, the other thread\'s part included', () => {
+      const b = bytes(`{"type":"FeatureCollection","features":[${Array.from({ length: 40 }, (_, i) => f(`F${i}`)).join(',')}]}`.replace('F39', 'F_9'));
+      b[b.lastIndexOf(0x5f)] = 0xf1; // a Latin-1 "ñ" in the last feature's name: bytes the other thread read
+      const { split, used } = withTail(b, 64);
+      expect(used).toHaveLength(1);
+      expect(split!.utf8).toBe(false);
+    });
   });
 });

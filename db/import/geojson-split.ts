@@ -15,11 +15,11 @@
 // counted — a Feature whose geometry is a Polygon, a Point, or a MultiPolygon of one polygon gives exactly
 // one input (see convertFeature) — everything else is left for the feature's conversion to tell.
 
-import { isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
+import { CLOSE_BRACE, COLON, COMMA, KEY_FEATURES, OPEN_BRACE, OPEN_BRACKET, QUOTE, Scanner, UNKNOWN, type TailSplit, type TailTables } from './split-scanner.ts';
 
-/** inputs[i] of a feature whose count only its conversion and validation can tell. */
-export const UNKNOWN = -1;
+export { UNKNOWN };
+export type { TailSplit, TailTables };
 
 export interface SplitCollection {
   /** Byte range [starts[i], ends[i]) of feature i's JSON text. */
@@ -35,39 +35,6 @@ export interface SplitCollection {
   /** The collection's other members (type, crs, furrow…), parsed. */
   members: Record<string, unknown>;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-// Byte classes for the scan loops: most bytes of a feature (coordinates) are none of these.
-const OTHER = 0;
-const STRING = 1;
-const OPEN = 2;
-const CLOSE = 3;
-const WS = 4;
-const CLASS = new Uint8Array(256);
-CLASS[QUOTE] = STRING;
-CLASS[OPEN_BRACE] = OPEN;
-CLASS[OPEN_BRACKET] = OPEN;
-CLASS[CLOSE_BRACE] = CLOSE;
-CLASS[CLOSE_BRACKET] = CLOSE;
-for (const c of [0x20, 0x09, 0x0a, 0x0d]) CLASS[c] = WS;
-
-const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
-const KEY_FEATURES = ascii('"features"');
-const KEY_TYPE = ascii('"type"');
-const KEY_GEOMETRY = ascii('"geometry"');
-const KEY_COORDINATES = ascii('"coordinates"');
-const VALUE_FEATURE = ascii('"Feature"');
-const VALUE_POLYGON = ascii('"Polygon"');
-const VALUE_POINT = ascii('"Point"');
-const VALUE_MULTIPOLYGON = ascii('"MultiPolygon"');
 
 /** Splits the FeatureCollection in b[from..], or null when it is anything else (or broken). */
 export function splitFeatureCollection(b: Uint8Array, from = 0): SplitCollection | null {
@@ -87,11 +54,67 @@ export const WINDOW_BYTES = 4 << 20;
  * Splits the FeatureCollection in the file open as `fd` (`size` bytes, from byte `from`) without holding it:
  * the file is read through a window that moves forward between features, so memory is the window (a few MiB,
  * or the largest feature) plus the per-feature table, whatever the file's size. Null as splitFeatureCollection.
+ *
+ * With `tail`, a large file's second part is split by another thread at the same time (about a third of a second
+ * for 85 MB, before any feature could be validated): this thread picks a byte there that looks like the start of a
+ * feature (`}`, `,` and `{` with nothing but whitespace between), and `tail` has the other thread split the features
+ * from it on (splitFeaturesFrom). The guess is only used when this thread's own scan then reaches that very byte at
+ * the start of an element of the features array — the scan from there would be the same — and is worthless
+ * otherwise (a string or a nested value that looks alike): then this thread simply splits the rest itself.
  */
-export function splitFeatureFile(fd: number, size: number, from = 0, window = WINDOW_BYTES): FileSplit | null {
+export function splitFeatureFile(fd: number, size: number, from = 0, window = WINDOW_BYTES, tail?: TailStarter): FileSplit | null {
   const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size))), 0, { fd, size });
+  if (tail && size - from >= (tail.minBytes ?? TAIL_MIN_BYTES)) {
+    const start = elementStartNear(fd, from + Math.floor((size - from) * TAIL_AT));
+    if (start >= 0) s.tail = tail.from(start);
+  }
   const out = split(s, from);
   return out && { ...out, utf8: s.utf8Done() };
+}
+
+/** Has another thread split the features from file offset `start` on (splitFeaturesFrom); null when it cannot. */
+export interface TailStarter {
+  from(start: number): TailSplit | null;
+  /** Files smaller than this are split by one thread (TAIL_MIN_BYTES; tests set less). */
+  minBytes?: number;
+}
+
+/** Files smaller than this are split by one thread. */
+export const TAIL_MIN_BYTES = 8 << 20;
+/**
+ * Where the other thread starts, as a fraction of the file: past the middle, since it starts later (a new worker
+ * thread is still loading its code when the split begins).
+ */
+const TAIL_AT = 0.55;
+/** How far past that point to look for the start of a feature. */
+const LOOK_BYTES = 1 << 16;
+
+/** The first byte from `at` on that follows `}`, `,` and whitespace and is `{`, within LOOK_BYTES; -1 if none. */
+function elementStartNear(fd: number, at: number): number {
+  const b = Buffer.alloc(LOOK_BYTES);
+  const n = readSync(fd, b, 0, b.length, at);
+  for (let i = b.indexOf(CLOSE_BRACE); i >= 0 && i < n; i = b.indexOf(CLOSE_BRACE, i + 1)) {
+    let k = i + 1;
+    while (k < n && isSpace(b[k]!)) k++;
+    if (b[k] !== COMMA) continue;
+    k++;
+    while (k < n && isSpace(b[k]!)) k++;
+    if (k < n && b[k] === OPEN_BRACE) return at + k;
+  }
+  return -1;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * The features of the file's features array from file offset `start` on, taken as the start of one of its elements:
+ * what another thread's splitFeatureFile will use if its own scan finds an element starting there. Null when the
+ * bytes from there do not scan as elements up to the end of the array.
+ */
+export function splitFeaturesFrom(fd: number, size: number, start: number, window = WINDOW_BYTES): TailTables | null {
+  const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size - start))), 0, { fd, size }, start);
+  const end = s.featureElements(0);
+  return end < 0 ? null : s.tables(end);
 }
 
 function split(s: Scanner, from: number): SplitCollection | null {
@@ -144,337 +167,3 @@ function split(s: Scanner, from: number): SplitCollection | null {
   };
 }
 
-/** A file read through the scanner's window. */
-interface Stream {
-  fd: number;
-  size: number;
-}
-
-class Scanner {
-  starts = new Float64Array(1024);
-  ends = new Float64Array(1024);
-  inputs = new Int8Array(1024);
-  polygons = new Float64Array(2048);
-  count = 0;
-  /** File offset of b[0]: the window has moved this far (0 for bytes in memory). */
-  private base = 0;
-  /** Every byte the window has taken in is read from the file (or there is no file). */
-  private eof: boolean;
-  /** File offset up to which the bytes are known to be UTF-8, and whether all of them were. */
-  private checked = 0;
-  private utf8 = true;
-
-  /** b[0, n) holds bytes; with a stream, more are read into b as the scan needs them. */
-  constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null) {
-    this.eof = stream === null;
-    if (stream) this.more();
-  }
-
-  /**
-   * Reads more of the file into the window, growing it when it is full (positions stay valid: the window only
-   * moves in compact(), between features). False at the end of the file. Loops that cache `b` re-read it after.
-   */
-  private more(): boolean {
-    if (this.eof) return false;
-    const { fd, size } = this.stream!;
-    if (this.n === this.b.length) {
-      const bigger = new Uint8Array(this.b.length * 2);
-      bigger.set(this.b.subarray(0, this.n));
-      this.b = bigger;
-    }
-    const want = Math.min(this.b.length - this.n, size - (this.base + this.n));
-    const got = want > 0 ? readSync(fd, this.b, this.n, want, this.base + this.n) : 0;
-    this.n += got;
-    if (got === 0 || this.base + this.n >= size) this.eof = true;
-    this.checkUtf8();
-    return got > 0;
-  }
-
-  /** Checks the bytes read since the last check, up to the last character that is certainly whole. */
-  private checkUtf8(): void {
-    let to = this.n;
-    if (!this.eof) {
-      // Back to the last byte that starts a character: the one it starts may go on in the next read.
-      while (to > 0 && to > this.n - 4 && (this.b[to - 1]! & 0xc0) === 0x80) to--;
-      if (to > 0) to--;
-    }
-    const from = this.checked - this.base;
-    if (to > from) {
-      if (this.utf8 && !isUtf8(this.b.subarray(from, to))) this.utf8 = false;
-      this.checked = this.base + to;
-    }
-  }
-
-  /** Whether every byte of the file is UTF-8 (reads and checks what the scan has not). */
-  utf8Done(): boolean {
-    while (this.more());
-    return this.utf8;
-  }
-
-  /** Forgets the bytes before i (a feature's start) when they are most of the window; returns i's new position. */
-  private compact(i: number): number {
-    if (this.stream === null || i < this.b.length >> 1) return i;
-    const k = Math.min(i, this.checked - this.base); // bytes not yet checked for UTF-8 stay
-    this.b.copyWithin(0, k, this.n);
-    this.n -= k;
-    this.base += k;
-    return i - k;
-  }
-
-  /** i is past the last byte: nothing follows in the file either. */
-  atEnd(i: number): boolean {
-    return i >= this.n && !this.more();
-  }
-
-  ws(i: number): number {
-    for (;;) {
-      if (i >= this.n && !this.more()) return i;
-      if (CLASS[this.b[i]!] !== WS) return i;
-      i++;
-    }
-  }
-
-  /** Just past the string starting at i (a quote), or -1. */
-  string(i: number): number {
-    let { b, n } = this;
-    for (i++; ; i++) {
-      if (i >= n) {
-        if (!this.more()) return -1;
-        ({ b, n } = this);
-      }
-      const c = b[i];
-      if (c === QUOTE) return i + 1;
-      if (c === BACKSLASH) i++;
-    }
-  }
-
-  /** Just past the value starting at i, or -1: strings and brackets are followed, primitives run to a delimiter. */
-  value(i: number): number {
-    if (i >= this.n && !this.more()) return -1;
-    let { b, n } = this;
-    const k = CLASS[b[i]!];
-    if (k === STRING) return this.string(i);
-    if (k === OPEN) {
-      let depth = 0;
-      for (;;) {
-        if (i >= n) {
-          if (!this.more()) return -1;
-          ({ b, n } = this);
-        }
-        const byte = b[i]!;
-        // Digits, commas, dots and minus signs first: coordinates are most of a file.
-        if (byte >= 0x2c && byte <= 0x39) {
-          i++;
-          continue;
-        }
-        const c = CLASS[byte];
-        if (c === OTHER || c === WS) i++;
-        else if (c === STRING) {
-          i = this.string(i);
-          if (i < 0) return -1;
-          ({ b, n } = this);
-        } else if (c === OPEN) {
-          depth++;
-          i++;
-        } else {
-          i++;
-          if (--depth === 0) return i;
-        }
-      }
-    }
-    const start = i;
-    for (;;) {
-      if (i >= n) {
-        if (!this.more()) break;
-        ({ b, n } = this);
-      }
-      const c = b[i]!;
-      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || CLASS[c] === WS) break;
-      i++;
-    }
-    return i > start ? i : -1;
-  }
-
-  is(start: number, end: number, what: Uint8Array): boolean {
-    if (end - start !== what.length) return false;
-    for (let k = 0; k < what.length; k++) if (this.b[start + k] !== what[k]) return false;
-    return true;
-  }
-
-  text(start: number, end: number): string {
-    return Buffer.from(this.b.buffer, this.b.byteOffset + start, end - start).toString('utf8');
-  }
-
-  /** The features array at i (its bracket): records each element (file offsets); just past the array, or -1. */
-  features(i: number): number {
-    i = this.ws(i + 1);
-    if (this.b[i] === CLOSE_BRACKET) return i + 1;
-    for (;;) {
-      i = this.compact(i);
-      const start = i;
-      let inputs = UNKNOWN;
-      let end: number;
-      this.lastPolygon[0] = this.lastPolygon[1] = -1;
-      if (this.b[i] === OPEN_BRACE) {
-        end = this.feature(i);
-        inputs = this.lastInputs;
-      } else {
-        end = this.value(i);
-      }
-      if (end < 0) return -1;
-      this.push(start, end, inputs, this.lastPolygon);
-      i = this.ws(end);
-      if (this.b[i] === COMMA) {
-        i = this.ws(i + 1);
-        continue;
-      }
-      return this.b[i] === CLOSE_BRACKET ? i + 1 : -1;
-    }
-  }
-
-  private push(start: number, end: number, inputs: number, polygon: Float64Array): void {
-    if (this.count === this.starts.length) {
-      const grow = <T extends Float64Array | Int8Array>(a: T, make: (n: number) => T): T => {
-        const next = make(a.length * 2);
-        next.set(a);
-        return next;
-      };
-      this.starts = grow(this.starts, (n) => new Float64Array(n));
-      this.ends = grow(this.ends, (n) => new Float64Array(n));
-      this.inputs = grow(this.inputs, (n) => new Int8Array(n));
-      this.polygons = grow(this.polygons, (n) => new Float64Array(n));
-    }
-    const base = this.base;
-    this.polygons[2 * this.count] = polygon[0]! < 0 ? -1 : base + polygon[0]!;
-    this.polygons[2 * this.count + 1] = polygon[1]! < 0 ? -1 : base + polygon[1]!;
-    this.starts[this.count] = base + start;
-    this.ends[this.count] = base + end;
-    this.inputs[this.count] = inputs;
-    this.count++;
-  }
-
-  /** Set by feature(): its parcel inputs, 1 or UNKNOWN; and its polygon's coordinates, or -1, -1. */
-  lastInputs = UNKNOWN;
-  readonly lastPolygon = new Float64Array(2);
-  /** Set by geometry(). */
-  private geometryInputs = UNKNOWN;
-  private readonly geometryPolygon = new Float64Array(2);
-
-  /**
-   * The members of an object at i, handing each key's range and the value's start to `member`, which returns
-   * the value's end. Just past the object, or -1. A key with an escape is reported through `escaped`.
-   */
-  private members(i: number, member: (keyStart: number, keyEnd: number, value: number) => number): number {
-    i = this.ws(i + 1);
-    if (this.b[i] === CLOSE_BRACE) return i + 1;
-    for (;;) {
-      if (this.b[i] !== QUOTE) return -1;
-      const keyStart = i;
-      const keyEnd = this.string(i);
-      if (keyEnd < 0) return -1;
-      i = this.ws(keyEnd);
-      if (this.b[i] !== COLON) return -1;
-      i = member(keyStart, keyEnd, this.ws(i + 1));
-      if (i < 0) return -1;
-      i = this.ws(i);
-      if (this.b[i] === COMMA) {
-        i = this.ws(i + 1);
-        continue;
-      }
-      return this.b[i] === CLOSE_BRACE ? i + 1 : -1;
-    }
-  }
-
-  private hasEscape(start: number, end: number): boolean {
-    for (let k = start; k < end; k++) if (this.b[k] === BACKSLASH) return true;
-    return false;
-  }
-
-  /** A feature object at i; sets lastInputs. */
-  private feature(i: number): number {
-    // Later duplicates of a key win, as in JSON.parse: each occurrence overwrites.
-    let isFeature = false;
-    let geometry = UNKNOWN;
-    let plain = true;
-    const polygon = this.lastPolygon;
-    const end = this.members(i, (ks, ke, v) => {
-      if (this.hasEscape(ks, ke)) plain = false;
-      if (this.is(ks, ke, KEY_TYPE)) {
-        const e = this.value(v);
-        isFeature = e >= 0 && this.is(v, e, VALUE_FEATURE);
-        return e;
-      }
-      if (this.is(ks, ke, KEY_GEOMETRY)) {
-        if (this.b[v] !== OPEN_BRACE) {
-          geometry = UNKNOWN;
-          polygon[0] = polygon[1] = -1;
-          return this.value(v);
-        }
-        const e = this.geometry(v);
-        geometry = this.geometryInputs;
-        polygon.set(this.geometryPolygon);
-        return e;
-      }
-      return this.value(v);
-    });
-    this.lastInputs = plain && isFeature ? geometry : UNKNOWN;
-    if (!(plain && isFeature)) polygon[0] = polygon[1] = -1;
-    return end;
-  }
-
-  /** A geometry object at i; sets geometryInputs. */
-  private geometry(i: number): number {
-    let type = 'other' as 'polygon' | 'point' | 'multi' | 'other';
-    let polygons = -1; // elements of `coordinates`; -1 when it is not an array
-    let coordsStart = -1;
-    let coordsEnd = -1;
-    let plain = true;
-    const end = this.members(i, (ks, ke, v) => {
-      if (this.hasEscape(ks, ke)) plain = false;
-      if (this.is(ks, ke, KEY_TYPE)) {
-        const e = this.value(v);
-        type = e < 0 ? 'other' : this.is(v, e, VALUE_POLYGON) ? 'polygon' : this.is(v, e, VALUE_POINT) ? 'point' : this.is(v, e, VALUE_MULTIPOLYGON) ? 'multi' : 'other';
-        return e;
-      }
-      if (this.is(ks, ke, KEY_COORDINATES)) {
-        coordsStart = v;
-        if (this.b[v] !== OPEN_BRACKET) {
-          polygons = -1;
-          return (coordsEnd = this.value(v));
-        }
-        return (coordsEnd = this.elements(v, (n) => (polygons = n)));
-      }
-      return this.value(v);
-    });
-    // convertFeature: Polygon and Point give one input; so does a MultiPolygon of one polygon, or one whose
-    // coordinates are not an array (the core then says what is wrong with them).
-    const one = type === 'polygon' || type === 'point' || (type === 'multi' && polygons <= 1 && polygons !== 0);
-    this.geometryInputs = plain && one ? 1 : UNKNOWN;
-    const polygon = plain && type === 'polygon' && coordsStart >= 0;
-    this.geometryPolygon[0] = polygon ? coordsStart : -1;
-    this.geometryPolygon[1] = polygon ? coordsEnd : -1;
-    return end;
-  }
-
-  /** An array at i: counts its elements (handed to `count`); just past it, or -1. */
-  private elements(i: number, count: (n: number) => void): number {
-    let n = 0;
-    i = this.ws(i + 1);
-    if (this.b[i] === CLOSE_BRACKET) {
-      count(0);
-      return i + 1;
-    }
-    for (;;) {
-      i = this.value(i);
-      if (i < 0) return -1;
-      n++;
-      i = this.ws(i);
-      if (this.b[i] === COMMA) {
-        i = this.ws(i + 1);
-        continue;
-      }
-      count(n);
-      return this.b[i] === CLOSE_BRACKET ? i + 1 : -1;
-    }
-  }
-}

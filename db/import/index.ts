@@ -18,13 +18,13 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger, withoutCheckpointAtCommit } from '../bulk.ts';
+import { suspendInsertTrigger, WalSyncAhead, withStatementJournalsInMemory, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, REPROJECT } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
 import { JOB_FEATURES, JobResults, jobsOf, ParseWhole, type Jobs } from './jobs.ts';
 import { acquirePool, releasePool, type ImportPool } from './pool.ts';
-import { FIELDS, POINT, SEARCH_BY_SQLITE, SEARCH_NONE, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
+import { FIELDS, POINT, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
 import { PARCEL_RULES_VERSION } from '../../core/parcels/validate.ts';
 import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
 
@@ -87,7 +87,7 @@ export async function importFile(mirror: Mirror, file: string, opts: ImportOptio
   // Before the file is read: a new thread takes a few hundred ms to boot.
   const pool = workers > 0 && size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES) ? acquirePool(workers) : null;
   try {
-    const source = await readImportSource(file, true);
+    const source = await readImportSource(file, true, pool ? (ref, start) => pool.splitFrom(ref, start) : undefined);
     try {
       return run(mirror, file, farmName, opts, source, pool);
     } catch (e) {
@@ -113,90 +113,102 @@ function run(mirror: Mirror, file: string, farmName: string, opts: ImportOptions
 function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, jobs: Jobs, pool: ImportPool | null): ImportReport {
   if (jobs.features === 0) throw new ImportError('empty', `${name} has no features to import`);
   const results = new JobResults(jobs, pool);
-  const skipInvalid = opts.skipInvalid === true;
-  const fmt = (n: number) => n.toLocaleString('en-US');
   const db = mirror.syncDb;
-  return withoutCheckpointAtCommit(db, db.transaction((): ImportReport => {
-    // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
-    const restoreTrigger = suspendInsertTrigger(db);
-    // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
-    // features; jobs with others are prepared first.
-    let total = 0;
-    for (let j = 0; j < jobs.count; j++) total += jobs.inputs(j) !== UNKNOWN ? jobs.inputs(j) : results.get(j).inputs;
-    const chunks = Math.ceil(total / IMPORT_CHUNK);
-    const problems: ImportProblem[] = [];
-    // Once the import is known to fail, the rest of the file is only validated (to list every problem),
-    // not written: everything written so far is rolled back with the throw below anyway.
-    let failed = false;
-    let farm = mirror.read.farmByName(opts.accountId, farmName);
-    let imported = 0;
-    let parts = 0;
-    let done = 0;
-    let chunk: PreparedParcel[] = [];
-    let chunkInputs = 0;
-    let chunkParts = 0;
-    let pointZ = 0;
-    const flush = () => {
-      const start = done;
-      done += chunkInputs;
-      if (!failed && chunk.length > 0) {
-        farm ??= mirror.write.createFarm(opts.accountId, farmName);
-        const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(done)} of ${fmt(total)})` : `Import ${name}`;
-        // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one.
-        imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes: restoreTrigger !== null, savepoint: false });
-        parts += chunkParts;
+  const walSync = new WalSyncAhead(db);
+  try {
+    return withStatementJournalsInMemory(db, () => withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync))));
+  } finally {
+    walSync.close();
+  }
+}
+
+function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, jobs: Jobs, results: JobResults,
+  walSync: WalSyncAhead): ImportReport {
+  const db = mirror.syncDb;
+  const skipInvalid = opts.skipInvalid === true;
+  // 12,345 as toLocaleString('en-US') writes it, without its first call loading the locale data (40 ms).
+  const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+  // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
+  const restoreTrigger = suspendInsertTrigger(db);
+  const indexes = restoreTrigger !== null;
+  // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
+  // features; jobs with others are prepared first.
+  let total = 0;
+  for (let j = 0; j < jobs.count; j++) total += jobs.inputs(j) !== UNKNOWN ? jobs.inputs(j) : results.get(j).inputs;
+  const chunks = Math.ceil(total / IMPORT_CHUNK);
+  const problems: ImportProblem[] = [];
+  // Once the import is known to fail, the rest of the file is only validated (to list every problem),
+  // not written: everything written so far is rolled back with the throw below anyway.
+  let failed = false;
+  let farm = mirror.read.farmByName(opts.accountId, farmName);
+  let imported = 0;
+  let parts = 0;
+  let done = 0;
+  let chunk: PreparedParcel[] = [];
+  let chunkInputs = 0;
+  let chunkParts = 0;
+  let pointZ = 0;
+  const flush = () => {
+    const start = done;
+    done += chunkInputs;
+    if (!failed && chunk.length > 0) {
+      farm ??= mirror.write.createFarm(opts.accountId, farmName);
+      const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(done)} of ${fmt(total)})` : `Import ${name}`;
+      // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one.
+      imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes, savepoint: false });
+      walSync.kick();
+      parts += chunkParts;
+    }
+    opts.onProgress?.(done, total);
+    if (opts.cancelled?.()) throw new ImportError('cancelled', `${name}: the import was stopped; nothing was imported`);
+    chunk = [];
+    chunkInputs = 0;
+    chunkParts = 0;
+  };
+  opts.onProgress?.(0, total);
+  for (let j = 0; j < jobs.count; j++) {
+    const r = results.take(j);
+    if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
+    for (const p of r.problems) problems.push(p);
+    pointZ += r.pointZ;
+    if (r.problems.length > 0 && !skipInvalid) failed = true;
+    for (let k = 0, row = 0; k < r.inputs; k++) {
+      const flags = r.flags[k]!;
+      if (flags & VALID) {
+        if (!failed) chunk.push(rowOf(r, row, flags));
+        if (flags & SPLIT) chunkParts++;
+        row++;
       }
-      opts.onProgress?.(done, total);
-      if (opts.cancelled?.()) throw new ImportError('cancelled', `${name}: the import was stopped; nothing was imported`);
-      chunk = [];
-      chunkInputs = 0;
-      chunkParts = 0;
-    };
-    opts.onProgress?.(0, total);
-    for (let j = 0; j < jobs.count; j++) {
-      const r = results.take(j);
-      if (jobs.inputs(j) !== UNKNOWN && r.inputs !== jobs.inputs(j)) throw new ParseWhole(`job ${j}: ${r.inputs} inputs, ${jobs.inputs(j)} expected`);
-      for (const p of r.problems) problems.push(p);
-      pointZ += r.pointZ;
-      if (r.problems.length > 0 && !skipInvalid) failed = true;
-      for (let k = 0, row = 0; k < r.inputs; k++) {
-        const flags = r.flags[k]!;
-        if (flags & VALID) {
-          if (!failed) chunk.push(rowOf(r, row, flags));
-          if (flags & SPLIT) chunkParts++;
-          row++;
-        }
-        if (++chunkInputs === IMPORT_CHUNK) flush();
-      }
+      if (++chunkInputs === IMPORT_CHUNK) flush();
     }
-    if (chunkInputs > 0) flush();
-    problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
-    const badFeatures = new Set(problems.map((p) => p.index)).size;
-    const counts = { features: jobs.features, valid: jobs.features - badFeatures, invalid: badFeatures };
-    if (counts.valid === 0 && problems.length > 0 && problems.every((p) => OUT_OF_RANGE.has(p.code))) {
-      // Not a file of bad features but one of another coordinate system: one message, not one per feature.
-      throw new ImportError('projection', `${name}: none of its coordinates are longitude/latitude (${problems[0]!.message.replace(/^Feature \d+[^:]*: /, '')}), ` +
-        `so it is in a projected coordinate system (metres, such as UTM)${source.format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}. ` +
-        `Furrow cannot reproject: ${REPROJECT}`);
-    }
-    if (failed) {
-      throw new ImportError('invalid_features',
-        `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
-        'Fix them, or import only the valid ones.', problems, counts);
-    }
-    if (imported === 0 || farm === undefined) {
-      throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
-    }
-    // The file was read twice (split, then job by job): it must still be the file that was split.
-    jobs.checkFile();
-    restoreTrigger?.();
-    const notes = [...(source.notes ?? [])];
-    if (pointZ > 0) {
-      notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
-        '(polygons keep theirs)');
-    }
-    return { farm, imported, skipped: problems, parts, notes };
-  }));
+  }
+  if (chunkInputs > 0) flush();
+  problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
+  const badFeatures = new Set(problems.map((p) => p.index)).size;
+  const counts = { features: jobs.features, valid: jobs.features - badFeatures, invalid: badFeatures };
+  if (counts.valid === 0 && problems.length > 0 && problems.every((p) => OUT_OF_RANGE.has(p.code))) {
+    // Not a file of bad features but one of another coordinate system: one message, not one per feature.
+    throw new ImportError('projection', `${name}: none of its coordinates are longitude/latitude (${problems[0]!.message.replace(/^Feature \d+[^:]*: /, '')}), ` +
+      `so it is in a projected coordinate system (metres, such as UTM)${source.format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}. ` +
+      `Furrow cannot reproject: ${REPROJECT}`);
+  }
+  if (failed) {
+    throw new ImportError('invalid_features',
+      `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
+      'Fix them, or import only the valid ones.', problems, counts);
+  }
+  if (imported === 0 || farm === undefined) {
+    throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
+  }
+  // The file was read twice (split, then job by job): it must still be the file that was split.
+  jobs.checkFile();
+  restoreTrigger?.();
+  const notes = [...(source.notes ?? [])];
+  if (pointZ > 0) {
+    notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
+      '(polygons keep theirs)');
+  }
+  return { farm, imported, skipped: problems, parts, notes };
 }
 
 function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
@@ -205,10 +217,10 @@ function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
   const f = row * FIELDS;
   return {
     name: field(r, f), point: flags & POINT ? field(r, f + 1) : null, geometry: field(r, f + 2), metadata: field(r, f + 3),
-    search: flags & SEARCH_BY_SQLITE ? undefined : flags & SEARCH_NONE ? null : field(r, f + 4),
     checked: flags & UNSTAMPED ? null : PARCEL_RULES_VERSION,
     hectares: n[at]!, minx: n[at + 1]!, miny: n[at + 2]!, maxx: n[at + 3]!, maxy: n[at + 4]!,
   };
 }
 
-const field = (r: PreparedJob, k: number): string => r.text.slice(r.offsets[k]!, r.offsets[k + 1]!);
+/** Field k's UTF-8 (a view, no copy); an empty field as '' (SQLite would take an empty buffer for NULL). */
+const field = (r: PreparedJob, k: number): Uint8Array | string => (r.offsets[k + 1] === r.offsets[k] ? '' : r.bytes.subarray(r.offsets[k]!, r.offsets[k + 1]!));

@@ -96,6 +96,17 @@ describe('importFile: split file, worker threads, jobs', () => {
     expect((o.state as { history: string[] }).history).toEqual(['Create farm Cortijo', 'Import fields.geojson (1–5,000 of 5,007)', 'Import fields.geojson (5,001–5,007 of 5,007)']);
   });
 
+  it('imports a file large enough for a worker to split its second part the same way (a feature\'s text looking like a boundary too)', async () => {
+    // 9 MB: past TAIL_MIN_BYTES. Notes (metadata strings of at most 2,000 characters) that read like the end of a
+    // feature and the start of the next, in places.
+    const note = (i: number) => (i % 7 === 3 ? '} , {"type":"Feature"} , {'.repeat(70) : 'x'.repeat(1800));
+    const notes = (i: number) => ({ n1: note(i), n2: note(i), n3: note(i), n4: note(i) });
+    const features = Array.from({ length: 1300 }, (_, i) => polygonFeature({ name: `Olivar ${i}`, ...notes(i) }, [square(-5.9 + (i % 40) * 0.01, 37.4 + Math.floor(i / 40) * 0.01)]));
+    const outcome = expectSame(await importEach(featureCollection(features)));
+    expect(outcome.report).toMatchObject({ imported: 1300, skipped: [] });
+    expect((outcome.state as { outbox: string[] }).outbox).toEqual(features.map((_, i) => `Olivar ${i}`));
+  });
+
   it('refuses a file that is broken inside a feature with the message of the whole-file parse', async () => {
     const good = JSON.stringify(polygonFeature({ name: 'ok' }, [square(-5.9, 37.4)]));
     const text = `{"type":"FeatureCollection","features":[${good},${good},${good},{"type":"Feature","properties":{"n":01},"geometry":null},${good}]}`;

@@ -8,7 +8,8 @@ import { acquirePool, ImportPool, releasePool } from './pool.ts';
 import { jobTable, parseSlice } from './jobs.ts';
 import { AHEAD, type JobTable, type Outcome } from './protocol.ts';
 import { fileRef, type FileRef } from './file-ref.ts';
-import { splitFeatureCollection } from './geojson-split.ts';
+import { splitFeatureCollection, splitFeaturesFrom } from './geojson-split.ts';
+import { closeSync, openSync } from 'node:fs';
 import { prepareFeatures } from './prepare.ts';
 import { featureCollection, pointFeature, polygonFeature, square } from './fixtures/temp-mirror.ts';
 
@@ -121,6 +122,34 @@ describe('ImportPool', () => {
     const own = slice(bytes, jobs, 0);
     expect(results.get(0)).toEqual({ run: 1, job: 0, result: prepareFeatures(parseSlice(own, jobs, 0).features, 0, opts, { bytes: own, base: jobs.spans[0]!, polygons: jobs.polygons }) });
   }, 60_000);
+
+  it('splits the features from a byte on, in a worker, as this thread would, with job results of an import before on its channel', () => {
+    const { file, bytes, jobs } = shared(featureCollection(features));
+    pool = new ImportPool(1);
+    // An import first (the worker is up, and a result of it still waits unread), as when the pool is kept between imports.
+    pool.begin({ file, jobs, opts });
+    const results = new Map<number, Outcome>();
+    while (results.size < jobs.count - 1) expect(pool.collect(results)).toEqual([]);
+    pool.end();
+    const start = splitFeatureCollection(bytes)!.starts[4]!;
+    const tail = pool.splitFrom(file, start);
+    expect(tail.start).toBe(start);
+    const fd = openSync(file.path, 'r');
+    try {
+      expect(tail.take()).toEqual(splitFeaturesFrom(fd, file.size, start));
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('gives up on a split from a worker that died: null within a second or so, not the stall timeout', async () => {
+    const { file, bytes } = shared(featureCollection(features));
+    pool = new ImportPool(1);
+    await pool.kill(0);
+    const t0 = Date.now();
+    expect(pool.splitFrom(file, splitFeatureCollection(bytes)!.starts[4]!).take()).toBeNull();
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
 
   it('is kept between imports: the next one reuses its threads, and ignores answers left over from the last', () => {
     const a = shared(featureCollection(features));

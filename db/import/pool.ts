@@ -7,7 +7,9 @@
 // thread writes, and this thread validates too whenever the writes are ahead.
 
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type Begin, type JobTable, type Outcome, type Reply } from './protocol.ts';
+import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type Begin, type JobTable, type Outcome, type Reply, type SplitTailReply } from './protocol.ts';
+import type { FileRef } from './file-ref.ts';
+import type { TailSplit, TailTables } from './split-scanner.ts';
 
 /** A worker that has claimed a job and posted nothing for this long is taken for dead: its jobs are redone here. */
 const STALL_MS = 60_000;
@@ -45,6 +47,34 @@ export class ImportPool {
       worker.unref();
       this.workers.push(worker);
     }
+  }
+
+  /**
+   * Has the first worker split the features of `file` from byte `start` on, while this thread splits the bytes
+   * before it (geojson-split.ts). take() waits for them; null if the worker could not, died, or took too long.
+   */
+  splitFrom(file: FileRef, start: number): TailSplit {
+    const done = new Int32Array(new SharedArrayBuffer(4));
+    this.workers[0]!.postMessage({ splitTail: { file, start, done } });
+    const port = this.ports[0]!;
+    const asked = Date.now();
+    return {
+      start,
+      take: (): TailTables | null => {
+        // Its part is a little smaller than this thread's: twice as long as this thread took (two seconds at least)
+        // means it is not coming. (A worker that died is only reported on the event loop, which the split keeps waiting.)
+        const deadline = Date.now() + Math.max(2000, 2 * (Date.now() - asked));
+        while (Atomics.load(done, 0) === 0) {
+          if (!this.healthy || Date.now() > deadline) return null;
+          Atomics.wait(done, 0, 0, 50);
+        }
+        // Its reply is on the channel by now (posted before `done` was set); anything else there is a late job result.
+        for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+          if ('splitTail' in (m.message as object)) return (m.message as SplitTailReply).splitTail;
+        }
+        return null;
+      },
+    };
   }
 
   /** Hands over an import; from now on each of its jobs is claimed exactly once, by a worker or by claim(). */

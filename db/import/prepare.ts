@@ -4,8 +4,7 @@
 
 import { validateParcel, type ParcelProblem, type ValidParcel } from '../../core/parcels/validate.ts';
 import { featureLabel, toParcelInputs, type ImportProblem, type Origin, type ParcelInput } from './convert.ts';
-import { canonicalCoordinates } from './raw-coords.ts';
-import { searchText } from '../bulk.ts';
+import { isCanonicalCoordinates } from './raw-coords.ts';
 import { validationStamp } from '../../core/parcels/client-ref.ts';
 
 export interface JobOptions {
@@ -16,15 +15,10 @@ export interface JobOptions {
   maxHectares: number;
 }
 
-/**
- * Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel; its
- * search text is left to SQLite; its metadata has no values to search.
- */
+/** Flags of a parcel input: it becomes a row; it is one part of a split MultiPolygon; it is a Point parcel. */
 export const VALID = 1;
 export const SPLIT = 2;
 export const POINT = 4;
-export const SEARCH_BY_SQLITE = 8;
-export const SEARCH_NONE = 16;
 /** Valid, but its metadata leaves no room for the sync engine's client reference: no validation stamp. */
 export const UNSTAMPED = 32;
 
@@ -36,11 +30,13 @@ export interface PreparedJob {
   flags: Uint8Array;
   /**
    * The text columns of each VALID input, in order — name, point JSON (empty for a polygon), geometry JSON,
-   * metadata JSON, search text (db/bulk.ts searchText; empty unless known) — in one string, field k being
-   * text.slice(offsets[k], offsets[k + 1]). One string crosses
-   * from a worker as one copy; 400 small ones per job cost the importing thread far more to receive and collect.
+   * metadata JSON — as UTF-8, field k being bytes[offsets[k], offsets[k + 1]). Bytes, not strings: 400 small
+   * strings per job cost the importing thread far more to receive and collect than one; and one string (85 KB a
+   * job) was still copied into the importing thread's heap, copied again by each garbage collection while it waited
+   * to be written, and converted to UTF-8 field by field to be bound. The bytes are transferred, not copied, stay
+   * outside the garbage-collected heap, and are bound to SQLite as they are (db/bulk.ts).
    */
-  text: string;
+  bytes: Uint8Array;
   offsets: Uint32Array;
   /** hectares, minx, miny, maxx, maxy of each VALID input. */
   numbers: Float64Array;
@@ -60,7 +56,7 @@ export interface PreparedJob {
 export interface RawText { bytes: Uint8Array; base: number; polygons: Float64Array }
 
 /** Text fields per row in PreparedJob.text. */
-export const FIELDS = 5;
+export const FIELDS = 4;
 
 /** features[0] is the file's feature number `firstIndex`. */
 export function prepareFeatures(features: readonly unknown[], firstIndex: number, opts: JobOptions, raw?: RawText): PreparedJob {
@@ -69,8 +65,9 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   const flags = new Uint8Array(inputs.length);
   const valid: ValidParcel[] = [];
   const validAt: number[] = []; // valid[k] is input validAt[k]
-  // The file's own text of each valid parcel's geometry, when it can be reused as it stands (raw-coords.ts).
-  const rawGeometry: (string | null)[] = [];
+  // Where the file has each valid parcel's coordinates (offsets in raw.bytes), when its text can be reused as it
+  // stands (raw-coords.ts); -1 otherwise.
+  const rawGeometry: number[] = [];
   let kept = 0;
   let pointZ = 0;
   for (let i = 0; i < inputs.length;) {
@@ -89,7 +86,8 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
           if (r.parcel.point && heightOf(inputs[i + k]!) !== 0) pointZ++;
           valid.push(r.parcel);
           validAt.push(kept);
-          rawGeometry.push(raw && n === 1 ? polygonText(raw, origins[i]!.index) : null);
+          if (raw && n === 1) polygonText(raw, origins[i]!.index, rawGeometry);
+          else rawGeometry.push(-1, -1);
         } else {
           for (const p of r.problems) problems.push(fromParcelProblem(p, origins[i + k]!));
         }
@@ -100,23 +98,64 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   }
   problems.sort((a, b) => a.index - b.index);
   const numbers = new Float64Array(valid.length * 5);
-  const fields: string[] = [];
+  const out = new Utf8Writer(raw ? raw.bytes.length : 4096);
   const offsets = new Uint32Array(valid.length * FIELDS + 1);
-  let at = 0;
   valid.forEach((p, k) => {
-    const search = searchText(p.metadata);
     const i = validAt[k]!;
-    if (search === undefined) flags[i] = flags[i]! | SEARCH_BY_SQLITE;
-    else if (search === null) flags[i] = flags[i]! | SEARCH_NONE;
     if (validationStamp(p.metadata) === null) flags[i] = flags[i]! | UNSTAMPED;
     numbers[k * 5] = p.hectares;
     for (let c = 0; c < 4; c++) numbers[k * 5 + 1 + c] = p.bbox[c]!;
-    const coordinates = rawGeometry[k];
-    const geometry = coordinates ? `{"type":"Polygon","coordinates":${coordinates}}` : JSON.stringify(p.geometry);
-    fields.push(p.name, p.point ? JSON.stringify(p.point) : '', geometry, JSON.stringify(p.metadata), search ?? '');
-    for (let f = fields.length - FIELDS; f < fields.length; f++) offsets[f + 1] = at += fields[f]!.length;
+    const f = k * FIELDS;
+    offsets[f + 1] = out.string(p.name);
+    offsets[f + 2] = p.point ? out.string(JSON.stringify(p.point)) : out.at;
+    const start = rawGeometry[2 * k]!;
+    offsets[f + 3] = start >= 0 ? out.polygon(raw!.bytes, start, rawGeometry[2 * k + 1]!) : out.string(JSON.stringify(p.geometry));
+    offsets[f + 4] = out.string(JSON.stringify(p.metadata));
   });
-  return { inputs: kept, flags: flags.slice(0, kept), text: fields.join(''), offsets, numbers, problems, pointZ };
+  return { inputs: kept, flags: flags.slice(0, kept), bytes: out.bytes(), offsets, numbers, problems, pointZ };
+}
+
+const POLYGON_HEAD = Buffer.from('{"type":"Polygon","coordinates":', 'latin1');
+const CLOSE_BRACE = 0x7d;
+
+/** UTF-8 written one field after another into a buffer of its own (transferable: never one of Node's pooled ones). */
+class Utf8Writer {
+  private buf: Buffer;
+  at = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafeSlow(Math.max(size, 1024));
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
+
+  /** Writes s; returns where it ends. */
+  string(s: string): number {
+    this.room(s.length * 3);
+    this.at += this.buf.write(s, this.at, 'utf8');
+    return this.at;
+  }
+
+  /** Writes a Polygon geometry with the file's coordinates text b[start, end) (ASCII: isCanonicalCoordinates); returns where it ends. */
+  polygon(b: Uint8Array, start: number, end: number): number {
+    this.room(POLYGON_HEAD.length + (end - start) + 1);
+    POLYGON_HEAD.copy(this.buf, this.at);
+    this.at += POLYGON_HEAD.length;
+    this.buf.set(b.subarray(start, end), this.at);
+    this.at += end - start;
+    this.buf[this.at++] = CLOSE_BRACE;
+    return this.at;
+  }
+
+  /** What was written, as a plain Uint8Array (what a worker's result arrives as). */
+  bytes(): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.at);
+  }
 }
 
 /** A point input's third coordinate (0 without one). */
@@ -125,10 +164,15 @@ function heightOf(input: ParcelInput): number {
   return typeof z === 'number' ? z : 0;
 }
 
-/** Feature f's coordinates as JSON.stringify would write them, from the file, when it is a Polygon and they can be. */
-function polygonText(raw: RawText, f: number): string | null {
-  const start = raw.polygons[2 * f]!;
-  return start < 0 ? null : canonicalCoordinates(raw.bytes, start - raw.base, raw.polygons[2 * f + 1]! - raw.base);
+/**
+ * Pushes where raw.bytes has feature f's coordinates, when it is a Polygon and the file wrote them as JSON.stringify
+ * would (so that text can be stored as it is); -1, -1 otherwise.
+ */
+function polygonText(raw: RawText, f: number, out: number[]): void {
+  const start = raw.polygons[2 * f]! - raw.base;
+  const end = raw.polygons[2 * f + 1]! - raw.base;
+  if (raw.polygons[2 * f]! >= 0 && isCanonicalCoordinates(raw.bytes, start, end)) out.push(start, end);
+  else out.push(-1, -1);
 }
 
 /** The n inputs of one feature, each validated; indexes within the feature, so "Parcel k" is its part. */

@@ -3,6 +3,7 @@
 // only for these.
 import type { FileRef } from './file-ref.ts';
 import type { JobOptions, PreparedJob } from './prepare.ts';
+import type { TailTables } from './split-scanner.ts';
 
 /**
  * Slots of the shared control array: the next job to claim, results posted so far, stop, and the highest job
@@ -32,3 +33,10 @@ export interface Begin { run: number; ctl: Int32Array; file: FileRef; jobs: JobT
 /** A job's result, or why there is none (a SyntaxError: the file is not valid JSON). */
 export type Outcome = { job: number; result: PreparedJob } | { job: number; error: string; syntax: boolean };
 export type Reply = Outcome & { run: number };
+
+/**
+ * Split the features of `file` from byte `start` on (geojson-split.ts splitFeaturesFrom) while the importing thread
+ * splits the bytes before it; the reply comes on the worker's channel, then `done[0]` is set to 1.
+ */
+export interface SplitTail { splitTail: { file: FileRef; start: number; done: Int32Array } }
+export interface SplitTailReply { splitTail: TailTables | null }

@@ -24,8 +24,13 @@ const MAX_LEADING_ZEROS = 5;
 
 /** b[start, end): JSON array text of numbers. Returns it as a string when JSON.stringify would write it so. */
 export function canonicalCoordinates(b: Uint8Array, start: number, end: number): string | null {
+  return isCanonicalCoordinates(b, start, end) ? Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1') : null;
+}
+
+/** Whether b[start, end) is what JSON.stringify would write for the arrays of numbers it parses to (then all ASCII). */
+export function isCanonicalCoordinates(b: Uint8Array, start: number, end: number): boolean {
   // Bracketed at both ends, so the digit loops below stop at a bracket at the latest: no bounds checks there.
-  if (end - start < 2 || b[start] !== OPEN || b[end - 1] !== CLOSE) return null;
+  if (end - start < 2 || b[start] !== OPEN || b[end - 1] !== CLOSE) return false;
   let i = start;
   while (i < end) {
     let c = b[i]!;
@@ -38,7 +43,7 @@ export function canonicalCoordinates(b: Uint8Array, start: number, end: number):
     const intStart = i;
     while (c >= ZERO && c <= NINE) c = b[++i]!;
     const intDigits = i - intStart;
-    if (intDigits === 0 || (intDigits > 1 && b[intStart] === ZERO)) return null;
+    if (intDigits === 0 || (intDigits > 1 && b[intStart] === ZERO)) return false;
     let digits = intDigits;
     const zeroInt = intDigits === 1 && b[intStart] === ZERO;
     if (c === DOT) {
@@ -48,16 +53,16 @@ export function canonicalCoordinates(b: Uint8Array, start: number, end: number):
       const leadingZeros = i - fracStart;
       while (c >= ZERO && c <= NINE) c = b[++i]!;
       const fracDigits = i - fracStart;
-      if (fracDigits === 0 || b[i - 1] === ZERO) return null;
+      if (fracDigits === 0 || b[i - 1] === ZERO) return false;
       // Below 1, the zeros after the point are not significant, but more than 5 print as an exponent.
-      if (zeroInt && leadingZeros > MAX_LEADING_ZEROS) return null;
+      if (zeroInt && leadingZeros > MAX_LEADING_ZEROS) return false;
       digits = zeroInt ? fracDigits - leadingZeros : intDigits + fracDigits;
     } else if (zeroInt && negative) {
-      return null; // -0 prints as 0
+      return false; // -0 prints as 0
     }
-    if (digits > MAX_DIGITS) return null;
+    if (digits > MAX_DIGITS) return false;
     // A number ends at a comma or a bracket, never at a space, an exponent or anything else.
-    if (c !== COMMA && c !== CLOSE) return null;
+    if (c !== COMMA && c !== CLOSE) return false;
   }
-  return Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1');
+  return true;
 }

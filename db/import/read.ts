@@ -6,10 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ImportError, REPROJECT } from './errors.ts';
 import { isFurrowExport } from './furrow-format.ts';
-import { splitFeatureFile, type SplitCollection } from './geojson-split.ts';
+import { splitFeatureFile, type SplitCollection, type TailSplit } from './geojson-split.ts';
 import { fileRef, type FileRef } from './file-ref.ts';
-import { readKml } from './kml.ts';
-import { readZip } from './shapefile.ts';
 
 export type ImportFormat = 'geojson' | 'kml' | 'zip';
 
@@ -45,7 +43,7 @@ const HEAD_BYTES = 1024;
  * format or shape, anything odd, a refused crs) is read and parsed whole as always, so its errors are exactly
  * the same either way.
  */
-export async function readImportSource(file: string, split: boolean): Promise<SourceFeatures | SplitSource> {
+export async function readImportSource(file: string, split: boolean, splitTail?: (file: FileRef, start: number) => TailSplit | null): Promise<SourceFeatures | SplitSource> {
   const name = basename(file);
   const ext = extname(file).toLowerCase();
   if (split) {
@@ -61,10 +59,12 @@ export async function readImportSource(file: string, split: boolean): Promise<So
       readSync(fd, head, 0, head.length, 0);
       if (st.isFile() && detect(head, ext) === 'geojson') {
         const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-        const parts = splitFeatureFile(fd, st.size, bom);
+        const ref = fileRef(file, st);
+        // A large file's second part is split by a worker thread meanwhile, when there is one (geojson-split.ts).
+        const parts = splitFeatureFile(fd, st.size, bom, undefined, splitTail && { from: (start) => splitTail(ref, start) });
         if (parts && crsAccepted(parts.members['crs'])) {
           const notes = parts.utf8 ? [] : [notUtf8(name)];
-          return { format: 'geojson', file: fileRef(file, st), split: parts, furrowExport: isFurrowExport(parts.members), notes };
+          return { format: 'geojson', file: ref, split: parts, furrowExport: isFurrowExport(parts.members), notes };
         }
       }
     } finally {
@@ -78,10 +78,12 @@ export async function readImportSource(file: string, split: boolean): Promise<So
     throw new ImportError('unreadable', `${name} cannot be read: ${(e as Error).message}`);
   }
   const format = detect(buffer.subarray(0, HEAD_BYTES), ext);
-  if (format === 'zip') return { format, ...(await readZip(buffer, name)), furrowExport: false };
+  // The KML and Shapefile readers, and the XML, zip and Shapefile packages they use, load only for those formats:
+  // loading them took a GeoJSON import 50–100 ms before it could start.
+  if (format === 'zip') return { format, ...(await (await import('./shapefile.ts')).readZip(buffer, name)), furrowExport: false };
   // GeoJSON and KML are read as UTF-8: bytes that are not become U+FFFD, which the user is told, not left to find.
   const notes = isUtf8(buffer) ? [] : [notUtf8(name)];
-  if (format === 'kml') return { format, features: readKml(buffer, name), furrowExport: false, notes };
+  if (format === 'kml') return { format, features: (await import('./kml.ts')).readKml(buffer, name), furrowExport: false, notes };
   if (format === 'geojson') {
     const source = readGeoJson(buffer.toString('utf8').replace(/^\uFEFF/, ''), name);
     return { ...source, notes: [...notes, ...(source.notes ?? [])] };

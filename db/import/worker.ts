@@ -8,7 +8,8 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { prepareFeatures } from './prepare.ts';
 import { jobBytes, parseSlice } from './jobs.ts';
 import { openRef } from './file-ref.ts';
-import { AHEAD, NEXT, SIGNAL, STOP, WANTED, type Begin, type Reply } from './protocol.ts';
+import { AHEAD, NEXT, SIGNAL, STOP, WANTED, type Begin, type Reply, type SplitTail, type SplitTailReply } from './protocol.ts';
+import { splitFeaturesFrom } from './geojson-split.ts';
 
 const { port } = workerData as { port: MessagePort };
 
@@ -27,7 +28,28 @@ function claim(ctl: Int32Array, count: number): number {
   }
 }
 
-parentPort!.on('message', ({ run, ctl, file, jobs, opts }: Begin) => {
+/** The features from a byte on, split while the importing thread splits the bytes before it (geojson-split.ts). */
+function splitTail({ splitTail: { file, start, done } }: SplitTail): void {
+  let reply: SplitTailReply = { splitTail: null };
+  let fd = -1;
+  try {
+    fd = openRef(file);
+    const tables = splitFeaturesFrom(fd, file.size, start);
+    reply = { splitTail: tables };
+  } catch {
+    // A changed or unreadable file: the importing thread splits on by itself, and finds out.
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+  const t = reply.splitTail;
+  port.postMessage(reply, t ? [t.starts.buffer, t.ends.buffer, t.inputs.buffer, t.polygons.buffer] as ArrayBuffer[] : []);
+  Atomics.store(done, 0, 1);
+  Atomics.notify(done, 0);
+}
+
+parentPort!.on('message', (message: Begin | SplitTail) => {
+  if ('splitTail' in message) return splitTail(message);
+  const { run, ctl, file, jobs, opts } = message;
   let fd = -1;
   try {
     for (let job = claim(ctl, jobs.count); job >= 0; job = claim(ctl, jobs.count)) {
@@ -41,7 +63,9 @@ parentPort!.on('message', ({ run, ctl, file, jobs, opts }: Begin) => {
         // Not a syntax error (a changed file, say): the importing thread redoes the job and says what it is.
         reply = { run, job, error: (e as Error).message, syntax: e instanceof SyntaxError };
       }
-      port.postMessage(reply);
+      // The result's arrays are this job's own: handed over, not copied.
+      const r = 'result' in reply ? reply.result : null;
+      port.postMessage(reply, r ? [r.bytes.buffer, r.offsets.buffer, r.numbers.buffer, r.flags.buffer] as ArrayBuffer[] : []);
       Atomics.add(ctl, SIGNAL, 1);
       Atomics.notify(ctl, SIGNAL);
     }

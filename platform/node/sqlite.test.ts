@@ -46,6 +46,19 @@ describe('openSqlite', () => {
     db.close();
   });
 
+  it('creates a new file with the page size asked for; a file that exists keeps its own', () => {
+    const file = join(dir, 'pages.db');
+    const db = openSqlite(file, { ...schema([v1]), synchronous: 'FULL', pageSize: 16384 });
+    expect(db.pragma('page_size', { simple: true })).toBe(16384);
+    db.close();
+    const old = join(dir, 'pages-old.db');
+    openSqlite(old, { ...schema([v1]), synchronous: 'FULL' }).close();
+    const reopened = openSqlite(old, { ...schema([v1, v2]), synchronous: 'FULL', pageSize: 16384 });
+    expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
+    expect(reopened.pragma('user_version', { simple: true })).toBe(2);
+    reopened.close();
+  });
+
   it('creates an owner-only file in an owner-only folder when asked', () => {
     const file = join(dir, 'private', 'c.db');
     openSqlite(file, { ...schema([v1]), synchronous: 'FULL', ownerOnly: true }).close();

@@ -28,6 +28,11 @@ export interface OpenOptions extends SchemaOptions {
   synchronous: 'FULL' | 'NORMAL';
   /** Create the file (and a new folder) readable by its owner only, and narrow a file found wider. */
   ownerOnly?: boolean;
+  /**
+   * The page size of a database created by this call; one that exists keeps its own (a database in WAL mode can only
+   * change it by leaving WAL for a VACUUM). SQLite's default is 4096.
+   */
+  pageSize?: number;
 }
 
 export function openSqlite(file: string, opts: OpenOptions): Db {
@@ -41,6 +46,8 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
     // Refuse a database from the future before anything writes to it (journal_mode = WAL rewrites the header).
     const found = db.pragma('user_version', { simple: true }) as number;
     if (found > opts.migrations.length) throw new FutureSchemaError(opts.future(found, opts.migrations.length));
+    // Before journal_mode = WAL, which writes the header of a new file: on a database with content it does nothing.
+    if (opts.pageSize !== undefined) db.pragma(`page_size = ${opts.pageSize}`);
     whenNotBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma(`synchronous = ${opts.synchronous}`);
     db.pragma('foreign_keys = ON');
