@@ -17,7 +17,7 @@ import { randomFillSync } from 'node:crypto';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './open.ts';
 import type { ParcelRow } from './types.ts';
-import { cachedStatement } from './rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
 
 /** parcels_ai as migration 001 creates it, whitespace collapsed. */
 const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ' +

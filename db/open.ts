@@ -1,6 +1,7 @@
-// Opening the mirror: platform/node/sqlite.ts (shared with the service's store) with the mirror's migrations and
+// Opening the mirror: platform/node/ (shared with the service's store) with the mirror's migrations and
 // durability, and the mirror's own transaction helper.
-import { FutureSchemaError, migrate as migrateSchema, openSqlite, type Db, type SchemaOptions } from '../platform/node/sqlite.ts';
+import { openSqlite, type Db } from '../platform/node/sqlite.ts';
+import { FutureSchemaError, migrate as migrateSchema, type SchemaOptions } from '../platform/node/migrations.ts';
 import { migrations } from './migrations/index.ts';
 
 export { FutureSchemaError, type Db };

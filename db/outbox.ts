@@ -1,6 +1,7 @@
 import type { Db } from './open.ts';
 import type { Entity, OpKind, OpState, OutboxRow } from './types.ts';
-import { cachedStatement, getRow, tableOf, updateRow } from './rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
+import { getRow, tableOf, updateRow } from './rows.ts';
 
 const now = () => new Date().toISOString();
 

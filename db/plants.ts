@@ -1,7 +1,7 @@
 // Plants as the app shows them: detected on the service and only ever pulled (sync/pull.ts), found here by where
 // they stand (plants_rtree, migration 006) or by their parcel. Read-only. A plant's parcel and crop are the
 // service's ids in the table; they are answered as the mirror's local ids, the ids the rest of the app speaks.
-import { cachedStatement } from '../platform/node/sqlite.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
 import type { Db } from './open.ts';
 
 export interface PlantHit {

@@ -1,6 +1,6 @@
 // Crop rotations as farm managers read them: a farm's crops parcel by parcel, and the crop families the service
 // offers (pulled into crop_families by sync/pull.ts). Read-only; crops are written by MirrorWriter like every edit.
-import { cachedStatement } from '../platform/node/sqlite.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
 import type { Db } from './open.ts';
 import type { CropRow } from './types.ts';
 

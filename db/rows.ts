@@ -1,4 +1,4 @@
-import { cachedStatement } from '../platform/node/sqlite.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
 import type { Db } from './open.ts';
 import type { CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { parcelStateOfRow } from './parcel-state.ts';
@@ -20,10 +20,6 @@ export const tableOf = (e: Entity) => TABLE[e];
 const perEntity = (sql: (e: Entity) => string) => ({ farm: sql('farm'), parcel: sql('parcel'), crop: sql('crop') });
 const SELECT_SQL = perEntity((e) => `SELECT ${COLUMNS[e].join(', ')} FROM ${TABLE[e]} WHERE local_id = ?`);
 const INSERT_SQL = perEntity((e) => `INSERT INTO ${TABLE[e]} (${COLUMNS[e].join(', ')}) VALUES (${COLUMNS[e].map((c) => `@${c}`).join(', ')})`);
-
-// Prepared once per connection and SQL text (platform/node/sqlite.ts): bulk edits (an import of 100,000 parcels)
-// touch rows one by one, and re-preparing the same statement for each row was the largest single cost of a bulk create.
-export { cachedStatement };
 
 export function getRow(db: Db, entity: 'farm', localId: string): FarmRow | undefined;
 export function getRow(db: Db, entity: 'parcel', localId: string): ParcelRow | undefined;

@@ -1,5 +1,5 @@
 import type { Db } from './open.ts';
-import { cachedStatement } from './rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
 import { DEFAULT_MAX_PARCEL_HECTARES } from '../core/parcels/validate.ts';
 
 // Small facts kept in the mirror's `settings` table, read by the writer, the engine and the CLI alike.

@@ -2,7 +2,7 @@
 // group commit — several batches marked in flight with one fsync, the answers booked in the same transactions.
 import { randomUUID } from 'node:crypto';
 import type { OutboxRow, ParcelRow } from '../db/types.ts';
-import { cachedStatement } from '../db/rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
 import { markInFlight, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { parcelLimit } from '../db/settings.ts';

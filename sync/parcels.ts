@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { OutboxRow, ParcelRow, ParcelState } from '../db/types.ts';
-import { cachedStatement, getRow } from '../db/rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
+import { getRow } from '../db/rows.ts';
 import { markInFlight } from '../db/outbox.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { withoutFsync } from '../db/open.ts';

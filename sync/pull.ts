@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
-import { cachedStatement, getRow, insertRow, updateRow } from '../db/rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
+import { getRow, insertRow, updateRow } from '../db/rows.ts';
 import { openOps, setOpState } from '../db/outbox.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { Farm } from '../core/schemas/farms.ts';

@@ -6,7 +6,8 @@
 // this, the foreign keys cascaded the farm's deletion over work nobody had sent.
 import type { Db } from '../db/open.ts';
 import type { Entity, OutboxRow } from '../db/types.ts';
-import { cachedStatement, getRow, updateRow } from '../db/rows.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
+import { getRow, updateRow } from '../db/rows.ts';
 import { enqueue } from '../db/outbox.ts';
 
 /** The rows under a farm (its parcels and their crops) or a parcel (its crops), the row itself included. */

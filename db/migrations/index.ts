@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Migration } from '../../platform/node/migrations.ts';
 import { up as m001 } from './001-mirror.ts';
 import { up as m002 } from './002-parcel-checked.ts';
 import { up as m003 } from './003-outbox-sent-state.ts';
@@ -7,4 +7,4 @@ import { up as m005 } from './005-history-account.ts';
 import { up as m006 } from './006-plants-rtree.ts';
 
 /** One entry per schema version: migrations[0] takes user_version 0 to 1. Append only. */
-export const migrations: ReadonlyArray<(db: Database) => void> = [m001, m002, m003, m004, m005, m006];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006];

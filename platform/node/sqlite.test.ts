@@ -1,10 +1,12 @@
-// The shared opener on its own, with migrations of its own: versions applied once and in order, a database from a
-// newer build refused byte for byte untouched, owner-only files, and the statement cache per handle.
+// The shared opener on its own, with migrations of its own: the pragmas it sets, versions brought up to date on open,
+// a database from a newer build refused byte for byte untouched, the page size of a new file, owner-only files.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FutureSchemaError, cachedStatement, migrate, openSqlite, type Migration } from './sqlite.ts';
+import Database from 'better-sqlite3';
+import { openSqlite, whenNotBusy } from './sqlite.ts';
+import { FutureSchemaError, type Migration } from './migrations.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-platform-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,16 +38,6 @@ describe('openSqlite', () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('migrate stops at the version asked for', () => {
-    const db = openSqlite(':memory:', { ...schema([]), synchronous: 'FULL' });
-    migrate(db, schema([v1, v2]), 1);
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
-    migrate(db, schema([v1, v2]));
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
-    expect(() => migrate(db, schema([v1]))).toThrow(FutureSchemaError);
-    db.close();
-  });
-
   it('creates a new file with the page size asked for; a file that exists keeps its own', () => {
     const file = join(dir, 'pages.db');
     const db = openSqlite(file, { ...schema([v1]), synchronous: 'FULL', pageSize: 16384 });
@@ -65,13 +57,24 @@ describe('openSqlite', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'private')).mode & 0o777).toBe(0o700);
   });
+});
 
-  it('caches one prepared statement per handle and text', () => {
-    const a = openSqlite(':memory:', { ...schema([v1]), synchronous: 'FULL' });
-    const b = openSqlite(':memory:', { ...schema([v1]), synchronous: 'FULL' });
-    expect(cachedStatement(a, 'SELECT 1')).toBe(cachedStatement(a, 'SELECT 1'));
-    expect(cachedStatement(a, 'SELECT 1')).not.toBe(cachedStatement(b, 'SELECT 1'));
-    a.close();
-    b.close();
+describe('whenNotBusy', () => {
+  it('retries while another connection holds the write lock, and gives up after the tries it is given', () => {
+    const file = join(dir, 'busy.db');
+    openSqlite(file, { ...schema([v1]), synchronous: 'FULL' }).close();
+    const holder = new Database(file);
+    const waiter = new Database(file, { timeout: 0 });
+    holder.exec('BEGIN IMMEDIATE');
+    expect(() => whenNotBusy(() => waiter.exec('INSERT INTO t VALUES (1)'), 2)).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+    let tries = 0;
+    whenNotBusy(() => {
+      if (++tries === 3) holder.exec('COMMIT');
+      waiter.exec('INSERT INTO t VALUES (2)');
+    });
+    expect(tries).toBe(3);
+    expect(waiter.prepare('SELECT x FROM t').pluck().all()).toEqual([2]);
+    holder.close();
+    waiter.close();
   });
 });

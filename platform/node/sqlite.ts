@@ -1,28 +1,13 @@
 // Opening a SQLite database the way the service's store and the local mirror both need it: WAL, a busy timeout,
-// foreign keys, the durability asked for, and the schema brought up to date by versioned migrations under
-// `PRAGMA user_version` — a database from a newer build refused before anything writes to it. Plus the small
-// helpers both use on every hot path (a statement cache per handle, the busy retry).
+// foreign keys, the durability asked for, and the schema brought up to date (migrations.ts) — a database from a
+// newer build refused before anything writes to it. Plus the busy retry both need while two processes open a fresh file.
 
-import Database, { type Statement } from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { migrate, refuseFuture, type SchemaOptions } from './migrations.ts';
 
 export type Db = Database.Database;
-/** One schema version: migration n brings the schema from version n to n + 1. */
-export type Migration = (db: Db) => void;
-
-export class FutureSchemaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FutureSchemaError';
-  }
-}
-
-export interface SchemaOptions {
-  migrations: readonly Migration[];
-  /** The refusal of a database at schema version `found`, newer than the `known` this build has. */
-  future: (found: number, known: number) => string;
-}
 
 export interface OpenOptions extends SchemaOptions {
   synchronous: 'FULL' | 'NORMAL';
@@ -44,8 +29,7 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
   try {
     db.pragma('busy_timeout = 5000');
     // Refuse a database from the future before anything writes to it (journal_mode = WAL rewrites the header).
-    const found = db.pragma('user_version', { simple: true }) as number;
-    if (found > opts.migrations.length) throw new FutureSchemaError(opts.future(found, opts.migrations.length));
+    refuseFuture(db, opts);
     // Before journal_mode = WAL, which writes the header of a new file: on a database with content it does nothing.
     if (opts.pageSize !== undefined) db.pragma(`page_size = ${opts.pageSize}`);
     whenNotBusy(() => db.pragma('journal_mode = WAL'));
@@ -57,22 +41,6 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
     throw err;
   }
   return db;
-}
-
-/** Runs every pending migration (up to version `upTo`) in one transaction; a database from the future is refused untouched. */
-export function migrate(db: Db, opts: SchemaOptions, upTo: number = opts.migrations.length): void {
-  const { migrations } = opts;
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) throw new FutureSchemaError(opts.future(current, migrations.length));
-  if (current >= upTo) return;
-  // IMMEDIATE takes the write lock first and the version is read again under it: two processes opening the same
-  // fresh database at the same moment must not both run migration 1.
-  db.transaction(() => {
-    const locked = db.pragma('user_version', { simple: true }) as number;
-    if (locked > migrations.length) throw new FutureSchemaError(opts.future(locked, migrations.length));
-    for (let v = locked; v < upTo; v++) migrations[v]!(db);
-    if (locked < upTo) db.pragma(`user_version = ${upTo}`);
-  }).immediate();
 }
 
 /**
@@ -105,16 +73,4 @@ export function whenNotBusy<T>(fn: () => T, tries = 100): T {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.floor(Math.random() * 20));
     }
   }
-}
-
-// Hot paths (bulk create, listings, the sync loop) prepare the same SQL thousands of times a second: one
-// prepared statement per handle and text.
-const statements = new WeakMap<Db, Map<string, Statement>>();
-
-export function cachedStatement(db: Db, sql: string): Statement {
-  let byDb = statements.get(db);
-  if (!byDb) statements.set(db, (byDb = new Map()));
-  let stmt = byDb.get(sql);
-  if (!stmt) byDb.set(sql, (stmt = db.prepare(sql)));
-  return stmt;
 }

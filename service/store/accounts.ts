@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { ApiError, accountNotFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { DEFAULT_MAX_PARCEL_HECTARES } from '../../core/parcels/validate.ts';
@@ -40,7 +40,7 @@ export function summarize(a: AccountRow, embedUrl: string): AccountSummary {
 }
 
 export function getAccountRow(db: Db, id: string): AccountRow | undefined {
-  return prep(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  return cachedStatement(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
 }
 
 /** An account of this organization in any state; another organization's account does not exist here. */

@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { ACCOUNT_VISIBLE, FARM_VISIBLE, requireAccount, scopeParams, type Scope } from './scope.ts';
@@ -31,7 +31,7 @@ function toCrop(r: CropRow): Crop {
 }
 
 function cropRow(db: Db, scope: Scope, id: number): CropRow {
-  const r = prep(db, `${CROP_SELECT} WHERE c.id = @id AND ${CROP_VISIBLE}`).get({ id, ...scopeParams(scope) }) as CropRow | undefined;
+  const r = cachedStatement(db, `${CROP_SELECT} WHERE c.id = @id AND ${CROP_VISIBLE}`).get({ id, ...scopeParams(scope) }) as CropRow | undefined;
   if (!r) throw notFound('Crop');
   return r;
 }
@@ -112,7 +112,7 @@ export function createCrop(db: Db, scope: Scope, body: CropCreateRequest): Crop 
     const { accountId } = placeCrop(db, scope, parcel);
     checkDates(body.sowing ?? null, body.closure ?? null);
     const t = now();
-    const id = Number(prep(db, `INSERT INTO crops (key, organization_id, account_id, parcel_id, family_id, name, campaign, area, variety,
+    const id = Number(cachedStatement(db, `INSERT INTO crops (key, organization_id, account_id, parcel_id, family_id, name, campaign, area, variety,
       harvested_qty, sowing, closure, is_active, created, modified) VALUES (@key, @org, @acc, @parcel, @family, @name, @campaign, @area,
       @variety, @harvested_qty, @sowing, @closure, @is_active, @t, @t)`).run({
       key: uuid(), org: scope.organizationId, acc: accountId, parcel, family: resolveFamily(db, scope, body.family),
@@ -161,7 +161,7 @@ export function deleteCrop(db: Db, scope: Scope, id: number): void {
 /** The whole rotation history of a parcel, past and current, newest sowing first (undated entries last). */
 export function parcelCrops(db: Db, scope: Scope, parcelId: number): Crop[] {
   parcelRow(db, scope, parcelId);
-  return (prep(db, `${CROP_SELECT} WHERE c.parcel_id = ? ORDER BY c.sowing IS NULL, c.sowing DESC, c.id DESC`).all(parcelId) as CropRow[]).map(toCrop);
+  return (cachedStatement(db, `${CROP_SELECT} WHERE c.parcel_id = ? ORDER BY c.sowing IS NULL, c.sowing DESC, c.id DESC`).all(parcelId) as CropRow[]).map(toCrop);
 }
 
 export function listCrops(db: Db, scope: Scope, q: { parcel?: number; is_active?: boolean; limit: number; offset: number }): { count: number; results: Crop[] } {

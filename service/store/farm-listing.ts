@@ -14,7 +14,7 @@
 import Database from 'better-sqlite3';
 import { Readable } from 'node:stream';
 import type { Db } from './db.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { visibleFarm } from './parcels.ts';
 import type { Scope } from './scope.ts';
 
@@ -49,7 +49,7 @@ export function farmParcelsStream(db: Db, scope: Scope, farmId: number, page: Fa
   try {
     if (reader !== db) reader.exec('BEGIN');
     visibleFarm(reader, scope, farmId); // the first read: the snapshot starts here
-    const total = (prep(reader, 'SELECT parcel_count FROM farms WHERE id = ?').get(farmId) as { parcel_count: number }).parcel_count;
+    const total = (cachedStatement(reader, 'SELECT parcel_count FROM farms WHERE id = ?').get(farmId) as { parcel_count: number }).parcel_count;
     return new FarmParcels(reader, reader !== db, farmId, page, total, nextUrl);
   } catch (err) {
     if (reader !== db) reader.close();
@@ -133,7 +133,7 @@ class FarmParcels extends Readable {
 
   private tail(pageFull: boolean): string {
     let next: string | null = null;
-    if (pageFull && prep(this.reader, 'SELECT 1 FROM parcels WHERE farm_id = ? AND id > ? LIMIT 1').get(this.farmId, this.after)) {
+    if (pageFull && cachedStatement(this.reader, 'SELECT 1 FROM parcels WHERE farm_id = ? AND id > ? LIMIT 1').get(this.farmId, this.after)) {
       next = this.nextUrl(this.after);
     }
     // A page counts every parcel of the farm (as GET /api/parcels/ counts all matches); the whole listing counts

@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { now } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { validateParcels, MAX_PARCELS_PER_REQUEST } from '../../core/parcels/validate.ts';
@@ -59,17 +59,17 @@ export function createFarm(db: Db, scope: Scope, body: FarmInput, validated?: Va
       .run(scope.organizationId, accountId, name, t, t).lastInsertRowid);
     const rows = insertParcels(db, id, parcels);
     // Read back rather than summed here: the answer is the same number GET /api/farms/{id}/ gives.
-    const farm = prep(db, `${FARM_STATS} WHERE f.id = ?`).get(id) as Farm;
+    const farm = cachedStatement(db, `${FARM_STATS} WHERE f.id = ?`).get(id) as Farm;
     return { farm, rows };
   })();
 }
 
 export function listFarms(db: Db, scope: Scope): Farm[] {
-  return prep(db, `${FARM_STATS} WHERE f.organization_id = @org AND ${FARM_VISIBLE} ORDER BY f.id`).all(scopeParams(scope)) as Farm[];
+  return cachedStatement(db, `${FARM_STATS} WHERE f.organization_id = @org AND ${FARM_VISIBLE} ORDER BY f.id`).all(scopeParams(scope)) as Farm[];
 }
 
 export function getFarm(db: Db, scope: Scope, id: number): Farm {
-  const f = prep(db, `${FARM_STATS} WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`).get({ id, ...scopeParams(scope) }) as Farm | undefined;
+  const f = cachedStatement(db, `${FARM_STATS} WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`).get({ id, ...scopeParams(scope) }) as Farm | undefined;
   if (!f) throw notFound('Farm');
   return f;
 }

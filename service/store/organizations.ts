@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 
@@ -57,12 +57,12 @@ export function revokeApiKey(db: Db, organizationId: string, prefix: string): vo
 
 /** The key's row id and organization, or undefined for an unknown or revoked key. */
 export function activeApiKey(db: Db, apiKey: string): { id: number; organization_id: string } | undefined {
-  return prep(db, 'SELECT id, organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
+  return cachedStatement(db, 'SELECT id, organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
     | { id: number; organization_id: string }
     | undefined;
 }
 
 /** Whether the API key with this row id (the `key` claim of an account token) is the organization's and not revoked. */
 export function apiKeyIsActive(db: Db, id: number, organizationId: string): boolean {
-  return prep(db, 'SELECT 1 FROM api_keys WHERE id = ? AND organization_id = ? AND revoked IS NULL').get(id, organizationId) !== undefined;
+  return cachedStatement(db, 'SELECT 1 FROM api_keys WHERE id = ? AND organization_id = ? AND revoked IS NULL').get(id, organizationId) !== undefined;
 }

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { ApiError } from '../errors.ts';
 import { ErrorCode, QueryProblem } from '../../core/errors.ts';
 import {
@@ -115,7 +115,7 @@ export function listParcels(db: Db, scope: Scope, filter: ParcelFilter): { rows:
   const countQ = toPositional(`SELECT COUNT(*) AS n ${base}`, {});
   const count = (db.prepare(countQ.text + metaSql).get(...countQ.args, ...positional) as { n: number }).n;
   const pageQ = toPositional(`SELECT ${PARCEL_COLUMNS} ${base} AND p.id > @after`, { after: filter.after ?? 0 });
-  const rows = prep(db, `${pageQ.text}${metaSql} ORDER BY p.id LIMIT ?`).all(...pageQ.args, ...positional, filter.limit + 1) as ParcelRow[];
+  const rows = cachedStatement(db, `${pageQ.text}${metaSql} ORDER BY p.id LIMIT ?`).all(...pageQ.args, ...positional, filter.limit + 1) as ParcelRow[];
   const hasMore = rows.length > filter.limit;
   if (hasMore) rows.pop();
   return { rows, count, hasMore };

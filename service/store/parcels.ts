@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { groupCommit } from './group-commit.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
@@ -15,7 +15,7 @@ import { getAccountRow, parcelLimit } from './accounts.ts';
 export interface VisibleFarm { id: number; account_id: string; organization_id: string }
 
 export function visibleFarm(db: Db, scope: Scope, farmId: number): VisibleFarm {
-  const f = prep(db, `SELECT f.id, f.account_id, f.organization_id FROM farms f WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`)
+  const f = cachedStatement(db, `SELECT f.id, f.account_id, f.organization_id FROM farms f WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`)
     .get({ id: farmId, ...scopeParams(scope) }) as VisibleFarm | undefined;
   if (!f) throw notFound('Farm');
   return f;
@@ -41,9 +41,9 @@ const MICRO_HECTARES = (col: string) => `CAST(round(${col} * 1000000) AS INTEGER
 /** Inserts already-validated parcels; the caller owns the transaction. */
 export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidParcel | PreparedParcel)[], midBatch?: (inserted: number) => void): ParcelRow[] {
   const t = now();
-  const ins = prep(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
+  const ins = cachedStatement(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
     VALUES (@key, @farm_id, @name, @source_type, @point, @geometry, @hectares, @metadata, @minx, @miny, @maxx, @maxy, @created, @modified)`);
-  const rtree = prep(db, 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
+  const rtree = cachedStatement(db, 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
   const rows: ParcelRow[] = [];
   for (const p of parcels) {
     const [minx, miny, maxx, maxy] = p.bbox;
@@ -61,11 +61,11 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidPa
   if (rows.length) {
     // The farm's totals move once per batch, in this transaction, with the rounding the delete and update triggers
     // use (migration 006 says why not a trigger per row): the rows just inserted are the farm's ids in this range.
-    prep(db, `UPDATE farms SET modified = ?, parcel_count = parcel_count + ?,
+    cachedStatement(db, `UPDATE farms SET modified = ?, parcel_count = parcel_count + ?,
       micro_hectares = micro_hectares + (SELECT SUM(${MICRO_HECTARES('hectares')}) FROM parcels WHERE farm_id = ? AND id BETWEEN ? AND ?)
       WHERE id = ?`).run(t, rows.length, farmId, rows[0]!.id, rows[rows.length - 1]!.id, farmId);
   } else {
-    prep(db, 'UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
+    cachedStatement(db, 'UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
   }
   return rows;
 }
@@ -127,7 +127,7 @@ function bulkRequest(db: Db, scope: Scope, body: unknown): { farmId: number; par
 }
 
 export function parcelRow(db: Db, scope: Scope, id: number): ParcelRow & { account_id: string } {
-  const r = prep(db, `SELECT ${PARCEL_COLUMNS}, f.account_id FROM parcels p JOIN farms f ON f.id = p.farm_id
+  const r = cachedStatement(db, `SELECT ${PARCEL_COLUMNS}, f.account_id FROM parcels p JOIN farms f ON f.id = p.farm_id
     WHERE p.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`).get({ id, ...scopeParams(scope) }) as (ParcelRow & { account_id: string }) | undefined;
   if (!r) throw notFound('Parcel');
   return r;
@@ -168,9 +168,9 @@ export function patchParcel(db: Db, scope: Scope, id: number, body: unknown, che
       next.geometry = g.geometryJson;
       next.hectares = g.hectares;
       [next.minx, next.miny, next.maxx, next.maxy] = g.bbox;
-      prep(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
+      cachedStatement(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
     }
-    prep(db, `UPDATE parcels SET name = @name, source_type = @source_type, point = @point, geometry = @geometry, hectares = @hectares,
+    cachedStatement(db, `UPDATE parcels SET name = @name, source_type = @source_type, point = @point, geometry = @geometry, hectares = @hectares,
       metadata = @metadata, minx = @minx, miny = @miny, maxx = @maxx, maxy = @maxy, modified = @modified WHERE id = @id`).run({
       id, name: next.name, source_type: next.source_type, point: next.point, geometry: next.geometry, hectares: next.hectares,
       metadata: next.metadata, minx: next.minx, miny: next.miny, maxx: next.maxx, maxy: next.maxy, modified: next.modified,
@@ -187,6 +187,6 @@ function inlinePatch(body: unknown, id: number, maxHectares: number): CheckedPat
 export function deleteParcel(db: Db, scope: Scope, id: number): void {
   db.transaction(() => {
     parcelRow(db, scope, id);
-    prep(db, 'DELETE FROM parcels WHERE id = ?').run(id);
+    cachedStatement(db, 'DELETE FROM parcels WHERE id = ?').run(id);
   })();
 }

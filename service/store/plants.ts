@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { now, uuid } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import { ACCOUNT_VISIBLE, FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
@@ -61,7 +61,7 @@ export function listPlantsJson(db: Db, scope: Scope, q: PlantQuery, nextUrl?: (a
 }
 
 export function getPlantJson(db: Db, scope: Scope, id: number): string {
-  const r = prep(db, `SELECT pl.* FROM plants pl WHERE pl.id = @id AND ${PLANT_VISIBLE}`).get({ id, ...scopeParams(scope) }) as PlantRow | undefined;
+  const r = cachedStatement(db, `SELECT pl.* FROM plants pl WHERE pl.id = @id AND ${PLANT_VISIBLE}`).get({ id, ...scopeParams(scope) }) as PlantRow | undefined;
   if (!r) throw notFound('Plant');
   return plantJson(r);
 }

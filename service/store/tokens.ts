@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Db } from './db.ts';
 import { now } from './clock.ts';
-import { prep } from './prep.ts';
+import { cachedStatement } from '../../platform/node/statements.ts';
 import { accountNotFound } from '../errors.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3 * 60 * 60;
@@ -26,7 +26,7 @@ function insertKey(db: Db, organizationId: string): SigningKeyRow {
 /** The key that signs the organization's new tokens, created on first use. */
 export function currentSigningKey(db: Db, organizationId: string): SigningKeyRow {
   return db.transaction(() => {
-    const row = prep(db, 'SELECT * FROM signing_keys WHERE organization_id = ? AND retired IS NULL ORDER BY created DESC LIMIT 1').get(organizationId) as SigningKeyRow | undefined;
+    const row = cachedStatement(db, 'SELECT * FROM signing_keys WHERE organization_id = ? AND retired IS NULL ORDER BY created DESC LIMIT 1').get(organizationId) as SigningKeyRow | undefined;
     return row ?? insertKey(db, organizationId);
   }).immediate();
 }
@@ -68,7 +68,7 @@ export function rotateSigningKey(db: Db, organizationId: string, opts: { revoke?
 export async function signAccountAccess(
   db: Db, accountId: string, opts: { apiKeyId?: number | null; nowSeconds?: number } = {},
 ): Promise<{ token: string; expiresAt: string }> {
-  const account = prep(db, 'SELECT organization_id, token_epoch FROM accounts WHERE id = ?').get(accountId) as
+  const account = cachedStatement(db, 'SELECT organization_id, token_epoch FROM accounts WHERE id = ?').get(accountId) as
     | { organization_id: string; token_epoch: number }
     | undefined;
   if (!account) throw accountNotFound();
@@ -108,7 +108,7 @@ export async function verifyAccountAccess(db: Db, token: string, at: number = no
   try {
     const header = decodeProtectedHeader(token);
     if (header.alg !== 'HS256' || typeof header.kid !== 'string' || (header.typ !== undefined && header.typ !== 'JWT')) return null;
-    const key = prep(db, 'SELECT * FROM signing_keys WHERE kid = ?').get(header.kid) as SigningKeyRow | undefined;
+    const key = cachedStatement(db, 'SELECT * FROM signing_keys WHERE kid = ?').get(header.kid) as SigningKeyRow | undefined;
     if (!key) return null;
     const { payload } = await jwtVerify(token, key.secret, {
       algorithms: ['HS256'], requiredClaims: ['exp', 'iat', 'sub', 'org', 'typ', 'ep'], currentDate: new Date(at * 1000),

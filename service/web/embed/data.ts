@@ -5,7 +5,7 @@ import type { AccountRow } from '../../store/accounts.ts';
 import { listParcels, metadataFilters } from '../../store/parcel-list.ts';
 import type { ParcelRow } from '../../store/parcel-json.ts';
 import { listPlantsJson } from '../../store/plants.ts';
-import { prep } from '../../store/prep.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
 import { REF_KEY } from '../../../core/parcels/client-ref.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from '../../store/scope.ts';
 
@@ -37,7 +37,7 @@ interface CurrentCropRow {
  * the whole account instead of one per parcel (5,000 parcels would mean 5,000 statements).
  */
 function currentCrops(db: Db, scope: Scope): Map<number, string> {
-  const rows = prep(db, `SELECT c.parcel_id, c.name, c.variety, c.campaign, c.sowing, cf.name AS family
+  const rows = cachedStatement(db, `SELECT c.parcel_id, c.name, c.variety, c.campaign, c.sowing, cf.name AS family
     FROM crops c JOIN parcels p ON p.id = c.parcel_id JOIN farms f ON f.id = p.farm_id
     LEFT JOIN crop_families cf ON cf.id = c.family_id
     WHERE c.is_active = 1 AND f.organization_id = @org AND ${FARM_VISIBLE}
