@@ -75,7 +75,7 @@ export default tseslint.config(
     },
   },
   {
-    // Node code both the service and the mirror need (opening SQLite, migrations, statement cache): it may use
+    // Node code both the service and the mirror need (opening SQLite, migrations, statement cache, worker threads): it may use
     // core/ and Node, never the parts that use it.
     files: ['platform/node/**/*.ts'],
     rules: {

@@ -1,14 +1,14 @@
 // An import for the backend: on its own thread in the mirror host (backend/import-worker.ts), so the host goes on
 // answering; in process for the CLI, where nothing else runs. The same outcome either way (import-protocol.ts).
-import { Worker } from 'node:worker_threads';
+import { startWorker, workerEntry } from '../platform/node/worker-pool.ts';
 import type { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { importFailure, importResult, type ImportFailure, type ImportJob, type ImportMessage, type ImportResult } from './import-protocol.ts';
 
-/** The thread's entry: the bundled one beside the built host (dist/), the tsx shim beside this file from source. */
-const ENTRY = new URL('./import-worker.mjs', import.meta.url);
+/** The thread's entry: the bundled one beside the built host (dist/), the TypeScript beside this file from source. */
+const ENTRY = workerEntry('import-worker', import.meta.url);
 
 const failed = (f: ImportFailure): RpcError => (f.code === 'cancelled'
   ? new RpcError('cancelled', f.message)
@@ -17,7 +17,7 @@ const failed = (f: ImportFailure): RpcError => (f.code === 'cancelled'
 export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ImportResult> {
   const stop = new SharedArrayBuffer(4);
   const flag = new Int32Array(stop);
-  const worker = new Worker(ENTRY, { workerData: { ...job, stop } satisfies ImportJob });
+  const worker = startWorker(ENTRY, { workerData: { ...job, stop } satisfies ImportJob });
   const onAbort = () => Atomics.store(flag, 0, 1);
   signal.addEventListener('abort', onAbort, { once: true });
   return new Promise<ImportResult>((resolve, reject) => {

@@ -147,7 +147,7 @@ function classify(stack: Frame[]): string {
   if (inFile('core/')) return 'core: other validation (structure, positions, metadata, names)';
   if (inFn('insertParcels')) return 'insertParcels: SQLite INSERTs (native, parcels + R*Tree) with row building, uuid, JSON.stringify';
   if (inFn('prepareParcels')) return 'JSON.stringify of the validated geometry and metadata (prepareParcels)';
-  if (inFile('service/validation-pool') || inFile('service/validation-worker') || leaf.fn === 'postMessage') return 'validation hand-off between threads (postMessage, structured clone)';
+  if (inFile('service/validation-pool') || inFile('service/validation-worker') || inFile('platform/node/worker-pool') || leaf.fn === 'postMessage') return 'validation hand-off between threads (postMessage, structured clone)';
   if (inFile('service/store/parcel-json')) return 'response JSON building (featureArrayJson)';
   if (inFn('bulkCreate')) return 'bulkCreate: farm and account lookups, other JS';
   if (inFile('secure-json-parse') || inFile('contentTypeParser') || (leaf.fn === 'parse' && leaf.url === '')) return 'request body read + JSON.parse (secure-json-parse)';

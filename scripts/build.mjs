@@ -10,8 +10,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const META = join(DIST, 'cli.meta.json');
 /**
- * The import worker is built beside the CLI as worker.mjs: db/import/pool.ts starts `./worker.mjs` next to itself.
- * The mirror host and its import thread likewise (backend/imports.ts starts `./import-worker.mjs`).
+ * The import worker is built beside the CLI as worker.mjs: bundled, db/import/pool.ts starts `./worker.mjs` next to
+ * itself (platform/node/worker-pool.ts workerEntry). The mirror host and its import thread likewise (backend/imports.ts
+ * starts `./import-worker.mjs`).
  */
 const ENTRIES = { cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts' };
 

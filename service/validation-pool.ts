@@ -1,8 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import { errorCodes } from 'fastify';
 import type { ParcelProblem } from '../core/parcels/validate.ts';
 import { prepareParcels, positionsOf, runJob, type Job, type JobResult, type PreparedPatch, type Validated } from './validation-jobs.ts';
 import type { SplitProgress } from './json-split.ts';
+import { WorkerPool, workerEntry } from '../platform/node/worker-pool.ts';
 
 export { prepareParcels };
 export type { PreparedParcel, PreparedPatch, Validated } from './validation-jobs.ts';
@@ -62,7 +62,6 @@ export interface ParcelValidator {
 }
 
 interface Queued { job: Job; resolve: (r: JobResult) => void; reject: (e: Error) => void; long: boolean; org?: string }
-interface Slot { worker: Worker; current: Queued | null }
 
 /**
  * Geodesic areas, self-intersection checks and the parsing of large bodies run here, off the thread that owns
@@ -74,8 +73,7 @@ interface Slot { worker: Worker; current: Queued | null }
  * every job runs on the calling thread.
  */
 export class ValidationPool implements ParcelValidator {
-  private readonly slots: Slot[] = [];
-  private readonly idle: Slot[] = [];
+  private readonly workers: WorkerPool<Queued, JobResult>;
   /** Queued jobs per organization, organizations in the order they first queued (the last tie-break). */
   private readonly queues = new Map<string, Queued[]>();
   /** Jobs each organization had dispatched since the pool was last idle, and when its last one was. */
@@ -86,8 +84,6 @@ export class ValidationPool implements ParcelValidator {
   /** Long jobs running per organization (see nextOrganization). */
   private readonly runningLong = new Map<string, number>();
   private closed = false;
-  /** Workers lost since one last answered: past a few, threads are not started again and work runs here. */
-  private losses = 0;
   /**
    * Tests only: called when a worker has done a job, whose result is handed back once what it returns settles. A test
    * holds a request at "validated on a worker, not answered yet" and acts meanwhile, instead of sleeping and hoping
@@ -96,8 +92,13 @@ export class ValidationPool implements ParcelValidator {
   onWorkerResult: ((job: Job) => Promise<unknown> | void) | null = null;
 
   constructor(private readonly size: number) {
-    // Started with the service: the first batch must not wait for a thread to boot.
-    for (let i = 0; i < size; i++) this.startWorker();
+    // Started with the service: the first batch must not wait for a thread to boot. A worker that dies hands its job
+    // to this thread and a new one takes its place, unless MAX_LOSSES died in a row: then all work runs here.
+    this.workers = new WorkerPool<Queued, JobResult>(workerEntry('validation-worker', import.meta.url), size, {
+      giveUpAfter: MAX_LOSSES,
+      answered: (item, r) => this.answered(item, r),
+      lost: (_, item) => this.lost(item),
+    });
   }
 
   async validate(org: string, inputs: readonly unknown[], maxHectares: number): Promise<Validated> {
@@ -162,9 +163,7 @@ export class ValidationPool implements ParcelValidator {
     // Queued work is done here instead: nothing a request waits for is dropped.
     for (const q of this.queues.values()) for (const item of q) this.runHere(item);
     this.queues.clear();
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
-    this.slots.length = 0;
-    this.idle.length = 0;
+    await this.workers.terminate();
   }
 
   private objectJobs(inputs: readonly unknown[], maxHectares: number): Job[] {
@@ -207,7 +206,7 @@ export class ValidationPool implements ParcelValidator {
   private run(org: string, job: Job): Promise<JobResult> {
     return new Promise<JobResult>((resolve, reject) => {
       const item: Queued = { job, resolve, reject, long: isLong(job) };
-      if (this.size === 0 || this.closed || this.losses >= MAX_LOSSES) {
+      if (this.size === 0 || this.closed || this.workers.gaveUp) {
         this.runHere(item);
         return;
       }
@@ -232,10 +231,7 @@ export class ValidationPool implements ParcelValidator {
   }
 
   private dispatch(): void {
-    if (this.slots.length < this.size && this.losses < MAX_LOSSES) {
-      for (let i = this.slots.length; i < this.size; i++) this.startWorker();
-    }
-    while (this.idle.length > 0 && this.queues.size > 0) {
+    while (this.workers.idle > 0 && this.queues.size > 0) {
       const org = this.nextOrganization();
       if (org === '') break;
       const q = this.queues.get(org)!;
@@ -243,12 +239,10 @@ export class ValidationPool implements ParcelValidator {
       if (q.length === 0) this.queues.delete(org);
       this.served.set(org, (this.served.get(org) ?? 0) + 1);
       this.lastServed.set(org, ++this.dispatched);
-      const slot = this.idle.pop()!;
-      slot.current = item;
       item.org = org;
       if (item.long) this.runningLong.set(org, (this.runningLong.get(org) ?? 0) + 1);
       this.running++;
-      slot.worker.postMessage(item.job);
+      this.workers.run(item, item.job);
     }
   }
 
@@ -290,44 +284,22 @@ export class ValidationPool implements ParcelValidator {
     }
   }
 
-  private startWorker(): void {
-    // The worker is TypeScript like the rest of the service: its .mjs entry loads it through tsx.
-    const worker = new Worker(new URL('./validation-worker.mjs', import.meta.url));
-    const slot: Slot = { worker, current: null };
-    worker.on('message', (r: JobResult) => {
-      this.losses = 0;
-      const item = slot.current;
-      slot.current = null;
-      this.idle.push(slot);
-      if (item) this.finished(item);
-      const held = item && this.onWorkerResult?.(item.job);
-      if (held) void held.then(() => item.resolve(r), () => item.resolve(r));
-      else item?.resolve(r);
-      this.dispatch();
-    });
-    // A worker that dies hands its job to this thread; a new one takes its place with the next dispatch.
-    worker.on('error', () => this.lose(slot));
-    worker.on('exit', () => this.lose(slot));
-    worker.unref();
-    this.slots.push(slot);
-    this.idle.push(slot);
+  private answered(item: Queued, r: JobResult): void {
+    this.finished(item);
+    const held = this.onWorkerResult?.(item.job);
+    if (held) void held.then(() => item.resolve(r), () => item.resolve(r));
+    else item.resolve(r);
+    this.dispatch();
   }
 
-  private lose(slot: Slot): void {
-    const i = this.slots.indexOf(slot);
-    if (i < 0) return;
-    this.slots.splice(i, 1);
-    const j = this.idle.indexOf(slot);
-    if (j >= 0) this.idle.splice(j, 1);
-    this.losses++;
-    const item = slot.current;
-    slot.current = null;
+  /** A worker died: its job is done here; once the pool gave up, so is every job queued. */
+  private lost(item: Queued | null): void {
     if (item) {
       this.finished(item);
       this.runHere(item);
     }
     if (this.closed) return;
-    if (this.losses >= MAX_LOSSES) {
+    if (this.workers.gaveUp) {
       for (const q of this.queues.values()) for (const queued of q) this.runHere(queued);
       this.queues.clear();
       return;

@@ -6,7 +6,8 @@
 // yet, prepares an unclaimed job itself instead of waiting: on two cores one worker validates while this
 // thread writes, and this thread validates too whenever the writes are ahead.
 
-import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { WorkerPool, workerEntry } from '../../platform/node/worker-pool.ts';
 import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type Begin, type JobTable, type Outcome, type Reply, type SplitTailReply } from './protocol.ts';
 import type { FileRef } from './file-ref.ts';
 import type { TailSplit, TailTables } from './split-scanner.ts';
@@ -17,7 +18,7 @@ const STALL_MS = 60_000;
 export class ImportPool {
   private ctl = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4));
   private readonly ports: MessagePort[] = [];
-  private readonly workers: Worker[] = [];
+  private readonly workers: WorkerPool;
   private jobs: JobTable | null = null;
   private run = 0;
   private readonly mine = new Set<number>();
@@ -28,25 +29,22 @@ export class ImportPool {
    * Starts the threads now, so they boot while the file is read and split. `stallMs`: how long a claimed job
    * may go unanswered before its worker is taken for dead (tests shorten it).
    */
-  constructor(readonly size: number, private readonly stallMs = STALL_MS, entry: URL = new URL('./worker.mjs', import.meta.url)) {
-    for (let i = 0; i < size; i++) {
-      // Results come back on a channel of their own: this thread reads it synchronously, without an event loop.
-      const { port1, port2 } = new MessageChannel();
-      this.ports.push(port1);
-      // TypeScript like the rest of the mirror: the .mjs entry registers tsx first (as service/validation-worker.mjs does).
-      // A young generation twice the default: validating allocates much short-lived garbage (GeographicLib returns
-      // objects on every call), so fewer collections. 64 MB cost 30 MB more peak memory than 32 MB and was no faster
-      // importing 250 MB of GeoJSON (interleaved runs, 16.3–17.8 s against 17.7–19.0 s).
-      // `entry`: in the built CLI (dist/), the bundled worker beside the bundle; from source, the tsx shim beside this file.
-      const worker = new Worker(entry, {
-        workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 32 },
-      });
-      // A worker that fails to start or dies claims no more jobs; the one it had is redone here (see collect()).
-      worker.on('error', () => (this.healthy = false));
-      worker.on('exit', () => (this.healthy = false));
-      worker.unref();
-      this.workers.push(worker);
-    }
+  constructor(readonly size: number, private readonly stallMs = STALL_MS, entry: URL = workerEntry('worker', import.meta.url)) {
+    // `entry`: from source the TypeScript beside this file; in the built CLI (dist/), the bundled worker beside the bundle.
+    this.workers = new WorkerPool(entry, size, {
+      start: (i) => {
+        // Results come back on a channel of their own: this thread reads it synchronously, without an event loop.
+        const { port1, port2 } = new MessageChannel();
+        this.ports[i] = port1;
+        // A young generation twice the default: validating allocates much short-lived garbage (GeographicLib returns
+        // objects on every call), so fewer collections. 64 MB cost 30 MB more peak memory than 32 MB and was no faster
+        // importing 250 MB of GeoJSON (interleaved runs, 16.3–17.8 s against 17.7–19.0 s).
+        return { workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 32 } };
+      },
+      // A worker that fails to start or dies claims no more jobs, and is not replaced; the one it had is redone here
+      // (see collect()).
+      lost: () => (this.healthy = false),
+    });
   }
 
   /**
@@ -55,7 +53,7 @@ export class ImportPool {
    */
   splitFrom(file: FileRef, start: number): TailSplit {
     const done = new Int32Array(new SharedArrayBuffer(4));
-    this.workers[0]!.postMessage({ splitTail: { file, start, done } });
+    this.workers.post(0, { splitTail: { file, start, done } });
     const port = this.ports[0]!;
     const asked = Date.now();
     return {
@@ -83,7 +81,7 @@ export class ImportPool {
     this.jobs = begin.jobs;
     this.run++;
     this.mine.clear();
-    for (const w of this.workers) w.postMessage({ ...begin, run: this.run, ctl: this.ctl });
+    this.workers.broadcast({ ...begin, run: this.run, ctl: this.ctl });
   }
 
   /**
@@ -155,7 +153,7 @@ export class ImportPool {
   /** Ends a worker at once, as a crash would (tests). */
   kill(i: number): Promise<number> {
     this.healthy = false;
-    return this.workers[i]!.terminate();
+    return this.workers.kill(i);
   }
 
   /** Stops the workers; never waits for them. */
@@ -163,7 +161,7 @@ export class ImportPool {
     this.end();
     this.healthy = false;
     for (const port of this.ports) port.close();
-    for (const w of this.workers) void w.terminate().catch(() => {});
+    void this.workers.terminate();
   }
 }
 
