@@ -76,6 +76,18 @@ describe('ValidationPool fairness', () => {
   });
 });
 
+describe('ValidationPool shutdown', () => {
+  it('does the job a worker had in hand when closed on this thread, and answers the batch as core would', async () => {
+    const p = new ValidationPool(1);
+    const inputs = [roundParcel('Heavy', 10_000)];
+    const pending = p.validate('org', inputs, 100);
+    await p.close();
+    expect(await pending).toEqual(prepareParcels(inputs, 100));
+    // Closed: later work runs here too.
+    expect(await p.validate('org', inputs, 100)).toEqual(prepareParcels(inputs, 100));
+  });
+});
+
 describe('ValidationPool results', () => {
   const two = pool(2);
   // Parcels big enough that a batch is cut into several jobs, some broken in ways core names by index.
