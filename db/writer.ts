@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
-import { enqueue, enqueueCreated, purgeTombstones, withdrawDelete } from './outbox.ts';
+import { enqueue, enqueueCreated } from './outbox.ts';
 import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow, type Utf8Text } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
-import { loadChanges, storeChanges, type Change } from './history.ts';
+import { UndoHistory } from './undo.ts';
 
 const now = () => new Date().toISOString();
 
@@ -18,21 +18,6 @@ export class EditError extends Error {
     this.name = 'EditError';
   }
 }
-
-
-/** A deleted row (tombstone or pending delete) is no state to restore. */
-const live = (r: Row | undefined): Row | null => (r && !r.deleted ? r : null);
-
-/** Creating more rows than this in one edit records them by reference (see db/history.ts). */
-const BULK_HISTORY = 200;
-
-// Fields the user edits; everything else (server ids, base, timestamps) belongs to sync.
-const USER_FIELDS: Record<Entity, readonly string[]> = {
-  farm: ['name'],
-  parcel: ['farm_local_id', 'name', 'source_type', 'point', 'geometry', 'hectares', 'metadata', 'minx', 'miny', 'maxx', 'maxy'],
-  crop: ['parcel_local_id', 'family_id', 'family_name', 'name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active'],
-};
-const RANK: Record<Entity, number> = { farm: 0, parcel: 1, crop: 2 };
 
 /**
  * A parcel that validateParcel accepted (on a worker thread, say), with its JSON columns serialized: the
@@ -66,11 +51,11 @@ function geomColumns(g: GeomResult | ValidParcel) {
  * outbox for the sync engine and in the history for undo/redo — all in one transaction.
  */
 export class MirrorWriter {
-  private changes: Change[] | null = null;
-  // entity:local_id of `changes`, so touching the 5,000th row of a bulk edit is not a scan of the first 4,999.
-  private readonly touched = new Set<string>();
+  private readonly history: UndoHistory;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.history = new UndoHistory(db, (entity, row, fields) => this.update(entity, row, fields));
+  }
 
   // ---- accounts and settings ----
 
@@ -174,10 +159,10 @@ export class MirrorWriter {
       // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
       // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.
       if (opts.indexes) insertIndexEntries(this.db, first, last);
-      for (const id of ids) this.changes!.push({ entity: 'parcel', local_id: id, before: null, after: null });
+      this.history.created('parcel', ids);
       return parcels.length;
     };
-    return opts.savepoint === false ? this.record(label, create) : this.edit(label, create);
+    return opts.savepoint === false ? this.history.record(label, create) : this.edit(label, create);
   }
 
   updateParcel(localId: string, patch: ParcelPatchInput): ParcelRow {
@@ -240,65 +225,19 @@ export class MirrorWriter {
 
   /** Undoes the last edit still done: of one account, or of any. Its label, or null when there is none. */
   undo(accountId?: string): string | null {
-    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 0 AND (? IS NULL OR account_id = ?) ORDER BY id DESC LIMIT 1')
-      .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
-    if (!h) return null;
-    this.db.transaction(() => {
-      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.before })));
-      this.db.prepare('UPDATE history SET undone = 1 WHERE id = ?').run(h.id);
-    })();
-    return h.label;
+    return this.history.undo(accountId);
   }
 
-  /** Redoes the last edit undone (the undone entries are the newest of their account, so the oldest of them). */
+  /** Redoes the last edit undone of one account, or of any. Its label, or null when there is none. */
   redo(accountId?: string): string | null {
-    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 1 AND (? IS NULL OR account_id = ?) ORDER BY id ASC LIMIT 1')
-      .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
-    if (!h) return null;
-    this.db.transaction(() => {
-      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.after })));
-      this.db.prepare('UPDATE history SET undone = 0 WHERE id = ?').run(h.id);
-    })();
-    return h.label;
+    return this.history.redo(accountId);
   }
 
   // ---- internals ----
 
-  /** One edit: a transaction of its own, or a savepoint in the caller's. */
+  /** One edit, recorded as one undo entry: a transaction of its own, or a savepoint in the caller's. */
   private edit<T>(label: string, fn: () => T): T {
-    return this.db.transaction(() => this.record(label, fn))();
-  }
-
-  /** Runs fn and records what it changed as one undo entry, in whatever transaction is open. */
-  private record<T>(label: string, fn: () => T): T {
-    this.changes = [];
-    this.touched.clear();
-    try {
-      const out = fn();
-      const bulk = this.changes.filter((c) => c.before === null).length > BULK_HISTORY;
-      const changes = this.changes.map((c) => ({
-        ...c, after: bulk && c.before === null ? 'current' as const : live(getRow(this.db, c.entity, c.local_id)),
-      }));
-      if (changes.length) {
-        // An edit's rows are all of one account: its undo entry is that account's, and a new edit ends only that
-        // account's redo (another account's undone edits stay redoable).
-        const first = changes[0]!;
-        const account = (first.before ?? (first.after !== 'current' ? first.after : null) ?? getRow(this.db, first.entity, first.local_id))?.account_id ?? null;
-        if (this.db.prepare('DELETE FROM history WHERE undone = 1 AND account_id IS ?').run(account).changes > 0) purgeTombstones(this.db, account);
-        this.db.prepare('INSERT INTO history (label, changes, account_id, created) VALUES (?, ?, ?, ?)').run(label, storeChanges(changes), account, now());
-      }
-      return out;
-    } finally {
-      this.changes = null;
-    }
-  }
-
-  private touch(entity: Entity, localId: string, isNew = false): void {
-    const key = `${entity}:${localId}`;
-    if (!this.changes || this.touched.has(key)) return;
-    this.touched.add(key);
-    const before = isNew ? null : getRow(this.db, entity, localId) ?? null;
-    this.changes.push({ entity, local_id: localId, before: before && before.deleted ? null : before, after: null });
+    return this.history.edit(label, fn);
   }
 
   private live(entity: 'farm', localId: string): FarmRow;
@@ -311,7 +250,7 @@ export class MirrorWriter {
   }
 
   private insert(entity: Entity, row: Row): void {
-    this.touch(entity, row.local_id, true);
+    this.history.touch(entity, row.local_id, true);
     insertRow(this.db, entity, row);
     enqueue(this.db, row.account_id, entity, row.local_id, 'create');
   }
@@ -319,13 +258,13 @@ export class MirrorWriter {
   private update(entity: Entity, row: Row, fields: Partial<Record<string, unknown>>): void {
     const changed = Object.keys(fields).filter((k) => (row as unknown as Record<string, unknown>)[k] !== fields[k]);
     if (!changed.length) return;
-    this.touch(entity, row.local_id);
+    this.history.touch(entity, row.local_id);
     updateRow(this.db, entity, row.local_id, { ...fields, modified: now() });
     enqueue(this.db, row.account_id, entity, row.local_id, 'update');
   }
 
   private remove(entity: Entity, row: Row): void {
-    this.touch(entity, row.local_id);
+    this.history.touch(entity, row.local_id);
     enqueue(this.db, row.account_id, entity, row.local_id, 'delete');
   }
 
@@ -333,39 +272,10 @@ export class MirrorWriter {
     const crops = this.db.prepare('SELECT local_id FROM crops WHERE parcel_local_id = ? AND deleted = 0').all(localId) as { local_id: string }[];
     for (const c of crops) {
       // The service deletes a parcel's crops with it: locally they just disappear, with no op of their own.
-      this.touch('crop', c.local_id);
+      this.history.touch('crop', c.local_id);
       this.db.prepare("DELETE FROM outbox WHERE entity = 'crop' AND local_id = ? AND state IN ('queued', 'rejected', 'blocked')").run(c.local_id);
       updateRow(this.db, 'crop', c.local_id, { deleted: 1, modified: now() });
     }
     this.remove('parcel', this.live('parcel', localId));
-  }
-
-  /** Brings rows to the recorded states (undo/redo), parents before children when restoring. */
-  private apply(changes: (Change & { target: Row | null | 'current' })[]): void {
-    const restores = changes.filter((c) => c.target !== null).sort((a, b) => RANK[a.entity] - RANK[b.entity]);
-    const removals = changes.filter((c) => c.target === null).sort((a, b) => RANK[b.entity] - RANK[a.entity]);
-    for (const c of removals) {
-      const cur = getRow(this.db, c.entity, c.local_id);
-      if (cur && !cur.deleted) enqueue(this.db, cur.account_id, c.entity, c.local_id, 'delete');
-    }
-    for (const c of restores) {
-      let cur = getRow(this.db, c.entity, c.local_id);
-      if (c.target === 'current' && !cur) continue; // its tombstone is gone: nothing left to bring back
-      const target = c.target === 'current' ? { ...cur!, deleted: 0 } : c.target!;
-      if (cur && cur.deleted && !withdrawDelete(this.db, c.entity, c.local_id)) {
-        // The delete already reached the service: bring the row back as a new one (same client reference).
-        updateRow(this.db, c.entity, c.local_id, { deleted: 0, server_id: null, key: null, base: null, modified: now() });
-        enqueue(this.db, cur.account_id, c.entity, c.local_id, 'create');
-        cur = getRow(this.db, c.entity, c.local_id);
-      }
-      if (!cur) {
-        insertRow(this.db, c.entity, { ...target, server_id: null, key: null, base: null, deleted: 0, modified: now() } as Row);
-        enqueue(this.db, target.account_id, c.entity, c.local_id, 'create');
-        continue;
-      }
-      const fields: Record<string, unknown> = {};
-      for (const f of USER_FIELDS[c.entity]) fields[f] = (target as unknown as Record<string, unknown>)[f];
-      this.update(c.entity, cur, fields);
-    }
   }
 }
