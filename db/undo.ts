@@ -82,24 +82,21 @@ export class UndoHistory {
 
   /** Undoes the last edit still done: of one account, or of any. Its label, or null when there is none. */
   undo(accountId?: string): string | null {
-    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 0 AND (? IS NULL OR account_id = ?) ORDER BY id DESC LIMIT 1')
-      .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
-    if (!h) return null;
-    this.db.transaction(() => {
-      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.before })));
-      this.db.prepare('UPDATE history SET undone = 1 WHERE id = ?').run(h.id);
-    })();
-    return h.label;
+    return this.step(true, accountId);
   }
 
   /** Redoes the last edit undone (the undone entries are the newest of their account, so the oldest of them). */
   redo(accountId?: string): string | null {
-    const h = this.db.prepare('SELECT id, label, changes FROM history WHERE undone = 1 AND (? IS NULL OR account_id = ?) ORDER BY id ASC LIMIT 1')
-      .get(accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
+    return this.step(false, accountId);
+  }
+
+  private step(undo: boolean, accountId?: string): string | null {
+    const h = this.db.prepare(`SELECT id, label, changes FROM history WHERE undone = ? AND (? IS NULL OR account_id = ?) ORDER BY id ${undo ? 'DESC' : 'ASC'} LIMIT 1`)
+      .get(undo ? 0 : 1, accountId ?? null, accountId ?? null) as { id: number; label: string; changes: string } | undefined;
     if (!h) return null;
     this.db.transaction(() => {
-      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: c.after })));
-      this.db.prepare('UPDATE history SET undone = 0 WHERE id = ?').run(h.id);
+      this.apply(loadChanges(h.changes).map((c) => ({ ...c, target: undo ? c.before : c.after })));
+      this.db.prepare('UPDATE history SET undone = ? WHERE id = ?').run(undo ? 1 : 0, h.id);
     })();
     return h.label;
   }
