@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { suspendInsertTrigger, timeOrderedIds, WalSyncAhead, withStatementJournalsInMemory, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
+import { parcelColumnsOf } from '../core/parcels/columns.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000001';
@@ -36,9 +37,7 @@ const inputs = [
 function prepared(): PreparedParcel[] {
   return inputs.map((input, i) => {
     const p = validateParcel(input, i, { maxHectares: 100 }).parcel!;
-    const [minx, miny, maxx, maxy] = p.bbox;
-    return { name: p.name, point: p.point ? JSON.stringify(p.point) : null, geometry: JSON.stringify(p.geometry), metadata: JSON.stringify(p.metadata),
-      checked: validationStamp(p.metadata), hectares: p.hectares, minx, miny, maxx, maxy };
+    return { ...parcelColumnsOf(p), checked: validationStamp(p.metadata) };
   });
 }
 

@@ -17,6 +17,7 @@ import { randomFillSync } from 'node:crypto';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './open.ts';
 import type { ParcelRow } from './types.ts';
+import type { ParcelColumns } from '../core/parcels/columns.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 
 /** parcels_ai as migration 001 creates it, whitespace collapsed. */
@@ -28,8 +29,7 @@ const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN '
 export type Utf8Text = string | Uint8Array;
 
 /** A parcel row to create (the columns a new row does not default), its JSON columns already serialized. */
-export type NewParcelRow = Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'source_type' | 'hectares'
-  | 'minx' | 'miny' | 'maxx' | 'maxy' | 'created' | 'checked'> & { name: Utf8Text; point: Utf8Text | null; geometry: Utf8Text; metadata: Utf8Text };
+export type NewParcelRow = ParcelColumns<Utf8Text> & Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'created' | 'checked'>;
 
 // Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
 // were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.

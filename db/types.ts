@@ -1,4 +1,5 @@
 import type { Metadata } from '../core/parcels/validate.ts';
+import type { ParcelColumns } from '../core/parcels/columns.ts';
 
 export type Entity = 'farm' | 'parcel' | 'crop';
 export type OpKind = 'create' | 'update' | 'delete';
@@ -27,19 +28,13 @@ export interface FarmRow {
   modified: string;
 }
 
-export interface ParcelRow {
+/** A parcel of the mirror: its columns (as the service stores them too), and the mirror's ids and sync state. */
+export interface ParcelRow extends ParcelColumns {
   local_id: string;
   account_id: string;
   farm_local_id: string;
   server_id: number | null;
   key: string | null;
-  name: string;
-  source_type: 'Polygon' | 'Point';
-  point: string | null;
-  geometry: string;
-  hectares: number;
-  metadata: string;
-  minx: number; miny: number; maxx: number; maxy: number;
   /** PARCEL_RULES_VERSION the user fields were validated under when written, or null (see migration 002). */
   checked: number | null;
   base: string | null;

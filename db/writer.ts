@@ -5,7 +5,8 @@ import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated } from './outbox.ts';
 import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow, type Utf8Text } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
-import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel, type GeomResult } from '../core/parcels/validate.ts';
+import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
+import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
 import { validateCropFields, type CropFields, type CropProblem } from '../core/crops/validate.ts';
 import { UndoHistory } from './undo.ts';
@@ -20,31 +21,16 @@ export class EditError extends Error {
 }
 
 /**
- * A parcel that validateParcel accepted (on a worker thread, say), with its JSON columns serialized: the
- * input of createPreparedParcels, which does not validate again. Its text columns as strings or as their UTF-8.
+ * A parcel that validateParcel accepted (on a worker thread, say), serialized into its columns: the input of
+ * createPreparedParcels, which does not validate again. Its text columns as strings or as their UTF-8.
  */
-export interface PreparedParcel {
-  name: Utf8Text;
-  /** The original point of a Point parcel (JSON), null for a Polygon. */
-  point: Utf8Text | null;
-  geometry: Utf8Text;
-  metadata: Utf8Text;
+export interface PreparedParcel extends ParcelColumns<Utf8Text> {
   /** Its validation stamp (core validationStamp of its metadata). */
   checked: number | null;
-  hectares: number;
-  minx: number; miny: number; maxx: number; maxy: number;
 }
 
 export interface ParcelPatchInput { name?: string; metadata?: Record<string, unknown>; geom?: unknown }
 export interface CropInput extends CropFields { family_id?: number | null; family_name?: string | null }
-
-function geomColumns(g: GeomResult | ValidParcel) {
-  const [minx, miny, maxx, maxy] = g.bbox;
-  return {
-    source_type: g.sourceType, point: g.point ? JSON.stringify(g.point) : null, geometry: JSON.stringify(g.geometry),
-    hectares: g.hectares, minx, miny, maxx, maxy,
-  };
-}
 
 /**
  * Every user edit of the mirror goes through here: it changes the rows, records the change in the
@@ -124,7 +110,7 @@ export class MirrorWriter {
       const t = now();
       const row: ParcelRow = {
         local_id: randomUUID(), account_id: farm.account_id, farm_local_id: farm.local_id, server_id: null, key: null,
-        name: p.name, metadata: JSON.stringify(p.metadata), ...geomColumns(p), checked: validationStamp(p.metadata), base: null, deleted: 0, created: t, modified: t,
+        ...parcelColumnsOf(p), checked: validationStamp(p.metadata), base: null, deleted: 0, created: t, modified: t,
       };
       this.insert('parcel', row);
       return row;
@@ -148,11 +134,7 @@ export class MirrorWriter {
       const farm = this.live('farm', farmLocalId);
       const t = now();
       const ids = timeOrderedIds(parcels.length);
-      const rows: NewParcelRow[] = parcels.map((p, i) => ({
-        local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, name: p.name, source_type: p.point === null ? 'Polygon' : 'Point',
-        point: p.point, geometry: p.geometry, hectares: p.hectares, metadata: p.metadata, minx: p.minx, miny: p.miny, maxx: p.maxx, maxy: p.maxy, created: t,
-        checked: p.checked,
-      }));
+      const rows: NewParcelRow[] = parcels.map((p, i) => ({ ...p, local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, created: t }));
       const first = insertNewParcels(this.db, rows);
       const last = first + rows.length - 1;
       enqueueCreated(this.db, 'parcel', first, last, t);
@@ -172,7 +154,7 @@ export class MirrorWriter {
     const fields: Partial<ParcelRow> = {};
     if (r.patch.name !== undefined) fields.name = r.patch.name;
     if (r.patch.metadata !== undefined) fields.metadata = JSON.stringify(r.patch.metadata);
-    if (r.patch.geom) Object.assign(fields, geomColumns(r.patch.geom));
+    if (r.patch.geom) Object.assign(fields, geometryColumns(r.patch.geom));
     // Each part of a parcel is checked on its own, so a valid patch of a stamped row leaves it valid.
     fields.checked = row.checked === PARCEL_RULES_VERSION ? validationStamp(r.patch.metadata ?? (JSON.parse(row.metadata) as Metadata)) : null;
     this.edit('Edit parcel', () => this.update('parcel', row, fields));

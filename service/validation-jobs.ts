@@ -1,27 +1,17 @@
 // The units of work of the validation pool, and how one is done: the same code runs on a worker thread and, when
 // there is none (VALIDATION_WORKERS=0, or a worker failed), on the request's thread.
 import { validateParcel, validateParcelPatch, type ParcelPatch, type ParcelProblem } from '../core/parcels/validate.ts';
-import type { GeomResult } from '../core/parcels/geom.ts';
+import { geometryColumns, parcelColumnsOf, type GeometryColumns, type ParcelColumns } from '../core/parcels/columns.ts';
 import { decodeRange, splitStep, type SplitProgress } from './json-split.ts';
 
-/** A validated parcel with its JSON columns already serialized (by the thread that validated it). */
-export interface PreparedParcel {
-  name: string;
-  sourceType: 'Polygon' | 'Point';
-  point: [number, number] | null;
-  hectares: number;
-  bbox: [number, number, number, number];
-  geometryJson: string;
-  metadataJson: string;
-}
-
-export interface Validated { parcels: PreparedParcel[]; problems: ParcelProblem[] }
+/** Validated parcels as their columns, serialized by the thread that validated them. */
+export interface Validated { parcels: ParcelColumns[]; problems: ParcelProblem[] }
 
 /** A validated PATCH body, serialized likewise. */
 export interface PreparedPatch {
   name?: string;
   metadataJson?: string;
-  geom?: Omit<GeomResult, 'geometry' | 'center'> & { geometryJson: string };
+  geom?: GeometryColumns;
 }
 
 export type Job =
@@ -51,19 +41,13 @@ export type JobResult =
 export const SPLIT_STEP_BYTES = 1024 * 1024;
 
 export function prepareParcels(inputs: readonly unknown[], maxHectares: number, first = 0): Validated {
-  const parcels: PreparedParcel[] = [];
+  const parcels: ParcelColumns[] = [];
   const problems: ParcelProblem[] = [];
   for (let i = 0; i < inputs.length; i++) {
     const r = validateParcel(inputs[i], first + i, { maxHectares });
     for (const p of r.problems) problems.push(p);
     // Once a parcel is invalid nothing is created: the others need no serializing.
-    if (r.parcel !== null && problems.length === 0) {
-      const p = r.parcel;
-      parcels.push({
-        name: p.name, sourceType: p.sourceType, point: p.point, hectares: p.hectares, bbox: p.bbox,
-        geometryJson: JSON.stringify(p.geometry), metadataJson: JSON.stringify(p.metadata),
-      });
-    }
+    if (r.parcel !== null && problems.length === 0) parcels.push(parcelColumnsOf(r.parcel));
   }
   return { parcels: problems.length ? [] : parcels, problems };
 }
@@ -72,10 +56,7 @@ export function preparePatch(patch: ParcelPatch): PreparedPatch {
   const out: PreparedPatch = {};
   if (patch.name !== undefined) out.name = patch.name;
   if (patch.metadata !== undefined) out.metadataJson = JSON.stringify(patch.metadata);
-  if (patch.geom) {
-    const { geometry, center: _center, ...rest } = patch.geom;
-    out.geom = { ...rest, geometryJson: JSON.stringify(geometry) };
-  }
+  if (patch.geom) out.geom = geometryColumns(patch.geom);
   return out;
 }
 

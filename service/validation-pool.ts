@@ -5,7 +5,7 @@ import type { SplitProgress } from './json-split.ts';
 import { WorkerPool, workerEntry } from '../platform/node/worker-pool.ts';
 
 export { prepareParcels };
-export type { PreparedParcel, PreparedPatch, Validated } from './validation-jobs.ts';
+export type { PreparedPatch, Validated } from './validation-jobs.ts';
 
 /** A request body kept as bytes by the JSON parser (see raw-body.ts): parsed and validated on the pool. */
 export class RawJson {

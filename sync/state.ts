@@ -1,10 +1,10 @@
 // Conversions between mirror rows, the merge states and the wire shapes of the service.
 
-import type { CropRow, CropState, ParcelRow, ParcelState } from '../db/types.ts';
+import type { CropRow, CropState, ParcelState } from '../db/types.ts';
 import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import type { Crop } from '../core/schemas/crops.ts';
 import type { Metadata } from '../core/parcels/validate.ts';
-import { bboxOf } from '../core/geo/bbox.ts';
+import { parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
 import { REF_KEY } from '../core/parcels/client-ref.ts';
 import { parcelStateOfRow } from '../db/parcel-state.ts';
 
@@ -28,12 +28,8 @@ export function parcelStateOfFeature(f: ParcelFeature): { state: ParcelState; re
 }
 
 /** Row columns for a parcel state (what pull and merge write). */
-export function parcelColumns(s: ParcelState): Partial<ParcelRow> {
-  const [minx, miny, maxx, maxy] = bboxOf(s.geometry.coordinates);
-  return {
-    name: s.name, metadata: JSON.stringify(s.metadata), geometry: JSON.stringify(s.geometry), source_type: s.source_type,
-    point: s.point ? JSON.stringify(s.point) : null, hectares: s.hectares, minx, miny, maxx, maxy,
-  };
+export function parcelColumns(s: ParcelState): ParcelColumns {
+  return parcelColumnsOf({ ...s, sourceType: s.source_type });
 }
 
 /** The geom a create or PATCH sends: the original point with its hectares for point parcels. */

@@ -216,7 +216,7 @@ function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
   const at = row * 5;
   const f = row * FIELDS;
   return {
-    name: field(r, f), point: flags & POINT ? field(r, f + 1) : null, geometry: field(r, f + 2), metadata: field(r, f + 3),
+    name: field(r, f), source_type: flags & POINT ? 'Point' : 'Polygon', point: flags & POINT ? field(r, f + 1) : null, geometry: field(r, f + 2), metadata: field(r, f + 3),
     checked: flags & UNSTAMPED ? null : PARCEL_RULES_VERSION,
     hectares: n[at]!, minx: n[at + 1]!, miny: n[at + 2]!, maxx: n[at + 3]!, maxy: n[at + 4]!,
   };

@@ -1,21 +1,13 @@
 // Parcels are stored with their geometry and metadata as JSON text, and listings are assembled as strings:
 // a 10,000-parcel farm would otherwise be parsed and re-serialized on every GET.
 import { Readable } from 'node:stream';
+import type { ParcelColumns } from '../../core/parcels/columns.ts';
 
-export interface ParcelRow {
+/** A parcel of the service: its columns (as the mirror stores them too), its ids and timestamps. */
+export interface ParcelRow extends ParcelColumns {
   id: number;
   key: string;
   farm_id: number;
-  name: string;
-  source_type: 'Polygon' | 'Point';
-  point: string | null;
-  geometry: string;
-  hectares: number;
-  metadata: string;
-  minx: number;
-  miny: number;
-  maxx: number;
-  maxy: number;
   created: string;
   modified: string;
 }

@@ -5,7 +5,8 @@ import { groupCommit } from './group-commit.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
 import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
-import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedParcel, type PreparedPatch } from '../validation-pool.ts';
+import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedPatch } from '../validation-pool.ts';
+import { parcelColumnsOf, type ParcelColumns } from '../../core/parcels/columns.ts';
 import { preparePatch } from '../validation-jobs.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
 import { PARCEL_COLUMNS, featureArrayBody, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
@@ -39,22 +40,16 @@ export function invalidParcels(problems: readonly ParcelProblem[]): ApiError {
 const MICRO_HECTARES = (col: string) => `CAST(round(${col} * 1000000) AS INTEGER)`;
 
 /** Inserts already-validated parcels; the caller owns the transaction. */
-export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidParcel | PreparedParcel)[], midBatch?: (inserted: number) => void): ParcelRow[] {
+export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidParcel | ParcelColumns)[], midBatch?: (inserted: number) => void): ParcelRow[] {
   const t = now();
   const ins = cachedStatement(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
     VALUES (@key, @farm_id, @name, @source_type, @point, @geometry, @hectares, @metadata, @minx, @miny, @maxx, @maxy, @created, @modified)`);
   const rtree = cachedStatement(db, 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
   const rows: ParcelRow[] = [];
   for (const p of parcels) {
-    const [minx, miny, maxx, maxy] = p.bbox;
-    const row: ParcelRow = {
-      id: 0, key: uuid(), farm_id: farmId, name: p.name, source_type: p.sourceType,
-      point: p.point ? JSON.stringify(p.point) : null, hectares: p.hectares, minx, miny, maxx, maxy, created: t, modified: t,
-      geometry: 'geometryJson' in p ? p.geometryJson : JSON.stringify(p.geometry),
-      metadata: 'metadataJson' in p ? p.metadataJson : JSON.stringify(p.metadata),
-    };
+    const row: ParcelRow = { id: 0, key: uuid(), farm_id: farmId, ...('source_type' in p ? p : parcelColumnsOf(p)), created: t, modified: t };
     row.id = Number(ins.run(row).lastInsertRowid);
-    rtree.run(row.id, minx, maxx, miny, maxy);
+    rtree.run(row.id, row.minx, row.maxx, row.miny, row.maxy);
     rows.push(row);
     midBatch?.(rows.length);
   }
@@ -162,12 +157,7 @@ export function patchParcel(db: Db, scope: Scope, id: number, body: unknown, che
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.metadataJson !== undefined) next.metadata = patch.metadataJson;
     if (patch.geom) {
-      const g = patch.geom;
-      next.source_type = g.sourceType;
-      next.point = g.point ? JSON.stringify(g.point) : null;
-      next.geometry = g.geometryJson;
-      next.hectares = g.hectares;
-      [next.minx, next.miny, next.maxx, next.maxy] = g.bbox;
+      Object.assign(next, patch.geom);
       cachedStatement(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
     }
     cachedStatement(db, `UPDATE parcels SET name = @name, source_type = @source_type, point = @point, geometry = @geometry, hectares = @hectares,
