@@ -7,10 +7,8 @@ import { decodeRange, splitStep, type SplitProgress } from './json-split.ts';
 /** Validated parcels as their columns, serialized by the thread that validated them. */
 export interface Validated { parcels: ParcelColumns[]; problems: ParcelProblem[] }
 
-/** A validated PATCH body, serialized likewise. */
-export interface PreparedPatch {
-  name?: string;
-  metadataJson?: string;
+/** A validated PATCH body, serialized likewise: the columns it changes. */
+export interface PreparedPatch extends Partial<Pick<ParcelColumns, 'name' | 'metadata'>> {
   geom?: GeometryColumns;
 }
 
@@ -55,7 +53,7 @@ export function prepareParcels(inputs: readonly unknown[], maxHectares: number, 
 export function preparePatch(patch: ParcelPatch): PreparedPatch {
   const out: PreparedPatch = {};
   if (patch.name !== undefined) out.name = patch.name;
-  if (patch.metadata !== undefined) out.metadataJson = JSON.stringify(patch.metadata);
+  if (patch.metadata !== undefined) out.metadata = JSON.stringify(patch.metadata);
   if (patch.geom) out.geom = geometryColumns(patch.geom);
   return out;
 }

@@ -155,7 +155,7 @@ export function patchParcel(db: Db, scope: Scope, id: number, body: unknown, che
     }
     const next: ParcelRow = { ...r, modified: now() };
     if (patch.name !== undefined) next.name = patch.name;
-    if (patch.metadataJson !== undefined) next.metadata = patch.metadataJson;
+    if (patch.metadata !== undefined) next.metadata = patch.metadata;
     if (patch.geom) {
       Object.assign(next, patch.geom);
       cachedStatement(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
