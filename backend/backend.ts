@@ -8,11 +8,11 @@ import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
 import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
 import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
-import { RpcError, type HandlersOf } from '../core/rpc.ts';
+import { JsonText, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
 import { ChangeLog } from './changes.ts';
-import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeatures } from './views.ts';
+import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeaturesJson } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 
@@ -40,9 +40,13 @@ export class Backend {
   private readonly changes: ChangeLog | null;
   private readonly credentials: CredentialStore;
   private readonly listeners = new Set<(e: ApiEvent) => void>();
-  /** The import running on its thread, which holds the mirror's write lock until it ends: writes here wait for it. */
-  private importing: Promise<unknown> | null = null;
-  private syncing = false;
+  /**
+   * The long job writing to the mirror, one at a time: an import (on its thread, holding SQLite's write lock for its
+   * whole all-or-nothing transaction) or a sync (on this thread). The other kind waits for its turn here,
+   * asynchronously: waiting on SQLite's lock instead would stop this thread (busy_timeout sleeps) and with it every
+   * answer to the app — a sync started during an import froze the host for over a second.
+   */
+  private job: { kind: 'import' | 'sync'; done: Promise<void> } | null = null;
 
   constructor(private readonly opts: BackendOptions) {
     this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
@@ -69,8 +73,26 @@ export class Backend {
     if (this.changes) for (const e of this.changes.drain()) this.emit(e);
   }
 
+  /** Until no import holds the mirror's write lock (a sync writes on this very connection: no wait for it). */
   private async idle(): Promise<void> {
-    while (this.importing) await this.importing.catch(() => undefined);
+    while (this.job?.kind === 'import') await this.job.done;
+  }
+
+  /**
+   * Waits for the job running (a second sync is refused), then starts `kind`; call the result when it ends. The
+   * check and the start happen in one turn of the event loop, so two calls can never both start.
+   */
+  private async turn(kind: 'import' | 'sync'): Promise<() => void> {
+    while (this.job) {
+      if (kind === 'sync' && this.job.kind === 'sync') throw new RpcError(ApiErrorCode.busy, 'A sync is already running');
+      await this.job.done;
+    }
+    let end!: () => void;
+    this.job = { kind, done: new Promise<void>((resolve) => { end = resolve; }) };
+    return () => {
+      this.job = null;
+      end();
+    };
   }
 
   /** Runs a write once no import holds the mirror, then sends its change events. */
@@ -116,7 +138,7 @@ export class Backend {
     },
 
     disconnect: async ({ account, discardUnsynced = false }) => {
-      if (this.syncing) throw new RpcError(ApiErrorCode.busy, 'A sync is running: disconnect once it ends');
+      if (this.job?.kind === 'sync') throw new RpcError(ApiErrorCode.busy, 'A sync is running: disconnect once it ends');
       const r = await this.write(() => {
         try {
           return removeAccount(this.mirror.syncDb, account, { discardUnsynced });
@@ -155,14 +177,14 @@ export class Backend {
     viewport: ({ account, bbox, limit = 5000 }) => {
       this.account(account);
       const hits = this.mirror.read.viewport(bbox, limit + 1, account);
-      return { type: 'FeatureCollection', features: parcelFeatures(this.mirror, hits.slice(0, limit)), truncated: hits.length > limit };
+      return new JsonText(`{"type":"FeatureCollection","features":${parcelFeaturesJson(this.mirror, hits.slice(0, limit))},"truncated":${hits.length > limit}}`);
     },
 
     parcel: ({ id }) => parcelFeature(this.mirror, id),
 
     search: ({ account, text, limit = 50 }) => {
       this.account(account);
-      return parcelFeatures(this.mirror, this.mirror.read.search(text, limit, account));
+      return new JsonText(parcelFeaturesJson(this.mirror, this.mirror.read.search(text, limit, account)));
     },
 
     createFarm: ({ account, name }) => {
@@ -225,9 +247,7 @@ export class Backend {
 
     sync: async ({ account, push = true, pull = true, acceptRemoteDeletions = false }, ctx) => {
       if (account !== undefined) this.account(account);
-      if (this.syncing) throw new RpcError(ApiErrorCode.busy, 'A sync is already running');
-      await this.idle();
-      this.syncing = true;
+      const end = await this.turn('sync');
       let last = 0;
       try {
         const { runSync } = await syncJobs();
@@ -245,7 +265,7 @@ export class Backend {
           },
         });
       } finally {
-        this.syncing = false;
+        end();
         this.flush();
       }
     },
@@ -259,20 +279,18 @@ export class Backend {
 
     importFile: async ({ account, path, farm, skipInvalid = false }, ctx) => {
       this.account(account);
-      await this.idle();
-      if (this.syncing) throw new RpcError(ApiErrorCode.busy, 'A sync is running: import once it ends');
       const onProgress = (done: number, total: number) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' });
       const { runImport, importHere } = await import('./imports.ts');
-      const job = this.opts.app
-        ? runImport({ home: this.opts.home, file: path, account, farm, skipInvalid }, ctx.signal, onProgress)
-        : importHere(this.mirror, { file: path, account, farm, skipInvalid }, ctx.signal, onProgress);
-      this.importing = job;
+      // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
+      const end = await this.turn('import');
       try {
-        const { events, ...summary } = await job;
+        const { events, ...summary } = await (this.opts.app
+          ? runImport({ home: this.opts.home, file: path, account, farm, skipInvalid }, ctx.signal, onProgress)
+          : importHere(this.mirror, { file: path, account, farm, skipInvalid }, ctx.signal, onProgress));
         for (const e of events) this.emit(e);
         return summary;
       } finally {
-        this.importing = null;
+        end();
       }
     },
 
