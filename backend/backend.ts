@@ -270,11 +270,11 @@ export class Backend {
       }
     },
 
-    exportFile: async ({ path, account, farm }) => {
+    exportFile: async ({ path, account, farm }, ctx) => {
       if (account !== undefined) this.account(account);
       if (farm !== undefined && !this.mirror.read.farm(farm)) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm}`);
       const { exportFile } = await import('../db/export.ts');
-      return exportFile(this.mirror, path, { accountId: account, farmLocalId: farm });
+      return exportFile(this.mirror, path, { accountId: account, farmLocalId: farm, signal: ctx.signal, onProgress: (done, total) => ctx.progress({ done, total }) });
     },
 
     importFile: async ({ account, path, farm, skipInvalid = false }, ctx) => {
