@@ -47,6 +47,11 @@ export function closeConflictsOf(db: Db, entity: Entity, localId: string, resolu
 
 // ---- the ops a conflict holds ----
 
+/** A statement on one row's ops, run with (entity, local_id). */
+const ofRow = (sql: string) => (db: Db, entity: Entity, localId: string): void => {
+  cachedStatement(db, sql).run(entity, localId);
+};
+
 /** Every open op of the row waits in 'conflict' (nothing is sent or overwritten) until the user decides. */
 export function holdInConflict(db: Db, entity: Entity, localId: string, reason: string): void {
   cachedStatement(db, "UPDATE outbox SET state = 'conflict', last_error = ? WHERE entity = ? AND local_id = ? AND state NOT IN ('committed')")
@@ -69,34 +74,22 @@ export function releaseParked(db: Db, entity: Entity, localId: string, parked: s
 }
 
 /** keep 'mine' of an edit: the held ops go out as they are (over the remote edit). */
-export function reopenHeld(db: Db, entity: Entity, localId: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'queued', next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state = 'conflict'").run(entity, localId);
-}
+export const reopenHeld = ofRow("UPDATE outbox SET state = 'queued', next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state = 'conflict'");
 
 /** keep 'mine' of a partial batch: the held create goes again as a fresh one (never sent, nothing to reconcile). */
-export function resendHeld(db: Db, entity: Entity, localId: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state = 'conflict'").run(entity, localId);
-}
+export const resendHeld = ofRow("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state = 'conflict'");
 
 /** keep 'theirs': the held ops are done with, never sent (kept as history, like every committed op). */
-export function keepServiceVersion(db: Db, entity: Entity, localId: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'committed', last_error = 'resolved: kept the service version' WHERE entity = ? AND local_id = ? AND state = 'conflict'").run(entity, localId);
-}
+export const keepServiceVersion = ofRow("UPDATE outbox SET state = 'committed', last_error = 'resolved: kept the service version' WHERE entity = ? AND local_id = ? AND state = 'conflict'");
 
 /** keep 'theirs' of a remote deletion: every op of the row not yet committed is done with, whatever its state. */
-export function keepServiceDeletion(db: Db, entity: Entity, localId: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'committed', last_error = 'resolved: kept the service version (deleted there)' WHERE entity = ? AND local_id = ? AND state != 'committed'").run(entity, localId);
-}
+export const keepServiceDeletion = ofRow("UPDATE outbox SET state = 'committed', last_error = 'resolved: kept the service version (deleted there)' WHERE entity = ? AND local_id = ? AND state != 'committed'");
 
 /** The row's ops not yet committed go (a re-created row starts over with a single create; a dropped row needs none). */
-export function dropOpenOps(db: Db, entity: Entity, localId: string): void {
-  cachedStatement(db, "DELETE FROM outbox WHERE entity = ? AND local_id = ? AND state != 'committed'").run(entity, localId);
-}
+export const dropOpenOps = ofRow("DELETE FROM outbox WHERE entity = ? AND local_id = ? AND state != 'committed'");
 
 /** Work never sent under a re-created row goes out afresh, once its parent has its new server id. */
-export function requeueUnsent(db: Db, entity: Entity, localId: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state != 'committed'").run(entity, localId);
-}
+export const requeueUnsent = ofRow("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state != 'committed'");
 
 // ---- the rows under a farm or parcel deleted on the service ----
 
