@@ -1,17 +1,19 @@
 // The app's backend: core/api.ts implemented over the mirror, the sync engine and the import thread. The mirror host
 // (backend/host.ts) serves it to the app and the CLI (cli/main.ts) calls the same handlers in process, so the two
-// can never disagree. Every write is followed by a change event (backend/changes.ts) where someone listens.
+// can never disagree. Every write is followed by a change event (db/change-log.ts) where someone listens.
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { EditError } from '../db/writer.ts';
 import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
+import { releaseBackoff, requeueRejected } from '../db/outbox.ts';
+import { openConflictById } from '../db/conflicts.ts';
 import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
 import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
 import { JsonText, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
-import { ChangeLog } from './changes.ts';
+import { ChangeLog } from '../db/change-log.ts';
 import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeaturesJson } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
@@ -229,7 +231,7 @@ export class Backend {
     problems: ({ account }) => problemList(this.mirror, account),
 
     resolve: async ({ conflict, keep }) => {
-      const c = this.mirror.syncDb.prepare('SELECT account_id, entity FROM conflicts WHERE id = ? AND resolved IS NULL').get(conflict) as { account_id: string; entity: string } | undefined;
+      const c = openConflictById(this.mirror.syncDb, conflict);
       if (!c) throw new RpcError(ApiErrorCode.notFound, `No open conflict #${conflict}`);
       const { resolveConflict } = await import('../sync/conflicts.ts');
       const r = await this.write(() => resolveConflict(this.mirror.syncDb, conflict, keep));
@@ -237,13 +239,10 @@ export class Backend {
       return { effect: r.effect, deletedOnService: deleted };
     },
 
-    retry: ({ account }) => this.write(() => {
-      const acc = account ?? null;
-      const requeued = this.mirror.syncDb.prepare("UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE state = 'rejected' AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-      // Uncertain work only gets its check sooner: it is reconciled, never resent, before its settle time.
-      const released = this.mirror.syncDb.prepare("UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-      return { requeued, released };
-    }),
+    retry: ({ account }) => this.write(() => ({
+      requeued: requeueRejected(this.mirror.syncDb, account ?? null),
+      released: releaseBackoff(this.mirror.syncDb, account ?? null),
+    })),
 
     sync: async ({ account, push = true, pull = true, acceptRemoteDeletions = false }, ctx) => {
       if (account !== undefined) this.account(account);

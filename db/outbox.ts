@@ -279,3 +279,18 @@ export function commitUnderFarm(db: Db, farmLocalId: string): void {
     (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
     (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farmLocalId, farmLocalId);
 }
+
+/** The user's "retry": rejected work (of one account, or all) is queued again from scratch. How many ops. */
+export function requeueRejected(db: Db, accountId: string | null): number {
+  return cachedStatement(db, "UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE state = 'rejected' AND (? IS NULL OR account_id = ?)")
+    .run(accountId, accountId).changes;
+}
+
+/**
+ * Work waiting out a backoff or a Retry-After is due now. Uncertain work only gets its check sooner: it is
+ * reconciled, never resent, before its settle time. How many ops.
+ */
+export function releaseBackoff(db: Db, accountId: string | null): number {
+  return cachedStatement(db, "UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)")
+    .run(accountId, accountId).changes;
+}
