@@ -1,5 +1,5 @@
 // Lint enforces the boundaries the README's Layout describes: core/ is pure, platform/node/ sits on core/ only, the
-// service shares only core/ and platform/node/, and the
+// service shares only core/ and platform/node/, sync/ leaves the mirror's SQL to db/, and the
 // browser code of the service's web pages reaches the service only over HTTP. test/docs.test.ts checks that every
 // `files` pattern here matches a file of the repository.
 import js from '@eslint/js';
@@ -7,6 +7,7 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'http', 'https', 'net', 'url', 'worker_threads', 'stream', 'zlib', 'events', 'util', 'process', 'buffer'];
 const ioPackages = ['better-sqlite3', 'fastify', 'fastify/*', '@fastify/*', 'undici', 'jose', 'electron'];
+const noSqlInSync = "sync/ runs no SQL of its own: the mirror's SQL lives in db/. Add (or reuse) a function there named for what it means.";
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'dist/**', 'bench/results/**', 'bench/tmp/**', '.tmp/**'] },
@@ -61,6 +62,26 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['**/backend/**', '**/service/**'], message: 'db/ and sync/ sit below the app backend and never import the service.' }],
       }],
+    },
+  },
+  {
+    // The mirror's SQL lives in db/, its only write path (docs/sync.md): the sync engine calls named transitions and
+    // queries there (db/outbox.ts, db/conflicts.ts, db/sync-state.ts, db/pull.ts, db/rows.ts) and runs no SQL of its
+    // own. Nor do the app's backend and the CLI above it. Their tests may set up states with raw SQL.
+    files: ['sync/**/*.ts', 'backend/**/*.ts', 'cli/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test-helpers.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        {
+          // A regular expression literal's exec is not SQL.
+          selector: 'CallExpression[callee.property.name=/^(prepare|exec|pragma)$/]:not([callee.object.regex])',
+          message: noSqlInSync,
+        },
+        {
+          selector: "ImportSpecifier[imported.name='cachedStatement']",
+          message: noSqlInSync,
+        },
+      ],
     },
   },
   {

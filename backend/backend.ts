@@ -1,18 +1,20 @@
 // The app's backend: core/api.ts implemented over the mirror, the sync engine and the import thread. The mirror host
 // (backend/host.ts) serves it to the app and the CLI (cli/main.ts) calls the same handlers in process, so the two
-// can never disagree. Every write is followed by a change event (backend/changes.ts) where someone listens.
+// can never disagree. Every write is followed by a change event (db/change-log.ts) where someone listens.
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { EditError } from '../db/writer.ts';
 import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
+import { releaseBackoff, requeueRejected } from '../db/outbox.ts';
+import { openConflictById } from '../db/conflicts.ts';
 import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
 import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
-import { RpcError, type HandlersOf } from '../core/rpc.ts';
+import { JsonText, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
-import { ChangeLog } from './changes.ts';
-import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeatures } from './views.ts';
+import { ChangeLog } from '../db/change-log.ts';
+import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeaturesJson } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 
@@ -40,9 +42,13 @@ export class Backend {
   private readonly changes: ChangeLog | null;
   private readonly credentials: CredentialStore;
   private readonly listeners = new Set<(e: ApiEvent) => void>();
-  /** The import running on its thread, which holds the mirror's write lock until it ends: writes here wait for it. */
-  private importing: Promise<unknown> | null = null;
-  private syncing = false;
+  /**
+   * The long job writing to the mirror, one at a time: an import (on its thread, holding SQLite's write lock for its
+   * whole all-or-nothing transaction) or a sync (on this thread). The other kind waits for its turn here,
+   * asynchronously: waiting on SQLite's lock instead would stop this thread (busy_timeout sleeps) and with it every
+   * answer to the app — a sync started during an import froze the host for over a second.
+   */
+  private job: { kind: 'import' | 'sync'; done: Promise<void> } | null = null;
 
   constructor(private readonly opts: BackendOptions) {
     this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
@@ -69,8 +75,26 @@ export class Backend {
     if (this.changes) for (const e of this.changes.drain()) this.emit(e);
   }
 
+  /** Until no import holds the mirror's write lock (a sync writes on this very connection: no wait for it). */
   private async idle(): Promise<void> {
-    while (this.importing) await this.importing.catch(() => undefined);
+    while (this.job?.kind === 'import') await this.job.done;
+  }
+
+  /**
+   * Waits for the job running (a second sync is refused), then starts `kind`; call the result when it ends. The
+   * check and the start happen in one turn of the event loop, so two calls can never both start.
+   */
+  private async turn(kind: 'import' | 'sync'): Promise<() => void> {
+    while (this.job) {
+      if (kind === 'sync' && this.job.kind === 'sync') throw new RpcError(ApiErrorCode.busy, 'A sync is already running');
+      await this.job.done;
+    }
+    let end!: () => void;
+    this.job = { kind, done: new Promise<void>((resolve) => { end = resolve; }) };
+    return () => {
+      this.job = null;
+      end();
+    };
   }
 
   /** Runs a write once no import holds the mirror, then sends its change events. */
@@ -116,7 +140,7 @@ export class Backend {
     },
 
     disconnect: async ({ account, discardUnsynced = false }) => {
-      if (this.syncing) throw new RpcError(ApiErrorCode.busy, 'A sync is running: disconnect once it ends');
+      if (this.job?.kind === 'sync') throw new RpcError(ApiErrorCode.busy, 'A sync is running: disconnect once it ends');
       const r = await this.write(() => {
         try {
           return removeAccount(this.mirror.syncDb, account, { discardUnsynced });
@@ -155,14 +179,14 @@ export class Backend {
     viewport: ({ account, bbox, limit = 5000 }) => {
       this.account(account);
       const hits = this.mirror.read.viewport(bbox, limit + 1, account);
-      return { type: 'FeatureCollection', features: parcelFeatures(this.mirror, hits.slice(0, limit)), truncated: hits.length > limit };
+      return new JsonText(`{"type":"FeatureCollection","features":${parcelFeaturesJson(this.mirror, hits.slice(0, limit))},"truncated":${hits.length > limit}}`);
     },
 
     parcel: ({ id }) => parcelFeature(this.mirror, id),
 
     search: ({ account, text, limit = 50 }) => {
       this.account(account);
-      return parcelFeatures(this.mirror, this.mirror.read.search(text, limit, account));
+      return new JsonText(parcelFeaturesJson(this.mirror, this.mirror.read.search(text, limit, account)));
     },
 
     createFarm: ({ account, name }) => {
@@ -207,7 +231,7 @@ export class Backend {
     problems: ({ account }) => problemList(this.mirror, account),
 
     resolve: async ({ conflict, keep }) => {
-      const c = this.mirror.syncDb.prepare('SELECT account_id, entity FROM conflicts WHERE id = ? AND resolved IS NULL').get(conflict) as { account_id: string; entity: string } | undefined;
+      const c = openConflictById(this.mirror.syncDb, conflict);
       if (!c) throw new RpcError(ApiErrorCode.notFound, `No open conflict #${conflict}`);
       const { resolveConflict } = await import('../sync/conflicts.ts');
       const r = await this.write(() => resolveConflict(this.mirror.syncDb, conflict, keep));
@@ -215,19 +239,14 @@ export class Backend {
       return { effect: r.effect, deletedOnService: deleted };
     },
 
-    retry: ({ account }) => this.write(() => {
-      const acc = account ?? null;
-      const requeued = this.mirror.syncDb.prepare("UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE state = 'rejected' AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-      // Uncertain work only gets its check sooner: it is reconciled, never resent, before its settle time.
-      const released = this.mirror.syncDb.prepare("UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)").run(acc, acc).changes;
-      return { requeued, released };
-    }),
+    retry: ({ account }) => this.write(() => ({
+      requeued: requeueRejected(this.mirror.syncDb, account ?? null),
+      released: releaseBackoff(this.mirror.syncDb, account ?? null),
+    })),
 
     sync: async ({ account, push = true, pull = true, acceptRemoteDeletions = false }, ctx) => {
       if (account !== undefined) this.account(account);
-      if (this.syncing) throw new RpcError(ApiErrorCode.busy, 'A sync is already running');
-      await this.idle();
-      this.syncing = true;
+      const end = await this.turn('sync');
       let last = 0;
       try {
         const { runSync } = await syncJobs();
@@ -245,34 +264,32 @@ export class Backend {
           },
         });
       } finally {
-        this.syncing = false;
+        end();
         this.flush();
       }
     },
 
-    exportFile: async ({ path, account, farm }) => {
+    exportFile: async ({ path, account, farm }, ctx) => {
       if (account !== undefined) this.account(account);
       if (farm !== undefined && !this.mirror.read.farm(farm)) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm}`);
       const { exportFile } = await import('../db/export.ts');
-      return exportFile(this.mirror, path, { accountId: account, farmLocalId: farm });
+      return exportFile(this.mirror, path, { accountId: account, farmLocalId: farm, signal: ctx.signal, onProgress: (done, total) => ctx.progress({ done, total }) });
     },
 
     importFile: async ({ account, path, farm, skipInvalid = false }, ctx) => {
       this.account(account);
-      await this.idle();
-      if (this.syncing) throw new RpcError(ApiErrorCode.busy, 'A sync is running: import once it ends');
       const onProgress = (done: number, total: number) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' });
       const { runImport, importHere } = await import('./imports.ts');
-      const job = this.opts.app
-        ? runImport({ home: this.opts.home, file: path, account, farm, skipInvalid }, ctx.signal, onProgress)
-        : importHere(this.mirror, { file: path, account, farm, skipInvalid }, ctx.signal, onProgress);
-      this.importing = job;
+      // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
+      const end = await this.turn('import');
       try {
-        const { events, ...summary } = await job;
+        const { events, ...summary } = await (this.opts.app
+          ? runImport({ home: this.opts.home, file: path, account, farm, skipInvalid }, ctx.signal, onProgress)
+          : importHere(this.mirror, { file: path, account, farm, skipInvalid }, ctx.signal, onProgress));
         for (const e of events) this.emit(e);
         return summary;
       } finally {
-        this.importing = null;
+        end();
       }
     },
 

@@ -187,6 +187,36 @@ describe('the mirror host', () => {
     await expect(h.api.importFile({ account: acc, path: join(home, 'bad.geojson'), farm: 'Bad' })).rejects.toMatchObject({ code: 'import_failed', details: { code: 'invalid_features' } });
   });
 
+  it('an import and a sync asked for together take turns, neither refused nor waiting on the database lock; a second sync is refused', async () => {
+    const home = newHome();
+    const [a, b] = [await newAccount(), await newAccount()];
+    const h = await host(home);
+    for (const acc of [a, b]) await h.api.connect({ service: w.svc.url, account: acc, apiKey: w.apiKey });
+    const file = (name: string, n: number, lat: number) => {
+      const path = join(home, name);
+      writeFileSync(path, JSON.stringify({ type: 'FeatureCollection', features: Array.from({ length: n }, (_, i) => ({ type: 'Feature', properties: { name: `${name}${i}` }, geometry: poly(2 + (i % 100) * 0.003, lat + Math.floor(i / 100) * 0.003, 0.5) })) }));
+      return path;
+    };
+    await h.api.importFile({ account: b, path: file('b.geojson', 600, 42), farm: 'To send' });
+    const ended: string[] = [];
+    // The sync first, then, while it runs, an import into the other account and one more sync.
+    const sync = h.api.sync({ account: b }).then((r) => { ended.push('sync'); return r; });
+    const imported = h.api.importFile({ account: a, path: file('a.geojson', 5000, 43), farm: 'Arrived' }).then((r) => { ended.push('import'); return r; });
+    await expect(h.api.sync({ account: a })).rejects.toMatchObject({ code: 'busy' });
+    // An edit asked for meanwhile waits for the import's commit, then lands.
+    const [farmB] = await h.api.farms({ account: b });
+    const edit = h.api.createParcel({ farm: farmB!.id, name: 'While busy', point: [2.5, 42.5], hectares: 1 });
+    expect((await sync)[0]).toMatchObject({ synced: true });
+    expect(await imported).toMatchObject({ imported: 5000 });
+    expect(ended).toEqual(['sync', 'import']);
+    expect((await edit).properties.name).toBe('While busy');
+    expect((await h.api.farms({ account: a }))[0]).toMatchObject({ name: 'Arrived', parcels: 5000 });
+    // The edit went with that sync or waits for the next: on the service once either way.
+    expect((await h.api.sync({ account: b }))[0]).toMatchObject({ synced: true });
+    const names = (await serviceParcels(w, b, (await h.api.farms({ account: b }))[0]!.serverId!)).map((p) => p.properties.name);
+    expect([names.length, new Set(names).size, names.includes('While busy')]).toEqual([601, 601, true]);
+  });
+
   it('runs from the built JavaScript as well: dist/host.mjs imports on its bundled thread, with no TypeScript loader', async () => {
     const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
     const entry = fileURLToPath(await ensureBuilt('host'));

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { importFailure, importResult, type ImportJob, type ImportMessage } from './import-protocol.ts';
-import { ChangeLog } from './changes.ts';
+import { ChangeLog } from '../db/change-log.ts';
+import { journalsInMemory } from '../db/bulk.ts';
 
 const job = workerData as ImportJob;
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
@@ -15,7 +16,7 @@ const stop = new Int32Array(job.stop);
 const mirror = Mirror.open(join(job.home, 'mirror.db'));
 // Statement journals in memory for the import (db/bulk.ts), set before the change log's temporary triggers exist:
 // changing temp_store later would drop them.
-mirror.syncDb.pragma('temp_store = MEMORY');
+journalsInMemory(mirror.syncDb);
 // This connection's writes, for the app's change event (rolled back with the import if it fails).
 const log = new ChangeLog(mirror.syncDb);
 try {

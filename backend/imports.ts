@@ -19,6 +19,8 @@ export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onP
   const flag = new Int32Array(stop);
   const worker = startWorker(ENTRY, { workerData: { ...job, stop } satisfies ImportJob });
   const onAbort = () => Atomics.store(flag, 0, 1);
+  // Stopped while it waited for its turn: the thread rolls back at its first chunk.
+  if (signal.aborted) onAbort();
   signal.addEventListener('abort', onAbort, { once: true });
   return new Promise<ImportResult>((resolve, reject) => {
     let settled = false;

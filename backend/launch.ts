@@ -24,6 +24,9 @@ export async function launchHost(opts: { home: string; env?: NodeJS.ProcessEnv; 
   const entry = opts.entry ?? ENTRY;
   const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     env: { ...process.env, ...opts.env, FURROW_HOME: opts.home }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Structured clone, as Electron's MessagePort: a map's answer (core/rpc.ts JsonText, a few hundred KB of text)
+    // crosses as one copied string, where the JSON channel escaped every quote in it and unescaped it again.
+    serialization: 'advanced',
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const client = createClient<Api, ApiEvent>(API, childPort(child));

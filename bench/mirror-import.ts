@@ -2,12 +2,12 @@
 // fresh mirror (open, import, close — the closing checkpoint included) against `ogr2ogr -f GPKG` writing the same
 // file to a GeoPackage (both SQLite with a spatial index), interleaved in pairs; and where each file's bytes go.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Mirror } from '../db/mirror.ts';
-import { farmFields, DEFAULT_LAYOUT } from './lib/fields.ts';
+import { writeFieldsGeoJson, DEFAULT_LAYOUT } from './lib/fields.ts';
 import { removeDir, tempDataDir } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
 import { r1, r3 } from './lib/stats.ts';
@@ -21,19 +21,6 @@ const ACCOUNT = 'acc-00000000-0000-4000-8000-00000000b001';
 const OGR2OGR = process.env.OGR2OGR ?? 'ogr2ogr';
 const CLI = resolve(ROOT, 'scripts/cli.mjs');
 const MB = (b: number) => Math.round(b / 1e5) / 10;
-
-/** The file: 200 farms of 500 fields, polygons of 10–40 vertices, a name and 5 metadata properties each. */
-function writeGeoJson(file: string): number {
-  const fd = openSync(file, 'w');
-  writeSync(fd, '{"type":"FeatureCollection","features":[\n');
-  for (let f = 0; f < FEATURES / DEFAULT_LAYOUT.fieldsPerFarm; f++) {
-    const lines = farmFields(f).map((x) => JSON.stringify({ type: 'Feature', properties: { name: x.name, ...x.metadata }, geometry: { type: 'Polygon', coordinates: [x.ring] } }));
-    writeSync(fd, (f > 0 ? ',\n' : '') + lines.join(',\n'));
-  }
-  writeSync(fd, '\n]}\n');
-  closeSync(fd);
-  return statSync(file).size;
-}
 
 /** CPU seconds of this process's waited-for children so far (cutime + cstime, /proc/self/stat). */
 function childrenCpu(): number {
@@ -64,7 +51,7 @@ interface Fixture { home: string; gpkg: string }
 
 const dir = tempDataDir('mirror-import');
 const geojson = join(dir, 'fields.geojson');
-const inputBytes = writeGeoJson(geojson);
+const inputBytes = writeFieldsGeoJson(geojson, FEATURES);
 const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
 await ensureBuilt();
 const record = startResult('mirror-import', `Mirror import: a ${FEATURES.toLocaleString('en-US')}-parcel GeoJSON, the CLI against ogr2ogr to a GeoPackage, whole processes`, 'npm run bench -- mirror-import');

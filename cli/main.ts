@@ -7,7 +7,9 @@ import { furrowHome } from '../sync/credentials.ts';
 import { UsageError, durationsFromEnv, parseHectares, parseWhole } from '../sync/cli-args.ts';
 import { needsUser, problemLine, statusLines } from '../sync/status.ts';
 import type { BlockedCode } from '../sync/blocked.ts';
-import { RpcError } from '../core/rpc.ts';
+import type { ProgressEvent } from '../sync/progress.ts';
+import { RpcError, inProcess } from '../core/rpc.ts';
+import type { Api } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { Backend } from '../backend/backend.ts';
 import { importPrinter, progressPrinter, type OutStream } from './output.ts';
@@ -94,8 +96,6 @@ function connectInput(v: Values) {
     : { service: need(v, 'service'), account: need(v, 'account'), apiKey: need(v, 'api-key'), accountHeader: str(v, 'account-header'), bearer: Boolean(v.bearer), label: str(v, 'label') };
 }
 
-/** A handler called in process: no progress unless asked, stopped by `signal`. */
-const call = (signal: AbortSignal = new AbortController().signal, progress: (p: never) => void = () => {}) => ({ signal, progress: progress as (p: unknown) => void });
 
 async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   const home = furrowHome(io.env);
@@ -107,30 +107,30 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   // The same use-cases as the app's backend, called in process.
   const backend = new Backend({ home, env: io.env });
   const m = backend.mirror;
-  const api = backend.handlers;
+  const api = inProcess<Api>(backend.handlers);
   const out = (x: unknown) => io.stdout.write(`${typeof x === 'string' ? x : JSON.stringify(x)}\n`);
   try {
     switch (cmd) {
       case 'connect': {
-        const { account, tokenExpires } = await api.connect(connectInput(v), call());
+        const { account, tokenExpires } = await api.connect(connectInput(v));
         out({ connected: account.id, service: account.service, method: account.method, ...(tokenExpires ? { token_expires: tokenExpires } : {}) });
         return 0;
       }
       case 'disconnect': {
         const accountId = need(v, 'account');
-        const r = await api.disconnect({ account: accountId, discardUnsynced: Boolean(v['discard-unsynced']) }, call());
+        const r = await api.disconnect({ account: accountId, discardUnsynced: Boolean(v['discard-unsynced']) });
         out(`Disconnected ${accountId}: removed ${r.farms} farm(s), ${r.parcels} parcel(s), ${r.crops} crop(s) and ${r.plants} plant(s) from this computer` +
           `${r.discarded ? `, discarding ${r.discarded} unsynced change(s) and open conflict(s)` : ''}; the service keeps its data.`);
         return 0;
       }
-      case 'accounts': out((await api.accounts({}, call())).map((a) => ({ id: a.id, service: a.service, method: a.method, blocked: a.blocked?.reason ?? null, last_pull: a.lastPull }))); return 0;
+      case 'accounts': out((await api.accounts({})).map((a) => ({ id: a.id, service: a.service, method: a.method, blocked: a.blocked?.reason ?? null, last_pull: a.lastPull }))); return 0;
       case 'import': {
         const file = need(v, 'file', 'The FILE to import');
         const account = pickAccount(m, v);
         const printer = importPrinter(io.stderr, basename(file));
         let r;
         try {
-          r = await api.importFile({ account, path: file, farm: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']) }, call(undefined, ((p: { done: number; total: number }) => printer.onProgress(p.done, p.total)) as never));
+          r = await api.importFile({ account, path: file, farm: need(v, 'farm'), skipInvalid: Boolean(v['skip-invalid']) }, { onProgress: (p) => printer.onProgress(p.done, p.total) });
         } finally {
           printer.done();
         }
@@ -141,7 +141,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         const printer = progressPrinter(io.stderr);
         const account = str(v, 'account') ? pickAccount(m, v) : undefined;
         const accounts = await api.sync({ account, push: cmd !== 'pull', pull: cmd !== 'push', acceptRemoteDeletions: Boolean(v['accept-remote-deletions']) },
-          call(io.signal ?? io.interrupt?.(), printer.onProgress as never));
+          { signal: io.signal ?? io.interrupt?.(), onProgress: (p) => printer.onProgress(p as ProgressEvent) });
         printer.done();
         const { summarizeRun } = await import('./summary.ts');
         const s = summarizeRun({ accounts }, m);
@@ -150,13 +150,13 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         return s.exit;
       }
       case 'status': {
-        const { counts, blocked } = await api.status({ account: str(v, 'account') }, call());
+        const { counts, blocked } = await api.status({ account: str(v, 'account') });
         const s = { ...counts, blocked_accounts: blocked.map((b) => ({ account: b.account, service: b.service, code: b.code as BlockedCode | null, reason: b.reason, way_out: b.wayOut, waiting: b.waiting })) };
         out(v.json ? s : statusLines(s).join('\n'));
         return needsUser(s) ? 2 : 0;
       }
       case 'problems': {
-        const list = await api.problems({ account: str(v, 'account') }, call());
+        const list = await api.problems({ account: str(v, 'account') });
         if (v.json) out(list);
         else out(list.length ? list.map(problemLine).join('\n') : 'Nothing needs you.');
         return list.length ? 2 : 0;
@@ -164,18 +164,18 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'resolve': {
         const keep = need(v, 'keep');
         if (keep !== 'mine' && keep !== 'theirs') throw new UsageError('--keep is mine or theirs');
-        const { effect, deletedOnService } = await api.resolve({ conflict: conflictId, keep }, call());
+        const { effect, deletedOnService } = await api.resolve({ conflict: conflictId, keep });
         for (const d of deletedOnService) out(`deleted duplicate ${d.entity} ${d.id} on the service: HTTP ${d.status}`);
         out(`Conflict #${conflictId} resolved: kept ${keep}${effect ? `: ${effect}` : ''}.`);
         return 0;
       }
       case 'retry': {
-        const { requeued, released } = await api.retry({ account: str(v, 'account') }, call());
+        const { requeued, released } = await api.retry({ account: str(v, 'account') });
         out(`${requeued} rejected item(s) queued again, ${released} waiting item(s) released; run sync.`);
         return 0;
       }
       case 'farms': {
-        const farms = str(v, 'account') ? await api.farms({ account: pickAccount(m, v) }, call()) : (await Promise.all(m.read.accounts().map((a) => api.farms({ account: a.id }, call())))).flat();
+        const farms = str(v, 'account') ? await api.farms({ account: pickAccount(m, v) }) : (await Promise.all(m.read.accounts().map((a) => api.farms({ account: a.id })))).flat();
         out(farms.map((f) => ({ local_id: f.id, server_id: f.serverId, name: f.name, parcels: f.parcels })));
         return 0;
       }
@@ -187,19 +187,19 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
           if (!f) throw new UsageError(`No farm named '${farmName}'`);
           farm = f.local_id;
         }
-        const r = await api.exportFile({ path: need(v, 'file', 'The FILE to export to'), account: str(v, 'account'), farm }, call());
+        const r = await api.exportFile({ path: need(v, 'file', 'The FILE to export to'), account: str(v, 'account'), farm });
         out(`Exported ${r.parcels} parcel(s) as ${r.format}.`);
         return 0;
       }
       case 'set-parcel-limit': {
         const account = pickAccount(m, v);
-        const r = await api.setParcelLimit({ account, hectares: limit }, call());
+        const r = await api.setParcelLimit({ account, hectares: limit });
         out(`Parcel limit of ${account}: ${r.hectares} ha${limit === null ? ' (the default)' : ''}.`);
         return 0;
       }
       case 'undo': case 'redo': {
         const account = str(v, 'account') ? pickAccount(m, v) : undefined;
-        const label = await (cmd === 'undo' ? api.undo : api.redo)({ account }, call());
+        const label = await (cmd === 'undo' ? api.undo : api.redo)({ account });
         out(label ? `${cmd === 'undo' ? 'Undid' : 'Redid'}: ${label}` : `Nothing to ${cmd}.`);
         return 0;
       }

@@ -271,9 +271,10 @@ export const API = {
     progress: SyncProgress,
   },
   exportFile: {
-    description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv)',
+    description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv), as they were when it began; cancellable',
     args: Obj({ path: Type.String({ minLength: 1, maxLength: 4096 }), account: Type.Optional(AccountId), farm: Type.Optional(Id) }),
     result: Obj({ format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]), parcels: Type.Integer() }),
+    progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
   importFile: {
     description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',

@@ -34,8 +34,18 @@ export interface CallContext<P = unknown> {
   signal: AbortSignal;
   progress(progress: P): void;
 }
+/**
+ * A result the handler already holds as JSON text (a map's features, built from the JSON the mirror stores): sent as
+ * text and parsed once, by the client. Parsing the stored geometry into objects in the server only to serialize them
+ * again for the port was most of a viewport's time.
+ */
+export class JsonText<T> {
+  declare readonly of?: T;
+  constructor(readonly text: string) {}
+}
+type Answer<T> = T | JsonText<T>;
 export type HandlersOf<C extends Contract> = {
-  [M in keyof C]: (args: Static<C[M]['args']>, ctx: CallContext<ProgressOf<C[M]>>) => Promise<Static<C[M]['result']>> | Static<C[M]['result']>;
+  [M in keyof C]: (args: Static<C[M]['args']>, ctx: CallContext<ProgressOf<C[M]>>) => Promise<Answer<Static<C[M]['result']>>> | Answer<Static<C[M]['result']>>;
 };
 
 /** Codes of the failures the channel itself produces; handlers add their own (core/api.ts ApiErrorCode). */
@@ -60,7 +70,8 @@ type Message =
   | { t: 'call'; id: number; method: string; args: unknown }
   | { t: 'cancel'; id: number }
   | { t: 'progress'; id: number; progress: unknown }
-  | { t: 'result'; id: number; value: unknown }
+  | { t: 'result'; id: number; value: unknown; json?: undefined }
+  | { t: 'result'; id: number; json: string; value?: undefined }
   | { t: 'error'; id: number; code: string; message: string; details?: unknown }
   | { t: 'event'; event: unknown };
 
@@ -91,7 +102,17 @@ export function createClient<C extends Contract, E = unknown>(contract: C, port:
     const call = pending.get(m.id);
     if (!call) return;
     if (m.t === 'progress') call.onProgress?.(m.progress);
-    else if (m.t === 'result') { call.done(); call.resolve(m.value); }
+    else if (m.t === 'result') {
+      call.done();
+      if (typeof m.json !== 'string') call.resolve(m.value);
+      else {
+        try {
+          call.resolve(JSON.parse(m.json));
+        } catch {
+          call.reject(new RpcError(RpcCode.internal, 'the answer was not JSON'));
+        }
+      }
+    }
     else if (m.t === 'error') { call.done(); call.reject(new RpcError(String(m.code), String(m.message), m.details)); }
   });
   const invoke = (method: string, args: unknown, opts: CallOptions = {}): Promise<unknown> => {
@@ -120,6 +141,23 @@ export function createClient<C extends Contract, E = unknown>(contract: C, port:
       for (const [, call] of pending) { call.done(); call.reject(new RpcError(RpcCode.disconnected, reason)); }
     },
   };
+}
+
+/**
+ * The handlers called in the same process, through the client's own interface (the CLI: nothing to cross). Answers
+ * given as JsonText are parsed, as the remote client does; a contract's method names are not needed, so a caller
+ * need not load the contract's schemas.
+ */
+export function inProcess<C extends Contract>(handlers: HandlersOf<C>): ClientOf<C> {
+  const h = handlers as Record<string, (args: unknown, ctx: CallContext) => unknown>;
+  return new Proxy({} as ClientOf<C>, {
+    get: (_, method) => async (args: unknown, opts: CallOptions = {}) => {
+      if (typeof method !== 'string' || !Object.hasOwn(h, method)) throw new RpcError(RpcCode.unknownMethod, `No method '${String(method)}'`);
+      const signal = opts.signal ?? new AbortController().signal;
+      const value = await h[method]!.call(handlers, args, { signal, progress: (p) => opts.onProgress?.(p) });
+      return value instanceof JsonText ? JSON.parse(value.text) as unknown : value;
+    },
+  });
 }
 
 export interface ServeOptions {
@@ -167,7 +205,7 @@ export function serve<C extends Contract, E = unknown>(contract: C, port: Port, 
     const handler = (handlers as Record<string, (args: unknown, ctx: CallContext) => unknown>)[m.method]!;
     Promise.resolve()
       .then(() => handler.call(handlers, m.args, ctx))
-      .then((value) => port.postMessage({ t: 'result', id: m.id, value: value === undefined ? null : value } satisfies Message),
+      .then((value) => port.postMessage((value instanceof JsonText ? { t: 'result', id: m.id, json: value.text } : { t: 'result', id: m.id, value: value === undefined ? null : value }) satisfies Message),
         (err: unknown) => fail(m.id, controller.signal.aborted && !(err instanceof RpcError) ? new RpcError(RpcCode.cancelled, 'cancelled') : toError(err)))
       .finally(() => running.delete(m.id));
   });

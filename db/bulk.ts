@@ -136,9 +136,14 @@ export class WalSyncAhead {
  * it after each statement. In memory it costs copies only. Durability is unchanged: a statement journal never
  * outlives its statement, and the transaction's own undo is the WAL. temp_store decides it, and SQLite reads it when a
  * transaction begins; it cannot change inside one (fn then runs as it is). Changing it drops the connection's
- * temporary tables and triggers (the app's change log, backend/changes.ts), so a connection holding any runs fn as it
- * is too: such a connection sets temp_store = MEMORY when it opens, before creating them.
+ * temporary tables and triggers (the app's change log, db/change-log.ts), so a connection holding any runs fn as it
+ * is too: such a connection calls journalsInMemory when it opens, before creating them.
  */
+/** Statement journals in memory for good on a connection that imports: set before it holds temporary objects. */
+export function journalsInMemory(db: Db): void {
+  db.pragma('temp_store = MEMORY');
+}
+
 export function withStatementJournalsInMemory<T>(db: Db, fn: () => T): T {
   if (db.inTransaction) return fn();
   const before = db.pragma('temp_store', { simple: true }) as number;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { csvField, exportCSV, exportFile, exportGeoJSON, polygonWkt, wktNumber } from './export.ts';
@@ -151,5 +151,45 @@ describe('exportFile', () => {
     expect(await exportFile(t.mirror, join(t.dir, 'out.GeoJSON'))).toEqual({ format: 'geojson', parcels: 1 });
     expect(JSON.parse(readFileSync(join(t.dir, 'out.GeoJSON'), 'utf8'))).toMatchObject({ type: 'FeatureCollection', features: [{ properties: { name: 'a1', k: 'v' } }] });
     await expect(exportFile(t.mirror, join(t.dir, 'out.xlsx'))).rejects.toThrow(/\.geojson, \.json or \.csv/);
+  });
+
+  // Over two pages of 2,000: the file is written a page at a time, with a turn of the event loop between pages.
+  const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => polygonInput(`${tag}${i}`, i === n - 1 ? { late: 'key' } : { i }, [square(-5 + (i % 100) * 0.002, 37 + Math.floor(i / 100) * 0.002)]));
+
+  it.each(['geojson', 'csv'])('%s: writes page by page with progress, the mirror as it was when it began, in the order of the one-string export', async (ext) => {
+    const farm = farmWith('Big', many(4500, 'p'));
+    const file = join(t.dir, `big.${ext}`);
+    const progress: [number, number][] = [];
+    const r = await exportFile(t.mirror, file, {
+      farmLocalId: farm,
+      onProgress: (done, total) => {
+        progress.push([done, total]);
+        // Edited and added while the export runs: not in it.
+        if (progress.length === 2) {
+          t.mirror.write.createParcels(farm, [polygonInput('added later', {}, [square(-4, 38)])]);
+          t.mirror.write.updateParcel(t.mirror.read.parcels(farm)[4400]!.local_id, { name: 'renamed later' });
+        }
+      },
+    });
+    expect(r.parcels).toBe(4500);
+    expect(progress).toEqual([[0, 4500], [2000, 4500], [4000, 4500], [4500, 4500]]);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toMatch(/added later|renamed later/);
+    t.mirror.write.undo();
+    t.mirror.write.undo();
+    expect(text).toBe(ext === 'csv' ? exportCSV(t.mirror.read, { farmLocalId: farm }) : exportGeoJSON(t.mirror.read, { farmLocalId: farm }));
+    if (ext === 'csv') expect(text.split('\r\n')[0]).toMatch(/,i,late$/);
+  });
+
+  it('cancelled halfway: nothing under the name asked for, an earlier export left whole, no temporary file', async () => {
+    farmWith('Big', many(4500, 'c'));
+    const file = join(t.dir, 'out.geojson');
+    writeFileSync(file, 'the earlier export');
+    const stop = new AbortController();
+    await expect(exportFile(t.mirror, file, { signal: stop.signal, onProgress: (done) => { if (done > 0) stop.abort(); } })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(readFileSync(file, 'utf8')).toBe('the earlier export');
+    expect(readdirSync(t.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    await expect(exportFile(t.mirror, join(t.dir, 'never.csv'), { signal: stop.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(existsSync(join(t.dir, 'never.csv'))).toBe(false);
   });
 });

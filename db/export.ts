@@ -2,8 +2,9 @@
 // Rules in docs/import-export.md.
 
 import { randomUUID } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { extname } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Mirror } from './mirror.ts';
 import type { MirrorReader } from './reader.ts';
 import type { ParcelRow } from './types.ts';
@@ -15,6 +16,16 @@ export interface ExportOptions {
   /** Only this farm's parcels (takes precedence over accountId). */
   farmLocalId?: string;
 }
+
+export interface ExportFileOptions extends ExportOptions {
+  /** Aborting stops the export between two pages: the temporary file is removed, an earlier export is left as it was. */
+  signal?: AbortSignal;
+  /** Parcels written so far, of how many. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Parcels read and written a page at a time: the thread is free between pages (the host answers the app). */
+const PAGE = 2000;
 
 interface Selected { rows: ParcelRow[]; farmName: (farmLocalId: string) => string }
 
@@ -40,19 +51,23 @@ export function exportGeoJSON(reader: MirrorReader, opts: ExportOptions = {}): s
 }
 
 function geoJsonOf({ rows, farmName }: Selected): string {
-  const lines = rows.map((r) => {
-    const props: string[] = [
-      `"name":${JSON.stringify(r.name)}`, `"farm":${JSON.stringify(farmName(r.farm_local_id))}`, `"hectares":${r.hectares}`,
-      `"server_id":${r.server_id ?? 'null'}`, `"local_id":${JSON.stringify(r.local_id)}`,
-    ];
-    for (const [k, v] of Object.entries(JSON.parse(r.metadata) as Record<string, unknown>)) {
-      props.push(`${JSON.stringify(exportKey(k, GEOJSON_FIELDS))}:${JSON.stringify(v)}`);
-    }
-    // Stored geometry and point are JSON already: embedded as they are, not parsed and re-serialized.
-    const geometry = r.source_type === 'Point' && r.point !== null ? `{"type":"Point","coordinates":${r.point}}` : r.geometry;
-    return `{"type":"Feature","id":${JSON.stringify(r.local_id)},"geometry":${geometry},"properties":{${props.join(',')}}}`;
-  });
-  return `{"type":"FeatureCollection","furrow":${JSON.stringify(FURROW_MARKER)},"features":[\n${lines.join(',\n')}\n]}\n`;
+  return GEOJSON_HEAD + rows.map((r) => geoJsonFeature(r, farmName)).join(',\n') + GEOJSON_TAIL;
+}
+
+const GEOJSON_HEAD = `{"type":"FeatureCollection","furrow":${JSON.stringify(FURROW_MARKER)},"features":[\n`;
+const GEOJSON_TAIL = '\n]}\n';
+
+function geoJsonFeature(r: ParcelRow, farmName: (id: string) => string): string {
+  const props: string[] = [
+    `"name":${JSON.stringify(r.name)}`, `"farm":${JSON.stringify(farmName(r.farm_local_id))}`, `"hectares":${r.hectares}`,
+    `"server_id":${r.server_id ?? 'null'}`, `"local_id":${JSON.stringify(r.local_id)}`,
+  ];
+  for (const [k, v] of Object.entries(JSON.parse(r.metadata) as Record<string, unknown>)) {
+    props.push(`${JSON.stringify(exportKey(k, GEOJSON_FIELDS))}:${JSON.stringify(v)}`);
+  }
+  // Stored geometry and point are JSON already: embedded as they are, not parsed and re-serialized.
+  const geometry = r.source_type === 'Point' && r.point !== null ? `{"type":"Point","coordinates":${r.point}}` : r.geometry;
+  return `{"type":"Feature","id":${JSON.stringify(r.local_id)},"geometry":${geometry},"properties":{${props.join(',')}}}`;
 }
 
 /**
@@ -69,18 +84,20 @@ function csvOf({ rows, farmName }: Selected): string {
   const keys = new Set<string>();
   for (const m of metadata) for (const k of Object.keys(m)) keys.add(k);
   const metaKeys = [...keys];
-  const header = [...CSV_FIELDS, ...metaKeys.map((k) => exportKey(k, CSV_FIELDS))];
-  const lines = [header.map(csvField).join(',')];
-  rows.forEach((r, i) => {
-    const m = metadata[i]!;
-    const fields = [
-      r.local_id, r.server_id === null ? '' : String(r.server_id), farmName(r.farm_local_id), r.name, String(r.hectares),
-      polygonWkt(JSON.parse(r.geometry) as { coordinates: number[][][] }),
-      ...metaKeys.map((k) => (Object.hasOwn(m, k) ? String(m[k]) : '')),
-    ];
-    lines.push(fields.map(csvField).join(','));
-  });
-  return lines.join('\r\n') + '\r\n';
+  return csvHeader(metaKeys) + rows.map((r, i) => csvRecord(r, metadata[i]!, metaKeys, farmName)).join('');
+}
+
+function csvHeader(metaKeys: readonly string[]): string {
+  return [...CSV_FIELDS, ...metaKeys.map((k) => exportKey(k, CSV_FIELDS))].map(csvField).join(',') + '\r\n';
+}
+
+function csvRecord(r: ParcelRow, m: Record<string, unknown>, metaKeys: readonly string[], farmName: (id: string) => string): string {
+  const fields = [
+    r.local_id, r.server_id === null ? '' : String(r.server_id), farmName(r.farm_local_id), r.name, String(r.hectares),
+    polygonWkt(JSON.parse(r.geometry) as { coordinates: number[][][] }),
+    ...metaKeys.map((k) => (Object.hasOwn(m, k) ? String(m[k]) : '')),
+  ];
+  return fields.map(csvField).join(',') + '\r\n';
 }
 
 export function csvField(value: string): string {
@@ -115,22 +132,105 @@ export function wktNumber(n: number): string {
 }
 
 /**
- * Writes the export chosen by the file's extension (.geojson/.json or .csv). The text goes to a temporary
- * file first and is renamed into place, so an existing export is never left truncated by a failure.
+ * The selection read page by page on a connection of its own, inside one read transaction: the export is the mirror
+ * as it was when it began, whatever is edited, imported or synced while it is written.
  */
-export async function exportFile(mirror: Mirror, file: string, opts: ExportOptions = {}): Promise<{ format: 'geojson' | 'csv'; parcels: number }> {
+class Snapshot {
+  private readonly db: Database.Database;
+  private readonly where: string;
+  private readonly params: unknown[];
+  private readonly byFarm: boolean;
+  private readonly farmNames = new Map<string, string>();
+
+  constructor(file: string, opts: ExportOptions) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    this.db.exec('BEGIN');
+    this.byFarm = opts.farmLocalId !== undefined;
+    // The same selections and order as MirrorReader.parcels (a farm: by creation) and allParcels (by rowid).
+    this.where = this.byFarm ? 'farm_local_id = ? AND deleted = 0' : opts.accountId !== undefined ? 'account_id = ? AND deleted = 0' : 'deleted = 0';
+    this.params = this.byFarm ? [opts.farmLocalId] : opts.accountId !== undefined ? [opts.accountId] : [];
+  }
+
+  count(): number {
+    return this.db.prepare(`SELECT COUNT(*) FROM parcels WHERE ${this.where}`).pluck().get(...this.params) as number;
+  }
+
+  /** Pages in export order; `columns` narrows what is read (the CSV's first pass reads the metadata alone). */
+  async *pages(columns = '*'): AsyncGenerator<ParcelRow[]> {
+    const stmt = this.byFarm
+      ? this.db.prepare(`SELECT rowid AS rid, ${columns}, created AS c FROM parcels WHERE ${this.where} AND (created > ? OR (created = ? AND rowid > ?)) ORDER BY created, rowid LIMIT ${PAGE}`)
+      : this.db.prepare(`SELECT rowid AS rid, ${columns} FROM parcels WHERE ${this.where} AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
+    let after: { rid: number; c?: string } = { rid: 0, c: '' };
+    for (;;) {
+      const rows = (this.byFarm ? stmt.all(...this.params, after.c, after.c, after.rid) : stmt.all(...this.params, after.rid)) as (ParcelRow & { rid: number; c?: string })[];
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!;
+      yield rows;
+      if (rows.length < PAGE) return;
+      // A turn of the event loop between pages, for whoever shares this thread.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  farmName(id: string): string {
+    let n = this.farmNames.get(id);
+    if (n === undefined) this.farmNames.set(id, (n = (this.db.prepare('SELECT name FROM farms WHERE local_id = ?').pluck().get(id) as string | undefined) ?? ''));
+    return n;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/**
+ * Writes the export chosen by the file's extension (.geojson/.json or .csv), a page at a time, to a temporary file
+ * that is synced and renamed into place only when whole: a failure or a cancel never leaves an existing export
+ * truncated, nor a partial file under the name asked for.
+ */
+export async function exportFile(mirror: Mirror, file: string, opts: ExportFileOptions = {}): Promise<{ format: 'geojson' | 'csv'; parcels: number }> {
   const ext = extname(file).toLowerCase();
   const format = ext === '.csv' ? 'csv' : ext === '.geojson' || ext === '.json' ? 'geojson' : null;
   if (format === null) throw new Error(`Cannot export to ${file}: use a .geojson, .json or .csv file name`);
-  const selected = select(mirror.read, opts);
-  const text = format === 'csv' ? csvOf(selected) : geoJsonOf(selected);
+  opts.signal?.throwIfAborted();
+  const snap = new Snapshot(mirror.syncDb.name, opts);
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
+  const out = await open(tmp, 'w').catch((e: unknown) => { snap.close(); throw e; });
   try {
-    await writeFile(tmp, text, 'utf8');
+    const total = snap.count();
+    const farmName = (id: string) => snap.farmName(id);
+    let done = 0;
+    opts.onProgress?.(0, total);
+    const page = async (text: string, n: number) => {
+      await out.write(text);
+      done += n;
+      opts.onProgress?.(done, total);
+      opts.signal?.throwIfAborted();
+    };
+    if (format === 'geojson') {
+      await out.write(GEOJSON_HEAD);
+      for await (const rows of snap.pages()) await page((done > 0 ? ',\n' : '') + rows.map((r) => geoJsonFeature(r, farmName)).join(',\n'), rows.length);
+      await out.write(GEOJSON_TAIL);
+    } else {
+      // Every metadata key becomes a column, in first-seen order: a first pass over the metadata alone.
+      const keys = new Set<string>();
+      for await (const rows of snap.pages('metadata')) {
+        for (const r of rows) for (const k of Object.keys(JSON.parse(r.metadata) as object)) keys.add(k);
+        opts.signal?.throwIfAborted();
+      }
+      const metaKeys = [...keys];
+      await out.write(csvHeader(metaKeys));
+      for await (const rows of snap.pages()) await page(rows.map((r) => csvRecord(r, JSON.parse(r.metadata) as Record<string, unknown>, metaKeys, farmName)).join(''), rows.length);
+    }
+    await out.sync();
+    await out.close();
     await rename(tmp, file);
+    return { format, parcels: done };
   } catch (e) {
+    await out.close().catch(() => undefined);
     await rm(tmp, { force: true });
     throw e;
+  } finally {
+    snap.close();
   }
-  return { format, parcels: selected.rows.length };
 }

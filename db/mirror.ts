@@ -6,7 +6,9 @@ import { liveSyncHolder } from './settings.ts';
 
 /**
  * The mirror with its two faces typed apart: `read` for everything that shows data, `write` for user edits
- * (which feed the outbox and the undo history). The sync engine gets the raw handle through `syncDb`.
+ * (which feed the outbox and the undo history). The sync engine gets the handle through `syncDb`, only to pass it
+ * to db/'s named sync functions (db/outbox.ts, db/conflicts.ts, db/sync-state.ts, db/pull.ts): it runs no SQL of
+ * its own (eslint.config.js).
  */
 export class Mirror {
   readonly read: MirrorReader;

@@ -59,7 +59,7 @@ export function enqueue(db: Db, accountId: string, entity: Entity, localId: stri
   const create = ops.find((o) => o.op === 'create');
   if (create && neverCreated(create)) {
     // The service never had it: the ops go, and the row stays only as a tombstone for redo (purged with the redo stack).
-    cachedStatement(db, 'DELETE FROM outbox WHERE entity = ? AND local_id = ?').run(entity, localId);
+    forgetOps(db, entity, localId);
     updateRow(db, entity, localId, { deleted: 1, modified: now() });
     return 'removed';
   }
@@ -80,6 +80,11 @@ export function withdrawDelete(db: Db, entity: Entity, localId: string): boolean
     return true;
   }
   return false;
+}
+
+/** A row the service never had and never will (deleted before any create of it landed): every op of it goes. */
+export function forgetOps(db: Db, entity: Entity, localId: string): void {
+  cachedStatement(db, 'DELETE FROM outbox WHERE entity = ? AND local_id = ?').run(entity, localId);
 }
 
 // ---- transitions driven by the sync engine ----
@@ -140,4 +145,153 @@ export function purgeTombstones(db: Db, accountId: string | null = null): void {
     cachedStatement(db, `DELETE FROM ${table} WHERE deleted = 1 AND server_id IS NULL AND (? IS NULL OR account_id = ?)
       AND local_id NOT IN (SELECT local_id FROM outbox WHERE state != 'committed')`).run(accountId, accountId);
   }
+}
+
+// ---- the push's reads and transitions (sync/), one per outcome of a request ----
+
+/** An IN list of n parameters, for batches (at most 50 ops) whose statement must stay one statement. */
+const list = (n: number) => Array.from({ length: n }, () => '?').join(',');
+
+/** An account's ops of one kind in `state` (queued to send, uncertain to reconcile) whose wait is over at `at`, in order. */
+export function dueOps(db: Db, accountId: string, entity: Entity, op: OpKind, state: OpState, at: string): OutboxRow[] {
+  return cachedStatement(db, `SELECT * FROM outbox WHERE account_id = ? AND entity = ? AND op = ? AND state = ?
+    AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id`).all(accountId, entity, op, state, at) as OutboxRow[];
+}
+
+/** An account's queued and uncertain ops, for the run to tell whether anything is ready and how long to wait. */
+export function waitingOps(db: Db, accountId: string): Pick<OutboxRow, 'state' | 'next_attempt_at' | 'last_error'>[] {
+  return cachedStatement(db, "SELECT state, next_attempt_at, last_error FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain') ORDER BY id")
+    .all(accountId) as Pick<OutboxRow, 'state' | 'next_attempt_at' | 'last_error'>[];
+}
+
+/** How many of an account's ops are committed: a round that moved none of them made no progress. */
+export function committedCount(db: Db, accountId: string): number {
+  return (cachedStatement(db, "SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state = 'committed'").get(accountId) as { n: number }).n;
+}
+
+/**
+ * An account's parcel creates due now (`at`) and never sent (one sent before is reconciled first), in farms the
+ * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows.
+ */
+export function parcelCreatesDue(db: Db, accountId: string, at: string): (OutboxRow & { farm_server_id: number })[] {
+  return cachedStatement(db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
+    JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
+    WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (OutboxRow & { farm_server_id: number })[];
+}
+
+/** The queued, never-sent parcel creates of a farm, in order: the parcels that may go with the farm's own create. */
+export function unsentParcelCreatesOf(db: Db, farmLocalId: string): OutboxRow[] {
+  return cachedStatement(db, `SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
+    AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farmLocalId) as OutboxRow[];
+}
+
+/** The parcel ops sent in one batch (a farm's create carries its first parcels): what identifies the farm on the service. */
+export function parcelOpsOfBatch(db: Db, batchId: string): OutboxRow[] {
+  return cachedStatement(db, "SELECT * FROM outbox WHERE batch_id = ? AND entity = 'parcel'").all(batchId) as OutboxRow[];
+}
+
+/** Of these parcel ops, those whose parcel is within 2 % of the account's limit (`atLeast` hectares), with one query. */
+export function opsNearLimit(db: Db, ids: readonly number[], atLeast: number): number[] {
+  const rows = cachedStatement(db, `SELECT o.id FROM outbox o JOIN parcels p ON p.local_id = o.local_id
+    WHERE o.id IN (SELECT value FROM json_each(?)) AND p.hectares >= ?`).all(JSON.stringify(ids), atLeast) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
+/** A delete is marked in flight before it leaves (no batch: repeating a DELETE is harmless). */
+export function markDeleteInFlight(db: Db, id: number, at: string): void {
+  cachedStatement(db, "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(at, id);
+}
+
+/**
+ * Records, before the request leaves, the state an update's PATCH asks the service to hold (migration 003, JSON);
+ * with `inFlight`, the op is marked in flight in the same statement.
+ */
+export function recordSentState(db: Db, id: number, state: string, at: string, inFlight: boolean): void {
+  cachedStatement(db, `UPDATE outbox SET sent_state = ?, sent_at = ?${inFlight ? ", state = 'in_flight', attempts = attempts + 1" : ''} WHERE id = ?`)
+    .run(state, at, id);
+}
+
+/**
+ * The outcome of these ops' request is unknown (a 504, a timeout, an answer lost): uncertain since `at`, one
+ * instant for the whole batch, and looked at again from `recheckAt`. The caller's transaction holds both writes.
+ */
+export function markUncertain(db: Db, ids: readonly number[], why: string, at: string, recheckAt: string): void {
+  setOpState(db, ids, 'uncertain', { last_error: why, next_attempt_at: recheckAt });
+  const stmt = cachedStatement(db, 'UPDATE outbox SET uncertain_at = ? WHERE id = ?');
+  for (const id of ids) stmt.run(at, id);
+}
+
+/** A request that never left cannot have created anything: it does not count as an attempt. */
+export function uncountAttempt(db: Db, ids: readonly number[]): void {
+  const stmt = cachedStatement(db, 'UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE id = ?');
+  for (const id of ids) stmt.run(id);
+}
+
+/** The creates among refused ops certainly created nothing: attempts back to 0, so an edit resends without reconciling. */
+export function resetCreateAttempts(db: Db, ids: readonly number[]): void {
+  const stmt = cachedStatement(db, 'UPDATE outbox SET attempts = 0 WHERE id = ? AND op = ?');
+  for (const id of ids) stmt.run(id, 'create');
+}
+
+/** Creates the service turned away (a 400, a refusal) created nothing: attempts back to 0, in one statement. */
+export function resetAttempts(db: Db, ids: readonly number[]): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET attempts = 0 WHERE id IN (${list(ids.length)})`).run(...ids);
+}
+
+/** A refused farm create created nothing: the farm and the parcels sent with it go back to the queue as never sent. */
+export function unmarkRefused(db: Db, ids: readonly number[]): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${list(ids.length)})`).run(...ids);
+}
+
+/** Uncertain creates certainly not on the service (not found, and settled): back to fresh creates, sent again. */
+export function requeueAsNew(db: Db, ids: readonly number[]): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id IN (${list(ids.length)})`).run(...ids);
+}
+
+/** Uncertain creates not found yet, and not settled: one more empty check, and a look again at `at`. */
+export function checkAgainAt(db: Db, ids: readonly number[], at: string): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id IN (${list(ids.length)})`).run(at, ...ids);
+}
+
+/** Uncertain parcel creates missing from their farm's listing: one more empty check each, each looked at again at its own time. */
+export function notListedYet(db: Db, checks: readonly { id: number; at: string }[]): void {
+  const stmt = cachedStatement(db, "UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
+  for (const c of checks) stmt.run(c.at, c.id);
+}
+
+/** An update or delete uncertain carries the whole state (or is a delete): sending it again is harmless. */
+export function requeueUncertainUpdates(db: Db, accountId: string): void {
+  cachedStatement(db, "UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(accountId);
+}
+
+/** The service named why it refused this op (one of a batch). */
+export function setLastError(db: Db, id: number, error: string): void {
+  cachedStatement(db, 'UPDATE outbox SET last_error = ? WHERE id = ?').run(error, id);
+}
+
+/** The service deleted a farm's parcels and crops with it: their own pending ops are moot. */
+export function commitUnderFarm(db: Db, farmLocalId: string): void {
+  cachedStatement(db, `UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
+    (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
+    (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farmLocalId, farmLocalId);
+}
+
+/** The user's "retry": rejected work (of one account, or all) is queued again from scratch. How many ops. */
+export function requeueRejected(db: Db, accountId: string | null): number {
+  return cachedStatement(db, "UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = NULL, last_error = NULL WHERE state = 'rejected' AND (? IS NULL OR account_id = ?)")
+    .run(accountId, accountId).changes;
+}
+
+/**
+ * Work waiting out a backoff or a Retry-After is due now. Uncertain work only gets its check sooner: it is
+ * reconciled, never resent, before its settle time. How many ops.
+ */
+export function releaseBackoff(db: Db, accountId: string | null): number {
+  return cachedStatement(db, "UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)")
+    .run(accountId, accountId).changes;
 }

@@ -33,6 +33,10 @@ export class MirrorReader {
   farm(localId: string): FarmRow | undefined {
     return this.db.prepare('SELECT * FROM farms WHERE local_id = ?').get(localId) as FarmRow | undefined;
   }
+  /** A farm's live parcels: how many, and their hectares. */
+  farmTotals(localId: string): { parcels: number; hectares: number } {
+    return this.db.prepare('SELECT COUNT(*) AS parcels, COALESCE(SUM(hectares), 0) AS hectares FROM parcels WHERE farm_local_id = ? AND deleted = 0').get(localId) as { parcels: number; hectares: number };
+  }
   farmByName(accountId: string, name: string): FarmRow | undefined {
     return this.db.prepare('SELECT * FROM farms WHERE account_id = ? AND name = ? AND deleted = 0 ORDER BY created LIMIT 1').get(accountId, name) as FarmRow | undefined;
   }

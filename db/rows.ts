@@ -29,6 +29,11 @@ export function getRow(db: Db, entity: Entity, localId: string): Row | undefined
   return cachedStatement(db, SELECT_SQL[entity]).get(localId) as Row | undefined;
 }
 
+/** The parcels of these local ids that are not deleted (in no particular order), with one query. */
+export function liveParcels(db: Db, localIds: readonly string[]): ParcelRow[] {
+  return cachedStatement(db, 'SELECT * FROM parcels WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0').all(JSON.stringify(localIds)) as ParcelRow[];
+}
+
 export function insertRow(db: Db, entity: Entity, row: Row): void {
   // Rows recorded in undo history before migration 002 have no stamp.
   const r = entity === 'parcel' && (row as ParcelRow).checked === undefined ? { ...row, checked: null } : row;
@@ -55,4 +60,18 @@ export function updateRow(db: Db, entity: Entity, localId: string, fields: Parti
 
 export function deleteRow(db: Db, entity: Entity, localId: string): void {
   cachedStatement(db, `DELETE FROM ${TABLE[entity]} WHERE local_id = ?`).run(localId);
+}
+
+/**
+ * A create's 201: the service's ids into the parcel. Only sync columns change (no user field, so the stamp and the
+ * search indexes stay as they are); the base stays NULL, the row being exactly what the service holds (parcelBase).
+ */
+export function setParcelServerIds(db: Db, localId: string, serverId: number, key: string): void {
+  cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = NULL WHERE local_id = ?').run(serverId, key, localId);
+}
+
+/** The server ids the account's farms or crops already map to: a service row that one of them holds is not a lost create's. */
+export function mappedServerIds(db: Db, entity: 'farm' | 'crop', accountId: string): Set<number> {
+  return new Set((cachedStatement(db, `SELECT server_id FROM ${TABLE[entity]} WHERE account_id = ? AND server_id IS NOT NULL`).all(accountId) as { server_id: number }[])
+    .map((r) => r.server_id));
 }

@@ -4,6 +4,9 @@ import { DEFAULT_MAX_PARCEL_HECTARES } from '../core/parcels/validate.ts';
 
 // Small facts kept in the mirror's `settings` table, read by the writer, the engine and the CLI alike.
 
+const put = (db: Db, key: string, value: string) =>
+  cachedStatement(db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+
 const limitKey = (accountId: string) => `parcel_limit:${accountId}`;
 
 const validLimit = (n: number): boolean => Number.isFinite(n) && n > 0;
@@ -21,7 +24,7 @@ export function parcelLimit(db: Db, accountId: string): number {
 export function setParcelLimit(db: Db, accountId: string, hectares: number | null): void {
   if (hectares !== null && !validLimit(hectares)) throw new RangeError(`A parcel limit is a positive number of hectares, not ${hectares}`);
   if (hectares === null) cachedStatement(db, 'DELETE FROM settings WHERE key = ?').run(limitKey(accountId));
-  else cachedStatement(db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(limitKey(accountId), String(hectares));
+  else put(db, limitKey(accountId), String(hectares));
 }
 
 /** The setting naming the process that runs a sync on this mirror. */
@@ -42,4 +45,14 @@ export function liveSyncHolder(db: Db): number | null {
   const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(SYNC_LOCK) as { value: string } | undefined;
   const pid = r ? Number(r.value) : 0;
   return processAlive(pid) ? pid : null;
+}
+
+/** Names this process as the one syncing the mirror (the caller checks liveSyncHolder first, in the same transaction). */
+export function takeSyncLock(db: Db, pid: number): void {
+  put(db, SYNC_LOCK, String(pid));
+}
+
+/** Lets go of the lock, if this process still holds it. */
+export function releaseSyncLock(db: Db, pid: number): void {
+  cachedStatement(db, 'DELETE FROM settings WHERE key = ? AND value = ?').run(SYNC_LOCK, String(pid));
 }

@@ -85,6 +85,41 @@ export interface OutboxRow {
   modified: string;
 }
 
+export type ConflictKind = 'edit' | 'remote_delete' | 'duplicate_on_service' | 'partial_batch';
+
+/** A conflict kept for the user (`resolve ID --keep mine|theirs`); `resolved` says when and how, null while open. */
+export interface ConflictRow {
+  id: number;
+  account_id: string;
+  entity: Entity;
+  local_id: string;
+  kind: ConflictKind;
+  base: string | null;
+  mine: string | null;
+  theirs: string | null;
+  /** JSON array of the fields (or sentences) in conflict. */
+  fields: string;
+  created: string;
+  resolved: string | null;
+}
+
+/** A plant as pulled from the service (plants are never edited here). */
+export interface PlantRow {
+  account_id: string;
+  server_id: number;
+  key: string;
+  parcel_server_id: number | null;
+  crop_server_id: number | null;
+  /** The point, JSON [lon, lat]. */
+  point: string;
+  /** The crown, the service's GeoJSON Polygon as JSON, or null. */
+  shape: string | null;
+  /** The detection's free JSON, as JSON text, or null. */
+  info: string | null;
+  /** The crown's geodesic area in m², the service's decimal string. */
+  area: string;
+}
+
 /** The user-editable state of a parcel, as the service sees it (base of the three-way merge). */
 export interface ParcelState {
   name: string;

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
-import { setOpState } from '../db/outbox.ts';
+import { dueOps, markUncertain as markOpsUncertain, recordSentState, resetCreateAttempts, setOpState, uncountAttempt } from '../db/outbox.ts';
+import { deleteRow } from '../db/rows.ts';
 import { NetworkError, errorMessage, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
@@ -155,7 +156,7 @@ export function retryLater(ctx: AccountCtx, ops: readonly OutboxRow[], error: st
   ctx.db.transaction(() => {
     setOpState(ctx.db, ops.map((o) => o.id), 'queued', { last_error: error, next_attempt_at: at });
     // A request that never left cannot have created anything: it does not count as an attempt.
-    if (notSent) for (const o of ops) ctx.db.prepare('UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE id = ?').run(o.id);
+    if (notSent) uncountAttempt(ctx.db, ops.map((o) => o.id));
   })();
   if (exhausted) throw new BudgetExhausted(`retry budget used up: ${error}`);
 }
@@ -164,7 +165,7 @@ export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: strin
   // A refused create certainly created nothing: attempts go back to 0 so an edit can resend without reconciling.
   ctx.db.transaction(() => {
     setOpState(ctx.db, ops.map((o) => o.id), 'rejected', { last_error: reason, next_attempt_at: null });
-    for (const o of ops) ctx.db.prepare('UPDATE outbox SET attempts = 0 WHERE id = ? AND op = ?').run(o.id, 'create');
+    resetCreateAttempts(ctx.db, ops.map((o) => o.id));
   })();
   ctx.stats.rejected += ops.length;
 }
@@ -173,11 +174,7 @@ export function markUncertain(ctx: AccountCtx, ops: readonly OutboxRow[], why: s
   // One instant for the whole batch: read per op, a slow machine spread a batch's times over milliseconds, so its
   // ops settled (and were resent) in two requests instead of one.
   const now = ctx.opts.now();
-  ctx.db.transaction(() => {
-    setOpState(ctx.db, ops.map((o) => o.id), 'uncertain', { last_error: why, next_attempt_at: iso(now + ctx.opts.settleMs) });
-    const stmt = ctx.db.prepare('UPDATE outbox SET uncertain_at = ? WHERE id = ?');
-    for (const o of ops) stmt.run(iso(now), o.id);
-  })();
+  ctx.db.transaction(() => markOpsUncertain(ctx.db, ops.map((o) => o.id), why, iso(now), iso(now + ctx.opts.settleMs)))();
 }
 
 /**
@@ -277,8 +274,7 @@ export async function getJson(ctx: AccountCtx, path: string): Promise<HttpRespon
 }
 
 export const readyOps = (ctx: AccountCtx, entity: Entity, op: OutboxRow['op'], state: OutboxRow['state'] = 'queued'): OutboxRow[] =>
-  ctx.db.prepare(`SELECT * FROM outbox WHERE account_id = ? AND entity = ? AND op = ? AND state = ?
-    AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id`).all(ctx.account.id, entity, op, state, iso(ctx.opts.now())) as OutboxRow[];
+  dueOps(ctx.db, ctx.account.id, entity, op, state, iso(ctx.opts.now()));
 
 export const commitOps = (ctx: AccountCtx, ids: readonly number[]) => {
   setOpState(ctx.db, ids, 'committed', { last_error: null, next_attempt_at: null });
@@ -298,8 +294,8 @@ export async function sendIdempotent(ctx: AccountCtx, op: OutboxRow, method: 'PA
   return handleCommon(ctx, [op], res, false) ? null : res;
 }
 
-/** A DELETE's answer: 204, or 404 (already gone), completes the op and removes the local row with it. */
-export function finishDelete(ctx: AccountCtx, op: OutboxRow, table: 'farms' | 'parcels' | 'crops', res: HttpResponse, before?: () => void): void {
+/** A DELETE's answer: 204, or 404 (already gone), completes the op and removes the op's row with it. */
+export function finishDelete(ctx: AccountCtx, op: OutboxRow, res: HttpResponse, before?: () => void): void {
   if (res.status !== 204 && res.status !== 404) {
     reject(ctx, [op], errorMessage(res));
     return;
@@ -307,7 +303,7 @@ export function finishDelete(ctx: AccountCtx, op: OutboxRow, table: 'farms' | 'p
   ctx.db.transaction(() => {
     before?.();
     commitOps(ctx, [op.id]);
-    ctx.db.prepare(`DELETE FROM ${table} WHERE local_id = ?`).run(op.local_id);
+    deleteRow(ctx.db, op.entity, op.local_id);
   })();
 }
 
@@ -316,8 +312,7 @@ export function finishDelete(ctx: AccountCtx, op: OutboxRow, table: 'farms' | 'p
  * (migration 003), so that a later attempt can tell whether a PATCH whose answer was lost landed.
  */
 export function recordSent(ctx: AccountCtx, op: OutboxRow, state: unknown, markInFlight: boolean): void {
-  ctx.db.prepare(`UPDATE outbox SET sent_state = ?, sent_at = ?${markInFlight ? ", state = 'in_flight', attempts = attempts + 1" : ''} WHERE id = ?`)
-    .run(JSON.stringify(state), iso(ctx.opts.now()), op.id);
+  recordSentState(ctx.db, op.id, JSON.stringify(state), iso(ctx.opts.now()), markInFlight);
 }
 
 /**

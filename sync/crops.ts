@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { CropRow, CropState, OutboxRow } from '../db/types.ts';
-import { getRow, updateRow } from '../db/rows.ts';
-import { markInFlight } from '../db/outbox.ts';
+import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
+import { checkAgainAt, markInFlight, requeueAsNew, resetAttempts } from '../db/outbox.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { errorMessage, type NetworkError } from './http.ts';
@@ -59,7 +59,7 @@ export async function pushCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<vo
     }
     return;
   }
-  ctx.db.prepare('UPDATE outbox SET attempts = 0 WHERE id = ?').run(op.id);
+  resetAttempts(ctx.db, [op.id]);
   reject(ctx, [op], errorMessage(r));
 }
 
@@ -77,7 +77,7 @@ export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promi
       if (!page.next) break;
     }
   }
-  const mapped = new Set((ctx.db.prepare('SELECT server_id FROM crops WHERE account_id = ? AND server_id IS NOT NULL').all(ctx.account.id) as { server_id: number }[]).map((r) => r.server_id));
+  const mapped = mappedServerIds(ctx.db, 'crop', ctx.account.id);
   const mine = cropStateOfRow(row);
   const same = candidates.filter((c) => !mapped.has(c.id) && jsonEqual({ ...cropStateOfWire(c), family_id: null }, { ...mine, family_id: null }))
     .sort((a, b) => a.id - b.id);
@@ -87,11 +87,11 @@ export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promi
     return 'done';
   }
   if (settledFor(ctx, op)) {
-    ctx.db.prepare("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id = ?").run(op.id);
+    requeueAsNew(ctx.db, [op.id]);
     return 'done';
   }
   const at = recheckAt(ctx, op);
-  ctx.db.prepare('UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id = ?').run(at, op.id);
+  checkAgainAt(ctx.db, [op.id], at);
   return 'waiting';
 }
 
@@ -123,5 +123,5 @@ export async function pushCropDelete(ctx: AccountCtx, op: OutboxRow): Promise<vo
   if (row.server_id === null) return;
   const res = await sendIdempotent(ctx, op, 'DELETE', `/api/crops/${row.server_id}/`);
   if (!res) return;
-  finishDelete(ctx, op, 'crops', res);
+  finishDelete(ctx, op, res);
 }

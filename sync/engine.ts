@@ -1,8 +1,9 @@
 import type { Mirror } from '../db/mirror.ts';
 import type { AccountRow, OutboxRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
-import { inFlightToUncertain, setOpState } from '../db/outbox.ts';
-import { liveSyncHolder, parcelLimit, SYNC_LOCK } from '../db/settings.ts';
+import { committedCount, inFlightToUncertain, requeueUncertainUpdates, setOpState, waitingOps } from '../db/outbox.ts';
+import { liveSyncHolder, parcelLimit, releaseSyncLock, takeSyncLock } from '../db/settings.ts';
+import { blockAccount, resumeAccount, runOutcome } from '../db/sync-state.ts';
 import type { ServiceClient } from './http.ts';
 import { defaultSyncOptions, readyOps, sleepUnlessCancelled, SyncCancelled, unreachableText, waitingMessage, type AccountCtx, type PullProgress, type SyncOptions } from './context.ts';
 import { AccountBlocked, type BlockedCode } from './blocked.ts';
@@ -75,14 +76,14 @@ export class SyncEngine {
     this.db.transaction(() => {
       const pid = liveSyncHolder(this.db);
       if (pid !== null && pid !== process.pid) throw new Error(`Another sync (process ${pid}) is running on this mirror`);
-      this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(SYNC_LOCK, String(process.pid));
+      takeSyncLock(this.db, process.pid);
       // Whatever a killed sync left in flight may or may not have reached the service.
       inFlightToUncertain(this.db, null, new Date(this.opts.now()).toISOString());
     }).immediate();
   }
 
   private unlock(): void {
-    this.db.prepare('DELETE FROM settings WHERE key = ? AND value = ?').run(SYNC_LOCK, String(process.pid));
+    releaseSyncLock(this.db, process.pid);
   }
 
   async sync(o: { accounts?: string[]; push?: boolean; pull?: boolean } = {}): Promise<SyncReport> {
@@ -106,12 +107,7 @@ export class SyncEngine {
     // A blocked account is tried again on every sync (it may have been reactivated, or connected again); nothing was dropped.
     // Work queued after a failure is tried at once too: backoff and the retry budget belong to one run (the user
     // syncing again is a new decision). Uncertain work keeps its settle time, which is about the service, not the run.
-    this.db.transaction(() => {
-      // Only rows that change: a freshly imported queue of 100,000 creates is not rewritten.
-      this.db.prepare(`UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ?
-        AND (state = 'blocked' OR (state = 'queued' AND next_attempt_at IS NOT NULL))`).run(account.id);
-      this.db.prepare('UPDATE accounts SET blocked = NULL, blocked_code = NULL WHERE id = ?').run(account.id);
-    })();
+    this.db.transaction(() => resumeAccount(this.db, account.id))();
     let ctx: AccountCtx | null = null;
     try {
       const client = this.clientFor(account);
@@ -144,9 +140,7 @@ export class SyncEngine {
       }
     }
     this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes });
-    const left = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain', 'in_flight')").get(account.id) as { n: number }).n;
-    const stuck = (this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('rejected', 'conflict', 'blocked')").get(account.id) as { n: number }).n;
-    const open = (this.db.prepare('SELECT COUNT(*) AS n FROM conflicts WHERE account_id = ? AND resolved IS NULL').get(account.id) as { n: number }).n;
+    const { left, stuck, open } = runOutcome(this.db, account.id);
     const unreachable = ctx?.unreachable ? unreachableText(ctx, ctx.unreachable) : null;
     // Pull began: whatever stopped the run stopped the pull, at the point it had reached.
     const began = ctx?.pull ?? null;
@@ -166,12 +160,7 @@ export class SyncEngine {
 
   /** Credentials refused, the account gone, no token: the queue waits, untouched, until the user acts. */
   private block(accountId: string, b: AccountBlocked): void {
-    this.db.transaction(() => {
-      // The refused request was turned away before any work: it does not count as an attempt.
-      this.db.prepare("UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE account_id = ? AND state = 'in_flight'").run(accountId);
-      this.db.prepare("UPDATE outbox SET state = 'blocked', last_error = ? WHERE account_id = ? AND state IN ('queued', 'in_flight')").run(b.reason, accountId);
-      this.db.prepare('UPDATE accounts SET blocked = ?, blocked_code = ? WHERE id = ?').run(b.reason, b.code, accountId);
-    })();
+    this.db.transaction(() => blockAccount(this.db, accountId, b.reason, b.code))();
   }
 
   private async pushAccount(ctx: AccountCtx): Promise<void> {
@@ -180,8 +169,7 @@ export class SyncEngine {
       await this.pushRound(ctx);
       // The service could not be reached connectTries times in a row: nothing more is tried in this run.
       if (ctx.unreachable?.gaveUp) return;
-      const open = this.db.prepare("SELECT state, next_attempt_at, last_error FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain') ORDER BY id")
-        .all(ctx.account.id) as { state: string; next_attempt_at: string | null; last_error: string | null }[];
+      const open = waitingOps(this.db, ctx.account.id);
       if (!open.length) return;
       const ready = open.some((o) => !o.next_attempt_at || Date.parse(o.next_attempt_at) <= this.opts.now());
       // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
@@ -210,8 +198,7 @@ export class SyncEngine {
 
   /** Whether another round can send something: guards against spinning on ops whose parents never got ids. */
   private progressPossible(ctx: AccountCtx): boolean {
-    const before = this.db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state = 'committed'").get(ctx.account.id) as { n: number };
-    const key = `${before.n}:${ctx.retriesLeft}`;
+    const key = `${committedCount(this.db, ctx.account.id)}:${ctx.retriesLeft}`;
     if (this.lastProgress.get(ctx.account.id) === key) return false;
     this.lastProgress.set(ctx.account.id, key);
     return true;
@@ -235,7 +222,7 @@ export class SyncEngine {
     for (const [farmId, ops] of byFarm) await reconcileParcelCreates(ctx, farmId, ops);
     for (const op of readyOps(ctx, 'crop', 'create', 'uncertain')) await reconcileCropCreate(ctx, op);
     // An update or delete carries the whole state (or is a delete): sending it again is harmless.
-    ctx.db.prepare("UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(ctx.account.id);
+    requeueUncertainUpdates(ctx.db, ctx.account.id);
 
     // 2. New work, parents before children, each phase with its real total. A phase is shown only when it has
     // something to send, and none once the run gave up on reaching the service (each op left is put back in the

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FarmRow, OutboxRow } from '../db/types.ts';
-import { getRow, updateRow } from '../db/rows.ts';
-import { markInFlight } from '../db/outbox.ts';
+import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
+import { checkAgainAt, commitUnderFarm, markInFlight, parcelOpsOfBatch, requeueAsNew, unmarkRefused, unsentParcelCreatesOf } from '../db/outbox.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
@@ -29,8 +29,7 @@ export const farmCreatesDue = (ctx: AccountCtx): OutboxRow[] => readyOps(ctx, 'f
 export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: number = parcelLimit(ctx.db, ctx.account.id)): Promise<void> {
   const farm = getRow(ctx.db, 'farm', op.local_id);
   if (!farm) return;
-  const parcelOps = ctx.db.prepare(`SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
-    AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farm.local_id) as OutboxRow[];
+  const parcelOps = unsentParcelCreatesOf(ctx.db, farm.local_id);
   const items: Item[] = [];
   for (const po of parcelOps) {
     if (items.length >= MAX_PARCELS_PER_REQUEST) break;
@@ -69,7 +68,7 @@ export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: numb
   const errors = (r.body as { errors?: { index?: number; message?: string }[] } | null)?.errors ?? [];
   const bad = new Map<number, string>();
   for (const e of errors) if (typeof e.index === 'number' && items[e.index]) bad.set(e.index, [bad.get(e.index), e.message].filter(Boolean).join('; '));
-  ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${ops.map(() => '?').join(',')})`).run(...ops.map((o) => o.id));
+  unmarkRefused(ctx.db, ops.map((o) => o.id));
   if (bad.size) {
     for (const [i, msg] of bad) reject(ctx, [items[i]!.op], msg);
   } else if (r.status === 400 || r.status === 404 || r.status === 200) {
@@ -83,9 +82,8 @@ export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: numb
 export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promise<'done' | 'waiting'> {
   const farm = getRow(ctx.db, 'farm', op.local_id);
   if (!farm) { commitOps(ctx, [op.id]); return 'done'; }
-  const batchParcels = op.batch_id
-    ? (ctx.db.prepare("SELECT * FROM outbox WHERE batch_id = ? AND entity = 'parcel'").all(op.batch_id) as OutboxRow[]) : [];
-  const mapped = new Set((ctx.db.prepare('SELECT server_id FROM farms WHERE account_id = ? AND server_id IS NOT NULL').all(ctx.account.id) as { server_id: number }[]).map((r) => r.server_id));
+  const batchParcels = op.batch_id ? parcelOpsOfBatch(ctx.db, op.batch_id) : [];
+  const mapped = mappedServerIds(ctx.db, 'farm', ctx.account.id);
   const list = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
   const candidates = list.filter((f) => f.name === farm.name && !mapped.has(f.id));
   let match: number | null = null;
@@ -121,12 +119,11 @@ export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promi
   }
   const all = [op, ...batchParcels.filter((o) => o.state === 'uncertain')];
   if (settledFor(ctx, op)) {
-    ctx.db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id IN (${all.map(() => '?').join(',')})`)
-      .run(...all.map((o) => o.id));
+    requeueAsNew(ctx.db, all.map((o) => o.id));
     return 'done';
   }
   const at = recheckAt(ctx, op);
-  ctx.db.prepare(`UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id IN (${all.map(() => '?').join(',')})`).run(at, ...all.map((o) => o.id));
+  checkAgainAt(ctx.db, all.map((o) => o.id), at);
   return 'waiting';
 }
 
@@ -155,7 +152,5 @@ export async function pushFarmDelete(ctx: AccountCtx, op: OutboxRow): Promise<vo
   const res = await sendIdempotent(ctx, op, 'DELETE', `/api/farms/${farm.server_id}/`);
   if (!res) return;
   // The service deleted the farm's parcels and crops with it: their own pending ops are moot.
-  finishDelete(ctx, op, 'farms', res, () => ctx.db.prepare(`UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
-    (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
-    (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farm.local_id, farm.local_id));
+  finishDelete(ctx, op, res, () => commitUnderFarm(ctx.db, farm.local_id));
 }

@@ -1,9 +1,9 @@
 // The push of new parcels: batches of ≤ 50 per farm, `pushWindow` requests out at once, and the outbox written by
 // group commit — several batches marked in flight with one fsync, the answers booked in the same transactions.
 import { randomUUID } from 'node:crypto';
-import type { OutboxRow, ParcelRow } from '../db/types.ts';
-import { cachedStatement } from '../platform/node/statements.ts';
-import { markInFlight, unmarkNeverSent } from '../db/outbox.ts';
+import type { OutboxRow } from '../db/types.ts';
+import { liveParcels } from '../db/rows.ts';
+import { markInFlight, opsNearLimit, parcelCreatesDue, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
@@ -13,9 +13,7 @@ import { commitCreated, sendMarked, validItems, type Item } from './parcels.ts';
 
 /** The ids of ops whose parcels are near the limit (sent alone: see nearLimit), read with one query. */
 function nearLimitOps(ctx: AccountCtx, ops: readonly OutboxRow[], limit: number): number[] {
-  const rows = cachedStatement(ctx.db, `SELECT o.id FROM outbox o JOIN parcels p ON p.local_id = o.local_id
-    WHERE o.id IN (SELECT value FROM json_each(?)) AND p.hectares >= ?`).all(JSON.stringify(ops.map((o) => o.id)), 0.98 * limit) as { id: number }[];
-  return rows.map((r) => r.id);
+  return opsNearLimit(ctx.db, ops.map((o) => o.id), 0.98 * limit);
 }
 
 interface Planned { farmId: number; ops: OutboxRow[] }
@@ -75,10 +73,7 @@ class GroupCommit {
 /** The queued first sends of parcel creates in farms the service has, grouped by farm into the batches to send. */
 function plan(ctx: AccountCtx, limit: number): Planned[] {
   // Grouped by farm without reading the rows: each group of batches reads its rows right before it is marked.
-  const queued = cachedStatement(ctx.db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
-    JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
-    WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(ctx.account.id, new Date(ctx.opts.now()).toISOString()) as (OutboxRow & { farm_server_id: number })[];
+  const queued = parcelCreatesDue(ctx.db, ctx.account.id, new Date(ctx.opts.now()).toISOString());
   // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
   const byFarm = new Map<number, OutboxRow[]>();
   for (const { farm_server_id: farmId, ...op } of queued) {
@@ -104,8 +99,7 @@ function plan(ctx: AccountCtx, limit: number): Planned[] {
  */
 function prepare(ctx: AccountCtx, group: readonly Planned[], limit: number, done: (n: number) => void): Ready[] {
   const ids = group.flatMap((g) => g.ops.map((o) => o.local_id));
-  const rows = new Map((cachedStatement(ctx.db, 'SELECT * FROM parcels WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0')
-    .all(JSON.stringify(ids)) as ParcelRow[]).map((r) => [r.local_id, r]));
+  const rows = new Map(liveParcels(ctx.db, ids).map((r) => [r.local_id, r]));
   const out: Ready[] = [];
   for (const g of group) {
     const items: Item[] = [];

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { OutboxRow, ParcelRow, ParcelState } from '../db/types.ts';
-import { cachedStatement } from '../platform/node/statements.ts';
-import { getRow } from '../db/rows.ts';
-import { markInFlight } from '../db/outbox.ts';
+import { deleteRow, getRow, setParcelServerIds } from '../db/rows.ts';
+import { forgetOps, markDeleteInFlight, markInFlight, notListedYet, requeueAsNew, resetAttempts, setLastError } from '../db/outbox.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { withoutFsync } from '../db/open.ts';
 import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
@@ -29,10 +28,8 @@ export const nearLimit = (row: ParcelRow, limit: number): boolean => row.hectare
  * on disk, which means a reconciliation by client reference, never a resend.
  */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]): void {
-  // Only sync columns change (no user field, so the stamp and the search indexes stay as they are).
-  const stmt = cachedStatement(ctx.db, 'UPDATE parcels SET server_id = ?, key = ?, base = NULL WHERE local_id = ?');
   withoutFsync(ctx.db, () => {
-    for (const { op, feature } of pairs) stmt.run(feature.id, feature.properties.key, op.local_id);
+    for (const { op, feature } of pairs) setParcelServerIds(ctx.db, op.local_id, feature.id, feature.properties.key);
     commitOps(ctx, pairs.map((p) => p.op.id));
   });
 }
@@ -105,14 +102,14 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
     }
   }
   const reason = (typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string') ? (body as { message: string }).message : 'invalid';
-  ctx.db.prepare(`UPDATE outbox SET attempts = 0 WHERE id IN (${batch.map(() => '?').join(',')})`).run(...batch.map((b) => b.op.id));
+  resetAttempts(ctx.db, batch.map((b) => b.op.id));
   if (batch.length === 1) {
     reject(ctx, [batch[0]!.op], named.get(0)?.join('; ') ?? reason);
     return;
   }
   if (named.size > 0) {
     reject(ctx, [...named.keys()].map((i) => batch[i]!.op), '');
-    for (const [i, msgs] of named) ctx.db.prepare('UPDATE outbox SET last_error = ? WHERE id = ?').run(msgs.join('; '), batch[i]!.op.id);
+    for (const [i, msgs] of named) setLastError(ctx.db, batch[i]!.op.id, msgs.join('; '));
     const rest = batch.filter((_, i) => !named.has(i)).map((b) => ({ ...b, op: { ...b.op, attempts: 0 } }));
     if (rest.length) await sendBatch(ctx, farmServerId, rest);
     return;
@@ -210,20 +207,18 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
     const dropped = settled.filter((o) => !partial.includes(o) && getRow(ctx.db, 'parcel', o.local_id)?.deleted);
     ctx.db.transaction(() => {
       for (const o of dropped) {
-        ctx.db.prepare("DELETE FROM outbox WHERE entity = 'parcel' AND local_id = ?").run(o.local_id);
-        ctx.db.prepare('DELETE FROM parcels WHERE local_id = ?').run(o.local_id);
+        forgetOps(ctx.db, 'parcel', o.local_id);
+        deleteRow(ctx.db, 'parcel', o.local_id);
       }
     })();
     const requeue = settled.filter((o) => !partial.includes(o) && !dropped.includes(o));
     // Certainly not on the service: back to a fresh create. If that send is uncertain too, it is reconciled again.
-    ctx.db.prepare(`UPDATE outbox SET state = 'queued', next_attempt_at = NULL, last_error = NULL, attempts = 0, checks = 0 WHERE id IN (${requeue.map(() => '?').join(',') || 'NULL'})`)
-      .run(...requeue.map((o) => o.id));
+    requeueAsNew(ctx.db, requeue.map((o) => o.id));
   }
   if (waiting.length) {
     const now = ctx.opts.now();
     const at = (o: OutboxRow) => recheckAt(ctx, o, now);
-    const stmt = ctx.db.prepare("UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
-    ctx.db.transaction(() => { for (const o of waiting) stmt.run(at(o), o.id); })();
+    ctx.db.transaction(() => notListedYet(ctx.db, waiting.map((o) => ({ id: o.id, at: at(o) }))))();
     return 'waiting';
   }
   return 'done';
@@ -256,10 +251,10 @@ export async function pushParcelDelete(ctx: AccountCtx, op: OutboxRow): Promise<
   const row = getRow(ctx.db, 'parcel', op.local_id);
   if (!row) { commitOps(ctx, [op.id]); return; }
   if (row.server_id === null) return; // its create is still being settled
-  ctx.db.prepare("UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(new Date(ctx.opts.now()).toISOString(), op.id);
+  markDeleteInFlight(ctx.db, op.id, new Date(ctx.opts.now()).toISOString());
   const res = await sendIdempotent(ctx, op, 'DELETE', `/api/parcels/${row.server_id}/`);
   if (!res) return;
-  finishDelete(ctx, op, 'parcels', res);
+  finishDelete(ctx, op, res);
 }
 
 /**

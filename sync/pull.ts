@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
-import { cachedStatement } from '../platform/node/statements.ts';
-import { getRow, insertRow, updateRow } from '../db/rows.ts';
+import { deleteRow, getRow, insertRow, updateRow } from '../db/rows.ts';
+import {
+  byServerId, farmCreateUnsettled, markPulled, parcelIdOf, replaceCropFamilies, replacePlants, syncedCrops, syncedFarms, syncedParcelCount,
+  syncedParcelCountIn, syncedParcelsOf,
+} from '../db/pull.ts';
 import { openOps, setOpState } from '../db/outbox.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { Farm } from '../core/schemas/farms.ts';
@@ -62,11 +65,10 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
     ctx.emit({ phase: 'pull', done, total: farms.length, bytes: ctx.stats.bytes, message: f.name });
   }
   ctx.db.transaction(() => {
-    const synced = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as FarmRow[];
+    const synced = syncedFarms(ctx.db, ctx.account.id);
     const gone = synced.filter((g) => !seenFarms.has(g.server_id!)).filter((farm) => !heldForWork(ctx, 'farm', farm.local_id));
-    const parcelsIn = ctx.db.prepare('SELECT COUNT(*) AS n FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL');
-    const goneParcels = gone.reduce((n, farm) => n + (parcelsIn.get(farm.local_id) as { n: number }).n, 0);
-    const allParcels = (ctx.db.prepare('SELECT COUNT(*) AS n FROM parcels WHERE account_id = ? AND server_id IS NOT NULL').get(ctx.account.id) as { n: number }).n;
+    const goneParcels = gone.reduce((n, farm) => n + syncedParcelCountIn(ctx.db, farm.local_id), 0);
+    const allParcels = syncedParcelCount(ctx.db, ctx.account.id);
     if (gone.length && !ctx.opts.acceptRemoteDeletions && (massDeletion(gone.length, synced.length, FARM_FLOOR) || massDeletion(goneParcels, allParcels, PARCEL_FLOOR))) {
       ctx.held.push(`the service no longer lists ${gone.length} of the ${synced.length} farms synced here (${goneParcels} parcels): nothing was deleted here`);
     } else {
@@ -80,20 +82,16 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
   progress.stage = 'plants';
   await pullPlants(ctx);
   ctx.db.transaction(() => {
-    ctx.db.prepare('DELETE FROM crop_families WHERE account_id = ?').run(ctx.account.id);
-    const ins = ctx.db.prepare('INSERT INTO crop_families (account_id, server_id, key, name, observation) VALUES (?, ?, ?, ?, ?)');
-    for (const fam of families) ins.run(ctx.account.id, fam.id, fam.key, fam.name, fam.observation);
-    ctx.db.prepare('UPDATE accounts SET last_pull = ? WHERE id = ?').run(now(), ctx.account.id);
+    replaceCropFamilies(ctx.db, ctx.account.id, families);
+    markPulled(ctx.db, ctx.account.id, now());
   })();
 }
 
 function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
-  const local = ctx.db.prepare('SELECT * FROM farms WHERE account_id = ? AND server_id = ?').get(ctx.account.id, f.id) as FarmRow | undefined;
+  const local = byServerId(ctx.db, 'farm', ctx.account.id, f.id);
   if (!local) {
     // A local farm whose create answer was lost may be this one: reconciliation adopts it, pull must not copy it.
-    const pending = ctx.db.prepare(`SELECT 1 FROM farms fa JOIN outbox o ON o.entity = 'farm' AND o.local_id = fa.local_id
-      WHERE fa.account_id = ? AND fa.server_id IS NULL AND fa.name = ? AND o.op = 'create' AND o.attempts > 0 AND o.state != 'committed'`).get(ctx.account.id, f.name);
-    if (pending) return null;
+    if (farmCreateUnsettled(ctx.db, ctx.account.id, f.name)) return null;
     const row: FarmRow = { local_id: randomUUID(), account_id: ctx.account.id, server_id: f.id, name: f.name, base: JSON.stringify({ name: f.name }), deleted: 0, created: now(), modified: now() };
     insertRow(ctx.db, 'farm', row);
     return row;
@@ -116,11 +114,10 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
 
 function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean): void {
   const seen = new Set<number>();
-  const byServer = ctx.db.prepare('SELECT * FROM parcels WHERE account_id = ? AND server_id = ?');
   for (const f of features) {
     seen.add(f.id);
     const { state: theirs, ref } = parcelStateOfFeature(f);
-    let local = byServer.get(ctx.account.id, f.id) as ParcelRow | undefined;
+    let local = byServerId(ctx.db, 'parcel', ctx.account.id, f.id);
     if (!local && ref) {
       const mine = getRow(ctx.db, 'parcel', ref);
       if (mine && mine.server_id === null && mine.account_id === ctx.account.id) {
@@ -164,7 +161,7 @@ function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFe
   }
   // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
   if (!complete) return;
-  const locals = ctx.db.prepare('SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farm.local_id) as ParcelRow[];
+  const locals = syncedParcelsOf(ctx.db, farm.local_id);
   const gone = locals.filter((l) => !seen.has(l.server_id!)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
   if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
     ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
@@ -194,7 +191,7 @@ function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'crop', lo
     recordConflict(ctx, entity, localId, 'remote_delete', ['deleted on the service'], base, mine, null);
     return;
   }
-  ctx.db.prepare(`DELETE FROM ${entity === 'farm' ? 'farms' : entity === 'parcel' ? 'parcels' : 'crops'} WHERE local_id = ?`).run(localId);
+  deleteRow(ctx.db, entity, localId);
 }
 
 async function pullCrops(ctx: AccountCtx): Promise<void> {
@@ -216,12 +213,12 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
     for (const c of crops) {
       seen.add(c.id);
       const theirs = cropStateOfWire(c);
-      const parcel = c.parcel === null ? null : (ctx.db.prepare('SELECT local_id FROM parcels WHERE account_id = ? AND server_id = ?').get(ctx.account.id, c.parcel) as { local_id: string } | undefined);
-      if (parcel === undefined) continue; // its parcel is not in the mirror (yet)
-      const local = ctx.db.prepare('SELECT * FROM crops WHERE account_id = ? AND server_id = ?').get(ctx.account.id, c.id) as CropRow | undefined;
+      const parcelId = c.parcel === null ? null : parcelIdOf(ctx.db, ctx.account.id, c.parcel);
+      if (parcelId === undefined) continue; // its parcel is not in the mirror (yet)
+      const local = byServerId(ctx.db, 'crop', ctx.account.id, c.id);
       if (!local) {
         insertRow(ctx.db, 'crop', {
-          local_id: randomUUID(), account_id: ctx.account.id, parcel_local_id: parcel?.local_id ?? null, server_id: c.id, key: c.key,
+          local_id: randomUUID(), account_id: ctx.account.id, parcel_local_id: parcelId, server_id: c.id, key: c.key,
           family_name: c.family?.name ?? null, ...cropColumns(theirs), base: JSON.stringify(theirs), deleted: 0, created: now(), modified: now(),
         } as CropRow);
         continue;
@@ -231,8 +228,8 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
       if (ops.some((o) => o.state === 'in_flight')) continue;
       if (!pendingEdit(ops)) {
         const same = jsonEqual(cropStateOfRow(local), theirs) && local.family_name === (c.family?.name ?? null)
-          && local.parcel_local_id === (parcel?.local_id ?? null) && local.base === JSON.stringify(theirs);
-        if (!same) updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcel?.local_id ?? null, base: JSON.stringify(theirs) });
+          && local.parcel_local_id === parcelId && local.base === JSON.stringify(theirs);
+        if (!same) updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcelId, base: JSON.stringify(theirs) });
         continue;
       }
       const mine = cropStateOfRow(local);
@@ -245,7 +242,7 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
       updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(merged), base: JSON.stringify(theirs) });
       if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
     }
-    const locals = ctx.db.prepare('SELECT * FROM crops WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(ctx.account.id) as CropRow[];
+    const locals = syncedCrops(ctx.db, ctx.account.id);
     for (const l of locals.filter((x) => !seen.has(x.server_id!))) removedRemotely(ctx, 'crop', l.local_id, l.base, JSON.stringify(cropStateOfRow(l)));
   })();
 }
@@ -261,22 +258,12 @@ async function pullPlants(ctx: AccountCtx): Promise<void> {
     if (page.features.length < 10000) break;
     after = page.features[page.features.length - 1]!.id;
   }
-  // Only what changed is written: an unchanged plant keeps its row (a pull that changed nothing writes nothing, so
-  // the map has nothing to redraw), a changed one is updated in place, one gone from the service is deleted.
+  // Only what changed is written (db/pull.ts replacePlants): a pull that changed nothing writes nothing.
+  const plants = features.map((p) => ({
+    server_id: p.id, key: p.properties.key, parcel_server_id: p.properties.parcel, crop_server_id: p.properties.crop, point: JSON.stringify(p.geometry.coordinates),
+    shape: p.properties.shape ? JSON.stringify(p.properties.shape) : null, info: p.properties.info === undefined ? null : JSON.stringify(p.properties.info), area: p.properties.area,
+  }));
   ctx.db.transaction(() => {
-    const upsert = cachedStatement(ctx.db, `INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, server_id) DO UPDATE SET key = excluded.key,
-        parcel_server_id = excluded.parcel_server_id, crop_server_id = excluded.crop_server_id, point = excluded.point, shape = excluded.shape,
-        info = excluded.info, area = excluded.area
-      WHERE plants.key IS NOT excluded.key OR plants.parcel_server_id IS NOT excluded.parcel_server_id OR plants.crop_server_id IS NOT excluded.crop_server_id
-        OR plants.point IS NOT excluded.point OR plants.shape IS NOT excluded.shape OR plants.info IS NOT excluded.info OR plants.area IS NOT excluded.area`);
-    let changed = 0;
-    for (const p of features) {
-      changed += upsert.run(ctx.account.id, p.id, p.properties.key, p.properties.parcel, p.properties.crop, JSON.stringify(p.geometry.coordinates),
-        p.properties.shape ? JSON.stringify(p.properties.shape) : null, p.properties.info === undefined ? null : JSON.stringify(p.properties.info), p.properties.area).changes;
-    }
-    changed += ctx.db.prepare('DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
-      .run(ctx.account.id, JSON.stringify(features.map((p) => p.id))).changes;
-    ctx.stats.plantsChanged += changed;
+    ctx.stats.plantsChanged += replacePlants(ctx.db, ctx.account.id, plants);
   })();
 }

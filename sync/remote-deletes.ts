@@ -6,37 +6,9 @@
 // this, the foreign keys cascaded the farm's deletion over work nobody had sent.
 import type { Db } from '../db/open.ts';
 import type { Entity, OutboxRow } from '../db/types.ts';
-import { cachedStatement } from '../platform/node/statements.ts';
-import { getRow, updateRow } from '../db/rows.ts';
+import { deleteRow, getRow, updateRow } from '../db/rows.ts';
 import { enqueue } from '../db/outbox.ts';
-
-/** The rows under a farm (its parcels and their crops) or a parcel (its crops), the row itself included. */
-export interface Subtree { farms: string[]; parcels: string[]; crops: string[] }
-
-export function subtree(db: Db, entity: Entity, localId: string): Subtree {
-  if (entity === 'crop') return { farms: [], parcels: [], crops: [localId] };
-  const parcels = entity === 'farm'
-    ? (cachedStatement(db, 'SELECT local_id FROM parcels WHERE farm_local_id = ? ORDER BY rowid').all(localId) as { local_id: string }[]).map((r) => r.local_id)
-    : [localId];
-  const crops = (cachedStatement(db, 'SELECT local_id FROM crops WHERE parcel_local_id IN (SELECT value FROM json_each(?)) ORDER BY rowid')
-    .all(JSON.stringify(parcels)) as { local_id: string }[]).map((r) => r.local_id);
-  return { farms: entity === 'farm' ? [localId] : [], parcels, crops };
-}
-
-const each = (t: Subtree): [Entity, string][] => [
-  ...t.farms.map((id) => ['farm', id] as [Entity, string]),
-  ...t.parcels.map((id) => ['parcel', id] as [Entity, string]),
-  ...t.crops.map((id) => ['crop', id] as [Entity, string]),
-];
-
-/**
- * Work under a row that the service has not seen: every op not yet committed, except deletes (what they would
- * delete is gone already). Rejected and conflicting ops count: they are edits the user has not given up.
- */
-export function unsentWork(db: Db, t: Subtree): OutboxRow[] {
-  const q = cachedStatement(db, "SELECT * FROM outbox WHERE entity = ? AND local_id = ? AND state != 'committed' AND op != 'delete' ORDER BY id");
-  return each(t).flatMap(([entity, id]) => q.all(entity, id) as OutboxRow[]);
-}
+import { closeConflictsOf, dropOpenOps, eachRow, keepServiceDeletion, requeueUnsent, subtree, type Subtree } from '../db/conflicts.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -68,21 +40,19 @@ export function keepMineAfterRemoteDelete(db: Db, entity: Entity, localId: strin
   const t = subtree(db, entity, localId);
   let recreated = 0;
   let requeued = 0;
-  const dropOpen = db.prepare("DELETE FROM outbox WHERE entity = ? AND local_id = ? AND state != 'committed'");
-  const requeue = db.prepare("UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE entity = ? AND local_id = ? AND state != 'committed'");
-  for (const [e, id] of each(t)) {
+  for (const [e, id] of eachRow(t)) {
     const row = getRow(db, e, id) as { server_id: number | null; deleted: number; account_id: string } | undefined;
     if (!row) continue;
     if (row.deleted) {
-      dropOpen.run(e, id);
-      db.prepare(`DELETE FROM ${e === 'farm' ? 'farms' : e === 'parcel' ? 'parcels' : 'crops'} WHERE local_id = ?`).run(id);
+      dropOpenOps(db, e, id);
+      deleteRow(db, e, id);
     } else if (row.server_id !== null || e === entity) {
-      dropOpen.run(e, id);
+      dropOpenOps(db, e, id);
       updateRow(db, e, id, { server_id: null, key: null, base: null, deleted: 0 });
       enqueue(db, row.account_id, e, id, 'create');
       recreated++;
     } else {
-      requeue.run(e, id);
+      requeueUnsent(db, e, id);
       requeued++;
     }
   }
@@ -93,16 +63,14 @@ export function keepMineAfterRemoteDelete(db: Db, entity: Entity, localId: strin
 /** `resolve --keep theirs`: the row and everything under it go, with their unsent work. */
 export function keepTheirsAfterRemoteDelete(db: Db, entity: Entity, localId: string): string {
   const t = subtree(db, entity, localId);
-  const drop = db.prepare("UPDATE outbox SET state = 'committed', last_error = 'resolved: kept the service version (deleted there)' WHERE entity = ? AND local_id = ? AND state != 'committed'");
-  for (const [e, id] of each(t)) drop.run(e, id);
+  for (const [e, id] of eachRow(t)) keepServiceDeletion(db, e, id);
   closeConflictsUnder(db, t, 'theirs');
-  db.prepare(`DELETE FROM ${entity === 'farm' ? 'farms' : entity === 'parcel' ? 'parcels' : 'crops'} WHERE local_id = ?`).run(localId);
+  deleteRow(db, entity, localId);
   return `the ${entity} and the ${plural(t.parcels.length + t.crops.length - (entity === 'parcel' ? 1 : 0), 'row')} under it were removed here, with their unsent work`;
 }
 
 /** Conflicts of rows under the resolved one are settled with it (their rows were re-created or are gone). */
 function closeConflictsUnder(db: Db, t: Subtree, choice: 'mine' | 'theirs'): void {
-  const close = db.prepare('UPDATE conflicts SET resolved = ? WHERE entity = ? AND local_id = ? AND resolved IS NULL');
   const at = `${new Date().toISOString()} ${choice} (with the row above it)`;
-  for (const [e, id] of each(t)) close.run(at, e, id);
+  for (const [e, id] of eachRow(t)) closeConflictsOf(db, e, id, at);
 }

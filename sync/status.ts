@@ -3,6 +3,7 @@
 
 import type { Mirror } from '../db/mirror.ts';
 import type { StatusCounts } from '../db/types.ts';
+import { waitingWhileBlocked } from '../db/sync-state.ts';
 import { wayOut, type BlockedCode } from './blocked.ts';
 
 export interface BlockedAccount {
@@ -24,14 +25,13 @@ export interface StatusReport extends StatusCounts {
 
 /** Accounts the last sync could not go on with, optionally only one. */
 export function blockedAccounts(m: Mirror, accountId?: string): BlockedAccount[] {
-  const waiting = m.syncDb.prepare("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'in_flight', 'uncertain', 'blocked')");
   return m.read.accounts()
     .filter((a) => a.blocked !== null && (accountId === undefined || a.id === accountId))
     .map((a) => {
       const code = a.blocked_code as BlockedCode | null;
       return {
         account: a.id, service: a.service_url, code, reason: a.blocked!, way_out: wayOut(code, a),
-        waiting: (waiting.get(a.id) as { n: number }).n,
+        waiting: waitingWhileBlocked(m.syncDb, a.id),
       };
     });
 }

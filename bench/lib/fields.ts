@@ -2,6 +2,7 @@
 // out on a jittered grid, each field an irregular star-shaped polygon (simple and valid by construction), with a
 // Spanish-style field name and five metadata values of the shapes the service spec shows.
 
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { seededRandom as prng } from '../../core/random.ts';
 
 export { prng };
@@ -115,4 +116,20 @@ export function farmFields(f: number, layout: FarmLayout = DEFAULT_LAYOUT): Fiel
     });
   }
   return out;
+}
+
+/**
+ * A GeoJSON file of `features` fields (whole farms, from farm `firstFarm` on): polygons of 10–40 vertices, a name
+ * and 5 metadata properties each. Its size in bytes.
+ */
+export function writeFieldsGeoJson(file: string, features: number, firstFarm = 0): number {
+  const fd = openSync(file, 'w');
+  writeSync(fd, '{"type":"FeatureCollection","features":[\n');
+  for (let f = 0; f < features / DEFAULT_LAYOUT.fieldsPerFarm; f++) {
+    const lines = farmFields(firstFarm + f).map((x) => JSON.stringify({ type: 'Feature', properties: { name: x.name, ...x.metadata }, geometry: { type: 'Polygon', coordinates: [x.ring] } }));
+    writeSync(fd, (f > 0 ? ',\n' : '') + lines.join(',\n'));
+  }
+  writeSync(fd, '\n]}\n');
+  closeSync(fd);
+  return statSync(file).size;
 }

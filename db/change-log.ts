@@ -2,7 +2,7 @@
 // written (edits, undo and redo, imports, pulls, the engine's outbox transitions), and each drain turns the log
 // into one change event per account. A write rolled back (a cancelled import) rolls its log back with it, and a
 // pull that writes nothing logs nothing, so nothing is sent.
-import type { Db } from '../db/open.ts';
+import type { Db } from './open.ts';
 import type { ChangeEvent } from '../core/api.ts';
 
 /** Above this many parcels in one drain, the event says "reload" instead of listing them (an import, a first pull). */

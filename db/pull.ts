@@ -1,0 +1,94 @@
+// What the pull (sync/pull.ts) reads of the mirror and the writes that are its own: rows found by the service's
+// ids, what is synced here (to tell what the service no longer lists), the crop families and the plants, which
+// are only ever pulled. Farms, parcels and crops themselves are written through db/rows.ts like every row.
+import type { Db } from './open.ts';
+import type { CropRow, FarmRow, ParcelRow, PlantRow } from './types.ts';
+import { cachedStatement } from '../platform/node/statements.ts';
+
+// Fixed text per table: the pull looks up every parcel the service lists.
+const BY_SERVER_ID = {
+  farm: 'SELECT * FROM farms WHERE account_id = ? AND server_id = ?',
+  parcel: 'SELECT * FROM parcels WHERE account_id = ? AND server_id = ?',
+  crop: 'SELECT * FROM crops WHERE account_id = ? AND server_id = ?',
+};
+
+/** The account's row that the service knows by this id, deleted here or not. */
+export function byServerId(db: Db, entity: 'farm', accountId: string, serverId: number): FarmRow | undefined;
+export function byServerId(db: Db, entity: 'parcel', accountId: string, serverId: number): ParcelRow | undefined;
+export function byServerId(db: Db, entity: 'crop', accountId: string, serverId: number): CropRow | undefined;
+export function byServerId(db: Db, entity: 'farm' | 'parcel' | 'crop', accountId: string, serverId: number): FarmRow | ParcelRow | CropRow | undefined {
+  return cachedStatement(db, BY_SERVER_ID[entity]).get(accountId, serverId) as FarmRow | ParcelRow | CropRow | undefined;
+}
+
+/** The local id of the account's parcel that the service knows by this id (a pulled crop's parcel). */
+export function parcelIdOf(db: Db, accountId: string, serverId: number): string | undefined {
+  return (cachedStatement(db, 'SELECT local_id FROM parcels WHERE account_id = ? AND server_id = ?').get(accountId, serverId) as { local_id: string } | undefined)?.local_id;
+}
+
+/**
+ * A local farm of this name whose create may have landed with its answer lost (sent, not committed, no server id
+ * yet): reconciliation adopts the service's farm, so the pull must not copy it as a new one.
+ */
+export function farmCreateUnsettled(db: Db, accountId: string, name: string): boolean {
+  return cachedStatement(db, `SELECT 1 FROM farms fa JOIN outbox o ON o.entity = 'farm' AND o.local_id = fa.local_id
+      WHERE fa.account_id = ? AND fa.server_id IS NULL AND fa.name = ? AND o.op = 'create' AND o.attempts > 0 AND o.state != 'committed'`).get(accountId, name) !== undefined;
+}
+
+/** The account's farms the service has (had) and not deleted here: a farm missing from its list was deleted there. */
+export function syncedFarms(db: Db, accountId: string): FarmRow[] {
+  return cachedStatement(db, 'SELECT * FROM farms WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(accountId) as FarmRow[];
+}
+
+/** A farm's parcels the service has (had) and not deleted here. */
+export function syncedParcelsOf(db: Db, farmLocalId: string): ParcelRow[] {
+  return cachedStatement(db, 'SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farmLocalId) as ParcelRow[];
+}
+
+/** The account's crops the service has (had) and not deleted here. */
+export function syncedCrops(db: Db, accountId: string): CropRow[] {
+  return cachedStatement(db, 'SELECT * FROM crops WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(accountId) as CropRow[];
+}
+
+/** How many of a farm's parcels the service has (had), deleted here or not: what deleting the farm would take. */
+export function syncedParcelCountIn(db: Db, farmLocalId: string): number {
+  return (cachedStatement(db, 'SELECT COUNT(*) AS n FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL').get(farmLocalId) as { n: number }).n;
+}
+
+/** How many of the account's parcels the service has (had), deleted here or not. */
+export function syncedParcelCount(db: Db, accountId: string): number {
+  return (cachedStatement(db, 'SELECT COUNT(*) AS n FROM parcels WHERE account_id = ? AND server_id IS NOT NULL').get(accountId) as { n: number }).n;
+}
+
+/** A crop family as the service lists it (GET /api/crop-families/). */
+export interface PulledFamily { id: number; key: string; name: string; observation: string }
+
+/** The account's crop families become the service's list. */
+export function replaceCropFamilies(db: Db, accountId: string, families: readonly PulledFamily[]): void {
+  cachedStatement(db, 'DELETE FROM crop_families WHERE account_id = ?').run(accountId);
+  const ins = cachedStatement(db, 'INSERT INTO crop_families (account_id, server_id, key, name, observation) VALUES (?, ?, ?, ?, ?)');
+  for (const fam of families) ins.run(accountId, fam.id, fam.key, fam.name, fam.observation);
+}
+
+/** The account's pull finished at `at`. */
+export function markPulled(db: Db, accountId: string, at: string): void {
+  cachedStatement(db, 'UPDATE accounts SET last_pull = ? WHERE id = ?').run(at, accountId);
+}
+
+/**
+ * The account's plants become the service's list; returns how many rows changed. Only what changed is written:
+ * an unchanged plant keeps its row (a pull that changed nothing writes nothing, so the map has nothing to redraw),
+ * a changed one is updated in place, one gone from the service is deleted.
+ */
+export function replacePlants(db: Db, accountId: string, plants: readonly Omit<PlantRow, 'account_id'>[]): number {
+  const upsert = cachedStatement(db, `INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, server_id) DO UPDATE SET key = excluded.key,
+        parcel_server_id = excluded.parcel_server_id, crop_server_id = excluded.crop_server_id, point = excluded.point, shape = excluded.shape,
+        info = excluded.info, area = excluded.area
+      WHERE plants.key IS NOT excluded.key OR plants.parcel_server_id IS NOT excluded.parcel_server_id OR plants.crop_server_id IS NOT excluded.crop_server_id
+        OR plants.point IS NOT excluded.point OR plants.shape IS NOT excluded.shape OR plants.info IS NOT excluded.info OR plants.area IS NOT excluded.area`);
+  let changed = 0;
+  for (const p of plants) changed += upsert.run(accountId, p.server_id, p.key, p.parcel_server_id, p.crop_server_id, p.point, p.shape, p.info, p.area).changes;
+  changed += cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
+    .run(accountId, JSON.stringify(plants.map((p) => p.server_id))).changes;
+  return changed;
+}
