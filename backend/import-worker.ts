@@ -8,7 +8,7 @@ import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { importFailure, importResult, type ImportJob, type ImportMessage } from './import-protocol.ts';
 import { ChangeLog } from '../db/change-log.ts';
-import { journalsInMemory } from '../db/bulk.ts';
+import { checkpointNow, journalsInMemory } from '../db/bulk.ts';
 
 const job = workerData as ImportJob;
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
@@ -25,6 +25,8 @@ try {
     onProgress: (done, total) => post({ t: 'progress', done, total }),
     cancelled: () => Atomics.load(stop, 0) === 1,
   });
+  // The WAL copied into the database here, on this thread: else the host's next write would do it on its own.
+  checkpointNow(mirror.syncDb);
   post({ t: 'done', result: importResult(r, log.drain()) });
 } catch (err) {
   post({ t: 'failed', failure: importFailure(err) });

@@ -94,14 +94,16 @@ async function roundTrips() {
 }
 
 /** Pings the host every PING_EVERY_MS until `until` settles; each ping's round trip. */
-async function pingWhile(h: Host, until: Promise<unknown>): Promise<number[]> {
+async function pingWhile(h: Host, until: Promise<unknown>, at: number[] = []): Promise<number[]> {
   let done = false;
   void until.finally(() => { done = true; });
   const out: number[] = [];
+  const start = performance.now();
   while (!done) {
     const t0 = performance.now();
     await h.api.hello({ apiVersion: API_VERSION });
     out.push(performance.now() - t0);
+    at.push(t0 - start);
     await new Promise((r) => setTimeout(r, PING_EVERY_MS));
   }
   return out;
@@ -136,12 +138,15 @@ async function responsiveness() {
     let syncMs = 0;
     const imported = host.api.importFile({ account: tenant.accountId, path: importFile, farm: 'Imported' }).then((r) => { importMs = performance.now() - t0; return r; });
     const synced = host.api.sync({ account: other }).then((r) => { syncMs = performance.now() - t0; return r; });
-    const busy = await pingWhile(host, Promise.all([imported, synced]));
+    const at: number[] = [];
+    const busy = await pingWhile(host, Promise.all([imported, synced]), at);
+    // When the slowest pings were sent (ms after both jobs were asked for), to tell which job held the thread.
+    const slowest = busy.map((ms, i) => ({ ms: Math.round(ms), at: Math.round(at[i]!) })).sort((a, b) => b.ms - a.ms).slice(0, 5);
     const window = cpu.end();
     const [imp, [sync]] = await Promise.all([imported, synced]);
     if (imp.imported !== IMPORT) throw new Error(`imported ${imp.imported} of ${IMPORT}`);
     if (!sync?.synced || sync.committed < SYNC) throw new Error(`sync: ${JSON.stringify(sync)}`);
-    return { idle: summarize(idle), busy: summarize(busy), importMs, syncMs, window, pings: busy.length };
+    return { idle: summarize(idle), busy: summarize(busy), importMs, syncMs, window, pings: busy.length, slowest };
   } finally {
     await h?.close();
     await svc?.stop();
@@ -185,6 +190,7 @@ async function main(): Promise<void> {
     tables,
     notes: [
       `Rows per viewport: min ${q.rows[0]}, median ${q.rows[q.rows.length >> 1]}, max ${q.rows[q.rows.length - 1]}.`,
+      `The 5 slowest pings while busy (ms, sent at ms after both jobs were asked for): ${b.slowest.map((x) => `${x.ms} at ${x.at}`).join('; ')}.`,
       `CPU while the round trips ran: this process ${q.window.ours.bench}, the host ${q.window.ours.host}, other processes ${q.window.others} cores. While busy: the host ${b.window.ours.host}, the service ${b.window.ours.service}, other processes ${b.window.others} cores (2 cores in all).`,
     ],
     details: { roundTrips: { hello: q.hello, history: q.history, viewport: q.viewport, direct: q.direct, rows: q.rows }, busy: b },

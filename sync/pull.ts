@@ -58,7 +58,7 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
     if (local) {
       const listing = await farmListing(ctx, f.id);
       if (!listing) throw new Error(`Farm ${f.id} was listed but its parcels answer 404 (deleted meanwhile?): try again`);
-      ctx.db.transaction(() => pullParcels(ctx, local, listing.features, listing.complete))();
+      await pullParcels(ctx, local, listing.features, listing.complete);
       ctx.stats.pulled += listing.features.length;
     }
     progress.farmsDone = ++done;
@@ -112,62 +112,76 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
   return getRow(ctx.db, 'farm', local.local_id)!;
 }
 
-function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean): void {
+/** Parcels pulled per transaction: a turn of the event loop between them keeps the app's host answering. */
+const PULL_CHUNK = 1000;
+
+async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean): Promise<void> {
   const seen = new Set<number>();
-  for (const f of features) {
-    seen.add(f.id);
-    const { state: theirs, ref } = parcelStateOfFeature(f);
-    let local = byServerId(ctx.db, 'parcel', ctx.account.id, f.id);
-    if (!local && ref) {
-      const mine = getRow(ctx.db, 'parcel', ref);
-      if (mine && mine.server_id === null && mine.account_id === ctx.account.id) {
-        // Our create did commit (its answer was lost): adopt the ids, and the create is done.
-        updateRow(ctx.db, 'parcel', ref, { server_id: f.id, key: f.properties.key, base: JSON.stringify(theirs) });
-        setOpState(ctx.db, openOps(ctx.db, 'parcel', ref).filter((o) => o.op === 'create').map((o) => o.id), 'committed', { last_error: null });
-        local = getRow(ctx.db, 'parcel', ref);
-      }
-    }
-    if (!local) {
-      const localId = ref && !getRow(ctx.db, 'parcel', ref) ? ref : randomUUID();
-      insertRow(ctx.db, 'parcel', {
-        local_id: localId, account_id: ctx.account.id, farm_local_id: farm.local_id, server_id: f.id, key: f.properties.key,
-        ...parcelColumns(theirs), base: null, deleted: 0, created: now(), modified: now(),
-      } as ParcelRow);
-      continue;
-    }
-    if (local.deleted) continue;
-    if (listedAgain(ctx.db, 'parcel', local.local_id)) ctx.pushAgain = true;
-    const ops = openOps(ctx.db, 'parcel', local.local_id);
-    if (ops.some((o) => o.state === 'in_flight')) continue;
-    const edit = pendingEdit(ops);
-    if (!edit) {
-      // Nothing pending here: the row becomes the service's state, its own base (parcelBase). Unchanged, it is not written.
-      if (!jsonEqual(parcelStateOfRow(local), theirs) || local.farm_local_id !== farm.local_id) {
-        updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(theirs), farm_local_id: farm.local_id, base: null, modified: now() });
-      } else if (local.base !== null) updateRow(ctx.db, 'parcel', local.local_id, { base: null });
-      continue;
-    }
-    const mine = parcelStateOfRow(local);
-    const known = parcelBase(local);
-    const base = known ? (JSON.parse(known) as typeof mine) : theirs;
-    const { merged, conflicts } = mergeParcel(base, mine, theirs);
-    if (conflicts.length) {
-      recordConflict(ctx, 'parcel', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
-      continue;
-    }
-    updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(merged), base: JSON.stringify(theirs) });
-    // Merged into exactly what the service holds: nothing left to send.
-    if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
+  // In transactions of PULL_CHUNK parcels, not one for the farm: a farm of 20,000 parcels held the thread for a
+  // second. Each parcel's pull stands alone (a pull stopped between chunks is simply redone by the next).
+  for (let i = 0; i < features.length; i += PULL_CHUNK) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    ctx.db.transaction(() => {
+      for (const f of features.slice(i, i + PULL_CHUNK)) pullParcel(ctx, farm, f, seen);
+    })();
   }
-  // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
-  if (!complete) return;
-  const locals = syncedParcelsOf(ctx.db, farm.local_id);
-  const gone = locals.filter((l) => !seen.has(l.server_id!)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
-  if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
-    ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
+  ctx.db.transaction(() => {
+    // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
+    if (!complete) return;
+    const locals = syncedParcelsOf(ctx.db, farm.local_id);
+    const gone = locals.filter((l) => !seen.has(l.server_id!)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
+    if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
+      ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
+      return;
+    }
+    for (const p of gone) removedRemotely(ctx, 'parcel', p.local_id, parcelBase(p), JSON.stringify(parcelStateOfRow(p)));
+  })();
+}
+
+function pullParcel(ctx: AccountCtx, farm: FarmRow, f: ParcelFeature, seen: Set<number>): void {
+  seen.add(f.id);
+  const { state: theirs, ref } = parcelStateOfFeature(f);
+  let local = byServerId(ctx.db, 'parcel', ctx.account.id, f.id);
+  if (!local && ref) {
+    const mine = getRow(ctx.db, 'parcel', ref);
+    if (mine && mine.server_id === null && mine.account_id === ctx.account.id) {
+      // Our create did commit (its answer was lost): adopt the ids, and the create is done.
+      updateRow(ctx.db, 'parcel', ref, { server_id: f.id, key: f.properties.key, base: JSON.stringify(theirs) });
+      setOpState(ctx.db, openOps(ctx.db, 'parcel', ref).filter((o) => o.op === 'create').map((o) => o.id), 'committed', { last_error: null });
+      local = getRow(ctx.db, 'parcel', ref);
+    }
+  }
+  if (!local) {
+    const localId = ref && !getRow(ctx.db, 'parcel', ref) ? ref : randomUUID();
+    insertRow(ctx.db, 'parcel', {
+      local_id: localId, account_id: ctx.account.id, farm_local_id: farm.local_id, server_id: f.id, key: f.properties.key,
+      ...parcelColumns(theirs), base: null, deleted: 0, created: now(), modified: now(),
+    } as ParcelRow);
     return;
   }
-  for (const p of gone) removedRemotely(ctx, 'parcel', p.local_id, parcelBase(p), JSON.stringify(parcelStateOfRow(p)));
+  if (local.deleted) return;
+  if (listedAgain(ctx.db, 'parcel', local.local_id)) ctx.pushAgain = true;
+  const ops = openOps(ctx.db, 'parcel', local.local_id);
+  if (ops.some((o) => o.state === 'in_flight')) return;
+  const edit = pendingEdit(ops);
+  if (!edit) {
+    // Nothing pending here: the row becomes the service's state, its own base (parcelBase). Unchanged, it is not written.
+    if (!jsonEqual(parcelStateOfRow(local), theirs) || local.farm_local_id !== farm.local_id) {
+      updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(theirs), farm_local_id: farm.local_id, base: null, modified: now() });
+    } else if (local.base !== null) updateRow(ctx.db, 'parcel', local.local_id, { base: null });
+    return;
+  }
+  const mine = parcelStateOfRow(local);
+  const known = parcelBase(local);
+  const base = known ? (JSON.parse(known) as typeof mine) : theirs;
+  const { merged, conflicts } = mergeParcel(base, mine, theirs);
+  if (conflicts.length) {
+    recordConflict(ctx, 'parcel', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
+    return;
+  }
+  updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(merged), base: JSON.stringify(theirs) });
+  // Merged into exactly what the service holds: nothing left to send.
+  if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
 }
 
 /**
