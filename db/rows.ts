@@ -64,10 +64,20 @@ export function deleteRow(db: Db, entity: Entity, localId: string): void {
 
 /**
  * A create's 201: the service's ids into the parcel. Only sync columns change (no user field, so the stamp and the
- * search indexes stay as they are); the base stays NULL, the row being exactly what the service holds (parcelBase).
+ * search indexes stay as they are); the base is NULL when the row is exactly what the service holds (parcelBase), else
+ * the state the service created (`base`).
  */
-export function setParcelServerIds(db: Db, localId: string, serverId: number, key: string): void {
-  cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = NULL WHERE local_id = ?').run(serverId, key, localId);
+export function setParcelServerIds(db: Db, localId: string, serverId: number, key: string, base: string | null = null): void {
+  cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE local_id = ?').run(serverId, key, base, localId);
+}
+
+/**
+ * Of these parcels, those with an update not yet on the service: edited after their create was sent, so the row is
+ * no longer what the service holds and needs an explicit base (the created state), not the implicit one.
+ */
+export function parcelsEditedSinceSent(db: Db, localIds: readonly string[]): Set<string> {
+  return new Set(cachedStatement(db, `SELECT DISTINCT local_id FROM outbox WHERE entity = 'parcel' AND op = 'update' AND state != 'committed'
+    AND local_id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(localIds)) as string[]);
 }
 
 /** The server ids the account's farms or crops already map to: a service row that one of them holds is not a lost create's. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { OutboxRow, ParcelRow, ParcelState } from '../db/types.ts';
-import { deleteRow, getRow, setParcelServerIds } from '../db/rows.ts';
+import { deleteRow, getRow, parcelsEditedSinceSent, setParcelServerIds } from '../db/rows.ts';
 import { forgetOps, markDeleteInFlight, markInFlight, notListedYet, requeueAsNew, resetAttempts, setLastError } from '../db/outbox.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { withoutFsync } from '../db/open.ts';
@@ -29,7 +29,14 @@ export const nearLimit = (row: ParcelRow, limit: number): boolean => row.hectare
  */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: OutboxRow; feature: ParcelFeature }[]): void {
   withoutFsync(ctx.db, () => {
-    for (const { op, feature } of pairs) setParcelServerIds(ctx.db, op.local_id, feature.id, feature.properties.key);
+    // A parcel edited while its create was out (or uncertain) is not what the service created: its base is the
+    // created state, so that its pending update merges against it. An implicit base (NULL: the row itself) made the
+    // edit look like the service's state and the merge took the service's older name back (found by the chaos test).
+    const edited = parcelsEditedSinceSent(ctx.db, pairs.map((p) => p.op.local_id));
+    for (const { op, feature } of pairs) {
+      const base = edited.has(op.local_id) ? JSON.stringify(parcelStateOfFeature(feature).state) : null;
+      setParcelServerIds(ctx.db, op.local_id, feature.id, feature.properties.key, base);
+    }
     commitOps(ctx, pairs.map((p) => p.op.id));
   });
 }

@@ -137,3 +137,22 @@ describe('a PATCH answered 404 (deleted on the service between the GET and the P
     else expect(w.mirror.read.crop(localId)!.variety).toBe('Here');
   });
 });
+
+describe('an edit made while a create was out', () => {
+  it('a create whose answer was lost, then a rename: reconciled, the rename reaches the service and stays here', async () => {
+    const acc = await w.account();
+    const farm = w.mirror.write.createFarm(acc, 'Uncertain creates');
+    await synced(acc);
+    const [p] = w.mirror.write.createParcels(farm.local_id, parcelInputs(1, 'unc')).created;
+    await synced(acc);
+    // As if the 201 had been lost (a crash before it was booked): the create on the service, uncertain here.
+    const db = w.mirror.syncDb;
+    db.prepare('UPDATE parcels SET server_id = NULL, key = NULL WHERE local_id = ?').run(p!.local_id);
+    db.prepare("UPDATE outbox SET state = 'uncertain', attempts = 1, uncertain_at = '2000-01-01T00:00:00.000Z', next_attempt_at = NULL WHERE local_id = ? AND op = 'create'").run(p!.local_id);
+    w.mirror.write.updateParcel(p!.local_id, { name: 'renamed while uncertain' });
+    await synced(acc);
+    const row = w.mirror.read.parcel(p!.local_id)!;
+    expect(row.name).toBe('renamed while uncertain');
+    expect((await w.api('GET', `/api/parcels/${row.server_id}/`, undefined, as(acc))).body.properties.name).toBe('renamed while uncertain');
+  });
+});
