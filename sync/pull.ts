@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import type { CropRow, FarmRow, ParcelRow } from '../db/types.ts';
+import type { CropRow, FarmRow, OutboxRow, ParcelRow } from '../db/types.ts';
 import { deleteRow, getRow, insertRow, updateRow } from '../db/rows.ts';
 import {
   byServerId, farmCreateUnsettled, markPulled, parcelIdOf, replaceCropFamilies, replacePlants, syncedCrops, syncedFarms, syncedParcelCount,
@@ -174,14 +174,23 @@ function pullParcel(ctx: AccountCtx, farm: FarmRow, f: ParcelFeature, seen: Set<
   const mine = parcelStateOfRow(local);
   const known = parcelBase(local);
   const base = known ? (JSON.parse(known) as typeof mine) : theirs;
-  const { merged, conflicts } = mergeParcel(base, mine, theirs);
+  mergePulled(ctx, 'parcel', local.local_id, ops, { base, mine, theirs }, mergeParcel, parcelColumns);
+}
+
+/**
+ * A row with a local edit pending, pulled: merged three-way with the service's state. Overlapping edits become a
+ * conflict; otherwise the row takes the merge, with the service's state as its base, and an edit the merge shows
+ * to be on the service already has nothing left to send.
+ */
+function mergePulled<S, R extends ParcelRow | CropRow>(ctx: AccountCtx, entity: 'parcel' | 'crop', localId: string, ops: readonly OutboxRow[],
+  s: { base: S; mine: S; theirs: S }, merge: (base: S, mine: S, theirs: S) => { merged: S; conflicts: string[] }, columns: (state: S) => Partial<R>): void {
+  const { merged, conflicts } = merge(s.base, s.mine, s.theirs);
   if (conflicts.length) {
-    recordConflict(ctx, 'parcel', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
+    recordConflict(ctx, entity, localId, 'edit', conflicts, JSON.stringify(s.base), JSON.stringify(s.mine), JSON.stringify(s.theirs));
     return;
   }
-  updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(merged), base: JSON.stringify(theirs) });
-  // Merged into exactly what the service holds: nothing left to send.
-  if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
+  updateRow(ctx.db, entity, localId, { ...columns(merged), base: JSON.stringify(s.theirs) });
+  if (jsonEqual(merged, s.theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
 }
 
 /**
@@ -248,13 +257,7 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
       }
       const mine = cropStateOfRow(local);
       const base = local.base ? (JSON.parse(local.base) as typeof mine) : theirs;
-      const { merged, conflicts } = mergeCrop(base, mine, theirs);
-      if (conflicts.length) {
-        recordConflict(ctx, 'crop', local.local_id, 'edit', conflicts, JSON.stringify(base), JSON.stringify(mine), JSON.stringify(theirs));
-        continue;
-      }
-      updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(merged), base: JSON.stringify(theirs) });
-      if (jsonEqual(merged, theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
+      mergePulled(ctx, 'crop', local.local_id, ops, { base, mine, theirs }, mergeCrop, (state) => cropColumns(state));
     }
     const locals = syncedCrops(ctx.db, ctx.account.id);
     for (const l of locals.filter((x) => !seen.has(x.server_id!))) removedRemotely(ctx, 'crop', l.local_id, l.base, JSON.stringify(cropStateOfRow(l)));
