@@ -10,8 +10,8 @@ import { openConflictById } from '../db/conflicts.ts';
 import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
 import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
-import { JsonText, RpcError, type HandlersOf } from '../core/rpc.ts';
-import type { Api, ApiEvent } from '../core/api.ts';
+import { JsonItems, RpcError, type HandlersOf } from '../core/rpc.ts';
+import type { Api, ApiEvent, ParcelCollection, ParcelFeature } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
 import { ChangeLog } from '../db/change-log.ts';
 import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeaturesJson } from './views.ts';
@@ -178,15 +178,15 @@ export class Backend {
 
     viewport: ({ account, bbox, limit = 5000 }) => {
       this.account(account);
-      const hits = this.mirror.read.viewport(bbox, limit + 1, account);
-      return new JsonText(`{"type":"FeatureCollection","features":${parcelFeaturesJson(this.mirror, hits.slice(0, limit))},"truncated":${hits.length > limit}}`);
+      const features = this.mirror.read.viewportJson(bbox, limit, account);
+      return JsonItems.object<ParcelCollection>({ type: 'FeatureCollection', truncated: features.length > limit }, { features: features.slice(0, limit) });
     },
 
     parcel: ({ id }) => parcelFeature(this.mirror, id),
 
     search: ({ account, text, limit = 50 }) => {
       this.account(account);
-      return new JsonText(parcelFeaturesJson(this.mirror, this.mirror.read.search(text, limit, account)));
+      return JsonItems.array<ParcelFeature>(parcelFeaturesJson(this.mirror, this.mirror.read.search(text, limit, account)));
     },
 
     createFarm: ({ account, name }) => {

@@ -68,6 +68,9 @@ describe('the mirror host', () => {
     const ev2 = events(h);
     const shown = await h.api.viewport({ account: acc, bbox: [-4.1, 36.9, -3.9, 37.1] });
     expect(shown.features.map((f) => f.properties.name).sort()).toEqual(['Drawn and renamed', 'Dropped']);
+    expect(shown.truncated).toBe(false);
+    const cut = await h.api.viewport({ account: acc, bbox: [-4.1, 36.9, -3.9, 37.1], limit: 1 });
+    expect([cut.features.length, cut.truncated]).toEqual([1, true]);
     expect(await h.api.undo({ account: acc })).toBe('Edit parcel');
     expect((await h.api.parcel({ id: drawn.id })).properties.name).toBe('Drawn');
     await ev2.until((e) => e.type === 'changed' && e.parcels.upserted.includes(drawn.id));

@@ -73,6 +73,7 @@ export const ParcelCollection = Obj({
   /** More parcels meet the box than `limit`: zoom in (or ask with a larger limit). */
   truncated: Type.Boolean(),
 });
+export type ParcelCollection = Static<typeof ParcelCollection>;
 
 /** A new parcel: a drawn polygon, or a point with the hectares of the square the service will make around it. */
 export const NewParcel = Type.Union([

@@ -2,7 +2,7 @@
 // arguments, progress, cancellation, events.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
-import { createClient, inProcess, serve, JsonText, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
+import { createClient, inProcess, serve, JsonItems, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
 import { problemsOf } from './schemas/check.ts';
 
 const contract = {
@@ -10,7 +10,8 @@ const contract = {
   count: { description: 'counts to n, reporting each step', args: Type.Object({ n: Type.Integer({ minimum: 0 }) }), result: Type.String(), progress: Type.Object({ done: Type.Integer() }) },
   wait: { description: 'waits until cancelled', args: Type.Object({}), result: Type.Null() },
   boom: { description: 'fails', args: Type.Object({ coded: Type.Boolean() }), result: Type.Null() },
-  shapes: { description: 'an answer already written as JSON text', args: Type.Object({ bad: Type.Boolean() }), result: Type.Array(Type.Object({ name: Type.String(), xy: Type.Array(Type.Number()) })) },
+  shapes: { description: 'an answer already written as JSON texts', args: Type.Object({ bad: Type.Boolean() }), result: Type.Array(Type.Object({ name: Type.String(), xy: Type.Array(Type.Number()) })) },
+  layer: { description: 'an object with a list written as JSON texts', args: Type.Object({}), result: Type.Object({ kind: Type.String(), items: Type.Array(Type.Object({ n: Type.Number() })), more: Type.Boolean() }) },
 };
 
 const port = (p: MessagePort): Port => ({
@@ -43,7 +44,8 @@ const handlers: HandlersOf<typeof contract> = {
   },
   wait: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
   boom({ coded }) { throw coded ? new RpcError('not_found', 'no such parcel', { id: 'x' }) : new Error('disk on fire'); },
-  shapes: ({ bad }) => new JsonText(bad ? '[{"name":' : `[{"name":${JSON.stringify('a "quoted" é')},"xy":[1.5,-2e-7]}]`),
+  shapes: ({ bad }) => JsonItems.array(bad ? ['{"name":"a","xy":[]}', '{"name":'] : [`{"name":${JSON.stringify('a "quoted" é')},"xy":[1.5,-2e-7]}`, '{"name":"b","xy":[]}']),
+  layer: () => JsonItems.object<{ kind: string; items: { n: number }[]; more: boolean }>({ kind: 'k', more: true }, { items: ['{"n":1}', '{"n":2}'] }),
 };
 
 describe('core/rpc', () => {
@@ -103,13 +105,15 @@ describe('core/rpc', () => {
     await expect(client.api.add({ a: 1, b: 1 })).rejects.toMatchObject({ code: RpcCode.disconnected });
   });
 
-  it('sends an answer given as JSON text as text, parsed once by the client (and by an in-process caller); text that is not JSON fails the call', async () => {
+  it('sends an answer given as JSON texts as texts, parsed once by the client (and by an in-process caller); text that is not JSON fails the call', async () => {
     const { client } = pair(handlers);
-    const want = [{ name: 'a "quoted" é', xy: [1.5, -2e-7] }];
+    const want = [{ name: 'a "quoted" é', xy: [1.5, -2e-7] }, { name: 'b', xy: [] }];
+    expect(await client.api.layer({})).toEqual({ kind: 'k', items: [{ n: 1 }, { n: 2 }], more: true });
     expect(await client.api.shapes({ bad: false })).toEqual(want);
     await expect(client.api.shapes({ bad: true })).rejects.toMatchObject({ code: RpcCode.internal });
     const local = inProcess<typeof contract>(handlers);
     expect(await local.shapes({ bad: false })).toEqual(want);
+    expect(await local.layer({})).toEqual({ kind: 'k', items: [{ n: 1 }, { n: 2 }], more: true });
     expect(await local.add({ a: 2, b: 3 })).toBe(5);
     const steps: number[] = [];
     expect(await local.count({ n: 3 }, { onProgress: (p) => steps.push(p.done) })).toBe('counted 3');

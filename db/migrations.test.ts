@@ -18,10 +18,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(6);
+    expect(migrations).toHaveLength(7);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(db.pragma('user_version', { simple: true })).toBe(7);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -32,11 +32,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(6);
+    expect(again.pragma('user_version', { simple: true })).toBe(7);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(6);
+    expect(again.pragma('user_version', { simple: true })).toBe(7);
     again.close();
   });
 
@@ -150,6 +150,18 @@ describe('migrations', () => {
     // A removed account's plants go by cascade, and their entries with them.
     db.prepare("DELETE FROM accounts WHERE id = 'acc-1'").run();
     expect(db.prepare('SELECT count(*) FROM plants_rtree').pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('007 indexes open conflicts by item: a mirror of version 6 gets the index, and the map\'s state lookup uses it', () => {
+    const file = join(dir, 'v6.db');
+    const old = new Database(file);
+    migrate(old, 6);
+    old.close();
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT id FROM conflicts WHERE entity = 'parcel' AND local_id = 'p' AND resolved IS NULL").all() as { detail: string }[]).map((r) => r.detail).join(' ');
+    expect(plan).toContain('USING INDEX conflicts_open');
     db.close();
   });
 

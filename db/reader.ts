@@ -4,15 +4,26 @@ import type { AccountRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow, Status
 export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string; point: string | null }
 
 export type ParcelSyncState = 'synced' | 'pending' | 'sending' | 'uncertain' | 'rejected' | 'conflict' | 'blocked';
-const STATE_OF_OP: Record<string, ParcelSyncState> = { queued: 'pending', in_flight: 'sending', uncertain: 'uncertain', rejected: 'rejected', conflict: 'conflict', blocked: 'blocked' };
-const RANK: Record<ParcelSyncState, number> = { synced: 0, pending: 1, sending: 2, uncertain: 3, blocked: 4, rejected: 5, conflict: 6 };
-const conflictReason = (fields: string | null): string | null => {
-  try {
-    return fields === null ? null : (JSON.parse(fields) as string[]).join(', ');
-  } catch {
-    return fields; // an op's own reason (parked under a farm's conflict)
-  }
-};
+const ENTITIES = new Set<Entity>(['farm', 'parcel', 'crop']);
+/**
+ * The most pressing open state of one item, as a subquery correlated on `idExpr` giving `state` (as the map names
+ * it) and `reason`, or no row when the item is synced: a conflict, then a rejection, a blocked account, an unknown
+ * outcome, a request out, a queued change; among equals the oldest op, ops before conflict rows. A conflict's
+ * reason is its fields joined ("name, metadata"), or its own text when that is not a JSON array. One definition for
+ * syncStates and the map's JSON (viewportJson).
+ */
+function openState(entity: Entity, idExpr: string): string {
+  if (!ENTITIES.has(entity)) throw new Error(`unknown entity ${entity}`);
+  return `SELECT state, CASE WHEN state = 'conflict' AND json_valid(reason) AND json_type(reason) = 'array'
+        THEN coalesce((SELECT group_concat(value, ', ') FROM json_each(reason)), '') ELSE reason END AS reason FROM (
+      SELECT CASE o.state WHEN 'in_flight' THEN 'sending' WHEN 'uncertain' THEN 'uncertain' WHEN 'rejected' THEN 'rejected'
+          WHEN 'conflict' THEN 'conflict' WHEN 'blocked' THEN 'blocked' ELSE 'pending' END AS state,
+        CASE o.state WHEN 'conflict' THEN 6 WHEN 'rejected' THEN 5 WHEN 'blocked' THEN 4 WHEN 'uncertain' THEN 3 WHEN 'in_flight' THEN 2 ELSE 1 END AS rank,
+        o.last_error AS reason, 0 AS src, o.id AS ord
+      FROM outbox o WHERE o.entity = '${entity}' AND o.local_id = ${idExpr} AND o.state != 'committed'
+      UNION ALL SELECT 'conflict', 6, c.fields, 1, c.id FROM conflicts c WHERE c.entity = '${entity}' AND c.local_id = ${idExpr} AND c.resolved IS NULL
+      ORDER BY rank DESC, src, ord LIMIT 1)`;
+}
 
 /** Read-only access to the mirror: what the UI and the CLI show. Never writes. */
 export class MirrorReader {
@@ -74,17 +85,31 @@ export class MirrorReader {
   syncStates(entity: Entity, localIds: readonly string[]): Map<string, { state: ParcelSyncState; reason: string | null }> {
     const out = new Map<string, { state: ParcelSyncState; reason: string | null }>();
     if (!localIds.length) return out;
-    const rows = this.db.prepare(`SELECT local_id, state, last_error AS reason FROM outbox WHERE entity = @entity AND state != 'committed'
-        AND local_id IN (SELECT value FROM json_each(@ids))
-      UNION ALL SELECT local_id, 'conflict', fields FROM conflicts WHERE entity = @entity AND resolved IS NULL AND local_id IN (SELECT value FROM json_each(@ids))`)
-      .all({ entity, ids: JSON.stringify(localIds) }) as { local_id: string; state: string; reason: string | null }[];
+    const rows = this.db.prepare(`SELECT j.value AS id, (SELECT json_array(state, reason) FROM (${openState(entity, 'j.value')})) AS s FROM json_each(?) j`)
+      .all(JSON.stringify(localIds)) as { id: string; s: string | null }[];
     for (const r of rows) {
-      const state = STATE_OF_OP[r.state] ?? 'pending';
-      const had = out.get(r.local_id);
-      if (!had || RANK[state] > RANK[had.state]) out.set(r.local_id, { state, reason: state === 'conflict' ? conflictReason(r.reason) : r.reason });
+      const [state, reason] = r.s === null ? ['synced', null] as const : JSON.parse(r.s) as [ParcelSyncState, string | null];
+      out.set(r.id, { state, reason });
     }
-    for (const id of localIds) if (!out.has(id)) out.set(id, { state: 'synced', reason: null });
     return out;
+  }
+
+  /**
+   * The map's features in a viewport, each as its JSON text, written by SQLite around the geometry, point and
+   * metadata JSON it stores (the shape of backend/views.ts parcelFeatures, state included): a viewport's answer is
+   * mostly geometry, and building it row by row in JavaScript took longer than the R*Tree query. Up to limit + 1
+   * features: more than `limit` says the answer is cut.
+   */
+  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string): string[] {
+    // CROSS JOIN keeps the R*Tree first: given `p.account_id = ?` alone, the planner walks the account's whole index.
+    return this.db.prepare(`SELECT '{"type":"Feature","id":' || json_quote(p.local_id) || ',"geometry":' || p.geometry ||
+          ',"properties":{"farm":' || json_quote(p.farm_local_id) || ',"name":' || json_quote(p.name) || ',"hectares":' || json_quote(p.hectares) ||
+          ',"serverId":' || json_quote(p.server_id) || ',"state":' ||
+          coalesce((SELECT json_quote(state) || ',"reason":' || json_quote(reason) FROM (${openState('parcel', 'p.local_id')})), '"synced","reason":null') ||
+          ',"point":' || coalesce(p.point, 'null') || ',"metadata":' || p.metadata || '}}'
+        FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
+        WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?`)
+      .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, limit + 1) as string[];
   }
 
   /**
