@@ -1,0 +1,47 @@
+// The app's state as plain data (ids, modes, numbers, coordinates): never OpenLayers objects or the client, which
+// live in the components that own them (renderer/MapView.tsx) and in renderer/backend.ts.
+import { create } from 'zustand';
+import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
+
+export type Mode = 'browse' | 'draw';
+export type Position2 = [number, number];
+
+/** Whether the service answered the last time the app asked (a sync): unknown until the first one ends. */
+export type Connection = 'unknown' | 'online' | 'offline';
+
+export interface AppState {
+  account: AccountSummary | null;
+  farms: FarmSummary[];
+  /** The farm new parcels go to, and the one highlighted in the list. */
+  farmId: string | null;
+  selectedId: string | null;
+  /** Asks the map to fit a farm's parcels (nonce: the same farm asked again). */
+  zoomTo: { farm: string; nonce: number } | null;
+  mode: Mode;
+  /** The polygon being drawn, [lon, lat] without the closing vertex; `drawn`: finished and waiting to be saved. */
+  draft: Position2[];
+  drawn: boolean;
+  /** Bumped on every change event of the account: what is shown is read again. */
+  version: number;
+  shown: { count: number; truncated: boolean };
+  history: { undo: string | null; redo: string | null };
+  sync: SyncProgress | null;
+  syncing: boolean;
+  connection: Connection;
+  /** The last thing the app has to tell (a sync's outcome, a refusal), for the status line. */
+  message: { text: string; error: boolean } | null;
+  backendLost: string | null;
+}
+
+const initial: AppState = {
+  account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, version: 0,
+  shown: { count: 0, truncated: false }, history: { undo: null, redo: null }, sync: null, syncing: false, connection: 'unknown',
+  message: null, backendLost: null,
+};
+
+export const useApp = create<AppState>(() => initial);
+
+export const set = useApp.setState;
+export const say = (text: string, error = false) => set({ message: { text, error } });
+export const startDrawing = () => set({ mode: 'draw', draft: [], drawn: false, selectedId: null });
+export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false });

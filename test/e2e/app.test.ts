@@ -1,0 +1,171 @@
+// The app end to end, as a new user runs it: `npm start`'s launcher (app/start.ts) with the embedded default — the
+// real local service with its demo, the real mirror host serving browser mode — and Debian's Chromium driving the
+// page: the demo parcels on the map, a polygon drawn by clicking on the canvas (refused above the account's limit),
+// its area in the panel, undo and redo, Sync now, and the service holding it over its HTTP API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, freePort } from '../helpers/process.ts';
+import { ensureRenderer } from '../../app/renderer-build.ts';
+import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
+
+let dir: string;
+let app: ChildProcess;
+let exited: Promise<void>;
+let out = '';
+let err = '';
+let url: string;
+let service: string;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  // A clean checkout has no dist/renderer: the launcher builds it; built here first so the wait below is the app's.
+  await ensureRenderer();
+  dir = mkdtempSync(join(tmpdir(), 'furrow-app-'));
+  const [servicePort, appPort] = [await freePort(), await freePort()];
+  service = `http://127.0.0.1:${servicePort}`;
+  app = spawn(process.execPath, ['--import', 'tsx', 'app/start.ts'], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env, DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1',
+      FURROW_APP_PORT: String(appPort), FURROW_NO_BROWSER: '1', LOG_LEVEL: 'warn',
+    },
+  });
+  exited = new Promise((r) => app.once('exit', () => r()));
+  app.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  app.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const m = /Open Furrow at (\S+)/.exec(out);
+    if (m) { url = m[1]!; break; }
+    if (app.exitCode !== null || Date.now() > deadline) throw new Error(`the app did not start:\n${out}\n${err}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => { (window as unknown as { __csp?: string[] }).__csp ??= []; (window as unknown as { __csp: string[] }).__csp.push(e.violatedDirective); });
+  });
+  mkdirSync(SHOTS, { recursive: true });
+}, 150_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (app && app.exitCode === null) {
+    app.kill('SIGTERM');
+    await exited;
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const shown = async () => Number(/^(\d+) parcels? shown/.exec((await page.locator('.legend .shown').textContent()) ?? '')?.[1] ?? -1);
+const draftHa = async () => (await page.locator('[data-field=draft-hectares]').textContent()) ?? '';
+
+/** The service's own view, over its HTTP API with the demo's key, as curl would. */
+async function onService(path: string): Promise<unknown> {
+  const { api_key: key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
+  const account = /account\s+(acc-[\w-]+)/.exec(err)![1]!;
+  const r = await fetch(`${service}${path}`, { headers: { 'x-api-key': key, 'service-account': account } });
+  expect(r.status).toBe(200);
+  return r.json();
+}
+
+describe('npm start (browser mode)', () => {
+  it('prints the service, its demo credentials, why it is browser mode and the address to open', () => {
+    expect(err).toContain(`Parcel service listening on ${service}`);
+    expect(err).toMatch(/x-api-key\s+fk_/);
+    expect(out).toMatch(/Electron's binary is not installed.*the app runs in your browser/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43}$/);
+    // The organization's key stays in the service's banner and the host: the launcher's own output never repeats it.
+    const { api_key: key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
+    expect(out).not.toContain(key);
+  });
+
+  it('shows the demo parcels, draws a polygon by clicking the map, undoes, redoes and syncs it to the service', async () => {
+    await page.goto(url);
+    // The token left the address bar as soon as the page read it.
+    await expect.poll(() => page.url()).not.toContain('token');
+    await expect.poll(shown, { timeout: 20_000 }).toBeGreaterThanOrEqual(24);
+    const before = await shown();
+    await expect.poll(() => page.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 20_000 }).toBe('Online');
+    await expect.poll(() => page.locator('.farms').textContent()).toContain('Finca El Olivar');
+    await page.screenshot({ path: join(SHOTS, 'app-map.png') });
+
+    const map = (await page.locator('.map .ol-viewport').boundingBox())!;
+    const cx = map.x + map.width / 2;
+    const cy = map.y + map.height / 2;
+
+    // At the whole account's scale any polygon is far above the limit: red, and it cannot be saved.
+    await page.getByRole('button', { name: 'Draw polygon' }).click();
+    for (const [dx, dy] of [[-80, -60], [80, -60], [0, 80]] as const) await page.mouse.click(cx + dx, cy + dy);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/above this account's limit of 100\.00 ha/);
+    expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
+
+    // At a farm's scale: a square of 120 px, with a stray fifth click taken back by Backspace.
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    await expect.poll(shown).toBeLessThan(before);
+    await page.waitForTimeout(300); // the fit's animation has ended and its view was read
+    const inView = await shown();
+    await page.getByRole('button', { name: 'Draw polygon' }).click();
+    for (const [dx, dy] of [[-60, -60], [60, -60], [60, 60], [-60, 60]] as const) await page.mouse.click(cx + dx, cy + dy);
+    const live = await draftHa();
+    expect(Number.parseFloat(live)).toBeGreaterThan(0);
+    await page.mouse.click(cx + 200, cy + 150);
+    expect(await draftHa()).not.toBe(live);
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Enter');
+    const drawn = await draftHa();
+    expect(Number.parseFloat(drawn)).toBeGreaterThan(1);
+    expect(Number.parseFloat(drawn)).toBeLessThan(100);
+    await page.getByLabel('Name').fill('E2E drawn field');
+    await page.screenshot({ path: join(SHOTS, 'app-draw.png') });
+    await page.getByRole('button', { name: 'Save parcel' }).click();
+
+    // The panel shows it as the host stored it: the same geodesic hectares, pending until the sync.
+    await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('E2E drawn field');
+    expect(await page.locator('[data-field=hectares]').textContent()).toBe(drawn);
+    expect(await page.locator('[data-field=farm]').textContent()).toBe('Finca El Olivar');
+    expect(await page.locator('[data-field=state]').textContent()).toBe('Pending');
+    await expect.poll(shown).toBe(inView + 1);
+
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(shown).toBe(inView);
+    await page.locator('.top h1').click(); // the shortcut is the window's, not a field's
+    await page.keyboard.press('Control+Shift+Z');
+    await expect.poll(shown).toBe(inView + 1);
+
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 30_000 }).toMatch(/^Synced: 1 sent/);
+    // Selected by clicking its middle on the map: synced now.
+    await page.mouse.click(cx, cy);
+    await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('E2E drawn field');
+    await expect.poll(() => page.locator('[data-field=state]').textContent()).toBe('Synced');
+    await page.screenshot({ path: join(SHOTS, 'app-synced.png') });
+
+    const farms = await onService('/api/farms/') as { id: number; name: string }[];
+    const farm = farms.find((f) => f.name === 'Finca El Olivar')!;
+    const { features } = await onService(`/api/farms/${farm.id}/parcels/`) as { features: { properties: { name: string; hectares: number } }[] };
+    const held = features.filter((f) => f.properties.name === 'E2E drawn field');
+    expect(held).toHaveLength(1);
+    expect(`${held[0]!.properties.hectares.toFixed(2)} ha`).toBe(drawn);
+
+    expect(problems).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? [])).toEqual([]);
+  }, 120_000);
+
+  it('refuses a page that does not hold the launch token', async () => {
+    const other = await browser.newPage();
+    await other.goto(url.replace(/#token=.*/, '#token=wrong'));
+    await expect.poll(() => other.getByRole('alert').textContent(), { timeout: 10_000 }).toMatch(/refused this page/);
+    await other.close();
+  });
+});
