@@ -68,7 +68,10 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const port = process.env.FURROW_APP_PORT ? Number(process.env.FURROW_APP_PORT) : await freePort();
   let host: Host | null = null;
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await host?.close().catch(() => {});
     if (service && service.child.exitCode === null) service.child.kill('SIGTERM');
     process.exit(0);
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
   service?.child.once('exit', (code) => { if (code) say(`The parcel service stopped (exit ${code}): the app keeps working offline.`); });
 
   host = await launchHost({ home, env: { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
-  host.child.once('exit', () => { say("The app's backend stopped."); void stop(); });
+  host.child.once('exit', () => { if (!stopping) say("The app's backend stopped: the app stops too."); void stop(); });
   if (service) {
     const known = (await host.api.accounts({})).some((a) => a.id === service.account && a.service === service.url);
     // The organization's key goes to the host, which keeps it in its credential store: never to the page.
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
   }
   // The host answers `hello` before its browser server listens: the address is printed once it does.
   for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
-  const url = `http://127.0.0.1:${port}/#token=${token}`;
+  const url = `http://127.0.0.1:${port}/#token=${token}${service ? `&account=${encodeURIComponent(service.account)}` : ''}`;
   say(electronBinary()
     ? 'Electron is installed, but this version has no desktop window yet: the app runs in your browser.'
     : "Electron's binary is not installed (npm install electron where its download is reachable): the app runs in your browser.");

@@ -2,10 +2,10 @@
 // a change of the account reads what is shown again, a sync's progress moves the bar.
 import { useEffect } from 'react';
 import type { ApiEvent } from '../core/api.ts';
-import type { Backend } from './backend.ts';
+import { preferredAccount, type Backend } from './backend.ts';
 import { ApiContext } from './context.ts';
 import { redo, refreshAccount, syncNow, undo } from './actions.ts';
-import { set, startDrawing, stopDrawing, useApp } from './store.ts';
+import { chooseAccount, set, startDrawing, stopDrawing, useApp } from './store.ts';
 import { MapView } from './MapView.tsx';
 import { Toolbar } from './Toolbar.tsx';
 import { FarmsList } from './FarmsList.tsx';
@@ -26,8 +26,10 @@ export function App({ backend }: { backend: Backend }) {
     let live = true;
     void api.accounts({}).then(async (accounts) => {
       if (!live) return;
-      set({ account: accounts[0] ?? null });
-      if (!accounts[0]) set({ message: { text: 'No account is connected: start the app with `npm start` to connect the demo account.', error: true } });
+      const first = accounts.find((a) => a.id === preferredAccount()) ?? accounts[0] ?? null;
+      set({ accounts });
+      chooseAccount(first);
+      if (!first) set({ message: { text: 'No account is connected: start the app with `npm start` to connect the demo account.', error: true } });
       await refreshAccount(api);
       await syncNow(api);
     });

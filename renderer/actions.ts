@@ -13,7 +13,7 @@ export async function refreshAccount(api: AppApi): Promise<void> {
   const [farms, history, accounts] = await Promise.all([api.farms({ account: account.id }), api.history({ account: account.id }), api.accounts({})]);
   const farmId = useApp.getState().farmId;
   set({
-    farms, history, account: accounts.find((a) => a.id === account.id) ?? account,
+    farms, history, accounts, account: accounts.find((a) => a.id === account.id) ?? account,
     farmId: farms.some((f) => f.id === farmId) ? farmId : (farms[0]?.id ?? null),
   });
 }

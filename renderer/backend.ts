@@ -9,14 +9,20 @@ export type Backend = Client<Api, ApiEvent>;
 export type AppApi = Backend['api'];
 
 function launchToken(): string | null {
-  const fromUrl = new URLSearchParams(location.hash.slice(1)).get('token');
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const fromUrl = hash.get('token');
   if (fromUrl) {
     sessionStorage.setItem('furrow-token', fromUrl);
+    // The account the launcher connected (the embedded demo's), shown first when the mirror holds several.
+    const account = hash.get('account');
+    if (account) sessionStorage.setItem('furrow-account', account);
     history.replaceState(null, '', location.pathname);
     return fromUrl;
   }
   return sessionStorage.getItem('furrow-token');
 }
+
+export const preferredAccount = (): string | null => sessionStorage.getItem('furrow-account');
 
 export async function connectBackend(onLost: (reason: string) => void): Promise<Backend> {
   const token = launchToken();

@@ -10,6 +10,8 @@ export type Position2 = [number, number];
 export type Connection = 'unknown' | 'online' | 'offline';
 
 export interface AppState {
+  accounts: AccountSummary[];
+  /** The account shown: one at a time. */
   account: AccountSummary | null;
   farms: FarmSummary[];
   /** The farm new parcels go to, and the one highlighted in the list. */
@@ -34,7 +36,7 @@ export interface AppState {
 }
 
 const initial: AppState = {
-  account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, version: 0,
+  accounts: [], account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, version: 0,
   shown: { count: 0, truncated: false }, history: { undo: null, redo: null }, sync: null, syncing: false, connection: 'unknown',
   message: null, backendLost: null,
 };
@@ -45,3 +47,7 @@ export const set = useApp.setState;
 export const say = (text: string, error = false) => set({ message: { text, error } });
 export const startDrawing = () => set({ mode: 'draw', draft: [], drawn: false, selectedId: null });
 export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false });
+
+/** Shows another account: what was selected or drawn belongs to the one left. */
+export const chooseAccount = (account: AccountSummary | null) =>
+  set((s) => ({ account, farms: [], farmId: null, selectedId: null, mode: 'browse', draft: [], drawn: false, zoomTo: null, version: s.version + 1, connection: 'unknown', message: null }));

@@ -81,7 +81,7 @@ describe('npm start (browser mode)', () => {
     expect(err).toContain(`Parcel service listening on ${service}`);
     expect(err).toMatch(/x-api-key\s+fk_/);
     expect(out).toMatch(/Electron's binary is not installed.*the app runs in your browser/);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43}$/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43}&account=acc-[\w-]+$/);
     // The organization's key stays in the service's banner and the host: the launcher's own output never repeats it.
     const { api_key: key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
     expect(out).not.toContain(key);
