@@ -5,7 +5,7 @@ import type { ApiEvent } from '../core/api.ts';
 import { preferredAccount, type Backend } from './backend.ts';
 import { ApiContext } from './context.ts';
 import { redo, refreshAccount, syncNow, undo } from './actions.ts';
-import { chooseAccount, set, startDrawing, stopDrawing, useApp } from './store.ts';
+import { chooseAccount, set, startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { MapView } from './MapView.tsx';
 import { Toolbar } from './Toolbar.tsx';
 import { FarmsList } from './FarmsList.tsx';
@@ -70,6 +70,10 @@ export function App({ backend }: { backend: Backend }) {
         e.preventDefault();
         if (mode === 'draw') stopDrawing();
         else startDrawing();
+      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'p' && account) {
+        e.preventDefault();
+        if (mode === 'point') stopDrawing();
+        else startPoint();
       } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 's' && account) {
         e.preventDefault();
         void syncNow(api);

@@ -25,6 +25,7 @@ import { polygonHectares } from '../core/geo/area.ts';
 import { useApi } from './context.ts';
 import { set, stopDrawing, useApp, type Position2 } from './store.ts';
 import { stateColor } from './states.ts';
+import { pointPreview } from './point.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
@@ -82,6 +83,9 @@ export function MapView() {
   const ring = useApp((s) => s.draft);
   const selectedId = useApp((s) => s.selectedId);
   const zoomTo = useApp((s) => s.zoomTo);
+  const point = useApp((s) => s.point);
+  const pointHectares = useApp((s) => s.pointHectares);
+  const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
 
   // The map itself, once.
   useEffect(() => {
@@ -143,7 +147,7 @@ export function MapView() {
 
   useEffect(() => { layer.current?.changed(); }, [selectedId]);
 
-  // Clicking a parcel selects it (when not drawing).
+  // Clicking a parcel selects it (when not drawing or dropping a point).
   useEffect(() => {
     const m = map.current;
     if (!m || mode !== 'browse') return;
@@ -194,11 +198,25 @@ export function MapView() {
     return () => document.removeEventListener('keydown', onKey);
   }, [mode, drawn]);
 
-  // The finished polygon stays on the map until it is saved or discarded.
+  // Drop hectare point: a click places (or moves) the point; Esc leaves.
+  useEffect(() => {
+    const m = map.current;
+    if (!m || mode !== 'point') return;
+    const key = m.on('singleclick', (e) => set({ point: toLonLat(e.coordinate) as Position2 }));
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); stopDrawing(); } };
+    document.addEventListener('keydown', onKey);
+    return () => { unByKey(key); document.removeEventListener('keydown', onKey); };
+  }, [mode]);
+
+  // The finished polygon, or the point's square, stays on the map until it is saved or discarded.
   useEffect(() => {
     draft.clear();
     if (drawn && ring.length >= 3) draft.addFeature(new Feature(new Polygon([close(ring).map((p) => fromLonLat(p))])));
-  }, [draft, drawn, ring]);
+    if (mode === 'point' && point) {
+      const { square } = pointPreview(point, pointHectares, limit);
+      if (square) draft.addFeature(new Feature(new Polygon(square.map((r) => r.map((p) => fromLonLat(p))))));
+    }
+  }, [draft, drawn, ring, mode, point, pointHectares, limit]);
 
   return <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />;
 }

@@ -1,15 +1,17 @@
 // The side panel: the parcel selected on the map (name, hectares, farm, sync state and why), or, while drawing, the
-// live area of the polygon and, once finished, its name and farm before it is saved.
-import { useEffect, useState, type FormEvent } from 'react';
+// live area of the polygon and, once finished, its name and farm before it is saved; or the hectare point's square.
+import { useEffect, useState } from 'react';
 import type { ParcelFeature } from '../core/api.ts';
 import { useApi } from './context.ts';
 import { draftHectares } from './MapView.tsx';
-import { say, set, stopDrawing, useApp } from './store.ts';
+import { set, useApp } from './store.ts';
+import { NewParcelForm } from './NewParcelForm.tsx';
+import { pointPreview } from './point.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
-  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : <SelectedParcel />}</section>;
+  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : <SelectedParcel />}</section>;
 }
 
 function SelectedParcel() {
@@ -48,32 +50,8 @@ function DraftPanel() {
   const ring = useApp((s) => s.draft);
   const drawn = useApp((s) => s.drawn);
   const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
-  const farms = useApp((s) => s.farms);
-  const farmId = useApp((s) => s.farmId);
-  const [name, setName] = useState('');
-  const [farm, setFarm] = useState(farmId ?? '');
-  const [saving, setSaving] = useState(false);
-  useEffect(() => { if (drawn) setName(`Parcel ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`); }, [drawn]);
-  useEffect(() => { if (!farm && farmId) setFarm(farmId); }, [farm, farmId]);
   const ha = draftHectares(ring);
   const over = ha > limit;
-
-  const save = async (e: FormEvent) => {
-    e.preventDefault();
-    if (over || !farm || saving) return;
-    setSaving(true);
-    try {
-      const created = await api.createParcel({ farm, name: name.trim() || 'Parcel', geometry: { type: 'Polygon', coordinates: [[...ring, ring[0]!]] } });
-      stopDrawing();
-      set({ selectedId: created.id });
-      say(`Saved ${created.properties.name} (${hectares(created.properties.hectares)}): it is sent at the next sync.`);
-    } catch (err) {
-      say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true);
-    } finally {
-      setSaving(false);
-    }
-  };
-
   return (
     <>
       <h2 id="panel-title">{drawn ? 'New parcel' : 'Drawing a parcel'}</h2>
@@ -84,19 +62,32 @@ function DraftPanel() {
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (
-        <form onSubmit={(e) => void save(e)} aria-label="New parcel">
-          <label>Name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} required autoFocus /></label>
-          <label>Farm
-            <select value={farm} onChange={(e) => setFarm(e.target.value)} required>
-              {farms.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-            </select>
-          </label>
-          <div className="buttons">
-            <button type="submit" disabled={over || !farm || saving}>Save parcel</button>
-            <button type="button" onClick={stopDrawing}>Discard</button>
-          </div>
-        </form>
+        <NewParcelForm refused={over} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [[...ring, ring[0]!]] } })} />
       )}
+    </>
+  );
+}
+
+function PointPanel() {
+  const api = useApi();
+  const point = useApp((s) => s.point);
+  const ha = useApp((s) => s.pointHectares);
+  const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
+  const [text, setText] = useState(String(ha));
+  if (!point) {
+    return (<><h2 id="panel-title">Drop a hectare point</h2><p className="muted">Click the map where the point goes; Esc cancels.</p></>);
+  }
+  const { square, problems } = pointPreview(point, ha, limit);
+  return (
+    <>
+      <h2 id="panel-title">New hectare point</h2>
+      <label>Hectares{' '}
+        <input type="number" min="0" step="any" value={text} aria-invalid={problems.length > 0}
+          onChange={(e) => { setText(e.target.value); const v = Number(e.target.value); set({ pointHectares: e.target.value === '' || !Number.isFinite(v) ? 0 : v }); }} />
+      </label>
+      {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>
+        : <p className="muted">The square the service will make: {hectares(ha)} centred on {point[0].toFixed(5)}, {point[1].toFixed(5)}. Click elsewhere to move it.</p>}
+      <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: ha })} />
     </>
   );
 }

@@ -2,7 +2,7 @@
 // in its tooltip. The shortcuts themselves are App.tsx's; drawing's own keys are the map's (MapView.tsx).
 import { useApi } from './context.ts';
 import { redo, syncNow, undo } from './actions.ts';
-import { startDrawing, stopDrawing, useApp } from './store.ts';
+import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 
 export function Toolbar() {
   const api = useApi();
@@ -17,12 +17,16 @@ export function Toolbar() {
         onClick={() => (mode === 'draw' ? stopDrawing() : startDrawing())}>
         ⬠ Draw polygon
       </button>
+      <button type="button" aria-label="Drop hectare point" aria-keyshortcuts="P" title="Drop hectare point (P)" aria-pressed={mode === 'point'} disabled={!ready}
+        onClick={() => (mode === 'point' ? stopDrawing() : startPoint())}>
+        ⊡ Drop hectare point
+      </button>
       <button type="button" aria-label="Undo" aria-keyshortcuts="Control+Z" title={history.undo ? `Undo: ${history.undo} (Ctrl+Z)` : 'Undo (Ctrl+Z)'}
-        disabled={!history.undo || mode === 'draw'} onClick={() => void undo(api)}>
+        disabled={!history.undo || mode !== 'browse'} onClick={() => void undo(api)}>
         ↶ Undo
       </button>
       <button type="button" aria-label="Redo" aria-keyshortcuts="Control+Shift+Z" title={history.redo ? `Redo: ${history.redo} (Ctrl+Shift+Z)` : 'Redo (Ctrl+Shift+Z)'}
-        disabled={!history.redo || mode === 'draw'} onClick={() => void redo(api)}>
+        disabled={!history.redo || mode !== 'browse'} onClick={() => void redo(api)}>
         ↷ Redo
       </button>
       <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title="Sync now (S)" disabled={!ready || syncing} onClick={() => void syncNow(api)}>

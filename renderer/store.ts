@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
 
-export type Mode = 'browse' | 'draw';
+export type Mode = 'browse' | 'draw' | 'point';
 export type Position2 = [number, number];
 
 /** Whether the service answered the last time the app asked (a sync): unknown until the first one ends. */
@@ -23,6 +23,9 @@ export interface AppState {
   /** The polygon being drawn, [lon, lat] without the closing vertex; `drawn`: finished and waiting to be saved. */
   draft: Position2[];
   drawn: boolean;
+  /** Drop hectare point: where it was clicked ([lon, lat]) and the hectares typed. */
+  point: Position2 | null;
+  pointHectares: number;
   /** Bumped on every change event of the account: what is shown is read again. */
   version: number;
   shown: { count: number; truncated: boolean };
@@ -36,7 +39,7 @@ export interface AppState {
 }
 
 const initial: AppState = {
-  accounts: [], account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, version: 0,
+  accounts: [], account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, point: null, pointHectares: 5, version: 0,
   shown: { count: 0, truncated: false }, history: { undo: null, redo: null }, sync: null, syncing: false, connection: 'unknown',
   message: null, backendLost: null,
 };
@@ -45,9 +48,11 @@ export const useApp = create<AppState>(() => initial);
 
 export const set = useApp.setState;
 export const say = (text: string, error = false) => set({ message: { text, error } });
-export const startDrawing = () => set({ mode: 'draw', draft: [], drawn: false, selectedId: null });
-export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false });
+export const startDrawing = () => set({ mode: 'draw', draft: [], drawn: false, point: null, selectedId: null });
+export const startPoint = () => set({ mode: 'point', draft: [], drawn: false, point: null, selectedId: null });
+/** Leaves drawing or dropping a point: what was not saved is dropped. */
+export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false, point: null });
 
 /** Shows another account: what was selected or drawn belongs to the one left. */
 export const chooseAccount = (account: AccountSummary | null) =>
-  set((s) => ({ account, farms: [], farmId: null, selectedId: null, mode: 'browse', draft: [], drawn: false, zoomTo: null, version: s.version + 1, connection: 'unknown', message: null }));
+  set((s) => ({ account, farms: [], farmId: null, selectedId: null, mode: 'browse', draft: [], drawn: false, point: null, zoomTo: null, version: s.version + 1, connection: 'unknown', message: null }));

@@ -1,7 +1,7 @@
 // The app end to end, as a new user runs it: `npm start`'s launcher (app/start.ts) with the embedded default — the
 // real local service with its demo, the real mirror host serving browser mode — and Debian's Chromium driving the
 // page: the demo parcels on the map, a polygon drawn by clicking on the canvas (refused above the account's limit),
-// its area in the panel, undo and redo, Sync now, and the service holding it over its HTTP API.
+// its area in the panel, undo and redo, a hectare point, Sync now, and the service holding both over its HTTP API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -87,7 +87,7 @@ describe('npm start (browser mode)', () => {
     expect(out).not.toContain(key);
   });
 
-  it('shows the demo parcels, draws a polygon by clicking the map, undoes, redoes and syncs it to the service', async () => {
+  it('shows the demo parcels, draws a polygon by clicking the map, undoes, redoes, drops a 5 ha point and syncs both to the service', async () => {
     await page.goto(url);
     // The token left the address bar as soon as the page read it.
     await expect.poll(() => page.url()).not.toContain('token');
@@ -143,8 +143,24 @@ describe('npm start (browser mode)', () => {
     await page.keyboard.press('Control+Shift+Z');
     await expect.poll(shown).toBe(inView + 1);
 
+    // A hectare point: the square previewed is the one the service makes; above the limit it cannot be saved.
+    await page.keyboard.press('p');
+    await page.mouse.click(cx - 120, cy + 120); // between two rows of the farm's parcels
+    const hectaresField = page.getByRole('spinbutton', { name: 'Hectares' });
+    await hectaresField.fill('500');
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/exceeds the account's limit of 100 ha/);
+    expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    await hectaresField.fill('5');
+    await expect.poll(() => page.locator('.panel').textContent()).toContain('The square the service will make: 5.00 ha');
+    await page.getByLabel('Name').fill('E2E point');
+    await page.screenshot({ path: join(SHOTS, 'app-point.png') });
+    await page.getByRole('button', { name: 'Save parcel' }).click();
+    await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('E2E point');
+    expect(await page.locator('[data-field=hectares]').textContent()).toBe('5.00 ha');
+    await expect.poll(shown).toBe(inView + 2);
+
     await page.getByRole('button', { name: 'Sync now' }).click();
-    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 30_000 }).toMatch(/^Synced: 1 sent/);
+    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 30_000 }).toMatch(/^Synced: 2 sent/);
     // Selected by clicking its middle on the map: synced now.
     await page.mouse.click(cx, cy);
     await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('E2E drawn field');
@@ -157,6 +173,9 @@ describe('npm start (browser mode)', () => {
     const held = features.filter((f) => f.properties.name === 'E2E drawn field');
     expect(held).toHaveLength(1);
     expect(`${held[0]!.properties.hectares.toFixed(2)} ha`).toBe(drawn);
+    const point = features.filter((f) => f.properties.name === 'E2E point');
+    expect(point).toHaveLength(1);
+    expect(point[0]!.properties.hectares).toBeCloseTo(5, 6);
 
     expect(problems).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? [])).toEqual([]);
