@@ -97,6 +97,7 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
   });
   const sockets = new Set<WebSocket>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {}); // a peer that resets the connection ends it, never the host
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
     const token = offered.find((p) => p.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length) ?? '';
     const why = !hosts().has(req.headers.host ?? '') ? 'wrong Host'

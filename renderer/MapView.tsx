@@ -21,11 +21,10 @@ import { isEmpty, type Extent } from 'ol/extent.js';
 import { unByKey } from 'ol/Observable.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import type { EventsKey } from 'ol/events.js';
-import { polygonHectares } from '../core/geo/area.ts';
 import { useApi } from './context.ts';
 import { set, stopDrawing, useApp, type Position2 } from './store.ts';
 import { stateColor } from './states.ts';
-import { pointPreview } from './point.ts';
+import { closeRing, draftHectares, pointPreview } from './preview.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
@@ -33,8 +32,6 @@ const LIMIT = 5000;
 const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
 
 const ringOf = (g: Polygon): Position2[] => (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => toLonLat(c) as Position2);
-const close = (ring: Position2[]): Position2[] => (ring.length ? [...ring, ring[0]!] : ring);
-export const draftHectares = (ring: Position2[]): number => (ring.length >= 3 ? polygonHectares([close(ring)]) : 0);
 
 function parcelStyle(selected: () => string | null) {
   const cache = new Map<string, Style>();
@@ -211,7 +208,7 @@ export function MapView() {
   // The finished polygon, or the point's square, stays on the map until it is saved or discarded.
   useEffect(() => {
     draft.clear();
-    if (drawn && ring.length >= 3) draft.addFeature(new Feature(new Polygon([close(ring).map((p) => fromLonLat(p))])));
+    if (drawn && ring.length >= 3) draft.addFeature(new Feature(new Polygon([closeRing(ring).map((p) => fromLonLat(p))])));
     if (mode === 'point' && point) {
       const { square } = pointPreview(point, pointHectares, limit);
       if (square) draft.addFeature(new Feature(new Polygon(square.map((r) => r.map((p) => fromLonLat(p))))));

@@ -3,10 +3,9 @@
 import { useEffect, useState } from 'react';
 import type { ParcelFeature } from '../core/api.ts';
 import { useApi } from './context.ts';
-import { draftHectares } from './MapView.tsx';
 import { set, useApp } from './store.ts';
 import { NewParcelForm } from './NewParcelForm.tsx';
-import { pointPreview } from './point.ts';
+import { closeRing, draftHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 
 export function ParcelPanel() {
@@ -62,7 +61,7 @@ function DraftPanel() {
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (
-        <NewParcelForm refused={over} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [[...ring, ring[0]!]] } })} />
+        <NewParcelForm refused={over} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [closeRing(ring)] } })} />
       )}
     </>
   );
