@@ -4,24 +4,23 @@
 // its area in the panel, undo and redo, a hectare point, Sync now, and the service holding both over its HTTP API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, freePort } from '../helpers/process.ts';
+import { freePort } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
+import { mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
 
 let dir: string;
-let app: ChildProcess;
-let exited: Promise<void>;
+let app: RunningApp;
+let url: string;
 let out = '';
 let err = '';
-let url: string;
 let service: string;
 let browser: Browser;
 let page: Page;
-const problems: string[] = [];
+let problems: () => Promise<string[]>;
 
 beforeAll(async () => {
   // A clean checkout has no dist/renderer: the launcher builds it; built here first so the wait below is the app's.
@@ -29,42 +28,21 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'furrow-app-'));
   const [servicePort, appPort] = [await freePort(), await freePort()];
   service = `http://127.0.0.1:${servicePort}`;
-  app = spawn(process.execPath, ['--import', 'tsx', 'app/start.ts'], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env, DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1',
-      FURROW_APP_PORT: String(appPort), FURROW_NO_BROWSER: '1', LOG_LEVEL: 'warn',
-    },
-  });
-  exited = new Promise((r) => app.once('exit', () => r()));
-  app.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  app.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const m = /Open Furrow at (\S+)/.exec(out);
-    if (m) { url = m[1]!; break; }
-    if (app.exitCode !== null || Date.now() > deadline) throw new Error(`the app did not start:\n${out}\n${err}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  app = await startApp({ DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) });
+  ({ url } = app);
+  out = app.out();
+  err = app.err();
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => { (window as unknown as { __csp?: string[] }).__csp ??= []; (window as unknown as { __csp: string[] }).__csp.push(e.violatedDirective); });
-  });
   mkdirSync(SHOTS, { recursive: true });
 }, 150_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (app && app.exitCode === null) {
-    app.kill('SIGTERM');
-    await exited;
-  }
+  await app?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const shown = async () => Number(/^(\d+) parcels? shown/.exec((await page.locator('.legend .shown').textContent()) ?? '')?.[1] ?? -1);
+const shown = () => shownOn(page);
 const draftHa = async () => (await page.locator('[data-field=draft-hectares]').textContent()) ?? '';
 
 /** The service's own view, over its HTTP API with the demo's key, as curl would. */
@@ -88,18 +66,16 @@ describe('npm start (browser mode)', () => {
   });
 
   it('shows the demo parcels, draws a polygon by clicking the map, undoes, redoes, drops a 5 ha point and syncs both to the service', async () => {
-    await page.goto(url);
+    ({ page, problems } = await openApp(browser, url));
     // The token left the address bar as soon as the page read it.
     await expect.poll(() => page.url()).not.toContain('token');
     await expect.poll(shown, { timeout: 20_000 }).toBeGreaterThanOrEqual(24);
     const before = await shown();
-    await expect.poll(() => page.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 20_000 }).toBe('Online');
+    await waitOnline(page);
     await expect.poll(() => page.locator('.farms').textContent()).toContain('Finca El Olivar');
     await page.screenshot({ path: join(SHOTS, 'app-map.png') });
 
-    const map = (await page.locator('.map .ol-viewport').boundingBox())!;
-    const cx = map.x + map.width / 2;
-    const cy = map.y + map.height / 2;
+    const { cx, cy } = await mapCentre(page);
 
     // At the whole account's scale any polygon is far above the limit: red, and it cannot be saved.
     await page.getByRole('button', { name: 'Draw polygon' }).click();
@@ -177,8 +153,7 @@ describe('npm start (browser mode)', () => {
     expect(point).toHaveLength(1);
     expect(point[0]!.properties.hectares).toBeCloseTo(5, 6);
 
-    expect(problems).toEqual([]);
-    expect(await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? [])).toEqual([]);
+    expect(await problems()).toEqual([]);
   }, 120_000);
 
   it('refuses a page that does not hold the launch token', async () => {
