@@ -22,7 +22,7 @@ import { unByKey } from 'ol/Observable.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import type { EventsKey } from 'ol/events.js';
 import { useApi } from './context.ts';
-import { set, stopDrawing, useApp, type Position2 } from './store.ts';
+import { largestFarm, set, stopDrawing, useApp, type Position2 } from './store.ts';
 import { stateColor } from './states.ts';
 import { closeRing, draftHectares, pointPreview } from './preview.ts';
 
@@ -80,6 +80,7 @@ export function MapView() {
   const ring = useApp((s) => s.draft);
   const selectedId = useApp((s) => s.selectedId);
   const zoomTo = useApp((s) => s.zoomTo);
+  const farmsKnown = useApp((s) => s.farms.length > 0);
   const point = useApp((s) => s.point);
   const pointHectares = useApp((s) => s.pointHectares);
   const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
@@ -130,17 +131,20 @@ export function MapView() {
 
   // At start, and when the list asks: fit the view to the account's (or a farm's) parcels.
   useEffect(() => {
-    if (!account) return;
+    if (!account || (!zoomTo && !farmsKnown)) return;
     let live = true;
     void api.viewport({ account, bbox: WORLD, limit: LIMIT }).then((fc) => {
       const m = map.current;
       if (!live || !m) return;
-      const wanted = zoomTo ? fc.features.filter((f) => f.properties.farm === zoomTo.farm) : fc.features;
+      // At start, the largest farm: an account's farms can lie countries apart (the demo's), and a view of all of
+      // them shows each parcel as a dot.
+      const farm = zoomTo?.farm ?? largestFarm(useApp.getState().farms);
+      const wanted = farm ? fc.features.filter((f) => f.properties.farm === farm) : fc.features;
       const extent = new VectorSource({ features: geojson.readFeatures({ type: 'FeatureCollection', features: wanted }) }).getExtent() as Extent;
       if (!isEmpty(extent)) m.getView().fit(extent, { padding: [40, 40, 40, 40], maxZoom: 17, duration: zoomTo ? 300 : 0 });
     }, () => {});
     return () => { live = false; };
-  }, [api, account, zoomTo]);
+  }, [api, account, zoomTo, farmsKnown]);
 
   useEffect(() => { layer.current?.changed(); }, [selectedId]);
 

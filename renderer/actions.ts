@@ -2,7 +2,7 @@
 import { RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { AppApi } from './backend.ts';
-import { say, set, useApp } from './store.ts';
+import { largestFarm, say, set, useApp } from './store.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -14,7 +14,7 @@ export async function refreshAccount(api: AppApi): Promise<void> {
   const farmId = useApp.getState().farmId;
   set({
     farms, history, accounts, account: accounts.find((a) => a.id === account.id) ?? account,
-    farmId: farms.some((f) => f.id === farmId) ? farmId : (farms[0]?.id ?? null),
+    farmId: farms.some((f) => f.id === farmId) ? farmId : largestFarm(farms),
   });
 }
 

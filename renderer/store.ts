@@ -56,3 +56,7 @@ export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false, 
 /** Shows another account: what was selected or drawn belongs to the one left. */
 export const chooseAccount = (account: AccountSummary | null) =>
   set((s) => ({ account, farms: [], farmId: null, selectedId: null, mode: 'browse', draft: [], drawn: false, point: null, zoomTo: null, version: s.version + 1, connection: 'unknown', message: null }));
+
+/** The farm with the most parcels: where the app opens, and where new parcels go unless another is chosen. */
+export const largestFarm = (farms: readonly FarmSummary[]): string | null =>
+  farms.reduce<FarmSummary | null>((best, f) => (!best || f.parcels > best.parcels ? f : best), null)?.id ?? null;
