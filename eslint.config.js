@@ -26,7 +26,7 @@ export default tseslint.config(
         patterns: [
           { group: nodeBuiltins, message: 'core/ is pure domain code: no I/O, no Node built-ins.' },
           { group: ioPackages, message: 'core/ is pure domain code: no I/O packages.' },
-          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/platform/**'], message: 'core/ depends on nothing else in the repository.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/platform/**', '**/app/**', '**/renderer/**'], message: 'core/ depends on nothing else in the repository.' },
         ],
       }],
     },
@@ -60,7 +60,7 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/backend/**', '**/service/**'], message: 'db/ and sync/ sit below the app backend and never import the service.' }],
+        patterns: [{ group: ['**/backend/**', '**/service/**', '**/app/**', '**/renderer/**'], message: 'db/ and sync/ sit below the app backend and never import the service.' }],
       }],
     },
   },
@@ -68,7 +68,7 @@ export default tseslint.config(
     // The mirror's SQL lives in db/, its only write path (docs/sync.md): the sync engine calls named transitions and
     // queries there (db/outbox.ts, db/conflicts.ts, db/sync-state.ts, db/pull.ts, db/rows.ts) and runs no SQL of its
     // own. Nor do the app's backend and the CLI above it. Their tests may set up states with raw SQL.
-    files: ['sync/**/*.ts', 'backend/**/*.ts', 'cli/**/*.ts'],
+    files: ['sync/**/*.ts', 'backend/**/*.ts', 'cli/**/*.ts', 'app/**/*.ts'],
     ignores: ['**/*.test.ts', '**/*.test-helpers.ts'],
     rules: {
       'no-restricted-syntax': ['error',
@@ -91,8 +91,33 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/service/**', 'electron', 'fastify', 'fastify/*'], message: 'The app backend talks to the service over HTTP only (sync/).' }],
+        patterns: [
+          { group: ['**/service/**', 'electron', 'fastify', 'fastify/*'], message: 'The app backend talks to the service over HTTP only (sync/).' },
+          { group: ['**/app/**', '**/renderer/**'], message: 'The backend sits below the app and its renderer: it never imports them.' },
+        ],
       }],
+    },
+  },
+  {
+    // The app's renderer runs in a browser page (or a sandboxed Electron window): it reaches the backend only through
+    // core/api.ts's client over its port (renderer/ws-port.ts), and shares only core/'s pure domain code.
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: nodeBuiltins, message: 'Renderer code runs in the page: no Node built-ins.' },
+          { group: [...ioPackages, 'ws'], message: 'The renderer talks to the backend through core/api.ts only.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/platform/**', '**/app/**', '**/electron/**', '**/cli/**'], message: 'The renderer imports only core/ (and the API client): the backend is behind core/api.ts.' },
+        ],
+      }],
+    },
+  },
+  {
+    // The launcher (npm start) composes the service, the host and the built renderer; nothing imports it, and it
+    // never imports the renderer's code (it serves the bundle).
+    files: ['app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/renderer/**', '**/electron/**'], message: 'app/ starts the app: the renderer is served built, never imported.' }] }],
     },
   },
   {

@@ -1,21 +1,42 @@
 // The mirror host: one process that owns the mirror, the sync engine and the import threads, and serves the app's
 // API (core/api.ts) on the channel to its parent — an Electron utilityProcess in the app, a plain child process in
-// browser mode and in tests. FURROW_HOME says where the mirror and the credentials are.
-import { API } from '../core/api.ts';
-import { serve } from '../core/rpc.ts';
+// browser mode and in tests. FURROW_HOME says where the mirror and the credentials are. In browser mode
+// (FURROW_BROWSER_TOKEN set) it also serves the same API to the browser's tabs itself (backend/browser-server.ts).
+import { API, type ApiEvent } from '../core/api.ts';
+import { serve, type Server } from '../core/rpc.ts';
 import { problemsOf } from '../core/schemas/check.ts';
 import { furrowHome } from '../sync/credentials.ts';
 import { Backend } from './backend.ts';
+import { startBrowserServer, type BrowserServer } from './browser-server.ts';
 import { processPort } from './node-ports.ts';
 
+// Read and removed before anything starts: the import threads and any command the engine runs inherit no token.
+const browserToken = process.env.FURROW_BROWSER_TOKEN;
+delete process.env.FURROW_BROWSER_TOKEN;
+
 const backend = new Backend({ home: furrowHome(process.env), env: process.env, app: true });
-const server = serve(API, processPort(), backend.handlers, { check: problemsOf });
-backend.onEvent((e) => server.emit(e));
+const servers = new Set<Server<ApiEvent>>();
+const server = serve<typeof API, ApiEvent>(API, processPort(), backend.handlers, { check: problemsOf });
+servers.add(server);
+backend.onEvent((e) => { for (const s of servers) s.emit(e); });
+
+let browser: BrowserServer | null = null;
+if (browserToken) {
+  browser = await startBrowserServer({
+    port: Number(process.env.FURROW_BROWSER_PORT ?? 0), token: browserToken, root: process.env.FURROW_RENDERER_DIR ?? 'dist/renderer',
+    onConnection(port) {
+      const tab = serve<typeof API, ApiEvent>(API, port, backend.handlers, { check: problemsOf });
+      servers.add(tab);
+      return () => { servers.delete(tab); tab.close(); };
+    },
+  });
+}
 
 // The parent gone (closed, crashed): nothing is left to answer. The mirror is closed cleanly; work the engine had
 // in flight is reconciled at the next start, never resent blindly.
 process.on('disconnect', () => {
-  server.close();
+  for (const s of servers) s.close();
+  void browser?.close();
   backend.close();
   process.exit(0);
 });

@@ -18,7 +18,7 @@ export const blockedView = (b: BlockedRow): BlockedAccount => ({ account: b.acco
 export function accountSummary(m: Mirror, id: string): AccountSummary {
   const a = accountOf(m, id);
   const { blocked_accounts: blocked, ...counts } = statusReport(m, a.id);
-  return { id: a.id, label: a.label, service: a.service_url, method: a.mode, lastPull: a.last_pull, counts, blocked: blocked[0] ? blockedView(blocked[0]) : null };
+  return { id: a.id, label: a.label, service: a.service_url, method: a.mode, lastPull: a.last_pull, parcelLimit: m.write.parcelLimit(a.id), counts, blocked: blocked[0] ? blockedView(blocked[0]) : null };
 }
 
 export function farmSummary(m: Mirror, localId: string): FarmSummary {

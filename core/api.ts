@@ -43,6 +43,8 @@ export const AccountSummary = Obj({
   /** Why syncing this account needs the user, what to do about it, and how many changes wait (none lost). */
   blocked: Type.Union([BlockedAccount, Type.Null()]),
   lastPull: Type.Union([Type.String(), Type.Null()]),
+  /** The agreed maximum parcel size in hectares (setParcelLimit): the map refuses a drawn parcel above it before saving. */
+  parcelLimit: Type.Number(),
   counts: StatusCounts,
 });
 export type AccountSummary = Static<typeof AccountSummary>;

@@ -1,0 +1,126 @@
+// `npm start`: the app. With no configuration it runs the embedded default — the local parcel service with its
+// demo organization (its address and credentials printed as `npm run service -- demo --serve` prints them), the
+// demo account connected into the mirror under the app's home — then the mirror host with browser mode, and shows
+// the app: in Electron's window when its binary is installed, else in the browser, at the address printed.
+//
+// FURROW_SERVICE set: no embedded service. With FURROW_ACCOUNT and FURROW_API_KEY (the organization's key, kept in
+// the environment and never written), or FURROW_TOKEN (an account_access token), that account is connected if it is
+// not yet; the app also shows the accounts connected before (the CLI's `connect`). Ports: PORT (the service, 8080), FURROW_APP_PORT (browser mode, any free one); data: DATA_DIR (the
+// service, ./data) and FURROW_HOME (the mirror). FURROW_NO_BROWSER=1 never opens a browser.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { configFromEnv } from '../service/config.ts';
+import { runDemo } from '../service/demo.ts';
+import { furrowHome } from '../sync/credentials.ts';
+import { launchHost, type Host } from '../backend/launch.ts';
+import { ensureRenderer, ROOT } from './renderer-build.ts';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    }).on('error', fail);
+  });
+}
+
+interface ServiceChoice {
+  url: string;
+  /** The account to connect (when not yet) and show first. */
+  account?: string;
+  apiKey?: string;
+  token?: string;
+  /** The embedded service's process. */
+  child?: ChildProcess;
+}
+
+function configuredService(env: NodeJS.ProcessEnv): ServiceChoice {
+  return { url: env.FURROW_SERVICE!.replace(/\/+$/, ''), account: env.FURROW_ACCOUNT || undefined, apiKey: env.FURROW_API_KEY || undefined, token: env.FURROW_TOKEN || undefined };
+}
+
+/** The embedded service: the demo loaded here (its banner printed), then `serve` in a process of its own. */
+async function embeddedService(): Promise<ServiceChoice> {
+  const config = configFromEnv();
+  const demo = await runDemo(config);
+  process.stderr.write(`${demo.banner}\n`);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', 'serve'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`the parcel service stopped (exit ${child.exitCode}): is port ${config.port} taken? Set PORT to another.`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (tries > 300) throw new Error('the parcel service did not start within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, account: demo.credentials.account_id, apiKey: demo.credentials.api_key, child };
+}
+
+/** Electron's binary: the `electron` package resolves to its path only when its download completed. */
+function electronBinary(): string | null {
+  try {
+    const path = createRequire(import.meta.url)('electron') as unknown;
+    return typeof path === 'string' ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+function openBrowser(url: string): void {
+  const hasDisplay = process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+  if (!hasDisplay || process.env.FURROW_NO_BROWSER) return;
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  spawn(cmd, args as string[], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+}
+
+async function main(): Promise<void> {
+  const renderer = await ensureRenderer(say);
+  const service = process.env.FURROW_SERVICE ? configuredService(process.env) : await embeddedService();
+  const home = furrowHome(process.env);
+  const token = randomBytes(32).toString('base64url');
+  const port = process.env.FURROW_APP_PORT ? Number(process.env.FURROW_APP_PORT) : await freePort();
+  let host: Host | null = null;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await host?.close().catch(() => {});
+    if (service.child && service.child.exitCode === null) service.child.kill('SIGTERM');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  service.child?.once('exit', (code) => { if (code) say(`The parcel service stopped (exit ${code}): the app keeps working offline.`); });
+
+  host = await launchHost({ home, env: { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
+  host.child.once('exit', () => { if (!stopping) say("The app's backend stopped: the app stops too."); void stop(); });
+  const account = service.account;
+  if (account) {
+    const known = (await host.api.accounts({})).some((a) => a.id === account && a.service === service.url);
+    // The organization's key goes to the host, which keeps it in its credential store: never to the page.
+    const connected = known || await host.api.connect({
+      service: service.url, ...(service.token ? { token: service.token } : { account, apiKey: service.apiKey }), ...(service.child ? { label: 'Demo grower' } : {}),
+    }).then(() => true, (err: unknown) => { say(`Could not connect ${account} (${err instanceof Error ? err.message : String(err)}): the app shows the accounts connected before.`); return false; });
+    if (connected) {
+      say(`Pulling ${service.child ? 'the demo account' : account} from ${service.url}…`);
+      const [r] = await host.api.sync({ account });
+      say(r?.error || r?.unreachable ? `The pull did not finish (${r.error ?? r.unreachable}): the app shows what the mirror has.` : `Mirror ready in ${home}.`);
+    }
+  }
+  // The host answers `hello` before its browser server listens: the address is printed once it does.
+  for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
+  const url = `http://127.0.0.1:${port}/#token=${token}${account ? `&account=${encodeURIComponent(account)}` : ''}`;
+  say(electronBinary()
+    ? 'Electron is installed, but this version has no desktop window yet: the app runs in your browser.'
+    : "Electron's binary is not installed (npm install electron where its download is reachable): the app runs in your browser.");
+  say(`Open Furrow at ${url}   (this address works until the app stops; Ctrl+C stops it)`);
+  openBrowser(url);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Furrow could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+// Browser mode's transport through a real mirror host process: only a page of this server's own origin, on its own
+// loopback address, holding this launch's token, reaches the API; a call then round-trips over the WebSocket.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { WebSocket } from 'ws';
+import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { createClient, RpcCode, type Port } from '../core/rpc.ts';
+import { freePort } from '../test/helpers/process.ts';
+import { launchHost, type Host } from './launch.ts';
+import { PROTOCOL } from './browser-server.ts';
+
+let dir: string;
+let host: Host;
+let port: number;
+const token = randomBytes(32).toString('base64url');
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'furrow-browser-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Furrow</title>');
+  port = await freePort();
+  host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir } });
+  // hello answers on the IPC channel as soon as the host runs; the browser server may take a moment more.
+  for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
+});
+afterAll(async () => {
+  await host?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function get(path: string, hostHeader = `127.0.0.1:${port}`): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host: hostHeader } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => { body += d.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Opens a socket as a page would; resolves with it open, or with the status of the refusal. */
+function open(opts: { token?: string; origin?: string; host?: string }): Promise<WebSocket | number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${opts.token ?? token}`], {
+      origin: opts.origin ?? `http://127.0.0.1:${port}`, headers: opts.host ? { host: opts.host } : {},
+    });
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => resolve(res.statusCode!));
+    ws.once('error', reject);
+  });
+}
+
+const portOf = (ws: WebSocket): Port => ({
+  postMessage: (m) => ws.send(JSON.stringify(m)),
+  onMessage(listener) {
+    const on = (d: Buffer) => listener(JSON.parse(d.toString()));
+    ws.on('message', on);
+    return () => ws.off('message', on);
+  },
+});
+
+describe('browser mode', () => {
+  it('serves the renderer to its own loopback address only, with a strict CSP', async () => {
+    const page = await get('/');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<title>Furrow</title>');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe');
+    expect(page.headers['access-control-allow-origin']).toBeUndefined();
+    // A DNS name rebound to 127.0.0.1 by another site: refused.
+    expect((await get('/', `evil.example:${port}`)).status).toBe(421);
+    expect((await get('/../../etc/passwd')).status).toBe(404);
+  });
+
+  it('refuses a WebSocket with a wrong token, Origin or Host', async () => {
+    expect(await open({ token: 'x'.repeat(token.length) })).toBe(403);
+    expect(await open({ token: '' })).toBe(403);
+    expect(await open({ origin: 'http://evil.example' })).toBe(403);
+    expect(await open({ origin: `http://127.0.0.1:${port + 1}` })).toBe(403);
+    expect(await open({ host: `evil.example:${port}` })).toBe(403);
+  });
+
+  it('carries calls and their errors to the host and back', async () => {
+    const ws = await open({});
+    expect(ws).toBeInstanceOf(WebSocket);
+    const socket = ws as WebSocket;
+    expect(socket.protocol).toBe(PROTOCOL);
+    const client = createClient<Api, ApiEvent>(API, portOf(socket));
+    expect(await client.api.hello({ apiVersion: API_VERSION })).toEqual({ apiVersion: API_VERSION, pid: host.pid });
+    expect(await client.api.accounts({})).toEqual([]);
+    await expect(client.api.farms({ account: 'acc-nope' })).rejects.toMatchObject({ code: 'no_account' });
+    await expect(client.api.viewport({ account: 'x', bbox: [0, 0, 200, 0] } as never)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+    client.close();
+    socket.close();
+  });
+});

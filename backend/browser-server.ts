@@ -1,0 +1,153 @@
+// Browser mode's transport: a loopback HTTP server that serves the built renderer and a WebSocket that carries
+// core/rpc.ts messages. It runs inside the mirror host itself, so a call makes one hop (browser → host), and each
+// tab gets its own rpc server on the same handlers: a relay in another process would add a hop and have to rewrite
+// call ids to share one IPC channel between tabs.
+//
+// Who may talk to it: any local program can reach a loopback port and any web page can make the browser try, so
+// - the Host header must name this loopback address (a rebound DNS name of an attacker's page is refused);
+// - a WebSocket's Origin must be this server's own (another site's page, or another local port, is refused);
+// - the WebSocket must present the per-launch token (offered as a subprotocol, so it is in no URL or log line): the
+//   user opens the printed URL with the token in its fragment, which never leaves the browser, and the page hands
+//   it over on connecting. Static files hold no secret and need no token; every answer carries a strict CSP.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Port } from '../core/rpc.ts';
+
+/** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>`. */
+export const PROTOCOL = 'furrow.v1';
+const TOKEN_PREFIX = 'furrow-token.';
+
+export interface BrowserServerOptions {
+  /** 0: any free port. */
+  port: number;
+  token: string;
+  /** The built renderer (dist/renderer): index.html and its assets. */
+  root: string;
+  /** Each accepted tab: serve the contract on its port; returns the function that stops when the tab goes. */
+  onConnection(port: Port): () => void;
+}
+
+export interface BrowserServer {
+  port: number;
+  /** The address to open, with the token in its fragment. */
+  url: string;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.map': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
+};
+
+function sameSecret(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function startBrowserServer(opts: BrowserServerOptions): Promise<BrowserServer> {
+  const root = resolve(opts.root);
+  let port = opts.port;
+  const hosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+  // No inline script or style, no eval; the page may only talk to this server.
+  const csp = () => [
+    "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "font-src 'self'",
+    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
+  ].join('; ');
+  const headers = (type: string) => ({
+    'content-type': type, 'content-security-policy': csp(), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin', 'cross-origin-resource-policy': 'same-origin', 'x-frame-options': 'DENY', 'cache-control': 'no-cache',
+  });
+  const refuse = (res: ServerResponse, status: number, why: string) => {
+    res.writeHead(status, headers('text/plain; charset=utf-8'));
+    res.end(`${why}\n`);
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      if (!hosts().has(req.headers.host ?? '')) return refuse(res, 421, 'Wrong Host: open the address the app printed');
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed');
+      let path: string;
+      try {
+        path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+      } catch {
+        return refuse(res, 400, 'Bad path');
+      }
+      const file = resolve(join(root, path === '/' ? 'index.html' : path));
+      if (file !== root && !file.startsWith(root + sep)) return refuse(res, 404, 'Not found');
+      let body: Buffer;
+      try {
+        body = await readFile(file);
+      } catch {
+        return refuse(res, 404, 'Not found');
+      }
+      res.writeHead(200, headers(TYPES[extname(file)] ?? 'application/octet-stream'));
+      res.end(req.method === 'HEAD' ? undefined : body);
+    })().catch(() => { if (!res.headersSent) refuse(res, 500, 'Internal error'); else res.destroy(); });
+  });
+
+  const wss = new WebSocketServer({
+    noServer: true, maxPayload: 64 * 1024 * 1024,
+    handleProtocols: (offered) => (offered.has(PROTOCOL) ? PROTOCOL : false),
+  });
+  const sockets = new Set<WebSocket>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {}); // a peer that resets the connection ends it, never the host
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
+    const token = offered.find((p) => p.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length) ?? '';
+    const why = !hosts().has(req.headers.host ?? '') ? 'wrong Host'
+      : !origins().has(String(req.headers.origin ?? '')) ? 'wrong Origin'
+        : !sameSecret(token, opts.token) ? 'wrong token'
+          : null;
+    if (why) {
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      const stop = opts.onConnection(socketPort(ws));
+      ws.once('close', () => { sockets.delete(ws); stop(); });
+    });
+  });
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port, '127.0.0.1', () => { server.off('error', fail); ok(); });
+  });
+  port = (server.address() as { port: number }).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/#token=${opts.token}`,
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** core/rpc.ts messages as JSON text frames on a WebSocket (the browser's side: renderer/ws-port.ts). */
+function socketPort(ws: WebSocket): Port {
+  return {
+    postMessage: (m) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m)); },
+    onMessage(listener) {
+      const on = (data: Buffer, isBinary: boolean) => {
+        if (isBinary) return;
+        let m: unknown;
+        try {
+          m = JSON.parse(data.toString('utf8'));
+        } catch {
+          return; // not ours: rpc ignores what it does not know, and so does this
+        }
+        listener(m);
+      };
+      ws.on('message', on);
+      return () => ws.off('message', on);
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The app's window: toolbar, map with legend, farms and the parcel panel, status line. It follows the host's events:
+// a change of the account reads what is shown again, a sync's progress moves the bar.
+import { useEffect } from 'react';
+import type { ApiEvent } from '../core/api.ts';
+import { preferredAccount, type Backend } from './backend.ts';
+import { ApiContext } from './context.ts';
+import { redo, refreshAccount, syncNow, undo } from './actions.ts';
+import { chooseAccount, set, startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
+import { MapView } from './MapView.tsx';
+import { Toolbar } from './Toolbar.tsx';
+import { FarmsList } from './FarmsList.tsx';
+import { ParcelPanel } from './ParcelPanel.tsx';
+import { Legend } from './Legend.tsx';
+import { StatusBar } from './StatusBar.tsx';
+
+/** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
+const SYNC_QUIET_MS = 2000;
+/** How often the app syncs by itself, so edits reach the service and the state shown follows it, without a click. */
+const AUTO_SYNC_MS = 60_000;
+
+export function App({ backend }: { backend: Backend }) {
+  const api = backend.api;
+  const account = useApp((s) => s.account?.id);
+
+  useEffect(() => {
+    let live = true;
+    void api.accounts({}).then(async (accounts) => {
+      if (!live) return;
+      const first = accounts.find((a) => a.id === preferredAccount()) ?? accounts[0] ?? null;
+      set({ accounts });
+      chooseAccount(first);
+      if (!first) set({ message: { text: 'No account is connected: start the app with `npm start` to connect the demo account.', error: true } });
+      await refreshAccount(api);
+      await syncNow(api);
+    });
+    return () => { live = false; };
+  }, [api]);
+
+  useEffect(() => {
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    let refresh: ReturnType<typeof setTimeout> | undefined;
+    const stop = backend.onEvent((e: ApiEvent) => {
+      const current = useApp.getState().account?.id;
+      if (e.type === 'changed' && e.account === current) {
+        set((s) => ({ version: s.version + 1 }));
+        // Farms' totals and the undo history follow, a burst of changes (a pull) read once.
+        clearTimeout(refresh);
+        refresh = setTimeout(() => void refreshAccount(api).catch(() => {}), 100);
+      } else if (e.type === 'sync' && e.progress.account === current) {
+        set({ sync: e.progress });
+        clearTimeout(quiet);
+        quiet = setTimeout(() => { if (!useApp.getState().syncing) set({ sync: null }); }, SYNC_QUIET_MS);
+      } else if (e.type === 'accounts') void refreshAccount(api).catch(() => {});
+    });
+    const auto = setInterval(() => void syncNow(api), AUTO_SYNC_MS);
+    return () => { stop(); clearTimeout(quiet); clearTimeout(refresh); clearInterval(auto); };
+  }, [api, backend]);
+
+  // The toolbar's shortcuts; never while typing in a field.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target;
+      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      const { mode } = useApp.getState();
+      const key = e.key.toLowerCase();
+      if ((e.ctrlKey || e.metaKey) && key === 'z' && mode === 'browse') {
+        e.preventDefault();
+        void (e.shiftKey ? redo(api) : undo(api));
+      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'd' && account) {
+        e.preventDefault();
+        if (mode === 'draw') stopDrawing();
+        else startDrawing();
+      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'p' && account) {
+        e.preventDefault();
+        if (mode === 'point') stopDrawing();
+        else startPoint();
+      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 's' && account) {
+        e.preventDefault();
+        void syncNow(api);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [api, account]);
+
+  return (
+    <ApiContext.Provider value={api}>
+      <div className="app">
+        <header className="top">
+          <h1>Furrow</h1>
+          <Toolbar />
+        </header>
+        <main className="body">
+          <div className="map-wrap">
+            <MapView />
+            <Legend />
+          </div>
+          <div className="side">
+            <ParcelPanel />
+            <FarmsList />
+          </div>
+        </main>
+        <StatusBar />
+      </div>
+    </ApiContext.Provider>
+  );
+}

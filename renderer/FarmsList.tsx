@@ -1,0 +1,27 @@
+// The account's farms with their parcel counts and hectares; choosing one makes it the farm new parcels go to and
+// fits the map to it.
+import { set, useApp } from './store.ts';
+import { hectares, stateColor, stateLabel } from './states.ts';
+
+export function FarmsList() {
+  const farms = useApp((s) => s.farms);
+  const farmId = useApp((s) => s.farmId);
+  return (
+    <section className="farms" aria-labelledby="farms-title">
+      <h2 id="farms-title">Farms</h2>
+      {farms.length === 0 ? <p className="muted">No farms yet.</p> : null}
+      <ul>
+        {farms.map((f) => (
+          <li key={f.id}>
+            <button type="button" className={f.id === farmId ? 'farm current' : 'farm'} aria-pressed={f.id === farmId}
+              onClick={() => set((s) => ({ farmId: f.id, zoomTo: { farm: f.id, nonce: (s.zoomTo?.nonce ?? 0) + 1 } }))}>
+              <span className="dot" style={{ background: stateColor(f.state) }} title={stateLabel(f.state)} />
+              <span className="farm-name">{f.name}</span>
+              <span className="farm-stats">{f.parcels} parcel{f.parcels === 1 ? '' : 's'} · {hectares(f.hectares)}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,45 @@
+// The name and farm of a parcel about to be saved (drawn, or a hectare point), with Save and Discard.
+import { useEffect, useState, type FormEvent } from 'react';
+import type { ParcelFeature } from '../core/api.ts';
+import { say, set, stopDrawing, useApp } from './store.ts';
+import { hectares } from './states.ts';
+
+export function NewParcelForm({ refused, create }: { refused: boolean; create(farm: string, name: string): Promise<ParcelFeature> }) {
+  const farms = useApp((s) => s.farms);
+  const farmId = useApp((s) => s.farmId);
+  const [name, setName] = useState(() => `Parcel ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`);
+  const [farm, setFarm] = useState(farmId ?? '');
+  const [saving, setSaving] = useState(false);
+  useEffect(() => { if (!farm && farmId) setFarm(farmId); }, [farm, farmId]);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    if (refused || !farm || saving) return;
+    setSaving(true);
+    try {
+      const created = await create(farm, name.trim() || 'Parcel');
+      stopDrawing();
+      set({ selectedId: created.id });
+      say(`Saved ${created.properties.name} (${hectares(created.properties.hectares)}): it is sent at the next sync.`);
+    } catch (err) {
+      say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(e) => void save(e)} aria-label="New parcel">
+      <label>Name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} required /></label>
+      <label>Farm
+        <select value={farm} onChange={(e) => setFarm(e.target.value)} required>
+          {farms.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+        </select>
+      </label>
+      <div className="buttons">
+        <button type="submit" disabled={refused || !farm || saving}>Save parcel</button>
+        <button type="button" onClick={stopDrawing}>Discard</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,92 @@
+// The side panel: the parcel selected on the map (name, hectares, farm, sync state and why), or, while drawing, the
+// live area of the polygon and, once finished, its name and farm before it is saved; or the hectare point's square.
+import { useEffect, useState } from 'react';
+import type { ParcelFeature } from '../core/api.ts';
+import { useApi } from './context.ts';
+import { set, useApp } from './store.ts';
+import { NewParcelForm } from './NewParcelForm.tsx';
+import { closeRing, draftHectares, pointPreview } from './preview.ts';
+import { hectares, stateColor, stateLabel } from './states.ts';
+
+export function ParcelPanel() {
+  const mode = useApp((s) => s.mode);
+  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : <SelectedParcel />}</section>;
+}
+
+function SelectedParcel() {
+  const api = useApi();
+  const id = useApp((s) => s.selectedId);
+  const version = useApp((s) => s.version);
+  const farms = useApp((s) => s.farms);
+  const [parcel, setParcel] = useState<ParcelFeature | null>(null);
+  useEffect(() => {
+    let live = true;
+    if (!id) { setParcel(null); return; }
+    api.parcel({ id }).then((p) => { if (live) setParcel(p); }, () => { if (live) { setParcel(null); set({ selectedId: null }); } });
+    return () => { live = false; };
+  }, [api, id, version]);
+  if (!id || !parcel) {
+    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it, or draw one (D).</p></>);
+  }
+  const p = parcel.properties;
+  return (
+    <>
+      <h2 id="panel-title">Parcel</h2>
+      <dl className="facts" aria-label="Selected parcel">
+        <dt>Name</dt><dd data-field="name">{p.name}</dd>
+        <dt>Area</dt><dd data-field="hectares">{hectares(p.hectares)}</dd>
+        <dt>Farm</dt><dd data-field="farm">{farms.find((f) => f.id === p.farm)?.name ?? '—'}</dd>
+        <dt>Sync state</dt>
+        <dd data-field="state"><span className="dot" style={{ background: stateColor(p.state) }} />{stateLabel(p.state)}</dd>
+        {p.reason ? (<><dt>Reason</dt><dd data-field="reason" className="error">{p.reason}</dd></>) : null}
+      </dl>
+    </>
+  );
+}
+
+function DraftPanel() {
+  const api = useApi();
+  const ring = useApp((s) => s.draft);
+  const drawn = useApp((s) => s.drawn);
+  const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
+  const ha = draftHectares(ring);
+  const over = ha > limit;
+  return (
+    <>
+      <h2 id="panel-title">{drawn ? 'New parcel' : 'Drawing a parcel'}</h2>
+      <p className={over ? 'area error' : 'area'}>
+        Area <output aria-label="Drawn area" data-field="draft-hectares">{hectares(ha)}</output>
+        {over ? <span role="alert"> — above this account&apos;s limit of {hectares(limit)}: it cannot be saved.</span> : null}
+      </p>
+      {!drawn ? (
+        <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
+      ) : (
+        <NewParcelForm refused={over} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [closeRing(ring)] } })} />
+      )}
+    </>
+  );
+}
+
+function PointPanel() {
+  const api = useApi();
+  const point = useApp((s) => s.point);
+  const ha = useApp((s) => s.pointHectares);
+  const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
+  const [text, setText] = useState(String(ha));
+  if (!point) {
+    return (<><h2 id="panel-title">Drop a hectare point</h2><p className="muted">Click the map where the point goes; Esc cancels.</p></>);
+  }
+  const { square, problems } = pointPreview(point, ha, limit);
+  return (
+    <>
+      <h2 id="panel-title">New hectare point</h2>
+      <label>Hectares{' '}
+        <input type="number" min="0" step="any" value={text} aria-invalid={problems.length > 0}
+          onChange={(e) => { setText(e.target.value); const v = Number(e.target.value); set({ pointHectares: e.target.value === '' || !Number.isFinite(v) ? 0 : v }); }} />
+      </label>
+      {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>
+        : <p className="muted">The square the service will make: {hectares(ha)} centred on {point[0].toFixed(5)}, {point[1].toFixed(5)}. Click elsewhere to move it.</p>}
+      <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: ha })} />
+    </>
+  );
+}

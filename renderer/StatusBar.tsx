@@ -1,0 +1,33 @@
+// Online or offline (as the service answered the last sync), and the app's last message.
+import { useApi } from './context.ts';
+import { refreshAccount, syncNow } from './actions.ts';
+import { chooseAccount, useApp } from './store.ts';
+
+const LABEL = { unknown: 'Not synced yet', online: 'Online', offline: 'Offline' } as const;
+
+export function StatusBar() {
+  const connection = useApp((s) => s.connection);
+  const message = useApp((s) => s.message);
+  const lost = useApp((s) => s.backendLost);
+  const account = useApp((s) => s.account);
+  const accounts = useApp((s) => s.accounts);
+  const api = useApi();
+  const choose = (id: string) => {
+    chooseAccount(accounts.find((a) => a.id === id) ?? null);
+    void refreshAccount(api).then(() => syncNow(api)).catch(() => {});
+  };
+  return (
+    <footer className="statusbar">
+      <span className={`connection ${connection}`} role="status" aria-label="Connection">{LABEL[connection]}</span>
+      {accounts.length > 1 ? (
+        <label className="account">Account{' '}
+          <select value={account?.id ?? ''} onChange={(e) => choose(e.target.value)}>
+            {accounts.map((a) => <option key={a.id} value={a.id}>{a.label || a.id} · {a.service}</option>)}
+          </select>
+        </label>
+      ) : account ? <span className="account">{account.label || account.id} · {account.service}</span> : null}
+      {lost ? <span className="error" role="alert">The app&apos;s backend is gone: {lost}</span> : null}
+      {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message">{message.text}</span> : null}
+    </footer>
+  );
+}

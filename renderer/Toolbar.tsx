@@ -1,0 +1,43 @@
+// The toolbar: every button named for screen readers, with its shortcut announced (aria-keyshortcuts) and shown
+// in its tooltip. The shortcuts themselves are App.tsx's; drawing's own keys are the map's (MapView.tsx).
+import { useApi } from './context.ts';
+import { redo, syncNow, undo } from './actions.ts';
+import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
+
+export function Toolbar() {
+  const api = useApi();
+  const mode = useApp((s) => s.mode);
+  const history = useApp((s) => s.history);
+  const syncing = useApp((s) => s.syncing);
+  const progress = useApp((s) => s.sync);
+  const ready = useApp((s) => s.account !== null);
+  return (
+    <div className="toolbar" role="toolbar" aria-label="Tools">
+      <button type="button" aria-label="Draw polygon" aria-keyshortcuts="D" title="Draw polygon (D)" aria-pressed={mode === 'draw'} disabled={!ready}
+        onClick={() => (mode === 'draw' ? stopDrawing() : startDrawing())}>
+        ⬠ Draw polygon
+      </button>
+      <button type="button" aria-label="Drop hectare point" aria-keyshortcuts="P" title="Drop hectare point (P)" aria-pressed={mode === 'point'} disabled={!ready}
+        onClick={() => (mode === 'point' ? stopDrawing() : startPoint())}>
+        ⊡ Drop hectare point
+      </button>
+      <button type="button" aria-label="Undo" aria-keyshortcuts="Control+Z" title={history.undo ? `Undo: ${history.undo} (Ctrl+Z)` : 'Undo (Ctrl+Z)'}
+        disabled={!history.undo || mode !== 'browse'} onClick={() => void undo(api)}>
+        ↶ Undo
+      </button>
+      <button type="button" aria-label="Redo" aria-keyshortcuts="Control+Shift+Z" title={history.redo ? `Redo: ${history.redo} (Ctrl+Shift+Z)` : 'Redo (Ctrl+Shift+Z)'}
+        disabled={!history.redo || mode !== 'browse'} onClick={() => void redo(api)}>
+        ↷ Redo
+      </button>
+      <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title="Sync now (S)" disabled={!ready || syncing} onClick={() => void syncNow(api)}>
+        ⟳ Sync now
+      </button>
+      {syncing || progress ? (
+        <span className="progress">
+          <progress aria-label="Sync progress" max={progress?.total || 1} value={progress?.total ? progress.done : undefined} />
+          <span>{progress ? `${progress.phase} ${progress.done}/${progress.total}` : 'starting'}</span>
+        </span>
+      ) : null}
+    </div>
+  );
+}

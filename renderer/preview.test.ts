@@ -1,0 +1,26 @@
+// The previews are the service's own numbers: a drawn square's hectares, and a hectare point's square, equal what
+// core/ computes for the service; a point above the limit is refused with the service's message.
+import { describe, expect, it } from 'vitest';
+import { hectareSquare } from '../core/geo/square.ts';
+import { polygonHectares } from '../core/geo/area.ts';
+import { closeRing, draftHectares, pointPreview, type LonLat } from './preview.ts';
+
+describe('previews', () => {
+  it('measures a polygon being drawn geodesically, open ring or not, and nothing below three vertices', () => {
+    const ring = hectareSquare(-4.78, 37.88, 12)[0]!.slice(0, -1) as LonLat[];
+    expect(draftHectares(ring)).toBeCloseTo(12, 6);
+    expect(closeRing(ring)).toHaveLength(ring.length + 1);
+    expect(draftHectares(ring.slice(0, 2))).toBe(0);
+  });
+
+  it("shows a hectare point's square exactly as the service makes it, and refuses it above the limit", () => {
+    const ok = pointPreview([11.02, 52.21], 5, 100);
+    expect(ok.problems).toEqual([]);
+    expect(ok.square).toEqual(hectareSquare(11.02, 52.21, 5));
+    expect(polygonHectares(ok.square!)).toBeCloseTo(5, 6);
+    const over = pointPreview([11.02, 52.21], 150, 100);
+    expect(over.square).toBeNull();
+    expect(over.problems.join(' ')).toMatch(/exceeds the account's limit of 100 ha/);
+    expect(pointPreview([11.02, 52.21], 0, 100).problems.join(' ')).toMatch(/positive number/);
+  });
+});

@@ -1,0 +1,17 @@
+// How the map and the legend show a sync state: one colour per state the contract names (core/api.ts SyncState).
+import type { SyncState } from '../core/api.ts';
+
+export const STATES: { state: SyncState; label: string; color: string }[] = [
+  { state: 'synced', label: 'Synced', color: '#2e7d32' },
+  { state: 'pending', label: 'Pending', color: '#e69500' },
+  { state: 'sending', label: 'Sending', color: '#1565c0' },
+  { state: 'uncertain', label: 'Uncertain', color: '#5c6bc0' },
+  { state: 'rejected', label: 'Rejected', color: '#c62828' },
+  { state: 'conflict', label: 'Conflict', color: '#8e24aa' },
+  { state: 'blocked', label: 'Blocked', color: '#616161' },
+];
+const BY_STATE = new Map(STATES.map((s) => [s.state, s]));
+export const stateColor = (s: string): string => BY_STATE.get(s as SyncState)?.color ?? '#616161';
+export const stateLabel = (s: string): string => BY_STATE.get(s as SyncState)?.label ?? s;
+
+export const hectares = (ha: number): string => `${ha.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ha`;

@@ -1,0 +1,62 @@
+// The app's state as plain data (ids, modes, numbers, coordinates): never OpenLayers objects or the client, which
+// live in the components that own them (renderer/MapView.tsx) and in renderer/backend.ts.
+import { create } from 'zustand';
+import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
+
+export type Mode = 'browse' | 'draw' | 'point';
+export type Position2 = [number, number];
+
+/** Whether the service answered the last time the app asked (a sync): unknown until the first one ends. */
+export type Connection = 'unknown' | 'online' | 'offline';
+
+export interface AppState {
+  accounts: AccountSummary[];
+  /** The account shown: one at a time. */
+  account: AccountSummary | null;
+  farms: FarmSummary[];
+  /** The farm new parcels go to, and the one highlighted in the list. */
+  farmId: string | null;
+  selectedId: string | null;
+  /** Asks the map to fit a farm's parcels (nonce: the same farm asked again). */
+  zoomTo: { farm: string; nonce: number } | null;
+  mode: Mode;
+  /** The polygon being drawn, [lon, lat] without the closing vertex; `drawn`: finished and waiting to be saved. */
+  draft: Position2[];
+  drawn: boolean;
+  /** Drop hectare point: where it was clicked ([lon, lat]) and the hectares typed. */
+  point: Position2 | null;
+  pointHectares: number;
+  /** Bumped on every change event of the account: what is shown is read again. */
+  version: number;
+  shown: { count: number; truncated: boolean };
+  history: { undo: string | null; redo: string | null };
+  sync: SyncProgress | null;
+  syncing: boolean;
+  connection: Connection;
+  /** The last thing the app has to tell (a sync's outcome, a refusal), for the status line. */
+  message: { text: string; error: boolean } | null;
+  backendLost: string | null;
+}
+
+const initial: AppState = {
+  accounts: [], account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, point: null, pointHectares: 5, version: 0,
+  shown: { count: 0, truncated: false }, history: { undo: null, redo: null }, sync: null, syncing: false, connection: 'unknown',
+  message: null, backendLost: null,
+};
+
+export const useApp = create<AppState>(() => initial);
+
+export const set = useApp.setState;
+export const say = (text: string, error = false) => set({ message: { text, error } });
+export const startDrawing = () => set({ mode: 'draw', draft: [], drawn: false, point: null, selectedId: null });
+export const startPoint = () => set({ mode: 'point', draft: [], drawn: false, point: null, selectedId: null });
+/** Leaves drawing or dropping a point: what was not saved is dropped. */
+export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false, point: null });
+
+/** Shows another account: what was selected or drawn belongs to the one left. */
+export const chooseAccount = (account: AccountSummary | null) =>
+  set((s) => ({ account, farms: [], farmId: null, selectedId: null, mode: 'browse', draft: [], drawn: false, point: null, zoomTo: null, version: s.version + 1, connection: 'unknown', message: null }));
+
+/** The farm with the most parcels: where the app opens, and where new parcels go unless another is chosen. */
+export const largestFarm = (farms: readonly FarmSummary[]): string | null =>
+  farms.reduce<FarmSummary | null>((best, f) => (!best || f.parcels > best.parcels ? f : best), null)?.id ?? null;

@@ -1,0 +1,83 @@
+// Starts the app as `npm start` does (app/start.ts in a child process) and drives it in Debian's Chromium: what
+// test/e2e/app*.test.ts share.
+import { expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import type { Browser, Page } from 'playwright-core';
+import { ROOT } from '../helpers/process.ts';
+
+export interface RunningApp {
+  /** The address the app printed, with its token. */
+  url: string;
+  out(): string;
+  err(): string;
+  /** Ctrl+C, as a user stops it: the host closes the mirror, an embedded service stops. */
+  stop(): Promise<void>;
+}
+
+export async function startApp(env: NodeJS.ProcessEnv): Promise<RunningApp> {
+  const app = spawn(process.execPath, ['--import', 'tsx', 'app/start.ts'], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FURROW_NO_BROWSER: '1', LOG_LEVEL: 'warn', ...env },
+  });
+  const exited = new Promise<void>((r) => app.once('exit', () => r()));
+  let out = '';
+  let err = '';
+  app.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  app.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const m = /Open Furrow at (\S+)/.exec(out);
+    if (m) {
+      return {
+        url: m[1]!, out: () => out, err: () => err,
+        async stop() {
+          if (app.exitCode === null && app.signalCode === null) app.kill('SIGINT');
+          await exited;
+        },
+      };
+    }
+    if (app.exitCode !== null || Date.now() > deadline) {
+      app.kill('SIGKILL');
+      throw new Error(`the app did not start:\n${out}\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A page of the app with its problems collected: page errors and CSP violations. */
+export async function openApp(browser: Browser, url: string): Promise<{ page: Page; problems(): Promise<string[]> }> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.addInitScript(() => {
+    const w = window as unknown as { __csp: string[] };
+    w.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  return { page, problems: async () => [...errors, ...await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? [])] };
+}
+
+/** How many parcels the map says it shows. */
+export const shownOn = async (page: Page): Promise<number> =>
+  Number(/^(\d+) parcels? shown/.exec((await page.locator('.legend .shown').textContent()) ?? '')?.[1] ?? -1);
+
+export const waitOnline = (page: Page, state = 'Online') =>
+  expect.poll(() => page.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 30_000 }).toBe(state);
+
+/** The map's middle, in page pixels. */
+export async function mapCentre(page: Page): Promise<{ cx: number; cy: number }> {
+  const box = (await page.locator('.map .ol-viewport').boundingBox())!;
+  return { cx: box.x + box.width / 2, cy: box.y + box.height / 2 };
+}
+
+/** Draws a square of 2·half pixels around (cx, cy) with Draw polygon and saves it under `name`; its hectares as shown. */
+export async function drawSquare(page: Page, cx: number, cy: number, half: number, name: string): Promise<string> {
+  await page.getByRole('button', { name: 'Draw polygon' }).click();
+  for (const [dx, dy] of [[-half, -half], [half, -half], [half, half], [-half, half]] as const) await page.mouse.click(cx + dx, cy + dy);
+  await page.keyboard.press('Enter');
+  const drawn = (await page.locator('[data-field=draft-hectares]').textContent()) ?? '';
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Save parcel' }).click();
+  await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe(name);
+  return drawn;
+}

@@ -1,0 +1,95 @@
+// The app offline, end to end: the service stopped, the app says Offline and goes on editing; the app restarted
+// (its backend with it) still holds the edit; the service back, Sync now sends it and the service holds it.
+// The app is started against a service this test owns (FURROW_SERVICE, FURROW_ACCOUNT, FURROW_API_KEY), so the test
+// can stop and restart the service as an outage would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, spawnService, type ServiceProcess } from '../helpers/process.ts';
+import { ensureRenderer } from '../../app/renderer-build.ts';
+import { CHROMIUM_ARGS } from './embed-harness.ts';
+import { HOST_ENV } from '../helpers/host.ts';
+import { drawSquare, mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+
+let dir: string;
+let svc: ServiceProcess;
+let app: RunningApp | null = null;
+let browser: Browser;
+let env: NodeJS.ProcessEnv;
+let account: string;
+let key: string;
+
+beforeAll(async () => {
+  await ensureRenderer();
+  dir = mkdtempSync(join(tmpdir(), 'furrow-offline-'));
+  svc = await spawnService(join(dir, 'data'), {}, ['demo', '--serve']);
+  account = /account\s+(acc-[\w-]+)/.exec(svc.stderr())![1]!;
+  key = (JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string }).api_key;
+  // Short settle and retry waits (test/helpers/host.ts HOST_ENV): an outage is seen in seconds, not a production backoff.
+  env = { ...HOST_ENV, FURROW_SERVICE: svc.url, FURROW_ACCOUNT: account, FURROW_API_KEY: key, FURROW_HOME: join(dir, 'home'), FURROW_APP_PORT: String(await freePort()) };
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}, 150_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await svc?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the app without its service', () => {
+  it('edits offline, keeps the edit across a restart of the app, and syncs it once the service is back', async () => {
+    app = await startApp(env);
+    // The organization's key came from the environment and stays there: the launcher never prints it.
+    expect(app.out()).not.toContain(key);
+    let { page, problems } = await openApp(browser, app.url);
+    await expect.poll(() => shownOn(page), { timeout: 20_000 }).toBeGreaterThanOrEqual(12);
+    await waitOnline(page);
+
+    await svc.stop();
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await waitOnline(page, 'Offline');
+    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Offline: the service could not be reached/);
+
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await page.waitForTimeout(1000); // the fit's animation (300 ms) has ended and its view was read
+    const inView = await shownOn(page);
+    const { cx, cy } = await mapCentre(page);
+    const drawn = await drawSquare(page, cx, cy, 50, 'Drawn offline');
+    expect(await page.locator('[data-field=state]').textContent()).toBe('Pending');
+    await expect.poll(() => shownOn(page)).toBe(inView + 1);
+    expect(await problems()).toEqual([]);
+    await page.context().close();
+
+    // Ctrl+C and `npm start` again, the service still down: the edit is in the mirror, still pending.
+    await app.stop();
+    app = await startApp(env);
+    expect(app.out()).toMatch(/The pull did not finish/);
+    ({ page, problems } = await openApp(browser, app.url));
+    await expect.poll(() => page.locator('.farms').textContent(), { timeout: 20_000 }).toContain('Hof Sonnenfeld');
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await expect.poll(() => shownOn(page)).toBe(inView + 1);
+    await waitOnline(page, 'Offline');
+    await page.waitForTimeout(1000);
+    await page.mouse.click(cx, cy);
+    await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('Drawn offline');
+    expect(await page.locator('[data-field=state]').textContent()).toBe('Pending');
+
+    // The service back on its address: Sync now sends the edit, and the service holds it.
+    svc = await spawnService(join(dir, 'data'), { PORT: String(svc.port) }, ['demo', '--serve']);
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await waitOnline(page);
+    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Synced: 1 sent/);
+    await expect.poll(() => page.locator('[data-field=state]').textContent()).toBe('Synced');
+
+    const farms = await (await fetch(`${svc.url}/api/farms/`, { headers: { 'x-api-key': key, 'service-account': account } })).json() as { id: number; name: string }[];
+    const farm = farms.find((f) => f.name === 'Hof Sonnenfeld')!;
+    const r = await fetch(`${svc.url}/api/farms/${farm.id}/parcels/`, { headers: { 'x-api-key': key, 'service-account': account } });
+    const held = (await r.json() as { features: { properties: { name: string; hectares: number } }[] }).features.filter((f) => f.properties.name === 'Drawn offline');
+    expect(held).toHaveLength(1);
+    expect(`${held[0]!.properties.hectares.toFixed(2)} ha`).toBe(drawn);
+    expect(await problems()).toEqual([]);
+  }, 180_000);
+});
