@@ -15,7 +15,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Port } from '../core/rpc.ts';
+import { messageText, type Port } from '../core/rpc.ts';
 
 /** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>`. */
 export const PROTOCOL = 'furrow.v1';
@@ -134,7 +134,7 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
 /** core/rpc.ts messages as JSON text frames on a WebSocket (the browser's side: renderer/ws-port.ts). */
 function socketPort(ws: WebSocket): Port {
   return {
-    postMessage: (m) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m)); },
+    postMessage: (m) => { if (ws.readyState === ws.OPEN) ws.send(messageText(m)); },
     onMessage(listener) {
       const on = (data: Buffer, isBinary: boolean) => {
         if (isBinary) return;

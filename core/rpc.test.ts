@@ -2,7 +2,7 @@
 // arguments, progress, cancellation, events.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
-import { createClient, inProcess, serve, JsonItems, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
+import { createClient, inProcess, messageText, serve, JsonItems, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
 import { problemsOf } from './schemas/check.ts';
 
 const contract = {
@@ -103,6 +103,30 @@ describe('core/rpc', () => {
     client.close('the backend stopped');
     await expect(waiting).rejects.toMatchObject({ code: RpcCode.disconnected, message: 'the backend stopped' });
     await expect(client.api.add({ a: 1, b: 1 })).rejects.toMatchObject({ code: RpcCode.disconnected });
+  });
+
+  it('writes a message as one JSON text for a text transport, splicing JsonItems in as the plain result the client would parse', async () => {
+    const sent: unknown[] = [];
+    const out: Port = { postMessage: (m) => sent.push(m), onMessage: () => () => {} };
+    // Answers as the server posts them, written as text frames: each frame parses to a plain result equal to what
+    // the client makes of the parts.
+    const texts: string[] = [];
+    let feed: (m: unknown) => void = () => {};
+    const server = serve(contract, { postMessage: (m) => { texts.push(messageText(m)); out.postMessage(m); }, onMessage: (l) => { feed = l; return () => {}; } }, handlers, { check: () => [] });
+    feed({ t: 'call', id: 1, method: 'layer', args: {} });
+    feed({ t: 'call', id: 2, method: 'shapes', args: { bad: false } });
+    feed({ t: 'call', id: 3, method: 'add', args: { a: 1, b: 2 } });
+    await new Promise((r) => setTimeout(r, 10));
+    server.close();
+    expect(texts.map((t) => JSON.parse(t) as unknown)).toEqual([
+      { t: 'result', id: 1, value: { kind: 'k', more: true, items: [{ n: 1 }, { n: 2 }] } },
+      { t: 'result', id: 2, value: [{ name: 'a "quoted" é', xy: [1.5, -2e-7] }, { name: 'b', xy: [] }] },
+      { t: 'result', id: 3, value: 3 },
+    ]);
+    expect(sent).toHaveLength(3);
+    expect(JSON.parse(messageText({ t: 'result', id: 4, json: { value: {}, lists: { a: [] } } }))).toEqual({ t: 'result', id: 4, value: { a: [] } });
+    expect(JSON.parse(messageText({ t: 'result', id: 5, json: { value: { a: 1 }, lists: {} } }))).toEqual({ t: 'result', id: 5, value: { a: 1 } });
+    expect(messageText({ t: 'event', event: { x: '"' } })).toBe(JSON.stringify({ t: 'event', event: { x: '"' } }));
   });
 
   it('sends an answer given as JSON texts as texts, parsed once by the client (and by an in-process caller); text that is not JSON fails the call', async () => {
