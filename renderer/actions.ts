@@ -18,27 +18,20 @@ export async function refreshAccount(api: AppApi): Promise<void> {
   });
 }
 
-export async function undo(api: AppApi): Promise<void> {
+/** Undo or redo the account's last edit; the map follows from the host's change event. */
+async function step(api: AppApi, which: 'undo' | 'redo'): Promise<void> {
   const account = useApp.getState().account;
   if (!account) return;
+  const [Done, Which] = which === 'undo' ? ['Undone', 'Undo'] : ['Redone', 'Redo'];
   try {
-    const label = await api.undo({ account: account.id });
-    say(label ? `Undone: ${label}` : 'Nothing to undo');
+    const label = await api[which]({ account: account.id });
+    say(label ? `${Done}: ${label}` : `Nothing to ${which}`);
   } catch (err) {
-    say(`Undo failed: ${why(err)}`, true);
+    say(`${Which} failed: ${why(err)}`, true);
   }
 }
-
-export async function redo(api: AppApi): Promise<void> {
-  const account = useApp.getState().account;
-  if (!account) return;
-  try {
-    const label = await api.redo({ account: account.id });
-    say(label ? `Redone: ${label}` : 'Nothing to redo');
-  } catch (err) {
-    say(`Redo failed: ${why(err)}`, true);
-  }
-}
+export const undo = (api: AppApi): Promise<void> => step(api, 'undo');
+export const redo = (api: AppApi): Promise<void> => step(api, 'redo');
 
 /** Pushes and pulls the account; its progress comes as the host's sync events (App.tsx), whoever started it. */
 export async function syncNow(api: AppApi): Promise<void> {
