@@ -1,5 +1,5 @@
 import type { Db } from './open.ts';
-import type { Entity, OpKind, OpState, OutboxRow } from './types.ts';
+import type { Entity, OpKind, OpState, OutboxRow, SendOp } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { getRow, tableOf, updateRow } from './rows.ts';
 
@@ -171,13 +171,14 @@ export function committedCount(db: Db, accountId: string): number {
 
 /**
  * An account's parcel creates due now (`at`) and never sent (one sent before is reconciled first), in farms the
- * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows.
+ * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows. Only what
+ * the push uses of each op (SendOp).
  */
-export function parcelCreatesDue(db: Db, accountId: string, at: string): (OutboxRow & { farm_server_id: number })[] {
-  return cachedStatement(db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
+export function parcelCreatesDue(db: Db, accountId: string, at: string): (SendOp & { farm_server_id: number })[] {
+  return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id FROM outbox o
     JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
     WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (OutboxRow & { farm_server_id: number })[];
+      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (SendOp & { farm_server_id: number })[];
 }
 
 /** The queued, never-sent parcel creates of a farm, in order: the parcels that may go with the farm's own create. */
