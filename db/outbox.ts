@@ -129,8 +129,10 @@ export function unmarkNeverSent(db: Db, ids: readonly number[]): number {
  * the service. All accounts' ops, or one account's.
  */
 export function inFlightToUncertain(db: Db, accountId: string | null = null, at: string = now()): number {
-  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight' AND (? IS NULL OR account_id = ?)")
-    .run(at, at, accountId, accountId).changes;
+  // Through the accounts (every op has its account: a foreign key), so that outbox_pending (account_id, state) finds
+  // the in-flight ops: "(? IS NULL OR account_id = ?)" read every op ever queued, history included, at every start.
+  return cachedStatement(db, `UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight'
+    AND account_id IN (SELECT id FROM accounts WHERE ? IS NULL OR id = ?)`).run(at, at, accountId, accountId).changes;
 }
 
 export function opsByState(db: Db, accountId: string, states: readonly OpState[]): OutboxRow[] {

@@ -21,7 +21,8 @@ import { pushUpdate, type UpdateSpec } from './updates.ts';
 /**
  * What a 201 must hold for its booking: each created parcel's id, key and client reference. The rest of each feature
  * (the geometry above all) is read only for a parcel edited meanwhile, and checked then (commitCreated): checking
- * every coordinate of every answer cost the push more than a tenth of its own CPU time beyond building the requests.
+ * every coordinate of the 400 answers of a push of 20,000 parcels held the push's thread about 0.2 s (profiled on a
+ * busy machine; 0.03 s warmed up in isolation), against 0.002 s for the ids.
  */
 const Created = Type.Array(Type.Object({ id: IntegerId, properties: Type.Object({ key: Uuid, metadata: Type.Object({}) }) }));
 /** A created parcel as a 201 gives it, checked as far as Created: a ParcelFeature when it is whole. */
