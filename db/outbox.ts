@@ -108,9 +108,8 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
 export function markInFlight(db: Db, ids: readonly number[], batchId: string): Set<number> {
   const t = now();
   // One statement, so the batch is marked all or none, with one commit (and fsync).
-  const rows = cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
-    WHERE id IN (SELECT value FROM json_each(?)) RETURNING id`).all(batchId, t, t, JSON.stringify(ids)) as { id: number }[];
-  return new Set(rows.map((r) => r.id));
+  return new Set(cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
+    WHERE id IN (SELECT value FROM json_each(?)) RETURNING id`).pluck().all(batchId, t, t, JSON.stringify(ids)) as number[]);
 }
 
 /**

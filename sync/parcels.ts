@@ -182,7 +182,7 @@ export function validItems(ctx: AccountCtx, items: readonly Item[], limit: numbe
   const valid: Item[] = [];
   for (const item of items) {
     if (trusted(item.row, limit)) {
-      valid.push({ ...item, json: parcelJson(item.row) });
+      valid.push({ op: item.op, row: item.row, json: parcelJson(item.row) });
       continue;
     }
     const input = parcelInput(item.row.local_id, parcelStateOfRow(item.row));
