@@ -1,5 +1,5 @@
 import type { Db } from './open.ts';
-import type { Entity, OpKind, OpState, OutboxRow } from './types.ts';
+import type { Entity, OpKind, OpState, OutboxRow, SendOp } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { getRow, tableOf, updateRow } from './rows.ts';
 
@@ -108,9 +108,8 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
 export function markInFlight(db: Db, ids: readonly number[], batchId: string): Set<number> {
   const t = now();
   // One statement, so the batch is marked all or none, with one commit (and fsync).
-  const rows = cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
-    WHERE id IN (SELECT value FROM json_each(?)) RETURNING id`).all(batchId, t, t, JSON.stringify(ids)) as { id: number }[];
-  return new Set(rows.map((r) => r.id));
+  return new Set(cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
+    WHERE id IN (SELECT value FROM json_each(?)) RETURNING id`).pluck().all(batchId, t, t, JSON.stringify(ids)) as number[]);
 }
 
 /**
@@ -129,8 +128,10 @@ export function unmarkNeverSent(db: Db, ids: readonly number[]): number {
  * the service. All accounts' ops, or one account's.
  */
 export function inFlightToUncertain(db: Db, accountId: string | null = null, at: string = now()): number {
-  return cachedStatement(db, "UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight' AND (? IS NULL OR account_id = ?)")
-    .run(at, at, accountId, accountId).changes;
+  // Through the accounts (every op has its account: a foreign key), so that outbox_pending (account_id, state) finds
+  // the in-flight ops: "(? IS NULL OR account_id = ?)" read every op ever queued, history included, at every start.
+  return cachedStatement(db, `UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight'
+    AND account_id IN (SELECT id FROM accounts WHERE ? IS NULL OR id = ?)`).run(at, at, accountId, accountId).changes;
 }
 
 export function opsByState(db: Db, accountId: string, states: readonly OpState[]): OutboxRow[] {
@@ -171,13 +172,14 @@ export function committedCount(db: Db, accountId: string): number {
 
 /**
  * An account's parcel creates due now (`at`) and never sent (one sent before is reconciled first), in farms the
- * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows.
+ * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows. Only what
+ * the push uses of each op (SendOp).
  */
-export function parcelCreatesDue(db: Db, accountId: string, at: string): (OutboxRow & { farm_server_id: number })[] {
-  return cachedStatement(db, `SELECT o.*, f.server_id AS farm_server_id FROM outbox o
+export function parcelCreatesDue(db: Db, accountId: string, at: string): (SendOp & { farm_server_id: number })[] {
+  return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id FROM outbox o
     JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
     WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (OutboxRow & { farm_server_id: number })[];
+      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (SendOp & { farm_server_id: number })[];
 }
 
 /** The queued, never-sent parcel creates of a farm, in order: the parcels that may go with the farm's own create. */

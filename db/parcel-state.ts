@@ -2,7 +2,7 @@
 import type { Metadata } from '../core/parcels/validate.ts';
 import type { ParcelRow, ParcelState } from './types.ts';
 
-export function parcelStateOfRow(r: ParcelRow): ParcelState {
+export function parcelStateOfRow(r: Pick<ParcelRow, 'name' | 'metadata' | 'geometry' | 'source_type' | 'point' | 'hectares'>): ParcelState {
   return {
     name: r.name,
     metadata: JSON.parse(r.metadata) as Metadata,

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.ts';
-import type { AccountRow, Entity, OutboxRow } from '../db/types.ts';
+import type { AccountRow, Entity, OutboxRow, SendOp } from '../db/types.ts';
 import { dueOps, markUncertain as markOpsUncertain, recordSentState, resetCreateAttempts, setOpState, uncountAttempt } from '../db/outbox.ts';
 import { deleteRow } from '../db/rows.ts';
 import { NetworkError, errorMessage, type HttpResponse, type ServiceClient } from './http.ts';
@@ -147,7 +147,7 @@ export function backoffMs(ctx: AccountCtx, attempt: number, retryAfterMs: number
  * Puts ops back in the queue for a later attempt; spends one retry of the budget. While the service is unreachable
  * they wait for the same moment as the failed connection (and one that was not even tried spends nothing).
  */
-export function retryLater(ctx: AccountCtx, ops: readonly OutboxRow[], error: string, retryAfterMs: number | null, notSent: boolean, notTried = false): void {
+export function retryLater(ctx: AccountCtx, ops: readonly SendOp[], error: string, retryAfterMs: number | null, notSent: boolean, notTried = false): void {
   // Back in the queue even when the budget is spent: these ops are not uncertain, and the run's end must not make them so.
   const exhausted = !notTried && ctx.retriesLeft <= 0;
   if (!notTried && !exhausted) ctx.retriesLeft--;
@@ -161,7 +161,7 @@ export function retryLater(ctx: AccountCtx, ops: readonly OutboxRow[], error: st
   if (exhausted) throw new BudgetExhausted(`retry budget used up: ${error}`);
 }
 
-export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: string): void {
+export function reject(ctx: AccountCtx, ops: readonly SendOp[], reason: string): void {
   // A refused create certainly created nothing: attempts go back to 0 so an edit can resend without reconciling.
   ctx.db.transaction(() => {
     setOpState(ctx.db, ops.map((o) => o.id), 'rejected', { last_error: reason, next_attempt_at: null });
@@ -170,7 +170,7 @@ export function reject(ctx: AccountCtx, ops: readonly OutboxRow[], reason: strin
   ctx.stats.rejected += ops.length;
 }
 
-export function markUncertain(ctx: AccountCtx, ops: readonly OutboxRow[], why: string): void {
+export function markUncertain(ctx: AccountCtx, ops: readonly SendOp[], why: string): void {
   // One instant for the whole batch: read per op, a slow machine spread a batch's times over milliseconds, so its
   // ops settled (and were resent) in two requests instead of one.
   const now = ctx.opts.now();
@@ -191,7 +191,7 @@ export const recheckAt = (ctx: AccountCtx, o: OutboxRow, now: number = ctx.opts.
  * Turns failures every request shares into their outcome: blocked account, retry later, or uncertain.
  * Returns true when it handled the response (the caller stops), false for a response the caller must read.
  */
-export function handleCommon(ctx: AccountCtx, ops: readonly OutboxRow[], res: HttpResponse | NetworkError, write: boolean): boolean {
+export function handleCommon(ctx: AccountCtx, ops: readonly SendOp[], res: HttpResponse | NetworkError, write: boolean): boolean {
   if (res instanceof NetworkError) {
     // Only a request that may have reached the service leaves a write uncertain; one that never left is simply retried.
     if (!res.sent || !write) retryLater(ctx, ops, res.message, null, !res.sent, res.notTried);

@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { TokenUnavailable, type TokenProvider } from './tokens.ts';
 import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 import { isInvalidToken, type HttpResponse } from './answers.ts';
@@ -62,9 +62,23 @@ export class ServiceClient {
   readonly baseUrl: string;
   readonly accountId: string;
   private readonly dispatcher: Dispatcher;
+  /** The base URL parsed once: undici's request(url) parsed the whole URL again for every request. */
+  private readonly origin: string;
+  private readonly prefix: string;
 
   constructor(private readonly opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    let origin = this.baseUrl;
+    let prefix = '';
+    try {
+      const base = new URL(this.baseUrl);
+      origin = base.origin;
+      prefix = base.pathname.replace(/\/+$/, '');
+    } catch {
+      // Not a URL: undici refuses it at each request, a transport failure as before (no request can leave).
+    }
+    this.origin = origin;
+    this.prefix = prefix;
     this.accountId = opts.accountId;
     const timeout = opts.timeoutMs ?? 60_000;
     this.dispatcher = opts.dispatcher ?? new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connect: markingConnector(10_000), keepAliveTimeout: 10_000 });
@@ -118,7 +132,7 @@ export class ServiceClient {
     const late = `no complete answer within ${Math.round(deadlineMs / 100) / 10} s (the request deadline)`;
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(`${this.baseUrl}${path}`, { method: method as Dispatcher.HttpMethod, headers, body: payload, dispatcher: this.dispatcher, signal: deadline });
+      res = await this.dispatcher.request({ origin: this.origin, path: this.pathOf(path), method: method as Dispatcher.HttpMethod, headers, body: payload, signal: deadline });
     } catch (err) {
       const c = classifyTransportError(err);
       const reason = deadline.aborted ? late : c.reason;
@@ -140,6 +154,17 @@ export class ServiceClient {
       }
     }
     return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload === undefined ? 0 : Buffer.byteLength(payload) };
+  }
+
+  /**
+   * The request target: our paths as they are when they hold only characters a URL keeps as written (every path the
+   * engine builds), else as the URL parser writes them (what request(url) sent).
+   */
+  private pathOf(path: string): string {
+    const full = `${this.prefix}${path.startsWith('/') ? path : `/${path}`}`;
+    if (/^[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/.test(full) && !/\/\.\.?(\/|\?|$)/.test(full)) return full;
+    const u = new URL(`${this.origin}${full}`);
+    return `${u.pathname}${u.search}`;
   }
 
   /** The body, within the deadline and the size cap (a larger answer is cut, not read to the end). */

@@ -1,24 +1,23 @@
 // The push of new parcels: batches of ≤ 50 per farm, `pushWindow` requests out at once, and the outbox written by
 // group commit — several batches marked in flight with one fsync, the answers booked in the same transactions.
 import { randomUUID } from 'node:crypto';
-import type { OutboxRow } from '../db/types.ts';
-import { liveParcels } from '../db/rows.ts';
+import type { SendOp } from '../db/types.ts';
+import { parcelsToSend } from '../db/rows.ts';
 import { markInFlight, opsNearLimit, parcelCreatesDue, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
-import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import { SyncCancelled, type AccountCtx } from './context.ts';
-import { commitCreated, sendMarked, validItems, type Item } from './parcels.ts';
+import { commitCreated, sendMarked, validItems, type CreatedFeature, type Item } from './parcels.ts';
 
 /** The ids of ops whose parcels are near the limit (sent alone: see nearLimit), read with one query. */
-function nearLimitOps(ctx: AccountCtx, ops: readonly OutboxRow[], limit: number): number[] {
+function nearLimitOps(ctx: AccountCtx, ops: readonly SendOp[], limit: number): number[] {
   return opsNearLimit(ctx.db, ops.map((o) => o.id), 0.98 * limit);
 }
 
-interface Planned { farmId: number; ops: OutboxRow[] }
+interface Planned { farmId: number; ops: SendOp[] }
 interface Ready { farmId: number; items: Item[]; planned: number }
-type Booking = { op: OutboxRow; feature: ParcelFeature };
+type Booking = { op: SendOp; feature: CreatedFeature };
 
 /**
  * The outbox writes of one push, grouped: a 201 is booked in memory and written with the next group of in-flight
@@ -75,7 +74,7 @@ function plan(ctx: AccountCtx, limit: number): Planned[] {
   // Grouped by farm without reading the rows: each group of batches reads its rows right before it is marked.
   const queued = parcelCreatesDue(ctx.db, ctx.account.id, new Date(ctx.opts.now()).toISOString());
   // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
-  const byFarm = new Map<number, OutboxRow[]>();
+  const byFarm = new Map<number, SendOp[]>();
   for (const { farm_server_id: farmId, ...op } of queued) {
     const list = byFarm.get(farmId);
     if (list) list.push(op);
@@ -99,7 +98,7 @@ function plan(ctx: AccountCtx, limit: number): Planned[] {
  */
 function prepare(ctx: AccountCtx, group: readonly Planned[], limit: number, done: (n: number) => void): Ready[] {
   const ids = group.flatMap((g) => g.ops.map((o) => o.local_id));
-  const rows = new Map(liveParcels(ctx.db, ids).map((r) => [r.local_id, r]));
+  const rows = new Map(parcelsToSend(ctx.db, ids).map((r) => [r.local_id, r]));
   const out: Ready[] = [];
   for (const g of group) {
     const items: Item[] = [];

@@ -7,8 +7,11 @@ import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts
 import { farmOnService, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { square } from '../test/helpers/service.ts';
 import type { ParcelRow } from '../db/types.ts';
+import { randomUUID } from 'node:crypto';
 import { updateRow } from '../db/rows.ts';
-import { parcelJson } from './parcels.ts';
+import { markInFlight } from '../db/outbox.ts';
+import { commitCreated, parcelJson, type CreatedFeature } from './parcels.ts';
+import { defaultSyncOptions, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfRow, REF_KEY } from './state.ts';
 
 const LONG = process.env.CI_LONG === '1';
@@ -112,5 +115,35 @@ describe('the parcel push', () => {
     const remote = refCounts(await serviceParcels(w, acc, farm.server_id!));
     expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
     expect(remote.size).toBe(150);
+  });
+});
+
+describe('booking a 201 checked only for the ids it gives', () => {
+  it('books a parcel from its id, key and reference; one edited while out needs the whole created parcel for its base, else it is settled from the listing', async () => {
+    const { acc, farm } = await farmOnService(w, 'Booking');
+    const [plain, edited, whole] = w.mirror.write.createParcels(farm.local_id, parcelInputs(3, 'bk')).created as [ParcelRow, ParcelRow, ParcelRow];
+    const db = w.mirror.syncDb;
+    const creates = new Map(w.mirror.read.outbox(acc).filter((o) => o.op === 'create').map((o) => [o.local_id, o]));
+    const opOf = (p: ParcelRow) => creates.get(p.local_id)!;
+    markInFlight(db, [plain, edited, whole].map((p) => opOf(p).id), randomUUID());
+    // Edited while the create is out: each gets an update op, so its base must be what the service created.
+    for (const p of [edited, whole]) w.mirror.write.updateParcel(p.local_id, { name: `${p.name} renamed` });
+    const idsOnly = (p: ParcelRow, id: number): CreatedFeature => ({ id, properties: { key: randomUUID(), metadata: { [REF_KEY]: p.local_id } } });
+    const s = parcelStateOfRow(whole);
+    const at = new Date().toISOString();
+    const wholeFeature = {
+      type: 'Feature', id: 9003, bbox: [whole.minx, whole.miny, whole.maxx, whole.maxy], geometry: s.geometry,
+      properties: { key: randomUUID(), name: s.name, farm: farm.server_id, hectares: s.hectares, metadata: { ...s.metadata, [REF_KEY]: whole.local_id }, source_type: s.source_type, point: null, center: [whole.minx, whole.miny], created: at, modified: at },
+    } as CreatedFeature;
+    const ctx = { db, stats: { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, plantsChanged: 0, bytes: 0 }, opts: defaultSyncOptions() } as unknown as AccountCtx;
+    commitCreated(ctx, [{ op: opOf(plain), feature: idsOnly(plain, 9001) }, { op: opOf(edited), feature: idsOnly(edited, 9002) }, { op: opOf(whole), feature: wholeFeature }]);
+    const stateOf = (p: ParcelRow) => db.prepare('SELECT state FROM outbox WHERE id = ?').pluck().get(opOf(p).id);
+    expect([plain, edited, whole].map(stateOf)).toEqual(['committed', 'uncertain', 'committed']);
+    const rows = [plain, edited, whole].map((p) => w.mirror.read.parcel(p.local_id)!);
+    expect(rows.map((r) => r.server_id)).toEqual([9001, null, 9003]);
+    // The plain one is exactly what was sent (implicit base); the edited one's base is the state the service created.
+    expect(rows[0]!.base).toBeNull();
+    expect(JSON.parse(rows[2]!.base!)).toMatchObject({ name: whole.name });
+    expect(rows[2]!.name).toBe(`${whole.name} renamed`);
   });
 });
