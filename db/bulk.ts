@@ -19,6 +19,7 @@ import type { Db } from './open.ts';
 import type { ParcelRow } from './types.ts';
 import type { ParcelColumns } from '../core/parcels/columns.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import { whenNotBusy } from '../platform/node/sqlite.ts';
 
 /** parcels_ai as migration 001 creates it, whitespace collapsed. */
 const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ' +
@@ -100,6 +101,56 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
 }
 
 /**
+ * Runs fn, which opens and commits one big write transaction, with a rollback journal instead of the WAL when this
+ * connection is the only one open on the file (the CLI's import; the host's import thread shares the file with the
+ * host's connection, and keeps the WAL). In WAL mode every page of the transaction is written twice: to the WAL,
+ * then again by the checkpoint into the database file (170 MB each for 100,000 parcels, the checkpoint a second
+ * after the commit). With a rollback journal the new pages go to the database file once, and only the pages that
+ * existed before the transaction (few: an import appends) are first copied to the journal.
+ *
+ * Crash safety is the rollback journal's: the journal is synced before any page it saves is overwritten, so a crash
+ * or power cut mid-transaction leaves a hot journal that the next connection to read the file plays back, and the
+ * mirror is as before (the parcels_ai trigger included). synchronous = EXTRA for the transaction: its commit (the
+ * journal's deletion) is made durable by syncing the directory too, as the WAL's commit is by FULL. Afterwards
+ * the file goes back to WAL (openSqlite puts it back too, should this process die first).
+ *
+ * What other processes see: while the transaction writes, the file is locked, so one that opens or reads the
+ * mirror waits for it (busy_timeout) instead of reading the state before the import; writers wait either way.
+ * Nothing changes when the switch is refused (another connection is open: SQLITE_BUSY at once, not after the busy
+ * timeout), inside a transaction, or for an in-memory database.
+ */
+export function withRollbackJournal<T>(db: Db, fn: () => T): T {
+  if (db.memory || db.inTransaction || !leaveWal(db)) return fn();
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = EXTRA');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`synchronous = ${synchronous}`);
+    // A process opening the mirror meanwhile may hold a read lock a moment: the busy timeout waits for it.
+    whenNotBusy(() => db.pragma('journal_mode = WAL'));
+    // A connection in WAL mode holds a shared lock on the file, which is what refuses the switch to another process
+    // (see leaveWal), but only from its first read in WAL mode on: read now, as any other connection has.
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
+  }
+}
+
+/** journal_mode = DELETE if no other connection has the file open; false (nothing changed) otherwise. */
+function leaveWal(db: Db): boolean {
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') return false;
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
+/**
  * Has the OS write the WAL out while a big transaction is still being built. SQLite moves a transaction's pages to
  * the WAL as its page cache fills (a few MiB), long before the commit, but they sit in the OS's cache until the
  * commit's fsync, which then waited for all of them (176 MB for 100,000 parcels, a quarter of a second here).
@@ -107,7 +158,9 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
  * works while this thread goes on; the commit's own fsync (synchronous=FULL) still comes, as always, and is what
  * makes the transaction durable: this only adds syncs, of bytes the commit writes out anyway. The WAL is opened
  * read-only through a descriptor of its own: SQLite keeps its locks on the database and -shm files, never on the
- * WAL, so closing this one cannot release them. Nothing happens for an in-memory database or a missing WAL.
+ * WAL, so closing this one cannot release them. Nothing happens for an in-memory database or a missing WAL (an import
+ * with a rollback journal, withRollbackJournal: the database file is not synced ahead, as closing a descriptor of it
+ * would release them).
  */
 export class WalSyncAhead {
   private fd = -1;
