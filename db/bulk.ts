@@ -115,7 +115,8 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
  * the file goes back to WAL (openSqlite puts it back too, should this process die first).
  *
  * What other processes see: while the transaction writes, the file is locked, so one that opens or reads the
- * mirror waits for it (busy_timeout) instead of reading the state before the import; writers wait either way.
+ * mirror waits for it (up to its busy_timeout, then SQLITE_BUSY) instead of reading the state before the import;
+ * writers wait either way.
  * Nothing changes when the switch is refused (another connection is open: SQLITE_BUSY at once, not after the busy
  * timeout), inside a transaction, or for an in-memory database.
  */
