@@ -19,6 +19,7 @@ import type { Db } from './open.ts';
 import type { ParcelRow } from './types.ts';
 import type { ParcelColumns } from '../core/parcels/columns.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import { whenNotBusy } from '../platform/node/sqlite.ts';
 
 /** parcels_ai as migration 001 creates it, whitespace collapsed. */
 const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ' +
@@ -28,8 +29,23 @@ const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN '
 /** Text as a string, or as its UTF-8 (bound as it is, with CAST(? AS TEXT): no conversion). */
 export type Utf8Text = string | Uint8Array;
 
-/** A parcel row to create (the columns a new row does not default), its JSON columns already serialized. */
-export type NewParcelRow = ParcelColumns<Utf8Text> & Pick<ParcelRow, 'local_id' | 'account_id' | 'farm_local_id' | 'created' | 'checked'>;
+/** A new parcel's own columns, its JSON columns already serialized. */
+export type NewParcelColumns = ParcelColumns<Utf8Text> & Pick<ParcelRow, 'checked'>;
+
+/**
+ * Parcels to create (the columns a new row does not default): each one's own columns and id, and the columns they
+ * share. Bound from here as they are: a row object per parcel merging the two ({ ...p, local_id, … }) cost more
+ * than the insert itself (1.9 s of CPU for 100,000 parcels: an object spread of these objects takes V8's slow path).
+ */
+export interface NewParcels {
+  parcels: readonly NewParcelColumns[];
+  /** parcels[i]'s local id. */
+  ids: readonly string[];
+  account_id: string;
+  farm_local_id: string;
+  /** Their created and modified time. */
+  created: string;
+}
 
 // Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
 // were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
@@ -85,6 +101,57 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
 }
 
 /**
+ * Runs fn, which opens and commits one big write transaction, with a rollback journal instead of the WAL when this
+ * connection is the only one open on the file (the CLI's import; the host's import thread shares the file with the
+ * host's connection, and keeps the WAL). In WAL mode every page of the transaction is written twice: to the WAL,
+ * then again by the checkpoint into the database file (170 MB each for 100,000 parcels, the checkpoint a second
+ * after the commit). With a rollback journal the new pages go to the database file once, and only the pages that
+ * existed before the transaction (few: an import appends) are first copied to the journal.
+ *
+ * Crash safety is the rollback journal's: the journal is synced before any page it saves is overwritten, so a crash
+ * or power cut mid-transaction leaves a hot journal that the next connection to read the file plays back, and the
+ * mirror is as before (the parcels_ai trigger included). synchronous = EXTRA for the transaction: its commit (the
+ * journal's deletion) is made durable by syncing the directory too, as the WAL's commit is by FULL. Afterwards
+ * the file goes back to WAL (openSqlite puts it back too, should this process die first).
+ *
+ * What other processes see: while the transaction writes, the file is locked, so one that opens or reads the
+ * mirror waits for it (up to its busy_timeout, then SQLITE_BUSY) instead of reading the state before the import;
+ * writers wait either way.
+ * Nothing changes when the switch is refused (another connection is open: SQLITE_BUSY at once, not after the busy
+ * timeout), inside a transaction, or for an in-memory database.
+ */
+export function withRollbackJournal<T>(db: Db, fn: () => T): T {
+  if (db.memory || db.inTransaction || !leaveWal(db)) return fn();
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = EXTRA');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`synchronous = ${synchronous}`);
+    // A process opening the mirror meanwhile may hold a read lock a moment: the busy timeout waits for it.
+    whenNotBusy(() => db.pragma('journal_mode = WAL'));
+    // A connection in WAL mode holds a shared lock on the file, which is what refuses the switch to another process
+    // (see leaveWal), but only from its first read in WAL mode on: read now, as any other connection has.
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
+  }
+}
+
+/** journal_mode = DELETE if no other connection has the file open; false (nothing changed) otherwise. */
+function leaveWal(db: Db): boolean {
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') return false;
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
+/**
  * Has the OS write the WAL out while a big transaction is still being built. SQLite moves a transaction's pages to
  * the WAL as its page cache fills (a few MiB), long before the commit, but they sit in the OS's cache until the
  * commit's fsync, which then waited for all of them (176 MB for 100,000 parcels, a quarter of a second here).
@@ -92,7 +159,9 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
  * works while this thread goes on; the commit's own fsync (synchronous=FULL) still comes, as always, and is what
  * makes the transaction durable: this only adds syncs, of bytes the commit writes out anyway. The WAL is opened
  * read-only through a descriptor of its own: SQLite keeps its locks on the database and -shm files, never on the
- * WAL, so closing this one cannot release them. Nothing happens for an in-memory database or a missing WAL.
+ * WAL, so closing this one cannot release them. Nothing happens for an in-memory database or a missing WAL (an import
+ * with a rollback journal, withRollbackJournal: the database file is not synced ahead, as closing a descriptor of it
+ * would release them).
  */
 export class WalSyncAhead {
   private fd = -1;
@@ -169,18 +238,20 @@ export function withStatementJournalsInMemory<T>(db: Db, fn: () => T): T {
  * Inserts new parcels, a hundred a statement, and returns the first one's rowid: the others follow it, since a
  * new row takes max(rowid) + 1.
  */
-export function insertNewParcels(db: Db, rows: readonly NewParcelRow[]): number {
+export function insertNewParcels(db: Db, rows: NewParcels): number {
+  const { parcels, ids, account_id: account, farm_local_id: farm, created } = rows;
   let first = 0;
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const batch = rows.slice(i, i + ROWS_PER_INSERT);
+  for (let i = 0; i < parcels.length; i += ROWS_PER_INSERT) {
+    const n = Math.min(ROWS_PER_INSERT, parcels.length - i);
     const params: unknown[] = [];
-    for (const r of batch) {
-      params.push(r.local_id, r.account_id, r.farm_local_id, r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata,
-        r.minx, r.miny, r.maxx, r.maxy, r.checked, r.created, r.created);
+    for (let k = i; k < i + n; k++) {
+      const r = parcels[k]!;
+      params.push(ids[k], account, farm, r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata,
+        r.minx, r.miny, r.maxx, r.maxy, r.checked, created, created);
     }
-    const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, batch.length)).run(...params).lastInsertRowid);
-    if (i === 0) first = last - batch.length + 1;
-    else if (last !== first + i + batch.length - 1) throw new Error(`insertNewParcels: rowid ${last} after ${first + i - 1}`);
+    const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, n)).run(params).lastInsertRowid);
+    if (i === 0) first = last - n + 1;
+    else if (last !== first + i + n - 1) throw new Error(`insertNewParcels: rowid ${last} after ${first + i - 1}`);
   }
   return first;
 }

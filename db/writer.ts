@@ -3,7 +3,7 @@ import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated } from './outbox.ts';
-import { insertIndexEntries, insertNewParcels, timeOrderedIds, type NewParcelRow, type Utf8Text } from './bulk.ts';
+import { insertIndexEntries, insertNewParcels, timeOrderedIds, type Utf8Text } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
@@ -134,9 +134,8 @@ export class MirrorWriter {
       const farm = this.live('farm', farmLocalId);
       const t = now();
       const ids = timeOrderedIds(parcels.length);
-      const rows: NewParcelRow[] = parcels.map((p, i) => ({ ...p, local_id: ids[i]!, account_id: farm.account_id, farm_local_id: farm.local_id, created: t }));
-      const first = insertNewParcels(this.db, rows);
-      const last = first + rows.length - 1;
+      const first = insertNewParcels(this.db, { parcels, ids, account_id: farm.account_id, farm_local_id: farm.local_id, created: t });
+      const last = first + parcels.length - 1;
       enqueueCreated(this.db, 'parcel', first, last, t);
       // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
       // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.

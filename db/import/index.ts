@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger, WalSyncAhead, withStatementJournalsInMemory, withoutCheckpointAtCommit } from '../bulk.ts';
+import { suspendInsertTrigger, WalSyncAhead, withRollbackJournal, withStatementJournalsInMemory, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, REPROJECT } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -114,12 +114,15 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
   if (jobs.features === 0) throw new ImportError('empty', `${name} has no features to import`);
   const results = new JobResults(jobs, pool);
   const db = mirror.syncDb;
-  const walSync = new WalSyncAhead(db);
-  try {
-    return withStatementJournalsInMemory(db, () => withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync))));
-  } finally {
-    walSync.close();
-  }
+  // Pages written once, to the database file, when this is the mirror's only connection (db/bulk.ts).
+  return withRollbackJournal(db, () => {
+    const walSync = new WalSyncAhead(db);
+    try {
+      return withStatementJournalsInMemory(db, () => withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync))));
+    } finally {
+      walSync.close();
+    }
+  });
 }
 
 function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, jobs: Jobs, results: JobResults,
