@@ -82,12 +82,12 @@ function guard(origin: string): void {
 }
 
 async function main(): Promise<void> {
+  await app.whenReady(); // sessions and utilityProcess.fork exist only from here on
   const url = app.isPackaged ? await packagedHost() : devUrl;
   if (!url) throw new Error('FURROW_APP_URL is not set: start the app with npm start');
   const { origin, hostname } = new URL(url);
   if (hostname !== '127.0.0.1' && hostname !== 'localhost') throw new Error('the app is served on loopback only');
   guard(origin);
-  await app.whenReady();
   const win = new BrowserWindow({
     width: 1280, height: 820, show: false, title: 'Furrow', autoHideMenuBar: true,
     webPreferences: {
