@@ -1,5 +1,5 @@
 // Lint enforces the boundaries the README's Layout describes: core/ is pure, platform/node/ sits on core/ only, the
-// service shares only core/ and platform/node/, sync/ leaves the mirror's SQL to db/, and the
+// service shares only core/ and platform/node/, electron/ only core/, sync/ leaves the mirror's SQL to db/, and the
 // browser code of the service's web pages reaches the service only over HTTP. test/docs.test.ts checks that every
 // `files` pattern here matches a file of the repository.
 import js from '@eslint/js';
@@ -118,6 +118,20 @@ export default tseslint.config(
     files: ['app/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/renderer/**', '**/electron/**'], message: 'app/ starts the app: the renderer is served built, never imported.' }] }],
+    },
+  },
+  {
+    // The Electron glue stays tiny: Electron, Node and core/'s pure code only. The packaged app starts the built host
+    // by its path (dist/host.mjs), never by importing the backend; the renderer is loaded by URL, never imported.
+    files: ['electron/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['better-sqlite3', 'fastify', 'fastify/*', '@fastify/*', 'undici', 'jose', 'ws'], message: 'electron/ opens a window on the host: it does no I/O of the app itself.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/platform/**', '**/app/**', '**/renderer/**', '**/cli/**', '**/bench/**', '**/test/**'], message: 'electron/ imports only core/ (the host runs as dist/host.mjs, the renderer is served).' },
+        ],
+      }],
     },
   },
   {

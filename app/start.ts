@@ -6,8 +6,9 @@
 // FURROW_SERVICE set: no embedded service. With FURROW_ACCOUNT and FURROW_API_KEY (the organization's key, kept in
 // the environment and never written), or FURROW_TOKEN (an account_access token), that account is connected if it is
 // not yet; the app also shows the accounts connected before (the CLI's `connect`). Ports: PORT (the service, 8080), FURROW_APP_PORT (browser mode, any free one); data: DATA_DIR (the
-// service, ./data) and FURROW_HOME (the mirror). FURROW_NO_BROWSER=1 never opens a browser.
+// service, ./data) and FURROW_HOME (the mirror). FURROW_NO_BROWSER=1 never opens a browser, nor Electron's window.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -59,19 +60,39 @@ async function embeddedService(): Promise<ServiceChoice> {
   return { url, account: demo.credentials.account_id, apiKey: demo.credentials.api_key, child };
 }
 
-/** Electron's binary: the `electron` package resolves to its path only when its download completed. */
-function electronBinary(): string | null {
+/**
+ * Electron's binary, or why there is none. From Node the `electron` package resolves to the binary's path, and
+ * throws when its download never completed; npm drops the package altogether when its postinstall failed.
+ */
+function electronBinary(): { path: string } | { missing: string } {
+  const require = createRequire(import.meta.url);
   try {
-    const path = createRequire(import.meta.url)('electron') as unknown;
-    return typeof path === 'string' ? path : null;
+    require.resolve('electron');
   } catch {
-    return null;
+    return { missing: 'npm install where its download is reachable' };
   }
+  try {
+    const path = require('electron') as unknown;
+    if (typeof path === 'string' && existsSync(path)) return { path };
+  } catch { /* installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1: the package without its binary */ }
+  return { missing: 'node node_modules/electron/install.js where its download is reachable' };
 }
 
+/**
+ * Electron's window on browser mode (electron/main.ts, built to dist/ by scripts/build.mjs): the address goes in
+ * the environment, which only this user can read, not in argv, which every local user can (/proc). The host stays
+ * here in system Node, whose better-sqlite3 Electron's own Node cannot load.
+ */
+async function openWindow(binary: string, url: string): Promise<ChildProcess> {
+  const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+  await ensureBuilt('electron-main');
+  return spawn(binary, [ROOT], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, FURROW_APP_URL: url } });
+}
+
+const hasDisplay = () => process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+
 function openBrowser(url: string): void {
-  const hasDisplay = process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
-  if (!hasDisplay || process.env.FURROW_NO_BROWSER) return;
+  if (!hasDisplay() || process.env.FURROW_NO_BROWSER) return;
   const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   spawn(cmd, args as string[], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
 }
@@ -83,10 +104,12 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const port = process.env.FURROW_APP_PORT ? Number(process.env.FURROW_APP_PORT) : await freePort();
   let host: Host | null = null;
+  let electronWindow: ChildProcess | null = null;
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    electronWindow?.kill('SIGTERM');
     await host?.close().catch(() => {});
     if (service.child && service.child.exitCode === null) service.child.kill('SIGTERM');
     process.exit(0);
@@ -113,9 +136,21 @@ async function main(): Promise<void> {
   // The host answers `hello` before its browser server listens: the address is printed once it does.
   for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
   const url = `http://127.0.0.1:${port}/#token=${token}${account ? `&account=${encodeURIComponent(account)}` : ''}`;
-  say(electronBinary()
-    ? 'Electron is installed, but this version has no desktop window yet: the app runs in your browser.'
-    : "Electron's binary is not installed (npm install electron where its download is reachable): the app runs in your browser.");
+  const electron = electronBinary();
+  if ('path' in electron && hasDisplay() && !process.env.FURROW_NO_BROWSER) {
+    say("Furrow opens in Electron's window; closing it stops the app.");
+    say(`The same address works in a browser: ${url}   (until the app stops; Ctrl+C stops it)`);
+    electronWindow = await openWindow(electron.path, url);
+    electronWindow.once('exit', (code, signal) => {
+      electronWindow = null;
+      if (code === 0 || stopping) return void stop(); // the window closed: the app stops
+      say(`Electron's window failed (${signal ?? `exit ${code}`}): open the address above in a browser.`);
+    });
+    return;
+  }
+  say('path' in electron
+    ? `${process.env.FURROW_NO_BROWSER ? 'FURROW_NO_BROWSER is set' : 'No display'}: Electron's window does not open.`
+    : `Electron's binary is not installed (${electron.missing}): the app runs in your browser.`);
   say(`Open Furrow at ${url}   (this address works until the app stops; Ctrl+C stops it)`);
   openBrowser(url);
 }

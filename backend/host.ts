@@ -8,7 +8,7 @@ import { problemsOf } from '../core/schemas/check.ts';
 import { furrowHome } from '../sync/credentials.ts';
 import { Backend } from './backend.ts';
 import { startBrowserServer, type BrowserServer } from './browser-server.ts';
-import { processPort } from './node-ports.ts';
+import { electronParent, processPort } from './node-ports.ts';
 
 // Read and removed before anything starts: the import threads and any command the engine runs inherit no token.
 const browserToken = process.env.FURROW_BROWSER_TOKEN;
@@ -30,6 +30,8 @@ if (browserToken) {
       return () => { servers.delete(tab); tab.close(); };
     },
   });
+  // The packaged app's main process (electron/main.ts) loads the address browser mode took; rpc ignores this message.
+  electronParent()?.postMessage({ furrowBrowserPort: browser.port });
 }
 
 // The parent gone (closed, crashed): nothing is left to answer. The mirror is closed cleanly; work the engine had

@@ -14,7 +14,11 @@ const META = join(DIST, 'cli.meta.json');
  * itself (platform/node/worker-pool.ts workerEntry). The mirror host and its import thread likewise (backend/imports.ts
  * starts `./import-worker.mjs`).
  */
-const ENTRIES = { cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts' };
+const ENTRIES = {
+  cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts',
+  // Electron's main process (package.json "main"): Electron runs JavaScript, and `electron` stays external.
+  'electron-main': 'electron/main.ts',
+};
 
 /** Builds dist/cli.mjs and dist/worker.mjs, and records which sources they were built from. */
 export async function buildCli() {
