@@ -1,6 +1,7 @@
 // The app's backend through core/api.ts, as the app will use it: a real mirror host process, a real local service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { syncWorld, type SyncWorld } from '../test/helpers/sync.ts';
@@ -20,8 +21,8 @@ afterAll(async () => {
 });
 
 const ENV = { FURROW_SETTLE_MS: '200', FURROW_MAX_WAIT_MS: '3000' };
-async function host(home: string, entry?: string): Promise<Host> {
-  const h = await launchHost({ home, env: ENV, entry });
+async function host(home: string, entry?: string, env: NodeJS.ProcessEnv = {}): Promise<Host> {
+  const h = await launchHost({ home, env: { ...ENV, ...env }, entry });
   hosts.push(h);
   return h;
 }
@@ -225,8 +226,12 @@ describe('the mirror host', () => {
     const entry = fileURLToPath(await ensureBuilt('host'));
     const home = newHome();
     const acc = await newAccount();
-    const h = await host(home, entry);
+    // As the packaged app starts it: with the key its keychain guards, the secrets are kept sealed, never in clear.
+    const h = await host(home, entry, { FURROW_CREDENTIAL_KEY: randomBytes(32).toString('base64') });
     await h.api.connect({ service: w.svc.url, account: acc, apiKey: w.apiKey });
+    expect(existsSync(join(home, 'credentials.json'))).toBe(false);
+    expect(readFileSync(join(home, 'credentials.sealed'), 'utf8')).not.toContain(w.apiKey);
+    expect((await h.api.sync({ account: acc }))[0]).toMatchObject({ synced: true }); // the sealed key opened and authenticated
     const file = join(home, 'built.geojson');
     // Large enough for the import's own worker threads too (over 4 MiB).
     writeFileSync(file, JSON.stringify({

@@ -6,6 +6,7 @@ import { API, type ApiEvent } from '../core/api.ts';
 import { serve, type Server } from '../core/rpc.ts';
 import { problemsOf } from '../core/schemas/check.ts';
 import { furrowHome } from '../sync/credentials.ts';
+import { SealedCredentialStore } from '../sync/sealed-credentials.ts';
 import { Backend } from './backend.ts';
 import { startBrowserServer, type BrowserServer } from './browser-server.ts';
 import { electronParent, processPort } from './node-ports.ts';
@@ -14,7 +15,14 @@ import { electronParent, processPort } from './node-ports.ts';
 const browserToken = process.env.FURROW_BROWSER_TOKEN;
 delete process.env.FURROW_BROWSER_TOKEN;
 
-const backend = new Backend({ home: furrowHome(process.env), env: process.env, app: true });
+// The packaged app's main process hands the key its keychain guards (electron/main.ts): the secrets are then kept
+// sealed (sync/sealed-credentials.ts); without it, in the 0600 file or FURROW_API_KEY. Removed as the token is.
+const sealKey = process.env.FURROW_CREDENTIAL_KEY;
+delete process.env.FURROW_CREDENTIAL_KEY;
+
+const home = furrowHome(process.env);
+const credentials = sealKey ? new SealedCredentialStore(home, Buffer.from(sealKey, 'base64')) : undefined;
+const backend = new Backend({ home, env: process.env, app: true, credentials });
 const servers = new Set<Server<ApiEvent>>();
 const server = serve<typeof API, ApiEvent>(API, processPort(), backend.handlers, { check: problemsOf });
 servers.add(server);

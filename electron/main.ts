@@ -9,9 +9,10 @@
 //   Electron's own Node cannot load.
 // - packaged (no system Node): the host runs in a utilityProcess (better-sqlite3 rebuilt for Electron by
 //   electron-builder), browser mode on a fresh token, and reports its port. Untested here: see docs/app.md.
-import { app, BrowserWindow, session, shell, utilityProcess, type WebContents } from 'electron';
+import { app, BrowserWindow, safeStorage, session, shell, utilityProcess, type WebContents } from 'electron';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 // Read and removed at once: the GPU, network and utility processes Electron starts inherit no token.
 const devUrl = process.env.FURROW_APP_URL;
@@ -20,13 +21,33 @@ delete process.env.FURROW_APP_URL;
 // Every renderer sandboxed, whatever a window's webPreferences say.
 app.enableSandbox();
 
+/**
+ * The key that seals the accounts' secrets (sync/sealed-credentials.ts), kept encrypted by safeStorage (the login
+ * keychain, DPAPI, or the Secret Service): made once, 32 random bytes. None where safeStorage has no real keychain
+ * (Linux without one falls back to a fixed password, which protects nothing): the host keeps its 0600 file then.
+ */
+function credentialKey(): string | null {
+  if (!safeStorage.isEncryptionAvailable()) return null;
+  if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') return null;
+  const file = join(app.getPath('userData'), 'credentials.key');
+  if (existsSync(file)) return safeStorage.decryptString(readFileSync(file));
+  const key = randomBytes(32).toString('base64');
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, safeStorage.encryptString(key), { mode: 0o600 });
+  return key;
+}
+
 /** The packaged app's host: dist/host.mjs in a utilityProcess, resolved with the address its browser mode took. */
 async function packagedHost(): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const dist = join(app.getAppPath(), 'dist');
+  const key = credentialKey();
   const host = utilityProcess.fork(join(dist, 'host.mjs'), [], {
     serviceName: 'Furrow mirror host', stdio: 'inherit',
-    env: { ...process.env, FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: '0', FURROW_RENDERER_DIR: join(dist, 'renderer') },
+    env: {
+      ...process.env, FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: '0', FURROW_RENDERER_DIR: join(dist, 'renderer'),
+      ...(key ? { FURROW_CREDENTIAL_KEY: key } : {}),
+    },
   });
   app.on('will-quit', () => host.kill());
   const port = await new Promise<number>((ok, fail) => {

@@ -60,8 +60,8 @@ export const maskKey = (key: string | undefined) => (key ? `${key.slice(0, 11)}�
 /**
  * Where the accounts' secrets are kept. Outside Electron: a file in FURROW_HOME readable by the user only, or —
  * for the organization's API key — an environment variable, so that no copy of the key is written at all. The
- * desktop app keeps them encrypted with the operating system's keychain (Electron safeStorage, electron/). The
- * backend alone reads them: no API answer, event or log line carries them.
+ * packaged desktop app keeps them sealed under a key its keychain guards (Electron safeStorage: electron/main.ts,
+ * sync/sealed-credentials.ts). The backend alone reads them: no API answer, event or log line carries them.
  */
 export interface CredentialStore {
   /** For people: where the secrets are, e.g. "a file only you can read (~/.local/share/furrow/credentials.json)". */
