@@ -55,13 +55,16 @@ function parcelStyle(selected: () => string | null) {
   };
 }
 
-/** Red once the drawn polygon is above the account's limit: it would be refused at save. */
+/**
+ * What is being drawn or dropped, not yet saved: a cyan outline no sync state uses (the blue it had read as
+ * Sending), red once it is above the account's limit and would be refused at save.
+ */
 function draftStyle(f: FeatureLike): Style | undefined {
   const g = f.getGeometry();
   if (!(g instanceof Polygon)) return new Style({});
   const limit = useApp.getState().account?.parcelLimit ?? Infinity;
   const over = draftHectares(ringOf(g)) > limit;
-  const color = over ? '#d32f2f' : '#0d47a1';
+  const color = over ? '#d32f2f' : '#0097a7';
   return new Style({ fill: new Fill({ color: `${color}33` }), stroke: new Stroke({ color, width: 2, lineDash: over ? [6, 4] : undefined }) });
 }
 
@@ -96,7 +99,7 @@ export function MapView() {
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
       controls: defaultControls({ attribution: false }).extend([
         new ScaleLine(),
-        new MousePosition({ coordinateFormat: createStringXY(5), projection: 'EPSG:4326', className: 'cursor-position' }),
+        new MousePosition({ coordinateFormat: createStringXY(5), projection: 'EPSG:4326', className: 'cursor-position', placeholder: '' }),
       ]),
     });
     map.current = m;

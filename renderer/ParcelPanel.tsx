@@ -5,7 +5,7 @@ import type { ParcelFeature } from '../core/api.ts';
 import { useApi } from './context.ts';
 import { set, useApp } from './store.ts';
 import { NewParcelForm } from './NewParcelForm.tsx';
-import { closeRing, draftHectares, pointPreview } from './preview.ts';
+import { closeRing, draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 
 export function ParcelPanel() {
@@ -51,6 +51,7 @@ function DraftPanel() {
   const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
   const ha = draftHectares(ring);
   const over = ha > limit;
+  const problems = draftProblems(ring);
   return (
     <>
       <h2 id="panel-title">{drawn ? 'New parcel' : 'Drawing a parcel'}</h2>
@@ -58,10 +59,11 @@ function DraftPanel() {
         Area <output aria-label="Drawn area" data-field="draft-hectares">{hectares(ha)}</output>
         {over ? <span role="alert"> — above this account&apos;s limit of {hectares(limit)}: it cannot be saved.</span> : null}
       </p>
+      {problems.length ? <p role="alert" className="error">{problems.join(' ')} It cannot be saved: move a vertex or draw again.</p> : null}
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (
-        <NewParcelForm refused={over} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [closeRing(ring)] } })} />
+        <NewParcelForm refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [closeRing(ring)] } })} />
       )}
     </>
   );
@@ -76,17 +78,19 @@ function PointPanel() {
   if (!point) {
     return (<><h2 id="panel-title">Drop a hectare point</h2><p className="muted">Click the map where the point goes; Esc cancels.</p></>);
   }
-  const { square, problems } = pointPreview(point, ha, limit);
+  const typed = parseHectares(text);
+  const { square, problems } = typed > 0 ? pointPreview(point, typed, limit)
+    : { square: null, problems: ['Type the hectares: a number above 0, such as 2.5 or 2,5.'] };
   return (
     <>
       <h2 id="panel-title">New hectare point</h2>
       <label>Hectares{' '}
-        <input type="number" min="0" step="any" value={text} aria-invalid={problems.length > 0}
-          onChange={(e) => { setText(e.target.value); const v = Number(e.target.value); set({ pointHectares: e.target.value === '' || !Number.isFinite(v) ? 0 : v }); }} />
+        <input type="text" inputMode="decimal" autoComplete="off" value={text} aria-invalid={problems.length > 0}
+          onChange={(e) => { setText(e.target.value); const v = parseHectares(e.target.value); set({ pointHectares: v > 0 ? v : 0 }); }} />
       </label>
       {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>
-        : <p className="muted">The square the service will make: {hectares(ha)} centred on {point[0].toFixed(5)}, {point[1].toFixed(5)}. Click elsewhere to move it.</p>}
-      <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: ha })} />
+        : <p className="muted">The square the service will make: {hectares(typed)} centred on {point[0].toFixed(5)}, {point[1].toFixed(5)}. Click elsewhere to move it.</p>}
+      <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: typed })} />
     </>
   );
 }

@@ -26,7 +26,7 @@ export const preferredAccount = (): string | null => sessionStorage.getItem('fur
 
 export async function connectBackend(onLost: (reason: string) => void): Promise<Backend> {
   const token = launchToken();
-  if (!token) throw new Error('This page needs the address the app printed when it started (it holds a one-time token).');
+  if (!token) throw new Error('This page needs the address the app printed when it started (it holds this launch\'s token).');
   const port = webSocketPort(`ws://${location.host}/`, token);
   port.onClose(onLost);
   await port.opened.catch(() => {

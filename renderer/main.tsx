@@ -5,6 +5,10 @@ import { connectBackend } from './backend.ts';
 import { App } from './App.tsx';
 import { set } from './store.ts';
 
+// The printed address pasted into a tab already on the app changes only the fragment, which loads nothing: start
+// again with its token.
+window.addEventListener('hashchange', () => { if (new URLSearchParams(location.hash.slice(1)).has('token')) location.reload(); });
+
 const root = createRoot(document.getElementById('root')!);
 connectBackend((reason) => set({ backendLost: reason })).then(
   (backend) => root.render(<App backend={backend} />),

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { hectareSquare } from '../core/geo/square.ts';
 import { polygonHectares } from '../core/geo/area.ts';
-import { closeRing, draftHectares, pointPreview, type LonLat } from './preview.ts';
+import { closeRing, draftHectares, draftProblems, parseHectares, pointPreview, type LonLat } from './preview.ts';
 
 describe('previews', () => {
   it('measures a polygon being drawn geodesically, open ring or not, and nothing below three vertices', () => {
@@ -22,5 +22,17 @@ describe('previews', () => {
     expect(over.square).toBeNull();
     expect(over.problems.join(' ')).toMatch(/exceeds the account's limit of 100 ha/);
     expect(pointPreview([11.02, 52.21], 0, 100).problems.join(' ')).toMatch(/positive number/);
+  });
+
+  it("says why a drawn polygon would be refused (a ring crossing itself), in the service's words", () => {
+    const bowTie: LonLat[] = [[-4.78, 37.88], [-4.77, 37.87], [-4.77, 37.88], [-4.78, 37.87]];
+    expect(draftProblems(bowTie).join(' ')).toMatch(/crosses or touches itself/);
+    expect(draftProblems(hectareSquare(-4.78, 37.88, 12)[0]!.slice(0, -1) as LonLat[])).toEqual([]);
+    expect(draftProblems(bowTie.slice(0, 2))).toEqual([]);
+  });
+
+  it('reads hectares with a decimal comma or point, and nothing else', () => {
+    expect([parseHectares('2,5'), parseHectares(' 2.5 '), parseHectares('5'), parseHectares('.5'), parseHectares('3.')]).toEqual([2.5, 2.5, 5, 0.5, 3]);
+    for (const bad of ['', '-3', '1.000,5', '1,000.5', '2,5,1', 'abc', '1e3', '5 ha']) expect(parseHectares(bad)).toBeNaN();
   });
 });

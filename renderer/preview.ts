@@ -3,6 +3,7 @@
 // service runs on a Point parcel (core/parcels/point.ts).
 import { polygonHectares } from '../core/geo/area.ts';
 import { checkPoint } from '../core/parcels/point.ts';
+import { checkPolygon } from '../core/parcels/polygon.ts';
 import { reporter } from '../core/parcels/problems.ts';
 import type { PolygonCoords } from '../core/geo/types.ts';
 
@@ -25,3 +26,23 @@ export const closeRing = (ring: LonLat[]): LonLat[] => (ring.length ? [...ring, 
 
 /** Hectares of a polygon being drawn: its vertices, not closed; none below three. */
 export const draftHectares = (ring: LonLat[]): number => (ring.length >= 3 ? polygonHectares([closeRing(ring)]) : 0);
+
+/**
+ * Why the service would refuse the polygon being drawn, in its words (a ring crossing itself, a vertex off the
+ * globe…), the account's limit aside (the panel says that one with the live area); none below three vertices.
+ */
+export function draftProblems(ring: LonLat[]): string[] {
+  if (ring.length < 3) return [];
+  const r = reporter(0, 'The polygon');
+  checkPolygon([closeRing(ring)], r, 'geometry.coordinates', Infinity);
+  return r.problems.map((p) => p.message);
+}
+
+/**
+ * Hectares as a person types them: a decimal comma is a decimal point ("2,5" is 2.5, as Spanish and German farmers
+ * write it); anything else that is not one plain number, thousands separators included, is NaN rather than a guess.
+ */
+export function parseHectares(text: string): number {
+  const t = text.trim().replace(',', '.');
+  return /^(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
+}

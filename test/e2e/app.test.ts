@@ -87,6 +87,15 @@ describe('npm start (browser mode)', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
 
+    // A bow tie, its ring crossing itself: the service's reason, live, and it cannot be saved.
+    await page.getByRole('button', { name: 'Draw polygon' }).click();
+    for (const [dx, dy] of [[-60, -40], [60, 40], [60, -40], [-60, 40]] as const) await page.mouse.click(cx + dx, cy + dy);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/crosses or touches itself.*cannot be saved/);
+    expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
+
     // At the farm's scale: a square of 120 px, with a stray fifth click taken back by Backspace.
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await page.waitForTimeout(1000); // the fit's animation (300 ms) has ended and its view was read
@@ -122,10 +131,15 @@ describe('npm start (browser mode)', () => {
     // A hectare point: the square previewed is the one the service makes; above the limit it cannot be saved.
     await page.keyboard.press('p');
     await page.mouse.click(cx - 120, cy + 120); // between two rows of the farm's parcels
-    const hectaresField = page.getByRole('spinbutton', { name: 'Hectares' });
+    const hectaresField = page.getByRole('textbox', { name: 'Hectares' });
     await hectaresField.fill('500');
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/exceeds the account's limit of 100 ha/);
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    // A decimal comma is a decimal point, as farmers in Spain and Germany write it.
+    await hectaresField.fill('2,5');
+    await expect.poll(() => page.locator('.panel').textContent()).toContain('The square the service will make: 2.50 ha');
+    await hectaresField.fill('-3');
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/a number above 0/);
     await hectaresField.fill('5');
     await expect.poll(() => page.locator('.panel').textContent()).toContain('The square the service will make: 5.00 ha');
     await page.getByLabel('Name').fill('E2E point');
