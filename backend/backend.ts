@@ -14,7 +14,7 @@ import { JsonItems, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent, ParcelCollection, ParcelFeature } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
 import { ChangeLog } from '../db/change-log.ts';
-import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature, parcelFeaturesJson } from './views.ts';
+import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 
@@ -186,7 +186,7 @@ export class Backend {
 
     search: ({ account, text, limit = 50 }) => {
       this.account(account);
-      return JsonItems.array<ParcelFeature>(parcelFeaturesJson(this.mirror, this.mirror.read.search(text, limit, account)));
+      return JsonItems.array<ParcelFeature>(this.mirror.read.searchJson(text, limit, account));
     },
 
     createFarm: ({ account, name }) => {

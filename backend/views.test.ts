@@ -1,7 +1,7 @@
-// The map's features written as JSON text around the stored JSON (parcelFeaturesJson) must be exactly the objects
-// parcelFeatures builds, whatever the row: a drawn polygon, a hectare point, an imported geometry kept as the file's
-// own bytes (whitespace and all), a name needing escapes, a parcel rejected with its reason. The viewport's JSON,
-// written by SQLite (MirrorReader.viewportJson), must be the same objects in every sync state, and say when it is cut.
+// The map's features written by SQLite as JSON text around the stored JSON (MirrorReader.viewportJson and
+// searchJson) must be exactly the objects parcelFeatures builds, whatever the row: a drawn polygon, a hectare point,
+// an imported geometry kept as the file's own bytes (whitespace and all), a name needing escapes, a parcel rejected
+// with its reason; the same in every sync state, search's in search's order, and the viewport says when it is cut.
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,15 +10,15 @@ import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
 import { pointParcel } from '../test/helpers/service.ts';
-import { parcelFeatures, parcelFeaturesJson } from './views.ts';
+import { parcelFeatures } from './views.ts';
 import type { ParcelFeature } from '../core/api.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-views-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ACC = 'acc-00000000-0000-4000-8000-0000000000v1';
 
-describe('parcelFeaturesJson', () => {
-  it('is parcelFeatures as JSON text, row for row', async () => {
+describe('the map\'s features as JSON texts', () => {
+  it('are parcelFeatures as JSON texts, row for row, for a viewport and for a search', async () => {
     const m = Mirror.open(join(dir, 'mirror.db'));
     try {
       m.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'views', '2026-01-01')").run(ACC);
@@ -33,9 +33,17 @@ describe('parcelFeaturesJson', () => {
       m.syncDb.prepare("UPDATE outbox SET state = 'rejected', last_error = 'Parcel \"x\" overlaps' WHERE local_id = ?").run(drawn!.local_id);
       const hits = m.read.viewport([-5, 36, -3, 38], 100, ACC);
       expect(hits).toHaveLength(3);
-      expect(parcelFeaturesJson(m, hits).map((t) => JSON.parse(t) as unknown)).toEqual(parcelFeatures(m, hits));
+      const byId = (fs: ParcelFeature[]) => new Map(fs.map((f) => [f.id, f]));
+      const texts = m.read.viewportJson([-5, 36, -3, 38], 100, ACC);
+      expect(texts).toHaveLength(3);
+      expect(byId(texts.map((t) => JSON.parse(t) as ParcelFeature))).toEqual(byId(parcelFeatures(m, hits)));
       expect(parcelFeatures(m, hits).find((f) => f.id === drawn!.local_id)!.properties).toMatchObject({ state: 'rejected', reason: 'Parcel "x" overlaps' });
-      expect(parcelFeaturesJson(m, [])).toEqual([]);
+      // Search: the same objects, in search's own order (name matches first), and nothing for no match.
+      for (const q of ['Imported', 'Le clos', 'S-1', 'olive', 'Point']) {
+        expect(m.read.searchJson(q, 50, ACC).map((t) => JSON.parse(t) as unknown)).toEqual(parcelFeatures(m, m.read.search(q, 50, ACC)));
+      }
+      expect(m.read.searchJson('Imported', 50, ACC)).toHaveLength(1);
+      expect(m.read.searchJson('nothing-like-this', 50, ACC)).toEqual([]);
     } finally {
       m.close();
     }

@@ -45,20 +45,6 @@ export function parcelFeatures(m: Mirror, hits: readonly ParcelHit[]): ParcelFea
   });
 }
 
-/**
- * The same features as parcelFeatures, each as JSON text written around the geometry, point and metadata JSON the
- * mirror stores, never parsed here (core/rpc.ts JsonItems). Member order as in parcelFeatures.
- */
-export function parcelFeaturesJson(m: Mirror, hits: readonly ParcelHit[]): string[] {
-  const states = m.read.parcelStates(hits.map((h) => h.local_id));
-  const q = JSON.stringify;
-  return hits.map((h) => {
-    const s = states.get(h.local_id)!;
-    return `{"type":"Feature","id":${q(h.local_id)},"geometry":${h.geometry},"properties":{"farm":${q(h.farm_local_id)},"name":${q(h.name)},` +
-      `"hectares":${q(h.hectares)},"serverId":${q(h.server_id)},"state":${q(s.state)},"reason":${q(s.reason)},"point":${h.point ?? 'null'},"metadata":${h.metadata}}}`;
-  });
-}
-
 export function parcelFeature(m: Mirror, localId: string): ParcelFeature {
   const p = m.read.parcel(localId);
   if (!p || p.deleted) throw new RpcError(ApiErrorCode.notFound, `No parcel ${localId}`);

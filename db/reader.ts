@@ -10,7 +10,7 @@ const ENTITIES = new Set<Entity>(['farm', 'parcel', 'crop']);
  * it) and `reason`, or no row when the item is synced: a conflict, then a rejection, a blocked account, an unknown
  * outcome, a request out, a queued change; among equals the oldest op, ops before conflict rows. A conflict's
  * reason is its fields joined ("name, metadata"), or its own text when that is not a JSON array. One definition for
- * syncStates and the map's JSON (viewportJson).
+ * syncStates and the map's JSON (FEATURE_JSON).
  */
 function openState(entity: Entity, idExpr: string): string {
   if (!ENTITIES.has(entity)) throw new Error(`unknown entity ${entity}`);
@@ -24,6 +24,17 @@ function openState(entity: Entity, idExpr: string): string {
       UNION ALL SELECT 'conflict', 6, c.fields, 1, c.id FROM conflicts c WHERE c.entity = '${entity}' AND c.local_id = ${idExpr} AND c.resolved IS NULL
       ORDER BY rank DESC, src, ord LIMIT 1)`;
 }
+
+/**
+ * A parcel (`p`) as the map's GeoJSON Feature, written by SQLite around the geometry, point and metadata JSON it
+ * stores: the shape of backend/views.ts parcelFeatures, its sync state included. One expression for the viewport and
+ * search answers.
+ */
+const FEATURE_JSON = `'{"type":"Feature","id":' || json_quote(p.local_id) || ',"geometry":' || p.geometry ||
+  ',"properties":{"farm":' || json_quote(p.farm_local_id) || ',"name":' || json_quote(p.name) || ',"hectares":' || json_quote(p.hectares) ||
+  ',"serverId":' || json_quote(p.server_id) || ',"state":' ||
+  coalesce((SELECT json_quote(state) || ',"reason":' || json_quote(reason) FROM (${openState('parcel', 'p.local_id')})), '"synced","reason":null') ||
+  ',"point":' || coalesce(p.point, 'null') || ',"metadata":' || p.metadata || '}}'`;
 
 /** Read-only access to the mirror: what the UI and the CLI show. Never writes. */
 export class MirrorReader {
@@ -102,11 +113,7 @@ export class MirrorReader {
    */
   viewportJson(bbox: [number, number, number, number], limit: number, accountId: string): string[] {
     // CROSS JOIN keeps the R*Tree first: given `p.account_id = ?` alone, the planner walks the account's whole index.
-    return this.db.prepare(`SELECT '{"type":"Feature","id":' || json_quote(p.local_id) || ',"geometry":' || p.geometry ||
-          ',"properties":{"farm":' || json_quote(p.farm_local_id) || ',"name":' || json_quote(p.name) || ',"hectares":' || json_quote(p.hectares) ||
-          ',"serverId":' || json_quote(p.server_id) || ',"state":' ||
-          coalesce((SELECT json_quote(state) || ',"reason":' || json_quote(reason) FROM (${openState('parcel', 'p.local_id')})), '"synced","reason":null') ||
-          ',"point":' || coalesce(p.point, 'null') || ',"metadata":' || p.metadata || '}}'
+    return this.db.prepare(`SELECT ${FEATURE_JSON}
         FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
         WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?`)
       .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, limit + 1) as string[];
@@ -121,6 +128,24 @@ export class MirrorReader {
    * parcels; this stays in the index.
    */
   search(text: string, limit = 50, accountId?: string): ParcelHit[] {
+    const hits = this.searchRowids(text, limit, accountId);
+    if (!hits.length) return [];
+    const rows = this.db.prepare(`SELECT p.rowid AS rid, p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata, p.point
+      FROM parcels p WHERE p.rowid IN (SELECT value FROM json_each(?)) AND p.deleted = 0`).all(JSON.stringify(hits)) as (ParcelHit & { rid: number })[];
+    const order = new Map(hits.map((id, i) => [id, i]));
+    return rows.sort((a, b) => order.get(a.rid)! - order.get(b.rid)!).slice(0, limit).map(({ rid: _rid, ...hit }) => hit);
+  }
+
+  /** The same parcels as search, in its order, each as the map's Feature JSON (as viewportJson). */
+  searchJson(text: string, limit = 50, accountId?: string): string[] {
+    const hits = this.searchRowids(text, limit, accountId);
+    if (!hits.length) return [];
+    return this.db.prepare(`SELECT ${FEATURE_JSON} FROM json_each(?) j JOIN parcels p ON p.rowid = j.value WHERE p.deleted = 0 ORDER BY j.key LIMIT ?`)
+      .pluck().all(JSON.stringify(hits), limit) as string[];
+  }
+
+  /** Candidate rowids of a search, best first: name matches, then metadata matches; deleted parcels not yet left out. */
+  private searchRowids(text: string, limit: number, accountId?: string): number[] {
     const normalized = text.normalize('NFKC');
     const words = normalized.match(/[\p{L}\p{N}_-]+/gu) ?? [];
     if (!words.length) return [];
@@ -137,11 +162,7 @@ export class MirrorReader {
       const seen = new Set(hits);
       for (const id of ids(query, limit * 2)) if (!seen.has(id)) hits.push(id);
     }
-    if (!hits.length) return [];
-    const rows = this.db.prepare(`SELECT p.rowid AS rid, p.local_id, p.farm_local_id, p.server_id, p.name, p.hectares, p.geometry, p.metadata, p.point
-      FROM parcels p WHERE p.rowid IN (SELECT value FROM json_each(?)) AND p.deleted = 0`).all(JSON.stringify(hits)) as (ParcelHit & { rid: number })[];
-    const order = new Map(hits.map((id, i) => [id, i]));
-    return rows.sort((a, b) => order.get(a.rid)! - order.get(b.rid)!).slice(0, limit).map(({ rid: _rid, ...hit }) => hit);
+    return hits;
   }
 
   /** A parcel's rotation history, newest sowing first. */
