@@ -91,12 +91,17 @@ export function suspendInsertTrigger(db: Db): (() => void) | null {
  * next checkpoint instead — SQLite's automatic one at this connection's next commit, or closing the mirror.
  */
 export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
-  const pages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
-  db.pragma('wal_autocheckpoint = 0');
+  return withPragma(db, 'wal_autocheckpoint', 0, fn);
+}
+
+/** Runs fn with a connection setting changed, and puts back the value it had, whatever fn does. */
+function withPragma<T>(db: Db, name: 'wal_autocheckpoint' | 'synchronous' | 'busy_timeout', value: number | string, fn: () => T): T {
+  const before = db.pragma(name, { simple: true }) as number;
+  db.pragma(`${name} = ${value}`);
   try {
     return fn();
   } finally {
-    db.pragma(`wal_autocheckpoint = ${pages}`);
+    db.pragma(`${name} = ${before}`);
   }
 }
 
@@ -122,12 +127,9 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
  */
 export function withRollbackJournal<T>(db: Db, fn: () => T): T {
   if (db.memory || db.inTransaction || !leaveWal(db)) return fn();
-  const synchronous = db.pragma('synchronous', { simple: true }) as number;
-  db.pragma('synchronous = EXTRA');
   try {
-    return fn();
+    return withPragma(db, 'synchronous', 'EXTRA', fn);
   } finally {
-    db.pragma(`synchronous = ${synchronous}`);
     // A process opening the mirror meanwhile may hold a read lock a moment: the busy timeout waits for it.
     whenNotBusy(() => db.pragma('journal_mode = WAL'));
     // A connection in WAL mode holds a shared lock on the file, which is what refuses the switch to another process
@@ -139,16 +141,14 @@ export function withRollbackJournal<T>(db: Db, fn: () => T): T {
 /** journal_mode = DELETE if no other connection has the file open; false (nothing changed) otherwise. */
 function leaveWal(db: Db): boolean {
   if (db.pragma('journal_mode', { simple: true }) !== 'wal') return false;
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
-  } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
-    throw err;
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
+  return withPragma(db, 'busy_timeout', 0, () => {
+    try {
+      return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
+      throw err;
+    }
+  });
 }
 
 /**
