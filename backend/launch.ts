@@ -24,8 +24,8 @@ export async function launchHost(opts: { home: string; env?: NodeJS.ProcessEnv; 
   const entry = opts.entry ?? ENTRY;
   const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     env: { ...process.env, ...opts.env, FURROW_HOME: opts.home }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // Structured clone, as Electron's MessagePort: a map's answer (core/rpc.ts JsonText, a few hundred KB of text)
-    // crosses as one copied string, where the JSON channel escaped every quote in it and unescaped it again.
+    // Structured clone, as Electron's MessagePort: a map's answer (core/rpc.ts JsonItems, a few hundred KB of text)
+    // crosses as copied strings, where the JSON channel escaped every quote in them and unescaped them again.
     serialization: 'advanced',
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
