@@ -59,7 +59,7 @@ function DraftPanel() {
         Area <output aria-label="Drawn area" data-field="draft-hectares">{hectares(ha)}</output>
         {over ? <span role="alert"> — above this account&apos;s limit of {hectares(limit)}: it cannot be saved.</span> : null}
       </p>
-      {problems.length ? <p role="alert" className="error">{problems.join(' ')} It cannot be saved: Esc, then draw it again.</p> : null}
+      {problems.length ? <p role="alert" className="error">{problems.join(' ')} — it cannot be saved: Esc, then draw it again.</p> : null}
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (

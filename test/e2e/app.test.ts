@@ -92,6 +92,7 @@ describe('npm start (browser mode)', () => {
     for (const [dx, dy] of [[-60, -40], [60, 40], [60, -40], [-60, 40]] as const) await page.mouse.click(cx + dx, cy + dy);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/crosses or touches itself.*cannot be saved/);
+    await page.screenshot({ path: join(SHOTS, 'app-draw-refused.png') });
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
