@@ -16,7 +16,6 @@ import { importPlants } from './store/plants.ts';
 import { billing } from './store/billing.ts';
 import { listSigningKeys, rotateSigningKey, signAccountAccess } from './store/tokens.ts';
 import { runDemo } from './demo.ts';
-import { serve } from './server.ts';
 
 const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_DIR, default ./data)
 
@@ -90,7 +89,8 @@ function adminUrls(db: Db, config: ServiceConfig, env: NodeJS.ProcessEnv = proce
 async function run(command: string, opts: Opts): Promise<unknown> {
   let config = configFromEnv();
   if (command === 'serve') {
-    await serve();
+    // Loaded only to serve: the HTTP stack (fastify, the routes, the embed bundler) is most of a command's start-up.
+    await (await import('./server.ts')).serve();
     return undefined;
   }
   if (command === 'demo') {
@@ -106,7 +106,7 @@ async function run(command: string, opts: Opts): Promise<unknown> {
     const result = await runDemo(config);
     if (opts.serve) {
       process.stderr.write(`${result.banner}\n`);
-      await serve();
+      await (await import('./server.ts')).serve();
       return undefined;
     }
     return result.credentials;

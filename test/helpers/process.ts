@@ -7,7 +7,6 @@ import { dbFile } from '../../service/config.ts';
 import { createApiKey, revokeApiKey } from '../../service/store/organizations.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -22,7 +21,8 @@ export async function freePort(): Promise<number> {
 
 /** Runs `npm run -s service -- <args>` equivalent synchronously; returns parsed stdout JSON. */
 export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string; json: unknown } {
-  const r = spawnSync(TSX, ['service/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
+  // `node --import tsx`, not the tsx wrapper, which starts a second Node process to run the first (~0.3 s a call).
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
   let json: unknown = undefined;
   try { json = JSON.parse(r.stdout); } catch { /* not JSON */ }
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
