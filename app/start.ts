@@ -7,6 +7,7 @@
 // the environment and never written), or FURROW_TOKEN (an account_access token), that account is connected if it is
 // not yet; the app also shows the accounts connected before (the CLI's `connect`). Ports: PORT (the service, 8080), FURROW_APP_PORT (browser mode, any free one); data: DATA_DIR (the
 // service, ./data) and FURROW_HOME (the mirror). FURROW_NO_BROWSER=1 never opens a browser, nor Electron's window.
+// FURROW_DEMO_ACCOUNT=0 leaves the embedded demo's account unconnected (the app's first run: its Connect form).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -120,7 +121,9 @@ async function main(): Promise<void> {
 
   host = await launchHost({ home, env: { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
   host.child.once('exit', () => { if (!stopping) say("The app's backend stopped: the app stops too."); void stop(); });
-  const account = service.account;
+  // FURROW_DEMO_ACCOUNT=0: the demo service runs and prints its credentials, but its account is not connected, so
+  // an empty FURROW_HOME opens on the app's first-run Connect form (its end-to-end test, test/e2e/app-settings.test.ts).
+  const account = service.child && process.env.FURROW_DEMO_ACCOUNT === '0' ? undefined : service.account;
   if (account) {
     const known = (await host.api.accounts({})).some((a) => a.id === account && a.service === service.url);
     // The organization's key goes to the host, which keeps it in its credential store: never to the page.
