@@ -21,6 +21,10 @@ describe('connectProblem', () => {
     const err = new RpcError(ApiErrorCode.connectRefused, 'The service refused the credentials: invalid API key', { reason: 'refused' });
     expect(connectProblem(err, url)).toBe('The service refused the credentials: invalid API key. Check the API key and the account id (or the token): they must be the ones this service issued.');
   });
+  it('a reason that ends with a full stop gets no second one', () => {
+    const err = new RpcError(ApiErrorCode.connectRefused, 'The service refused the credentials: Invalid API key.', { reason: 'refused' });
+    expect(connectProblem(err, url)).toMatch(/^The service refused the credentials: Invalid API key\. Check/);
+  });
   it('bad input says to correct the form', () => {
     const err = new RpcError(ApiErrorCode.connectRefused, 'The token is not an account_access token', { reason: 'bad_input' });
     expect(connectProblem(err, url)).toMatch(/^The token is not an account_access token\. Correct the form/);

@@ -24,7 +24,8 @@ const isNetwork = (message: string) => /could not connect|no answer|not tried|EC
 
 /** A failed `connect` as one readable sentence with what to do next. */
 export function connectProblem(err: unknown, service: string): string {
-  const message = err instanceof Error ? err.message : String(err);
+  // Without its closing full stop: each sentence below adds its own.
+  const message = (err instanceof Error ? err.message : String(err)).replace(/[.\s]+$/, '');
   if (err instanceof RpcError) {
     const reason = (err.details as { reason?: unknown } | undefined)?.reason;
     if (err.code === ApiErrorCode.connectRefused && reason === 'refused') {
