@@ -48,7 +48,9 @@ function credentialKey(): string | null {
 /** The host (packaged) or the bridge to it (development), in a utilityProcess; the app quits when it exits. */
 function startHost(dist: string): UtilityProcess {
   if (!app.isPackaged && !systemNode) throw new Error('FURROW_NODE is not set: start the app with npm start');
-  const key = credentialKey();
+  // Sealed in the package only: in a checkout the same FURROW_HOME serves browser mode and the CLI too, which have no
+  // keychain key and must still read the accounts' secrets.
+  const key = app.isPackaged ? credentialKey() : null;
   const entry = app.isPackaged ? 'host.mjs' : 'host-bridge.mjs';
   const host = utilityProcess.fork(join(dist, entry), [], {
     serviceName: 'Furrow mirror host', stdio: 'inherit',
