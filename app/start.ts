@@ -7,6 +7,8 @@
 // the environment and never written), or FURROW_TOKEN (an account_access token), that account is connected if it is
 // not yet; the app also shows the accounts connected before (the CLI's `connect`). Ports: PORT (the service, 8080), FURROW_APP_PORT (browser mode, any free one); data: DATA_DIR (the
 // service, ./data) and FURROW_HOME (the mirror). FURROW_NO_BROWSER=1 never opens a browser, nor Electron's window.
+// FURROW_DEMO_ACCOUNT=0 leaves the embedded demo's account unconnected (the app's first run: its Connect form).
+// FURROW_NO_ELECTRON=1 opens the browser where Electron's window would open.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -79,14 +81,17 @@ function electronBinary(): { path: string } | { missing: string } {
 }
 
 /**
- * Electron's window on browser mode (electron/main.ts, built to dist/ by scripts/build.mjs): the address goes in
- * the environment, which only this user can read, not in argv, which every local user can (/proc). The host stays
- * here in system Node, whose better-sqlite3 Electron's own Node cannot load.
+ * Electron's window (electron/main.ts, built to dist/ with the preload and the host by scripts/build.mjs). Its main
+ * runs the host in a utilityProcess through the development bridge, which starts dist/host.mjs in this system Node
+ * (FURROW_NODE): better-sqlite3 here is compiled for Node's ABI, which Electron's own Node cannot load.
  */
-async function openWindow(binary: string, url: string): Promise<ChildProcess> {
+async function openWindow(binary: string, home: string, account: string | undefined): Promise<ChildProcess> {
   const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
   await ensureBuilt('electron-main');
-  return spawn(binary, [ROOT], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, FURROW_APP_URL: url } });
+  return spawn(binary, [ROOT], {
+    cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, FURROW_HOME: home, FURROW_NODE: process.execPath, ...(account ? { FURROW_SHOW_ACCOUNT: account } : {}) },
+  });
 }
 
 const hasDisplay = () => process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
@@ -118,9 +123,20 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop());
   service.child?.once('exit', (code) => { if (code) say(`The parcel service stopped (exit ${code}): the app keeps working offline.`); });
 
-  host = await launchHost({ home, env: { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
-  host.child.once('exit', () => { if (!stopping) say("The app's backend stopped: the app stops too."); void stop(); });
-  const account = service.account;
+  // Electron's window runs its own host (electron/main.ts: a utilityProcess, the renderer on a MessagePort): this
+  // one then only connects and pulls, without browser mode, and hands the mirror over before the window opens.
+  const electron = electronBinary();
+  const windowed = 'path' in electron && hasDisplay() && !process.env.FURROW_NO_BROWSER && !process.env.FURROW_NO_ELECTRON;
+  let handedOver = false;
+  host = await launchHost({ home, env: windowed ? {} : { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
+  host.child.once('exit', () => {
+    if (handedOver) return;
+    if (!stopping) say("The app's backend stopped: the app stops too.");
+    void stop();
+  });
+  // FURROW_DEMO_ACCOUNT=0: the demo service runs and prints its credentials, but its account is not connected, so
+  // an empty FURROW_HOME opens on the app's first-run Connect form (its end-to-end test, test/e2e/app-settings.test.ts).
+  const account = service.child && process.env.FURROW_DEMO_ACCOUNT === '0' ? undefined : service.account;
   if (account) {
     const known = (await host.api.accounts({})).some((a) => a.id === account && a.service === service.url);
     // The organization's key goes to the host, which keeps it in its credential store: never to the page.
@@ -133,23 +149,24 @@ async function main(): Promise<void> {
       say(r?.error || r?.unreachable ? `The pull did not finish (${r.error ?? r.unreachable}): the app shows what the mirror has.` : `Mirror ready in ${home}.`);
     }
   }
-  // The host answers `hello` before its browser server listens: the address is printed once it does.
-  for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
-  const url = `http://127.0.0.1:${port}/#token=${token}${account ? `&account=${encodeURIComponent(account)}` : ''}`;
-  const electron = electronBinary();
-  if ('path' in electron && hasDisplay() && !process.env.FURROW_NO_BROWSER) {
-    say("Furrow opens in Electron's window; closing it stops the app.");
-    say(`The same address works in a browser: ${url}   (until the app stops; Ctrl+C stops it)`);
-    electronWindow = await openWindow(electron.path, url);
+  if (windowed && 'path' in electron) {
+    handedOver = true;
+    await host.close(); // one host per mirror: the window's starts once this one has closed it
+    host = null;
+    say("Furrow opens in Electron's window; closing it stops the app (Ctrl+C too).");
+    electronWindow = await openWindow(electron.path, home, account);
     electronWindow.once('exit', (code, signal) => {
       electronWindow = null;
-      if (code === 0 || stopping) return void stop(); // the window closed: the app stops
-      say(`Electron's window failed (${signal ?? `exit ${code}`}): open the address above in a browser.`);
+      if (code !== 0 && !stopping) say(`Electron's window failed (${signal ?? `exit ${code}`}): start again with FURROW_NO_ELECTRON=1 to use the browser instead.`);
+      void stop(); // the window closed (or failed): its host went with it, the app stops
     });
     return;
   }
+  // The host answers `hello` before its browser server listens: the address is printed once it does.
+  for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
+  const url = `http://127.0.0.1:${port}/#token=${token}${account ? `&account=${encodeURIComponent(account)}` : ''}`;
   say('path' in electron
-    ? `${process.env.FURROW_NO_BROWSER ? 'FURROW_NO_BROWSER is set' : 'No display'}: Electron's window does not open.`
+    ? `${process.env.FURROW_NO_BROWSER ? 'FURROW_NO_BROWSER is set' : process.env.FURROW_NO_ELECTRON ? 'FURROW_NO_ELECTRON is set' : 'No display'}: Electron's window does not open.`
     : `Electron's binary is not installed (${electron.missing}): the app runs in your browser.`);
   say(`Open Furrow at ${url}   (this address works until the app stops; Ctrl+C stops it)`);
   openBrowser(url);

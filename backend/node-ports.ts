@@ -5,8 +5,8 @@ import type { Port } from '../core/rpc.ts';
 /** Electron's channel to a utilityProcess's parent (process.parentPort; typed here: the backend never imports electron). */
 interface ParentPort {
   postMessage(message: unknown): void;
-  on(event: 'message', listener: (e: { data: unknown }) => void): unknown;
-  off(event: 'message', listener: (e: { data: unknown }) => void): unknown;
+  on(event: 'message', listener: (e: { data: unknown; ports?: MessagePortMainLike[] }) => void): unknown;
+  off(event: 'message', listener: (e: { data: unknown; ports?: MessagePortMainLike[] }) => void): unknown;
 }
 
 /** Electron's parentPort when the host runs in the packaged app's utilityProcess, else none. */
@@ -49,4 +49,112 @@ export function childPort(child: ChildProcess): Port {
       return () => child.off('message', listener);
     },
   };
+}
+
+/**
+ * Electron's MessagePortMain (a port main hands the host, one per renderer): messages come in an event's `data`,
+ * and 'close' says the other end is gone (the page reloaded or its window closed). Typed here: no electron import.
+ */
+export interface MessagePortMainLike {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (e: { data: unknown }) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  off(event: 'message', listener: (e: { data: unknown }) => void): unknown;
+  start(): void;
+  close(): void;
+}
+
+/** A renderer's port as core/rpc.ts's Port; `onClose` once the other end has gone. */
+export function messagePortMain(port: MessagePortMainLike, onClose: () => void): Port {
+  port.on('close', onClose);
+  return {
+    postMessage: (m) => port.postMessage(m),
+    onMessage(listener) {
+      const on = (e: { data: unknown }) => listener(e.data);
+      port.on('message', on);
+      port.start(); // queued until started: a call sent before the host listened is not lost
+      return () => port.off('message', on);
+    },
+  };
+}
+
+/** What main posts to the host with a renderer's port in its transfer list (electron/main.ts). */
+export const RENDERER_PORT = 'furrow:renderer-port';
+
+/**
+ * The host's side of the packaged app: every renderer port main transfers on the parentPort is a session of its
+ * own (`onSession` serves it and returns the function that ends it, called once the port closes).
+ */
+export function acceptRendererPorts(parent: Pick<ParentPort, 'on'>, onSession: (port: Port) => () => void): void {
+  parent.on('message', (e) => {
+    const port = e.ports?.[0];
+    if ((e.data as { type?: unknown } | null)?.type !== RENDERER_PORT || !port) return;
+    let end: (() => void) | null = null;
+    end = onSession(messagePortMain(port, () => { end?.(); end = null; }));
+  });
+}
+
+/**
+ * Several rpc sessions over one process channel (a renderer port can cross to a utilityProcess, not on to a plain
+ * child process: the development bridge, backend/host-bridge.ts, multiplexes them). A session's messages travel as
+ * `{ furrowSession, m }`, its end as `{ furrowSession, end: true }`; core/rpc.ts ignores both (they carry no call
+ * id), so the channel's own client and server go on beside them.
+ */
+interface Envelope { furrowSession: number; m?: unknown; end?: true }
+const envelope = (v: unknown): Envelope | null =>
+  typeof v === 'object' && v !== null && Number.isSafeInteger((v as Envelope).furrowSession) ? v as Envelope : null;
+
+/** The bridge's side: session `id` over `channel`; end() tells the host it is over. */
+export function sessionPort(channel: Port, id: number): Port & { end(): void } {
+  return {
+    postMessage: (m) => channel.postMessage({ furrowSession: id, m } satisfies Envelope),
+    onMessage(listener) {
+      return channel.onMessage((v) => {
+        const e = envelope(v);
+        if (e?.furrowSession === id && !e.end) listener(e.m);
+      });
+    },
+    end: () => channel.postMessage({ furrowSession: id, end: true } satisfies Envelope),
+  };
+}
+
+/** The host's side: each new session id on `channel` is served by `onSession`, until its end. */
+export function acceptSessions(channel: Port, onSession: (port: Port) => () => void): () => void {
+  const open = new Map<number, { deliver(m: unknown): void; end(): void }>();
+  const stop = channel.onMessage((v) => {
+    const e = envelope(v);
+    if (!e) return;
+    const id = e.furrowSession;
+    if (e.end) {
+      open.get(id)?.end();
+      open.delete(id);
+      return;
+    }
+    let session = open.get(id);
+    if (!session) {
+      const listeners = new Set<(m: unknown) => void>();
+      const end = onSession({
+        postMessage: (m) => channel.postMessage({ furrowSession: id, m } satisfies Envelope),
+        onMessage(listener) {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      });
+      session = { deliver: (m) => { for (const l of listeners) l(m); }, end };
+      open.set(id, session);
+    }
+    session.deliver(e.m);
+  });
+  return () => {
+    stop();
+    for (const s of open.values()) s.end();
+    open.clear();
+  };
+}
+
+/** Joins two ports: what either receives, the other sends (the development bridge). Returns the function that stops. */
+export function joinPorts(a: Port, b: Port): () => void {
+  const stopA = a.onMessage((m) => b.postMessage(m));
+  const stopB = b.onMessage((m) => a.postMessage(m));
+  return () => { stopA(); stopB(); };
 }

@@ -1,25 +1,33 @@
-// Electron's main process: one hardened window on the app's browser-mode address (loopback, the per-launch token in
-// the fragment). The window is a second browser over the transport the end-to-end tests prove, not a second
-// transport: no preload and no IPC, so the page has no channel into this process to abuse and none to validate.
+// Electron's main process: the mirror host in a utilityProcess, one hardened window loading the built renderer from
+// app://furrow/ (a privileged scheme served here, every answer with the strict CSP), and one IPC channel on which the
+// window's preload asks for a MessagePort straight to the host. Main validates every sender (electron/trust.ts), never
+// sees the API's messages (the port runs renderer ⇄ host) and never holds an account's secret: the host keeps them.
 //
-// Where the mirror host runs:
-// - development (`npm start`, app/start.ts): system Node runs the service, the host and browser mode, as in the
-//   browser, and hands the address here in FURROW_APP_URL (the environment: other local users can read argv in
-//   /proc, not it). The host stays in system Node because better-sqlite3 there is compiled for Node's ABI, which
-//   Electron's own Node cannot load.
-// - packaged (no system Node): the host runs in a utilityProcess (better-sqlite3 rebuilt for Electron by
-//   electron-builder), browser mode on a fresh token, and reports its port. Untested here: see docs/app.md.
-import { app, BrowserWindow, safeStorage, session, shell, utilityProcess, type WebContents } from 'electron';
+// Where the host runs:
+// - packaged: dist/host.mjs in the utilityProcess (better-sqlite3 rebuilt for Electron by electron-builder).
+// - development (`npm start`, app/start.ts): the utilityProcess runs dist/host-bridge.mjs, which starts dist/host.mjs
+//   in system Node (FURROW_NODE): better-sqlite3 there is compiled for Node's ABI, which Electron's Node cannot load.
+//   The bridge carries each renderer port over the child's IPC as a session (backend/host-bridge.ts).
+// Untested here: Electron's binary cannot be downloaded on these machines (docs/app.md, Electron).
+import {
+  app, BrowserWindow, ipcMain, MessageChannelMain, net, protocol, safeStorage, session, shell, utilityProcess, type UtilityProcess, type WebContents,
+} from 'electron';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { APP_SCHEME, APP_URL, appFile, CSP, HOST_PORT_MESSAGE, isAppUrl, PORT_CHANNEL, trustedSender } from './trust.ts';
 
-// Read and removed at once: the GPU, network and utility processes Electron starts inherit no token.
-const devUrl = process.env.FURROW_APP_URL;
-delete process.env.FURROW_APP_URL;
+// Read and removed at once: the GPU, network and utility processes Electron starts inherit none of them.
+const systemNode = process.env.FURROW_NODE;
+const showAccount = process.env.FURROW_SHOW_ACCOUNT;
+delete process.env.FURROW_NODE;
+delete process.env.FURROW_SHOW_ACCOUNT;
 
 // Every renderer sandboxed, whatever a window's webPreferences say.
 app.enableSandbox();
+// app:// behaves as a secure, standard origin (relative URLs, `self` in the CSP, no mixed content); before ready.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true } }]);
 
 /**
  * The key that seals the accounts' secrets (sync/sealed-credentials.ts), kept encrypted by safeStorage (the login
@@ -37,56 +45,46 @@ function credentialKey(): string | null {
   return key;
 }
 
-/** The packaged app's host: dist/host.mjs in a utilityProcess, resolved with the address its browser mode took. */
-async function packagedHost(): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  const dist = join(app.getAppPath(), 'dist');
-  const key = credentialKey();
-  const host = utilityProcess.fork(join(dist, 'host.mjs'), [], {
+/** The host (packaged) or the bridge to it (development), in a utilityProcess; the app quits when it exits. */
+function startHost(dist: string): UtilityProcess {
+  if (!app.isPackaged && !systemNode) throw new Error('FURROW_NODE is not set: start the app with npm start');
+  // Sealed in the package only: in a checkout the same FURROW_HOME serves browser mode and the CLI too, which have no
+  // keychain key and must still read the accounts' secrets.
+  const key = app.isPackaged ? credentialKey() : null;
+  const entry = app.isPackaged ? 'host.mjs' : 'host-bridge.mjs';
+  const host = utilityProcess.fork(join(dist, entry), [], {
     serviceName: 'Furrow mirror host', stdio: 'inherit',
-    env: {
-      ...process.env, FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: '0', FURROW_RENDERER_DIR: join(dist, 'renderer'),
-      ...(key ? { FURROW_CREDENTIAL_KEY: key } : {}),
-    },
+    env: { ...process.env, ...(key ? { FURROW_CREDENTIAL_KEY: key } : {}), ...(systemNode && !app.isPackaged ? { FURROW_NODE: systemNode } : {}) },
+  });
+  host.once('exit', (code) => {
+    process.stderr.write(`The mirror host exited (${code}): Furrow stops.\n`);
+    app.quit();
   });
   app.on('will-quit', () => host.kill());
-  const port = await new Promise<number>((ok, fail) => {
-    host.on('message', (m: unknown) => {
-      const p = (m as { furrowBrowserPort?: unknown } | null)?.furrowBrowserPort;
-      if (typeof p === 'number') ok(p);
-    });
-    host.once('exit', (code) => fail(new Error(`the mirror host exited (${code})`)));
+  return host;
+}
+
+/** app://furrow/…: the built renderer's files only, each with the policy, nosniff and no referrer. */
+function serveRenderer(root: string): void {
+  protocol.handle(APP_SCHEME, async (request) => {
+    const file = request.method === 'GET' ? appFile(root, request.url) : null;
+    const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cross-Origin-Opener-Policy': 'same-origin' };
+    if (!file || !existsSync(file.path)) return new Response('Not found', { status: 404, headers: { ...headers, 'Content-Type': 'text/plain' } });
+    const res = await net.fetch(pathToFileURL(file.path).href);
+    return new Response(res.body, { status: res.status, headers: { ...headers, 'Content-Type': file.type } });
   });
-  host.once('exit', () => app.quit());
-  return `http://127.0.0.1:${port}/#token=${token}`;
 }
 
-/** The policy the server sends with every answer (backend/browser-server.ts). */
-function csp(origin: string): string {
-  const ws = origin.replace(/^http/, 'ws');
-  return [
-    "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "font-src 'self'",
-    `connect-src 'self' ${ws}`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
-  ].join('; ');
-}
-
-/** Guards for every web contents ever created, windows and anything else: only the app's origin, in one window. */
-function guard(origin: string): void {
-  const foreign = (url: string) => {
-    try {
-      return new URL(url).origin !== origin;
-    } catch {
-      return true;
-    }
-  };
+/** Guards for every web contents ever created: only app pages, in one window; web links go to the system browser. */
+function guard(): void {
   app.on('web-contents-created', (_event, contents: WebContents) => {
     contents.on('will-attach-webview', (event) => event.preventDefault());
-    contents.on('will-navigate', (event, url) => { if (foreign(url)) event.preventDefault(); });
-    contents.on('will-redirect', (event, url) => { if (foreign(url)) event.preventDefault(); });
-    contents.on('will-frame-navigate', (event) => { if (foreign(event.url)) event.preventDefault(); });
+    contents.on('will-navigate', (event, url) => { if (!isAppUrl(url)) event.preventDefault(); });
+    contents.on('will-redirect', (event, url) => { if (!isAppUrl(url)) event.preventDefault(); });
+    contents.on('will-frame-navigate', (event) => { if (!isAppUrl(event.url)) event.preventDefault(); });
     // No second window ever: a web link goes to the system browser, anything else nowhere.
     contents.setWindowOpenHandler(({ url }) => {
-      if (/^https?:\/\//i.test(url) && foreign(url)) void shell.openExternal(url);
+      if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
       return { action: 'deny' };
     });
   });
@@ -95,31 +93,46 @@ function guard(origin: string): void {
   s.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   s.setPermissionCheckHandler(() => false);
   s.setDevicePermissionHandler(() => false);
-  // The server's own policy, enforced by the window whatever a response says: a second policy can only narrow.
-  const policy = csp(origin);
-  s.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [policy] } });
+  // Nothing leaves the window over the network: the backend is a MessagePort, the renderer's files app://.
+  s.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isAppUrl(details.url) && !/^(data|blob|devtools):/.test(details.url) }));
+}
+
+/**
+ * The one IPC channel: the preload asks for the backend's port. Answered only to the main frame of the app's window
+ * on an app page; each answer is a fresh channel, one end to the host, the other to the page (a reload asks again).
+ */
+function handOutPorts(host: UtilityProcess, win: () => BrowserWindow | null): void {
+  ipcMain.on(PORT_CHANNEL, (event) => {
+    const frame = event.senderFrame;
+    const sender = { contentsId: event.sender.id, frameUrl: frame?.url, mainFrame: frame !== null && frame.parent === null };
+    if (!trustedSender(sender, win()?.webContents.id ?? null)) return;
+    const { port1, port2 } = new MessageChannelMain();
+    host.postMessage(HOST_PORT_MESSAGE, [port1]);
+    event.sender.postMessage(PORT_CHANNEL, null, [port2]);
   });
 }
 
 async function main(): Promise<void> {
-  await app.whenReady(); // sessions and utilityProcess.fork exist only from here on
-  const url = app.isPackaged ? await packagedHost() : devUrl;
-  if (!url) throw new Error('FURROW_APP_URL is not set: start the app with npm start');
-  const { origin, hostname } = new URL(url);
-  if (hostname !== '127.0.0.1' && hostname !== 'localhost') throw new Error('the app is served on loopback only');
-  guard(origin);
-  const win = new BrowserWindow({
+  await app.whenReady(); // sessions, protocols and utilityProcess.fork exist only from here on
+  const dist = join(app.getAppPath(), 'dist');
+  guard();
+  serveRenderer(join(dist, 'renderer'));
+  const host = startHost(dist);
+  let win: BrowserWindow | null = null;
+  handOutPorts(host, () => win);
+  win = new BrowserWindow({
     width: 1280, height: 820, show: false, title: 'Furrow', autoHideMenuBar: true,
     webPreferences: {
+      preload: join(dist, 'preload.cjs'),
       contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, nodeIntegrationInSubFrames: false,
       webSecurity: true, allowRunningInsecureContent: false, experimentalFeatures: false, webviewTag: false, navigateOnDragDrop: false,
       // A middle click opens no window either (setWindowOpenHandler would deny it anyway).
       disableBlinkFeatures: 'Auxclick',
     },
   });
-  win.once('ready-to-show', () => win.show());
-  await win.loadURL(url);
+  win.once('ready-to-show', () => win?.show());
+  win.on('closed', () => { win = null; });
+  await win.loadURL(showAccount ? `${APP_URL}#account=${encodeURIComponent(showAccount)}` : APP_URL);
 }
 
 app.on('window-all-closed', () => app.quit());

@@ -12,6 +12,9 @@ import { FarmsList } from './FarmsList.tsx';
 import { ParcelPanel } from './ParcelPanel.tsx';
 import { Legend } from './Legend.tsx';
 import { StatusBar } from './StatusBar.tsx';
+import { SettingsPanel } from './features/settings/SettingsPanel.tsx';
+import { FirstRun } from './features/settings/FirstRun.tsx';
+import { useSettings } from './features/settings/settings-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -21,6 +24,8 @@ const AUTO_SYNC_MS = 60_000;
 export function App({ backend }: { backend: Backend }) {
   const api = backend.api;
   const account = useApp((s) => s.account?.id);
+  const settings = useSettings((s) => s.open);
+  const firstRun = useSettings((s) => s.loaded) && !account;
 
   useEffect(() => {
     let live = true;
@@ -29,7 +34,7 @@ export function App({ backend }: { backend: Backend }) {
       const first = accounts.find((a) => a.id === preferredAccount()) ?? accounts[0] ?? null;
       set({ accounts });
       chooseAccount(first);
-      if (!first) set({ message: { text: 'No account is connected: start the app with `npm start` to connect the demo account.', error: true } });
+      useSettings.setState({ loaded: true }); // none: the app opens on the Connect form (features/settings/FirstRun.tsx)
       await refreshAccount(api);
       await syncNow(api);
     });
@@ -90,8 +95,10 @@ export function App({ backend }: { backend: Backend }) {
           <h1>Furrow</h1>
           <Toolbar />
         </header>
+        {settings ? <SettingsPanel /> : null}
         <main className="body">
-          <div className="map-wrap">
+          {firstRun ? <FirstRun /> : null}
+          <div className="map-wrap" hidden={firstRun}>
             <MapView />
             <Legend />
           </div>

@@ -3,6 +3,7 @@
 import { useApi } from './context.ts';
 import { redo, syncNow, undo } from './actions.ts';
 import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
+import { SettingsButton } from './features/settings/SettingsButton.tsx';
 
 export function Toolbar() {
   const api = useApi();
@@ -38,6 +39,7 @@ export function Toolbar() {
           <span>{progress ? `${progress.phase} ${progress.done}/${progress.total}` : 'starting'}</span>
         </span>
       ) : null}
+      <SettingsButton />
     </div>
   );
 }

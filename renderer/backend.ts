@@ -1,9 +1,10 @@
-// The renderer's one way to the app's backend: core/api.ts's client over browser mode's WebSocket. The token comes
-// in the URL's fragment (never sent to any server), is kept for this tab's reloads in sessionStorage (this origin
-// only) and removed from the address bar.
+// The renderer's one way to the app's backend: core/api.ts's client over Electron's MessagePort (electron-port.ts) or
+// browser mode's WebSocket. For the WebSocket, the token comes in the URL's fragment (never sent to any server), is
+// kept for this tab's reloads in sessionStorage (this origin only) and removed from the address bar.
 import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
 import { createClient, type Client } from '../core/rpc.ts';
 import { webSocketPort } from './ws-port.ts';
+import { electronBridge, messagePortPort, requestPort } from './electron-port.ts';
 
 export type Backend = Client<Api, ApiEvent>;
 export type AppApi = Backend['api'];
@@ -22,9 +23,21 @@ function launchToken(): string | null {
   return sessionStorage.getItem('furrow-token');
 }
 
-export const preferredAccount = (): string | null => sessionStorage.getItem('furrow-account');
+/** The account to show first: the launcher's (browser mode keeps it with the token; Electron's main puts it in the fragment). */
+export const preferredAccount = (): string | null => new URLSearchParams(location.hash.slice(1)).get('account') ?? sessionStorage.getItem('furrow-account');
 
+/**
+ * The client over the transport this page has: Electron's MessagePort when the preload gave the page `window.furrow`,
+ * else browser mode's WebSocket. Either way the same core/rpc.ts client on the same contract.
+ */
 export async function connectBackend(onLost: (reason: string) => void): Promise<Backend> {
+  const bridge = electronBridge();
+  const client = bridge ? createClient<Api, ApiEvent>(API, messagePortPort(await requestPort(bridge))) : await webSocketClient(onLost);
+  await client.api.hello({ apiVersion: API_VERSION });
+  return client;
+}
+
+async function webSocketClient(onLost: (reason: string) => void): Promise<Backend> {
   const token = launchToken();
   if (!token) throw new Error('This page needs the address the app printed when it started (it holds this launch\'s token).');
   const port = webSocketPort(`ws://${location.host}/`, token);
@@ -34,6 +47,5 @@ export async function connectBackend(onLost: (reason: string) => void): Promise<
   });
   const client = createClient<Api, ApiEvent>(API, port);
   port.onClose((reason) => client.close(reason));
-  await client.api.hello({ apiVersion: API_VERSION });
   return client;
 }

@@ -16,9 +16,15 @@ const META = join(DIST, 'cli.meta.json');
  */
 const ENTRIES = {
   cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts',
-  // Electron's main process (package.json "main"): Electron runs JavaScript, and `electron` stays external.
-  'electron-main': 'electron/main.ts',
+  // Electron's main process (package.json "main"): Electron runs JavaScript, and `electron` stays external. In
+  // development its utilityProcess runs host-bridge.mjs, which starts host.mjs in system Node (backend/host-bridge.ts).
+  'electron-main': 'electron/main.ts', 'host-bridge': 'backend/host-bridge.ts',
 };
+/**
+ * The window's preload, apart: a sandboxed preload is one classic script that may require only `electron` (and a
+ * few of Node's modules), so it is bundled on its own as CommonJS, without the shared chunks the ES modules use.
+ */
+const PRELOAD = { entry: 'electron/preload.ts', out: 'preload.cjs' };
 
 /** Builds dist/cli.mjs and dist/worker.mjs, and records which sources they were built from. */
 export async function buildCli() {
@@ -31,6 +37,10 @@ export async function buildCli() {
     absWorkingDir: ROOT, entryPoints: ENTRIES, outdir: temp, outExtension: { '.js': '.mjs' }, bundle: true, splitting: true, chunkNames: 'chunk-[hash]', format: 'esm',
     platform: 'node', target: 'node20', packages: 'external', sourcemap: 'linked', metafile: true, logLevel: 'warning',
   });
+  const preload = await build({
+    absWorkingDir: ROOT, entryPoints: [PRELOAD.entry], outfile: join(temp, PRELOAD.out), bundle: true, format: 'cjs', platform: 'browser',
+    target: 'chrome130', external: ['electron'], sourcemap: 'linked', metafile: true, logLevel: 'warning',
+  });
   const built = new Set(readdirSync(temp));
   for (const f of built) renameSync(join(temp, f), join(DIST, f));
   rmSync(temp, { recursive: true, force: true });
@@ -39,7 +49,7 @@ export async function buildCli() {
   for (const f of readdirSync(DIST)) {
     if (/^chunk-/.test(f) && !built.has(f) && Date.now() - statSync(join(DIST, f)).mtimeMs > 3_600_000) rmSync(join(DIST, f), { force: true });
   }
-  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/'));
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(preload.metafile.inputs)])].filter((f) => !f.startsWith('node_modules/'));
   // Written last, through a rename: a build cut short leaves no record, so the next start builds again.
   writeFileSync(`${META}.tmp`, JSON.stringify({ inputs }));
   renameSync(`${META}.tmp`, META);
@@ -47,7 +57,7 @@ export async function buildCli() {
 
 /** Whether dist/ was built from the sources as they are now. */
 function current() {
-  if (!existsSync(META) || Object.keys(ENTRIES).some((e) => !existsSync(join(DIST, `${e}.mjs`)))) return false;
+  if (!existsSync(META) || !existsSync(join(DIST, PRELOAD.out)) || Object.keys(ENTRIES).some((e) => !existsSync(join(DIST, `${e}.mjs`)))) return false;
   const built = statSync(META).mtimeMs;
   const { inputs } = JSON.parse(readFileSync(META, 'utf8'));
   try {

@@ -1,0 +1,70 @@
+// What main trusts, as pure functions (no electron import: tested by electron/trust.test.ts under plain Node). The
+// window's page comes from one origin, app://furrow/ (a privileged scheme main registers); main answers an IPC
+// message only from that page's main frame in the app's own window, and serves only files inside the renderer's
+// folder, each with the strict policy.
+import { extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'furrow';
+export const APP_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
+/** What main posts the host with a renderer's port in its transfer list (backend/node-ports.ts RENDERER_PORT). */
+export const HOST_PORT_MESSAGE = { type: 'furrow:renderer-port' } as const;
+/** The one IPC channel: the preload asks for the renderer's port on it, and main answers on it. */
+export const PORT_CHANNEL = 'furrow:port';
+
+/** Whether `url` is a page of the app (app://furrow/…). Non-special schemes have an opaque URL.origin, so scheme and host are compared. */
+export function isAppUrl(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const u = new URL(url);
+    return u.protocol === `${APP_SCHEME}:` && u.host === APP_HOST && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
+/** What main knows of an IPC message's sender (event.sender, event.senderFrame). */
+export interface Sender {
+  /** The web contents the message came from. */
+  contentsId: number;
+  /** The frame's URL; undefined when the frame is gone. */
+  frameUrl: string | undefined;
+  /** The frame is its page's main frame (not an iframe). */
+  mainFrame: boolean;
+}
+
+/** Trusted: the main frame of the app's window, on an app page. Anything else (an iframe, another contents, a page navigated elsewhere) is not. */
+export function trustedSender(s: Sender, appContentsId: number | null): boolean {
+  return appContentsId !== null && s.contentsId === appContentsId && s.mainFrame && isAppUrl(s.frameUrl);
+}
+
+/** The policy every app:// answer carries: the page's own scripts and styles, no network at all (its backend is a MessagePort). */
+export const CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "font-src 'self'", "connect-src 'none'",
+  "worker-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json', '.map': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.woff2': 'font/woff2',
+};
+
+/**
+ * The file an app:// request names inside `root` (the built renderer), with its type; null for another scheme or
+ * host, a path out of the folder (`..`, encoded or not), or a type the renderer does not have.
+ */
+export function appFile(root: string, url: string): { path: string; type: string } | null {
+  if (!isAppUrl(url)) return null;
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return null;
+  }
+  if (path.includes('\0')) return null;
+  const file = resolve(join(root, path === '/' ? 'index.html' : path));
+  const rel = relative(resolve(root), file);
+  if (!rel || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return null;
+  const type = TYPES[extname(file).toLowerCase()];
+  return type ? { path: file, type } : null;
+}

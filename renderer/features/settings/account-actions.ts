@@ -1,0 +1,30 @@
+// What connecting and disconnecting do to the rest of the app: the account list read again, the account shown
+// chosen, the map and farms following (renderer/actions.ts). The secrets only pass through `connect`'s arguments.
+import type { AccountSummary } from '../../../core/api.ts';
+import type { AppApi } from '../../backend.ts';
+import { refreshAccount, syncNow } from '../../actions.ts';
+import { chooseAccount, say, set, useApp } from '../../store.ts';
+
+/** Shows `account` (the map, farms, undo history) and pulls it. */
+export async function showAccount(api: AppApi, account: AccountSummary): Promise<void> {
+  chooseAccount(account);
+  await refreshAccount(api);
+  await syncNow(api);
+}
+
+/** After a connect: the new account listed and shown, its data pulled. */
+export async function connected(api: AppApi, account: AccountSummary): Promise<void> {
+  set({ accounts: await api.accounts({}) });
+  say(`Connected ${account.label || account.id} at ${account.service}: pulling its parcels…`);
+  await showAccount(api, account);
+}
+
+/** After a disconnect: the list read again; when the account shown was removed, another is shown (or none: the Connect form). */
+export async function disconnected(api: AppApi, removed: string): Promise<void> {
+  const accounts = await api.accounts({});
+  set({ accounts });
+  if (useApp.getState().account?.id !== removed) return;
+  const next = accounts[0] ?? null;
+  if (next) await showAccount(api, next);
+  else chooseAccount(null);
+}
