@@ -12,6 +12,10 @@ import { FarmsList } from './FarmsList.tsx';
 import { ParcelPanel } from './ParcelPanel.tsx';
 import { Legend } from './Legend.tsx';
 import { StatusBar } from './StatusBar.tsx';
+import { SearchBox } from './features/search/SearchBox.tsx';
+import { MetadataFilterForm } from './features/filter/MetadataFilterForm.tsx';
+import { FilterBanner } from './features/filter/FilterBanner.tsx';
+import { useZoomKey } from './features/zoom/useZoomKey.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -21,6 +25,7 @@ const AUTO_SYNC_MS = 60_000;
 export function App({ backend }: { backend: Backend }) {
   const api = backend.api;
   const account = useApp((s) => s.account?.id);
+  useZoomKey(api);
 
   useEffect(() => {
     let live = true;
@@ -89,15 +94,18 @@ export function App({ backend }: { backend: Backend }) {
         <header className="top">
           <h1>Furrow</h1>
           <Toolbar />
+          <SearchBox />
         </header>
         <main className="body">
           <div className="map-wrap">
             <MapView />
             <Legend />
+            <FilterBanner />
           </div>
           <div className="side">
             <ParcelPanel />
             <FarmsList />
+            <MetadataFilterForm />
           </div>
         </main>
         <StatusBar />

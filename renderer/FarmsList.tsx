@@ -2,6 +2,7 @@
 // fits the map to it.
 import { set, useApp } from './store.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
+import { CreateFarmForm } from './features/farms/CreateFarmForm.tsx';
 
 export function FarmsList() {
   const farms = useApp((s) => s.farms);
@@ -22,6 +23,7 @@ export function FarmsList() {
           </li>
         ))}
       </ul>
+      <CreateFarmForm />
     </section>
   );
 }

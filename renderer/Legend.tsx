@@ -1,6 +1,7 @@
 // What the map's colours mean, and how much of the account the map shows.
 import { useApp } from './store.ts';
 import { STATES } from './states.ts';
+import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
 
 export function Legend() {
   const shown = useApp((s) => s.shown);
@@ -11,6 +12,7 @@ export function Legend() {
           <li key={s.state}><span className="swatch" style={{ background: `${s.color}55`, borderColor: s.color }} />{s.label}</li>
         ))}
       </ul>
+      <PlantsToggle />
       <p className="shown" role="status">
         {shown.count} parcel{shown.count === 1 ? '' : 's'} shown{shown.truncated ? ' (zoom in to see all)' : ''}
       </p>
