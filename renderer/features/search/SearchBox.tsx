@@ -75,14 +75,14 @@ export function SearchBox() {
         role="combobox" aria-expanded={showList} aria-controls="search-results" aria-autocomplete="list"
         aria-activedescendant={showList && results?.[active] ? `search-result-${active}` : undefined}
         onChange={(e) => { setText(e.target.value); setOpen(true); }} onFocus={() => setOpen(true)} onKeyDown={onKey}
-        onBlur={() => setTimeout(() => setOpen(false), 200)} />
+        onBlur={() => setOpen(false)} />
       {showList ? (
         <ul id="search-results" className="search-results" role="listbox" aria-label="Search results">
           {failed ? <li className="error" role="option" aria-selected={false} aria-disabled>Search failed: {failed}. Try other words.</li> : null}
           {results && results.length === 0 ? <li className="muted" role="option" aria-selected={false} aria-disabled>No parcel matches “{text.trim()}”.</li> : null}
           {results?.map((f, i) => (
             <li key={f.id} id={`search-result-${i}`} role="option" aria-selected={i === active} className={i === active ? 'active' : undefined}
-              onMouseDown={(e) => e.preventDefault()} onClick={() => choose(f)} onMouseEnter={() => setActive(i)}>
+              onMouseDown={(e) => e.preventDefault() /* keeps the focus in the box: its blur closes the list */} onClick={() => choose(f)} onMouseEnter={() => setActive(i)}>
               <span className="result-name">{f.properties.name}</span>
               <span className="result-meta">
                 {farmName(f.properties.farm)} · {hectares(f.properties.hectares)} · <span className="dot" style={{ background: stateColor(f.properties.state) }} />{stateLabel(f.properties.state)}
