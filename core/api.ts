@@ -199,9 +199,11 @@ const PlantLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 }));
  * keys), within the service's maxima for `metadata[<key>]=<value>`.
  */
 const ViewportFilter = Type.Record(
-  Type.String({ minLength: 1, maxLength: MAX_METADATA_FILTER_KEY_LENGTH }),
-  Type.Array(Type.String({ maxLength: MAX_METADATA_FILTER_VALUE_LENGTH }), { minItems: 1, maxItems: MAX_METADATA_FILTER_VALUES }),
-  { maxProperties: MAX_METADATA_FILTERS, description: 'Only parcels whose metadata matches, as on the embedded map' },
+  // A Record's key is checked by its pattern only, in UTF-16 units: not empty, and room for the service's maximum
+  // in characters (code points, up to two units each; the app's form counts characters).
+  Type.RegExp(new RegExp(`^[\\s\\S]{1,${2 * MAX_METADATA_FILTER_KEY_LENGTH}}$`)),
+  Type.Array(Type.String({ maxLength: 2 * MAX_METADATA_FILTER_VALUE_LENGTH }), { minItems: 1, maxItems: MAX_METADATA_FILTER_VALUES }),
+  { maxProperties: MAX_METADATA_FILTERS, additionalProperties: false, description: 'Only parcels whose metadata matches, as on the embedded map' },
 );
 
 const Account = Obj({ account: AccountId });
