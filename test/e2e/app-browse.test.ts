@@ -65,17 +65,29 @@ describe('browsing in the app', () => {
     ({ page, problems } = await openApp(browser, app.url));
     await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(12);
     await waitOnline(page);
+    // The app's first sync found nothing new (the launcher had pulled): it says so, with no count of nothing.
+    const message = page.getByRole('status', { name: 'Message' });
+    await expect.poll(() => message.textContent(), { timeout: 30_000 }).toMatch(/^Synced: /);
+    expect(await message.textContent()).not.toMatch(/\b0 |pulled/);
+    const bar = page.locator('.statusbar');
+    const barHeight = (await bar.boundingBox())!.height;
+
     await page.getByRole('button', { name: 'Create farm' }).click();
     const field = page.getByRole('textbox', { name: 'Farm name' });
     await field.fill('   ');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/The farm name is required/);
-    await field.fill('  E2E Huerta Nueva ');
+    // A long name: the status line's message about it is longer than the window, and the line keeps its height.
+    const name = 'E2E Huerta Nueva de la Cooperativa Agrícola del Valle del Guadalquivir, regadío y secano junto al camino viejo de Córdoba';
+    await field.fill(`  ${name} `);
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     const farm = page.getByRole('button', { name: /E2E Huerta Nueva/ });
-    await expect.poll(() => farm.textContent()).toMatch(/^E2E Huerta Nueva0 parcels · 0\.00 ha$/);
+    await expect.poll(() => farm.textContent()).toBe(`${name}0 parcels · 0.00 ha`);
     expect(await farm.getAttribute('aria-pressed')).toBe('true');
-    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Created farm E2E Huerta Nueva/);
+    expect(await message.textContent()).toBe(`Created farm ${name}: new parcels go to it; it is sent at the next sync.`);
+    expect((await bar.boundingBox())!.height).toBe(barHeight);
+    // Whole in its tooltip.
+    expect(await message.getAttribute('title')).toBe(await message.textContent());
   }, 60_000);
 
   it('searches by a metadata value and by name, and a result chosen opens its panel with the map zoomed to it', async () => {
@@ -86,7 +98,7 @@ describe('browsing in the app', () => {
     await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.type('S-77'); // the orchard's Supplier ID, a metadata value
     const results = page.getByRole('listbox', { name: 'Search results' });
-    await expect.poll(() => results.getByRole('option').allTextContents()).toEqual([expect.stringMatching(/^Almond orchardAlmendral La Vega · \d+\.\d\d ha · Synced$/)]);
+    await expect.poll(() => results.getByRole('option').allTextContents()).toEqual([expect.stringMatching(/^Almond orchardSupplier ID: S-77Almendral La Vega · \d+\.\d\d ha · Synced$/)]);
 
     // Ctrl+F too; by name, the results list before choosing.
     await page.locator('.top h1').click();
@@ -128,6 +140,7 @@ describe('browsing in the app', () => {
     await expect.poll(() => banner().textContent()).toMatch(new RegExp(`only parcels with contract_year = 2025\\. ${expected.length} parcels match in the account`));
     await banner().getByRole('button', { name: 'Show all matches' }).click();
     await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(expected.length);
+    expect(await page.locator('.legend .shown').textContent()).toMatch(/, filtered by metadata$/);
     // At a farm's scale, only its matching parcels are drawn (its other eight are not).
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     const onFarm = expected.filter((n) => n.startsWith('Olivar') || n === 'El trial plot');
@@ -149,6 +162,7 @@ describe('browsing in the app', () => {
 
     await banner().getByRole('button', { name: 'Clear filter' }).click();
     await expect.poll(() => banner().count()).toBe(0);
+    expect(await page.locator('.legend .shown').textContent()).not.toContain('filtered');
     // Every parcel again: the farm's twelve at least, where the filter left four of them.
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBeGreaterThanOrEqual(12);

@@ -8,6 +8,7 @@ import { set, useApp } from '../../store.ts';
 import { hectares, stateColor, stateLabel } from '../../states.ts';
 import { fitMap } from '../browse-store.ts';
 import { boxOf } from '../zoom/bbox.ts';
+import { matchedMetadata } from './matched.ts';
 
 /** Typing pauses this long before the mirror is asked: one query per word rather than per key. */
 const DEBOUNCE_MS = 150;
@@ -84,6 +85,7 @@ export function SearchBox() {
             <li key={f.id} id={`search-result-${i}`} role="option" aria-selected={i === active} className={i === active ? 'active' : undefined}
               onMouseDown={(e) => e.preventDefault() /* keeps the focus in the box: its blur closes the list */} onClick={() => choose(f)} onMouseEnter={() => setActive(i)}>
               <span className="result-name">{f.properties.name}</span>
+              {matchedMetadata(text, f.properties.name, f.properties.metadata) ? <span className="result-why">{matchedMetadata(text, f.properties.name, f.properties.metadata)}</span> : null}
               <span className="result-meta">
                 {farmName(f.properties.farm)} · {hectares(f.properties.hectares)} · <span className="dot" style={{ background: stateColor(f.properties.state) }} />{stateLabel(f.properties.state)}
               </span>
