@@ -4,7 +4,6 @@ import { refreshAccount, syncNow } from './actions.ts';
 import { chooseAccount, useApp } from './store.ts';
 import { connectionLabel } from './features/status/status-words.ts';
 
-
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
   const message = useApp((s) => s.message);

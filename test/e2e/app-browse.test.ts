@@ -2,7 +2,8 @@
 // Debian's Chromium): a farm created and listed; the demo parcels searched by a metadata value and by name, one
 // chosen from the results with its panel open and the map zoomed to it (its name under the map's middle); the
 // embedded map's metadata filter, the parcels the map shows counted against what the service's own embedded map
-// returns for the same filter (its HTTP endpoint), and cleared; plants shown and one clicked; a parcel's name on hover.
+// returns for the same filter (its HTTP endpoint), and cleared; plants shown and one clicked, and under a filter only
+// those of the parcels shown; a parcel's name on hover.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -190,6 +191,22 @@ describe('browsing in the app', () => {
     await page.screenshot({ path: join(SHOTS, 'app-plants.png') });
     await page.getByRole('button', { name: 'Close plant' }).click();
     await expect.poll(() => popup.isVisible()).toBe(false);
+    // Under a filter, as on the embedded map, only the plants of the parcels shown: the orchard's under its crop,
+    // none under a contract year it has not.
+    const filterBy = async (key: string, value: string) => {
+      await page.getByRole('textbox', { name: 'Key' }).fill(key);
+      await page.getByRole('textbox', { name: 'Value' }).fill(value);
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    };
+    await filterBy('crop_type', 'Almond');
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(1);
+    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe(`— ${count.toLocaleString('en-US')} shown`);
+    await page.getByRole('button', { name: 'Remove crop_type = Almond' }).click();
+    await filterBy('contract_year', '2025');
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe('— 0 shown');
+    await banner().getByRole('button', { name: 'Clear filter' }).click();
+    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe(`— ${count.toLocaleString('en-US')} shown`);
     // Off again (T): the layer and its count go.
     await page.locator('.top h1').click();
     await page.keyboard.press('t');

@@ -1,5 +1,6 @@
 // The account's plants on a layer of their own above the parcels (the backend's `plantsInView` for the view), when
-// the legend's toggle is on and the map is close enough for them to mean something; a click on one opens its popup
+// the legend's toggle is on and the map is close enough for them to mean something (under a metadata filter, only
+// those of the parcels it shows); a click on one opens its popup
 // (an ol/Overlay whose content is built here, no markup from data). The layer, overlay and listeners are added in
 // effects and removed in their cleanup; the store gets plain data (counts, the plant's id and fields).
 import { useEffect, useRef, type RefObject } from 'react';
@@ -15,7 +16,7 @@ import type { FeatureLike } from 'ol/Feature.js';
 import type { Point } from 'ol/geom.js';
 import { useApi } from '../../context.ts';
 import { useApp } from '../../store.ts';
-import { useBrowse, type PlantShown } from '../browse-store.ts';
+import { hasFilter, useBrowse, type PlantShown } from '../browse-store.ts';
 import { PLANTS_MAX_RESOLUTION, crownPixels } from './plant-view.ts';
 import { fillPlantPopup } from './plant-popup.ts';
 
@@ -43,6 +44,7 @@ export function usePlantsLayer(map: RefObject<OlMap | null>) {
   const mode = useApp((s) => s.mode);
   const show = useBrowse((s) => s.showPlants);
   const plant = useBrowse((s) => s.plant);
+  const filter = useBrowse((s) => s.filter);
   const source = useRef(new VectorSource()).current;
   const layer = useRef<VectorLayer | null>(null);
   const overlay = useRef<Overlay | null>(null);
@@ -86,17 +88,23 @@ export function usePlantsLayer(map: RefObject<OlMap | null>) {
       }
       const e = transformExtent(m.getView().calculateExtent(size), 'EPSG:3857', 'EPSG:4326');
       const bbox: [number, number, number, number] = [Math.max(-180, e[0]!), Math.max(-90, e[1]!), Math.min(180, e[2]!), Math.min(90, e[3]!)];
-      void api.plantsInView({ account, bbox, limit: LIMIT }).then((fc) => {
+      // Under a metadata filter, as on the embedded map: only the plants of the parcels shown (those it matches in
+      // the same box; a plant lies inside its parcel, so its parcel meets the box too).
+      const shownParcels = hasFilter(filter)
+        ? api.viewport({ account, bbox, limit: 50_000, metadata: filter }).then((p) => new Set(p.features.map((f) => f.id)))
+        : Promise.resolve(null);
+      void Promise.all([api.plantsInView({ account, bbox, limit: LIMIT }), shownParcels]).then(([fc, only]) => {
         if (mine !== seq) return;
+        const features = only ? fc.features.filter((f) => f.properties.parcel !== null && only.has(f.properties.parcel)) : fc.features;
         source.clear(true);
-        source.addFeatures(geojson.readFeatures(fc));
-        setBrowse({ plants: { count: fc.features.length, truncated: fc.truncated, tooFar: false } });
+        source.addFeatures(geojson.readFeatures({ type: 'FeatureCollection', features }));
+        setBrowse({ plants: { count: features.length, truncated: fc.truncated, tooFar: false } });
       }, () => {});
     };
     const key = m.on('moveend', load);
     load();
     return () => { seq++; unByKey(key); };
-  }, [api, map, show, account, version, source]);
+  }, [api, map, show, account, version, source, filter]);
 
   // A click on a plant opens its popup (browsing only: drawing's clicks are vertices).
   useEffect(() => {
