@@ -176,9 +176,9 @@ export class Backend {
       return this.mirror.read.farms(account).map((f) => farmSummary(this.mirror, f.local_id));
     },
 
-    viewport: ({ account, bbox, limit = 5000 }) => {
+    viewport: ({ account, bbox, limit = 5000, metadata }) => {
       this.account(account);
-      const features = this.mirror.read.viewportJson(bbox, limit, account);
+      const features = this.mirror.read.viewportJson(bbox, limit, account, metadata);
       return JsonItems.object<ParcelCollection>({ type: 'FeatureCollection', truncated: features.length > limit }, { features: features.slice(0, limit) });
     },
 

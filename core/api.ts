@@ -4,6 +4,7 @@
 // processes: the host checks every call's arguments against these schemas before a handler runs.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Contract } from './rpc.ts';
+import { MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH } from './schemas/common.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 
@@ -193,6 +194,18 @@ export const PlantFeature = Obj({
 export type PlantFeature = Static<typeof PlantFeature>;
 const PlantLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 }));
 
+/**
+ * The embedded map's metadata filter (core/parcels/metadata-filter.ts): key → accepted values (any of a key's, all
+ * keys), within the service's maxima for `metadata[<key>]=<value>`.
+ */
+const ViewportFilter = Type.Record(
+  // A Record's key is checked by its pattern only, in UTF-16 units: not empty, and room for the service's maximum
+  // in characters (code points, up to two units each; the app's form counts characters).
+  Type.RegExp(new RegExp(`^[\\s\\S]{1,${2 * MAX_METADATA_FILTER_KEY_LENGTH}}$`)),
+  Type.Array(Type.String({ maxLength: 2 * MAX_METADATA_FILTER_VALUE_LENGTH }), { minItems: 1, maxItems: MAX_METADATA_FILTER_VALUES }),
+  { maxProperties: MAX_METADATA_FILTERS, additionalProperties: false, description: 'Only parcels whose metadata matches, as on the embedded map' },
+);
+
 const Account = Obj({ account: AccountId });
 const AnyAccount = Obj({ account: Type.Optional(AccountId) });
 const One = Obj({ id: Id });
@@ -234,7 +247,7 @@ export const API = {
   farms: { description: "An account's farms", args: Account, result: Type.Array(FarmSummary) },
   viewport: {
     description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
-    args: Obj({ account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })) }),
+    args: Obj({ account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })), metadata: Type.Optional(ViewportFilter) }),
     result: ParcelCollection,
   },
   parcel: { description: 'One parcel, by local id', args: One, result: ParcelFeature },

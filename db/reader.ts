@@ -1,4 +1,5 @@
 import type { Db } from './open.ts';
+import { filtersOnRef, metadataFilterSql, type MetadataFilter } from '../core/parcels/metadata-filter.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow, StatusCounts } from './types.ts';
 
 export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string; point: string | null }
@@ -111,12 +112,26 @@ export class MirrorReader {
    * mostly geometry, and building it row by row in JavaScript took longer than the R*Tree query. Up to limit + 1
    * features: more than `limit` says the answer is cut.
    */
-  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string): string[] {
+  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata?: MetadataFilter): string[] {
+    if (metadata && Object.keys(metadata).length) return this.filteredViewportJson(bbox, limit, accountId, metadata);
     // CROSS JOIN keeps the R*Tree first: given `p.account_id = ?` alone, the planner walks the account's whole index.
     return this.db.prepare(`SELECT ${FEATURE_JSON}
         FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
         WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?`)
       .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, limit + 1) as string[];
+  }
+
+  /**
+   * viewportJson with the embedded map's metadata filter (core/parcels/metadata-filter.ts, the service's own
+   * condition): only parcels it matches, up to limit + 1. A statement of its own, so the unfiltered map's stays as it was.
+   */
+  private filteredViewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata: MetadataFilter): string[] {
+    if (filtersOnRef(Object.keys(metadata))) return [];
+    const meta = metadataFilterSql('p.metadata', metadata);
+    return this.db.prepare(`SELECT ${FEATURE_JSON}
+        FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
+        WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? AND ${meta.sql} LIMIT ?`)
+      .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, ...meta.params, limit + 1) as string[];
   }
 
   /**

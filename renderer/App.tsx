@@ -15,6 +15,10 @@ import { StatusBar } from './StatusBar.tsx';
 import { SettingsPanel } from './features/settings/SettingsPanel.tsx';
 import { FirstRun } from './features/settings/FirstRun.tsx';
 import { useSettings } from './features/settings/settings-store.ts';
+import { SearchBox } from './features/search/SearchBox.tsx';
+import { MetadataFilterForm } from './features/filter/MetadataFilterForm.tsx';
+import { FilterBanner } from './features/filter/FilterBanner.tsx';
+import { useZoomKey } from './features/zoom/useZoomKey.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -26,6 +30,7 @@ export function App({ backend }: { backend: Backend }) {
   const account = useApp((s) => s.account?.id);
   const settings = useSettings((s) => s.open);
   const firstRun = useSettings((s) => s.loaded) && !account;
+  useZoomKey(api);
 
   useEffect(() => {
     let live = true;
@@ -94,6 +99,7 @@ export function App({ backend }: { backend: Backend }) {
         <header className="top">
           <h1>Furrow</h1>
           <Toolbar />
+          <SearchBox />
         </header>
         {settings ? <SettingsPanel /> : null}
         <main className="body">
@@ -101,10 +107,12 @@ export function App({ backend }: { backend: Backend }) {
           <div className="map-wrap" hidden={firstRun}>
             <MapView />
             <Legend />
+            <FilterBanner />
           </div>
           <div className="side">
             <ParcelPanel />
             <FarmsList />
+            <MetadataFilterForm />
           </div>
         </main>
         <StatusBar />

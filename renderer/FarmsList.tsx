@@ -2,6 +2,7 @@
 // fits the map to it.
 import { set, useApp } from './store.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
+import { CreateFarmForm } from './features/farms/CreateFarmForm.tsx';
 
 export function FarmsList() {
   const farms = useApp((s) => s.farms);
@@ -13,7 +14,7 @@ export function FarmsList() {
       <ul>
         {farms.map((f) => (
           <li key={f.id}>
-            <button type="button" className={f.id === farmId ? 'farm current' : 'farm'} aria-pressed={f.id === farmId}
+            <button type="button" className={f.id === farmId ? 'farm current' : 'farm'} aria-pressed={f.id === farmId} title="Zoom to this farm; new parcels go to it"
               onClick={() => set((s) => ({ farmId: f.id, zoomTo: { farm: f.id, nonce: (s.zoomTo?.nonce ?? 0) + 1 } }))}>
               <span className="dot" style={{ background: stateColor(f.state) }} title={stateLabel(f.state)} />
               <span className="farm-name">{f.name}</span>
@@ -22,6 +23,7 @@ export function FarmsList() {
           </li>
         ))}
       </ul>
+      <CreateFarmForm />
     </section>
   );
 }

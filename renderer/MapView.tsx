@@ -25,6 +25,11 @@ import { useApi } from './context.ts';
 import { largestFarm, set, stopDrawing, useApp, type Position2 } from './store.ts';
 import { stateColor } from './states.ts';
 import { closeRing, draftHectares, pointPreview } from './preview.ts';
+// Browsing's additions (filter, zoom to, plants, hover names): hooks of their own beside the parcel layer.
+import { hasFilter, useBrowse } from './features/browse-store.ts';
+import { useFitTo } from './features/zoom/useFitTo.ts';
+import { usePlantsLayer } from './features/plants/usePlantsLayer.ts';
+import { useHoverName } from './features/hover/useHoverName.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
@@ -87,6 +92,7 @@ export function MapView() {
   const point = useApp((s) => s.point);
   const pointHectares = useApp((s) => s.pointHectares);
   const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
+  const filter = useBrowse((s) => s.filter);
 
   // The map itself, once.
   useEffect(() => {
@@ -111,6 +117,10 @@ export function MapView() {
     };
   }, [parcels, draft]);
 
+  useFitTo(map);
+  usePlantsLayer(map);
+  useHoverName(map, layer);
+
   // The parcels in view, read again on every move and every change of the account; a late answer to an older view is dropped.
   useEffect(() => {
     let seq = 0;
@@ -122,7 +132,8 @@ export function MapView() {
       const e = transformExtent(m.getView().calculateExtent(size), 'EPSG:3857', 'EPSG:4326');
       const bbox: [number, number, number, number] = [Math.max(-180, e[0]!), Math.max(-90, e[1]!), Math.min(180, e[2]!), Math.min(90, e[3]!)];
       const mine = ++seq;
-      void api.viewport({ account, bbox, limit: LIMIT }).then((fc) => {
+      // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
+      void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}) }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
@@ -130,7 +141,7 @@ export function MapView() {
       }, () => {});
     };
     load.current();
-  }, [api, account, version, parcels]);
+  }, [api, account, version, parcels, filter]);
 
   // At start, and when the list asks: fit the view to the account's (or a farm's) parcels.
   useEffect(() => {

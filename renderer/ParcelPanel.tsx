@@ -7,6 +7,7 @@ import { set, useApp } from './store.ts';
 import { NewParcelForm } from './NewParcelForm.tsx';
 import { closeRing, draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
+import { ZoomToParcel } from './features/zoom/ZoomToParcel.tsx';
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
@@ -40,6 +41,7 @@ function SelectedParcel() {
         <dd data-field="state"><span className="dot" style={{ background: stateColor(p.state) }} />{stateLabel(p.state)}</dd>
         {p.reason ? (<><dt>Reason</dt><dd data-field="reason" className="error">{p.reason}</dd></>) : null}
       </dl>
+      <ZoomToParcel id={parcel.id} />
     </>
   );
 }

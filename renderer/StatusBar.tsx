@@ -2,8 +2,7 @@
 import { useApi } from './context.ts';
 import { refreshAccount, syncNow } from './actions.ts';
 import { chooseAccount, useApp } from './store.ts';
-
-const LABEL = { unknown: 'Not synced yet', online: 'Online', offline: 'Offline' } as const;
+import { connectionLabel } from './features/status/status-words.ts';
 
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
@@ -18,7 +17,7 @@ export function StatusBar() {
   };
   return (
     <footer className="statusbar">
-      <span className={`connection ${connection}`} role="status" aria-label="Connection">{LABEL[connection]}</span>
+      <span className={`connection ${connection}`} role="status" aria-label="Connection">{connectionLabel(connection, account?.lastPull ?? null)}</span>
       {accounts.length > 1 ? (
         <label className="account">Account{' '}
           <select value={account?.id ?? ''} onChange={(e) => choose(e.target.value)}>
@@ -27,7 +26,8 @@ export function StatusBar() {
         </label>
       ) : account ? <span className="account">{account.label || account.id} · {account.service}</span> : null}
       {lost ? <span className="error" role="alert">The app&apos;s backend is gone: {lost}</span> : null}
-      {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message">{message.text}</span> : null}
+      {/* One line, however long: the full text in its tooltip, so the line never changes height. */}
+      {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
     </footer>
   );
 }

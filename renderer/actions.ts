@@ -3,6 +3,7 @@ import { RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { AppApi } from './backend.ts';
 import { largestFarm, say, set, useApp } from './store.ts';
+import { syncedMessage } from './features/status/status-words.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -51,8 +52,7 @@ export async function syncNow(api: AppApi): Promise<void> {
       say(`Sync failed: ${r.error}`, true);
     } else {
       set({ connection: 'online' });
-      const problems = r.rejected + r.conflicts;
-      say(`Synced: ${r.committed} sent, ${r.pulled} pulled${problems ? `, ${r.rejected} rejected, ${r.conflicts} in conflict` : ''}${r.left ? `, ${r.left} waiting` : ''}.`, problems > 0);
+      say(syncedMessage(r), r.rejected + r.conflicts > 0);
     }
   } catch (err) {
     if (err instanceof RpcError && err.code === ApiErrorCode.busy) say('A sync is already running.');

@@ -10,6 +10,8 @@ import { longerThan } from '../../core/parcels/problems.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
 import { PARCEL_COLUMNS, type ParcelRow } from './parcel-json.ts';
 import { visibleFarm } from './parcels.ts';
+// The matching rule itself (values compared by their canonical text), shared with the desktop mirror's map.
+import { metadataFilterSql } from '../../core/parcels/metadata-filter.ts';
 
 export interface ParcelFilter {
   farm?: number;
@@ -22,11 +24,6 @@ export interface ParcelFilter {
 }
 
 export const DEFAULT_PAGE = 1000;
-
-// Metadata values may be strings, numbers or booleans, but a query string only carries text:
-// compare the value's canonical text so metadata[contract_year]=2024 finds 2024 and "2024" alike.
-const META_MATCH = `EXISTS (SELECT 1 FROM json_each(p.metadata) j WHERE j.key = ? AND
-  (CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(j.value AS TEXT) END) IN (SELECT value FROM json_each(?)))`;
 
 /** The parameter names the query schemas accept as filters (ParcelListQuery, the embedded map's). */
 const FILTER = new RegExp(METADATA_FILTER_PARAM);
@@ -96,11 +93,9 @@ export function listParcels(db: Db, scope: Scope, filter: ParcelFilter): { rows:
     where.push('p.id IN (SELECT id FROM parcels_rtree WHERE maxx >= @bx0 AND minx <= @bx1 AND maxy >= @by0 AND miny <= @by1)');
     Object.assign(named, { bx0: filter.bbox[0], by0: filter.bbox[1], bx1: filter.bbox[2], by1: filter.bbox[3] });
   }
-  let metaSql = '';
-  for (const [key, values] of filter.metadata ?? []) {
-    metaSql += ` AND ${META_MATCH}`;
-    positional.push(key, JSON.stringify(values));
-  }
+  const meta = metadataFilterSql('p.metadata', filter.metadata ?? new Map<string, string[]>());
+  const metaSql = meta.sql ? ` AND ${meta.sql}` : '';
+  positional.push(...meta.params);
   // better-sqlite3 cannot mix named and positional parameters: inline the named ones as positional.
   const base = `FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE ${where.join(' AND ')}`;
   const toPositional = (sql: string, extra: Record<string, unknown>) => {

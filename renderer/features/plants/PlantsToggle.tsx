@@ -1,0 +1,30 @@
+// The legend's plants entry: a toggle (T) for the plants layer, and what it shows (how many, cut, or "zoom in").
+import { useEffect } from 'react';
+import { useBrowse } from '../browse-store.ts';
+
+const toggle = () => useBrowse.setState((s) => ({ showPlants: !s.showPlants }));
+
+export function PlantsToggle() {
+  const show = useBrowse((s) => s.showPlants);
+  const plants = useBrowse((s) => s.plants);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target;
+      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === 't') { e.preventDefault(); toggle(); }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+  const status = !show || !plants ? null
+    : plants.tooFar ? 'zoom in to see them'
+      : `${plants.count.toLocaleString('en-US')} shown${plants.truncated ? ' (zoom in to see all)' : ''}`;
+  return (
+    <div className="plants-toggle">
+      <label title="Show plants (T)">
+        <input type="checkbox" checked={show} onChange={toggle} aria-keyshortcuts="T" /> <span className="swatch plant" /> Plants
+      </label>
+      {status ? <span className="plants-shown" role="status" aria-label="Plants shown"> — {status}</span> : null}
+    </div>
+  );
+}

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { connectionLabel, syncedMessage } from './status-words.ts';
+
+const none = { committed: 0, pulled: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
+
+describe('the status line', () => {
+  it('says only what a sync did', () => {
+    expect(syncedMessage(none)).toBe('Synced: up to date, nothing changed.');
+    expect(syncedMessage({ ...none, committed: 1 })).toBe('Synced: 1 sent.');
+    expect(syncedMessage({ ...none, pulled: 1200, rejected: 1, left: 2 })).toBe('Synced: 1,200 received, 1 rejected, 2 waiting.');
+    expect(syncedMessage({ ...none, plantsChanged: 3, conflicts: 1 })).toBe('Synced: 3 plants updated, 1 in conflict.');
+  });
+  it('says "Not synced yet" only for an account never synced', () => {
+    const now = new Date(2026, 10, 25, 16, 30);
+    expect(connectionLabel('unknown', null, now)).toBe('Not synced yet');
+    expect(connectionLabel('unknown', new Date(2026, 10, 25, 9, 5).toISOString(), now)).toBe('Last synced 09:05');
+    expect(connectionLabel('unknown', new Date(2026, 10, 20, 9, 5).toISOString(), now)).toBe('Last synced 20 Nov 2026');
+    expect(connectionLabel('online', null, now)).toBe('Online');
+    expect(connectionLabel('offline', '2026-11-25T09:05:00Z', now)).toBe('Offline');
+  });
+});

@@ -1,0 +1,32 @@
+// The status line's words: what a sync did, without counts of nothing, and where the connection stands when this
+// session has not synced yet but the account has before. Pure, tested beside it.
+import type { AccountSync } from '../../../core/api.ts';
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** A finished sync that reached the service: only what happened ("Synced: 2 sent, 14 received."), or that nothing changed. */
+export function syncedMessage(r: Pick<AccountSync, 'committed' | 'pulled' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'>): string {
+  const parts: string[] = [];
+  if (r.committed) parts.push(`${r.committed.toLocaleString('en-US')} sent`);
+  if (r.pulled) parts.push(`${r.pulled.toLocaleString('en-US')} received`);
+  if (r.plantsChanged) parts.push(`${plural(r.plantsChanged, 'plant')} updated`);
+  if (r.rejected) parts.push(`${r.rejected.toLocaleString('en-US')} rejected`);
+  if (r.conflicts) parts.push(`${r.conflicts.toLocaleString('en-US')} in conflict`);
+  if (r.left) parts.push(`${r.left.toLocaleString('en-US')} waiting`);
+  return parts.length ? `Synced: ${parts.join(', ')}.` : 'Synced: up to date, nothing changed.';
+}
+
+/**
+ * The connection's label before this session's first sync answers: "Not synced yet" only for an account never
+ * pulled; otherwise when it last was (time today, else the date).
+ */
+export function connectionLabel(connection: 'unknown' | 'online' | 'offline', lastPull: string | null, now = new Date()): string {
+  if (connection === 'online') return 'Online';
+  if (connection === 'offline') return 'Offline';
+  if (!lastPull) return 'Not synced yet';
+  const t = new Date(lastPull);
+  if (Number.isNaN(t.getTime())) return 'Checking the service…';
+  const sameDay = t.toDateString() === now.toDateString();
+  const when = sameDay ? t.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' }) : t.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  return `Last synced ${when}`;
+}

@@ -1,0 +1,216 @@
+// Browsing in the app, end to end (`npm start`'s launcher with the embedded demo service, the real mirror host,
+// Debian's Chromium): a farm created and listed; the demo parcels searched by a metadata value and by name, one
+// chosen from the results with its panel open and the map zoomed to it (its name under the map's middle); the
+// embedded map's metadata filter, the parcels the map shows counted against what the service's own embedded map
+// returns for the same filter (its HTTP endpoint), and cleared; plants shown and one clicked, and under a filter only
+// those of the parcels shown; a parcel's name on hover.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, ROOT } from '../helpers/process.ts';
+import { ensureRenderer } from '../../app/renderer-build.ts';
+import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
+import { mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+
+let dir: string;
+let app: RunningApp;
+let service: string;
+let browser: Browser;
+let page: Page;
+let problems: () => Promise<string[]>;
+
+beforeAll(async () => {
+  await ensureRenderer();
+  dir = mkdtempSync(join(tmpdir(), 'furrow-browse-'));
+  const [servicePort, appPort] = [await freePort(), await freePort()];
+  service = `http://127.0.0.1:${servicePort}`;
+  app = await startApp({ DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  mkdirSync(SHOTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The embedded map's own answer for a filter (`metadata[k]=v` pairs), over the service's HTTP API: its parcels' names. */
+async function embedMatches(filter: [string, string][]): Promise<string[]> {
+  const { api_key: key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
+  const account = /account\s+(acc-[\w-]+)/.exec(app.err())![1]!;
+  const acc = await fetch(`${service}/api/accounts/${account}/`, { headers: { 'x-api-key': key } });
+  expect(acc.status).toBe(200);
+  const authId = new URL(((await acc.json()) as { embedded_url: string }).embedded_url).searchParams.get('auth_id')!;
+  // The spec's form: a space in a key written as '+'.
+  const query = filter.map(([k, v]) => `&metadata[${encodeURIComponent(k).replace(/%20/g, '+')}]=${encodeURIComponent(v)}`).join('');
+  const r = await fetch(`${service}/embed/data/parcels?auth_id=${authId}${query}`);
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { features: { properties: { name: string } }[] }).features.map((f) => f.properties.name).sort();
+}
+
+/** The tooltip's text with the pointer at the map's middle (the name of the parcel under it), '' when none. */
+async function nameAtCentre(): Promise<string> {
+  const { cx, cy } = await mapCentre(page);
+  await page.mouse.move(cx - 3, cy - 3);
+  await page.mouse.move(cx, cy);
+  return (await page.locator('.hover-name').isVisible()) ? (await page.locator('.hover-name').textContent()) ?? '' : '';
+}
+
+const banner = () => page.getByRole('status', { name: 'Filter on' });
+
+describe('browsing in the app', () => {
+  it('creates a farm, refusing an empty name with core\'s reason, and lists it as the farm new parcels go to', async () => {
+    ({ page, problems } = await openApp(browser, app.url));
+    await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(12);
+    await waitOnline(page);
+    // The app's first sync found nothing new (the launcher had pulled): it says so, with no count of nothing.
+    const message = page.getByRole('status', { name: 'Message' });
+    await expect.poll(() => message.textContent(), { timeout: 30_000 }).toMatch(/^Synced: /);
+    expect(await message.textContent()).not.toMatch(/\b0 |pulled/);
+    const bar = page.locator('.statusbar');
+    const barHeight = (await bar.boundingBox())!.height;
+
+    await page.getByRole('button', { name: 'Create farm' }).click();
+    const field = page.getByRole('textbox', { name: 'Farm name' });
+    await field.fill('   ');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/The farm name is required/);
+    // A long name: the status line's message about it is longer than the window, and the line keeps its height.
+    const name = 'E2E Huerta Nueva de la Cooperativa Agrícola del Valle del Guadalquivir, regadío y secano junto al camino viejo de Córdoba';
+    await field.fill(`  ${name} `);
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const farm = page.getByRole('button', { name: /E2E Huerta Nueva/ });
+    await expect.poll(() => farm.textContent()).toBe(`${name}0 parcels · 0.00 ha`);
+    expect(await farm.getAttribute('aria-pressed')).toBe('true');
+    expect(await message.textContent()).toBe(`Created farm ${name}: new parcels go to it; it is sent at the next sync.`);
+    expect((await bar.boundingBox())!.height).toBe(barHeight);
+    // Whole in its tooltip.
+    expect(await message.getAttribute('title')).toBe(await message.textContent());
+  }, 60_000);
+
+  it('searches by a metadata value and by name, and a result chosen opens its panel with the map zoomed to it', async () => {
+    const box = page.getByRole('combobox', { name: 'Search parcels' });
+    // "/" focuses the search box from anywhere but a field.
+    await page.locator('.top h1').click();
+    await page.keyboard.press('/');
+    await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('S-77'); // the orchard's Supplier ID, a metadata value
+    const results = page.getByRole('listbox', { name: 'Search results' });
+    await expect.poll(() => results.getByRole('option').allTextContents()).toEqual([expect.stringMatching(/^Almond orchardSupplier ID: S-77Almendral La Vega · \d+\.\d\d ha · Synced$/)]);
+
+    // Ctrl+F too; by name, the results list before choosing.
+    await page.locator('.top h1').click();
+    await page.keyboard.press('Control+f');
+    await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('Olivar');
+    await expect.poll(() => results.getByRole('option').count()).toBeGreaterThanOrEqual(11);
+    await page.keyboard.type(' C');
+    await expect.poll(() => results.getByRole('option').first().textContent()).toMatch(/^Olivar CFinca El Olivar · /);
+    await page.screenshot({ path: join(SHOTS, 'app-search.png') });
+    copyFileSync(join(SHOTS, 'app-search.png'), join(ROOT, 'docs/img/app-search.png'));
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('Olivar C');
+    expect(await page.locator('[data-field=farm]').textContent()).toBe('Finca El Olivar');
+    expect(await results.count()).toBe(0);
+    // Zoomed to it: it lies under the map's middle, and few of the farm's parcels are in view.
+    await expect.poll(nameAtCentre, { timeout: 10_000 }).toMatch(/^Olivar C · \d+\.\d\d ha$/);
+    expect(await shownOn(page)).toBeLessThan(12);
+
+    // Away to another farm, then back with the panel's button and with Z.
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await expect.poll(nameAtCentre, { timeout: 10_000 }).not.toMatch(/^Olivar C/);
+    await page.getByRole('button', { name: 'Zoom to parcel' }).click();
+    await expect.poll(nameAtCentre, { timeout: 10_000 }).toMatch(/^Olivar C · /);
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await expect.poll(nameAtCentre, { timeout: 10_000 }).not.toMatch(/^Olivar C/);
+    await page.locator('.top h1').click();
+    await page.keyboard.press('z');
+    await expect.poll(nameAtCentre, { timeout: 10_000 }).toMatch(/^Olivar C · /);
+  }, 90_000);
+
+  it('filters the map by metadata as the embedded map does, says so, and clears', async () => {
+    const before = await shownOn(page);
+    await page.getByRole('textbox', { name: 'Key' }).fill('contract_year');
+    await page.getByRole('textbox', { name: 'Value' }).fill('2025'); // stored as a number: compared by its text
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    const expected = await embedMatches([['contract_year', '2025']]);
+    expect(expected.length).toBeGreaterThan(0);
+    await expect.poll(() => banner().textContent()).toMatch(new RegExp(`only parcels with contract_year = 2025\\. ${expected.length} parcels match in the account`));
+    await banner().getByRole('button', { name: 'Show all matches' }).click();
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(expected.length);
+    expect(await page.locator('.legend .shown').textContent()).toMatch(/, filtered by metadata$/);
+    // At a farm's scale, only its matching parcels are drawn (its other eight are not).
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    const onFarm = expected.filter((n) => n.startsWith('Olivar') || n === 'El trial plot');
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(onFarm.length);
+    await page.screenshot({ path: join(SHOTS, 'app-filter.png') });
+
+    // A second key, with a space in it (the spec's Supplier+ID): both must match.
+    await page.getByRole('textbox', { name: 'Key' }).fill('Supplier ID');
+    await page.getByRole('textbox', { name: 'Value' }).fill('S-11');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    const both = await embedMatches([['contract_year', '2025'], ['Supplier ID', 'S-11']]);
+    expect(both.length).toBeGreaterThan(0);
+    expect(both.length).toBeLessThan(expected.length);
+    await expect.poll(() => banner().textContent()).toMatch(new RegExp(`${both.length} parcels? match`));
+    await banner().getByRole('button', { name: 'Show all matches' }).click();
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(both.length);
+    // Its name under the map's middle: the one the embedded map gives.
+    if (both.length === 1) await expect.poll(nameAtCentre, { timeout: 10_000 }).toMatch(new RegExp(`^${both[0]} · `));
+
+    await banner().getByRole('button', { name: 'Clear filter' }).click();
+    await expect.poll(() => banner().count()).toBe(0);
+    expect(await page.locator('.legend .shown').textContent()).not.toContain('filtered');
+    // Every parcel again: the farm's twelve at least, where the filter left four of them.
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBeGreaterThanOrEqual(12);
+    expect(before).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('shows plants on their own layer at field scale and opens one clicked', async () => {
+    await page.getByRole('button', { name: /Almendral La Vega/ }).click();
+    await page.waitForTimeout(1000); // the fit's animation has ended
+    await page.getByRole('checkbox', { name: 'Plants' }).check();
+    const status = page.getByRole('status', { name: 'Plants shown' });
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/— [\d,]+ shown/);
+    const count = Number(/([\d,]+) shown/.exec((await status.textContent())!)![1]!.replace(/,/g, ''));
+    expect(count).toBeGreaterThan(50);
+    // A click among the orchard's rows (trees 5 m apart) lands on one; its popup says what it is.
+    const { cx, cy } = await mapCentre(page);
+    const popup = page.getByRole('dialog', { name: /^Plant \d+$/ });
+    for (const [dx, dy] of [[0, 0], [2, 2], [-3, 3], [4, -2], [0, 5]] as const) {
+      await page.mouse.click(cx + dx, cy + dy);
+      await page.waitForTimeout(500);
+      if (await popup.isVisible()) break;
+    }
+    await expect.poll(() => popup.isVisible()).toBe(true);
+    expect(await popup.textContent()).toMatch(/Crown area[\d.]+ m²Position-?\d+\.\d{6}, -?\d+\.\d{6}/);
+    await page.screenshot({ path: join(SHOTS, 'app-plants.png') });
+    await page.getByRole('button', { name: 'Close plant' }).click();
+    await expect.poll(() => popup.isVisible()).toBe(false);
+    // Under a filter, as on the embedded map, only the plants of the parcels shown: the orchard's under its crop,
+    // none under a contract year it has not.
+    const filterBy = async (key: string, value: string) => {
+      await page.getByRole('textbox', { name: 'Key' }).fill(key);
+      await page.getByRole('textbox', { name: 'Value' }).fill(value);
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    };
+    await filterBy('crop_type', 'Almond');
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(1);
+    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe(`— ${count.toLocaleString('en-US')} shown`);
+    await page.getByRole('button', { name: 'Remove crop_type = Almond' }).click();
+    await filterBy('contract_year', '2025');
+    await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(0);
+    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe('— 0 shown');
+    await banner().getByRole('button', { name: 'Clear filter' }).click();
+    await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe(`— ${count.toLocaleString('en-US')} shown`);
+    // Off again (T): the layer and its count go.
+    await page.locator('.top h1').click();
+    await page.keyboard.press('t');
+    await expect.poll(() => status.count()).toBe(0);
+    expect(await problems()).toEqual([]);
+  }, 90_000);
+});
