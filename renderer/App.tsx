@@ -109,7 +109,8 @@ export function App({ backend }: { backend: Backend }) {
             <Legend />
             <FilterBanner />
           </div>
-          <div className="side">
+          {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
+          <div className="side" hidden={firstRun}>
             <ParcelPanel />
             <FarmsList />
             <MetadataFilterForm />
