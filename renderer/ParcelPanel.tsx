@@ -5,8 +5,9 @@ import type { ParcelFeature } from '../core/api.ts';
 import { useApi } from './context.ts';
 import { set, useApp } from './store.ts';
 import { NewParcelForm } from './NewParcelForm.tsx';
-import { closeRing, draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
+import { draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
+import { shapeGeometry } from './features/edit/shape.ts';
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
@@ -63,7 +64,7 @@ function DraftPanel() {
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (
-        <NewParcelForm refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [closeRing(ring)] } })} />
+        <NewParcelForm refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: shapeGeometry([ring]) })} />
       )}
     </>
   );
