@@ -25,6 +25,8 @@ import { useApi } from './context.ts';
 import { largestFarm, set, stopDrawing, useApp, type Position2 } from './store.ts';
 import { stateColor } from './states.ts';
 import { closeRing, draftHectares, pointPreview } from './preview.ts';
+import { useModify } from './features/edit/useModify.ts';
+import { parcelSnap } from './features/edit/snap.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
@@ -185,14 +187,18 @@ export function MapView() {
       else if (e.key === 'Escape') { e.preventDefault(); draw.abortDrawing(); set({ mode: 'browse', draft: [] }); }
       else if (e.key === 'Backspace') { e.preventDefault(); draw.removeLastPoint(); }
     };
+    // Snap after Draw: it moves the pointer onto a neighbouring parcel's vertex or edge before Draw reads it.
+    const { snap } = parcelSnap(parcels);
     m.addInteraction(draw);
+    m.addInteraction(snap);
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
       if (sketch) unByKey(sketch);
+      m.removeInteraction(snap);
       m.removeInteraction(draw);
     };
-  }, [mode, drawn]);
+  }, [mode, drawn, parcels]);
 
   // Finished and not saved yet: Esc discards it, even from the name field.
   useEffect(() => {
@@ -221,6 +227,9 @@ export function MapView() {
       if (square) draft.addFeature(new Feature(new Polygon(square.map((r) => r.map((p) => fromLonLat(p))))));
     }
   }, [draft, drawn, ring, mode, point, pointHectares, limit]);
+
+  // Modify and move a parcel (renderer/features/edit/): its interactions and layer, in effects of its own.
+  useModify(map, parcels);
 
   return <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />;
 }

@@ -8,10 +8,12 @@ import { NewParcelForm } from './NewParcelForm.tsx';
 import { draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 import { shapeGeometry } from './features/edit/shape.ts';
+import { ModifyPanel } from './features/edit/ModifyPanel.tsx';
+import { ParcelEditor } from './features/edit/ParcelEditor.tsx';
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
-  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : <SelectedParcel />}</section>;
+  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
 }
 
 function SelectedParcel() {
@@ -41,6 +43,7 @@ function SelectedParcel() {
         <dd data-field="state"><span className="dot" style={{ background: stateColor(p.state) }} />{stateLabel(p.state)}</dd>
         {p.reason ? (<><dt>Reason</dt><dd data-field="reason" className="error">{p.reason}</dd></>) : null}
       </dl>
+      <ParcelEditor key={`${parcel.id}|${p.name}|${JSON.stringify(p.metadata)}`} parcel={parcel} />
     </>
   );
 }
