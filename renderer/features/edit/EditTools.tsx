@@ -44,7 +44,7 @@ export function EditTools() {
       </button>
       <button type="button" aria-label="Delete" aria-keyshortcuts="Delete" title={selected ? 'Delete the selected parcel (Delete)' : 'Delete: select a parcel first (Delete)'}
         disabled={!selected || mode !== 'browse' || deleting} onClick={() => void askDelete(api)}>
-        🗑 Delete
+        ✕ Delete
       </button>
       <DeleteDialog />
     </>

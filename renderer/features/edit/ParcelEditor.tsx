@@ -8,12 +8,12 @@ import { checkName } from '../../../core/parcels/name.ts';
 import { reporter } from '../../../core/parcels/problems.ts';
 import { useApi } from '../../context.ts';
 import { say } from '../../store.ts';
-import { checkRows, rowsOf, type MetaRow } from './metadata-rows.ts';
+import { checkRows, rowsOf, sentence, type MetaRow } from './metadata-rows.ts';
 
 const nameProblems = (name: string): string[] => {
-  const r = reporter(0, 'Name');
+  const r = reporter(0, '');
   checkName(name, r, 'name');
-  return r.problems.map((p) => p.message);
+  return r.problems.map((p) => sentence(p.message));
 };
 
 /** Mounted with a key of the parcel's id, name and metadata: a change saved (or undone) starts it afresh. */
@@ -63,7 +63,7 @@ export function ParcelEditor({ parcel }: { parcel: ParcelFeature }) {
                 aria-invalid={p.key.length > 0} aria-describedby={problems.length ? `meta-problem-${i}` : undefined} />
               <input aria-label={`Value ${n}`} placeholder="value" value={row.value} onChange={(e) => edit(i, { value: e.target.value })}
                 aria-invalid={p.value.length > 0} aria-describedby={problems.length ? `meta-problem-${i}` : undefined} />
-              <button type="button" aria-label={`Remove key ${row.key || n}`} title="Remove this key" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>✕</button>
+              <button type="button" aria-label={row.key ? `Remove key ${row.key}` : `Remove row ${n}`} title="Remove this key" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}>✕</button>
               {problems.length ? <p id={`meta-problem-${i}`} role="alert" className="error">{problems.join(' ')}</p> : null}
             </div>
           );

@@ -30,6 +30,12 @@ export function valueOf(text: string, before: unknown): MetadataValue {
   return text;
 }
 
+/** A core/ check's message without the reporter's empty label (": metadata key …"), as a sentence. */
+export const sentence = (message: string): string => {
+  const m = message.replace(/^: /, '');
+  return `${m.charAt(0).toUpperCase()}${m.slice(1)}.`;
+};
+
 export function checkRows(rows: readonly MetaRow[], before: Readonly<Record<string, unknown>>): CheckedRows {
   const out: RowProblems[] = rows.map(() => ({ key: [], value: [] }));
   const seen = new Map<string, number>();
@@ -42,14 +48,15 @@ export function checkRows(rows: readonly MetaRow[], before: Readonly<Record<stri
     // A "__proto__" key is an ordinary key in JSON: defined, not assigned, as checkMetadata's own copy does.
     Object.defineProperty(metadata, row.key, { value: valueOf(row.value, before[row.key]), enumerable: true, writable: true, configurable: true });
   });
-  const r = reporter(0, 'Metadata');
+  const r = reporter(0, '');
   const checked = checkMetadata(metadata, r, 'metadata');
   const whole: string[] = [];
   for (const p of r.problems) {
     const i = rows.findIndex((row) => joinPath('metadata', row.key) === p.path);
-    if (i < 0) { whole.push(p.message); continue; }
+    const message = sentence(p.message);
+    if (i < 0) { whole.push(message); continue; }
     // checkMetadata says which part is wrong in its words: "metadata value of …" or "metadata key …".
-    (/metadata value/.test(p.message) ? out[i]!.value : out[i]!.key).push(p.message);
+    (/^Metadata value/.test(message) ? out[i]!.value : out[i]!.key).push(message);
   }
   const ok = whole.length === 0 && out.every((p) => p.key.length === 0 && p.value.length === 0);
   return { metadata: ok ? checked : null, rows: out, whole };
