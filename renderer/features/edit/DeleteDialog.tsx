@@ -27,6 +27,8 @@ export function DeleteDialog() {
 
   const cancel = () => setEdit({ deleting: null });
   const onKey = (e: KeyboardEvent) => {
+    // The window's shortcuts (D, P, S, Ctrl+Z…) wait while the dialog asks; Enter still presses the focused button.
+    e.nativeEvent.stopPropagation();
     if (e.key === 'Escape') { e.preventDefault(); cancel(); }
     else if (e.key === 'Tab') {
       // Two buttons: the focus stays on one of them, never leaves for the browser's own UI.

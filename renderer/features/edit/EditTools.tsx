@@ -15,6 +15,11 @@ export function EditTools() {
   const deleting = useEdit((s) => s.deleting !== null);
   useUnsavedWarning();
 
+  // Another tool taken while modifying (D, P, another account): the shape being modified is dropped with Modify.
+  useEffect(() => {
+    if (mode !== 'modify' && useEdit.getState().editing) cancelModify();
+  }, [mode]);
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
