@@ -1,8 +1,9 @@
 // Editing parcels in the app end to end, as app.test.ts runs it (`npm start`'s launcher with the embedded demo
 // service, Debian's Chromium): a demo parcel's vertex dragged on the canvas with Modify (the hectares change in the
 // panel), the parcel moved whole, renamed and given a metadata key with a space (an invalid key and value refused
-// inline), another parcel deleted through the confirmation dialog, the delete undone and redone, Sync now, and the
-// service holding exactly the edited shape's hectares, the name and metadata, and no deleted parcel.
+// inline), the edits undone and redone, another parcel deleted through the confirmation dialog, the delete undone and
+// redone, a polygon drawn and modified snapping to a neighbour's vertices, Sync now, and the service holding exactly
+// the edited shape's hectares, the name and metadata, the snapped vertices, and no deleted parcel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -196,6 +197,33 @@ describe('editing parcels in the app', () => {
     await page.keyboard.press('Control+Shift+Z');
     await expect.poll(() => text(page, 'name')).toBe('E2E edited field');
 
+    // Snapping: a triangle drawn with its first vertex clicked 3 px off a neighbour's vertex starts exactly on it;
+    // Modify then drags its second vertex to 3 px off the neighbour's next vertex, and it lands exactly there.
+    const neighbour = before.slice(2).flatMap(({ p, c }) => p.geometry.coordinates[0]!.slice(0, -1).map((q, k, ring) => {
+      const at = toPixel(q[0]!, q[1]!);
+      const len = Math.hypot(at[0] - c[0], at[1] - c[1]);
+      const u = [(at[0] - c[0]) / len, (at[1] - c[1]) / len] as const;
+      const b: [number, number] = [at[0] + u[0] * 50 - u[1] * 30, at[1] + u[1] * 50 + u[0] * 30];
+      const cc: [number, number] = [at[0] + u[0] * 50 + u[1] * 30, at[1] + u[1] * 50 - u[0] * 30];
+      return { q, next: ring[(k + 1) % ring.length]!, at, b, c: cc };
+    })).find((n) => inside(n.b) && inside(n.c));
+    expect(neighbour).toBeDefined();
+    const snapTo = neighbour!;
+    await page.getByRole('button', { name: 'Draw polygon' }).click();
+    for (const [x, y] of [[snapTo.at[0] + 3, snapTo.at[1] + 2], snapTo.b, snapTo.c]) await page.mouse.click(x!, y!);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Name').fill('E2E snapped');
+    await page.getByRole('button', { name: 'Save parcel' }).click();
+    await expect.poll(() => text(page, 'name')).toBe('E2E snapped');
+    await page.locator('.top h1').click();
+    await page.keyboard.press('m');
+    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Modifying E2E snapped');
+    const nextAt = toPixel(snapTo.next[0]!, snapTo.next[1]!);
+    await drag(page, snapTo.b, [nextAt[0] - 3, nextAt[1] + 3]);
+    await expect.poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
+
     // Delete another parcel: the confirmation names it with its hectares; Esc keeps it, Enter deletes it.
     const shown = await shownOn(page);
     await page.mouse.click(...victim.c);
@@ -248,7 +276,12 @@ describe('editing parcels in the app', () => {
     expect(Math.abs(mx - ox - 24 - (dragged[0] - v[0]) / n)).toBeLessThan(12);
     expect(Math.abs(my - oy - 16 - (dragged[1] - v[1]) / n)).toBeLessThan(12);
     expect(after.some((p) => p.id === victim.p.id)).toBe(false);
-    expect(after).toHaveLength(all.length - 1);
+    // One deleted, one drawn.
+    expect(after).toHaveLength(all.length);
+    const snapped = after.find((p) => p.properties.name === 'E2E snapped')!.geometry.coordinates[0]!;
+    const on = (q: number[]) => snapped.some((s) => Math.abs(s[0]! - q[0]!) < 1e-8 && Math.abs(s[1]! - q[1]!) < 1e-8);
+    expect(on(snapTo.q)).toBe(true);
+    expect(on(snapTo.next)).toBe(true);
 
     copyFileSync(join(SHOTS, 'app-edit.png'), join(ROOT, 'docs/img/app-edit.png'));
     expect(await problems()).toEqual([]);
