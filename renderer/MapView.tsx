@@ -157,7 +157,11 @@ export function MapView() {
   useEffect(() => {
     const m = map.current;
     if (!m || mode !== 'browse') return;
+    const since = performance.now();
     const key = m.on('singleclick', (e) => {
+      // OpenLayers tells a single click 250 ms late (it waits for a double-click): one made while drawing or modifying,
+      // told after the mode ended (a loaded machine runs input before timers), is not a selection.
+      if (e.originalEvent.timeStamp < since) return;
       const hit = m.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === layer.current, hitTolerance: 3 });
       set({ selectedId: hit ? String(hit.getId()) : null });
     });

@@ -73,6 +73,8 @@ async function projection(page: Page): Promise<(lon: number, lat: number) => [nu
 }
 
 const mean = (ps: number[][]): [number, number] => [ps.reduce((s, p) => s + p[0]!, 0) / ps.length, ps.reduce((s, p) => s + p[1]!, 0) / ps.length];
+/** expect.poll with room for a machine shared by several test runs (its default gives up after a second). */
+const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 const text = async (page: Page, field: string) => (await page.locator(`[data-field=${field}]`).textContent()) ?? '';
 
 async function drag(page: Page, from: [number, number], to: [number, number]): Promise<void> {
@@ -93,7 +95,7 @@ const asksBeforeLeaving = (page: Page) => page.evaluate(() => {
 describe('editing parcels in the app', () => {
   it('modifies, moves, renames, edits metadata, deletes with undo and redo, and the service holds the result', async () => {
     const { page, problems } = await openApp(browser, app.url);
-    await expect.poll(() => shownOn(page), { timeout: 20_000 }).toBeGreaterThanOrEqual(12);
+    await poll(() => shownOn(page)).toBeGreaterThanOrEqual(12);
     await waitOnline(page);
     await page.waitForTimeout(500);
     const toPixel = await projection(page);
@@ -112,12 +114,12 @@ describe('editing parcels in the app', () => {
 
     // Select the parcel by clicking its middle.
     await page.mouse.click(...target.c);
-    await expect.poll(() => text(page, 'name')).toBe(target.p.properties.name);
+    await poll(() => text(page, 'name')).toBe(target.p.properties.name);
     const haBefore = await text(page, 'hectares');
 
     // Modify (M): drag one vertex outwards, away from the parcel's middle; the live area grows.
     await page.keyboard.press('m');
-    await expect.poll(() => page.locator('#panel-title').textContent()).toBe(`Modifying ${target.p.properties.name}`);
+    await poll(() => page.locator('#panel-title').textContent()).toBe(`Modifying ${target.p.properties.name}`);
     expect(await text(page, 'modify-hectares')).toBe(haBefore);
     expect(await asksBeforeLeaving(page)).toBe(false);
     const [vlon, vlat] = target.p.geometry.coordinates[0]![0]!;
@@ -125,15 +127,15 @@ describe('editing parcels in the app', () => {
     const out = Math.hypot(v[0] - target.c[0], v[1] - target.c[1]);
     const dragged: [number, number] = [v[0] + ((v[0] - target.c[0]) / out) * 30, v[1] + ((v[1] - target.c[1]) / out) * 30];
     await drag(page, v, dragged);
-    await expect.poll(() => text(page, 'modify-hectares')).not.toBe(haBefore);
+    await poll(() => text(page, 'modify-hectares')).not.toBe(haBefore);
     const modified = await text(page, 'modify-hectares');
     expect(Number.parseFloat(modified)).toBeGreaterThan(Number.parseFloat(haBefore));
     // Unsaved: a reload would ask first.
     expect(await asksBeforeLeaving(page)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'app-modify.png') });
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
-    await expect.poll(() => text(page, 'hectares')).toBe(modified);
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
+    await poll(() => text(page, 'hectares')).toBe(modified);
     expect(await text(page, 'state')).toBe('Pending');
     expect(await asksBeforeLeaving(page)).toBe(false);
 
@@ -141,19 +143,19 @@ describe('editing parcels in the app', () => {
     await page.getByRole('button', { name: 'Modify' }).click();
     await drag(page, toPixel(vlon!, vlat!), [cx, cy]);
     await page.keyboard.press('Escape');
-    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
     expect(await text(page, 'hectares')).toBe(modified);
 
     // Move it whole: drag its inside 24 px right and 16 px down, then Save shape.
     await page.getByRole('button', { name: 'Modify' }).click();
-    await expect.poll(() => page.locator('#panel-title').textContent()).toMatch(/^Modifying/);
+    await poll(() => page.locator('#panel-title').textContent()).toMatch(/^Modifying/);
     const grab: [number, number] = [target.c[0] - 4, target.c[1] - 4];
     await drag(page, grab, [grab[0] + 24, grab[1] + 16]);
-    await expect.poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true);
+    await poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true);
     const moved = await text(page, 'modify-hectares');
     await page.getByRole('button', { name: 'Save shape' }).click();
-    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
-    await expect.poll(() => text(page, 'hectares')).toBe(moved);
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
+    await poll(() => text(page, 'hectares')).toBe(moved);
 
     // Rename, and a metadata key with a space; an invalid key and an invalid value are refused inline.
     const editor = page.getByRole('form', { name: 'Edit parcel' });
@@ -166,36 +168,36 @@ describe('editing parcels in the app', () => {
     await editor.getByLabel(`Key ${rows + 2}`, { exact: true }).fill('k'.repeat(201));
     await editor.getByLabel(`Value ${rows + 2}`, { exact: true }).fill('x');
     const badRow = editor.getByRole('group', { name: `Metadata ${rows + 2}` });
-    await expect.poll(() => badRow.getByRole('alert').textContent()).toMatch(/^Metadata key "k+"… has 201 characters; at most 200 are allowed\.$/);
+    await poll(() => badRow.getByRole('alert').textContent()).toMatch(/^Metadata key "k+"… has 201 characters; at most 200 are allowed\.$/);
     expect(await editor.getByLabel(`Key ${rows + 2}`, { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await editor.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'app-edit.png') });
     await editor.getByLabel(`Key ${rows + 2}`, { exact: true }).fill('note');
     await editor.getByLabel(`Value ${rows + 2}`, { exact: true }).fill('v'.repeat(2001));
-    await expect.poll(() => badRow.getByRole('alert').textContent()).toMatch(/^Metadata value of "note" has 2001 characters; at most 2000 are allowed\.$/);
+    await poll(() => badRow.getByRole('alert').textContent()).toMatch(/^Metadata value of "note" has 2001 characters; at most 2000 are allowed\.$/);
     expect(await editor.getByLabel(`Value ${rows + 2}`, { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await editor.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
     await badRow.getByRole('button', { name: 'Remove key note' }).click();
-    await expect.poll(() => editor.getByRole('alert').count()).toBe(0);
+    await poll(() => editor.getByRole('alert').count()).toBe(0);
     await editor.getByRole('button', { name: 'Save changes' }).click();
-    await expect.poll(() => text(page, 'name')).toBe('E2E edited field');
-    await expect.poll(() => editor.getByLabel(`Key ${rows + 1}`, { exact: true }).inputValue()).toBe('soil type');
+    await poll(() => text(page, 'name')).toBe('E2E edited field');
+    await poll(() => editor.getByLabel(`Key ${rows + 1}`, { exact: true }).inputValue()).toBe('soil type');
     // An empty name is refused inline too, and Reset puts the saved one back.
     await editor.getByLabel('Name').fill('  ');
-    await expect.poll(() => editor.getByRole('alert').first().textContent()).toMatch(/^Name is required and must not be empty/);
+    await poll(() => editor.getByRole('alert').first().textContent()).toMatch(/^Name is required and must not be empty/);
     await editor.getByRole('button', { name: 'Reset' }).click();
 
     // Every edit is the backend's, in its history: Undo takes back the rename, then the move; Redo does them again.
     await page.locator('.top h1').click();
     await page.keyboard.press('Control+Z');
-    await expect.poll(() => text(page, 'name')).toBe(target.p.properties.name);
+    await poll(() => text(page, 'name')).toBe(target.p.properties.name);
     expect(await editor.getByLabel(`Key ${rows + 1}`, { exact: true }).count()).toBe(0);
     await page.keyboard.press('Control+Z');
-    await expect.poll(() => text(page, 'hectares')).toBe(modified);
+    await poll(() => text(page, 'hectares')).toBe(modified);
     await page.keyboard.press('Control+Shift+Z');
-    await expect.poll(() => text(page, 'hectares')).toBe(moved);
+    await poll(() => text(page, 'hectares')).toBe(moved);
     await page.keyboard.press('Control+Shift+Z');
-    await expect.poll(() => text(page, 'name')).toBe('E2E edited field');
+    await poll(() => text(page, 'name')).toBe('E2E edited field');
 
     // Snapping: a triangle drawn with its first vertex clicked 3 px off a neighbour's vertex starts exactly on it;
     // Modify then drags its second vertex to 3 px off the neighbour's next vertex, and it lands exactly there.
@@ -209,36 +211,45 @@ describe('editing parcels in the app', () => {
     })).find((n) => inside(n.b) && inside(n.c));
     expect(neighbour).toBeDefined();
     const snapTo = neighbour!;
+    const shownBeforeDraw = await shownOn(page);
     await page.getByRole('button', { name: 'Draw polygon' }).click();
     for (const [x, y] of [[snapTo.at[0] + 3, snapTo.at[1] + 2], snapTo.b, snapTo.c]) await page.mouse.click(x!, y!);
     await page.keyboard.press('Enter');
     await page.getByLabel('Name').fill('E2E snapped');
     await page.getByRole('button', { name: 'Save parcel' }).click();
-    await expect.poll(() => text(page, 'name')).toBe('E2E snapped');
+    await poll(() => shownOn(page)).toBe(shownBeforeDraw + 1);
+    // Selected by a click inside it. (Once, on a loaded machine, the selection the save makes was lost: a draw click's
+    // single-click, told 250 ms late, deselected it; MapView now ignores clicks older than browse mode.)
+    await page.mouse.click((snapTo.at[0] + snapTo.b[0] + snapTo.c[0]) / 3, (snapTo.at[1] + snapTo.b[1] + snapTo.c[1]) / 3);
+    await poll(() => text(page, 'name')).toBe('E2E snapped').catch(async (e: unknown) => {
+      // What the app said (a refusal, a failed save) is the first thing to know when this fails on a loaded machine.
+      await page.screenshot({ path: join(SHOTS, 'app-edit-failed.png') });
+      throw new Error(`${String(e)}; the status line said: ${await page.locator('.statusbar').textContent()}`);
+    });
     await page.locator('.top h1').click();
     await page.keyboard.press('m');
-    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Modifying E2E snapped');
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Modifying E2E snapped');
     const nextAt = toPixel(snapTo.next[0]!, snapTo.next[1]!);
     await drag(page, snapTo.b, [nextAt[0] - 3, nextAt[1] + 3]);
-    await expect.poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true);
+    await poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true);
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
 
     // Delete another parcel: the confirmation names it with its hectares; Esc keeps it, Enter deletes it.
     const shown = await shownOn(page);
     await page.mouse.click(...victim.c);
-    await expect.poll(() => text(page, 'name')).toBe(victim.p.properties.name);
+    await poll(() => text(page, 'name')).toBe(victim.p.properties.name);
     const victimHa = await text(page, 'hectares');
     await page.locator('.top h1').click();
     await page.keyboard.press('Delete');
     const dialog = page.getByRole('alertdialog', { name: 'Delete parcel?' });
-    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await poll(() => dialog.isVisible()).toBe(true);
     expect(await dialog.textContent()).toContain(`${victim.p.properties.name} (${victimHa})`);
     await page.keyboard.press('Escape');
-    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await poll(() => dialog.isVisible()).toBe(false);
     expect(await shownOn(page)).toBe(shown);
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
-    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await poll(() => dialog.isVisible()).toBe(true);
     // The focus stays in the dialog: Tab goes round its two buttons.
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
@@ -246,17 +257,17 @@ describe('editing parcels in the app', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(`Delete ${victim.p.properties.name}`);
     await page.screenshot({ path: join(SHOTS, 'app-delete.png') });
     await page.keyboard.press('Enter');
-    await expect.poll(() => shownOn(page)).toBe(shown - 1);
+    await poll(() => shownOn(page)).toBe(shown - 1);
 
     // Undo brings it back; redo deletes it again.
     await page.locator('.top h1').click();
     await page.keyboard.press('Control+Z');
-    await expect.poll(() => shownOn(page)).toBe(shown);
+    await poll(() => shownOn(page)).toBe(shown);
     await page.keyboard.press('Control+Shift+Z');
-    await expect.poll(() => shownOn(page)).toBe(shown - 1);
+    await poll(() => shownOn(page)).toBe(shown - 1);
 
     await page.getByRole('button', { name: 'Sync now' }).click();
-    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 30_000 }).toMatch(/^Synced: \d+ sent, \d+ pulled\.$/);
+    await poll(() => page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Synced: \d+ sent, \d+ pulled\.$/);
 
     // The service holds the edited parcel exactly: the shape's hectares, its new name, the metadata key with a space.
     const after = await serviceParcels();
