@@ -70,6 +70,13 @@ function draftStyle(f: FeatureLike): Style | undefined {
   return new Style({ fill: new Fill({ color: `${color}33` }), stroke: new Stroke({ color, width: 2, lineDash: over ? [6, 4] : undefined }) });
 }
 
+/**
+ * When browse mode last began: set as the mode changes (a store subscription runs within set()), not in an effect,
+ * which may run after a click made once the panel already showed the mode.
+ */
+let browseSince = 0;
+useApp.subscribe((s, prev) => { if (s.mode === 'browse' && prev.mode !== 'browse') browseSince = performance.now(); });
+
 export function MapView() {
   const api = useApi();
   const el = useRef<HTMLDivElement>(null);
@@ -157,11 +164,10 @@ export function MapView() {
   useEffect(() => {
     const m = map.current;
     if (!m || mode !== 'browse') return;
-    const since = performance.now();
     const key = m.on('singleclick', (e) => {
       // OpenLayers tells a single click 250 ms late (it waits for a double-click): one made while drawing or modifying,
       // told after the mode ended (a loaded machine runs input before timers), is not a selection.
-      if (e.originalEvent.timeStamp < since) return;
+      if (e.originalEvent.timeStamp < browseSince) return;
       const hit = m.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === layer.current, hitTolerance: 3 });
       set({ selectedId: hit ? String(hit.getId()) : null });
     });
