@@ -30,6 +30,8 @@ import { hasFilter, useBrowse } from './features/browse-store.ts';
 import { useFitTo } from './features/zoom/useFitTo.ts';
 import { usePlantsLayer } from './features/plants/usePlantsLayer.ts';
 import { useHoverName } from './features/hover/useHoverName.ts';
+import { useModify } from './features/edit/useModify.ts';
+import { parcelSnap } from './features/edit/snap.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
@@ -72,6 +74,13 @@ function draftStyle(f: FeatureLike): Style | undefined {
   const color = over ? '#d32f2f' : '#0097a7';
   return new Style({ fill: new Fill({ color: `${color}33` }), stroke: new Stroke({ color, width: 2, lineDash: over ? [6, 4] : undefined }) });
 }
+
+/**
+ * When browse mode last began: set as the mode changes (a store subscription runs within set()), not in an effect,
+ * which may run after a click made once the panel already showed the mode.
+ */
+let browseSince = 0;
+useApp.subscribe((s, prev) => { if (s.mode === 'browse' && prev.mode !== 'browse') browseSince = performance.now(); });
 
 export function MapView() {
   const api = useApi();
@@ -167,6 +176,9 @@ export function MapView() {
     const m = map.current;
     if (!m || mode !== 'browse') return;
     const key = m.on('singleclick', (e) => {
+      // OpenLayers tells a single click 250 ms late (it waits for a double-click): one made while drawing or modifying,
+      // told after the mode ended (a loaded machine runs input before timers), is not a selection.
+      if (e.originalEvent.timeStamp < browseSince) return;
       const hit = m.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === layer.current, hitTolerance: 3 });
       set({ selectedId: hit ? String(hit.getId()) : null });
     });
@@ -196,14 +208,18 @@ export function MapView() {
       else if (e.key === 'Escape') { e.preventDefault(); draw.abortDrawing(); set({ mode: 'browse', draft: [] }); }
       else if (e.key === 'Backspace') { e.preventDefault(); draw.removeLastPoint(); }
     };
+    // Snap after Draw: it moves the pointer onto a neighbouring parcel's vertex or edge before Draw reads it.
+    const { snap } = parcelSnap(parcels);
     m.addInteraction(draw);
+    m.addInteraction(snap);
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
       if (sketch) unByKey(sketch);
+      m.removeInteraction(snap);
       m.removeInteraction(draw);
     };
-  }, [mode, drawn]);
+  }, [mode, drawn, parcels]);
 
   // Finished and not saved yet: Esc discards it, even from the name field.
   useEffect(() => {
@@ -232,6 +248,9 @@ export function MapView() {
       if (square) draft.addFeature(new Feature(new Polygon(square.map((r) => r.map((p) => fromLonLat(p))))));
     }
   }, [draft, drawn, ring, mode, point, pointHectares, limit]);
+
+  // Modify and move a parcel (renderer/features/edit/): its interactions and layer, in effects of its own.
+  useModify(map, parcels);
 
   return <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />;
 }

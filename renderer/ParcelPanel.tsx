@@ -5,13 +5,16 @@ import type { ParcelFeature } from '../core/api.ts';
 import { useApi } from './context.ts';
 import { set, useApp } from './store.ts';
 import { NewParcelForm } from './NewParcelForm.tsx';
-import { closeRing, draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
+import { draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 import { ZoomToParcel } from './features/zoom/ZoomToParcel.tsx';
+import { shapeGeometry } from './features/edit/shape.ts';
+import { ModifyPanel } from './features/edit/ModifyPanel.tsx';
+import { ParcelEditor } from './features/edit/ParcelEditor.tsx';
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
-  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : <SelectedParcel />}</section>;
+  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
 }
 
 function SelectedParcel() {
@@ -42,6 +45,7 @@ function SelectedParcel() {
         {p.reason ? (<><dt>Reason</dt><dd data-field="reason" className="error">{p.reason}</dd></>) : null}
       </dl>
       <ZoomToParcel id={parcel.id} />
+      <ParcelEditor key={`${parcel.id}|${p.name}|${JSON.stringify(p.metadata)}`} parcel={parcel} />
     </>
   );
 }
@@ -65,7 +69,7 @@ function DraftPanel() {
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (
-        <NewParcelForm refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: { type: 'Polygon', coordinates: [closeRing(ring)] } })} />
+        <NewParcelForm refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: shapeGeometry([ring]) })} />
       )}
     </>
   );

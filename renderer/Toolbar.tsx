@@ -2,6 +2,7 @@
 // in its tooltip. The shortcuts themselves are App.tsx's; drawing's own keys are the map's (MapView.tsx).
 import { useApi } from './context.ts';
 import { redo, syncNow, undo } from './actions.ts';
+import { EditTools } from './features/edit/EditTools.tsx';
 import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { SettingsButton } from './features/settings/SettingsButton.tsx';
 
@@ -22,6 +23,7 @@ export function Toolbar() {
         onClick={() => (mode === 'point' ? stopDrawing() : startPoint())}>
         ⊡ Drop hectare point
       </button>
+      <EditTools />
       <button type="button" aria-label="Undo" aria-keyshortcuts="Control+Z" title={history.undo ? `Undo: ${history.undo} (Ctrl+Z)` : 'Undo (Ctrl+Z)'}
         disabled={!history.undo || mode !== 'browse'} onClick={() => void undo(api)}>
         ↶ Undo

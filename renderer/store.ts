@@ -3,7 +3,8 @@
 import { create } from 'zustand';
 import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
 
-export type Mode = 'browse' | 'draw' | 'point';
+/** 'modify': a parcel's shape being changed (renderer/features/edit/). */
+export type Mode = 'browse' | 'draw' | 'point' | 'modify';
 export type Position2 = [number, number];
 
 /** Whether the service answered the last time the app asked (a sync): unknown until the first one ends. */
