@@ -133,8 +133,8 @@ describe('browsing in the app', () => {
 
   it('filters the map by metadata as the embedded map does, says so, and clears', async () => {
     const before = await shownOn(page);
-    await page.getByRole('textbox', { name: 'Key' }).fill('contract_year');
-    await page.getByRole('textbox', { name: 'Value' }).fill('2025'); // stored as a number: compared by its text
+    await page.getByRole('textbox', { name: 'Filter key' }).fill('contract_year');
+    await page.getByRole('textbox', { name: 'Filter value' }).fill('2025'); // stored as a number: compared by its text
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     const expected = await embedMatches([['contract_year', '2025']]);
     expect(expected.length).toBeGreaterThan(0);
@@ -149,8 +149,8 @@ describe('browsing in the app', () => {
     await page.screenshot({ path: join(SHOTS, 'app-filter.png') });
 
     // A second key, with a space in it (the spec's Supplier+ID): both must match.
-    await page.getByRole('textbox', { name: 'Key' }).fill('Supplier ID');
-    await page.getByRole('textbox', { name: 'Value' }).fill('S-11');
+    await page.getByRole('textbox', { name: 'Filter key' }).fill('Supplier ID');
+    await page.getByRole('textbox', { name: 'Filter value' }).fill('S-11');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     const both = await embedMatches([['contract_year', '2025'], ['Supplier ID', 'S-11']]);
     expect(both.length).toBeGreaterThan(0);
@@ -194,8 +194,8 @@ describe('browsing in the app', () => {
     // Under a filter, as on the embedded map, only the plants of the parcels shown: the orchard's under its crop,
     // none under a contract year it has not.
     const filterBy = async (key: string, value: string) => {
-      await page.getByRole('textbox', { name: 'Key' }).fill(key);
-      await page.getByRole('textbox', { name: 'Value' }).fill(value);
+      await page.getByRole('textbox', { name: 'Filter key' }).fill(key);
+      await page.getByRole('textbox', { name: 'Filter value' }).fill(value);
       await page.getByRole('button', { name: 'Filter', exact: true }).click();
     };
     await filterBy('crop_type', 'Almond');

@@ -33,8 +33,9 @@ export function MetadataFilterForm() {
     <section className="filter" aria-labelledby="filter-title">
       <h2 id="filter-title">Filter by metadata</h2>
       <form className="filter-form" onSubmit={add} aria-label="Add a metadata filter">
-        <label>Key <input value={key} onChange={(e) => setKey(e.target.value)} placeholder="crop_type" autoComplete="off" disabled={!ready} /></label>
-        <label>Value <input value={value} onChange={(e) => setValue(e.target.value)} placeholder="Wheat" autoComplete="off" disabled={!ready} /></label>
+        {/* Named apart from the parcel editor's Key and Value fields, which can be on screen at the same time. */}
+        <label>Key <input aria-label="Filter key" value={key} onChange={(e) => setKey(e.target.value)} placeholder="crop_type" autoComplete="off" disabled={!ready} /></label>
+        <label>Value <input aria-label="Filter value" value={value} onChange={(e) => setValue(e.target.value)} placeholder="Wheat" autoComplete="off" disabled={!ready} /></label>
         <button type="submit" disabled={!ready} title="Show only parcels with this value (Enter)">Filter</button>
       </form>
       {problem ? <p className="error" role="alert">{problem}</p> : null}
