@@ -14,7 +14,7 @@ import ScaleLine from 'ol/control/ScaleLine.js';
 import MousePosition from 'ol/control/MousePosition.js';
 import { defaults as defaultControls } from 'ol/control/defaults.js';
 import Polygon from 'ol/geom/Polygon.js';
-import { Fill, Stroke, Style, Text } from 'ol/style.js';
+import { Fill, Stroke, Style } from 'ol/style.js';
 import { fromLonLat, toLonLat, transformExtent } from 'ol/proj.js';
 import { createStringXY } from 'ol/coordinate.js';
 import { isEmpty, type Extent } from 'ol/extent.js';
@@ -23,37 +23,27 @@ import type { FeatureLike } from 'ol/Feature.js';
 import type { EventsKey } from 'ol/events.js';
 import { useApi } from './context.ts';
 import { largestFarm, set, stopDrawing, useApp, type Position2 } from './store.ts';
-import { stateColor } from './states.ts';
 import { closeRing, draftHectares, pointPreview } from './preview.ts';
+import { ParcelLayers } from './features/map/parcel-layers.ts';
+import { startParcels } from './features/map/start-view.ts';
+import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
+import { BasemapControl } from './features/map/BasemapControl.tsx';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
-/** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
-const LIMIT = 5000;
+/**
+ * At most this many parcels drawn at once (the viewport API's own maximum); beyond, the legend says to zoom in. The
+ * parcel layers (features/map/parcel-layers.ts) keep pan and zoom smooth at this size: an image on the canvas path,
+ * WebGL where the browser has it.
+ */
+const LIMIT = 20_000;
+/** The fit only needs where a farm lies: a sample of the account's parcels (smaller at start, for a quick first paint). */
+const FIT_SAMPLE = 5000;
+const START_SAMPLE = 2000;
+/** The start's view is drawn once it is fitted; an account without farms, whose fit never comes, after this long. */
+const START_WAIT_MS = 1500;
 const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
 
 const ringOf = (g: Polygon): Position2[] => (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => toLonLat(c) as Position2);
-
-function parcelStyle(selected: () => string | null) {
-  const cache = new Map<string, Style>();
-  return (f: FeatureLike, resolution: number) => {
-    const state = String(f.get('state'));
-    const isSelected = f.getId() === selected();
-    const key = `${state}|${isSelected}`;
-    let s = cache.get(key);
-    if (!s) {
-      const color = stateColor(state);
-      s = new Style({
-        fill: new Fill({ color: `${color}${isSelected ? '66' : '33'}` }),
-        stroke: new Stroke({ color: isSelected ? '#111' : color, width: isSelected ? 3 : 1.5 }),
-        text: new Text({ font: '12px system-ui, sans-serif', fill: new Fill({ color: '#222' }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: false }),
-      });
-      cache.set(key, s);
-    }
-    // Names only where they fit: at field scale, not when a region's parcels would stack their labels.
-    s.getText()!.setText(resolution < 25 ? String(f.get('name')) : '');
-    return s;
-  };
-}
 
 /**
  * What is being drawn or dropped, not yet saved: a cyan outline no sync state uses (the blue it had read as
@@ -74,8 +64,10 @@ export function MapView() {
   const map = useRef<OlMap | null>(null);
   const parcels = useRef(new VectorSource()).current;
   const draft = useRef(new VectorSource()).current;
-  const layer = useRef<VectorLayer | null>(null);
+  const layers = useRef<ParcelLayers | null>(null);
   const load = useRef<() => void>(() => {});
+  // Until the start's fit, the default view (a continent) is not read: at 100,000 parcels it is the largest answer.
+  const started = useRef(false);
   const account = useApp((s) => s.account?.id);
   const version = useApp((s) => s.version);
   const mode = useApp((s) => s.mode);
@@ -90,12 +82,13 @@ export function MapView() {
 
   // The map itself, once.
   useEffect(() => {
-    const parcelLayer = new VectorLayer({ source: parcels, style: parcelStyle(() => useApp.getState().selectedId) });
-    layer.current = parcelLayer;
+    const parcelLayers = new ParcelLayers(parcels);
+    layers.current = parcelLayers;
     const m = new OlMap({
       target: el.current!,
-      // No network basemap: a graticule gives bearings offline.
-      layers: [new Graticule({ strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false }), parcelLayer, new VectorLayer({ source: draft, style: draftStyle })],
+      // A graticule gives bearings offline (an optional basemap goes below it). Its labels run along the top and right
+      // edges: at the bottom and left they crowded the scale line and the legend.
+      layers: [new Graticule({ strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false, lonLabelPosition: 0.985, latLabelPosition: 0.985 }), ...parcelLayers.layers(), new VectorLayer({ source: draft, style: draftStyle })],
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
       controls: defaultControls({ attribution: false }).extend([
         new ScaleLine(),
@@ -103,6 +96,7 @@ export function MapView() {
       ]),
     });
     map.current = m;
+    parcelLayers.attach(m);
     const key = m.on('moveend', () => load.current());
     return () => {
       unByKey(key);
@@ -111,52 +105,68 @@ export function MapView() {
     };
   }, [parcels, draft]);
 
+  useBasemapLayer(map);
+
   // The parcels in view, read again on every move and every change of the account; a late answer to an older view is dropped.
   useEffect(() => {
     let seq = 0;
     load.current = () => {
       const m = map.current;
-      if (!m || !account) return;
+      if (!m || !account || !started.current) return;
       const size = m.getSize();
       if (!size) return;
       const e = transformExtent(m.getView().calculateExtent(size), 'EPSG:3857', 'EPSG:4326');
       const bbox: [number, number, number, number] = [Math.max(-180, e[0]!), Math.max(-90, e[1]!), Math.min(180, e[2]!), Math.min(90, e[3]!)];
       const mine = ++seq;
+      layers.current?.loading();
       void api.viewport({ account, bbox, limit: LIMIT }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
+        layers.current?.shown(fc.features.length);
+        layers.current?.select(useApp.getState().selectedId);
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
     };
     load.current();
   }, [api, account, version, parcels]);
 
+  useEffect(() => {
+    started.current = false;
+    const t = setTimeout(() => { if (!started.current) { started.current = true; load.current(); } }, START_WAIT_MS);
+    return () => clearTimeout(t);
+  }, [account]);
+
   // At start, and when the list asks: fit the view to the account's (or a farm's) parcels.
   useEffect(() => {
     if (!account || (!zoomTo && !farmsKnown)) return;
     let live = true;
-    void api.viewport({ account, bbox: WORLD, limit: LIMIT }).then((fc) => {
+    const begin = () => { if (!started.current) { started.current = true; load.current(); } };
+    void api.viewport({ account, bbox: WORLD, limit: zoomTo ? FIT_SAMPLE : START_SAMPLE }).then((fc) => {
       const m = map.current;
       if (!live || !m) return;
       // At start, the largest farm: an account's farms can lie countries apart (the demo's), and a view of all of
       // them shows each parcel as a dot.
       const farm = zoomTo?.farm ?? largestFarm(useApp.getState().farms);
-      const wanted = farm ? fc.features.filter((f) => f.properties.farm === farm) : fc.features;
+      const wanted = startParcels(fc.features, farm, Boolean(zoomTo));
       const extent = new VectorSource({ features: geojson.readFeatures({ type: 'FeatureCollection', features: wanted }) }).getExtent() as Extent;
+      const wasStarted = started.current;
+      started.current = true;
       if (!isEmpty(extent)) m.getView().fit(extent, { padding: [40, 40, 40, 40], maxZoom: 17, duration: zoomTo ? 300 : 0 });
-    }, () => {});
+      // A fit that did not move the view brings no moveend: the start's view is read here.
+      if (!wasStarted) load.current();
+    }, begin);
     return () => { live = false; };
   }, [api, account, zoomTo, farmsKnown]);
 
-  useEffect(() => { layer.current?.changed(); }, [selectedId]);
+  useEffect(() => { layers.current?.select(selectedId); }, [selectedId]);
 
   // Clicking a parcel selects it (when not drawing or dropping a point).
   useEffect(() => {
     const m = map.current;
     if (!m || mode !== 'browse') return;
     const key = m.on('singleclick', (e) => {
-      const hit = m.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === layer.current, hitTolerance: 3 });
+      const hit = layers.current?.hit(e.pixel);
       set({ selectedId: hit ? String(hit.getId()) : null });
     });
     return () => unByKey(key);
@@ -222,5 +232,10 @@ export function MapView() {
     }
   }, [draft, drawn, ring, mode, point, pointHectares, limit]);
 
-  return <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />;
+  return (
+    <>
+      <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />
+      <BasemapControl />
+    </>
+  );
 }
