@@ -31,16 +31,19 @@ import { BasemapControl } from './features/map/BasemapControl.tsx';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
- * At most this many parcels drawn at once (the viewport API's own maximum); beyond, the legend says to zoom in. The
- * parcel layers (features/map/parcel-layers.ts) keep pan and zoom smooth at this size: an image on the canvas path,
- * WebGL where the browser has it.
+ * At most this many parcels drawn at once; beyond, the legend says to zoom in. The parcel layers
+ * (features/map/parcel-layers.ts) keep pan and zoom smooth at this size: an image on the canvas path, WebGL where the
+ * browser has it. Not the API's 50,000: at about 1 KB of GeoJSON a parcel, reading that many took tens of seconds.
  */
 const LIMIT = 20_000;
 /** The fit only needs where a farm lies: a sample of the account's parcels (smaller at start, for a quick first paint). */
 const FIT_SAMPLE = 5000;
 const START_SAMPLE = 2000;
-/** The start's view is drawn once it is fitted; an account without farms, whose fit never comes, after this long. */
-const START_WAIT_MS = 1500;
+/**
+ * The start's view is read once it is fitted. A safety net for a fit that never comes (an account without farms, so
+ * without parcels: nothing is lost by waiting): the view is read after this long anyway.
+ */
+const START_WAIT_MS = 10_000;
 const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
 
 const ringOf = (g: Polygon): Position2[] => (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => toLonLat(c) as Position2);
