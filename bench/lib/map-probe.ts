@@ -22,10 +22,12 @@ export interface MapProbe {
 }
 
 export function pageFrames(page: Page): MapProbe {
-  void page.addInitScript(() => {
-    const p: Probe = { rec: false, frames: [], last: 0, reloads: 0 };
-    (window as unknown as W).__probe = p;
-    const tick = (t: number) => {
+  // A script text, not a function: tsx's transform would wrap the function's inner names in a helper (__name) that
+  // does not exist in the page.
+  void page.addInitScript(`(() => {
+    const p = { rec: false, frames: [], last: 0, reloads: 0 };
+    window.__probe = p;
+    const tick = (t) => {
       if (p.rec && p.last) p.frames.push(t - p.last);
       p.last = t;
       requestAnimationFrame(tick);
@@ -34,7 +36,7 @@ export function pageFrames(page: Page): MapProbe {
     new PerformanceObserver((list) => {
       if (list.getEntries().some((e) => e.name === 'furrow:load')) p.rec = false;
     }).observe({ type: 'mark' });
-  });
+  })();`);
   const quiet = async () => {
     await page.waitForFunction(() => {
       const load = performance.getEntriesByName('furrow:load').at(-1);
