@@ -21,10 +21,10 @@ export interface MapProbe {
   measures(name: string): Promise<{ duration: number; startTime: number }[]>;
 }
 
-export function pageFrames(page: Page): MapProbe {
+export async function pageFrames(page: Page): Promise<MapProbe> {
   // A script text, not a function: tsx's transform would wrap the function's inner names in a helper (__name) that
   // does not exist in the page.
-  void page.addInitScript(`(() => {
+  await page.addInitScript(`(() => {
     const p = { rec: false, frames: [], last: 0, reloads: 0 };
     window.__probe = p;
     const tick = (t) => {
