@@ -71,6 +71,13 @@ describe('browser mode', () => {
     const csp = String(page.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe');
+    // A basemap's tiles are images: https anywhere, http from this computer only; nothing else leaves 'self'.
+    const directive = (name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `)) ?? '';
+    expect(directive('img-src').split(' ')).toEqual(['img-src', "'self'", 'data:', 'blob:', 'https:', 'http://127.0.0.1:*', 'http://localhost:*']);
+    for (const d of ['script-src', 'style-src', 'font-src']) expect(directive(d)).toBe(`${d} 'self'`);
+    expect(directive('default-src')).toBe("default-src 'none'");
+    expect(directive('worker-src')).toBe('worker-src blob:');
+    expect(directive('connect-src')).not.toMatch(/https?:/);
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
     // A DNS name rebound to 127.0.0.1 by another site: refused.
     expect((await get('/', `evil.example:${port}`)).status).toBe(421);

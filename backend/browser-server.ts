@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { messageText, type Port } from '../core/rpc.ts';
+import { BASEMAP_IMG_SOURCES } from '../core/basemap.ts';
 
 /** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>`. */
 export const PROTOCOL = 'furrow.v1';
@@ -54,9 +55,13 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
   let port = opts.port;
   const hosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-  // No inline script or style, no eval; the page may only talk to this server.
+  // No inline script or style, no eval; the page may only talk to this server. Images may also come from where an
+  // optional basemap's tiles do (core/basemap.ts: https anywhere, http from this computer): the tile address is a
+  // view setting the page keeps, unknown here, and an image can run nothing nor read any answer.
   const csp = () => [
-    "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "font-src 'self'",
+    "default-src 'none'", "script-src 'self'", "style-src 'self'", `img-src 'self' data: blob: ${BASEMAP_IMG_SOURCES.join(' ')}`, "font-src 'self'",
+    // OpenLayers' WebGL vector layer builds its buffers in a worker made from a blob: URL by the bundle's own code.
+    'worker-src blob:',
     `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
   ].join('; ');
   const headers = (type: string) => ({

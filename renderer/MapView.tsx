@@ -14,7 +14,7 @@ import ScaleLine from 'ol/control/ScaleLine.js';
 import MousePosition from 'ol/control/MousePosition.js';
 import { defaults as defaultControls } from 'ol/control/defaults.js';
 import Polygon from 'ol/geom/Polygon.js';
-import { Fill, Stroke, Style, Text } from 'ol/style.js';
+import { Fill, Stroke, Style } from 'ol/style.js';
 import { fromLonLat, toLonLat, transformExtent } from 'ol/proj.js';
 import { createStringXY } from 'ol/coordinate.js';
 import { isEmpty, type Extent } from 'ol/extent.js';
@@ -23,7 +23,6 @@ import type { FeatureLike } from 'ol/Feature.js';
 import type { EventsKey } from 'ol/events.js';
 import { useApi } from './context.ts';
 import { largestFarm, set, stopDrawing, useApp, type Position2 } from './store.ts';
-import { stateColor } from './states.ts';
 import { closeRing, draftHectares, pointPreview } from './preview.ts';
 // Browsing's additions (filter, zoom to, plants, hover names): hooks of their own beside the parcel layer.
 import { hasFilter, useBrowse } from './features/browse-store.ts';
@@ -32,35 +31,29 @@ import { usePlantsLayer } from './features/plants/usePlantsLayer.ts';
 import { useHoverName } from './features/hover/useHoverName.ts';
 import { useModify } from './features/edit/useModify.ts';
 import { parcelSnap } from './features/edit/snap.ts';
+import { ParcelLayers } from './features/map/parcel-layers.ts';
+import { startParcels } from './features/map/start-view.ts';
+import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
+import { BasemapControl } from './features/map/BasemapControl.tsx';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
-/** At most this many parcels drawn at once; beyond, the legend says to zoom in (a WebGL layer is issue 13's next step). */
-const LIMIT = 5000;
+/**
+ * At most this many parcels drawn at once; beyond, the legend says to zoom in. The parcel layers
+ * (features/map/parcel-layers.ts) keep pan and zoom smooth at this size: an image on the canvas path, WebGL where the
+ * browser has it. Not the API's 50,000: at about 1 KB of GeoJSON a parcel, reading that many took tens of seconds.
+ */
+const LIMIT = 20_000;
+/** The fit only needs where a farm lies: a sample of the account's parcels (smaller at start, for a quick first paint). */
+const FIT_SAMPLE = 5000;
+const START_SAMPLE = 2000;
+/**
+ * The start's view is read once it is fitted. A safety net for a fit that never comes (an account without farms, so
+ * without parcels: nothing is lost by waiting): the view is read after this long anyway.
+ */
+const START_WAIT_MS = 10_000;
 const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
 
 const ringOf = (g: Polygon): Position2[] => (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => toLonLat(c) as Position2);
-
-function parcelStyle(selected: () => string | null) {
-  const cache = new Map<string, Style>();
-  return (f: FeatureLike, resolution: number) => {
-    const state = String(f.get('state'));
-    const isSelected = f.getId() === selected();
-    const key = `${state}|${isSelected}`;
-    let s = cache.get(key);
-    if (!s) {
-      const color = stateColor(state);
-      s = new Style({
-        fill: new Fill({ color: `${color}${isSelected ? '66' : '33'}` }),
-        stroke: new Stroke({ color: isSelected ? '#111' : color, width: isSelected ? 3 : 1.5 }),
-        text: new Text({ font: '12px system-ui, sans-serif', fill: new Fill({ color: '#222' }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: false }),
-      });
-      cache.set(key, s);
-    }
-    // Names only where they fit: at field scale, not when a region's parcels would stack their labels.
-    s.getText()!.setText(resolution < 25 ? String(f.get('name')) : '');
-    return s;
-  };
-}
 
 /**
  * What is being drawn or dropped, not yet saved: a cyan outline no sync state uses (the blue it had read as
@@ -88,8 +81,10 @@ export function MapView() {
   const map = useRef<OlMap | null>(null);
   const parcels = useRef(new VectorSource()).current;
   const draft = useRef(new VectorSource()).current;
-  const layer = useRef<VectorLayer | null>(null);
+  const layers = useRef<ParcelLayers | null>(null);
   const load = useRef<() => void>(() => {});
+  // Until the start's fit, the default view (a continent) is not read: at 100,000 parcels it is the largest answer.
+  const started = useRef(false);
   const account = useApp((s) => s.account?.id);
   const version = useApp((s) => s.version);
   const mode = useApp((s) => s.mode);
@@ -105,12 +100,13 @@ export function MapView() {
 
   // The map itself, once.
   useEffect(() => {
-    const parcelLayer = new VectorLayer({ source: parcels, style: parcelStyle(() => useApp.getState().selectedId) });
-    layer.current = parcelLayer;
+    const parcelLayers = new ParcelLayers(parcels);
+    layers.current = parcelLayers;
     const m = new OlMap({
       target: el.current!,
-      // No network basemap: a graticule gives bearings offline.
-      layers: [new Graticule({ strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false }), parcelLayer, new VectorLayer({ source: draft, style: draftStyle })],
+      // A graticule gives bearings offline (an optional basemap goes below it). Its labels run along the top and right
+      // edges: at the bottom and left they crowded the scale line and the legend.
+      layers: [new Graticule({ strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false, lonLabelPosition: 0.985, latLabelPosition: 0.985 }), ...parcelLayers.layers(), new VectorLayer({ source: draft, style: draftStyle })],
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
       controls: defaultControls({ attribution: false }).extend([
         new ScaleLine(),
@@ -118,6 +114,7 @@ export function MapView() {
       ]),
     });
     map.current = m;
+    parcelLayers.attach(m);
     const key = m.on('moveend', () => load.current());
     return () => {
       unByKey(key);
@@ -128,48 +125,65 @@ export function MapView() {
 
   useFitTo(map);
   usePlantsLayer(map);
-  useHoverName(map, layer);
+  // The hover name asks the parcel layers' own hit (the source's spatial index), not forEachFeatureAtPixel, which
+  // took p95 160 ms at 20,000 parcels: too slow for every pointer move.
+  useHoverName(map, (pixel) => layers.current?.hit(pixel) ?? null);
+  useBasemapLayer(map);
 
   // The parcels in view, read again on every move and every change of the account; a late answer to an older view is dropped.
   useEffect(() => {
     let seq = 0;
     load.current = () => {
       const m = map.current;
-      if (!m || !account) return;
+      if (!m || !account || !started.current) return;
       const size = m.getSize();
       if (!size) return;
       const e = transformExtent(m.getView().calculateExtent(size), 'EPSG:3857', 'EPSG:4326');
       const bbox: [number, number, number, number] = [Math.max(-180, e[0]!), Math.max(-90, e[1]!), Math.min(180, e[2]!), Math.min(90, e[3]!)];
       const mine = ++seq;
+      layers.current?.loading();
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
       void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}) }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
+        layers.current?.shown(fc.features.length);
+        layers.current?.select(useApp.getState().selectedId);
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
     };
     load.current();
   }, [api, account, version, parcels, filter]);
 
+  useEffect(() => {
+    started.current = false;
+    const t = setTimeout(() => { if (!started.current) { started.current = true; load.current(); } }, START_WAIT_MS);
+    return () => clearTimeout(t);
+  }, [account]);
+
   // At start, and when the list asks: fit the view to the account's (or a farm's) parcels.
   useEffect(() => {
     if (!account || (!zoomTo && !farmsKnown)) return;
     let live = true;
-    void api.viewport({ account, bbox: WORLD, limit: LIMIT }).then((fc) => {
+    const begin = () => { if (!started.current) { started.current = true; load.current(); } };
+    void api.viewport({ account, bbox: WORLD, limit: zoomTo ? FIT_SAMPLE : START_SAMPLE }).then((fc) => {
       const m = map.current;
       if (!live || !m) return;
       // At start, the largest farm: an account's farms can lie countries apart (the demo's), and a view of all of
       // them shows each parcel as a dot.
       const farm = zoomTo?.farm ?? largestFarm(useApp.getState().farms);
-      const wanted = farm ? fc.features.filter((f) => f.properties.farm === farm) : fc.features;
+      const wanted = startParcels(fc.features, farm, Boolean(zoomTo));
       const extent = new VectorSource({ features: geojson.readFeatures({ type: 'FeatureCollection', features: wanted }) }).getExtent() as Extent;
+      const wasStarted = started.current;
+      started.current = true;
       if (!isEmpty(extent)) m.getView().fit(extent, { padding: [40, 40, 40, 40], maxZoom: 17, duration: zoomTo ? 300 : 0 });
-    }, () => {});
+      // A fit that did not move the view brings no moveend: the start's view is read here.
+      if (!wasStarted) load.current();
+    }, begin);
     return () => { live = false; };
   }, [api, account, zoomTo, farmsKnown]);
 
-  useEffect(() => { layer.current?.changed(); }, [selectedId]);
+  useEffect(() => { layers.current?.select(selectedId); }, [selectedId]);
 
   // Clicking a parcel selects it (when not drawing or dropping a point).
   useEffect(() => {
@@ -179,7 +193,7 @@ export function MapView() {
       // OpenLayers tells a single click 250 ms late (it waits for a double-click): one made while drawing or modifying,
       // told after the mode ended (a loaded machine runs input before timers), is not a selection.
       if (e.originalEvent.timeStamp < browseSince) return;
-      const hit = m.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === layer.current, hitTolerance: 3 });
+      const hit = layers.current?.hit(e.pixel);
       set({ selectedId: hit ? String(hit.getId()) : null });
     });
     return () => unByKey(key);
@@ -252,5 +266,10 @@ export function MapView() {
   // Modify and move a parcel (renderer/features/edit/): its interactions and layer, in effects of its own.
   useModify(map, parcels);
 
-  return <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />;
+  return (
+    <>
+      <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />
+      <BasemapControl />
+    </>
+  );
 }

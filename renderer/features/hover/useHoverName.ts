@@ -1,14 +1,18 @@
 // The name and hectares of the parcel under the pointer, in a tooltip (an ol/Overlay): small parcels have no room
 // for a label, and labels are only drawn at field scale. Added in an effect, removed in its cleanup; the text is set
 // as text (a name is the user's, never markup).
-import { useEffect, type RefObject } from 'react';
+import { useEffect, useRef, type RefObject } from 'react';
 import type OlMap from 'ol/Map.js';
-import type VectorLayer from 'ol/layer/Vector.js';
+import type { FeatureLike } from 'ol/Feature.js';
+import type { Pixel } from 'ol/pixel.js';
 import Overlay from 'ol/Overlay.js';
 import { unByKey } from 'ol/Observable.js';
 import { hectares } from '../../states.ts';
 
-export function useHoverName(map: RefObject<OlMap | null>, parcels: RefObject<VectorLayer | null>) {
+/** `hit`: the parcel at a pixel (MapView passes its parcel layers' own, read when the pointer moves). */
+export function useHoverName(map: RefObject<OlMap | null>, hit: (pixel: Pixel) => FeatureLike | null) {
+  const hitAt = useRef(hit);
+  hitAt.current = hit;
   useEffect(() => {
     const m = map.current;
     if (!m) return;
@@ -20,7 +24,7 @@ export function useHoverName(map: RefObject<OlMap | null>, parcels: RefObject<Ve
     let shown: unknown = null;
     const key = m.on('pointermove', (e) => {
       if (e.dragging) return;
-      const hit = m.forEachFeatureAtPixel(e.pixel, (f) => f, { layerFilter: (l) => l === parcels.current, hitTolerance: 2 });
+      const hit = hitAt.current(e.pixel);
       if (!hit) { shown = null; o.setPosition(undefined); return; }
       if (hit !== shown) {
         shown = hit;
@@ -36,5 +40,5 @@ export function useHoverName(map: RefObject<OlMap | null>, parcels: RefObject<Ve
       viewport?.removeEventListener('pointerleave', leave);
       m.removeOverlay(o);
     };
-  }, [map, parcels]);
+  }, [map]);
 }

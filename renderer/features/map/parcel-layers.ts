@@ -1,0 +1,125 @@
+// The parcel layers of the map, owned by MapView (one instance, in a ref; never in the store):
+// - canvas: a VectorImage layer. It draws the parcels into one image when the view rests, and pan and zoom move and
+//   scale that image instead of drawing 50,000 polygons every frame (a plain Vector layer took p95 152 ms a frame at
+//   100,000 parcels); the image is drawn again once the view stops.
+// - webgl: a WebGLVector layer on the same source, used for large answers when this browser has WebGL. Without it
+//   (webglAvailable() false) the canvas layer draws every answer: the fallback.
+// - selection: the selected parcel alone on a small Vector layer above, so selecting never redraws the parcel image.
+// The renderer in use and WebGL's availability are written on the map element (data-parcel-renderer, data-webgl)
+// for the tests and the benchmark; performance marks say when parcels were first drawn and how long hits took.
+import type OlMap from 'ol/Map.js';
+import type Feature from 'ol/Feature.js';
+import type BaseLayer from 'ol/layer/Base.js';
+import VectorLayer from 'ol/layer/Vector.js';
+import VectorImageLayer from 'ol/layer/VectorImage.js';
+import WebGLVectorLayer from 'ol/layer/WebGLVector.js';
+import VectorSource from 'ol/source/Vector.js';
+import type { Pixel } from 'ol/pixel.js';
+import type { Coordinate } from 'ol/coordinate.js';
+import { parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
+import { webglAvailable } from './webgl.ts';
+
+/** Answers larger than this go to the WebGL layer when there is one; smaller ones keep the canvas layer's names. */
+export const WEBGL_FROM = 5000;
+
+export type ParcelRenderer = 'canvas' | 'webgl';
+
+const HIT_TOLERANCE = 3;
+
+/** The parcel containing `at`, else the nearest one within `tolerance` (map units), from the source's index. */
+function nearestAt(source: VectorSource, at: Coordinate, tolerance: number): Feature | null {
+  let best: Feature | null = null;
+  let bestD = Infinity;
+  const box = [at[0]! - tolerance, at[1]! - tolerance, at[0]! + tolerance, at[1]! + tolerance];
+  source.forEachFeatureInExtent(box, (f) => {
+    const g = f.getGeometry();
+    if (!g) return;
+    if (g.intersectsCoordinate(at)) { best = f; bestD = -1; return true; }
+    const c = g.getClosestPoint(at);
+    const d = Math.hypot(c[0]! - at[0]!, c[1]! - at[1]!);
+    if (d <= tolerance && d < bestD) { best = f; bestD = d; }
+    return undefined;
+  });
+  return best;
+}
+
+export class ParcelLayers {
+  readonly canvas: VectorImageLayer<VectorSource>;
+  readonly webgl: WebGLVectorLayer<VectorSource> | null;
+  readonly selection: VectorLayer<VectorSource>;
+  private readonly picked = new VectorSource();
+  private renderer: ParcelRenderer = 'canvas';
+  private map: OlMap | null = null;
+  private firstDrawn = false;
+  private loadStart = 0;
+
+  constructor(readonly source: VectorSource, webgl = webglAvailable()) {
+    // imageRatio 1.5: the image covers half a view more on every side, so a short pan shows drawn parcels at once.
+    this.canvas = new VectorImageLayer({ source, style: parcelStyle(), imageRatio: 1.5 });
+    this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
+    this.selection = new VectorLayer({ source: this.picked, style: selectedStyle });
+  }
+
+  /** The layers, bottom to top, for the map's layer list. */
+  layers(): BaseLayer[] {
+    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.selection];
+  }
+
+  attach(map: OlMap): void {
+    this.map = map;
+    this.mark();
+  }
+
+  /** The parcels of a new view are asked for (after a move, a change): marked, so reading and drawing them is timed. */
+  loading(): void {
+    this.loadStart = performance.mark('furrow:load').startTime;
+  }
+
+  /** After an answer of `count` parcels was put in the source: picks the layer that draws it. */
+  shown(count: number): void {
+    this.renderer = this.webgl && count > WEBGL_FROM ? 'webgl' : 'canvas';
+    this.canvas.setVisible(this.renderer === 'canvas');
+    this.webgl?.setVisible(this.renderer === 'webgl');
+    this.mark();
+    const m = this.map;
+    if (!m) return;
+    const first = !this.firstDrawn && count > 0;
+    if (first) this.firstDrawn = true;
+    const start = this.loadStart;
+    // On screen once the map has finished rendering them: the first answer's is the first-paint mark, and every
+    // answer's time from asking to drawn is a `furrow:reload` measure (bench/map.ts reads both).
+    m.once('rendercomplete', () => {
+      const detail = { count, renderer: this.renderer };
+      if (first) performance.mark('furrow:parcels-drawn', { detail });
+      performance.measure('furrow:reload', { start, end: performance.now(), detail });
+    });
+  }
+
+  /** Shows `id` as selected (or nothing), from the parcels in the source. */
+  select(id: string | null): void {
+    this.picked.clear(true);
+    const f = id === null ? null : this.source.getFeatureById(id);
+    if (f) this.picked.addFeature(f as Feature);
+    this.picked.changed();
+  }
+
+  /** The parcel under the pixel (3 px of tolerance); its time is measured. */
+  hit(pixel: Pixel): Feature | null {
+    const m = this.map;
+    if (!m) return null;
+    const start = performance.now();
+    // Found in the source's index by geometry, whichever layer draws: the WebGL layer's hit detection reads back a
+    // colour buffer that misses sub-pixel parcels, and the canvas layer's forEachFeatureAtPixel took p95 160 ms with
+    // 20,000 parcels in view (bench/map.ts); the index answers in a few ms at the same 3 px.
+    const f = nearestAt(this.source, m.getCoordinateFromPixel(pixel), HIT_TOLERANCE * (m.getView().getResolution() ?? 1));
+    performance.measure('furrow:hit', { start, end: performance.now() });
+    return f;
+  }
+
+  private mark(): void {
+    const el = this.map?.getTargetElement();
+    if (!el) return;
+    el.dataset.parcelRenderer = this.renderer;
+    el.dataset.webgl = this.webgl ? 'available' : 'unavailable';
+  }
+}

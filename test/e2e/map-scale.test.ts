@@ -1,0 +1,162 @@
+// The map with many parcels and its optional basemap, end to end: the real mirror host in browser mode on a generated
+// 10,000-parcel mirror (bench/lib/million-mirror.ts, as bench/map.ts uses at 100,000) and Debian's Chromium.
+// - WebGL missing (--disable-3d-apis): the page says so, every answer is drawn by the canvas (VectorImage) layer,
+//   parcels select by click at field scale and with all of them in view.
+// - WebGL present (SwiftShader here): answers over 5,000 parcels go to the WebGL layer, and its hits select too.
+// - The basemap switcher: a wrong address refused with what to type, tiles from a server this test starts on
+//   127.0.0.1 drawn, the choice kept across a reload, the server stopped: a quiet hint, the map still works, no page
+//   error or CSP violation; "No basemap" puts the graticule alone back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MILLION_ACCOUNT, millionMirror } from '../../bench/lib/million-mirror.ts';
+import { startBrowserApp, type BrowserApp } from '../../bench/lib/browser-app.ts';
+import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
+import { mapCentre, openApp, shownOn } from './app-harness.ts';
+
+const PARCELS = 10_000;
+/** A 1×1 green PNG: what the tile server answers for every tile. */
+const TILE = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+let app: BrowserApp;
+let browser: Browser;
+let noWebgl: Browser;
+let tiles: Server;
+let tilePort = 0;
+let tileRequests = 0;
+
+beforeAll(async () => {
+  const mm = millionMirror(PARCELS);
+  app = await startBrowserApp(mm.file, MILLION_ACCOUNT);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  noWebgl = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...CHROMIUM_ARGS, '--disable-3d-apis', '--disable-webgl'] });
+  tiles = createServer((req, res) => {
+    tileRequests++;
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.end(TILE);
+  });
+  await new Promise<void>((r) => tiles.listen(0, '127.0.0.1', () => r()));
+  tilePort = (tiles.address() as { port: number }).port;
+  mkdirSync(SHOTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await noWebgl?.close();
+  await app?.close();
+  if (tiles?.listening) await new Promise((r) => tiles.close(r));
+});
+
+const renderer = (page: Page) => page.locator('.map').getAttribute('data-parcel-renderer');
+
+/** The start's view drawn: the largest farm's parcels at field scale. */
+async function started(page: Page): Promise<void> {
+  await expect.poll(() => page.evaluate(() => performance.getEntriesByName('furrow:parcels-drawn').length), { timeout: 60_000 }).toBe(1);
+  await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  // Headless Chromium drops the page's first pointer gesture (nothing reaches OpenLayers): a short drag first.
+  const { cx, cy } = await mapCentre(page);
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  await page.mouse.move(cx + 20, cy, { steps: 4 });
+  await page.mouse.up();
+}
+
+/** Wheels out at the centre until the map shows at least `n` parcels. */
+async function zoomOutTo(page: Page, n: number): Promise<void> {
+  const { cx, cy } = await mapCentre(page);
+  for (let i = 0; i < 12 && (await shownOn(page)) < n; i++) {
+    await page.mouse.move(cx, cy);
+    // 600 px of wheel: OpenLayers zooms 1 level per 300 px.
+    await page.mouse.wheel(0, 600);
+    await page.waitForTimeout(1500);
+  }
+  await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(n);
+}
+
+/** Clicks a grid of points around the centre until one selects a parcel: its name in the panel. */
+async function selectSome(page: Page): Promise<string> {
+  const box = (await page.locator('.map .ol-viewport').boundingBox())!;
+  for (let i = 0; i < 25; i++) {
+    await page.mouse.click(box.x + box.width * (0.3 + 0.1 * (i % 5)), box.y + box.height * (0.3 + 0.1 * Math.floor(i / 5)));
+    const name = await page.locator('[data-field=name]').textContent({ timeout: 1500 }).catch(() => null);
+    if (name) return name;
+  }
+  throw new Error('no click selected a parcel');
+}
+
+describe('the map at scale', () => {
+  it('falls back to the canvas layer where WebGL is missing: parcels draw and select', async () => {
+    const { page, problems } = await openApp(noWebgl, app.url);
+    await started(page);
+    expect(await page.locator('.map').getAttribute('data-webgl')).toBe('unavailable');
+    expect(await renderer(page)).toBe('canvas');
+    expect(await selectSome(page)).toMatch(/\S/);
+    await page.keyboard.press('Escape');
+    await zoomOutTo(page, PARCELS);
+    expect(await shownOn(page)).toBe(PARCELS);
+    expect(await renderer(page)).toBe('canvas');
+    expect(await selectSome(page)).toMatch(/\S/);
+    expect(await problems()).toEqual([]);
+    await page.context().close();
+  }, 180_000);
+
+  it('draws large answers with the WebGL layer where WebGL exists, and its parcels select', async () => {
+    const { page, problems } = await openApp(browser, app.url);
+    await started(page);
+    expect(await page.locator('.map').getAttribute('data-webgl')).toBe('available');
+    // The start's farm (500 parcels) stays on the canvas layer, with names.
+    expect(await renderer(page)).toBe('canvas');
+    await zoomOutTo(page, 5001);
+    await expect.poll(() => renderer(page)).toBe('webgl');
+    expect(await selectSome(page)).toMatch(/\S/);
+    await page.screenshot({ path: join(SHOTS, 'map-webgl.png') });
+    expect(await problems()).toEqual([]);
+    await page.context().close();
+  }, 180_000);
+
+  it('shows an XYZ basemap from a tile server, keeps the choice, and fails quietly once the server is gone', async () => {
+    const { page, problems } = await openApp(browser, app.url);
+    await started(page);
+    const open = page.getByRole('button', { name: 'Basemap' });
+    const form = page.getByRole('form', { name: 'Basemap' });
+    await open.click();
+    expect(await form.getByRole('radio', { name: 'No basemap' }).isChecked()).toBe(true);
+    await form.getByRole('radio', { name: 'XYZ tiles' }).check();
+    const address = form.getByRole('textbox', { name: 'Tile address' });
+    // Plain http from another computer is refused, with what to type instead.
+    await address.fill('http://tiles.example.org/{z}/{x}/{y}.png');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    expect(await form.getByRole('alert').textContent()).toMatch(/only from this computer/);
+    await address.fill(`http://127.0.0.1:${tilePort}/{z}/{x}/{y}.png`);
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => form.count()).toBe(0);
+    await expect.poll(() => tileRequests, { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, 'map-basemap.png') });
+
+    // Kept for the next start of the page (a view setting of this browser).
+    const before = tileRequests;
+    await page.reload();
+    await started(page);
+    await expect.poll(() => tileRequests, { timeout: 20_000 }).toBeGreaterThan(before);
+
+    // Offline: the tile server gone. New tiles fail; the map says so quietly and goes on drawing and selecting.
+    await new Promise((r) => { tiles.closeAllConnections(); tiles.close(r); });
+    const { cx, cy } = await mapCentre(page);
+    await page.mouse.move(cx, cy);
+    await page.mouse.wheel(0, -300);
+    await expect.poll(() => page.getByRole('status', { name: 'Basemap status' }).textContent(), { timeout: 20_000 }).toMatch(/Basemap unavailable/);
+    expect(await selectSome(page)).toMatch(/\S/);
+    expect(await shownOn(page)).toBeGreaterThan(0);
+
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('b');
+    await form.getByRole('radio', { name: 'No basemap' }).check();
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Basemap status' }).count()).toBe(0);
+    expect(await page.evaluate(() => localStorage.getItem('furrow-basemap'))).toBeNull();
+    expect(await problems()).toEqual([]);
+    await page.context().close();
+  }, 180_000);
+});
