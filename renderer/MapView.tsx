@@ -53,6 +53,14 @@ const START_SAMPLE = 2000;
 const START_WAIT_MS = 10_000;
 const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
 
+/** Esc pressed in a form field: the field loses the focus and the key does nothing else (true). */
+function leaveField(e: KeyboardEvent): boolean {
+  const t = e.target;
+  if (!(t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement)) return false;
+  t.blur();
+  return true;
+}
+
 const ringOf = (g: Polygon): Position2[] => (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => toLonLat(c) as Position2);
 
 /**
@@ -235,10 +243,11 @@ export function MapView() {
     };
   }, [mode, drawn, parcels]);
 
-  // Finished and not saved yet: Esc discards it, even from the name field.
+  // Finished and not saved yet: Esc discards it — but Esc in the name field only leaves the field (a second Esc
+  // discards): people press Esc to get out of a field, and a drawn polygon thrown away cannot be undone.
   useEffect(() => {
     if (mode !== 'draw' || !drawn) return;
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); stopDrawing(); } };
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); if (!leaveField(e)) stopDrawing(); } };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [mode, drawn]);
@@ -248,7 +257,7 @@ export function MapView() {
     const m = map.current;
     if (!m || mode !== 'point') return;
     const key = m.on('singleclick', (e) => set({ point: toLonLat(e.coordinate) as Position2 }));
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); stopDrawing(); } };
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); if (!leaveField(e)) stopDrawing(); } };
     document.addEventListener('keydown', onKey);
     return () => { unByKey(key); document.removeEventListener('keydown', onKey); };
   }, [mode]);

@@ -4,7 +4,8 @@ import type { ParcelFeature } from '../core/api.ts';
 import { say, set, stopDrawing, useApp } from './store.ts';
 import { hectares } from './states.ts';
 
-export function NewParcelForm({ refused, create }: { refused: boolean; create(farm: string, name: string): Promise<ParcelFeature> }) {
+/** `focusName`: the name field takes the focus, its text selected, when the form appears (a polygon just finished). */
+export function NewParcelForm({ refused, create, focusName = false }: { refused: boolean; create(farm: string, name: string): Promise<ParcelFeature>; focusName?: boolean }) {
   const farms = useApp((s) => s.farms);
   const farmId = useApp((s) => s.farmId);
   const [name, setName] = useState(() => `Parcel ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`);
@@ -30,7 +31,8 @@ export function NewParcelForm({ refused, create }: { refused: boolean; create(fa
 
   return (
     <form onSubmit={(e) => void save(e)} aria-label="New parcel">
-      <label>Name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} required /></label>
+      <label>Name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} required autoFocus={focusName}
+        onFocus={(e) => e.target.select()} /></label>
       <label>Farm
         <select value={farm} onChange={(e) => setFarm(e.target.value)} required>
           {farms.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}

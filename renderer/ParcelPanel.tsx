@@ -69,7 +69,7 @@ function DraftPanel() {
       {!drawn ? (
         <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
       ) : (
-        <NewParcelForm refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: shapeGeometry([ring]) })} />
+        <NewParcelForm focusName refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: shapeGeometry([ring]) })} />
       )}
     </>
   );
@@ -91,7 +91,8 @@ function PointPanel() {
     <>
       <h2 id="panel-title">New hectare point</h2>
       <label>Hectares{' '}
-        <input type="text" inputMode="decimal" autoComplete="off" value={text} aria-invalid={problems.length > 0}
+        {/* Focused and selected when the point is placed: typing "3" right after the click sets the hectares. */}
+        <input type="text" inputMode="decimal" autoComplete="off" value={text} aria-invalid={problems.length > 0} autoFocus onFocus={(e) => e.target.select()}
           onChange={(e) => { setText(e.target.value); const v = parseHectares(e.target.value); set({ pointHectares: v > 0 ? v : 0 }); }} />
       </label>
       {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>

@@ -3,6 +3,7 @@ import { useApi } from './context.ts';
 import { refreshAccount, syncNow } from './actions.ts';
 import { chooseAccount, useApp } from './store.ts';
 import { connectionLabel } from './features/status/status-words.ts';
+import { SyncProgress } from './features/status/SyncProgress.tsx';
 
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
@@ -18,6 +19,7 @@ export function StatusBar() {
   return (
     <footer className="statusbar">
       <span className={`connection ${connection}`} role="status" aria-label="Connection">{connectionLabel(connection, account?.lastPull ?? null)}</span>
+      <SyncProgress />
       {accounts.length > 1 ? (
         <label className="account">Account{' '}
           <select value={account?.id ?? ''} onChange={(e) => choose(e.target.value)}>

@@ -11,7 +11,6 @@ export function Toolbar() {
   const mode = useApp((s) => s.mode);
   const history = useApp((s) => s.history);
   const syncing = useApp((s) => s.syncing);
-  const progress = useApp((s) => s.sync);
   const ready = useApp((s) => s.account !== null);
   return (
     <div className="toolbar" role="toolbar" aria-label="Tools">
@@ -35,12 +34,6 @@ export function Toolbar() {
       <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title="Sync now (S)" disabled={!ready || syncing} onClick={() => void syncNow(api)}>
         ⟳ Sync now
       </button>
-      {syncing || progress ? (
-        <span className="progress">
-          <progress aria-label="Sync progress" max={progress?.total || 1} value={progress?.total ? progress.done : undefined} />
-          <span>{progress ? `${progress.phase} ${progress.done}/${progress.total}` : 'starting'}</span>
-        </span>
-      ) : null}
       <SettingsButton />
     </div>
   );

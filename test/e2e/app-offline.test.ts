@@ -49,7 +49,14 @@ describe('the app without its service', () => {
     await waitOnline(page);
 
     await svc.stop();
+    const headerHeight = async () => (await page.locator('header.top').boundingBox())!.height;
+    const before = await headerHeight();
     await page.getByRole('button', { name: 'Sync now' }).click();
+    // Offline, a sync retries for seconds: its progress bar is in the status line, and the header (so the map under
+    // the pointer) does not move meanwhile.
+    await page.getByRole('progressbar', { name: 'Sync progress' }).waitFor();
+    expect(await page.locator('footer.statusbar').getByRole('progressbar', { name: 'Sync progress' }).count()).toBe(1);
+    expect(await headerHeight()).toBe(before);
     await waitOnline(page, 'Offline');
     expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Offline: the service could not be reached/);
 

@@ -84,6 +84,10 @@ describe('npm start (browser mode)', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/above this account's limit of 100\.00 ha/);
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    // The finished polygon's name field has the focus: Esc there only leaves the field, a second Esc discards.
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value ?? '')).toMatch(/^Parcel /);
+    await page.keyboard.press('Escape');
+    expect(await page.getByRole('button', { name: 'Save parcel' }).count()).toBe(1);
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
 
@@ -94,6 +98,7 @@ describe('npm start (browser mode)', () => {
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/crosses or touches itself.*cannot be saved/);
     await page.screenshot({ path: join(SHOTS, 'app-draw-refused.png') });
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
 
@@ -133,6 +138,10 @@ describe('npm start (browser mode)', () => {
     await page.keyboard.press('p');
     await page.mouse.click(cx - 120, cy + 120); // between two rows of the farm's parcels
     const hectaresField = page.getByRole('textbox', { name: 'Hectares' });
+    // The click leaves the hectares field focused and selected: typing replaces the number at once.
+    await expect.poll(() => hectaresField.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type('7');
+    expect(await hectaresField.inputValue()).toBe('7');
     await hectaresField.fill('500');
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/exceeds the account's limit of 100 ha/);
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
