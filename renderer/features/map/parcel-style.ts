@@ -26,7 +26,9 @@ export function parcelStyle() {
       s = new Style({
         fill: new Fill({ color: rgba(color, 0.2) }),
         stroke: new Stroke({ color, width: 1.5 }),
-        text: new Text({ font: '12px system-ui, sans-serif', fill: new Fill({ color: '#222' }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: false }),
+        // A name wider than its parcel is left out (a region's labels would pile up), except on parcels with work
+        // of the user's not yet synced: new and edited parcels are the ones people look for on the map.
+        text: new Text({ font: '12px system-ui, sans-serif', fill: new Fill({ color: '#222' }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: state !== 'synced' }),
       });
       cache.set(state, s);
     }
@@ -35,10 +37,14 @@ export function parcelStyle() {
   };
 }
 
-/** The selected parcel, above the others: darker fill, a thick black outline. */
+/** The selected parcel, above the others: darker fill, a thick black outline, and its name however narrow it is. */
 export const selectedStyle = (f: FeatureLike) => new Style({
   fill: new Fill({ color: rgba(stateColor(String(f.get('state'))), 0.4) }),
   stroke: new Stroke({ color: '#111', width: 3 }),
+  text: new Text({
+    text: String(f.get('name')), font: 'bold 12px system-ui, sans-serif', overflow: true,
+    fill: new Fill({ color: '#111' }), stroke: new Stroke({ color: '#fff', width: 3 }),
+  }),
 });
 
 /** The WebGL layer's flat style: the same colours by state, as a `match` expression on the feature's `state`. */
