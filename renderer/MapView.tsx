@@ -208,7 +208,7 @@ export function MapView() {
   }, [mode]);
 
   // Drawing: click vertices; Enter (or a click on the last vertex, a double-click) finishes, Esc cancels, Backspace
-  // takes the last vertex back. The sketch's [lon, lat] ring goes to the store as it changes, for the live hectares.
+  // or Ctrl+Z takes the last vertex back. The sketch's [lon, lat] ring goes to the store as it changes, for the live hectares.
   useEffect(() => {
     const m = map.current;
     if (!m || mode !== 'draw' || drawn) return;
@@ -228,7 +228,8 @@ export function MapView() {
       // The sketch's ring holds the vertices clicked and the one following the pointer.
       if (e.key === 'Enter' && useApp.getState().draft.length >= 4) { e.preventDefault(); draw.finishDrawing(); }
       else if (e.key === 'Escape') { e.preventDefault(); draw.abortDrawing(); set({ mode: 'browse', draft: [] }); }
-      else if (e.key === 'Backspace') { e.preventDefault(); draw.removeLastPoint(); }
+      // Ctrl+Z too, as in desktop GIS: while drawing it takes back a vertex, not the last saved edit.
+      else if (e.key === 'Backspace' || ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === 'z')) { e.preventDefault(); draw.removeLastPoint(); }
     };
     // Snap after Draw: it moves the pointer onto a neighbouring parcel's vertex or edge before Draw reads it.
     const { snap } = parcelSnap(parcels);

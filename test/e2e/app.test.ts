@@ -102,7 +102,7 @@ describe('npm start (browser mode)', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('button', { name: 'Save parcel' }).count()).toBe(0);
 
-    // At the farm's scale: a square of 120 px, with a stray fifth click taken back by Backspace.
+    // At the farm's scale: a square of 120 px, with stray fifth clicks taken back by Backspace and by Ctrl+Z.
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await page.waitForTimeout(1000); // the fit's animation (300 ms) has ended and its view was read
     const inView = await shown();
@@ -113,6 +113,12 @@ describe('npm start (browser mode)', () => {
     await page.mouse.click(cx + 200, cy + 150);
     expect(await draftHa()).not.toBe(live);
     await page.keyboard.press('Backspace');
+    expect(await draftHa()).toBe(live);
+    // Ctrl+Z, as in desktop GIS, takes a vertex back too while drawing (not the last saved edit).
+    await page.mouse.click(cx - 200, cy + 150);
+    expect(await draftHa()).not.toBe(live);
+    await page.keyboard.press('Control+z');
+    expect(await draftHa()).toBe(live);
     await page.keyboard.press('Enter');
     const drawn = await draftHa();
     expect(Number.parseFloat(drawn)).toBeGreaterThan(1);
