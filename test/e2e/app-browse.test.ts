@@ -5,15 +5,14 @@
 // returns for the same filter (its HTTP endpoint), and cleared; plants shown and one clicked, and under a filter only
 // those of the parcels shown; a parcel's name on hover.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type Browser, type Page } from 'playwright-core';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, ROOT } from '../helpers/process.ts';
-import { ensureRenderer } from '../../app/renderer-build.ts';
-import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { ROOT } from '../helpers/process.ts';
+import { SHOTS } from './embed-harness.ts';
+import { mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 
+let ctx: DemoApp;
 let dir: string;
 let app: RunningApp;
 let service: string;
@@ -22,19 +21,12 @@ let page: Page;
 let problems: () => Promise<string[]>;
 
 beforeAll(async () => {
-  await ensureRenderer();
-  dir = mkdtempSync(join(tmpdir(), 'furrow-browse-'));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
-  service = `http://127.0.0.1:${servicePort}`;
-  app = await startApp({ DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  mkdirSync(SHOTS, { recursive: true });
+  ctx = await startDemoApp('furrow-browse-');
+  ({ dir, app, service, browser } = ctx);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await ctx?.stop();
 });
 
 /** The embedded map's own answer for a filter (`metadata[k]=v` pairs), over the service's HTTP API: its parcels' names. */

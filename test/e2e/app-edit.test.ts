@@ -5,36 +5,28 @@
 // redone, a polygon drawn and modified snapping to a neighbour's vertices, Sync now, and the service holding exactly
 // the edited shape's hectares, the name and metadata, the snapped vertices, and no deleted parcel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type Browser, type Page } from 'playwright-core';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, ROOT } from '../helpers/process.ts';
-import { ensureRenderer } from '../../app/renderer-build.ts';
-import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { ROOT } from '../helpers/process.ts';
+import { SHOTS } from './embed-harness.ts';
+import { mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 import { polygonHectares } from '../../core/geo/area.ts';
 import { ringSignedArea2 } from '../../core/geo/winding.ts';
 
+let ctx: DemoApp;
 let dir: string;
 let app: RunningApp;
 let service: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  await ensureRenderer();
-  dir = mkdtempSync(join(tmpdir(), 'furrow-app-edit-'));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
-  service = `http://127.0.0.1:${servicePort}`;
-  app = await startApp({ DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  mkdirSync(SHOTS, { recursive: true });
+  ctx = await startDemoApp('furrow-app-edit-');
+  ({ dir, app, service, browser } = ctx);
 }, 150_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await ctx?.stop();
 });
 
 interface ServiceParcel { id: number; geometry: { type: string; coordinates: number[][][] }; properties: { name: string; hectares: number; metadata: Record<string, unknown> } }

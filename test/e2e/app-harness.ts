@@ -2,8 +2,13 @@
 // test/e2e/app*.test.ts share.
 import { expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import type { Browser, Page } from 'playwright-core';
-import { ROOT } from '../helpers/process.ts';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { freePort, ROOT } from '../helpers/process.ts';
+import { ensureRenderer } from '../../app/renderer-build.ts';
+import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
 
 export interface RunningApp {
   /** The address the app printed, with its token. */
@@ -41,6 +46,40 @@ export async function startApp(env: NodeJS.ProcessEnv): Promise<RunningApp> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The app on its embedded default, as a test file starts it once: its folders, service address and browser. */
+export interface DemoApp {
+  /** The temporary folder: the service's DATA_DIR is `data/`, the mirror's FURROW_HOME `home/`. */
+  dir: string;
+  app: RunningApp;
+  /** The demo service's address (its HTTP API, as curl would reach it). */
+  service: string;
+  browser: Browser;
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start` in a temporary folder on free ports, and a Chromium; `env` adds to the launcher's environment.
+ * The renderer is built first (a clean checkout has none), so the launcher's own wait is only the app's.
+ */
+export async function startDemoApp(prefix: string, env: NodeJS.ProcessEnv = {}): Promise<DemoApp> {
+  await ensureRenderer();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const [servicePort, appPort] = [await freePort(), await freePort()];
+  const app = await startApp({
+    DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort), ...env,
+  });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  mkdirSync(SHOTS, { recursive: true });
+  return {
+    dir, app, service: `http://127.0.0.1:${servicePort}`, browser,
+    async stop() {
+      await browser.close();
+      await app.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A page of the app with its problems collected: page errors and CSP violations. */

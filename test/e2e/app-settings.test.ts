@@ -6,15 +6,14 @@
 // a second account made on the service is connected from Settings, the demo one switched back to and connected a
 // second time with its account token; a disconnect with unsynced work is refused with the counts, then discarded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type Browser, type Page } from 'playwright-core';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, ROOT } from '../helpers/process.ts';
-import { ensureRenderer } from '../../app/renderer-build.ts';
-import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { drawSquare, mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { SHOTS } from './embed-harness.ts';
+import { drawSquare, mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 
+let ctx: DemoApp;
 let dir: string;
 let app: RunningApp;
 let service: string;
@@ -24,27 +23,18 @@ let problems: () => Promise<string[]>;
 let demo: { api_key: string; account_id: string; account_access: string };
 
 beforeAll(async () => {
-  await ensureRenderer();
-  dir = mkdtempSync(join(tmpdir(), 'furrow-settings-'));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
-  service = `http://127.0.0.1:${servicePort}`;
-  app = await startApp({
-    DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort), FURROW_DEMO_ACCOUNT: '0',
-  });
+  ctx = await startDemoApp('furrow-settings-', { FURROW_DEMO_ACCOUNT: '0' });
+  ({ dir, app, service, browser } = ctx);
   // The key from the file the demo saves; the account and its token as the service's banner prints them.
   const { api_key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
   const account = /account\s+(acc-[\w-]+)/.exec(app.err())?.[1];
   const token = /\bTOKEN='?([\w.-]+)/.exec(app.err())?.[1];
   if (!account || !token) throw new Error(`no demo account or token in the banner:\n${app.err()}`);
   demo = { api_key, account_id: account, account_access: token };
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  mkdirSync(SHOTS, { recursive: true });
 }, 150_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await ctx?.stop();
 });
 
 const form = () => page.getByRole('form', { name: 'Connect another service' });

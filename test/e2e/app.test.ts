@@ -3,15 +3,13 @@
 // page: the demo parcels on the map, a polygon drawn by clicking on the canvas (refused above the account's limit),
 // its area in the panel, undo and redo, a hectare point, Sync now, and the service holding both over its HTTP API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type Browser, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../helpers/process.ts';
-import { ensureRenderer } from '../../app/renderer-build.ts';
-import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { mapCentre, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { SHOTS } from './embed-harness.ts';
+import { mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 
+let ctx: DemoApp;
 let dir: string;
 let app: RunningApp;
 let url: string;
@@ -23,23 +21,15 @@ let page: Page;
 let problems: () => Promise<string[]>;
 
 beforeAll(async () => {
-  // A clean checkout has no dist/renderer: the launcher builds it; built here first so the wait below is the app's.
-  await ensureRenderer();
-  dir = mkdtempSync(join(tmpdir(), 'furrow-app-'));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
-  service = `http://127.0.0.1:${servicePort}`;
-  app = await startApp({ DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) });
+  ctx = await startDemoApp('furrow-app-');
+  ({ dir, app, service, browser } = ctx);
   ({ url } = app);
   out = app.out();
   err = app.err();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  mkdirSync(SHOTS, { recursive: true });
 }, 150_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await ctx?.stop();
 });
 
 const shown = () => shownOn(page);
