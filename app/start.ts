@@ -12,24 +12,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { configFromEnv } from '../service/config.ts';
 import { runDemo } from '../service/demo.ts';
 import { furrowHome } from '../sync/credentials.ts';
 import { launchHost, type Host } from '../backend/launch.ts';
 import { ensureRenderer, ROOT } from './renderer-build.ts';
+import { freePort } from '../platform/node/free-port.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    }).on('error', fail);
-  });
-}
 
 interface ServiceChoice {
   url: string;

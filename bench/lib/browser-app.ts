@@ -2,27 +2,18 @@
 // with its browser server on a free loopback port, serving the built renderer. What bench/map.ts and
 // test/e2e/map-scale.test.ts start on their generated mirrors; app/start.ts does the same after its demo setup.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { launchHost, type Host } from '../../backend/launch.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
+import { freePort } from '../../platform/node/free-port.ts';
 
 export interface BrowserApp {
   host: Host;
   /** The address to open, with the token and the account to show in its fragment. */
   url: string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    }).on('error', fail);
-  });
 }
 
 /**

@@ -1,6 +1,5 @@
 // Runs the real service as a child process on 127.0.0.1 (for fault, crash and CLI tests).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { openDb } from '../../service/store/db.ts';
 import { dbFile } from '../../service/config.ts';
@@ -8,16 +7,9 @@ import { createApiKey, revokeApiKey } from '../../service/store/organizations.ts
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
+import { freePort } from '../../platform/node/free-port.ts';
+
+export { freePort };
 
 /** Runs `npm run -s service -- <args>` equivalent synchronously; returns parsed stdout JSON. */
 export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string; json: unknown } {
