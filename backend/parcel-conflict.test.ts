@@ -50,9 +50,9 @@ describe("a parcel's conflict for the panel", () => {
     const moved = { type: 'Polygon' as const, coordinates: [[[1, 0], [2, 0], [2, 1], [1, 1], [1, 0]]] };
     const d = conflictDifferences({ name: 'a', geometry: sq, hectares: 2, source_type: 'Polygon' }, { name: 'a', geometry: moved, hectares: 2, source_type: 'Polygon' }, ['geometry']);
     expect(d).toEqual([{ field: 'geometry', mine: '2.00 ha, 4 vertices', theirs: '2.00 ha, 4 vertices (another shape)', overlaps: true }]);
-    expect(conflictDifferences({ name: 'a', metadata: { n: 2, x: null } }, { name: 'a', metadata: { n: 3 } }, [])).toEqual([
+    expect(conflictDifferences({ name: 'a', metadata: { n: 2, x: true } }, { name: 'a', metadata: { n: 3 } }, [])).toEqual([
       { field: 'metadata.n', mine: '2', theirs: '3', overlaps: false },
-      { field: 'metadata.x', mine: '(empty)', theirs: null, overlaps: false },
+      { field: 'metadata.x', mine: 'true', theirs: null, overlaps: false },
     ]);
   });
 });
