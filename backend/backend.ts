@@ -17,6 +17,7 @@ import { ChangeLog } from '../db/change-log.ts';
 import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
+import { parcelConflict } from './parcel-conflict.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -229,6 +230,8 @@ export class Backend {
     },
 
     problems: ({ account }) => problemList(this.mirror, account),
+
+    parcelConflict: ({ id }) => parcelConflict(this.mirror, id),
 
     resolve: async ({ conflict, keep }) => {
       const c = openConflictById(this.mirror.syncDb, conflict);

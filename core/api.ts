@@ -92,6 +92,25 @@ export const Problem = Obj({
   reason: Type.String(),
 });
 
+/** One field that differs between the two sides of a parcel's conflict, as text to show ("—" sides are null: absent). */
+export const ConflictDifference = Obj({
+  field: Type.String({ description: "'name', 'metadata.<key>' or 'geometry'" }),
+  mine: Nullable(Type.String()),
+  theirs: Nullable(Type.String()),
+  /** Edited differently on both sides since the last sync (the reason of the conflict); other differences are one side's edit. */
+  overlaps: Type.Boolean(),
+});
+/** A parcel's open conflict with both sides, for the panel's keep mine / keep theirs. */
+export const ParcelConflict = Obj({
+  id: Type.Integer(),
+  kind: Type.String({ description: "'edit', 'remote_delete', 'duplicate_on_service' or 'partial_batch'" }),
+  reason: Type.String(),
+  /** The service no longer has the parcel (a remote_delete): keep theirs discards it here. */
+  deletedOnService: Type.Boolean(),
+  differences: Type.Array(ConflictDifference),
+});
+export type ParcelConflict = Static<typeof ParcelConflict>;
+
 export const SyncProgress = Obj({
   account: AccountId,
   phase: Type.String(),
@@ -271,6 +290,7 @@ export const API = {
   undo: { description: "Undoes the account's last edit (or the last of any); its label, or null when there is none", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
   redo: { description: "Redoes the account's last undone edit (or the last of any)", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
   problems: { description: 'Blocked accounts, rejected items and open conflicts, with their reasons', args: Obj({ account: Type.Optional(AccountId) }), result: Type.Array(Problem) },
+  parcelConflict: { description: "A parcel's open conflict with what differs between its two sides, or null", args: One, result: Nullable(ParcelConflict) },
   resolve: {
     description: 'Settles a conflict', args: Obj({ conflict: Type.Integer({ minimum: 1 }), keep: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]) }),
     result: Obj({

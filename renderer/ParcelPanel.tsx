@@ -11,6 +11,10 @@ import { ZoomToParcel } from './features/zoom/ZoomToParcel.tsx';
 import { shapeGeometry } from './features/edit/shape.ts';
 import { ModifyPanel } from './features/edit/ModifyPanel.tsx';
 import { ParcelEditor } from './features/edit/ParcelEditor.tsx';
+import { ConflictPanel } from './features/conflicts/ConflictPanel.tsx';
+
+/** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
+const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
@@ -42,8 +46,10 @@ function SelectedParcel() {
         <dt>Farm</dt><dd data-field="farm">{farms.find((f) => f.id === p.farm)?.name ?? '—'}</dd>
         <dt>Sync state</dt>
         <dd data-field="state"><span className="dot" style={{ background: stateColor(p.state) }} />{stateLabel(p.state)}</dd>
-        {p.reason ? (<><dt>Reason</dt><dd data-field="reason" className="error">{p.reason}</dd></>) : null}
+        {p.reason && NEEDS_USER.has(p.state) ? (<><dt>Reason</dt><dd data-field="reason" className="error">{p.reason}</dd></>) : null}
+        {p.reason && !NEEDS_USER.has(p.state) ? (<><dt>Reason</dt><dd data-field="reason" className="muted" title={p.reason}>Waiting for the service</dd></>) : null}
       </dl>
+      <ConflictPanel parcel={parcel} />
       <ZoomToParcel id={parcel.id} />
       <ParcelEditor key={`${parcel.id}|${p.name}|${JSON.stringify(p.metadata)}`} parcel={parcel} />
     </>

@@ -2,7 +2,7 @@
 import { useApi } from './context.ts';
 import { refreshAccount, syncNow } from './actions.ts';
 import { chooseAccount, useApp } from './store.ts';
-import { connectionLabel } from './features/status/status-words.ts';
+import { conflictsNote, connectionLabel } from './features/status/status-words.ts';
 import { SyncProgress } from './features/status/SyncProgress.tsx';
 
 export function StatusBar() {
@@ -11,6 +11,7 @@ export function StatusBar() {
   const lost = useApp((s) => s.backendLost);
   const account = useApp((s) => s.account);
   const accounts = useApp((s) => s.accounts);
+  const conflicts = conflictsNote(account?.counts.conflicts ?? 0);
   const api = useApi();
   const choose = (id: string) => {
     chooseAccount(accounts.find((a) => a.id === id) ?? null);
@@ -30,6 +31,8 @@ export function StatusBar() {
       {lost ? <span className="error" role="alert">The app&apos;s backend is gone: {lost}</span> : null}
       {/* One line, however long: the full text in its tooltip, so the line never changes height. */}
       {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
+      {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}
+      {conflicts ? <span className="conflicts-note error" role="status" aria-label="Conflicts">· {conflicts}</span> : null}
     </footer>
   );
 }

@@ -83,6 +83,10 @@ describe('the app without its service', () => {
     await page.mouse.click(cx, cy);
     await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('Drawn offline');
     expect(await page.locator('[data-field=state]').textContent()).toBe('Pending');
+    // A push that could not connect is a wait, not an error: no red "Reason: POST /api/parcels/: could not connect".
+    expect(await page.locator('[data-field=reason].error').count()).toBe(0);
+    expect(await page.locator('[data-field=reason]').textContent()).toBe('Waiting for the service');
+    expect(await page.locator('[data-field=reason]').getAttribute('title')).toMatch(/could not/);
 
     // The service back on its address: Sync now sends the edit, and the service holds it.
     svc = await spawnService(join(dir, 'data'), { PORT: String(svc.port) }, ['demo', '--serve']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionLabel, syncedMessage } from './status-words.ts';
+import { conflictsNote, connectionLabel, syncedMessage } from './status-words.ts';
 
 const none = { committed: 0, pulled: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
@@ -17,5 +17,10 @@ describe('the status line', () => {
     expect(connectionLabel('unknown', new Date(2026, 10, 20, 9, 5).toISOString(), now)).toBe('Last synced 20 Nov 2026');
     expect(connectionLabel('online', null, now)).toBe('Online');
     expect(connectionLabel('offline', '2026-11-25T09:05:00Z', now)).toBe('Offline');
+  });
+  it('keeps naming open conflicts until they are settled', () => {
+    expect(conflictsNote(0)).toBeNull();
+    expect(conflictsNote(1)).toBe('1 conflict — select the purple parcel to settle it');
+    expect(conflictsNote(1200)).toBe('1,200 conflicts — select a purple parcel to settle each');
   });
 });

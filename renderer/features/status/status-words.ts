@@ -30,3 +30,10 @@ export function connectionLabel(connection: 'unknown' | 'online' | 'offline', la
   const when = sameDay ? t.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' }) : t.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
   return `Last synced ${when}`;
 }
+
+/** While the account has open conflicts, whatever the last message was: where to settle them (none: nothing to say). */
+export function conflictsNote(conflicts: number): string | null {
+  if (!conflicts) return null;
+  return conflicts === 1 ? '1 conflict — select the purple parcel to settle it'
+    : `${conflicts.toLocaleString('en-US')} conflicts — select a purple parcel to settle each`;
+}
