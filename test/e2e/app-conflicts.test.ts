@@ -4,15 +4,13 @@
 // after another sync's message); Keep theirs takes the service's name, synced. Then a metadata value changed on both
 // sides, Keep mine, Sync now, and the service holding mine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type Browser, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../helpers/process.ts';
-import { ensureRenderer } from '../../app/renderer-build.ts';
-import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { openApp, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { SHOTS } from './embed-harness.ts';
+import { openApp, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 
+let ctx: DemoApp;
 let dir: string;
 let app: RunningApp;
 let service: string;
@@ -21,19 +19,12 @@ let page: Page;
 let problems: () => Promise<string[]>;
 
 beforeAll(async () => {
-  await ensureRenderer();
-  dir = mkdtempSync(join(tmpdir(), 'furrow-app-conflicts-'));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
-  service = `http://127.0.0.1:${servicePort}`;
-  app = await startApp({ DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  mkdirSync(SHOTS, { recursive: true });
+  ctx = await startDemoApp('furrow-app-conflicts-');
+  ({ dir, app, service, browser } = ctx);
 }, 150_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await ctx?.stop();
 });
 
 interface ServiceParcel { id: number; properties: { name: string; metadata: Record<string, unknown> } }
