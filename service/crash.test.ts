@@ -11,7 +11,7 @@ import { dbFile } from './config.ts';
 import { seededRandom as prng } from '../core/random.ts';
 
 const LONG = process.env.CI_LONG === '1';
-const ROUNDS = LONG ? 20 : 3;
+const ROUNDS = LONG ? 10 : 3;
 const BATCH = 50;
 
 interface Org { organization_id: string; api_key: string }

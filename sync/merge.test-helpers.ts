@@ -5,7 +5,7 @@ import type fc from 'fast-check';
 const LONG = process.env.CI_LONG === '1';
 // A fixed seed keeps the default run reproducible; FC_SEED replays a reported failure; the long run explores.
 const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : LONG ? undefined : 20_251_121;
-export const opts = (numRuns = 300): fc.Parameters<unknown> => ({ numRuns: LONG ? numRuns * 20 : numRuns, ...(SEED === undefined ? {} : { seed: SEED }) });
+export const opts = (numRuns = 300): fc.Parameters<unknown> => ({ numRuns: LONG ? numRuns * 10 : numRuns, ...(SEED === undefined ? {} : { seed: SEED }) });
 
 /**
  * Canonical JSON with sorted keys. Strict: a function, undefined or non-finite number anywhere is an error, so a

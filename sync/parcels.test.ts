@@ -38,7 +38,7 @@ describe('parcelJson', () => {
   it('is byte for byte the JSON of parcelInput for every stored row', () => {
     fc.assert(fc.property(row, (r) => {
       expect(parcelJson(r)).toBe(JSON.stringify(parcelInput(r.local_id, parcelStateOfRow(r))));
-    }), { numRuns: LONG ? 20_000 : 1_000, seed: LONG ? undefined : 20_261_122 });
+    }), { numRuns: LONG ? 10_000 : 1_000, seed: LONG ? undefined : 20_261_122 });
   });
 });
 

@@ -10,7 +10,7 @@ import { pointParcel, polygonParcel } from '../../test/helpers/service.ts';
 import { configFromEnv } from '../config.ts';
 
 const LONG = process.env.CI_LONG === '1';
-const ROUNDS = LONG ? 10 : 3;
+const ROUNDS = LONG ? 5 : 3;
 
 interface Org { organization_id: string; api_key: string }
 interface Feature { id: number; properties: { key: string; name: string; metadata: Record<string, unknown> } }

@@ -2,7 +2,7 @@
 // random sequence of farm and parcel creates, geometry and name patches, parcel and farm deletes, unlinks, orphan
 // deletes and account purges, every farm's totals equal a recomputation from its parcels, exactly — in the
 // database, in GET /api/farms/{id}/, GET /api/farms/ and billing. Settings as the parcel property tests: a fixed seed
-// by default, FC_SEED replays, CI_LONG=1 runs ten times as many sequences with fresh seeds.
+// by default, FC_SEED replays, CI_LONG=1 runs five times as many sequences with fresh seeds.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -13,7 +13,7 @@ import { MAX_PARCELS_PER_REQUEST } from '../../../core/parcels/validate.ts';
 import { setParcelLimit } from '../../store/accounts.ts';
 
 export const LONG = process.env.CI_LONG === '1';
-export const runs = (n: number) => (LONG ? n * 10 : n);
+export const runs = (n: number) => (LONG ? n * 5 : n);
 // A fixed seed keeps the default run reproducible; FC_SEED replays a reported failure; the long run explores.
 export const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : LONG ? undefined : 20_250_611;
 export const fcOpts = (numRuns: number): fc.Parameters<unknown> => ({ numRuns: runs(numRuns), ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: false });
