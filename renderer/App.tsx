@@ -19,6 +19,7 @@ import { SearchBox } from './features/search/SearchBox.tsx';
 import { MetadataFilterForm } from './features/filter/MetadataFilterForm.tsx';
 import { FilterBanner } from './features/filter/FilterBanner.tsx';
 import { useZoomKey } from './features/zoom/useZoomKey.ts';
+import { isField } from './keys.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -70,7 +71,7 @@ export function App({ backend }: { backend: Backend }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (isField(t)) return;
       const { mode } = useApp.getState();
       const key = e.key.toLowerCase();
       if ((e.ctrlKey || e.metaKey) && key === 'z' && mode === 'browse') {

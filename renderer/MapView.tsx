@@ -35,6 +35,7 @@ import { ParcelLayers } from './features/map/parcel-layers.ts';
 import { startParcels } from './features/map/start-view.ts';
 import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
 import { BasemapControl } from './features/map/BasemapControl.tsx';
+import { isField } from './keys.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -56,7 +57,7 @@ const WORLD: [number, number, number, number] = [-180, -85, 180, 85];
 /** Esc pressed in a form field: the field loses the focus and the key does nothing else (true). */
 function leaveField(e: KeyboardEvent): boolean {
   const t = e.target;
-  if (!(t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement)) return false;
+  if (!isField(t)) return false;
   t.blur();
   return true;
 }
@@ -224,7 +225,7 @@ export function MapView() {
     });
     draw.on('drawabort', () => set({ draft: [] }));
     const onKey = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+      if (isField(e.target)) return;
       // The sketch's ring holds the vertices clicked and the one following the pointer.
       if (e.key === 'Enter' && useApp.getState().draft.length >= 4) { e.preventDefault(); draw.finishDrawing(); }
       else if (e.key === 'Escape') { e.preventDefault(); draw.abortDrawing(); set({ mode: 'browse', draft: [] }); }

@@ -7,6 +7,7 @@ import { askDelete, cancelModify, startModify } from './actions.ts';
 import { DeleteDialog } from './DeleteDialog.tsx';
 import { useEdit } from './edit-store.ts';
 import { useUnsavedWarning } from './useUnsavedWarning.ts';
+import { isField } from '../../keys.ts';
 
 export function EditTools() {
   const api = useApi();
@@ -23,7 +24,7 @@ export function EditTools() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (isField(t)) return;
       if (e.ctrlKey || e.metaKey || e.altKey || useEdit.getState().deleting) return;
       const { mode: now } = useApp.getState();
       if (e.key.toLowerCase() === 'm') {

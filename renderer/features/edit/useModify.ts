@@ -23,6 +23,7 @@ import { setEdit, useEdit } from './edit-store.ts';
 import { cancelModify, saveModify } from './actions.ts';
 import { parcelSnap } from './snap.ts';
 import { shapeHectares, type Rings } from './shape.ts';
+import { isField } from '../../keys.ts';
 
 const ringsOf = (g: Polygon): Rings => g.getCoordinates().map((ring) => ring.slice(0, -1).map((c) => toLonLat(c) as Position2));
 
@@ -63,7 +64,7 @@ export function useModify(map: RefObject<OlMap | null>, parcels: VectorSource): 
     const onChange = geometry.on('change', () => setEdit({ rings: ringsOf(geometry) }));
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (isField(t)) return;
       if (e.key === 'Enter') { e.preventDefault(); void saveModify(api); }
       else if (e.key === 'Escape') { e.preventDefault(); cancelModify(); }
     };

@@ -6,6 +6,7 @@ import { farmNameProblem } from './farm-name.ts';
 import { useApi } from '../../context.ts';
 import { refreshAccount } from '../../actions.ts';
 import { say, set, useApp } from '../../store.ts';
+import { isField } from '../../keys.ts';
 
 export function CreateFarmForm() {
   const api = useApi();
@@ -20,7 +21,7 @@ export function CreateFarmForm() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (isField(t)) return;
       if (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === 'n' && account) { e.preventDefault(); setOpen(true); }
     };
     document.addEventListener('keydown', onKey);

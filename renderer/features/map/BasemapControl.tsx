@@ -3,6 +3,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { basemapUrlProblem } from '../../../core/basemap.ts';
 import { chooseBasemap, useBasemap } from './basemap-store.ts';
+import { isField } from '../../keys.ts';
 
 export function BasemapControl() {
   const { url, unavailable } = useBasemap();
@@ -16,7 +17,7 @@ export function BasemapControl() {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
       if (e.key === 'Escape' && open) { setOpen(false); return; }
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (isField(t)) return;
       if (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === 'b') { e.preventDefault(); setOpen((o) => !o); }
     };
     document.addEventListener('keydown', onKey);

@@ -1,6 +1,7 @@
 // The legend's plants entry: a toggle (T) for the plants layer, and what it shows (how many, cut, or "zoom in").
 import { useEffect } from 'react';
 import { useBrowse } from '../browse-store.ts';
+import { isField } from '../../keys.ts';
 
 const toggle = () => useBrowse.setState((s) => ({ showPlants: !s.showPlants }));
 
@@ -10,7 +11,7 @@ export function PlantsToggle() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
-      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return;
+      if (isField(t)) return;
       if (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === 't') { e.preventDefault(); toggle(); }
     };
     document.addEventListener('keydown', onKey);

@@ -9,6 +9,7 @@ import { hectares, stateColor, stateLabel } from '../../states.ts';
 import { fitMap } from '../browse-store.ts';
 import { boxOf } from '../zoom/bbox.ts';
 import { matchedMetadata } from './matched.ts';
+import { isField } from '../../keys.ts';
 
 /** Typing pauses this long before the mirror is asked: one query per word rather than per key. */
 const DEBOUNCE_MS = 150;
@@ -29,7 +30,7 @@ export function SearchBox() {
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
       const t = e.target;
-      const typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
+      const typing = isField(t);
       if (((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') || (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey)) {
         e.preventDefault();
         input.current?.focus();

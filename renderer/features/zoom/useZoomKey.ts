@@ -2,13 +2,13 @@
 import { useEffect } from 'react';
 import type { AppApi } from '../../backend.ts';
 import { zoomToSelection } from './zoom.ts';
+import { isField } from '../../keys.ts';
 
-const typing = (t: EventTarget | null) => t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
 
 export function useZoomKey(api: AppApi) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'z') return;
+      if (isField(e.target) || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'z') return;
       e.preventDefault();
       void zoomToSelection(api);
     };
