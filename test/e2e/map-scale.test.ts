@@ -75,15 +75,64 @@ async function zoomOutTo(page: Page, n: number): Promise<void> {
   await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(n);
 }
 
-/** Clicks a grid of points around the centre until one selects a parcel: its name in the panel. */
+/**
+ * Pixels of the map where a synced parcel's outline is drawn, as a user sees them: the map's screenshot decoded on a
+ * blank page (no CSP there), green enough to be the synced stroke, inside the map's middle 80 % (clear of the legend
+ * and controls), a few spread over the map. A blind grid of clicks missed every parcel when the view had zoomed out
+ * further than asked (a loaded machine lets more wheel steps through before the count updates).
+ */
+async function parcelPixels(page: Page): Promise<{ x: number; y: number }[]> {
+  const viewport = page.locator('.map .ol-viewport');
+  const box = (await viewport.boundingBox())!;
+  const png = (await viewport.screenshot()).toString('base64');
+  const blank = await browser.newPage();
+  try {
+    const found = await blank.evaluate(async (data) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${data}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const g = c.getContext('2d')!;
+      g.drawImage(img, 0, 0);
+      const px = g.getImageData(0, 0, c.width, c.height).data;
+      const out: { x: number; y: number }[] = [];
+      const step = Math.max(4, Math.floor(Math.min(c.width, c.height) / 40));
+      for (let y = Math.floor(c.height * 0.1); y < c.height * 0.9; y += step) {
+        for (let x = Math.floor(c.width * 0.1); x < c.width * 0.9; x++) {
+          const i = (y * c.width + x) * 4;
+          if (px[i + 1] - px[i] > 40 && px[i + 1] - px[i + 2] > 40) { out.push({ x: x / c.width, y: y / c.height }); x += step; }
+        }
+      }
+      return out;
+    }, png);
+    // Spread over the map: every k-th of them, at most 20.
+    const k = Math.max(1, Math.floor(found.length / 20));
+    return found.filter((_, i) => i % k === 0).slice(0, 20).map((p) => ({ x: box.x + p.x * box.width, y: box.y + p.y * box.height }));
+  } finally {
+    await blank.close();
+  }
+}
+
+/** Clicks where parcels are drawn until one is selected: its name in the panel. */
 async function selectSome(page: Page): Promise<string> {
-  const box = (await page.locator('.map .ol-viewport').boundingBox())!;
-  for (let i = 0; i < 25; i++) {
-    await page.mouse.click(box.x + box.width * (0.3 + 0.1 * (i % 5)), box.y + box.height * (0.3 + 0.1 * Math.floor(i / 5)));
+  // The layer may still be drawing its first frame (SwiftShader's WebGL takes seconds on a loaded machine).
+  let points: { x: number; y: number }[] = [];
+  for (let i = 0; i < 20 && points.length === 0; i++) {
+    if (i > 0) await page.waitForTimeout(1000);
+    points = await parcelPixels(page);
+  }
+  if (points.length === 0) {
+    await page.screenshot({ path: join(SHOTS, 'map-no-outline.png') });
+    throw new Error('no parcel outline drawn in the map');
+  }
+  for (const p of points) {
+    await page.mouse.click(p.x, p.y);
     const name = await page.locator('[data-field=name]').textContent({ timeout: 1500 }).catch(() => null);
     if (name) return name;
   }
-  throw new Error('no click selected a parcel');
+  throw new Error(`none of ${points.length} clicks on drawn outlines selected a parcel`);
 }
 
 describe('the map at scale', () => {
