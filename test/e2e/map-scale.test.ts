@@ -102,7 +102,8 @@ async function parcelPixels(page: Page): Promise<{ x: number; y: number }[]> {
       for (let y = Math.floor(c.height * 0.1); y < c.height * 0.9; y += step) {
         for (let x = Math.floor(c.width * 0.1); x < c.width * 0.9; x++) {
           const i = (y * c.width + x) * 4;
-          if (px[i + 1] - px[i] > 40 && px[i + 1] - px[i + 2] > 40) { out.push({ x: x / c.width, y: y / c.height }); x += step; }
+          const r = px[i]!, gr = px[i + 1]!, b = px[i + 2]!;
+          if (gr - r > 40 && gr - b > 40) { out.push({ x: x / c.width, y: y / c.height }); x += step; }
         }
       }
       return out;
