@@ -14,7 +14,7 @@ import { JsonItems, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent, ParcelCollection, ParcelFeature } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
 import { ChangeLog } from '../db/change-log.ts';
-import { accountOf, accountSummary, blockedView, farmSummary, parcelFeature } from './views.ts';
+import { accountOf, accountSummary, blockedView, farmOf, farmSummaries, farmSummary, parcelFeature } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 import { parcelConflict } from './parcel-conflict.ts';
@@ -174,7 +174,12 @@ export class Backend {
 
     farms: ({ account }) => {
       this.account(account);
-      return this.mirror.read.farms(account).map((f) => farmSummary(this.mirror, f.local_id));
+      return farmSummaries(this.mirror, account);
+    },
+
+    farmExtent: ({ farm }) => {
+      farmOf(this.mirror, farm);
+      return this.mirror.read.farmExtent(farm);
     },
 
     viewport: ({ account, bbox, limit = 5000, metadata }) => {
@@ -196,8 +201,7 @@ export class Backend {
     },
 
     createParcel: (args) => this.write(() => {
-      const farm = this.mirror.read.farm(args.farm);
-      if (!farm || farm.deleted) throw new RpcError(ApiErrorCode.notFound, `No farm ${args.farm}`);
+      const farm = farmOf(this.mirror, args.farm);
       // The service's own input shape, so that the writer validates exactly as the service will.
       const geom = 'geometry' in args
         ? { type: 'Feature', properties: {}, geometry: args.geometry }

@@ -72,6 +72,12 @@ describe('the mirror host', () => {
     expect(shown.truncated).toBe(false);
     const cut = await h.api.viewport({ account: acc, bbox: [-4.1, 36.9, -3.9, 37.1], limit: 1 });
     expect([cut.features.length, cut.truncated]).toEqual([1, true]);
+    // The box the map fits to: around both parcels (a farm without any: backend/farms.test.ts), none for no farm.
+    const [w0, s0, e0, n0] = (await h.api.farmExtent({ farm: farm.id }))!;
+    expect(w0).toBeLessThan(-4.01);
+    expect(e0).toBeGreaterThan(-4);
+    expect([s0 < 37, n0 > 37]).toEqual([true, true]);
+    await expect(h.api.farmExtent({ farm: 'no-such-farm' })).rejects.toMatchObject({ code: 'not_found' });
     expect(await h.api.undo({ account: acc })).toBe('Edit parcel');
     expect((await h.api.parcel({ id: drawn.id })).properties.name).toBe('Drawn');
     await ev2.until((e) => e.type === 'changed' && e.parcels.upserted.includes(drawn.id));

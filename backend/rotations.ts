@@ -9,7 +9,7 @@ import { campaignOrder, familyRepeats, newestFirst, type RotationEntry } from '.
 import { RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, RotationCrop } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
-import { accountOf } from './views.ts';
+import { accountOf, farmOf } from './views.ts';
 
 type Handlers = HandlersOf<Api>;
 type CropArgs = Omit<Parameters<Handlers['updateCrop']>[0], 'id'>;
@@ -128,8 +128,7 @@ export function rotationHandlers(ctx: RotationContext): Pick<Handlers, 'rotation
 
     farmRotation: ({ farm, campaign }) => {
       const m = ctx.mirror();
-      const f = m.read.farm(farm);
-      if (!f || f.deleted) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm}`);
+      const f = farmOf(m, farm);
       const history = farmCrops(m.syncDb, f.local_id).sort(newestFirst);
       const shown = campaign === undefined ? history : history.filter((c) => c.campaign === campaign);
       const crops = groupBy(cropViews(m, f.account_id, shown, history), (c) => c.parcel);

@@ -2,6 +2,7 @@
 // stands with the service.
 import type { Mirror } from '../db/mirror.ts';
 import type { ParcelHit } from '../db/reader.ts';
+import type { FarmRow } from '../db/types.ts';
 import { statusReport, type BlockedAccount as BlockedRow } from '../sync/status.ts';
 import { RpcError } from '../core/rpc.ts';
 import type { AccountSummary, BlockedAccount, FarmSummary, ParcelFeature, SyncState } from '../core/api.ts';
@@ -13,6 +14,13 @@ export function accountOf(m: Mirror, id: string) {
   return a;
 }
 
+/** A live farm of the mirror, or notFound. */
+export function farmOf(m: Mirror, localId: string) {
+  const f = m.read.farm(localId);
+  if (!f || f.deleted) throw new RpcError(ApiErrorCode.notFound, `No farm ${localId}`);
+  return f;
+}
+
 export const blockedView = (b: BlockedRow): BlockedAccount => ({ account: b.account, service: b.service, code: b.code, reason: b.reason, wayOut: b.way_out, waiting: b.waiting });
 
 export function accountSummary(m: Mirror, id: string): AccountSummary {
@@ -22,10 +30,19 @@ export function accountSummary(m: Mirror, id: string): AccountSummary {
 }
 
 export function farmSummary(m: Mirror, localId: string): FarmSummary {
-  const f = m.read.farm(localId);
-  if (!f || f.deleted) throw new RpcError(ApiErrorCode.notFound, `No farm ${localId}`);
-  const { parcels, hectares } = m.read.farmTotals(localId);
-  const s = m.read.syncStates('farm', [localId]).get(localId)!.state;
+  const f = farmOf(m, localId);
+  return summaryOf(f, m.read.farmTotals(localId), m.read.syncStates('farm', [localId]).get(localId)!.state);
+}
+
+/** An account's farms as farmSummary gives each, read in three statements rather than two per farm. */
+export function farmSummaries(m: Mirror, account: string): FarmSummary[] {
+  const farms = m.read.farms(account);
+  const totals = m.read.accountFarmTotals(account);
+  const states = m.read.syncStates('farm', farms.map((f) => f.local_id));
+  return farms.map((f) => summaryOf(f, totals.get(f.local_id) ?? { parcels: 0, hectares: 0 }, states.get(f.local_id)!.state));
+}
+
+function summaryOf(f: FarmRow, { parcels, hectares }: { parcels: number; hectares: number }, s: SyncState): FarmSummary {
   // A farm the service does not have yet is pending even with no op left (its create refused, say).
   const state: SyncState = s === 'synced' && f.server_id === null ? 'pending' : s;
   return { id: f.local_id, account: f.account_id, serverId: f.server_id, name: f.name, parcels, hectares, state };

@@ -264,6 +264,10 @@ export const API = {
     args: Obj({ account: AccountId, hectares: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), result: Obj({ hectares: Type.Number() }),
   },
   farms: { description: "An account's farms", args: Account, result: Type.Array(FarmSummary) },
+  farmExtent: {
+    description: "The box around a farm's live parcels (null when it has none): what the map fits to, without reading the parcels",
+    args: Obj({ farm: Id }), result: Nullable(BBox),
+  },
   viewport: {
     description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
     args: Obj({ account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })), metadata: Type.Optional(ViewportFilter) }),

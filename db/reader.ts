@@ -60,6 +60,19 @@ export class MirrorReader {
   farmTotals(localId: string): { parcels: number; hectares: number } {
     return this.db.prepare('SELECT COUNT(*) AS parcels, COALESCE(SUM(hectares), 0) AS hectares FROM parcels WHERE farm_local_id = ? AND deleted = 0').get(localId) as { parcels: number; hectares: number };
   }
+  /** Every live farm's totals in one statement (as farmTotals, by farm local id; a farm without parcels is absent). */
+  accountFarmTotals(accountId: string): Map<string, { parcels: number; hectares: number }> {
+    const rows = this.db.prepare(`SELECT p.farm_local_id AS id, COUNT(*) AS parcels, COALESCE(SUM(p.hectares), 0) AS hectares
+        FROM farms f JOIN parcels p ON p.farm_local_id = f.local_id WHERE f.account_id = ? AND f.deleted = 0 AND p.deleted = 0 GROUP BY p.farm_local_id`)
+      .all(accountId) as { id: string; parcels: number; hectares: number }[];
+    return new Map(rows.map((r) => [r.id, { parcels: r.parcels, hectares: r.hectares }]));
+  }
+  /** The box around a farm's live parcels as [minLon, minLat, maxLon, maxLat], null when it has none (index parcels_farm). */
+  farmExtent(localId: string): [number, number, number, number] | null {
+    const r = this.db.prepare('SELECT MIN(minx) AS w, MIN(miny) AS s, MAX(maxx) AS e, MAX(maxy) AS n FROM parcels WHERE farm_local_id = ? AND deleted = 0')
+      .get(localId) as { w: number | null; s: number; e: number; n: number };
+    return r.w === null ? null : [r.w, r.s, r.e, r.n];
+  }
   farmByName(accountId: string, name: string): FarmRow | undefined {
     return this.db.prepare('SELECT * FROM farms WHERE account_id = ? AND name = ? AND deleted = 0 ORDER BY created LIMIT 1').get(accountId, name) as FarmRow | undefined;
   }

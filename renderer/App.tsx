@@ -20,11 +20,14 @@ import { MetadataFilterForm } from './features/filter/MetadataFilterForm.tsx';
 import { FilterBanner } from './features/filter/FilterBanner.tsx';
 import { useZoomKey } from './features/zoom/useZoomKey.ts';
 import { isField } from './keys.ts';
+import { parcelsDrawn } from './features/map/first-paint.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
 /** How often the app syncs by itself, so edits reach the service and the state shown follows it, without a click. */
 const AUTO_SYNC_MS = 60_000;
+/** The longest the start's sync waits for the map's first parcels. */
+const START_SYNC_WAIT_MS = 3000;
 
 export function App({ backend }: { backend: Backend }) {
   const api = backend.api;
@@ -41,7 +44,10 @@ export function App({ backend }: { backend: Backend }) {
       set({ accounts });
       chooseAccount(first);
       useSettings.setState({ loaded: true }); // none: the app opens on the Connect form (features/settings/FirstRun.tsx)
-      await refreshAccount(api);
+      await refreshAccount(api, accounts);
+      // The start's sync waits for the map's first parcels (at most a few seconds): its pull and the first view's
+      // answer would share the backend. An account with nothing to draw syncs at once (a first start pulls the demo).
+      if (useApp.getState().farms.some((f) => f.parcels > 0)) await parcelsDrawn(START_SYNC_WAIT_MS);
       await syncNow(api);
     });
     return () => { live = false; };

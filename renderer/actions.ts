@@ -2,16 +2,20 @@
 import { RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { AppApi } from './backend.ts';
+import type { AccountSummary } from '../core/api.ts';
 import { largestFarm, say, set, useApp } from './store.ts';
 import { syncedMessage } from './features/status/status-words.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Reads the account's farms and undo history again (after a change event, a sync, a start). */
-export async function refreshAccount(api: AppApi): Promise<void> {
+/**
+ * Reads the account's farms and undo history again (after a change event, a sync, a start); the accounts too, unless
+ * the caller has just read them (the start).
+ */
+export async function refreshAccount(api: AppApi, known?: AccountSummary[]): Promise<void> {
   const account = useApp.getState().account;
   if (!account) return;
-  const [farms, history, accounts] = await Promise.all([api.farms({ account: account.id }), api.history({ account: account.id }), api.accounts({})]);
+  const [farms, history, accounts] = await Promise.all([api.farms({ account: account.id }), api.history({ account: account.id }), known ?? api.accounts({})]);
   const farmId = useApp.getState().farmId;
   set({
     farms, history, accounts, account: accounts.find((a) => a.id === account.id) ?? account,
