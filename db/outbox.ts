@@ -175,11 +175,12 @@ export function committedCount(db: Db, accountId: string): number {
  * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows. Only what
  * the push uses of each op (SendOp).
  */
-export function parcelCreatesDue(db: Db, accountId: string, at: string): (SendOp & { farm_server_id: number })[] {
-  return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id FROM outbox o
+export function parcelCreatesDue(db: Db, accountId: string, at: string): (SendOp & { farm_server_id: number; hectares: number })[] {
+  // The parcel's hectares too: a parcel near the account's limit is sent alone (sync/parcels.ts nearLimit).
+  return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id, p.hectares FROM outbox o
     JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
     WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (SendOp & { farm_server_id: number })[];
+      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (SendOp & { farm_server_id: number; hectares: number })[];
 }
 
 /** The queued, never-sent parcel creates of a farm, in order: the parcels that may go with the farm's own create. */
@@ -193,12 +194,6 @@ export function parcelOpsOfBatch(db: Db, batchId: string): OutboxRow[] {
   return cachedStatement(db, "SELECT * FROM outbox WHERE batch_id = ? AND entity = 'parcel'").all(batchId) as OutboxRow[];
 }
 
-/** Of these parcel ops, those whose parcel is within 2 % of the account's limit (`atLeast` hectares), with one query. */
-export function opsNearLimit(db: Db, ids: readonly number[], atLeast: number): number[] {
-  const rows = cachedStatement(db, `SELECT o.id FROM outbox o JOIN parcels p ON p.local_id = o.local_id
-    WHERE o.id IN (SELECT value FROM json_each(?)) AND p.hectares >= ?`).all(JSON.stringify(ids), atLeast) as { id: number }[];
-  return rows.map((r) => r.id);
-}
 
 /** A delete is marked in flight before it leaves (no batch: repeating a DELETE is harmless). */
 export function markDeleteInFlight(db: Db, id: number, at: string): void {

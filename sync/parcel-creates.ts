@@ -3,17 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import type { SendOp } from '../db/types.ts';
 import { parcelsToSend } from '../db/rows.ts';
-import { markInFlight, opsNearLimit, parcelCreatesDue, unmarkNeverSent } from '../db/outbox.ts';
+import { markInFlight, parcelCreatesDue, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { SyncCancelled, type AccountCtx } from './context.ts';
-import { commitCreated, sendMarked, validItems, type CreatedFeature, type Item } from './parcels.ts';
-
-/** The ids of ops whose parcels are near the limit (sent alone: see nearLimit), read with one query. */
-function nearLimitOps(ctx: AccountCtx, ops: readonly SendOp[], limit: number): number[] {
-  return opsNearLimit(ctx.db, ops.map((o) => o.id), 0.98 * limit);
-}
+import { commitCreated, nearLimit, sendMarked, validItems, type CreatedFeature, type Item } from './parcels.ts';
 
 interface Planned { farmId: number; ops: SendOp[] }
 interface Ready { farmId: number; items: Item[]; planned: number }
@@ -74,18 +69,16 @@ function plan(ctx: AccountCtx, limit: number): Planned[] {
   // Grouped by farm without reading the rows: each group of batches reads its rows right before it is marked.
   const queued = parcelCreatesDue(ctx.db, ctx.account.id, new Date(ctx.opts.now()).toISOString());
   // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
-  const byFarm = new Map<number, SendOp[]>();
-  for (const { farm_server_id: farmId, ...op } of queued) {
-    const list = byFarm.get(farmId);
-    if (list) list.push(op);
-    else byFarm.set(farmId, [op]);
+  const byFarm = new Map<number, { near: SendOp[]; rest: SendOp[] }>();
+  for (const { farm_server_id: farmId, hectares, ...op } of queued) {
+    let farm = byFarm.get(farmId);
+    if (!farm) byFarm.set(farmId, farm = { near: [], rest: [] });
+    // A parcel near the limit goes alone, so a server-side rejection cannot sink a batch.
+    (nearLimit({ hectares }, limit) ? farm.near : farm.rest).push(op);
   }
   const out: Planned[] = [];
-  for (const [farmId, ops] of byFarm) {
-    // A parcel near the limit goes alone, so a server-side rejection cannot sink a batch. Hectares only: cheap.
-    const near = new Set(nearLimitOps(ctx, ops, limit));
-    for (const o of ops) if (near.has(o.id)) out.push({ farmId, ops: [o] });
-    const rest = ops.filter((o) => !near.has(o.id));
+  for (const [farmId, { near, rest }] of byFarm) {
+    for (const o of near) out.push({ farmId, ops: [o] });
     for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) out.push({ farmId, ops: rest.slice(i, i + MAX_PARCELS_PER_REQUEST) });
   }
   return out;
