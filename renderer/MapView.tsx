@@ -17,6 +17,7 @@ import Polygon from 'ol/geom/Polygon.js';
 import { Fill, Stroke, Style } from 'ol/style.js';
 import { fromLonLat, toLonLat, transformExtent } from 'ol/proj.js';
 import { createStringXY } from 'ol/coordinate.js';
+import { containsCoordinate } from 'ol/extent.js';
 import { unByKey } from 'ol/Observable.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import type { EventsKey } from 'ol/events.js';
@@ -33,7 +34,7 @@ import { parcelSnap } from './features/edit/snap.ts';
 import { ParcelLayers } from './features/map/parcel-layers.ts';
 import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
 import { BasemapControl } from './features/map/BasemapControl.tsx';
-import { isField } from './keys.ts';
+import { isField, ownsEnter } from './keys.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -48,6 +49,14 @@ const LIMIT = 20_000;
  */
 const START_WAIT_MS = 10_000;
 
+/** Pans to a map coordinate placed from the keyboard when it is off the view (a click's is always on it). */
+function showCoordinate(m: OlMap, at: number[]): void {
+  const view = m.getView();
+  const size = m.getSize();
+  if (!size || containsCoordinate(view.calculateExtent(size), at)) return;
+  view.animate({ center: at, duration: 250 });
+}
+
 /** Esc pressed in a form field: the field loses the focus and the key does nothing else (true). */
 function leaveField(e: KeyboardEvent): boolean {
   const t = e.target;
@@ -56,7 +65,9 @@ function leaveField(e: KeyboardEvent): boolean {
   return true;
 }
 
-const ringOf = (g: Polygon): Position2[] => (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => toLonLat(c) as Position2);
+/** The outer ring as [lon, lat], not closed; `exact`: typed vertices by their map coordinate, kept as typed (see useModify.ts ringsOf). */
+const ringOf = (g: Polygon, exact?: Map<string, Position2>): Position2[] =>
+  (g.getCoordinates()[0] ?? []).slice(0, -1).map((c) => exact?.get(`${c[0]},${c[1]}`) ?? (toLonLat(c) as Position2));
 
 /**
  * What is being drawn or dropped, not yet saved: a cyan outline no sync state uses (the blue it had read as
@@ -214,30 +225,49 @@ export function MapView() {
     const m = map.current;
     if (!m || mode !== 'draw' || drawn) return;
     const draw = new Draw({ type: 'Polygon', style: draftStyle });
+    const exact = new Map<string, Position2>();
     let sketch: EventsKey | null = null;
     draw.on('drawstart', (e) => {
       const g = e.feature.getGeometry() as Polygon;
-      sketch = g.on('change', () => set({ draft: ringOf(g) }));
+      sketch = g.on('change', () => set({ draft: ringOf(g, exact) }));
     });
     draw.on('drawend', (e) => {
       if (sketch) unByKey(sketch);
-      set({ draft: ringOf(e.feature.getGeometry() as Polygon), drawn: true });
+      set({ draft: ringOf(e.feature.getGeometry() as Polygon, exact), drawn: true });
     });
     draw.on('drawabort', () => set({ draft: [] }));
     const onKey = (e: KeyboardEvent) => {
       if (isField(e.target)) return;
       // The sketch's ring holds the vertices clicked and the one following the pointer.
-      if (e.key === 'Enter' && useApp.getState().draft.length >= 4) { e.preventDefault(); draw.finishDrawing(); }
+      if (e.key === 'Enter' && !ownsEnter(e.target) && useApp.getState().draft.length >= 4) { e.preventDefault(); draw.finishDrawing(); }
       else if (e.key === 'Escape') { e.preventDefault(); draw.abortDrawing(); set({ mode: 'browse', draft: [] }); }
       // Ctrl+Z too, as in desktop GIS: while drawing it takes back a vertex, not the last saved edit.
       else if (e.key === 'Backspace' || ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === 'z')) { e.preventDefault(); draw.removeLastPoint(); }
     };
+    // Vertices typed in the panel (features/coordinates/VertexEntry.tsx) go where clicks go.
+    const typed = useApp.subscribe((s, prev) => {
+      const c = s.draftCommand;
+      if (!c || c === prev.draftCommand) return;
+      if (c.op === 'add') {
+        const at = fromLonLat(c.pos);
+        exact.set(`${at[0]},${at[1]}`, c.pos);
+        // Appended twice, then the last taken back: Draw's appendCoordinates leaves the vertex that follows the pointer
+        // on an earlier vertex when the new one lies on the previous one's spot (its snap to finish, with no pointer);
+        // removeLastPoint puts that vertex back on the one typed.
+        draw.appendCoordinates([at, at]);
+        draw.removeLastPoint();
+        showCoordinate(m, at);
+      }
+      else if (c.op === 'undo') draw.removeLastPoint();
+      else if (s.draft.length >= 4) draw.finishDrawing();
+    });
     // Snap after Draw: it moves the pointer onto a neighbouring parcel's vertex or edge before Draw reads it.
     const { snap } = parcelSnap(parcels);
     m.addInteraction(draw);
     m.addInteraction(snap);
     document.addEventListener('keydown', onKey);
     return () => {
+      typed();
       document.removeEventListener('keydown', onKey);
       if (sketch) unByKey(sketch);
       m.removeInteraction(snap);
@@ -259,9 +289,11 @@ export function MapView() {
     const m = map.current;
     if (!m || mode !== 'point') return;
     const key = m.on('singleclick', (e) => set({ point: toLonLat(e.coordinate) as Position2 }));
+    // A point placed by its typed position (features/coordinates/VertexEntry.tsx PointAt) is brought into view.
+    const typed = useApp.subscribe((s, prev) => { if (s.point && s.point !== prev.point) showCoordinate(m, fromLonLat(s.point)); });
     const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); if (!leaveField(e)) stopDrawing(); } };
     document.addEventListener('keydown', onKey);
-    return () => { unByKey(key); document.removeEventListener('keydown', onKey); };
+    return () => { typed(); unByKey(key); document.removeEventListener('keydown', onKey); };
   }, [mode]);
 
   // The finished polygon, or the point's square, stays on the map until it is saved or discarded.

@@ -12,6 +12,7 @@ import { shapeGeometry } from './features/edit/shape.ts';
 import { ModifyPanel } from './features/edit/ModifyPanel.tsx';
 import { ParcelEditor } from './features/edit/ParcelEditor.tsx';
 import { ConflictPanel } from './features/conflicts/ConflictPanel.tsx';
+import { PointAt, VertexEntry } from './features/coordinates/VertexEntry.tsx';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -73,7 +74,10 @@ function DraftPanel() {
       </p>
       {problems.length ? <p role="alert" className="error">{problems.join(' ')} — it cannot be saved: Esc, then draw it again.</p> : null}
       {!drawn ? (
-        <p className="muted">Click the map to add vertices. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
+        <>
+          <p className="muted">Click the map to add vertices, or type them below. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
+          <VertexEntry />
+        </>
       ) : (
         <NewParcelForm focusName refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: shapeGeometry([ring]) })} />
       )}
@@ -88,7 +92,7 @@ function PointPanel() {
   const limit = useApp((s) => s.account?.parcelLimit ?? Infinity);
   const [text, setText] = useState(String(ha));
   if (!point) {
-    return (<><h2 id="panel-title">Drop a hectare point</h2><p className="muted">Click the map where the point goes; Esc cancels.</p></>);
+    return (<><h2 id="panel-title">Drop a hectare point</h2><p className="muted">Click the map where the point goes, or type its position; Esc cancels.</p><PointAt /></>);
   }
   const typed = parseHectares(text);
   const { square, problems } = typed > 0 ? pointPreview(point, typed, limit)
@@ -103,6 +107,7 @@ function PointPanel() {
       </label>
       {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>
         : <p className="muted">The square the service will make: {hectares(typed)} centred on {point[0].toFixed(5)}, {point[1].toFixed(5)}. Click elsewhere to move it.</p>}
+      <PointAt />
       <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: typed })} />
     </>
   );

@@ -7,6 +7,12 @@ import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
 export type Mode = 'browse' | 'draw' | 'point' | 'modify';
 export type Position2 = [number, number];
 
+/**
+ * What the keyboard asks of the polygon being drawn (renderer/features/coordinates/): a vertex typed instead of
+ * clicked, the last one taken back, the polygon finished. The map's Draw carries it out.
+ */
+export type DraftCommand = { op: 'add'; pos: Position2 } | { op: 'undo' } | { op: 'finish' };
+
 /** Whether the service answered the last time the app asked (a sync): unknown until the first one ends. */
 export type Connection = 'unknown' | 'online' | 'offline';
 
@@ -24,6 +30,8 @@ export interface AppState {
   /** The polygon being drawn, [lon, lat] without the closing vertex; `drawn`: finished and waiting to be saved. */
   draft: Position2[];
   drawn: boolean;
+  /** The last keyboard command for the draft, numbered (`n`) so that the same command given twice is two. */
+  draftCommand: (DraftCommand & { n: number }) | null;
   /** Drop hectare point: where it was clicked ([lon, lat]) and the hectares typed. */
   point: Position2 | null;
   pointHectares: number;
@@ -40,7 +48,7 @@ export interface AppState {
 }
 
 const initial: AppState = {
-  accounts: [], account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, point: null, pointHectares: 5, version: 0,
+  accounts: [], account: null, farms: [], farmId: null, selectedId: null, zoomTo: null, mode: 'browse', draft: [], drawn: false, draftCommand: null, point: null, pointHectares: 5, version: 0,
   shown: { count: 0, truncated: false }, history: { undo: null, redo: null }, sync: null, syncing: false, connection: 'unknown',
   message: null, backendLost: null,
 };
@@ -51,6 +59,7 @@ export const set = useApp.setState;
 export const say = (text: string, error = false) => set({ message: { text, error } });
 export const startDrawing = () => set({ mode: 'draw', draft: [], drawn: false, point: null, selectedId: null });
 export const startPoint = () => set({ mode: 'point', draft: [], drawn: false, point: null, selectedId: null });
+export const commandDraft = (c: DraftCommand) => set((s) => ({ draftCommand: { ...c, n: (s.draftCommand?.n ?? 0) + 1 } }));
 /** Leaves drawing or dropping a point: what was not saved is dropped. */
 export const stopDrawing = () => set({ mode: 'browse', draft: [], drawn: false, point: null });
 

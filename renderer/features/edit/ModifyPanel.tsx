@@ -6,6 +6,7 @@ import { hectares } from '../../states.ts';
 import { useEdit } from './edit-store.ts';
 import { cancelModify, saveModify } from './actions.ts';
 import { sameShape, shapeHectares, shapeProblems } from './shape.ts';
+import { VertexTable } from './VertexTable.tsx';
 
 export function ModifyPanel() {
   const api = useApi();
@@ -31,7 +32,8 @@ export function ModifyPanel() {
       {editing.point ? (
         <p className="muted">A hectare point: its square is edited as a polygon. Saved, it becomes a drawn polygon, its area measured from the shape as the service measures it.</p>
       ) : null}
-      <p className="muted">Drag a vertex to move it, or an edge to add one (Alt+click removes a vertex); drag inside the parcel to move it whole. Vertices snap to the neighbouring parcels. Enter saves, Esc cancels.</p>
+      <p className="muted">Drag a vertex to move it, or an edge to add one (Alt+click removes a vertex); drag inside the parcel to move it whole. Vertices snap to the neighbouring parcels. Or type them under Vertices. Enter saves, Esc cancels.</p>
+      <VertexTable />
       <div className="buttons">
         <button type="button" aria-keyshortcuts="Enter" title="Save the shape (Enter)" disabled={over || problems.length > 0 || !changed || saving} onClick={() => void saveModify(api)}>Save shape</button>
         <button type="button" aria-keyshortcuts="Escape" title="Cancel: the parcel keeps its shape (Esc)" onClick={cancelModify}>Cancel</button>

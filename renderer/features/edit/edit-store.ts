@@ -17,10 +17,14 @@ export interface EditState {
   editing: Editing | null;
   /** The rings as they are now, while modifying. */
   rings: Rings;
+  /** Bumped when the rings were typed (features/coordinates/VertexTable.tsx): the map's copy takes them. */
+  typed: number;
   saving: boolean;
   /** The parcel the delete confirmation asks about. */
   deleting: { id: string; name: string; hectares: number } | null;
 }
 
-export const useEdit = create<EditState>(() => ({ editing: null, rings: [], saving: false, deleting: null }));
+export const useEdit = create<EditState>(() => ({ editing: null, rings: [], typed: 0, saving: false, deleting: null }));
 export const setEdit = useEdit.setState;
+/** Rings changed from the keyboard rather than on the map. */
+export const typeRings = (rings: Rings) => setEdit((s) => ({ rings, typed: s.typed + 1 }));

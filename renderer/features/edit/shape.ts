@@ -32,3 +32,15 @@ export const shapeGeometry = (rings: Rings): { type: 'Polygon'; coordinates: Pos
 
 export const sameShape = (a: Rings, b: Rings): boolean =>
   a.length === b.length && a.every((ring, i) => ring.length === b[i]!.length && ring.every((p, j) => p[0] === b[i]![j]![0] && p[1] === b[i]![j]![1]));
+
+/** A ring of the shape with vertex `i` replaced, removed, or followed by a new one halfway to the next. */
+export function withVertex(rings: Rings, r: number, i: number, change: { set: [number, number] } | { remove: true } | { insertAfter: true }): Rings {
+  return rings.map((ring, k) => {
+    if (k !== r) return ring;
+    if ('set' in change) return ring.map((p, j) => (j === i ? change.set : p));
+    if ('remove' in change) return ring.filter((_, j) => j !== i);
+    const a = ring[i]!;
+    const b = ring[(i + 1) % ring.length]!;
+    return [...ring.slice(0, i + 1), [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2] as [number, number], ...ring.slice(i + 1)];
+  });
+}

@@ -23,9 +23,25 @@ import { setEdit, useEdit } from './edit-store.ts';
 import { cancelModify, saveModify } from './actions.ts';
 import { parcelSnap } from './snap.ts';
 import { shapeHectares, type Rings } from './shape.ts';
-import { isField } from '../../keys.ts';
+import { isField, ownsEnter } from '../../keys.ts';
 
-const ringsOf = (g: Polygon): Rings => g.getCoordinates().map((ring) => ring.slice(0, -1).map((c) => toLonLat(c) as Position2));
+/**
+ * The copy's rings as [lon, lat]. A vertex still where it was put (the parcel's own, or typed) keeps its exact
+ * [lon, lat]: Web Mercator there and back is not exact in floating point, and a vertex nobody moved, or one typed from
+ * a survey, must reach the service as it was.
+ */
+function ringsOf(g: Polygon, exact: Map<string, Position2>): Rings {
+  return g.getCoordinates().map((ring) => ring.slice(0, -1).map((c) => exact.get(`${c[0]},${c[1]}`) ?? (toLonLat(c) as Position2)));
+}
+
+/** Remembers where each of these [lon, lat] vertices lies on the map, for ringsOf. */
+function remember(exact: Map<string, Position2>, rings: Rings): number[][][] {
+  return rings.map((ring) => closeRing(ring).map((p) => {
+    const c = fromLonLat(p);
+    exact.set(`${c[0]},${c[1]}`, p);
+    return c;
+  }));
+}
 
 /** Cyan as Draw's draft, red and dashed above the account's limit; the vertices drawn as handles to grab. */
 function modifyStyle(f: FeatureLike): Style[] {
@@ -52,7 +68,8 @@ export function useModify(map: RefObject<OlMap | null>, parcels: VectorSource): 
     const m = map.current;
     const editing = useEdit.getState().editing;
     if (!m || mode !== 'modify' || !id || !editing) return;
-    const geometry = new Polygon(editing.original.map((ring) => closeRing(ring).map((p) => fromLonLat(p))));
+    const exact = new Map<string, Position2>();
+    const geometry = new Polygon(remember(exact, editing.original));
     const feature = new Feature(geometry);
     const layer = new VectorLayer({ source: new VectorSource({ features: [feature] }), style: modifyStyle, zIndex: 10 });
     const features = new Collection([feature]);
@@ -61,11 +78,15 @@ export function useModify(map: RefObject<OlMap | null>, parcels: VectorSource): 
     const translate = new Translate({ features });
     const modify = new Modify({ features, pixelTolerance: 8 });
     const { snap, dispose } = parcelSnap(parcels, id);
-    const onChange = geometry.on('change', () => setEdit({ rings: ringsOf(geometry) }));
+    const onChange = geometry.on('change', () => setEdit({ rings: ringsOf(geometry, exact) }));
+    // Vertices typed in the panel (VertexTable.tsx) move the copy as a drag would.
+    const typed = useEdit.subscribe((s, prev) => {
+      if (s.typed !== prev.typed) geometry.setCoordinates(remember(exact, s.rings));
+    });
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
       if (isField(t)) return;
-      if (e.key === 'Enter') { e.preventDefault(); void saveModify(api); }
+      if (e.key === 'Enter' && !ownsEnter(t)) { e.preventDefault(); void saveModify(api); }
       else if (e.key === 'Escape') { e.preventDefault(); cancelModify(); }
     };
     m.addLayer(layer);
@@ -74,6 +95,7 @@ export function useModify(map: RefObject<OlMap | null>, parcels: VectorSource): 
     m.addInteraction(snap);
     document.addEventListener('keydown', onKey);
     return () => {
+      typed();
       document.removeEventListener('keydown', onKey);
       unByKey(onChange);
       dispose();

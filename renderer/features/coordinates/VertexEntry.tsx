@@ -1,0 +1,59 @@
+// Drawing without a pointer: vertices typed as "longitude, latitude" join the polygon being drawn as clicks do (the
+// map's Draw appends them, renderer/MapView.tsx), with buttons to take the last one back and to finish. The same
+// field places a hectare point (PointAt). Reachable with Tab; Enter in the field adds the vertex.
+import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { commandDraft, set, useApp } from '../../store.ts';
+import { formatLonLat, parseLonLat } from './lon-lat.ts';
+
+/** A "longitude, latitude" field with its inline error; `onPosition` gets what was typed once it reads. */
+function LonLatForm({ label, button, onPosition, initial = '', children }: {
+  label: string; button: string; onPosition(pos: [number, number]): void; initial?: string; children?: ReactNode;
+}) {
+  const [text, setText] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const r = parseLonLat(text);
+    if ('error' in r) { setError(r.error); return; }
+    setError(null);
+    onPosition(r.pos);
+    // Selected: the next vertex is typed over it, or edited from it with the arrow keys.
+    field.current?.select();
+  };
+  return (
+    <form className="lonlat" aria-label={label} onSubmit={submit}>
+      <label>{label}{' '}
+        <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="-4.0123, 37.2045" value={text}
+          aria-invalid={error !== null} onChange={(e) => { setText(e.target.value); setError(null); }} />
+      </label>
+      <div className="buttons">
+        <button type="submit">{button}</button>
+        {children}
+      </div>
+      {error ? <p role="alert" className="error">{error}</p> : null}
+    </form>
+  );
+}
+
+/** While a polygon is being drawn: its vertices typed one by one. */
+export function VertexEntry() {
+  // The draft ring ends with the vertex that follows the pointer (or repeats the last one typed).
+  const vertices = useApp((s) => Math.max(0, s.draft.length - 1));
+  return (
+    <LonLatForm label="Vertex (longitude, latitude)" button="Add vertex" onPosition={(pos) => commandDraft({ op: 'add', pos })}>
+      <button type="button" disabled={vertices === 0} onClick={() => commandDraft({ op: 'undo' })}>Remove last vertex</button>
+      <button type="button" disabled={vertices < 3} onClick={() => commandDraft({ op: 'finish' })}>Finish polygon</button>
+      <span className="muted" aria-live="polite">{vertices} {vertices === 1 ? 'vertex' : 'vertices'}</span>
+    </LonLatForm>
+  );
+}
+
+/** The hectare point placed, or moved, by its typed position. */
+export function PointAt() {
+  const point = useApp((s) => s.point);
+  return (
+    <LonLatForm key={point ? formatLonLat(point) : 'none'} label="Point at (longitude, latitude)" button={point ? 'Move point' : 'Place point'}
+      initial={point ? formatLonLat(point) : ''} onPosition={(pos) => set({ point: pos })} />
+  );
+}
