@@ -182,9 +182,9 @@ export class Backend {
       return this.mirror.read.farmExtent(farm);
     },
 
-    viewport: ({ account, bbox, limit = 5000, metadata }) => {
+    viewport: ({ account, bbox, limit = 5000, metadata, crops = false }) => {
       this.account(account);
-      const features = this.mirror.read.viewportJson(bbox, limit, account, metadata);
+      const features = this.mirror.read.viewportJson(bbox, limit, account, metadata, crops);
       return JsonItems.object<ParcelCollection>({ type: 'FeatureCollection', truncated: features.length > limit }, { features: features.slice(0, limit) });
     },
 

@@ -79,6 +79,16 @@ describe('crop rotations through the mirror host', () => {
     expect(one.campaigns).toEqual(['2023/2024']);
     expect(one.parcels.map((p) => p.cells.map((c) => [c.crops.map((x) => x.name), c.familyRepeats]))).toEqual([[[[], false]], [[['Barley'], true]], [[['Sunflower'], false]]]);
 
+    // The map coloured by crop: each parcel with its active crop and family (the newest sowing), none without.
+    const box: [number, number, number, number] = [-5.1, 38.4, -4.9, 38.6];
+    const shown = await h.api.viewport({ account: acc, bbox: box, crops: true });
+    const cropOf = (name: string) => shown.features.find((f) => f.properties.name === name)!.properties.crop;
+    expect([cropOf('North'), cropOf('South'), cropOf('East')]).toEqual([{ name: 'Chickpea', family: 'Fabaceae' }, { name: 'Oats', family: 'Poaceae' }, null]);
+    const plain = await h.api.viewport({ account: acc, bbox: box });
+    expect(plain.features.map((f) => 'crop' in f.properties)).toEqual([false, false, false]);
+    // Otherwise the same features.
+    expect(shown.features.map((f) => { const { crop: _, ...rest } = f.properties; return { ...f, properties: rest }; })).toEqual(plain.features);
+
     await expect(h.api.rotation({ parcel: 'no-such-parcel' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(h.api.farmRotation({ farm: 'no-such-farm' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(h.api.cropFamilies({ account: 'acc-nope' })).rejects.toMatchObject({ code: 'no_account' });

@@ -66,6 +66,8 @@ export const ParcelProperties = Obj({
   reason: Type.Union([Type.String(), Type.Null()]),
   /** A hectare point: the point and hectares it was dropped with (its geometry is the square the service makes). */
   point: Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()]),
+  /** The active crop (the newest sowing) and its family, when the viewport was asked with `crops`. */
+  crop: Type.Optional(Type.Union([Obj({ name: Type.Union([Type.String(), Type.Null()]), family: Type.Union([Type.String(), Type.Null()]) }), Type.Null()])),
   metadata: Metadata,
 });
 export const ParcelFeature = Obj({ type: Type.Literal('Feature'), id: Id, geometry: PolygonGeometry, properties: ParcelProperties });
@@ -186,6 +188,7 @@ export const FarmRotation = Obj({
     cells: Type.Array(Obj({ campaign: Nullable(Type.String()), crops: Type.Array(RotationCrop), familyRepeats: Type.Boolean() })),
   })),
 });
+export type FarmRotation = Static<typeof FarmRotation>;
 /** The fields of a crop, checked by core/crops/validate.ts (invalid_crop with every problem); null clears one. */
 const CropFields = {
   name: Type.Optional(Nullable(Type.String())), campaign: Type.Optional(Nullable(Type.String())), variety: Type.Optional(Nullable(Type.String())),
@@ -270,7 +273,11 @@ export const API = {
   },
   viewport: {
     description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
-    args: Obj({ account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })), metadata: Type.Optional(ViewportFilter) }),
+    args: Obj({
+      account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })), metadata: Type.Optional(ViewportFilter),
+      /** Each parcel with its active crop and family (properties.crop), for a map coloured by crop. */
+      crops: Type.Optional(Type.Boolean()),
+    }),
     result: ParcelCollection,
   },
   parcel: { description: 'One parcel, by local id', args: One, result: ParcelFeature },

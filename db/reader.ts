@@ -31,11 +31,20 @@ function openState(entity: Entity, idExpr: string): string {
  * stores: the shape of backend/views.ts parcelFeatures, its sync state included. One expression for the viewport and
  * search answers.
  */
-const FEATURE_JSON = `'{"type":"Feature","id":' || json_quote(p.local_id) || ',"geometry":' || p.geometry ||
+const featureJson = (extra = '') => `'{"type":"Feature","id":' || json_quote(p.local_id) || ',"geometry":' || p.geometry ||
   ',"properties":{"farm":' || json_quote(p.farm_local_id) || ',"name":' || json_quote(p.name) || ',"hectares":' || json_quote(p.hectares) ||
   ',"serverId":' || json_quote(p.server_id) || ',"state":' ||
   coalesce((SELECT json_quote(state) || ',"reason":' || json_quote(reason) FROM (${openState('parcel', 'p.local_id')})), '"synced","reason":null') ||
-  ',"point":' || coalesce(p.point, 'null') || ',"metadata":' || p.metadata || '}}'`;
+  ',"point":' || coalesce(p.point, 'null') || ${extra}',"metadata":' || p.metadata || '}}'`;
+const FEATURE_JSON = featureJson();
+/**
+ * The same with the parcel's active crop (`crop`: its name and family, the newest sowing first), for a map coloured
+ * by crop or family; a statement of its own, so the plain map pays nothing for it (index crops_parcel).
+ */
+const FEATURE_WITH_CROP_JSON = featureJson(`',"crop":' || coalesce((SELECT json_object('name', c.name, 'family', coalesce(c.family_name, f.name))
+    FROM crops c LEFT JOIN crop_families f ON f.account_id = c.account_id AND f.server_id = c.family_id
+    WHERE c.parcel_local_id = p.local_id AND c.deleted = 0 AND c.is_active = 1
+    ORDER BY c.sowing IS NULL, c.sowing DESC, c.created DESC LIMIT 1), 'null') || `);
 
 /** Read-only access to the mirror: what the UI and the CLI show. Never writes. */
 export class MirrorReader {
@@ -125,10 +134,10 @@ export class MirrorReader {
    * mostly geometry, and building it row by row in JavaScript took longer than the R*Tree query. Up to limit + 1
    * features: more than `limit` says the answer is cut.
    */
-  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata?: MetadataFilter): string[] {
-    if (metadata && Object.keys(metadata).length) return this.filteredViewportJson(bbox, limit, accountId, metadata);
+  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata?: MetadataFilter, crops = false): string[] {
+    if (metadata && Object.keys(metadata).length) return this.filteredViewportJson(bbox, limit, accountId, metadata, crops);
     // CROSS JOIN keeps the R*Tree first: given `p.account_id = ?` alone, the planner walks the account's whole index.
-    return this.db.prepare(`SELECT ${FEATURE_JSON}
+    return this.db.prepare(`SELECT ${crops ? FEATURE_WITH_CROP_JSON : FEATURE_JSON}
         FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
         WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?`)
       .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, limit + 1) as string[];
@@ -138,10 +147,10 @@ export class MirrorReader {
    * viewportJson with the embedded map's metadata filter (core/parcels/metadata-filter.ts, the service's own
    * condition): only parcels it matches, up to limit + 1. A statement of its own, so the unfiltered map's stays as it was.
    */
-  private filteredViewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata: MetadataFilter): string[] {
+  private filteredViewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata: MetadataFilter, crops: boolean): string[] {
     if (filtersOnRef(Object.keys(metadata))) return [];
     const meta = metadataFilterSql('p.metadata', metadata);
-    return this.db.prepare(`SELECT ${FEATURE_JSON}
+    return this.db.prepare(`SELECT ${crops ? FEATURE_WITH_CROP_JSON : FEATURE_JSON}
         FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
         WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? AND ${meta.sql} LIMIT ?`)
       .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, ...meta.params, limit + 1) as string[];

@@ -21,6 +21,8 @@ import { FilterBanner } from './features/filter/FilterBanner.tsx';
 import { useZoomKey } from './features/zoom/useZoomKey.ts';
 import { isField } from './keys.ts';
 import { parcelsDrawn } from './features/map/first-paint.ts';
+import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
+import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -34,6 +36,7 @@ export function App({ backend }: { backend: Backend }) {
   const account = useApp((s) => s.account?.id);
   const settings = useSettings((s) => s.open);
   const firstRun = useSettings((s) => s.loaded) && !account;
+  const rotationTable = useRotations((s) => s.table !== null);
   useZoomKey(api);
 
   useEffect(() => {
@@ -94,6 +97,11 @@ export function App({ backend }: { backend: Backend }) {
       } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 's' && account) {
         e.preventDefault();
         void syncNow(api);
+      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'r' && account && mode === 'browse') {
+        // The chosen farm's rotation table; R again closes it.
+        e.preventDefault();
+        const { farmId } = useApp.getState();
+        setRotations((s) => ({ table: s.table ? null : farmId }));
       }
     };
     document.addEventListener('keydown', onKey);
@@ -115,6 +123,7 @@ export function App({ backend }: { backend: Backend }) {
             <MapView />
             <Legend />
             <FilterBanner />
+            {rotationTable ? <FarmRotationTable /> : null}
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
           <div className="side" hidden={firstRun}>

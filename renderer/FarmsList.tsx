@@ -3,13 +3,18 @@
 import { set, useApp } from './store.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 import { CreateFarmForm } from './features/farms/CreateFarmForm.tsx';
+import { setRotations } from './features/rotations/rotation-store.ts';
 
 export function FarmsList() {
   const farms = useApp((s) => s.farms);
   const farmId = useApp((s) => s.farmId);
   return (
     <section className="farms" aria-labelledby="farms-title">
-      <h2 id="farms-title">Farms</h2>
+      <div className="farms-head">
+        <h2 id="farms-title">Farms</h2>
+        <button type="button" className="rotation-open" disabled={!farmId} aria-keyshortcuts="R" title="The chosen farm's crop rotation, parcels × campaigns (R)"
+          onClick={() => setRotations({ table: farmId })}>Crop rotation</button>
+      </div>
       {farms.length === 0 ? <p className="muted">No farms yet.</p> : null}
       <ul>
         {farms.map((f) => (

@@ -1,19 +1,40 @@
-// What the map's colours mean, and how much of the account the map shows.
+// What the map's colours mean, and how much of the account the map shows. The parcels are coloured by sync state, or
+// by their active crop's family or name (features/rotations/): then the legend lists those shown.
 import { useApp } from './store.ts';
 import { STATES } from './states.ts';
 import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
 import { hasFilter, useBrowse } from './features/browse-store.ts';
+import { setRotations, useRotations, type ColourBy } from './features/rotations/rotation-store.ts';
 
 export function Legend() {
   const shown = useApp((s) => s.shown);
   const filtered = useBrowse((s) => hasFilter(s.filter));
+  const { colourBy, legend, bare, others } = useRotations();
   return (
     <aside className="legend" aria-label="Legend">
-      <ul>
-        {STATES.map((s) => (
-          <li key={s.state}><span className="swatch" style={{ background: `${s.color}55`, borderColor: s.color }} />{s.label}</li>
-        ))}
-      </ul>
+      <label className="colour-by">Colour by{' '}
+        <select value={colourBy} onChange={(e) => setRotations({ colourBy: e.target.value as ColourBy })}>
+          <option value="state">Sync state</option>
+          <option value="family">Crop family</option>
+          <option value="crop">Active crop</option>
+        </select>
+      </label>
+      {colourBy === 'state' ? (
+        <ul>
+          {STATES.map((s) => (
+            <li key={s.state}><span className="swatch" style={{ background: `${s.color}55`, borderColor: s.color }} />{s.label}</li>
+          ))}
+        </ul>
+      ) : (
+        <>
+          <ul className="crop-legend" aria-label={colourBy === 'family' ? 'Crop families shown' : 'Active crops shown'}>
+            {legend.map((e) => <li key={e.name}><span className="swatch" style={{ background: e.colour, borderColor: e.colour }} />{e.name} <span className="muted">({e.parcels})</span></li>)}
+            {others ? <li><span className="swatch" />Others <span className="muted">({others})</span></li> : null}
+            {bare ? <li><span className="swatch" />No active crop <span className="muted">({bare})</span></li> : null}
+          </ul>
+          <p className="muted note">Outlines: sync state</p>
+        </>
+      )}
       <PlantsToggle />
       <p className="shown" role="status">
         {shown.count} parcel{shown.count === 1 ? '' : 's'} shown{shown.truncated ? ' (zoom in to see all)' : ''}{filtered ? ', filtered by metadata' : ''}

@@ -34,6 +34,8 @@ import { parcelSnap } from './features/edit/snap.ts';
 import { ParcelLayers } from './features/map/parcel-layers.ts';
 import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
 import { BasemapControl } from './features/map/BasemapControl.tsx';
+import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
+import { cropLegend } from './features/rotations/crop-legend.ts';
 import { isField, ownsEnter } from './keys.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
@@ -103,6 +105,7 @@ export function MapView() {
   const version = useApp((s) => s.version);
   const mode = useApp((s) => s.mode);
   const drawn = useApp((s) => s.drawn);
+  const colourBy = useRotations((s) => s.colourBy);
   const ring = useApp((s) => s.draft);
   const selectedId = useApp((s) => s.selectedId);
   const zoomTo = useApp((s) => s.zoomTo);
@@ -157,17 +160,19 @@ export function MapView() {
       const mine = ++seq;
       layers.current?.loading();
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
-      void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}) }).then((fc) => {
+      void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}), ...(colourBy !== 'state' ? { crops: true } : {}) }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
+        layers.current?.colourBy(colourBy);
         layers.current?.shown(fc.features.length);
+        if (colourBy !== 'state') setRotations(cropLegend(fc.features.map((f) => f.properties.crop), colourBy));
         layers.current?.select(useApp.getState().selectedId);
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
     };
     load.current();
-  }, [api, account, version, parcels, filter]);
+  }, [api, account, version, parcels, filter, colourBy]);
 
   useEffect(() => {
     started.current = false;

@@ -13,6 +13,8 @@ import { ModifyPanel } from './features/edit/ModifyPanel.tsx';
 import { ParcelEditor } from './features/edit/ParcelEditor.tsx';
 import { ConflictPanel } from './features/conflicts/ConflictPanel.tsx';
 import { PointAt, VertexEntry } from './features/coordinates/VertexEntry.tsx';
+import { RotationTimeline } from './features/rotations/RotationTimeline.tsx';
+import { ParcelPlants } from './features/plants/ParcelPlants.tsx';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -53,6 +55,8 @@ function SelectedParcel() {
       <ConflictPanel parcel={parcel} />
       <ZoomToParcel id={parcel.id} />
       <ParcelEditor key={`${parcel.id}|${p.name}|${JSON.stringify(p.metadata)}`} parcel={parcel} />
+      <ParcelPlants key={`plants-${parcel.id}`} parcel={parcel} />
+      <RotationTimeline key={parcel.id} parcel={parcel} />
     </>
   );
 }

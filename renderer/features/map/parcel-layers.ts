@@ -18,6 +18,7 @@ import type { Pixel } from 'ol/pixel.js';
 import type { Coordinate } from 'ol/coordinate.js';
 import { parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
 import { webglAvailable } from './webgl.ts';
+import type { ColourBy } from '../rotations/rotation-store.ts';
 
 /** Answers larger than this go to the WebGL layer when there is one; smaller ones keep the canvas layer's names. */
 export const WEBGL_FROM = 5000;
@@ -49,13 +50,15 @@ export class ParcelLayers {
   readonly selection: VectorLayer<VectorSource>;
   private readonly picked = new VectorSource();
   private renderer: ParcelRenderer = 'canvas';
+  /** What the canvas layer colours parcels by; anything but the sync state keeps every answer on it (see shown). */
+  private colouring: ColourBy = 'state';
   private map: OlMap | null = null;
   private firstDrawn = false;
   private loadStart = 0;
 
   constructor(readonly source: VectorSource, webgl = webglAvailable()) {
     // imageRatio 1.5: the image covers half a view more on every side, so a short pan shows drawn parcels at once.
-    this.canvas = new VectorImageLayer({ source, style: parcelStyle(), imageRatio: 1.5 });
+    this.canvas = new VectorImageLayer({ source, style: parcelStyle(() => this.colouring), imageRatio: 1.5 });
     this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
     this.selection = new VectorLayer({ source: this.picked, style: selectedStyle });
   }
@@ -77,7 +80,8 @@ export class ParcelLayers {
 
   /** After an answer of `count` parcels was put in the source: picks the layer that draws it. */
   shown(count: number): void {
-    this.renderer = this.webgl && count > WEBGL_FROM ? 'webgl' : 'canvas';
+    // Coloured by crop, the canvas layer draws every answer: the WebGL layer's style colours by sync state only.
+    this.renderer = this.webgl && count > WEBGL_FROM && this.colouring === 'state' ? 'webgl' : 'canvas';
     this.canvas.setVisible(this.renderer === 'canvas');
     this.webgl?.setVisible(this.renderer === 'webgl');
     this.mark();
@@ -93,6 +97,13 @@ export class ParcelLayers {
       if (first) performance.mark('furrow:parcels-drawn', { detail });
       performance.measure('furrow:reload', { start, end: performance.now(), detail });
     });
+  }
+
+  /** Colours the parcels by sync state, or by their active crop's family or name (the next answer carries the crops). */
+  colourBy(by: ColourBy): void {
+    if (by === this.colouring) return;
+    this.colouring = by;
+    this.canvas.changed();
   }
 
   /** Shows `id` as selected (or nothing), from the parcels in the source. */

@@ -5,6 +5,9 @@ import { Fill, Stroke, Style, Text } from 'ol/style.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import type { FlatStyle } from 'ol/style/flat.js';
 import { STATES, stateColor } from '../../states.ts';
+import type { ColourBy } from '../rotations/rotation-store.ts';
+import { colourKey, type ActiveCrop } from '../rotations/crop-legend.ts';
+import { familyColour } from '../rotations/family-colour.ts';
 
 /** Below this resolution (m/pixel, field scale) parcels carry their names; above, a region's labels would stack. */
 export const LABEL_RESOLUTION = 25;
@@ -15,22 +18,28 @@ export function rgba(hex: string, alpha: number): string {
   return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
 }
 
-/** The canvas layer's style function: one cached Style per state; names only at field scale. */
-export function parcelStyle() {
+/**
+ * The canvas layer's style function: one cached Style per state (and per crop colour); names only at field scale.
+ * Coloured by crop (`colourBy()` 'family' or 'crop'), a parcel's fill is its active crop's colour and its outline
+ * still its sync state's; a parcel without an active crop keeps the plain fill.
+ */
+export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
   const cache = new Map<string, Style>();
   return (f: FeatureLike, resolution: number) => {
     const state = String(f.get('state'));
-    let s = cache.get(state);
+    const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, colourBy());
+    const id = key === null ? state : `${state}|${familyColour(key)}`;
+    let s = cache.get(id);
     if (!s) {
       const color = stateColor(state);
       s = new Style({
-        fill: new Fill({ color: rgba(color, 0.2) }),
+        fill: new Fill({ color: key === null ? rgba(color, 0.2) : rgba(familyColour(key), 0.6) }),
         stroke: new Stroke({ color, width: 1.5 }),
         // A name wider than its parcel is left out (a region's labels would pile up), except on parcels with work
         // of the user's not yet synced: new and edited parcels are the ones people look for on the map.
         text: new Text({ font: '12px system-ui, sans-serif', fill: new Fill({ color: '#222' }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: state !== 'synced' }),
       });
-      cache.set(state, s);
+      cache.set(id, s);
     }
     s.getText()!.setText(resolution < LABEL_RESOLUTION ? String(f.get('name')) : '');
     return s;

@@ -17,3 +17,18 @@ export function infoRows(info: unknown): [string, string][] {
 }
 
 export const squareMetres = (m2: number): string => `${m2.toLocaleString('en-US', { maximumFractionDigits: 1 })} m²`;
+
+/**
+ * Whether a plant matches what was typed in the parcel's plant list: its number alone, or words found in the
+ * detection's info (case ignored), every word typed: a number among them is a whole one ("row 12" is not row 120),
+ * other words are found inside words ("alm" finds almond). Nothing typed matches every plant.
+ */
+export function plantMatches(plant: { id: number; info: unknown }, text: string): boolean {
+  // A plant's number alone ("12", "#12", "plant 12") is that plant: its info may hold the same number (a row, a count).
+  const id = /^(?:plant\s*|#)?(\d+)$/i.exec(text.trim());
+  if (id) return plant.id === Number(id[1]);
+  const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return true;
+  const tokens = `plant ${plant.id} ${infoRows(plant.info).map(([k, v]) => `${k} ${v}`).join(' ')}`.toLowerCase().split(/[\s,;:"'[\]{}()]+/).filter(Boolean);
+  return words.every((w) => (/^-?\d+(\.\d+)?$/.test(w) ? tokens.includes(w) : tokens.some((t) => t.includes(w))));
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { colourKey, cropLegend, LEGEND_MAX } from './crop-legend.ts';
+import { familyColour } from './family-colour.ts';
+
+describe('the map coloured by crop', () => {
+  it('colours a parcel by its active crop family or name, none without', () => {
+    const wheat = { name: 'Durum wheat', family: 'Poaceae' };
+    expect(colourKey(wheat, 'family')).toBe('Poaceae');
+    expect(colourKey(wheat, 'crop')).toBe('Durum wheat');
+    expect(colourKey(wheat, 'state')).toBeNull();
+    expect(colourKey(null, 'family')).toBeNull();
+    expect(colourKey({ name: 'Fallow', family: null }, 'family')).toBeNull();
+    expect(colourKey({ name: '  ', family: 'x' }, 'crop')).toBeNull();
+  });
+
+  it('lists what is shown, most parcels first, each once whatever its case, with its colour', () => {
+    const r = cropLegend([{ name: 'Wheat', family: 'Poaceae' }, { name: 'Barley', family: 'poaceae' }, { name: 'Chickpea', family: 'Fabaceae' }, null, undefined], 'family');
+    expect(r).toEqual({ legend: [{ name: 'Poaceae', colour: familyColour('Poaceae'), parcels: 2 }, { name: 'Fabaceae', colour: familyColour('Fabaceae'), parcels: 1 }], bare: 2, others: 0 });
+    const many = Array.from({ length: LEGEND_MAX + 3 }, (_, i) => ({ name: `Crop ${String(i).padStart(2, '0')}`, family: null }));
+    const m = cropLegend(many, 'crop');
+    expect([m.legend.length, m.others]).toEqual([LEGEND_MAX, 3]);
+  });
+});

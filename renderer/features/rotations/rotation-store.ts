@@ -1,0 +1,22 @@
+// The crop view's plain data: what the map's parcels are coloured by, the crops or families the map shows then (for
+// the legend), and the farm whose rotation table is open. The map's features and layers stay in MapView.
+import { create } from 'zustand';
+
+/** 'state': by sync state (the default); 'family' or 'crop': by the parcel's active crop, its family or its name. */
+export type ColourBy = 'state' | 'family' | 'crop';
+
+export interface LegendEntry { name: string; colour: string; parcels: number }
+
+export interface RotationsState {
+  colourBy: ColourBy;
+  /** The families or crops of the parcels shown, most parcels first (what the legend lists while colouring by them). */
+  legend: LegendEntry[];
+  /** Parcels shown with no active crop, and those of the keys the legend leaves out. */
+  bare: number;
+  others: number;
+  /** The farm whose rotation table is open, or none. */
+  table: string | null;
+}
+
+export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', legend: [], bare: 0, others: 0, table: null }));
+export const setRotations = useRotations.setState;
