@@ -23,6 +23,7 @@ import { isField } from './keys.ts';
 import { parcelsDrawn } from './features/map/first-paint.ts';
 import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
 import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
+import { HelpButton, HelpPanel, toggleHelp, useHelp } from './features/help/HelpPanel.tsx';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -37,6 +38,7 @@ export function App({ backend }: { backend: Backend }) {
   const settings = useSettings((s) => s.open);
   const firstRun = useSettings((s) => s.loaded) && !account;
   const rotationTable = useRotations((s) => s.table !== null);
+  const help = useHelp((s) => s.open);
   useZoomKey(api);
 
   useEffect(() => {
@@ -80,6 +82,12 @@ export function App({ backend }: { backend: Backend }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
+      // F1 even in a field (it types nothing); ? only outside one.
+      if (e.key === 'F1' || (e.key === '?' && !isField(t) && !e.ctrlKey && !e.metaKey && !e.altKey)) {
+        e.preventDefault();
+        toggleHelp();
+        return;
+      }
       if (isField(t)) return;
       const { mode } = useApp.getState();
       const key = e.key.toLowerCase();
@@ -115,6 +123,7 @@ export function App({ backend }: { backend: Backend }) {
           <h1>Furrow</h1>
           <Toolbar />
           <SearchBox />
+          <HelpButton />
         </header>
         {settings ? <SettingsPanel /> : null}
         <main className="body">
@@ -124,6 +133,7 @@ export function App({ backend }: { backend: Backend }) {
             <Legend />
             <FilterBanner />
             {rotationTable ? <FarmRotationTable /> : null}
+            {help ? <HelpPanel /> : null}
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
           <div className="side" hidden={firstRun}>

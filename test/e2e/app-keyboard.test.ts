@@ -81,6 +81,17 @@ describe('the app from the keyboard', () => {
     const round = (x: number) => Math.round(x * 1e6) / 1e6;
     const ring: [number, number][] = [[0, -0.004], [0.005, -0.004], [0.005, -0.0075], [0, -0.0075]].map(([dx, dy]) => [round(lon0 + dx!), round(lat0 + dy!)]);
 
+    // ? lists every key (the toolbar's ? button too); Esc closes the list.
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await poll(() => help.count()).toBe(1);
+    expect(await help.locator('dt').allTextContents()).toEqual(expect.arrayContaining(['D', 'Ctrl+Shift+Z', 'Ctrl+F or /', 'R']));
+    await page.screenshot({ path: join(SHOTS, 'app-help.png') });
+    // At 1280 px the header stays one line: the toolbar never wraps and moves the map.
+    expect((await page.locator('header.top').boundingBox())!.height).toBeLessThan(50);
+    await page.keyboard.press('Escape');
+    await poll(() => help.count()).toBe(0);
+
     // Draw polygon from the keyboard: D, Tab to the vertex field, each vertex typed and entered.
     await page.locator('body').focus();
     await page.keyboard.press('d');

@@ -1,0 +1,48 @@
+// The keyboard's help: every shortcut of the app (shortcuts.ts), opened with ? or F1 or the toolbar's ? button, closed
+// with Esc. A dialog that takes the focus, so a screen reader reads it at once.
+import { useEffect, useRef } from 'react';
+import { create } from 'zustand';
+import { SHORTCUTS, keyLabel } from './shortcuts.ts';
+import './help.css';
+
+export const useHelp = create<{ open: boolean }>(() => ({ open: false }));
+export const toggleHelp = () => useHelp.setState((s) => ({ open: !s.open }));
+
+export function HelpButton() {
+  const open = useHelp((s) => s.open);
+  return (
+    <button type="button" className="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts="Shift+? F1" title="Keyboard shortcuts (?)" aria-pressed={open} onClick={toggleHelp}>?</button>
+  );
+}
+
+export function HelpPanel() {
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    panel.current?.focus();
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); useHelp.setState({ open: false }); } };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+  return (
+    <section className="help" role="dialog" aria-label="Keyboard shortcuts" tabIndex={-1} ref={panel}>
+      <div className="help-head">
+        <h2>Keyboard shortcuts</h2>
+        <button type="button" aria-label="Close the keyboard shortcuts" title="Close (Esc)" onClick={() => useHelp.setState({ open: false })}>✕</button>
+      </div>
+      <p className="muted">Single keys work anywhere but in a field you are typing in; Esc leaves the field first.</p>
+      {SHORTCUTS.map((g) => (
+        <section key={g.group}>
+          <h3>{g.group}</h3>
+          <dl>
+            {g.items.map((i) => (
+              <div key={i.keys} className="shortcut">
+                <dt>{i.keys.split(' ').map((k, n) => <span key={k}>{n ? ' or ' : ''}<kbd>{keyLabel(k)}</kbd></span>)}</dt>
+                <dd>{i.what}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+// Every keyboard shortcut of the app, for the help panel (HelpPanel.tsx): one list, checked against the controls'
+// own aria-keyshortcuts by test/keyboard-help.test.ts so that the help cannot forget a key a button announces.
+
+export interface Shortcut {
+  /** As aria-keyshortcuts spells it ("Control+Shift+Z"); several alternatives separated by spaces. */
+  keys: string;
+  what: string;
+}
+
+export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
+  {
+    group: 'Tools',
+    items: [
+      { keys: 'D', what: 'Draw polygon (D again stops)' },
+      { keys: 'P', what: 'Drop hectare point' },
+      { keys: 'M', what: 'Modify the selected parcel: move vertices, or the parcel whole' },
+      { keys: 'Delete', what: 'Delete the selected parcel (asks first)' },
+      { keys: 'Control+Z', what: 'Undo the last edit (while drawing: the last vertex)' },
+      { keys: 'Control+Shift+Z', what: 'Redo' },
+      { keys: 'S', what: 'Sync now' },
+      { keys: 'Control+,', what: 'Settings: connected accounts, connect another service' },
+    ],
+  },
+  {
+    group: 'While drawing or modifying',
+    items: [
+      { keys: 'Enter', what: 'Finish the polygon, or save the modified shape' },
+      { keys: 'Backspace', what: 'Take back the last vertex' },
+      { keys: 'Escape', what: 'Leave the field you are typing in; again: cancel' },
+      { keys: 'Tab', what: 'Reach the fields to type vertices as longitude, latitude' },
+    ],
+  },
+  {
+    group: 'Browsing',
+    items: [
+      { keys: 'Control+F /', what: 'Search parcels by name or metadata value' },
+      { keys: 'Z', what: 'Zoom to the selected parcel, else the chosen farm' },
+      { keys: 'N', what: 'Create a farm' },
+      { keys: 'T', what: 'Show or hide plants (at field scale)' },
+      { keys: 'R', what: "The chosen farm's crop rotation table" },
+      { keys: 'B', what: 'Basemap' },
+      { keys: 'Shift+? F1', what: 'This list of keys' },
+    ],
+  },
+];
+
+/** "Control+Shift+Z" as people read it on a keyboard: "Ctrl+Shift+Z". */
+export const keyLabel = (key: string): string => key.replace(/Control/g, 'Ctrl').replace(/^Shift\+\?$/, '?').replace(/^Escape$/, 'Esc');

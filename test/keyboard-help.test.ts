@@ -1,0 +1,21 @@
+// The keyboard help lists every key a control announces: each aria-keyshortcuts in the renderer's components is in
+// renderer/features/help/shortcuts.ts (read here, in Node: the renderer's own tests may not touch files).
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SHORTCUTS } from '../renderer/features/help/shortcuts.ts';
+
+const RENDERER = join(import.meta.dirname, '../renderer');
+const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
+  const p = join(dir, f);
+  return statSync(p).isDirectory() ? files(p) : p.endsWith('.tsx') ? [p] : [];
+});
+
+describe('the keyboard help', () => {
+  it('lists every key a control announces', () => {
+    const listed = new Set(SHORTCUTS.flatMap((g) => g.items.flatMap((i) => i.keys.split(' '))));
+    const announced = new Set(files(RENDERER).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/aria-keyshortcuts="([^"]+)"/g)].flatMap((m) => m[1]!.split(' '))));
+    expect(announced.size).toBeGreaterThan(10);
+    expect([...announced].filter((k) => !listed.has(k))).toEqual([]);
+  });
+});
