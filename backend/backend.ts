@@ -18,6 +18,7 @@ import { accountOf, accountSummary, blockedView, farmOf, farmSummaries, farmSumm
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 import { parcelConflict } from './parcel-conflict.ts';
+import { syncDetails } from './sync-details.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -234,6 +235,11 @@ export class Backend {
     },
 
     problems: ({ account }) => problemList(this.mirror, account),
+
+    syncDetails: ({ account }) => {
+      this.account(account);
+      return syncDetails(this.mirror, account);
+    },
 
     parcelConflict: ({ id }) => parcelConflict(this.mirror, id),
 

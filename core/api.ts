@@ -113,6 +113,28 @@ export const ParcelConflict = Obj({
 });
 export type ParcelConflict = Static<typeof ParcelConflict>;
 
+const OpCounts = Obj({ create: Type.Integer(), update: Type.Integer(), delete: Type.Integer() });
+/** What an account's next sync sends (queued work), and what it adds to the hectares the service bills. */
+export const SyncPreview = Obj({
+  ops: Obj({ farm: OpCounts, parcel: OpCounts, crop: OpCounts }),
+  /** Created parcels, plus an edited shape's change, minus deleted parcels: the change to the billed total. */
+  hectaresAdded: Type.Number(), hectaresCreated: Type.Number(), hectaresDeleted: Type.Number(),
+  /** Work of unknown outcome, checked on the service before any of it is sent again. */
+  uncertain: Type.Integer(),
+});
+/** Work that needs a look: uncertain (with what the engine found), rejected (the service's reason), or blocked. */
+export const SyncItem = Obj({
+  op: Type.Integer(), entity: Type.Union([Type.Literal('farm'), Type.Literal('parcel'), Type.Literal('crop')]),
+  kind: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')]), localId: Id, name: Nullable(Type.String()),
+  state: Type.Union([Type.Literal('uncertain'), Type.Literal('in_flight'), Type.Literal('rejected'), Type.Literal('blocked')]),
+  reason: Nullable(Type.String()), sentAt: Nullable(Type.String()), checks: Type.Integer(), nextAttemptAt: Nullable(Type.String()), batch: Nullable(Type.String()),
+});
+export type SyncItem = Static<typeof SyncItem>;
+/** An open conflict as the sync cockpit lists it, with the local id of what it is about. */
+export const SyncConflict = Obj({ id: Type.Integer(), entity: Type.String(), localId: Id, name: Type.String(), kind: Type.String(), reason: Type.String() });
+export const SyncDetails = Obj({ preview: SyncPreview, items: Type.Array(SyncItem), conflicts: Type.Array(SyncConflict) });
+export type SyncDetails = Static<typeof SyncDetails>;
+
 export const SyncProgress = Obj({
   account: AccountId,
   phase: Type.String(),
@@ -301,6 +323,10 @@ export const API = {
   undo: { description: "Undoes the account's last edit (or the last of any); its label, or null when there is none", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
   redo: { description: "Redoes the account's last undone edit (or the last of any)", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
   problems: { description: 'Blocked accounts, rejected items and open conflicts, with their reasons', args: Obj({ account: Type.Optional(AccountId) }), result: Type.Array(Problem) },
+  syncDetails: {
+    description: "The sync cockpit's view of an account: what the next sync sends, the work that needs a look and the open conflicts",
+    args: Account, result: SyncDetails,
+  },
   parcelConflict: { description: "A parcel's open conflict with what differs between its two sides, or null", args: One, result: Nullable(ParcelConflict) },
   resolve: {
     description: 'Settles a conflict', args: Obj({ conflict: Type.Integer({ minimum: 1 }), keep: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]) }),

@@ -24,6 +24,7 @@ import { parcelsDrawn } from './features/map/first-paint.ts';
 import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
 import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { HelpButton, HelpPanel, toggleHelp, useHelp } from './features/help/HelpPanel.tsx';
+import { SyncCockpit, toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -39,6 +40,7 @@ export function App({ backend }: { backend: Backend }) {
   const firstRun = useSettings((s) => s.loaded) && !account;
   const rotationTable = useRotations((s) => s.table !== null);
   const help = useHelp((s) => s.open);
+  const cockpit = useCockpit((s) => s.open);
   useZoomKey(api);
 
   useEffect(() => {
@@ -105,6 +107,9 @@ export function App({ backend }: { backend: Backend }) {
       } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 's' && account) {
         e.preventDefault();
         void syncNow(api);
+      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'c' && account) {
+        e.preventDefault();
+        toggleCockpit();
       } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'r' && account && mode === 'browse') {
         // The chosen farm's rotation table; R again closes it.
         e.preventDefault();
@@ -134,6 +139,7 @@ export function App({ backend }: { backend: Backend }) {
             <FilterBanner />
             {rotationTable ? <FarmRotationTable /> : null}
             {help ? <HelpPanel /> : null}
+            {cockpit ? <SyncCockpit /> : null}
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
           <div className="side" hidden={firstRun}>

@@ -4,6 +4,7 @@ import { refreshAccount, syncNow } from './actions.ts';
 import { chooseAccount, useApp } from './store.ts';
 import { conflictsNote, connectionLabel } from './features/status/status-words.ts';
 import { SyncProgress } from './features/status/SyncProgress.tsx';
+import { toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
@@ -12,6 +13,8 @@ export function StatusBar() {
   const account = useApp((s) => s.account);
   const accounts = useApp((s) => s.accounts);
   const conflicts = conflictsNote(account?.counts.conflicts ?? 0);
+  const cockpitOpen = useCockpit((s) => s.open);
+  const attention = accounts.reduce((n, a) => n + a.counts.rejected + a.counts.conflicts + a.counts.blocked + a.counts.uncertain, 0);
   const api = useApi();
   const choose = (id: string) => {
     chooseAccount(accounts.find((a) => a.id === id) ?? null);
@@ -33,6 +36,10 @@ export function StatusBar() {
       {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
       {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}
       {conflicts ? <span className="conflicts-note error" role="status" aria-label="Conflicts">· {conflicts}</span> : null}
+      {account ? (
+        <button type="button" className={attention ? 'details attention' : 'details'} aria-keyshortcuts="C" title="Every account's queue, what the next sync sends, and what needs you (C)"
+          aria-pressed={cockpitOpen} onClick={toggleCockpit}>Sync details{attention ? ` (${attention} need you)` : ''}</button>
+      ) : null}
     </footer>
   );
 }

@@ -2,7 +2,7 @@
 // test/e2e/app*.test.ts share.
 import { expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -119,4 +119,47 @@ export async function drawSquare(page: Page, cx: number, cy: number, half: numbe
   await page.getByRole('button', { name: 'Save parcel' }).click();
   await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe(name);
   return drawn;
+}
+
+/** A parcel as the service's HTTP API lists it, with what the app tests read of it. */
+export interface ServiceParcel { id: number; geometry: { type: string; coordinates: number[][][] }; properties: { name: string; hectares: number; metadata: Record<string, unknown> } }
+
+/**
+ * The demo service's HTTP API as curl reaches it: the demo's API key (data/demo-credentials.json) and the account
+ * `npm start` printed, so a test sees exactly what the service holds.
+ */
+export function demoApi(demo: Pick<DemoApp, 'dir' | 'app' | 'service'>) {
+  const key = () => (JSON.parse(readFileSync(join(demo.dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string }).api_key;
+  const account = () => /account\s+(acc-[\w-]+)/.exec(demo.app.err())![1]!;
+  const send = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
+    const r = await fetch(`${demo.service}${path}`, {
+      method, headers: { 'x-api-key': key(), 'service-account': account(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json().catch(() => null) as unknown };
+  };
+  const get = async <T>(path: string): Promise<T> => {
+    const r = await send('GET', path);
+    expect(r.status, path).toBe(200);
+    return r.body as T;
+  };
+  return {
+    account, send, get,
+    /** Every parcel of every farm of the account. */
+    parcels: async (): Promise<ServiceParcel[]> => {
+      const all: ServiceParcel[] = [];
+      for (const f of await get<{ id: number }[]>('/api/farms/')) all.push(...(await get<{ features: ServiceParcel[] }>(`/api/farms/${f.id}/parcels/`)).features);
+      return all;
+    },
+    /** The parcel of that name, if the service has one. */
+    parcel: async (name: string): Promise<ServiceParcel | undefined> =>
+      (await get<{ features: ServiceParcel[] }>(`/api/parcels/?search=${encodeURIComponent(name)}`)).features.find((f) => f.properties.name === name),
+  };
+}
+
+/** [lon, lat] under a page point, as the map's cursor read-out (its MousePosition control) says it. */
+export async function lonLatAt(page: Page, x: number, y: number): Promise<[number, number]> {
+  await page.mouse.move(x, y);
+  const [lon, lat] = ((await page.locator('.cursor-position').textContent()) ?? '').split(',').map(Number);
+  return [lon!, lat!];
 }

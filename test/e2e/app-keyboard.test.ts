@@ -4,22 +4,18 @@
 // point (P) placed by its typed position; Sync now (S); and the service holding exactly the typed shapes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, type Page } from 'playwright-core';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHOTS } from './embed-harness.ts';
-import { mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
+import { demoApi, lonLatAt, mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 import { polygonHectares } from '../../core/geo/area.ts';
 import { hectares } from '../../renderer/states.ts';
 
 let ctx: DemoApp;
-let dir: string;
-let app: RunningApp;
-let service: string;
 let browser: Browser;
 
 beforeAll(async () => {
   ctx = await startDemoApp('furrow-app-keyboard-');
-  ({ dir, app, service, browser } = ctx);
+  ({ browser } = ctx);
 }, 150_000);
 
 afterAll(async () => {
@@ -28,21 +24,6 @@ afterAll(async () => {
 
 const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 const text = async (page: Page, field: string) => (await page.locator(`[data-field=${field}]`).textContent()) ?? '';
-
-interface ServiceParcel { id: number; geometry: { type: string; coordinates: number[][][] }; properties: { name: string; hectares: number } }
-
-async function serviceParcels(): Promise<ServiceParcel[]> {
-  const { api_key: key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
-  const account = /account\s+(acc-[\w-]+)/.exec(app.err())![1]!;
-  const get = async (path: string) => {
-    const r = await fetch(`${service}${path}`, { headers: { 'x-api-key': key, 'service-account': account } });
-    expect(r.status).toBe(200);
-    return r.json() as Promise<unknown>;
-  };
-  const all: ServiceParcel[] = [];
-  for (const f of await get('/api/farms/') as { id: number }[]) all.push(...(await get(`/api/farms/${f.id}/parcels/`) as { features: ServiceParcel[] }).features);
-  return all;
-}
 
 /** What has the keyboard's focus: its accessible name as a screen reader would read it (label, aria-label or text). */
 const focused = (page: Page) => page.evaluate(() => {
@@ -61,16 +42,9 @@ async function tabTo(page: Page, name: string): Promise<void> {
   throw new Error(`Tab never reached "${name}" (last: "${await focused(page)}")`);
 }
 
-/** [lon, lat] under a page point, as the map's cursor read-out says it. */
-async function lonLatAt(page: Page, x: number, y: number): Promise<[number, number]> {
-  await page.mouse.move(x, y);
-  const [lon, lat] = ((await page.locator('.cursor-position').textContent()) ?? '').split(',').map(Number);
-  return [lon!, lat!];
-}
-
 describe('the app from the keyboard', () => {
   it('draws, modifies and places parcels by typed coordinates, and the service holds exactly them', async () => {
-    const { page, problems } = await openApp(browser, app.url);
+    const { page, problems } = await openApp(browser, ctx.app.url);
     await poll(() => shownOn(page)).toBeGreaterThanOrEqual(12);
     await waitOnline(page);
     // A free spot beside the demo farm in view: a little below the map's bottom edge.
@@ -174,8 +148,8 @@ describe('the app from the keyboard', () => {
     // Sync now (S), and the service holds exactly what was typed.
     await page.locator('body').focus();
     await page.keyboard.press('s');
-    await poll(async () => (await serviceParcels()).filter((p) => p.properties.name.startsWith('Typed ')).length).toBe(2);
-    const onService = await serviceParcels();
+    await poll(async () => (await demoApi(ctx).parcels()).filter((p) => p.properties.name.startsWith('Typed ')).length).toBe(2);
+    const onService = await demoApi(ctx).parcels();
     const field = onService.find((p) => p.properties.name === 'Typed field')!;
     const vertices = field.geometry.coordinates[0]!.slice(0, -1).map(([lon, lat]) => `${lon},${lat}`).sort();
     expect(vertices).toEqual(modified.map(([lon, lat]) => `${lon},${lat}`).sort());

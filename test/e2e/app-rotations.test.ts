@@ -5,25 +5,20 @@
 // one campaign at a time; the map coloured by crop family with its legend; the orchard's plants counted as the
 // service counts them, searched, and one shown in its popup.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, type Page } from 'playwright-core';
-import { copyFileSync, readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
+import { demoApi, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 
 let ctx: DemoApp;
-let dir: string;
-let app: RunningApp;
-let service: string;
-let browser: Browser;
 let page: Page;
 let problems: () => Promise<string[]>;
 
 beforeAll(async () => {
   ctx = await startDemoApp('furrow-app-rotations-');
-  ({ dir, app, service, browser } = ctx);
-  ({ page, problems } = await openApp(browser, app.url));
+  ({ page, problems } = await openApp(ctx.browser, ctx.app.url));
 }, 150_000);
 
 afterAll(async () => {
@@ -34,19 +29,10 @@ const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 
 interface Crop { id: number; name: string | null; campaign: string | null; variety: string | null; family: { id: number; name?: string } | null; sowing: string | null; closure: string | null; is_active: boolean; parcel: number }
 
-/** The service's own view, over its HTTP API with the demo's key, as curl would. */
-async function onService<T>(path: string): Promise<T> {
-  const { api_key: key } = JSON.parse(readFileSync(join(dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string };
-  const account = /account\s+(acc-[\w-]+)/.exec(app.err())![1]!;
-  const r = await fetch(`${service}${path}`, { headers: { 'x-api-key': key, 'service-account': account } });
-  expect(r.status, path).toBe(200);
-  return r.json() as Promise<T>;
-}
-
-const serviceParcel = async (name: string) => (await onService<{ features: { id: number; properties: { name: string } }[] }>(`/api/parcels/?search=${encodeURIComponent(name)}`))
-  .features.find((f) => f.properties.name === name)!;
-const serviceCrops = async (parcelId: number) => onService<Crop[]>(`/api/parcels/${parcelId}/crops/`);
-const familyNames = async () => new Map((await onService<{ id: number; name: string }[]>('/api/crop-families/')).map((f) => [f.id, f.name]));
+const api = () => demoApi(ctx);
+const serviceParcel = async (name: string) => (await api().parcel(name))!;
+const serviceCrops = async (parcelId: number) => api().get<Crop[]>(`/api/parcels/${parcelId}/crops/`);
+const familyNames = async () => new Map((await api().get<{ id: number; name: string }[]>('/api/crop-families/')).map((f) => [f.id, f.name]));
 
 /** Selects a parcel by name with the search box (Ctrl+F), as a user finds one. */
 async function select(name: string): Promise<void> {
@@ -131,9 +117,9 @@ describe('crop rotations and plants in the app', () => {
     await poll(() => table.locator('tbody tr').count()).toBe(12);
     // Where the service's crops say a family follows itself, campaign after campaign.
     const families = await familyNames();
-    const farms = await onService<{ id: number; name: string }[]>('/api/farms/');
+    const farms = await api().get<{ id: number; name: string }[]>('/api/farms/');
     const farmId = farms.find((f) => f.name === 'Hof Sonnenfeld')!.id;
-    const parcels = (await onService<{ features: { id: number; properties: { name: string } }[] }>(`/api/farms/${farmId}/parcels/`)).features;
+    const parcels = (await api().get<{ features: { id: number; properties: { name: string } }[] }>(`/api/farms/${farmId}/parcels/`)).features;
     const repeats: string[] = [];
     for (const p of parcels) {
       const crops = (await serviceCrops(p.id)).sort((a, b) => (a.campaign ?? '').localeCompare(b.campaign ?? ''));
@@ -186,7 +172,7 @@ describe('crop rotations and plants in the app', () => {
   it("counts the orchard's plants as the service does, searches them, and shows one", async () => {
     await select('Almond orchard');
     const orchard = await serviceParcel('Almond orchard');
-    const plants = await onService<{ features: { id: number; properties: { info: Record<string, unknown> } }[] }>(`/api/parcels/${orchard.id}/plants/`);
+    const plants = await api().get<{ features: { id: number; properties: { info: Record<string, unknown> } }[] }>(`/api/parcels/${orchard.id}/plants/`);
     expect(plants.features.length).toBeGreaterThan(20);
     await poll(() => page.locator('[data-field=plant-count]').textContent()).toBe(plants.features.length.toLocaleString('en-US'));
     await page.locator('.parcel-plants summary').click();

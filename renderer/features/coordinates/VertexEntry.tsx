@@ -6,8 +6,9 @@ import { commandDraft, set, useApp } from '../../store.ts';
 import { formatLonLat, parseLonLat } from './lon-lat.ts';
 
 /** A "longitude, latitude" field with its inline error; `onPosition` gets what was typed once it reads. */
-function LonLatForm({ label, button, onPosition, initial = '', children }: {
-  label: string; button: string; onPosition(pos: [number, number]): void; initial?: string; children?: ReactNode;
+function LonLatForm({ name, label, button, onPosition, initial = '', children }: {
+  /** The form's own accessible name; `label` is its field's. */
+  name: string; label: string; button: string; onPosition(pos: [number, number]): void; initial?: string; children?: ReactNode;
 }) {
   const [text, setText] = useState(initial);
   const [error, setError] = useState<string | null>(null);
@@ -22,7 +23,7 @@ function LonLatForm({ label, button, onPosition, initial = '', children }: {
     field.current?.select();
   };
   return (
-    <form className="lonlat" aria-label={label} onSubmit={submit}>
+    <form className="lonlat" aria-label={name} onSubmit={submit}>
       <label>{label}{' '}
         <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="-4.0123, 37.2045" value={text}
           aria-invalid={error !== null} onChange={(e) => { setText(e.target.value); setError(null); }} />
@@ -41,7 +42,7 @@ export function VertexEntry() {
   // The draft ring ends with the vertex that follows the pointer (or repeats the last one typed).
   const vertices = useApp((s) => Math.max(0, s.draft.length - 1));
   return (
-    <LonLatForm label="Vertex (longitude, latitude)" button="Add vertex" onPosition={(pos) => commandDraft({ op: 'add', pos })}>
+    <LonLatForm name="Vertices by coordinates" label="Vertex (longitude, latitude)" button="Add vertex" onPosition={(pos) => commandDraft({ op: 'add', pos })}>
       <button type="button" disabled={vertices === 0} onClick={() => commandDraft({ op: 'undo' })}>Remove last vertex</button>
       <button type="button" disabled={vertices < 3} onClick={() => commandDraft({ op: 'finish' })}>Finish polygon</button>
       <span className="muted" aria-live="polite">{vertices} {vertices === 1 ? 'vertex' : 'vertices'}</span>
@@ -53,7 +54,7 @@ export function VertexEntry() {
 export function PointAt() {
   const point = useApp((s) => s.point);
   return (
-    <LonLatForm key={point ? formatLonLat(point) : 'none'} label="Point at (longitude, latitude)" button={point ? 'Move point' : 'Place point'}
+    <LonLatForm key={point ? formatLonLat(point) : 'none'} name="Point by coordinates" label="Point at (longitude, latitude)" button={point ? 'Move point' : 'Place point'}
       initial={point ? formatLonLat(point) : ''} onPosition={(pos) => set({ point: pos })} />
   );
 }

@@ -1,8 +1,8 @@
 // The keyboard's help: every shortcut of the app (shortcuts.ts), opened with ? or F1 or the toolbar's ? button, closed
 // with Esc. A dialog that takes the focus, so a screen reader reads it at once.
-import { useEffect, useRef } from 'react';
 import { create } from 'zustand';
 import { SHORTCUTS, keyLabel } from './shortcuts.ts';
+import { usePanel } from '../../panel.ts';
 import './help.css';
 
 export const useHelp = create<{ open: boolean }>(() => ({ open: false }));
@@ -16,13 +16,7 @@ export function HelpButton() {
 }
 
 export function HelpPanel() {
-  const panel = useRef<HTMLElement>(null);
-  useEffect(() => {
-    panel.current?.focus();
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); useHelp.setState({ open: false }); } };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  const panel = usePanel(() => useHelp.setState({ open: false }));
   return (
     <section className="help" role="dialog" aria-label="Keyboard shortcuts" tabIndex={-1} ref={panel}>
       <div className="help-head">

@@ -18,6 +18,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Control+Z', what: 'Undo the last edit (while drawing: the last vertex)' },
       { keys: 'Control+Shift+Z', what: 'Redo' },
       { keys: 'S', what: 'Sync now' },
+      { keys: 'C', what: "Sync details: every account's queue, the next sync, what needs you" },
       { keys: 'Control+,', what: 'Settings: connected accounts, connect another service' },
     ],
   },

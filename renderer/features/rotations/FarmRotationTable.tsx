@@ -1,12 +1,13 @@
 // A farm's crop rotation at a glance, for farm managers: its parcels × campaigns, each cell the crops of that season
 // coloured by family, a warning mark where a family follows itself on the parcel (core/crops/rotation.ts, through the
 // backend's farmRotation), one campaign or all. A parcel's name selects it on the map. Over the map; Esc closes it.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { FarmRotation, RotationCrop } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { set, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
 import { setRotations, useRotations } from './rotation-store.ts';
+import { usePanel } from '../../panel.ts';
 import { familyColour, inkOn } from './family-colour.ts';
 import './rotations.css';
 
@@ -40,14 +41,8 @@ export function FarmRotationTable() {
   const [all, setAll] = useState<(string | null)[]>([]);
   const [grid, setGrid] = useState<FarmRotation | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const panel = useRef<HTMLElement>(null);
+  const panel = usePanel(close);
 
-  useEffect(() => {
-    panel.current?.focus();
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); close(); } };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
   useEffect(() => {
     if (!farm) return;
     let live = true;

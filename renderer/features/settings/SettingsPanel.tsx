@@ -1,7 +1,7 @@
 // Settings: the connected accounts (show one, disconnect one) and the form to connect another service. A
 // disconnect the backend refuses because the account has unsynced work says how much, and offers the explicit
 // discard; nothing is ever discarded without that second click.
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { RpcError } from '../../../core/rpc.ts';
 import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AccountSummary } from '../../../core/api.ts';
@@ -11,6 +11,7 @@ import { ConnectForm } from './ConnectForm.tsx';
 import { disconnected, showAccount } from './account-actions.ts';
 import { unsyncedSummary } from './connect-errors.ts';
 import { closeSettings } from './settings-store.ts';
+import { usePanel } from '../../panel.ts';
 import './settings.css';
 
 /** A disconnect refused for unsynced work: which account and what would be lost. */
@@ -62,14 +63,8 @@ export function SettingsPanel() {
   const accounts = useApp((s) => s.accounts);
   const current = useApp((s) => s.account?.id);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const panel = useRef<HTMLElement>(null);
   // Focus moves into the panel when it opens; Escape closes it (the toolbar's button gets focus back from the browser).
-  useEffect(() => {
-    panel.current?.focus();
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') closeSettings(); };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  const panel = usePanel(closeSettings);
   const service = accounts.find((a) => a.id === current)?.service ?? '';
   return (
     <section className="settings" role="dialog" aria-label="Settings" tabIndex={-1} ref={panel}>

@@ -1,0 +1,16 @@
+// The sync cockpit's view of one account (core/api.ts syncDetails): the next sync's preview and the work that needs
+// the user, read from the mirror (db/sync-preview.ts), with each open conflict's subject named.
+import type { Mirror } from '../db/mirror.ts';
+import { syncItems, syncPreview } from '../db/sync-preview.ts';
+import type { SyncDetails } from '../core/api.ts';
+
+export function syncDetails(m: Mirror, accountId: string): SyncDetails {
+  const nameOf = (entity: string, localId: string): string => {
+    const r = entity === 'farm' ? m.read.farm(localId) : entity === 'parcel' ? m.read.parcel(localId) : m.read.crop(localId);
+    return (r && 'name' in r && r.name) || localId;
+  };
+  const conflicts = m.read.conflicts().filter((c) => c.account_id === accountId).map((c) => ({
+    id: c.id, entity: c.entity, localId: c.local_id, name: nameOf(c.entity, c.local_id), kind: c.kind, reason: (JSON.parse(c.fields) as string[]).join(', '),
+  }));
+  return { preview: syncPreview(m.syncDb, accountId), items: syncItems(m.syncDb, accountId), conflicts };
+}

@@ -1,0 +1,175 @@
+// The sync cockpit, for consultants who sync many accounts: every connected account with its counts (pending, in
+// flight, uncertain, rejected, conflicts, blocked), a Sync button each and its progress; for the account shown, what
+// the next sync sends and the billable hectares it adds, and the work that needs a look — uncertain items with what
+// the engine found, rejected ones with the service's reason (Show on map, Fix, Send again), open conflicts (Keep mine,
+// Keep theirs, Show) and a blocked account's reason and way out. C or the status line's Sync details opens it.
+import { useEffect, useState } from 'react';
+import { create } from 'zustand';
+import type { AccountSummary, SyncDetails, SyncItem } from '../../../core/api.ts';
+import { useApi } from '../../context.ts';
+import type { AppApi } from '../../backend.ts';
+import { refreshAccount, syncNow } from '../../actions.ts';
+import { chooseAccount, say, set, useApp } from '../../store.ts';
+import { startModify } from '../edit/actions.ts';
+import { usePanel } from '../../panel.ts';
+import { billableLine, evidence, previewLines } from './sync-words.ts';
+import './cockpit.css';
+
+export const useCockpit = create<{ open: boolean; syncing: string[] }>(() => ({ open: false, syncing: [] }));
+export const toggleCockpit = () => useCockpit.setState((s) => ({ open: !s.open }));
+const close = () => useCockpit.setState({ open: false });
+const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+const COUNTS: [keyof AccountSummary['counts'], string][] = [
+  ['pending', 'Pending'], ['in_flight', 'In flight'], ['uncertain', 'Uncertain'], ['rejected', 'Rejected'], ['conflicts', 'Conflicts'], ['blocked', 'Blocked'],
+];
+
+/** Syncs one account, shown or not; the shown one goes through the app's own Sync now (its messages and state). */
+async function syncAccount(api: AppApi, id: string): Promise<void> {
+  if (useApp.getState().account?.id === id) return syncNow(api);
+  useCockpit.setState((s) => ({ syncing: [...s.syncing, id] }));
+  try {
+    const [r] = await api.sync({ account: id });
+    if (r) say(r.unreachable ? `${id}: the service could not be reached; nothing is lost.` : r.blocked ? `${id} needs you: ${r.blocked}` : `${id}: ${r.committed} sent, ${r.pulled} received.`, Boolean(r.unreachable || r.blocked || r.error));
+  } catch (err) {
+    say(`Sync failed: ${why(err)}`, true);
+  } finally {
+    useCockpit.setState((s) => ({ syncing: s.syncing.filter((a) => a !== id) }));
+    await refreshAccount(api).catch(() => {});
+  }
+}
+
+function AccountRow({ a, shown }: { a: AccountSummary; shown: boolean }) {
+  const api = useApi();
+  const appSyncing = useApp((s) => s.syncing);
+  const busy = useCockpit((s) => s.syncing.includes(a.id)) || (shown && appSyncing);
+  const progress = useApp((s) => (s.sync?.account === a.id ? s.sync : null));
+  return (
+    <tr className={shown ? 'shown' : undefined}>
+      <th scope="row">{a.label || a.id}<div className="muted service">{a.service}{a.blocked ? '' : a.lastPull ? ` · pulled ${a.lastPull.slice(0, 16).replace('T', ' ')}` : ' · never pulled'}</div>
+        {a.blocked ? <div className="error">Blocked: {a.blocked.reason}</div> : null}
+        <div className="actions">
+          <button type="button" disabled={busy} onClick={() => void syncAccount(api, a.id)} aria-label={`Sync ${a.label || a.id}`}>{busy ? 'Syncing…' : 'Sync'}</button>
+          {!shown ? <button type="button" onClick={() => { chooseAccount(a); void refreshAccount(api); }} aria-label={`Show ${a.label || a.id}`}>Show</button> : null}
+          {progress && progress.total > 0 ? <progress max={progress.total} value={progress.done} aria-label={`Syncing ${a.label || a.id}: ${progress.phase}`} /> : null}
+        </div>
+      </th>
+      {COUNTS.map(([k]) => <td key={k} data-count={k} className={a.counts[k] && k !== 'pending' && k !== 'in_flight' ? 'attention' : undefined}>{a.counts[k].toLocaleString('en-US')}</td>)}
+    </tr>
+  );
+}
+
+function Item({ item, onRetry }: { item: SyncItem; onRetry?: () => void }) {
+  const api = useApi();
+  const parcel = item.entity === 'parcel' && item.kind !== 'delete';
+  const show = () => { set({ selectedId: item.localId }); close(); };
+  const fix = async () => { set({ selectedId: item.localId }); close(); await startModify(api); };
+  return (
+    <li data-item={item.op}>
+      <strong>{item.name ?? item.localId}</strong> <span className="muted">({item.entity} {item.kind})</span>
+      <div className={item.state === 'rejected' ? 'error' : 'muted'}>{item.state === 'uncertain' || item.state === 'in_flight' ? evidence(item) : item.reason ?? 'No reason given'}</div>
+      {parcel && item.state !== 'uncertain' && item.state !== 'in_flight' ? (
+        <div className="buttons">
+          <button type="button" onClick={show}>Show on map</button>
+          {item.state === 'rejected' ? <button type="button" onClick={() => void fix()} title="Modify its shape; a fixed parcel is sent again">Fix</button> : null}
+          {onRetry ? <button type="button" onClick={onRetry} title="Queue it again as it is (after the service's limit changed, say)">Send again</button> : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+export function SyncCockpit() {
+  const api = useApi();
+  const accounts = useApp((s) => s.accounts);
+  const account = useApp((s) => s.account);
+  const version = useApp((s) => s.version);
+  const [details, setDetails] = useState<SyncDetails | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const panel = usePanel(close);
+
+  useEffect(() => {
+    if (!account) return;
+    let live = true;
+    api.syncDetails({ account: account.id }).then((d) => { if (live) { setDetails(d); setError(null); } }, (err: unknown) => { if (live) setError(why(err)); });
+    return () => { live = false; };
+    // The account's counts move with every sync and edit: its details are read again with them.
+  }, [api, account, version]);
+
+  const retry = async () => {
+    if (!account) return;
+    try {
+      const r = await api.retry({ account: account.id });
+      say(`${r.requeued} item(s) queued again; they are sent at the next sync.`);
+      await refreshAccount(api);
+    } catch (err) {
+      say(`Not queued again: ${why(err)}`, true);
+    }
+  };
+  const resolve = async (id: number, keep: 'mine' | 'theirs') => {
+    try {
+      await api.resolve({ conflict: id, keep });
+      say(keep === 'mine' ? 'Kept yours: it is sent at the next sync.' : "Kept the service's.");
+      await refreshAccount(api);
+    } catch (err) {
+      say(`Not settled: ${why(err)}`, true);
+    }
+  };
+
+  const items = details?.items ?? [];
+  const uncertain = items.filter((i) => i.state === 'uncertain' || i.state === 'in_flight');
+  const rejected = items.filter((i) => i.state === 'rejected');
+  const blocked = items.filter((i) => i.state === 'blocked');
+  const lines = details ? previewLines(details.preview) : [];
+  return (
+    <section className="cockpit" role="dialog" aria-label="Sync details" tabIndex={-1} ref={panel}>
+      <div className="cockpit-head">
+        <h2>Sync details</h2>
+        <button type="button" aria-label="Close sync details" title="Close (Esc)" onClick={close}>✕</button>
+      </div>
+      <table className="accounts-table">
+        <thead><tr><th scope="col">Account</th>{COUNTS.map(([k, l]) => <th key={k} scope="col">{l}</th>)}</tr></thead>
+        <tbody>{accounts.map((a) => <AccountRow key={a.id} a={a} shown={a.id === account?.id} />)}</tbody>
+      </table>
+      {error ? <p role="alert" className="error">{error}</p> : null}
+      {account && details ? (
+        <>
+          <h3>Next sync of {account.label || account.id}</h3>
+          {account.blocked ? <p className="error" role="alert">Blocked: {account.blocked.reason}. {account.blocked.wayOut}</p> : null}
+          <ul className="preview" aria-label="What the next sync sends">
+            {lines.length ? lines.map((l) => <li key={l}>{l}</li>) : <li className="muted">Nothing waits to be sent.</li>}
+            {lines.length ? <li>{billableLine(details.preview)}</li> : null}
+            {details.preview.uncertain ? <li>{details.preview.uncertain} of unknown outcome, checked on the service first</li> : null}
+          </ul>
+          {uncertain.length ? (<><h3>Uncertain ({uncertain.length})</h3><ul className="items" aria-label="Uncertain">{uncertain.map((i) => <Item key={i.op} item={i} />)}</ul></>) : null}
+          {rejected.length ? (
+            <>
+              <h3>Rejected by the service ({rejected.length}) <button type="button" className="small" onClick={() => void retry()}>Send all again</button></h3>
+              <ul className="items" aria-label="Rejected">{rejected.map((i) => <Item key={i.op} item={i} onRetry={() => void retry()} />)}</ul>
+            </>
+          ) : null}
+          {blocked.length ? (<><h3>Blocked ({blocked.length})</h3><ul className="items" aria-label="Blocked">{blocked.map((i) => <Item key={i.op} item={i} />)}</ul></>) : null}
+          {details.conflicts.length ? (
+            <>
+              <h3>Conflicts ({details.conflicts.length})</h3>
+              <ul className="items" aria-label="Conflicts">
+                {details.conflicts.map((c) => (
+                  <li key={c.id} data-conflict={c.id}>
+                    <strong>{c.name}</strong> <span className="muted">({c.entity}: {c.kind.replace(/_/g, ' ')})</span>
+                    <div className="muted">{c.reason}</div>
+                    <div className="buttons">
+                      <button type="button" onClick={() => void resolve(c.id, 'mine')}>Keep mine</button>
+                      <button type="button" onClick={() => void resolve(c.id, 'theirs')}>Keep theirs</button>
+                      {c.entity === 'parcel' ? <button type="button" onClick={() => { set({ selectedId: c.localId }); close(); }} title="Both sides, field by field, in the parcel panel">Compare</button> : null}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+          {!uncertain.length && !rejected.length && !blocked.length && !details.conflicts.length && !account.blocked ? <p className="muted">Nothing needs you.</p> : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
