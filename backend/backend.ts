@@ -12,7 +12,7 @@ import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
 import { JsonItems, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent, ParcelCollection, ParcelFeature } from '../core/api.ts';
-import { API_VERSION, ApiErrorCode } from '../core/api-codes.ts';
+import { API_VERSION, ApiErrorCode, EXPORT_TEXT_MAX } from '../core/api-codes.ts';
 import { ChangeLog } from '../db/change-log.ts';
 import { accountOf, accountSummary, blockedView, farmOf, farmSummaries, farmSummary, parcelFeature } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
@@ -289,6 +289,20 @@ export class Backend {
       return exportFile(this.mirror, path, { accountId: account, farmLocalId: farm, signal: ctx.signal, onProgress: (done, total) => ctx.progress({ done, total }) });
     },
 
+    exportText: async ({ account, farm, parcels, format }) => {
+      this.account(account);
+      const f = farm === undefined ? undefined : farmOf(this.mirror, farm);
+      if (f && f.account_id !== account) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm} in this account`);
+      const count = parcels?.length ?? (f ? this.mirror.read.farmTotals(f.local_id).parcels : this.mirror.read.accountParcelCount(account));
+      if (count > EXPORT_TEXT_MAX) {
+        throw new RpcError(ApiErrorCode.tooLarge, `${count.toLocaleString('en-US')} parcels are more than the app exports at once (${EXPORT_TEXT_MAX.toLocaleString('en-US')}): export a farm, or use the CLI (npm run -s cli -- export FILE)`);
+      }
+      const { exportText } = await import('../db/export.ts');
+      const r = exportText(this.mirror.read, { accountId: account, farmLocalId: f?.local_id, parcelIds: parcels }, format);
+      const base = parcels?.length === 1 ? this.mirror.read.parcel(parcels[0]!)?.name : f?.name ?? accountOf(this.mirror, account).label;
+      return { ...r, fileName: `${fileBase(base ?? 'parcels')}.${format}` };
+    },
+
     importFile: async ({ account, path, farm, skipInvalid = false }, ctx) => {
       this.account(account);
       const onProgress = (done: number, total: number) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' });
@@ -310,3 +324,6 @@ export class Backend {
     ...plantHandlers(() => this.mirror),
   };
 }
+
+/** A file name from a farm's or parcel's name: letters, digits, spaces, dots, dashes and underscores kept, the rest dropped. */
+export const fileBase = (name: string): string => name.normalize('NFC').replace(/[^\p{L}\p{N} ._-]+/gu, '').replace(/\s+/g, ' ').trim().slice(0, 80) || 'parcels';

@@ -162,6 +162,7 @@ const out = record.finish({
   }],
   notes: [
     `Ratio ${describePairs(s)}.`,
+    'The ratio depends on the machine, not only on the code: ogr2ogr runs on one thread, the import on two (the importing thread and a worker), and the two sides use memory differently. Compare it only with runs on the same CPU (the machine line above): on an AMD EPYC (2026-11-25, commit 76d0f792) the same import measured 0.95× with ogr2ogr at 4.4–6.2 s; on the Intel Xeon of this run ogr2ogr takes about twice as long.',
     whyLarger(),
   ],
   details: { features: FEATURES, input_bytes: inputBytes, cli_ms: result.a.map((r) => r.value), ogr_ms: result.b.map((r) => r.value), ratios: s.ratios, mirror_sizes_mb: sizes, gpkg_sizes_mb: gpkgSizes },

@@ -16,4 +16,9 @@ export const ApiErrorCode = {
   connectRefused: 'connect_refused',
   /** A crop the service would refuse (core/crops/validate.ts), with every problem in the details. */
   invalidCrop: 'invalid_crop',
+  /** More than an answer may carry (an export to the app above EXPORT_TEXT_MAX parcels: the CLI writes a file). */
+  tooLarge: 'too_large',
 } as const;
+
+/** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */
+export const EXPORT_TEXT_MAX = 50_000;

@@ -349,6 +349,14 @@ export const API = {
     result: Obj({ format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]), parcels: Type.Integer() }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
+  exportText: {
+    description: "An account's parcels (a farm's, or the ones given) as a GeoJSON or CSV file's text, for the app to save; at most EXPORT_TEXT_MAX parcels",
+    args: Obj({
+      account: AccountId, farm: Type.Optional(Id), parcels: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 1000 })),
+      format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]),
+    }),
+    result: Obj({ text: Type.String(), parcels: Type.Integer(), fileName: Type.String() }),
+  },
   importFile: {
     description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',
     args: Obj({ account: AccountId, path: Type.String({ minLength: 1, maxLength: 4096 }), farm: Name, skipInvalid: Type.Optional(Type.Boolean()) }),

@@ -15,6 +15,8 @@ export interface ExportOptions {
   accountId?: string;
   /** Only this farm's parcels (takes precedence over accountId). */
   farmLocalId?: string;
+  /** Only these parcels (the app's selection), in this order; deleted ones left out. Exports in memory only. */
+  parcelIds?: readonly string[];
 }
 
 export interface ExportFileOptions extends ExportOptions {
@@ -30,7 +32,9 @@ const PAGE = 2000;
 interface Selected { rows: ParcelRow[]; farmName: (farmLocalId: string) => string }
 
 function select(reader: MirrorReader, opts: ExportOptions): Selected {
-  const rows = opts.farmLocalId !== undefined ? reader.parcels(opts.farmLocalId) : reader.allParcels(opts.accountId);
+  const rows = opts.parcelIds !== undefined
+    ? opts.parcelIds.map((id) => reader.parcel(id)).filter((r): r is ParcelRow => r !== undefined && !r.deleted && (opts.accountId === undefined || r.account_id === opts.accountId))
+    : opts.farmLocalId !== undefined ? reader.parcels(opts.farmLocalId) : reader.allParcels(opts.accountId);
   const names = new Map<string, string>();
   const farmName = (id: string) => {
     let n = names.get(id);
@@ -38,6 +42,12 @@ function select(reader: MirrorReader, opts: ExportOptions): Selected {
     return n;
   };
   return { rows, farmName };
+}
+
+/** The selection as a GeoJSON or CSV file's text, with how many parcels it holds (the app saves it itself). */
+export function exportText(reader: MirrorReader, opts: ExportOptions, format: 'geojson' | 'csv'): { text: string; parcels: number } {
+  const selected = select(reader, opts);
+  return { text: format === 'csv' ? csvOf(selected) : geoJsonOf(selected), parcels: selected.rows.length };
 }
 
 /**

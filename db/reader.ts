@@ -69,6 +69,10 @@ export class MirrorReader {
   farmTotals(localId: string): { parcels: number; hectares: number } {
     return this.db.prepare('SELECT COUNT(*) AS parcels, COALESCE(SUM(hectares), 0) AS hectares FROM parcels WHERE farm_local_id = ? AND deleted = 0').get(localId) as { parcels: number; hectares: number };
   }
+  /** How many live parcels an account has. */
+  accountParcelCount(accountId: string): number {
+    return this.db.prepare('SELECT count(*) FROM parcels WHERE account_id = ? AND deleted = 0').pluck().get(accountId) as number;
+  }
   /** Every live farm's totals in one statement (as farmTotals, by farm local id; a farm without parcels is absent). */
   accountFarmTotals(accountId: string): Map<string, { parcels: number; hectares: number }> {
     const rows = this.db.prepare(`SELECT p.farm_local_id AS id, COUNT(*) AS parcels, COALESCE(SUM(p.hectares), 0) AS hectares

@@ -4,6 +4,7 @@ import { set, useApp } from './store.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 import { CreateFarmForm } from './features/farms/CreateFarmForm.tsx';
 import { setRotations } from './features/rotations/rotation-store.ts';
+import { ExportButtons } from './features/export/ExportButtons.tsx';
 
 export function FarmsList() {
   const farms = useApp((s) => s.farms);
@@ -28,6 +29,7 @@ export function FarmsList() {
           </li>
         ))}
       </ul>
+      {farmId ? <ExportButtons farm={farmId} label={`the farm ${farms.find((f) => f.id === farmId)?.name ?? ''}`} /> : null}
       <CreateFarmForm />
     </section>
   );

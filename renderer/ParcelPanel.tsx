@@ -15,6 +15,7 @@ import { ConflictPanel } from './features/conflicts/ConflictPanel.tsx';
 import { PointAt, VertexEntry } from './features/coordinates/VertexEntry.tsx';
 import { RotationTimeline } from './features/rotations/RotationTimeline.tsx';
 import { ParcelPlants } from './features/plants/ParcelPlants.tsx';
+import { ExportButtons } from './features/export/ExportButtons.tsx';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -53,7 +54,10 @@ function SelectedParcel() {
         {p.reason && !NEEDS_USER.has(p.state) ? (<><dt>Reason</dt><dd data-field="reason" className="muted" title={p.reason}>Waiting for the service</dd></>) : null}
       </dl>
       <ConflictPanel parcel={parcel} />
-      <ZoomToParcel id={parcel.id} />
+      <div className="parcel-actions">
+        <ZoomToParcel id={parcel.id} />
+        <ExportButtons parcel={parcel.id} label="this parcel" />
+      </div>
       <ParcelEditor key={`${parcel.id}|${p.name}|${JSON.stringify(p.metadata)}`} parcel={parcel} />
       <ParcelPlants key={`plants-${parcel.id}`} parcel={parcel} />
       <RotationTimeline key={parcel.id} parcel={parcel} />

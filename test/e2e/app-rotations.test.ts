@@ -6,7 +6,7 @@
 // service counts them, searched, and one shown in its popup.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
@@ -167,6 +167,25 @@ describe('crop rotations and plants in the app', () => {
     await page.screenshot({ path: join(SHOTS, 'app-colour-by-family.png') });
     await page.getByLabel('Colour by').selectOption('state');
     await poll(() => page.locator('.legend').textContent()).toMatch(/Synced/);
+  }, 60_000);
+
+  it('exports the selected parcel as GeoJSON and the chosen farm as CSV, as downloads', async () => {
+    await select('Olivar C');
+    const [one] = await Promise.all([page.waitForEvent('download'), page.getByRole('group', { name: 'Export this parcel' }).getByRole('button', { name: 'GeoJSON' }).click()]);
+    expect(one.suggestedFilename()).toBe('Olivar C.geojson');
+    const geo = JSON.parse(readFileSync((await one.path())!, 'utf8')) as { features: { properties: { name: string; hectares: number } }[] };
+    expect(geo.features.map((f) => f.properties.name)).toEqual(['Olivar C']);
+    expect(geo.features[0]!.properties.hectares).toBeCloseTo((await api().parcel('Olivar C'))!.properties.hectares, 6);
+    await poll(() => page.locator('.statusbar .message').textContent()).toBe('Exported 1 parcel to Olivar C.geojson.');
+
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    const [farm] = await Promise.all([page.waitForEvent('download'), page.getByRole('group', { name: 'Export the farm Finca El Olivar' }).getByRole('button', { name: 'CSV' }).click()]);
+    expect(farm.suggestedFilename()).toBe('Finca El Olivar.csv');
+    const rows = readFileSync((await farm.path())!, 'utf8').split('\r\n').filter(Boolean);
+    const farms = await api().get<{ id: number; name: string }[]>('/api/farms/');
+    const onService = await api().get<{ features: unknown[] }>(`/api/farms/${farms.find((f) => f.name === 'Finca El Olivar')!.id}/parcels/`);
+    expect(rows[0]!.startsWith('local_id,server_id,farm,name,hectares,wkt')).toBe(true);
+    expect(rows.length - 1).toBe(onService.features.length);
   }, 60_000);
 
   it("counts the orchard's plants as the service does, searches them, and shows one", async () => {
