@@ -13,6 +13,7 @@ import { problems as problemList, statusReport } from '../sync/status.ts';
 import { JsonItems, RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, ApiEvent, ParcelCollection, ParcelFeature } from '../core/api.ts';
 import { API_VERSION, ApiErrorCode, EXPORT_TEXT_MAX } from '../core/api-codes.ts';
+import { embeddedMapUrl } from '../core/parcels/metadata-filter.ts';
 import { ChangeLog } from '../db/change-log.ts';
 import { accountOf, accountSummary, blockedView, farmOf, farmSummaries, farmSummary, parcelFeature } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
@@ -287,6 +288,17 @@ export class Backend {
       if (farm !== undefined && !this.mirror.read.farm(farm)) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm}`);
       const { exportFile } = await import('../db/export.ts');
       return exportFile(this.mirror, path, { accountId: account, farmLocalId: farm, signal: ctx.signal, onProgress: (done, total) => ctx.progress({ done, total }) });
+    },
+
+    embeddedMap: async ({ account, metadata = {} }) => {
+      this.account(account);
+      const { embeddedUrl } = await syncJobs();
+      try {
+        return { url: embeddedMapUrl(await embeddedUrl(this.mirror, this.credentials, account), metadata) };
+      } catch (err) {
+        if (err instanceof RpcError) throw err;
+        throw new RpcError(ApiErrorCode.serviceUnavailable, `The embedded map's address needs the service: ${err instanceof Error ? err.message : String(err)}`);
+      }
     },
 
     exportText: async ({ account, farm, parcels, format }) => {

@@ -3,6 +3,7 @@
 import type { Mirror } from '../db/mirror.ts';
 import { SyncEngine } from '../sync/engine.ts';
 import { clientFactory } from '../sync/client-factory.ts';
+import { errorMessage } from '../sync/answers.ts';
 import type { CredentialStore } from '../sync/credentials.ts';
 import type { DurationOptions } from '../sync/cli-args.ts';
 import type { ProgressEvent } from '../sync/progress.ts';
@@ -38,4 +39,22 @@ export async function deleteOnService(m: Mirror, store: CredentialStore, account
     await client.close();
   }
   return out;
+}
+
+/**
+ * The account's embedded map address, as the service gives it (GET /api/accounts/{id}/, with the API key or the
+ * account's own token): an http(s) URL carrying its auth_id. Throws NetworkError when the service cannot be reached.
+ */
+export async function embeddedUrl(m: Mirror, store: CredentialStore, accountId: string): Promise<string> {
+  const client = clientFactory(store.load())(m.read.account(accountId)!);
+  try {
+    const res = await client.send('GET', `/api/accounts/${accountId}/`);
+    const url = (res.body as { embedded_url?: unknown } | null)?.embedded_url;
+    if (res.status !== 200 || typeof url !== 'string' || !/^https?:\/\//i.test(url)) {
+      throw new Error(res.status === 200 ? 'the service gave no embedded map address' : `the service answered ${errorMessage(res)}`);
+    }
+    return url;
+  } finally {
+    await client.close();
+  }
 }

@@ -18,6 +18,8 @@ export const ApiErrorCode = {
   invalidCrop: 'invalid_crop',
   /** More than an answer may carry (an export to the app above EXPORT_TEXT_MAX parcels: the CLI writes a file). */
   tooLarge: 'too_large',
+  /** The service could not be reached, or refused, for something only it can answer (the embedded map's address). */
+  serviceUnavailable: 'service_unavailable',
 } as const;
 
 /** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */

@@ -349,6 +349,11 @@ export const API = {
     result: Obj({ format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]), parcels: Type.Integer() }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
+  embeddedMap: {
+    description: "The account's embedded map on the service, with the metadata filter given (the spec's metadata[<key>]=<value>): an address to open in the system browser",
+    args: Obj({ account: AccountId, metadata: Type.Optional(ViewportFilter) }),
+    result: Obj({ url: Type.String() }),
+  },
   exportText: {
     description: "An account's parcels (a farm's, or the ones given) as a GeoJSON or CSV file's text, for the app to save; at most EXPORT_TEXT_MAX parcels",
     args: Obj({

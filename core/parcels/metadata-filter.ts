@@ -36,3 +36,15 @@ export function metadataFilterSql(column: string, filter: MetadataFilter | Reado
   }
   return { sql: parts.join(' AND '), params };
 }
+
+/**
+ * The embedded map's address with the filter as the spec writes it: `metadata[<key>]=<value>` for each value, a space
+ * in a key written as '+', everything else percent-encoded (a '+' of the key itself as %2B), appended to the account's
+ * `embedded_url` (which carries its `auth_id`).
+ */
+export function embeddedMapUrl(embeddedUrl: string, filter: MetadataFilter): string {
+  const pairs = Object.entries(filter).flatMap(([key, values]) =>
+    values.map((v) => `metadata[${encodeURIComponent(key).replace(/%20/g, '+')}]=${encodeURIComponent(v)}`));
+  if (!pairs.length) return embeddedUrl;
+  return `${embeddedUrl}${embeddedUrl.includes('?') ? '&' : '?'}${pairs.join('&')}`;
+}

@@ -153,6 +153,15 @@ describe('browsing in the app', () => {
     // Its name under the map's middle: the one the embedded map gives.
     if (both.length === 1) await expect.poll(nameAtCentre, { timeout: 10_000 }).toMatch(new RegExp(`^${both[0]} · `));
 
+    // The same filter on the service's embedded map, opened from the app in a window of its own: the spec's address,
+    // and the map page showing the same parcels.
+    const [embed] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('button', { name: 'Open the embedded map with this filter' }).click()]);
+    await embed.waitForLoadState();
+    const url = new URL(embed.url());
+    expect(`${url.origin}${url.pathname}`).toBe(`${service}/embed/`);
+    expect(url.search).toMatch(/^\?auth_id=[^&]+&metadata\[contract_year\]=2025&metadata\[Supplier\+ID\]=S-11$/);
+    await embed.close();
+
     await banner().getByRole('button', { name: 'Clear filter' }).click();
     await expect.poll(() => banner().count()).toBe(0);
     expect(await page.locator('.legend .shown').textContent()).not.toContain('filtered');

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUE_LENGTH, MAX_METADATA_FILTER_VALUES } from '../../../core/schemas/common.ts';
 import { useApp } from '../../store.ts';
 import { addCondition, removeCondition, useBrowse } from '../browse-store.ts';
+import { OpenEmbeddedMap } from './OpenEmbeddedMap.tsx';
 
 export function MetadataFilterForm() {
   const filter = useBrowse((s) => s.filter);
@@ -49,6 +50,7 @@ export function MetadataFilterForm() {
           ))}
         </ul>
       ) : <p className="muted">A key and its exact value, as on the embedded map: one key&apos;s values are alternatives, different keys must all match.</p>}
+      <OpenEmbeddedMap />
     </section>
   );
 }
