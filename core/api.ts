@@ -151,7 +151,9 @@ export const AccountSync = Obj({
   blocked: Nullable(Type.String()), blockedCode: Nullable(Type.String()),
   /** The last request could not even connect: nothing of what is still queued reached the service. */
   unreachable: Nullable(Type.String()),
-  sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(), conflicts: Type.Integer(), pulled: Type.Integer(),
+  sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(), conflicts: Type.Integer(),
+  /** Parcels the pull listed; `received`: farms, parcels and crops it changed here (new, changed or gone on the service). */
+  pulled: Type.Integer(), received: Type.Integer(),
   plantsChanged: Type.Integer(),
   /** Changes still queued or uncertain when the run ended (waiting for a retry or for settling), none lost. */
   left: Type.Integer(),

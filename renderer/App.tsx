@@ -22,7 +22,7 @@ import { useZoomKey } from './features/zoom/useZoomKey.ts';
 import { isField } from './keys.ts';
 import { parcelsDrawn } from './features/map/first-paint.ts';
 import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
-import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
+import { rotationFarm, setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { HelpButton, HelpPanel, toggleHelp, useHelp } from './features/help/HelpPanel.tsx';
 import { SyncCockpit, toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 
@@ -111,10 +111,10 @@ export function App({ backend }: { backend: Backend }) {
         e.preventDefault();
         toggleCockpit();
       } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'r' && account && mode === 'browse') {
-        // The chosen farm's rotation table; R again closes it.
+        // The rotation table of the selected parcel's farm, else of the chosen farm; R again closes it.
         e.preventDefault();
-        const { farmId } = useApp.getState();
-        setRotations((s) => ({ table: s.table ? null : farmId }));
+        if (useRotations.getState().table) setRotations({ table: null });
+        else void rotationFarm(api).then((farm) => setRotations({ table: farm }));
       }
     };
     document.addEventListener('keydown', onKey);

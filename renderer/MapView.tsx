@@ -13,6 +13,7 @@ import Draw from 'ol/interaction/Draw.js';
 import ScaleLine from 'ol/control/ScaleLine.js';
 import MousePosition from 'ol/control/MousePosition.js';
 import { defaults as defaultControls } from 'ol/control/defaults.js';
+import { defaults as defaultInteractions } from 'ol/interaction/defaults.js';
 import Polygon from 'ol/geom/Polygon.js';
 import { Fill, Stroke, Style } from 'ol/style.js';
 import { fromLonLat, toLonLat, transformExtent } from 'ol/proj.js';
@@ -58,6 +59,9 @@ function showCoordinate(m: OlMap, at: number[]): void {
   if (!size || containsCoordinate(view.calculateExtent(size), at)) return;
   view.animate({ center: at, duration: 250 });
 }
+
+/** Room around a farm the map fits to, in pixels (top, right, bottom, left): the legend takes about 200 px at the left. */
+const FARM_PADDING = [48, 40, 40, 210];
 
 /** Esc pressed in a form field: the field loses the focus and the key does nothing else (true). */
 function leaveField(e: KeyboardEvent): boolean {
@@ -125,6 +129,10 @@ export function MapView() {
       // edges: at the bottom and left they crowded the scale line and the legend.
       layers: [new Graticule({ strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false, lonLabelPosition: 0.985, latLabelPosition: 0.985 }), ...parcelLayers.layers(), new VectorLayer({ source: draft, style: draftStyle })],
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
+      // The map element takes the keyboard's focus (tabIndex, for its arrow and +/- keys); OpenLayers then, by default,
+      // pans and zooms with the mouse only while it has the focus, so a wheel over the map did nothing until it was
+      // clicked. The mouse always works; the keys still need the focus.
+      interactions: defaultInteractions({ onFocusOnly: false }),
       controls: defaultControls({ attribution: false }).extend([
         new ScaleLine(),
         new MousePosition({ coordinateFormat: createStringXY(5), projection: 'EPSG:4326', className: 'cursor-position', placeholder: '' }),
@@ -200,7 +208,8 @@ export function MapView() {
       started.current = true;
       const view = m.getView();
       const before = `${view.getCenter()?.join()}@${view.getResolution()}`;
-      if (box) view.fit(transformExtent(box, 'EPSG:4326', 'EPSG:3857'), { padding: [40, 40, 40, 40], maxZoom: 17, duration: zoomTo ? 300 : 0 });
+      // The left padding leaves the farm clear of the legend in the bottom-left corner.
+      if (box) view.fit(transformExtent(box, 'EPSG:4326', 'EPSG:3857'), { padding: FARM_PADDING, maxZoom: 17, duration: zoomTo ? 300 : 0 });
       // A fit that moved the view brings a moveend, which reads the view; one that did not brings none, so the start's
       // view is read here (reading it in both cases sent the same answer twice).
       if (!wasStarted && `${view.getCenter()?.join()}@${view.getResolution()}` === before) load.current();
@@ -293,7 +302,9 @@ export function MapView() {
   useEffect(() => {
     const m = map.current;
     if (!m || mode !== 'point') return;
-    const key = m.on('singleclick', (e) => set({ point: toLonLat(e.coordinate) as Position2 }));
+    // A click made before P was pressed, told late (OpenLayers waits 250 ms for a double-click), places nothing.
+    const since = performance.now();
+    const key = m.on('singleclick', (e) => { if (e.originalEvent.timeStamp >= since) set({ point: toLonLat(e.coordinate) as Position2 }); });
     // A point placed by its typed position (features/coordinates/VertexEntry.tsx PointAt) is brought into view.
     const typed = useApp.subscribe((s, prev) => { if (s.point && s.point !== prev.point) showCoordinate(m, fromLonLat(s.point)); });
     const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.preventDefault(); if (!leaveField(e)) stopDrawing(); } };

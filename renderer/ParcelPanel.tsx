@@ -31,6 +31,8 @@ function SelectedParcel() {
   const version = useApp((s) => s.version);
   const farms = useApp((s) => s.farms);
   const [parcel, setParcel] = useState<ParcelFeature | null>(null);
+  // Another parcel chosen: the side column starts at its name again, not where the last one was scrolled to.
+  useEffect(() => { if (id) document.querySelector('.side')?.scrollTo({ top: 0 }); }, [id]);
   useEffect(() => {
     let live = true;
     if (!id) { setParcel(null); return; }

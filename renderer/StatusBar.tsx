@@ -22,7 +22,8 @@ export function StatusBar() {
   };
   return (
     <footer className="statusbar">
-      <span className={`connection ${connection}`} role="status" aria-label="Connection">{connectionLabel(connection, account?.lastPull ?? null)}</span>
+      {/* Without its backend the page knows nothing of the service: it says so rather than a stale Online. */}
+      <span className={`connection ${lost ? 'offline' : connection}`} role="status" aria-label="Connection">{lost ? 'Disconnected' : connectionLabel(connection, account?.lastPull ?? null)}</span>
       <SyncProgress />
       {accounts.length > 1 ? (
         <label className="account">Account{' '}
@@ -31,7 +32,7 @@ export function StatusBar() {
           </select>
         </label>
       ) : account ? <span className="account">{account.label || account.id} · {account.service}</span> : null}
-      {lost ? <span className="error" role="alert">The app&apos;s backend is gone: {lost}</span> : null}
+      {lost ? <span className="error" role="alert" title={lost}>The app stopped ({lost}): start it again and open the address it prints. Nothing saved is lost.</span> : null}
       {/* One line, however long: the full text in its tooltip, so the line never changes height. */}
       {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
       {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}

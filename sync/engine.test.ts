@@ -86,10 +86,16 @@ describe('happy path', () => {
     // A second sync sends nothing (it only reads).
     const again: SentRequest[] = [];
     const r2 = await recordingEngine(w, again).sync({ accounts: [acc] });
-    expect(r2.accounts[0]).toMatchObject({ synced: true, sent: 0, committed: 0 });
+    // It listed the 120 parcels and received nothing: nothing changed on the service.
+    expect(r2.accounts[0]).toMatchObject({ synced: true, sent: 0, committed: 0, pulled: 120, received: 0 });
     expect(again.filter((r) => r.method !== 'GET')).toEqual([]);
-    expect(await serviceParcels(w, acc, f.server_id!)).toHaveLength(120);
+    const onService = await serviceParcels(w, acc, f.server_id!);
+    expect(onService).toHaveLength(120);
     expect(w.mirror.read.parcels(farm.local_id)).toHaveLength(120);
+    // One parcel renamed and one deleted on the service: the next pull received exactly those two.
+    expect((await w.api('PATCH', `/api/parcels/${onService[0]!.id}/`, { name: 'Renamed there' }, as(acc))).status).toBe(200);
+    expect((await w.api('DELETE', `/api/parcels/${onService[1]!.id}/`, undefined, as(acc))).status).toBe(204);
+    expect((await recordingEngine(w, []).sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true, pulled: 119, received: 2 });
   });
 });
 

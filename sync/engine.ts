@@ -36,6 +36,8 @@ export interface AccountReport {
   rejected: number;
   conflicts: number;
   pulled: number;
+  /** Farms, parcels and crops the pull changed here (new, changed or gone on the service); `pulled` counts listings. */
+  received: number;
   /** The run was stopped through SyncOptions.signal (`error` is then 'cancelled'). */
   cancelled: boolean;
   /** Plants the pull added, changed or removed (an unchanged plant is not written). */
@@ -99,7 +101,7 @@ export class SyncEngine {
   }
 
   private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
-    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, plantsChanged: 0, bytes: 0 };
+    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, bytes: 0 };
     let blocked: AccountBlocked | null = null;
     let error: string | null = null;
     let pulled = false;
@@ -151,7 +153,7 @@ export class SyncEngine {
     return {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
-      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, plantsChanged: stats.plantsChanged, left, pullNotDone,
+      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, plantsChanged: stats.plantsChanged, left, pullNotDone,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],
       cancelled,

@@ -94,6 +94,7 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
     if (farmCreateUnsettled(ctx.db, ctx.account.id, f.name)) return null;
     const row: FarmRow = { local_id: randomUUID(), account_id: ctx.account.id, server_id: f.id, name: f.name, base: JSON.stringify({ name: f.name }), deleted: 0, created: now(), modified: now() };
     insertRow(ctx.db, 'farm', row);
+    ctx.stats.received++;
     return row;
   }
   if (local.deleted) return null;
@@ -103,11 +104,15 @@ function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {
   if (!pendingEdit(ops)) {
     // Unchanged, it is not written (nor announced to the app).
     const theirs = JSON.stringify({ name: f.name });
+    if (local.name !== f.name) ctx.stats.received++;
     if (local.name !== f.name || local.base !== theirs) updateRow(ctx.db, 'farm', local.local_id, { name: f.name, base: theirs });
   } else {
     const m = mergeFarmName(base, local.name, f.name);
     if (m.conflicts.length) recordConflict(ctx, 'farm', local.local_id, 'edit', m.conflicts, JSON.stringify({ name: base }), JSON.stringify({ name: local.name }), JSON.stringify({ name: f.name }));
-    else updateRow(ctx.db, 'farm', local.local_id, { name: m.merged, base: JSON.stringify({ name: f.name }) });
+    else {
+      if (m.merged !== local.name) ctx.stats.received++;
+      updateRow(ctx.db, 'farm', local.local_id, { name: m.merged, base: JSON.stringify({ name: f.name }) });
+    }
   }
   return getRow(ctx.db, 'farm', local.local_id)!;
 }
@@ -157,6 +162,7 @@ function pullParcel(ctx: AccountCtx, farm: FarmRow, f: ParcelFeature, seen: Set<
       local_id: localId, account_id: ctx.account.id, farm_local_id: farm.local_id, server_id: f.id, key: f.properties.key,
       ...parcelColumns(theirs), base: null, deleted: 0, created: now(), modified: now(),
     } as ParcelRow);
+    ctx.stats.received++;
     return;
   }
   if (local.deleted) return;
@@ -168,6 +174,7 @@ function pullParcel(ctx: AccountCtx, farm: FarmRow, f: ParcelFeature, seen: Set<
     // Nothing pending here: the row becomes the service's state, its own base (parcelBase). Unchanged, it is not written.
     if (!jsonEqual(parcelStateOfRow(local), theirs) || local.farm_local_id !== farm.local_id) {
       updateRow(ctx.db, 'parcel', local.local_id, { ...parcelColumns(theirs), farm_local_id: farm.local_id, base: null, modified: now() });
+      ctx.stats.received++;
     } else if (local.base !== null) updateRow(ctx.db, 'parcel', local.local_id, { base: null });
     return;
   }
@@ -190,6 +197,8 @@ function mergePulled<S, R extends ParcelRow | CropRow>(ctx: AccountCtx, entity: 
     return;
   }
   updateRow(ctx.db, entity, localId, { ...columns(merged), base: JSON.stringify(s.theirs) });
+  // Something of theirs came in when the merge differs from what was here.
+  if (!jsonEqual(merged, s.mine)) ctx.stats.received++;
   if (jsonEqual(merged, s.theirs)) setOpState(ctx.db, ops.filter((o) => o.op === 'update').map((o) => o.id), 'committed', { last_error: null });
 }
 
@@ -215,6 +224,7 @@ function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'crop', lo
     return;
   }
   deleteRow(ctx.db, entity, localId);
+  ctx.stats.received++;
 }
 
 async function pullCrops(ctx: AccountCtx): Promise<void> {
@@ -244,6 +254,7 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
           local_id: randomUUID(), account_id: ctx.account.id, parcel_local_id: parcelId, server_id: c.id, key: c.key,
           family_name: c.family?.name ?? null, ...cropColumns(theirs), base: JSON.stringify(theirs), deleted: 0, created: now(), modified: now(),
         } as CropRow);
+        ctx.stats.received++;
         continue;
       }
       if (local.deleted) continue;
@@ -252,7 +263,11 @@ async function pullCrops(ctx: AccountCtx): Promise<void> {
       if (!pendingEdit(ops)) {
         const same = jsonEqual(cropStateOfRow(local), theirs) && local.family_name === (c.family?.name ?? null)
           && local.parcel_local_id === parcelId && local.base === JSON.stringify(theirs);
-        if (!same) updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcelId, base: JSON.stringify(theirs) });
+        if (!same) {
+          updateRow(ctx.db, 'crop', local.local_id, { ...cropColumns(theirs, c.family?.name ?? null), parcel_local_id: parcelId, base: JSON.stringify(theirs) });
+          // A base written for the first time is bookkeeping, not news.
+          if (!jsonEqual(cropStateOfRow(local), theirs) || local.family_name !== (c.family?.name ?? null) || local.parcel_local_id !== parcelId) ctx.stats.received++;
+        }
         continue;
       }
       const mine = cropStateOfRow(local);

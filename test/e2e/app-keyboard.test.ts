@@ -55,6 +55,21 @@ describe('the app from the keyboard', () => {
     const round = (x: number) => Math.round(x * 1e6) / 1e6;
     const ring: [number, number][] = [[0, -0.004], [0.005, -0.004], [0.005, -0.0075], [0, -0.0075]].map(([dx, dy]) => [round(lon0 + dx!), round(lat0 + dy!)]);
 
+    // The mouse works on a map that was never clicked: the wheel zooms (the scale line changes), a drag pans.
+    const scale = () => page.locator('.ol-scale-line-inner').textContent();
+    const before = await scale();
+    const centre = await mapCentre(page);
+    await page.mouse.move(centre.cx, centre.cy);
+    await page.mouse.wheel(0, -600);
+    await poll(scale).not.toBe(before);
+    const lonBefore = (await lonLatAt(page, centre.cx, centre.cy))[0];
+    await page.mouse.down();
+    await page.mouse.move(centre.cx + 150, centre.cy, { steps: 8 });
+    await page.mouse.up();
+    await poll(async () => (await lonLatAt(page, centre.cx, centre.cy))[0]).toBeLessThan(lonBefore);
+    await page.mouse.wheel(0, 600);
+    await poll(scale).toBe(before);
+
     // ? lists every key (the toolbar's ? button too); Esc closes the list.
     await page.keyboard.press('?');
     const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
@@ -85,6 +100,13 @@ describe('the app from the keyboard', () => {
     const expected = polygonHectares([[...ring, ring[0]!]]);
     expect(expected).toBeGreaterThan(5);
     await poll(() => text(page, 'draft-hectares')).toBe(hectares(expected));
+    // Enter again on the same text does not add the last vertex twice; Esc leaves the field, the drawing kept.
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.lonlat [role=alert]').textContent()).toBe('That is the last vertex again: type the next one, or Finish polygon.');
+    expect(await page.locator('.lonlat .muted').textContent()).toBe('4 vertices');
+    await page.keyboard.press('Escape');
+    expect(await focused(page)).toBe('');
+    expect(await page.locator('#panel-title').textContent()).toBe('Drawing a parcel');
     await tabTo(page, 'Finish polygon');
     await page.keyboard.press('Enter');
     await poll(() => page.locator('#panel-title').textContent()).toBe('New parcel');

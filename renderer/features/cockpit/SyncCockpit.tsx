@@ -13,6 +13,7 @@ import { chooseAccount, say, set, useApp } from '../../store.ts';
 import { startModify } from '../edit/actions.ts';
 import { usePanel } from '../../panel.ts';
 import { billableLine, evidence, previewLines } from './sync-words.ts';
+import { syncedMessage } from '../status/status-words.ts';
 import './cockpit.css';
 
 export const useCockpit = create<{ open: boolean; syncing: string[] }>(() => ({ open: false, syncing: [] }));
@@ -30,7 +31,7 @@ async function syncAccount(api: AppApi, id: string): Promise<void> {
   useCockpit.setState((s) => ({ syncing: [...s.syncing, id] }));
   try {
     const [r] = await api.sync({ account: id });
-    if (r) say(r.unreachable ? `${id}: the service could not be reached; nothing is lost.` : r.blocked ? `${id} needs you: ${r.blocked}` : `${id}: ${r.committed} sent, ${r.pulled} received.`, Boolean(r.unreachable || r.blocked || r.error));
+    if (r) say(r.unreachable ? `${id}: the service could not be reached; nothing is lost.` : r.blocked ? `${id} needs you: ${r.blocked}` : `${id}: ${syncedMessage(r)}`, Boolean(r.unreachable || r.blocked || r.error));
   } catch (err) {
     say(`Sync failed: ${why(err)}`, true);
   } finally {

@@ -8,7 +8,9 @@ import { formatLonLat, parseLonLat } from './lon-lat.ts';
 /** A "longitude, latitude" field with its inline error; `onPosition` gets what was typed once it reads. */
 function LonLatForm({ name, label, button, onPosition, initial = '', children }: {
   /** The form's own accessible name; `label` is its field's. */
-  name: string; label: string; button: string; onPosition(pos: [number, number]): void; initial?: string; children?: ReactNode;
+  name: string; label: string; button: string;
+  /** Takes the position typed, or refuses it with a sentence shown as the field's error. */
+  onPosition(pos: [number, number]): string | void; initial?: string; children?: ReactNode;
 }) {
   const [text, setText] = useState(initial);
   const [error, setError] = useState<string | null>(null);
@@ -17,8 +19,8 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
     e.preventDefault();
     const r = parseLonLat(text);
     if ('error' in r) { setError(r.error); return; }
-    setError(null);
-    onPosition(r.pos);
+    const refused = onPosition(r.pos);
+    setError(refused || null);
     // Selected: the next vertex is typed over it, or edited from it with the arrow keys.
     field.current?.select();
   };
@@ -26,7 +28,9 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
     <form className="lonlat" aria-label={name} onSubmit={submit}>
       <label>{label}{' '}
         <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="-4.0123, 37.2045" value={text}
-          aria-invalid={error !== null} onChange={(e) => { setText(e.target.value); setError(null); }} />
+          aria-invalid={error !== null} onChange={(e) => { setText(e.target.value); setError(null); }}
+          // Esc leaves the field (the map's keys work again); a second Esc, outside it, cancels as it does everywhere.
+          onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); e.currentTarget.blur(); } }} />
       </label>
       <div className="buttons">
         <button type="submit">{button}</button>
@@ -41,8 +45,15 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
 export function VertexEntry() {
   // The draft ring ends with the vertex that follows the pointer (or repeats the last one typed).
   const vertices = useApp((s) => Math.max(0, s.draft.length - 1));
+  const add = (pos: [number, number]): string | void => {
+    const { draft } = useApp.getState();
+    // The last vertex again (Enter pressed twice on the same text) would be a zero-length edge the service keeps.
+    const last = draft.length >= 2 ? draft[draft.length - 2] : undefined;
+    if (last && last[0] === pos[0] && last[1] === pos[1]) return 'That is the last vertex again: type the next one, or Finish polygon.';
+    commandDraft({ op: 'add', pos });
+  };
   return (
-    <LonLatForm name="Vertices by coordinates" label="Vertex (longitude, latitude)" button="Add vertex" onPosition={(pos) => commandDraft({ op: 'add', pos })}>
+    <LonLatForm name="Vertices by coordinates" label="Vertex (longitude, latitude)" button="Add vertex" onPosition={add}>
       <button type="button" disabled={vertices === 0} onClick={() => commandDraft({ op: 'undo' })}>Remove last vertex</button>
       <button type="button" disabled={vertices < 3} onClick={() => commandDraft({ op: 'finish' })}>Finish polygon</button>
       <span className="muted" aria-live="polite">{vertices} {vertices === 1 ? 'vertex' : 'vertices'}</span>

@@ -32,7 +32,7 @@ export function ModifyPanel() {
       {editing.point ? (
         <p className="muted">A hectare point: its square is edited as a polygon. Saved, it becomes a drawn polygon, its area measured from the shape as the service measures it.</p>
       ) : null}
-      <p className="muted">Drag a vertex to move it, or an edge to add one (Alt+click removes a vertex); drag inside the parcel to move it whole. Vertices snap to the neighbouring parcels. Or type them under Vertices. Enter saves, Esc cancels.</p>
+      <p className="muted">Drag a vertex to move it, or an edge to add one (Alt+click removes a vertex); drag inside the parcel to move it whole. Vertices snap to the neighbouring parcels. Or type them under Vertices (Enter there takes the vertex). Enter outside a field saves, Esc cancels.</p>
       <VertexTable />
       <div className="buttons">
         <button type="button" aria-keyshortcuts="Enter" title="Save the shape (Enter)" disabled={over || problems.length > 0 || !changed || saving} onClick={() => void saveModify(api)}>Save shape</button>

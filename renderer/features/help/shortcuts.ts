@@ -38,7 +38,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Z', what: 'Zoom to the selected parcel, else the chosen farm' },
       { keys: 'N', what: 'Create a farm' },
       { keys: 'T', what: 'Show or hide plants (at field scale)' },
-      { keys: 'R', what: "The chosen farm's crop rotation table" },
+      { keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
       { keys: 'B', what: 'Basemap' },
       { keys: 'Shift+? F1', what: 'This list of keys' },
     ],

@@ -1,19 +1,22 @@
 // A crop's fields, to add one to a parcel or change one: checked as typed with the service's crop rules
 // (crop-form.ts readCrop), the family offered from the account's own (a datalist) or typed as a new one.
 import { useId, useState, type FormEvent } from 'react';
-import { emptyCrop, readCrop, type CropArgs, type CropDraft, type FamilyChoice } from './crop-form.ts';
+import { cropWarnings, emptyCrop, readCrop, type CropArgs, type CropDraft, type FamilyChoice } from './crop-form.ts';
 
 interface Props {
   title: string;
   initial?: CropDraft;
   families: readonly FamilyChoice[];
+  /** The parcel's hectares and its other crops, for the warnings (cropWarnings). */
+  parcelHectares: number;
+  others: readonly { name: string | null; campaign: string | null; active: boolean }[];
   /** Saves the crop; a refusal's message is shown in the form and nothing is lost of what was typed. */
   save(crop: CropArgs): Promise<void>;
   cancel(): void;
 }
 
 const FIELDS: { key: Exclude<keyof CropDraft, 'active'>; label: string; type?: string; placeholder?: string }[] = [
-  { key: 'campaign', label: 'Campaign', placeholder: '2025/26' },
+  { key: 'campaign', label: 'Campaign', placeholder: '2025/2026' },
   { key: 'name', label: 'Crop', placeholder: 'Durum wheat' },
   { key: 'variety', label: 'Variety' },
   { key: 'family', label: 'Family' },
@@ -23,7 +26,7 @@ const FIELDS: { key: Exclude<keyof CropDraft, 'active'>; label: string; type?: s
   { key: 'area', label: 'Area (ha)' },
 ];
 
-export function CropForm({ title, initial, families, save, cancel }: Props) {
+export function CropForm({ title, initial, families, parcelHectares, others, save, cancel }: Props) {
   const [draft, setDraft] = useState<CropDraft>(() => initial ?? emptyCrop());
   const [touched, setTouched] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
@@ -31,6 +34,7 @@ export function CropForm({ title, initial, families, save, cancel }: Props) {
   const list = useId();
   const read = readCrop(draft, families);
   const problems = 'problems' in read ? read.problems : {};
+  const warnings = cropWarnings(draft, parcelHectares, others);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -64,6 +68,7 @@ export function CropForm({ title, initial, families, save, cancel }: Props) {
       </div>
       <datalist id={list}>{families.map((f) => <option key={f.id} value={f.name} />)}</datalist>
       <label className="check"><input type="checkbox" checked={draft.active} onChange={(e) => setDraft({ ...draft, active: e.target.checked })} /> Active (on the ground now)</label>
+      {warnings.map((w) => <p key={w} className="warning" role="note">{w}</p>)}
       {refusal ? <p role="alert" className="error">Not saved: {refusal}</p> : null}
       <div className="buttons">
         <button type="submit" disabled={saving || (touched && 'problems' in read)}>Save crop</button>

@@ -8,6 +8,7 @@ import { set, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
 import { setRotations, useRotations } from './rotation-store.ts';
 import { usePanel } from '../../panel.ts';
+import { zoomToParcel } from '../zoom/zoom.ts';
 import { familyColour, inkOn } from './family-colour.ts';
 import './rotations.css';
 
@@ -89,7 +90,7 @@ export function FarmRotationTable() {
                 {grid.parcels.map((p) => (
                   <tr key={p.parcel}>
                     <th scope="row">
-                      <button type="button" className="link" title="Select it on the map" onClick={() => { set({ selectedId: p.parcel }); close(); }}>{p.name}</button>
+                      <button type="button" className="link" title="Select it and show it on the map" onClick={() => { set({ selectedId: p.parcel }); close(); void zoomToParcel(api, p.parcel); }}>{p.name}</button>
                       <span className="muted"> {hectares(p.hectares)}</span>
                     </th>
                     {p.cells.map((c) => <Cell key={label(c.campaign)} crops={c.crops} repeats={c.familyRepeats} />)}

@@ -88,11 +88,11 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
       <h3 id="rotation-title">Crop rotation</h3>
       {crops === null ? <p className="muted">Reading…</p> : null}
       {crops?.length === 0 && editing !== 'new' ? <p className="muted">No crops recorded on this parcel.</p> : null}
-      {editing === 'new' ? <CropForm title="New crop" initial={emptyCrop(next)} families={families} save={create} cancel={() => setEditing(null)} />
+      {editing === 'new' ? <CropForm title="New crop" initial={emptyCrop(next)} families={families} parcelHectares={parcel.properties.hectares} others={crops ?? []} save={create} cancel={() => setEditing(null)} />
         : <button type="button" className="add-crop" onClick={() => setEditing('new')}>+ Add crop</button>}
       <ol className="crops">
         {(crops ?? []).map((c) => (editing === c.id
-          ? <li key={c.id}><CropForm title={`Edit ${c.name ?? 'crop'}`} initial={draftOf(c)} families={families} save={update(c.id)} cancel={() => setEditing(null)} /></li>
+          ? <li key={c.id}><CropForm title={`Edit ${c.name ?? 'crop'}`} initial={draftOf(c)} families={families} parcelHectares={parcel.properties.hectares} others={(crops ?? []).filter((o) => o.id !== c.id)} save={update(c.id)} cancel={() => setEditing(null)} /></li>
           : <CropRow key={c.id} crop={c} onEdit={() => setEditing(c.id)} onDelete={() => remove(c)} />))}
       </ol>
     </section>

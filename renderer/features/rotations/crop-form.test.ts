@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { draftOf, emptyCrop, nextCampaign, readCrop } from './crop-form.ts';
+import { cropWarnings, draftOf, emptyCrop, nextCampaign, readCrop } from './crop-form.ts';
 import type { RotationCrop } from '../../../core/api.ts';
 
 const families = [{ id: 3, name: 'Poaceae' }, { id: 4, name: 'Fabaceae' }];
@@ -39,5 +39,13 @@ describe('the crop form', () => {
     expect(nextCampaign('2025/2026')).toBe('2026/2027');
     expect(nextCampaign('2024')).toBe('2025');
     expect(nextCampaign('Spring 2024')).toBe('');
+  });
+
+  it('warns, without refusing, of an area larger than the parcel and of another crop still active', () => {
+    const others = [{ name: 'Durum wheat', campaign: '2025/2026', active: true }, { name: 'Chickpea', campaign: '2024/2025', active: false }];
+    expect(cropWarnings({ ...emptyCrop(), area: '50' }, 22.77, [])).toEqual(['The area (50 ha) is larger than the parcel (22.77 ha).']);
+    expect(cropWarnings({ ...emptyCrop(), area: '22,77' }, 22.77, [])).toEqual([]);
+    expect(cropWarnings(emptyCrop(), 22.77, others)).toEqual(['Durum wheat 2025/2026 is still marked active on this parcel: mark it past if this crop replaces it.']);
+    expect(cropWarnings({ ...emptyCrop(), active: false }, 22.77, others)).toEqual([]);
   });
 });

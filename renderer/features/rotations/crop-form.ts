@@ -80,3 +80,21 @@ export function nextCampaign(campaign: string): string {
   }
   return /^\d{4}$/.test(campaign) ? String(Number(campaign) + 1) : '';
 }
+
+/**
+ * What the service accepts but a farm manager would want to know before saving, as sentences (never a refusal): an
+ * area larger than the parcel, or another crop of the parcel still marked active.
+ */
+export function cropWarnings(d: CropDraft, parcelHectares: number, others: readonly { name: string | null; campaign: string | null; active: boolean }[]): string[] {
+  const out: string[] = [];
+  const area = d.area.trim() === '' ? null : Number(d.area.trim().replace(',', '.'));
+  if (area !== null && Number.isFinite(area) && area > parcelHectares + 1e-9) {
+    out.push(`The area (${area} ha) is larger than the parcel (${parcelHectares.toFixed(2)} ha).`);
+  }
+  const active = d.active ? others.filter((o) => o.active) : [];
+  if (active.length) {
+    const names = active.map((o) => [o.name ?? 'a crop', o.campaign].filter(Boolean).join(' ')).join(', ');
+    out.push(`${names} ${active.length === 1 ? 'is' : 'are'} still marked active on this parcel: mark ${active.length === 1 ? 'it' : 'them'} past if this crop replaces ${active.length === 1 ? 'it' : 'them'}.`);
+  }
+  return out;
+}

@@ -1,6 +1,8 @@
 // The crop view's plain data: what the map's parcels are coloured by, the crops or families the map shows then (for
 // the legend), and the farm whose rotation table is open. The map's features and layers stay in MapView.
 import { create } from 'zustand';
+import type { AppApi } from '../../backend.ts';
+import { useApp } from '../../store.ts';
 
 /** 'state': by sync state (the default); 'family' or 'crop': by the parcel's active crop, its family or its name. */
 export type ColourBy = 'state' | 'family' | 'crop';
@@ -20,3 +22,10 @@ export interface RotationsState {
 
 export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', legend: [], bare: 0, others: 0, table: null }));
 export const setRotations = useRotations.setState;
+
+/** The farm whose rotation R shows: the selected parcel's, else the farm chosen in the list. */
+export async function rotationFarm(api: AppApi): Promise<string | null> {
+  const { selectedId, farmId } = useApp.getState();
+  if (!selectedId) return farmId;
+  return api.parcel({ id: selectedId }).then((p) => p.properties.farm, () => farmId);
+}

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { conflictsNote, connectionLabel, syncedMessage } from './status-words.ts';
 
-const none = { committed: 0, pulled: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
+const none = { committed: 0, received: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
 describe('the status line', () => {
   it('says only what a sync did', () => {
     expect(syncedMessage(none)).toBe('Synced: up to date, nothing changed.');
     expect(syncedMessage({ ...none, committed: 1 })).toBe('Synced: 1 sent.');
-    expect(syncedMessage({ ...none, pulled: 1200, rejected: 1, left: 2 })).toBe('Synced: 1,200 received, 1 rejected, 2 waiting.');
+    expect(syncedMessage({ ...none, received: 1200, rejected: 1, left: 2 })).toBe('Synced: 1,200 received, 1 rejected, 2 waiting.');
     expect(syncedMessage({ ...none, plantsChanged: 3, conflicts: 1 })).toBe('Synced: 3 plants updated, 1 in conflict.');
   });
   it('says "Not synced yet" only for an account never synced', () => {

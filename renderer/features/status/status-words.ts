@@ -5,10 +5,11 @@ import type { AccountSync } from '../../../core/api.ts';
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** A finished sync that reached the service: only what happened ("Synced: 2 sent, 14 received."), or that nothing changed. */
-export function syncedMessage(r: Pick<AccountSync, 'committed' | 'pulled' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'>): string {
+export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'>): string {
   const parts: string[] = [];
   if (r.committed) parts.push(`${r.committed.toLocaleString('en-US')} sent`);
-  if (r.pulled) parts.push(`${r.pulled.toLocaleString('en-US')} received`);
+  // What came in and changed something here, not every parcel listed (a sync of an unchanged account received nothing).
+  if (r.received) parts.push(`${r.received.toLocaleString('en-US')} received`);
   if (r.plantsChanged) parts.push(`${plural(r.plantsChanged, 'plant')} updated`);
   if (r.rejected) parts.push(`${r.rejected.toLocaleString('en-US')} rejected`);
   if (r.conflicts) parts.push(`${r.conflicts.toLocaleString('en-US')} in conflict`);
