@@ -3,7 +3,7 @@
 // the engine keeps (two), over the same HTTP client. The ratio is everything the engine adds: start-up, opening the
 // mirror, reading the outbox, building bodies, marking batches in flight durably, booking the answers.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     pairs: { type: 'string', default: '5' },
     /** After the pairs: one more CLI push under node --cpu-prof, summarized by where its time went. */
     profile: { type: 'boolean', default: false },
+    /** With --profile: also copy the .cpuprofile here (for DevTools or a closer look). */
+    'profile-out': { type: 'string' },
   },
 });
 const PARCELS = Math.ceil(Number(args.parcels) / BATCH_SIZE) * BATCH_SIZE;
@@ -197,6 +199,7 @@ if (args.profile) {
   try {
     const r = await timed(['--cpu-prof', '--cpu-prof-dir', dir, CLI, 'push'], { FURROW_HOME: f.engine.home });
     const p = summarizeProfile(latestProfile(dir), classify, undefined, 30);
+    if (args['profile-out']) copyFileSync(latestProfile(dir), args['profile-out']);
     profile = [{
       title: `Where the CLI's time goes: CPU profile of one more push (node --cpu-prof, ${r.value} ms under the profiler), whole process`,
       columns: ['Category', 'ms', 'ms per 50-parcel batch', 'share'],

@@ -46,8 +46,8 @@ describe('group commit of the parcel push', () => {
     const log: SentRequest[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => { release = r; });
-    // The first request is held at the door; the second goes (window 2) and is answered.
-    const gate = async (e: SentRequest, all: readonly SentRequest[]) => { if (posts(all, '/api/parcels/')[0] === e) await held; };
+    // Every request but the second is held at the door: the second is answered, the third fills the window again.
+    const gate = async (e: SentRequest, all: readonly SentRequest[]) => { if (posts(all, '/api/parcels/')[1] !== e) await held; };
     const run = recordingEngine(w, log, { mirror: m.mirror, gate, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
     await until(() => posts(log, '/api/parcels/').filter((p) => p.status === 201).length === 1);
     // On disk: the first 8 batches in flight (one commit), the other 4 queued, nothing booked yet (the second
@@ -60,6 +60,30 @@ describe('group commit of the parcel push', () => {
     expect(durableStates(m.file)).toEqual({ committed: 600 });
     const remote = refCounts(await serviceParcels(w, m.acc, m.farmId));
     expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
+    m.mirror.close();
+  });
+
+  it('marks the next group while the last batches of the one before are out, so the service never waits for a commit', async () => {
+    const m = await ownMirror('ahead');
+    m.mirror.write.createParcels(m.farmLocal, parcelInputs(600, 'ahead'));
+    const log: SentRequest[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    // Batches 6 and 7 are held: the window (2) is full with batch 8 of the first group still to send.
+    const gate = async (e: SentRequest, all: readonly SentRequest[]) => {
+      const i = posts(all, '/api/parcels/').indexOf(e);
+      if (i === 5 || i === 6) await held;
+    };
+    const run = recordingEngine(w, log, { mirror: m.mirror, gate, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
+    await until(() => posts(log, '/api/parcels/').length === 7 && posts(log, '/api/parcels/').filter((p) => p.status === 201).length === 5);
+    // The second group (batches 9–12) was read and marked when two batches of the first were left, before the
+    // first group ran out: on disk nothing is queued any more, though batch 8 has not left yet.
+    await until(() => !('queued' in durableStates(m.file)));
+    expect(posts(log, '/api/parcels/')).toHaveLength(7);
+    release();
+    const r = await run;
+    expect(r.accounts[0]).toMatchObject({ synced: true, committed: 600 });
+    expect(durableStates(m.file)).toEqual({ committed: 600 });
     m.mirror.close();
   });
 

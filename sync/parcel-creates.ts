@@ -1,10 +1,12 @@
 // The push of new parcels: batches of ≤ 50 per farm, `pushWindow` requests out at once, and the outbox written by
-// group commit — several batches marked in flight with one fsync, the answers booked in the same transactions.
+// group commit — several batches marked in flight with one fsync, the answers booked in the same transactions, the
+// next group marked (and its fsync run off the thread) while the last batches of the one before are still out.
 import { randomUUID } from 'node:crypto';
 import type { SendOp } from '../db/types.ts';
 import { parcelsToSend } from '../db/rows.ts';
 import { markInFlight, parcelCreatesDue, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
+import { WalSync } from '../platform/node/wal-sync.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { SyncCancelled, type AccountCtx } from './context.ts';
@@ -23,30 +25,47 @@ type Booking = { op: SendOp; feature: CreatedFeature };
  */
 class GroupCommit {
   private waiting: Booking[] = [];
-  constructor(private readonly ctx: AccountCtx) {}
+  /** Null for a mirror not in WAL mode (in memory): its marks commit with FULL, on the thread. */
+  private readonly wal: WalSync | null;
+  constructor(private readonly ctx: AccountCtx) {
+    this.wal = WalSync.of(ctx.db);
+  }
 
   book(pairs: readonly Booking[]): void {
     this.waiting.push(...pairs);
   }
 
-  /** Marks each batch in flight (its own batch id) and writes the bookings waiting, in one transaction. */
-  markGroup(batches: readonly Ready[]): Ready[] {
-    const db = this.ctx.db;
-    return db.transaction(() => {
+  /**
+   * Marks each batch in flight (its own batch id) and writes the bookings waiting, in one transaction, and resolves
+   * once that is on disk. The disk's sync runs off the thread (WalSync): meanwhile the answers of the requests out are
+   * read and booked, instead of waiting behind an fsync that a busy disk can make last 100 ms.
+   */
+  async markGroup(batches: readonly Ready[]): Promise<Ready[]> {
+    const mark = () => {
       this.writeBookings();
       const out: Ready[] = [];
       for (const b of batches) {
         // An op withdrawn since it was read (its never-sent parcel deleted) is not marked, so not sent.
-        const marked = markInFlight(db, b.items.map((i) => i.op.id), randomUUID());
+        const marked = markInFlight(this.ctx.db, b.items.map((i) => i.op.id), randomUUID());
         const items = marked.size === b.items.length ? b.items : b.items.filter((i) => marked.has(i.op.id));
         out.push({ ...b, items });
       }
       return out;
-    })();
+    };
+    return this.wal ? this.wal.commit(mark) : this.ctx.db.transaction(mark)();
   }
 
   /** At the end of the run: the bookings waiting, and the marked batches that never left back to the queue. */
-  finish(neverSent: readonly Ready[]): void {
+  async finish(neverSent: readonly Ready[]): Promise<void> {
+    const wal = this.wal;
+    try {
+      this.finishWrites(neverSent);
+    } finally {
+      await wal?.close();
+    }
+  }
+
+  private finishWrites(neverSent: readonly Ready[]): void {
     const ids = neverSent.flatMap((b) => b.items.map((i) => i.op.id));
     if (!this.waiting.length && !ids.length) return;
     // Without an fsync of its own, as any booking: the run's end (the lock's release) makes it durable.
@@ -109,7 +128,8 @@ function prepare(ctx: AccountCtx, group: readonly Planned[], limit: number, done
 /**
  * Queued parcel creates of farms that exist on the service, in batches of ≤ 50, `pushWindow` at a time (2: the next
  * request is at the service while the engine books the last answer and prepares the one after). Batches are marked
- * in flight `markAhead` at a time (one commit, one fsync) before the first of them leaves; each settles on its own,
+ * in flight `markAhead` at a time (one commit, one fsync) before the first of them leaves, the next group as soon as
+ * no more than a window's worth of the one before is left to send; each settles on its own,
  * so overlapping them changes no outcome. After a failure that stops the account (blocked, budget spent), or a stop,
  * the batches still out are awaited and booked, and the marked ones that never left go back to the queue.
  */
@@ -127,16 +147,25 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const ahead = Math.max(1, ctx.opts.markAhead);
   let next = 0;
   let ready: Ready[] = [];
+  /** The next group: read, marked, and syncing to disk off the thread while the last batches before it go out. */
+  let marking: Promise<Ready[]> | null = null;
   const inflight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
+  const more = () => !failure && !ctx.opts.signal?.aborted && next < planned.length;
   try {
     for (;;) {
-      if (!ready.length) {
-        if (failure || ctx.opts.signal?.aborted || next >= planned.length) break;
-        // Prepared and marked while the window is still full, so the service has the next request queued meanwhile.
+      // Started with a window's worth of batches still to send, so the service has the next request queued while
+      // this group is read and marked and its fsync runs.
+      if (!marking && ready.length <= window && more()) {
         const group = planned.slice(next, next + ahead);
         next += group.length;
-        ready = outbox.markGroup(prepare(ctx, group, limit, progress));
+        marking = outbox.markGroup(prepare(ctx, group, limit, progress));
+      }
+      if (!ready.length) {
+        if (!marking) break;
+        const m = marking;
+        marking = null;
+        ready = await m;
         continue;
       }
       while (inflight.size >= window) await Promise.race(inflight);
@@ -157,9 +186,18 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
     // A failure here (reading or marking) still lets the requests out finish and be booked below.
     failure ??= { error };
   }
+  if (marking) {
+    // Marked, but the run stopped before sending them: back to the queue with the rest. A group whose commit or
+    // sync failed stays in flight on disk, which means reconciliation, never a resend.
+    try {
+      ready = [...ready, ...await marking];
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
   await Promise.all(inflight);
   const left = ready.length > 0;
-  outbox.finish(ready);
+  await outbox.finish(ready);
   // Stopped with work left: what was not sent stays queued, and the run reports the stop.
   if (!failure && ctx.opts.signal?.aborted && (left || next < planned.length)) failure = { error: new SyncCancelled() };
   if (failure) throw (failure as { error: unknown }).error;

@@ -1,0 +1,55 @@
+// Durable commits that do not hold the thread while the disk syncs. better-sqlite3 is synchronous: with
+// synchronous=FULL each commit fsyncs the WAL on the calling thread, and on a busy disk that wait (10–100 ms here)
+// stalls everything else the thread does — for the sync engine, the answers arriving and the next request leaving.
+// WalSync commits with synchronous=NORMAL (the frames are written to the WAL, not synced) and then fdatasyncs the WAL
+// file on libuv's thread pool. Once that resolves the transaction is exactly as durable as a FULL commit (which is
+// the same fdatasync of the same file, made by SQLite); until then the caller must act as if it had not committed.
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Db } from './sqlite.ts';
+
+export class WalSync {
+  private handle: Promise<FileHandle> | null = null;
+
+  private constructor(private readonly db: Db, private readonly wal: string) {}
+
+  /** For a database file in WAL mode; null otherwise (in memory, another journal), where callers commit with FULL. */
+  static of(db: Db): WalSync | null {
+    if (db.memory || String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
+    return new WalSync(db, `${db.name}-wal`);
+  }
+
+  /**
+   * Runs `fn` in a transaction committed without an fsync, then makes it durable off the thread. The value comes back
+   * only once it is: a crash before that may lose the transaction. Not inside another transaction (whose commit it is).
+   */
+  async commit<T>(fn: () => T): Promise<T> {
+    if (this.db.inTransaction) throw new Error('WalSync.commit inside a transaction');
+    const before = this.db.pragma('synchronous', { simple: true }) as number;
+    this.db.pragma('synchronous = NORMAL');
+    let out: T;
+    try {
+      out = this.db.transaction(fn)();
+    } finally {
+      this.db.pragma(`synchronous = ${before}`);
+    }
+    await this.flush();
+    return out;
+  }
+
+  /**
+   * fdatasync of the WAL: every frame written so far by any connection is on disk (fsync is per file, not per
+   * descriptor). A checkpoint that copied frames into the database file synced them first, so they are durable too.
+   * The WAL is not removed while this connection is open, so the descriptor stays the live file's.
+   */
+  async flush(): Promise<void> {
+    // Opened for writing: Windows flushes only through a handle with write access; nothing is ever written through it.
+    this.handle ??= open(this.wal, 'r+');
+    await (await this.handle).datasync();
+  }
+
+  async close(): Promise<void> {
+    const h = this.handle;
+    this.handle = null;
+    if (h) await (await h).close();
+  }
+}
