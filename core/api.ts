@@ -2,32 +2,16 @@
 // ask of the mirror host, with its arguments, result and progress as TypeBox schemas, and the events the host
 // sends. Plain JSON only; geometry is GeoJSON in WGS84 [longitude, latitude]. core/rpc.ts proxies it between
 // processes: the host checks every call's arguments against these schemas before a handler runs.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Contract } from './rpc.ts';
+import { AccountId, BBox, Id, Lat, Lon, Metadata, Name, Nullable, Obj, PolygonGeometry, SyncState } from './api-schemas.ts';
+import { ROTATIONS_API } from './api-rotations.ts';
 import { MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH } from './schemas/common.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
+export { Metadata, PolygonGeometry, BBox, SyncState } from './api-schemas.ts';
+export { CropFamilySummary, FarmRotation, PlantFeature, RotationCrop, RotationWarning } from './api-rotations.ts';
 
-const Obj = <T extends Record<string, TSchema>>(props: T) => Type.Object(props, { additionalProperties: false });
-const Id = Type.String({ minLength: 1, maxLength: 100, description: 'A local id (uuid) of the mirror' });
-const AccountId = Type.String({ minLength: 1, maxLength: 100 });
-const Name = Type.String({ minLength: 1, maxLength: 255 });
-const Lon = Type.Number({ minimum: -180, maximum: 180 });
-const Lat = Type.Number({ minimum: -90, maximum: 90 });
-const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3 });
-const MetadataValue = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-export const Metadata = Type.Record(Type.String(), MetadataValue);
-export const PolygonGeometry = Obj({ type: Type.Literal('Polygon'), coordinates: Type.Array(Type.Array(Position, { minItems: 4 }), { minItems: 1 }) });
-export const BBox = Type.Tuple([Lon, Lat, Lon, Lat], { description: 'minLon, minLat, maxLon, maxLat' });
-
-/** Where an item stands with the service, as the map colours it. */
-export const SyncState = Type.Union([
-  Type.Literal('synced'), Type.Literal('pending'), Type.Literal('sending'), Type.Literal('uncertain'),
-  Type.Literal('rejected'), Type.Literal('conflict'), Type.Literal('blocked'),
-]);
-export type SyncState = Static<typeof SyncState>;
-
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export const BlockedAccount = Obj({ account: AccountId, service: Type.String(), code: Nullable(Type.String()), reason: Type.String(), wayOut: Type.String(), waiting: Type.Integer() });
 export type BlockedAccount = Static<typeof BlockedAccount>;
 
@@ -176,70 +160,6 @@ export const ImportSummary = Obj({
   notes: Type.Array(Type.String()),
 });
 
-// ---- Crop rotations and plants (issue 12): schemas of the methods at the end of API ----
-/** A crop's family: id null for one named on a crop here and not yet synced (the service creates it then). */
-const FamilyRef = Obj({ id: Nullable(Type.Integer()), name: Type.String() });
-export const CropFamilySummary = Obj({ id: Type.Integer(), name: Type.String(), observation: Type.String() });
-/** The crop's family follows itself on the parcel (core/crops/rotation.ts says when). */
-export const RotationWarning = Obj({
-  code: Type.Literal('family_repeats'),
-  /** The earlier crop of the same family it follows. */
-  after: Id,
-  family: Type.String(),
-  /** Seen by consecutive campaigns, or by sowing → closure periods (a campaign missing). */
-  by: Type.Union([Type.Literal('campaign'), Type.Literal('dates')]),
-  message: Type.String(),
-});
-export const RotationCrop = Obj({
-  id: Id, parcel: Id, serverId: Nullable(Type.Integer()),
-  campaign: Nullable(Type.String()), name: Nullable(Type.String()), variety: Nullable(Type.String()), family: Nullable(FamilyRef),
-  /** YYYY-MM-DD. */
-  sowing: Nullable(Type.String()), closure: Nullable(Type.String()),
-  harvestedQty: Nullable(Type.Number()), area: Nullable(Type.Number()),
-  /** Active (on the ground), or past. */
-  active: Type.Boolean(),
-  state: SyncState, reason: Nullable(Type.String()),
-  warnings: Type.Array(RotationWarning),
-});
-export type RotationCrop = Static<typeof RotationCrop>;
-export const FarmRotation = Obj({
-  farm: Id,
-  /** Oldest first (by the year in the label); null: crops without a campaign, last. */
-  campaigns: Type.Array(Nullable(Type.String())),
-  /** Every parcel of the farm by name, with one cell per campaign, in the order of `campaigns`. */
-  parcels: Type.Array(Obj({
-    parcel: Id, name: Type.String(), hectares: Type.Number(),
-    cells: Type.Array(Obj({ campaign: Nullable(Type.String()), crops: Type.Array(RotationCrop), familyRepeats: Type.Boolean() })),
-  })),
-});
-export type FarmRotation = Static<typeof FarmRotation>;
-/** The fields of a crop, checked by core/crops/validate.ts (invalid_crop with every problem); null clears one. */
-const CropFields = {
-  name: Type.Optional(Nullable(Type.String())), campaign: Type.Optional(Nullable(Type.String())), variety: Type.Optional(Nullable(Type.String())),
-  /** An existing family by id, or by name (found ignoring case, else created by the service at the sync). */
-  family: Type.Optional(Nullable(Type.Union([Obj({ id: Type.Integer({ minimum: 1 }) }), Obj({ name: Type.String({ minLength: 1, maxLength: 120, pattern: '\\S' }) })]))),
-  sowing: Type.Optional(Nullable(Type.String())), closure: Type.Optional(Nullable(Type.String())),
-  harvestedQty: Type.Optional(Nullable(Type.Number())), area: Type.Optional(Nullable(Type.Number())), active: Type.Optional(Type.Boolean()),
-};
-export const PlantFeature = Obj({
-  type: Type.Literal('Feature'),
-  /** The service's id: plants are detected there and only pulled. */
-  id: Type.Integer(),
-  geometry: Obj({ type: Type.Literal('Point'), coordinates: Position }),
-  properties: Obj({
-    /** The crown's outline. */
-    crown: Nullable(PolygonGeometry),
-    /** The crown's geodesic area in square metres (0 without a crown). */
-    area: Type.Number(),
-    /** The detection's free JSON. */
-    info: Type.Unknown(),
-    /** Local ids of its parcel and crop, when the mirror has them. */
-    parcel: Nullable(Id), crop: Nullable(Id),
-  }),
-});
-export type PlantFeature = Static<typeof PlantFeature>;
-const PlantLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 }));
-
 /**
  * The embedded map's metadata filter (core/parcels/metadata-filter.ts): key → accepted values (any of a key's, all
  * keys), within the service's maxima for `metadata[<key>]=<value>`.
@@ -370,26 +290,7 @@ export const API = {
     result: ImportSummary,
     progress: ImportProgress,
   },
-  // ---- Crop rotations and plants (issue 12) ----
-  rotation: { description: "A parcel's crops, newest first, each with its family, sync state and rotation warnings", args: Obj({ parcel: Id }), result: Type.Array(RotationCrop) },
-  farmRotation: {
-    description: "A farm's parcels × campaigns (or one campaign), each cell flagged when a crop family follows itself on the parcel",
-    args: Obj({ farm: Id, campaign: Type.Optional(Type.String({ maxLength: 120 })) }), result: FarmRotation,
-  },
-  cropFamilies: { description: 'The crop families the service offered the account at its last pull, by name', args: Account, result: Type.Array(CropFamilySummary) },
-  createCrop: { description: 'A new crop on a parcel (sent once the parcel is on the service)', args: Obj({ parcel: Id, ...CropFields }), result: RotationCrop },
-  updateCrop: { description: 'Changes the fields given of a crop', args: Obj({ id: Id, ...CropFields }), result: RotationCrop },
-  deleteCrop: { description: 'Deletes a crop (on the service at the next sync)', args: One, result: Nothing },
-  plantsInView: {
-    description: "An account's plants whose point or crown meets the box (R*Tree), for the map",
-    args: Obj({ account: AccountId, bbox: BBox, limit: PlantLimit }),
-    result: Obj({ type: Type.Literal('FeatureCollection'), features: Type.Array(PlantFeature), truncated: Type.Boolean() }),
-  },
-  plants: {
-    description: "A parcel's plants: how many, then the first `limit` (10,000 unless told) by id",
-    args: Obj({ parcel: Id, limit: PlantLimit }),
-    result: Obj({ count: Type.Integer(), truncated: Type.Boolean(), features: Type.Array(PlantFeature) }),
-  },
+  ...ROTATIONS_API,
 } satisfies Contract;
 export type Api = typeof API;
 
