@@ -19,6 +19,7 @@ import { SearchBox } from './features/search/SearchBox.tsx';
 import { MetadataFilterForm } from './features/filter/MetadataFilterForm.tsx';
 import { FilterBanner } from './features/filter/FilterBanner.tsx';
 import { useZoomKey } from './features/zoom/useZoomKey.ts';
+import { useAutoSync } from './features/status/useAutoSync.ts';
 import { isField } from './keys.ts';
 import { parcelsDrawn } from './features/map/first-paint.ts';
 import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
@@ -28,8 +29,6 @@ import { SyncCockpit, toggleCockpit, useCockpit } from './features/cockpit/SyncC
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
-/** How often the app syncs by itself, so edits reach the service and the state shown follows it, without a click. */
-const AUTO_SYNC_MS = 60_000;
 /** The longest the start's sync waits for the map's first parcels. */
 const START_SYNC_WAIT_MS = 3000;
 
@@ -42,6 +41,7 @@ export function App({ backend }: { backend: Backend }) {
   const help = useHelp((s) => s.open);
   const cockpit = useCockpit((s) => s.open);
   useZoomKey(api);
+  useAutoSync(api);
 
   useEffect(() => {
     let live = true;
@@ -76,8 +76,7 @@ export function App({ backend }: { backend: Backend }) {
         quiet = setTimeout(() => { if (!useApp.getState().syncing) set({ sync: null }); }, SYNC_QUIET_MS);
       } else if (e.type === 'accounts') void refreshAccount(api).catch(() => {});
     });
-    const auto = setInterval(() => void syncNow(api), AUTO_SYNC_MS);
-    return () => { stop(); clearTimeout(quiet); clearTimeout(refresh); clearInterval(auto); };
+    return () => { stop(); clearTimeout(quiet); clearTimeout(refresh); };
   }, [api, backend]);
 
   // The toolbar's shortcuts; never while typing in a field.

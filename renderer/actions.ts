@@ -5,6 +5,7 @@ import type { AppApi } from './backend.ts';
 import type { AccountSummary } from '../core/api.ts';
 import { largestFarm, say, set, useApp } from './store.ts';
 import { syncedMessage } from './features/status/status-words.ts';
+import { announce, type SyncOutcome } from './features/status/auto-sync.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -38,29 +39,42 @@ async function step(api: AppApi, which: 'undo' | 'redo'): Promise<void> {
 export const undo = (api: AppApi): Promise<void> => step(api, 'undo');
 export const redo = (api: AppApi): Promise<void> => step(api, 'redo');
 
-/** Pushes and pulls the account; its progress comes as the host's sync events (App.tsx), whoever started it. */
-export async function syncNow(api: AppApi): Promise<void> {
-  const { account, syncing } = useApp.getState();
+/** The last message an automatic sync put in the status line: the same one again is not news. */
+let lastAuto: string | null = null;
+
+/**
+ * Pushes and pulls the account; its progress comes as the host's sync events (App.tsx), whoever started it. `auto`:
+ * the app's own timer or reconnect (features/status/useAutoSync.ts), which speaks only when there is news.
+ */
+export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void> {
+  const { account, syncing, connection: before } = useApp.getState();
   if (!account || syncing) return;
   set({ syncing: true });
+  const tell = (outcome: SyncOutcome) => {
+    set({ connection: outcome.connection });
+    if (!announce(auto, before, outcome, lastAuto)) return;
+    const back = outcome.connection === 'online' && before === 'offline';
+    say(back ? `Back online. ${outcome.text}` : outcome.text, outcome.error);
+    lastAuto = auto ? outcome.text : null;
+  };
   try {
     const [r] = await api.sync({ account: account.id });
     if (!r) return;
     if (r.unreachable) {
-      set({ connection: 'offline' });
-      say(`Offline: the service could not be reached (${r.unreachable}). Your ${r.left} change(s) are kept and sent at the next sync.`, true);
+      tell({ connection: 'offline', text: `Offline: the service could not be reached (${r.unreachable}). Your ${r.left} change(s) are kept and sent by themselves once it answers.`, error: true, news: true });
     } else if (r.blocked) {
-      set({ connection: 'online' });
-      say(`Sync needs you: ${r.blocked}`, true);
+      tell({ connection: 'online', text: `Sync needs you: ${r.blocked}`, error: true, news: true });
     } else if (r.error) {
-      say(`Sync failed: ${r.error}`, true);
+      tell({ connection: before, text: `Sync failed: ${r.error}`, error: true, news: true });
     } else {
-      set({ connection: 'online' });
-      say(syncedMessage(r), r.rejected + r.conflicts > 0);
+      const news = r.committed + r.received + r.plantsChanged + r.rejected + r.conflicts > 0;
+      tell({ connection: 'online', text: syncedMessage(r), error: r.rejected + r.conflicts > 0, news });
     }
   } catch (err) {
-    if (err instanceof RpcError && err.code === ApiErrorCode.busy) say('A sync is already running.');
-    else say(`Sync failed: ${why(err)}`, true);
+    // Busy: another sync (the launcher's, the CLI's) is on it; the timer's own try has nothing to say then.
+    if (err instanceof RpcError && err.code === ApiErrorCode.busy) {
+      if (!auto) say('A sync is already running.');
+    } else tell({ connection: before, text: `Sync failed: ${why(err)}`, error: true, news: true });
   } finally {
     set({ syncing: false, sync: null });
     await refreshAccount(api).catch(() => {});

@@ -1,5 +1,6 @@
-// The app offline, end to end: the service stopped, the app says Offline and goes on editing; the app restarted
-// (its backend with it) still holds the edit; the service back, Sync now sends it and the service holds it.
+// The app offline, end to end: the service stopped, the app says Offline (once) and goes on editing; the app
+// restarted (its backend with it) still holds the edit; the service back, the app's own retries (backing off, not
+// repeating the alert) send it without a click, and the service holds it.
 // The app is started against a service this test owns (FURROW_SERVICE, FURROW_ACCOUNT, FURROW_API_KEY), so the test
 // can stop and restart the service as an outage would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,11 +89,35 @@ describe('the app without its service', () => {
     expect(await page.locator('[data-field=reason]').textContent()).toBe('Waiting for the service');
     expect(await page.locator('[data-field=reason]').getAttribute('title')).toMatch(/could not/);
 
-    // The service back on its address: Sync now sends the edit, and the service holds it.
+    // While the service stays away the app keeps trying by itself (5 s, then 10 s, … with jitter: each try shows its
+    // progress bar), without saying Offline again at every try: the message line is left as it was.
+    await page.evaluate(() => {
+      const w = window as unknown as { tries: number; messages: string[] };
+      w.tries = 0;
+      w.messages = [];
+      const bar = () => document.querySelector('footer.statusbar progress');
+      const said = () => document.querySelector('[role=status][aria-label=Message]')?.textContent ?? '';
+      let showing = bar() !== null;
+      let last = said();
+      new MutationObserver(() => {
+        const now = bar() !== null;
+        if (now && !showing) w.tries++;
+        showing = now;
+        const text = said();
+        if (text !== last) w.messages.push(last = text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    const message = await page.getByRole('status', { name: 'Message' }).textContent();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { tries: number }).tries), { timeout: 40_000 }).toBeGreaterThanOrEqual(2);
+    expect(await page.evaluate(() => (window as unknown as { messages: string[] }).messages)).toEqual([]);
+    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toBe(message);
+    await waitOnline(page, 'Offline');
+
+    // The service back on its address: without a click the app syncs at its next try, says it is back, and the
+    // service holds the edit.
     svc = await spawnService(join(dir, 'data'), { PORT: String(svc.port) }, ['demo', '--serve']);
-    await page.getByRole('button', { name: 'Sync now' }).click();
-    await waitOnline(page);
-    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Synced: 1 sent/);
+    await expect.poll(() => page.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 60_000 }).toBe('Online');
+    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Back online\. Synced: 1 sent/);
     await expect.poll(() => page.locator('[data-field=state]').textContent()).toBe('Synced');
 
     const farms = await (await fetch(`${svc.url}/api/farms/`, { headers: { 'x-api-key': key, 'service-account': account } })).json() as { id: number; name: string }[];
@@ -102,5 +127,5 @@ describe('the app without its service', () => {
     expect(held).toHaveLength(1);
     expect(`${held[0]!.properties.hectares.toFixed(2)} ha`).toBe(drawn);
     expect(await problems()).toEqual([]);
-  }, 180_000);
+  }, 240_000);
 });
