@@ -244,11 +244,18 @@ export class Backend {
 
     parcelConflict: ({ id }) => parcelConflict(this.mirror, id),
 
-    resolve: async ({ conflict, keep }) => {
+    resolve: async ({ conflict, keep, fields }) => {
       const c = openConflictById(this.mirror.syncDb, conflict);
       if (!c) throw new RpcError(ApiErrorCode.notFound, `No open conflict #${conflict}`);
-      const { resolveConflict } = await import('../sync/conflicts.ts');
-      const r = await this.write(() => resolveConflict(this.mirror.syncDb, conflict, keep));
+      const [{ resolveConflict }, { FieldChoiceError }] = await Promise.all([import('../sync/conflicts.ts'), import('../sync/conflict-fields.ts')]);
+      const r = await this.write(() => {
+        try {
+          return resolveConflict(this.mirror.syncDb, conflict, keep, fields);
+        } catch (err) {
+          if (err instanceof FieldChoiceError) throw new RpcError(ApiErrorCode.invalidChoice, err.message);
+          throw err;
+        }
+      });
       const deleted = r.deleteOnService.length ? await (await syncJobs()).deleteOnService(this.mirror, this.credentials, c.account_id, c.entity, r.deleteOnService) : [];
       return { effect: r.effect, deletedOnService: deleted };
     },

@@ -20,6 +20,8 @@ export const ApiErrorCode = {
   tooLarge: 'too_large',
   /** The service could not be reached, or refused, for something only it can answer (the embedded map's address). */
   serviceUnavailable: 'service_unavailable',
+  /** A conflict settled field by field with a field it does not have, or into a parcel the service would refuse. */
+  invalidChoice: 'invalid_choice',
 } as const;
 
 /** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */

@@ -173,6 +173,7 @@ const ViewportFilter = Type.Record(
 );
 
 const Account = Obj({ account: AccountId });
+const Side = Type.Union([Type.Literal('mine'), Type.Literal('theirs')]);
 const AnyAccount = Obj({ account: Type.Optional(AccountId) });
 const One = Obj({ id: Id });
 const Nothing = Type.Null();
@@ -251,7 +252,11 @@ export const API = {
   },
   parcelConflict: { description: "A parcel's open conflict with what differs between its two sides, or null", args: One, result: Nullable(ParcelConflict) },
   resolve: {
-    description: 'Settles a conflict', args: Obj({ conflict: Type.Integer({ minimum: 1 }), keep: Type.Union([Type.Literal('mine'), Type.Literal('theirs')]) }),
+    description: "Settles a conflict: one side whole, or an edit conflict field by field (`fields`: a parcel's 'name', 'geometry', 'metadata.<key>'; a crop's columns), `keep` for the fields not named",
+    args: Obj({
+      conflict: Type.Integer({ minimum: 1 }), keep: Side,
+      fields: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 1200 }), Side, { maxProperties: 2000 })),
+    }),
     result: Obj({
       effect: Type.Union([Type.String(), Type.Null()]),
       /** Duplicates the choice removed from the service, with the answer to each DELETE. */

@@ -11,7 +11,10 @@ import type { AccountCtx } from './context.ts';
 import { cropColumns, parcelColumns } from './state.ts';
 import { describeWork, keepMineAfterRemoteDelete, keepTheirsAfterRemoteDelete } from './remote-deletes.ts';
 import type { OutboxRow } from '../db/types.ts';
-import type { CropState, ParcelState } from '../db/types.ts';
+import type { ConflictRow, CropRow, CropState, ParcelState } from '../db/types.ts';
+import { parcelLimit } from '../db/settings.ts';
+import { REF_KEY, cropStateOfRow, parcelStateOfRow } from './state.ts';
+import { FieldChoiceError, mergeCrop, mergedParcelProblems, mergeParcel, type FieldChoices, type Side } from './conflict-fields.ts';
 
 export type { ConflictKind, ConflictRow } from '../db/types.ts';
 
@@ -76,7 +79,7 @@ export function listedAgain(db: Db, entity: 'farm' | 'parcel', localId: string):
  * after a remote delete). keep 'theirs': the service's version replaces the local one. For a duplicate on
  * the service, 'mine' asks the engine to delete the duplicates (returned), 'theirs' keeps them.
  */
-export function resolveConflict(db: Db, id: number, choice: 'mine' | 'theirs'): { deleteOnService: number[]; effect: string | null } {
+export function resolveConflict(db: Db, id: number, choice: 'mine' | 'theirs', fields?: FieldChoices): { deleteOnService: number[]; effect: string | null } {
   return db.transaction(() => {
     const c = openConflictById(db, id);
     if (!c) throw new Error(`No open conflict #${id}`);
@@ -84,6 +87,10 @@ export function resolveConflict(db: Db, id: number, choice: 'mine' | 'theirs'): 
     const drop = () => keepServiceVersion(db, c.entity, c.local_id);
     let deleteOnService: number[] = [];
     let effect: string | null = null;
+    if (fields && Object.keys(fields).length) {
+      if (c.kind !== 'edit' || c.entity === 'farm') throw new FieldChoiceError(`Conflict #${id} (${c.entity}, ${c.kind}) is settled whole: keep mine or keep theirs`);
+      choice = mergeFields(db, c, choice, fields);
+    }
     if (c.kind === 'edit') {
       if (choice === 'mine') {
         updateRow(db, c.entity, c.local_id, { base: c.theirs });
@@ -121,4 +128,37 @@ export function resolveConflict(db: Db, id: number, choice: 'mine' | 'theirs'): 
     closeConflict(db, id, `${new Date().toISOString()} ${choice}`);
     return { deleteOnService, effect };
   })();
+}
+
+/**
+ * An edit conflict settled field by field (conflict-fields.ts): the row takes the merged state with the service's
+ * side as its base, so its held update sends only what was kept from mine. Returns the whole-side choice that is left
+ * to apply: 'theirs' when every field came from the service (nothing to send), 'mine' otherwise (the row now holds
+ * the merge, and keep mine reopens its ops over the service's base).
+ */
+function mergeFields(db: Db, c: ConflictRow, rest: Side, fields: FieldChoices): Side {
+  const row = getRow(db, c.entity, c.local_id);
+  const theirs = JSON.parse(c.theirs ?? 'null') as unknown;
+  if (!row || !theirs) throw new FieldChoiceError(`Conflict #${c.id} has no two sides to take fields from`);
+  let merged: ParcelState | CropState;
+  let cols: Record<string, unknown>;
+  if (c.entity === 'parcel') {
+    const m = mergeParcel(parcelStateOfRow(row as ParcelRow), theirs as ParcelState, fields, rest);
+    const problems = mergedParcelProblems(c.local_id, m, parcelLimit(db, c.account_id));
+    if (problems.length) throw new FieldChoiceError(`These choices make a parcel the service would refuse: ${problems.join('; ')}`);
+    [merged, cols] = [m, { ...parcelColumns(m) }];
+  } else {
+    const m = mergeCrop(cropStateOfRow(row as CropRow), theirs as CropState, fields, rest);
+    [merged, cols] = [m, cropColumns(m)];
+  }
+  // The client reference aside: the service's side carries it in its metadata, the row need not.
+  if (canonical(merged, REF_KEY) === canonical(theirs, REF_KEY)) return 'theirs';
+  updateRow(db, c.entity, c.local_id, cols);
+  return 'mine';
+}
+
+/** JSON with the keys sorted at every level (two states equal whatever order their metadata came in), `skip` left out. */
+function canonical(v: unknown, skip: string): string {
+  return JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
+    ? Object.fromEntries(Object.entries(x as Record<string, unknown>).filter(([k]) => k !== skip).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
 }

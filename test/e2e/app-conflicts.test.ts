@@ -2,7 +2,8 @@
 // service, Debian's Chromium): a demo parcel renamed in the app and on the service over its HTTP API (as curl
 // would), Sync now, the panel showing both names side by side and the status line naming the open conflict (still
 // after another sync's message); Keep theirs takes the service's name, synced. Then a metadata value changed on both
-// sides, Keep mine, Sync now, and the service holding mine.
+// sides, Keep mine, Sync now, and the service holding mine. Then a rename and a metadata value on both sides settled
+// field by field (the service's name, my value), and the service holding that mix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, type Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
@@ -51,7 +52,7 @@ async function serviceParcel(name: string): Promise<ServiceParcel> {
 const poll = <T>(fn: () => Promise<T>) => expect.poll(fn, { timeout: 30_000 });
 const field = async (f: string) => (await page.locator(`[data-field=${f}]`).textContent()) ?? '';
 const conflictsNote = async () => ((await page.getByRole('status', { name: 'Conflicts' }).count()) ? await page.getByRole('status', { name: 'Conflicts' }).textContent() : null);
-const sideOf = (f: string, side: 'mine' | 'theirs') => page.locator(`.conflict tr[data-conflict-field="${f}"] td[data-side=${side}]`).textContent();
+const sideOf = (f: string, side: 'mine' | 'theirs') => page.locator(`.conflict [data-conflict-field="${f}"] td[data-side=${side}]`).textContent();
 const editor = () => page.getByRole('form', { name: 'Edit parcel' });
 
 /** Opens a parcel's panel through the search box, as a user finds it. */
@@ -142,6 +143,40 @@ describe('conflicts in the app', () => {
     await syncNow();
     await poll(() => field('state')).toBe('Synced');
     expect((await serviceParcel('Almond orchard')).properties.metadata['Supplier ID']).toBe('S-78 mine');
+    expect(await problems()).toEqual([]);
+  }, 180_000);
+
+  it('field by field: the service\'s name and my certification, Keep chosen, and the service holds that mix', async () => {
+    await select('Olivar C', 'Olivar C');
+    const before = await serviceParcel('Olivar C');
+    await editor().getByLabel('Name').fill('Olivar C (mine)');
+    const keys = await editor().locator('input[aria-label^="Key "]').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+    const n = keys.indexOf('certification') + 1;
+    await editor().getByLabel(`Value ${n}`, { exact: true }).fill('Demeter');
+    await editor().getByRole('button', { name: 'Save changes' }).click();
+    await poll(() => field('state')).toBe('Pending');
+    await onService('PATCH', `/api/parcels/${before.id}/`, { name: 'Olivar C (theirs)', metadata: { ...before.properties.metadata, certification: 'GlobalG.A.P.' } });
+
+    await syncNow();
+    await poll(() => field('state')).toBe('Conflict');
+    await poll(() => sideOf('name', 'theirs')).toBe('Olivar C (theirs)');
+    expect(await sideOf('metadata.certification', 'mine')).toBe('Demeter');
+    // Keep chosen waits for a choice on every row.
+    const chosen = page.getByRole('button', { name: 'Keep chosen' });
+    expect(await chosen.isDisabled()).toBe(true);
+    await page.getByRole('radio', { name: "Name: keep the service's" }).check();
+    expect(await chosen.isDisabled()).toBe(true);
+    await page.getByRole('radio', { name: 'certification: keep mine' }).check();
+    await page.screenshot({ path: join(SHOTS, 'app-conflict-fields.png') });
+    await chosen.click();
+    await poll(() => page.getByRole('status', { name: 'Message' }).textContent()).toBe("Kept 1 field of mine and 1 field of the service's: Olivar C (theirs) is sent to the service at the next sync.");
+    await poll(() => field('name')).toBe('Olivar C (theirs)');
+    await poll(() => field('state')).toBe('Pending');
+    await syncNow();
+    await poll(() => field('state')).toBe('Synced');
+    const after = await serviceParcel('Olivar C (theirs)');
+    expect(after.id).toBe(before.id);
+    expect(after.properties.metadata.certification).toBe('Demeter');
     expect(await problems()).toEqual([]);
   }, 180_000);
 });

@@ -28,3 +28,13 @@ export function kindNote(kind: string): string | null {
   if (kind === 'partial_batch') return 'It did not arrive with the rest of its batch. Keep mine sends it again; keep theirs discards it here.';
   return null;
 }
+
+/** The status line after a field-by-field choice: how many fields came from each side, and what happens next. */
+export function resolvedFieldsMessage(fields: Readonly<Record<string, 'mine' | 'theirs'>>, name: string): string {
+  const sides = Object.values(fields);
+  const mine = sides.filter((s) => s === 'mine').length;
+  const theirs = sides.length - mine;
+  if (!mine) return `Kept the service's version of ${name}.`;
+  const n = (k: number) => `${k} field${k === 1 ? '' : 's'}`;
+  return `Kept ${n(mine)} of mine and ${n(theirs)} of the service's: ${name} is sent to the service at the next sync.`;
+}
