@@ -2,7 +2,7 @@
 // ParcelState as the merge saw it) turned into the fields that differ, as text. The panel's Keep mine / Keep theirs
 // then call `resolve` with the id; nothing here writes.
 import type { Mirror } from '../db/mirror.ts';
-import type { ParcelState } from '../db/types.ts';
+import type { CropState, ParcelState } from '../db/types.ts';
 import type { ParcelConflict } from '../core/api.ts';
 import { REF_KEY } from '../core/parcels/client-ref.ts';
 
@@ -53,6 +53,10 @@ export function conflictDifferences(mine: Side, theirs: Side, overlapping: reado
   return out;
 }
 
+/** An edit conflict row's sides as the fields that differ. */
+export const parcelEditDifferences = (mine: string | null, theirs: string | null, overlapping: readonly string[]): Difference[] =>
+  conflictDifferences(parse(mine), parse(theirs), overlapping);
+
 /** The parcel's open conflict (the oldest, when it has several), or null. */
 export function parcelConflict(m: Mirror, localId: string): ParcelConflict | null {
   const c = m.read.conflicts().find((r) => r.entity === 'parcel' && r.local_id === localId);
@@ -64,4 +68,26 @@ export function parcelConflict(m: Mirror, localId: string): ParcelConflict | nul
     : deletedOnService ? [{ field: 'name', mine: valueText(parse(c.mine)?.name), theirs: '(deleted on the service)', overlaps: true }]
       : [];
   return { id: c.id, kind: c.kind, reason: fields.join('; '), deletedOnService, differences };
+}
+
+const CROP_FIELDS: readonly (keyof CropState)[] = ['name', 'campaign', 'variety', 'sowing', 'closure', 'harvested_qty', 'area', 'is_active', 'family_id'];
+
+/**
+ * A crop's edit conflict: every column where the two sides differ (or that both edited), as text; the family by its
+ * name when the mirror knows it. Field names are the columns, as `resolve` takes them.
+ */
+export function cropDifferences(mineJson: string | null, theirsJson: string | null, overlapping: readonly string[], familyName: (id: number) => string | null): Difference[] {
+  const m = (parse(mineJson) ?? {}) as Partial<CropState>;
+  const t = (parse(theirsJson) ?? {}) as Partial<CropState>;
+  const text = (f: keyof CropState, v: unknown): string | null => {
+    if (f === 'family_id' && typeof v === 'number') return familyName(v) ?? `family #${v}`;
+    if (f === 'is_active' && typeof v === 'boolean') return v ? 'active' : 'past';
+    return valueText(v);
+  };
+  const out: Difference[] = [];
+  for (const f of CROP_FIELDS) {
+    const [a, b] = [text(f, m[f]), text(f, t[f])];
+    if (a !== b || overlapping.includes(f)) out.push({ field: f, mine: a, theirs: b, overlaps: overlapping.includes(f) });
+  }
+  return out;
 }

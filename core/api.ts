@@ -115,7 +115,11 @@ export const SyncItem = Obj({
 });
 export type SyncItem = Static<typeof SyncItem>;
 /** An open conflict as the sync cockpit lists it, with the local id of what it is about. */
-export const SyncConflict = Obj({ id: Type.Integer(), entity: Type.String(), localId: Id, name: Type.String(), kind: Type.String(), reason: Type.String() });
+export const SyncConflict = Obj({
+  id: Type.Integer(), entity: Type.String(), localId: Id, name: Type.String(), kind: Type.String(), reason: Type.String(),
+  /** An edit conflict's fields that differ (a parcel's, or a crop's columns), to settle side by side; none for other kinds. */
+  differences: Type.Array(ConflictDifference),
+});
 export const SyncDetails = Obj({ preview: SyncPreview, items: Type.Array(SyncItem), conflicts: Type.Array(SyncConflict) });
 export type SyncDetails = Static<typeof SyncDetails>;
 

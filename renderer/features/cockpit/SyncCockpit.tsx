@@ -9,6 +9,8 @@ import type { AccountSummary, SyncDetails, SyncItem } from '../../../core/api.ts
 import { useApi } from '../../context.ts';
 import type { AppApi } from '../../backend.ts';
 import { refreshAccount, syncNow } from '../../actions.ts';
+import { ConflictSides, type Side } from '../conflicts/ConflictSides.tsx';
+import { resolvedFieldsMessage } from '../conflicts/conflict-words.ts';
 import { chooseAccount, say, set, useApp } from '../../store.ts';
 import { startModify } from '../edit/actions.ts';
 import { usePanel } from '../../panel.ts';
@@ -107,10 +109,10 @@ export function SyncCockpit() {
       say(`Not queued again: ${why(err)}`, true);
     }
   };
-  const resolve = async (id: number, keep: 'mine' | 'theirs') => {
+  const resolve = async (id: number, keep: Side, fields?: Record<string, Side>, name = '') => {
     try {
-      await api.resolve({ conflict: id, keep });
-      say(keep === 'mine' ? 'Kept yours: it is sent at the next sync.' : "Kept the service's.");
+      await api.resolve({ conflict: id, keep, ...(fields ? { fields } : {}) });
+      say(fields ? resolvedFieldsMessage(fields, name) : keep === 'mine' ? 'Kept yours: it is sent at the next sync.' : "Kept the service's.");
       await refreshAccount(api);
     } catch (err) {
       say(`Not settled: ${why(err)}`, true);
@@ -158,11 +160,19 @@ export function SyncCockpit() {
                   <li key={c.id} data-conflict={c.id}>
                     <strong>{c.name}</strong> <span className="muted">({c.entity}: {c.kind.replace(/_/g, ' ')})</span>
                     <div className="muted">{c.reason}</div>
-                    <div className="buttons">
-                      <button type="button" onClick={() => void resolve(c.id, 'mine')}>Keep mine</button>
-                      <button type="button" onClick={() => void resolve(c.id, 'theirs')}>Keep theirs</button>
-                      {c.entity === 'parcel' ? <button type="button" onClick={() => { set({ selectedId: c.localId }); close(); }} title="Both sides, field by field, in the parcel panel">Compare</button> : null}
-                    </div>
+                    {c.entity === 'crop' && c.differences.length ? (
+                      // A crop has no panel of its own: its two sides are settled here, field by field.
+                      <div className="conflict">
+                        <ConflictSides conflict={c.id} differences={c.differences} byField={c.kind === 'edit'} busy={false}
+                          settle={(keep, fields) => void resolve(c.id, keep, fields, c.name)} />
+                      </div>
+                    ) : (
+                      <div className="buttons">
+                        <button type="button" onClick={() => void resolve(c.id, 'mine')}>Keep mine</button>
+                        <button type="button" onClick={() => void resolve(c.id, 'theirs')}>Keep theirs</button>
+                        {c.entity === 'parcel' ? <button type="button" onClick={() => { set({ selectedId: c.localId }); close(); }} title="Both sides, field by field, in the parcel panel">Compare</button> : null}
+                      </div>
+                    )}
                   </li>
                 ))}
               </ul>

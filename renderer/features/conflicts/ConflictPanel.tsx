@@ -6,10 +6,8 @@ import { useEffect, useState } from 'react';
 import type { ParcelConflict, ParcelFeature } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
-import { fieldLabel, kindNote, resolvedFieldsMessage, resolvedMessage, sideText } from './conflict-words.ts';
-
-type Side = 'mine' | 'theirs';
-import './conflicts.css';
+import { kindNote, resolvedFieldsMessage, resolvedMessage } from './conflict-words.ts';
+import { ConflictSides, type Side } from './ConflictSides.tsx';
 
 export function ConflictPanel({ parcel }: { parcel: ParcelFeature }) {
   const api = useApi();
@@ -17,8 +15,6 @@ export function ConflictPanel({ parcel }: { parcel: ParcelFeature }) {
   const inConflict = parcel.properties.state === 'conflict';
   const [conflict, setConflict] = useState<ParcelConflict | null>(null);
   const [busy, setBusy] = useState(false);
-  const [choices, setChoices] = useState<Record<string, Side>>({});
-  useEffect(() => setChoices({}), [conflict?.id]);
   useEffect(() => {
     let live = true;
     if (!inConflict) { setConflict(null); return; }
@@ -43,46 +39,12 @@ export function ConflictPanel({ parcel }: { parcel: ParcelFeature }) {
     }
   };
   const note = kindNote(conflict.kind);
-  // Field by field only where both sides are versions of the parcel, and there is more than one field to choose.
-  const byField = conflict.kind === 'edit' && conflict.differences.length > 1;
-  const allChosen = byField && conflict.differences.every((d) => choices[d.field]);
-  const choose = (field: string, side: Side) => setChoices((c) => ({ ...c, [field]: side }));
   return (
     <section className="conflict" aria-label="Conflict">
       <h3>Changed here and on the service</h3>
       {note ? <p>{note}</p> : null}
-      {conflict.differences.length ? (
-        <table aria-label="Both versions">
-          <thead><tr><th scope="col">Mine</th><th scope="col">Theirs (on the service)</th></tr></thead>
-          {/* Each field over its two sides: the panel is narrow, and a metadata key beside them broke mid-word. */}
-          {conflict.differences.map((d) => (
-            <tbody key={d.field} className={d.overlaps ? 'overlaps' : undefined} data-conflict-field={d.field}>
-              <tr><th scope="rowgroup" colSpan={2}>{fieldLabel(d.field)}</th></tr>
-              <tr>
-                {(['mine', 'theirs'] as const).map((side) => (
-                  <td key={side} data-side={side}>
-                    {byField ? (
-                      <label className="pick">
-                        <input type="radio" name={`keep-${conflict.id}-${d.field}`} checked={choices[d.field] === side} disabled={busy}
-                          aria-label={`${fieldLabel(d.field)}: keep ${side === 'mine' ? 'mine' : "the service's"}`} onChange={() => choose(d.field, side)} />
-                        <span>{sideText(side === 'mine' ? d.mine : d.theirs)}</span>
-                      </label>
-                    ) : sideText(side === 'mine' ? d.mine : d.theirs)}
-                  </td>
-                ))}
-              </tr>
-            </tbody>
-          ))}
-        </table>
-      ) : <p className="muted">{conflict.reason}</p>}
-      <div className="buttons">
-        <button type="button" disabled={busy} onClick={() => void settle('mine')} title="Send my version to the service at the next sync">Keep mine</button>
-        <button type="button" disabled={busy} onClick={() => void settle('theirs')} title="Take the service's version here">Keep theirs</button>
-        {byField ? (
-          <button type="button" disabled={busy || !allChosen} onClick={() => void settle('mine', choices)}
-            title={allChosen ? 'Each field as chosen above; what is kept from mine is sent at the next sync' : 'Choose mine or theirs on every row first'}>Keep chosen</button>
-        ) : null}
-      </div>
+      {conflict.differences.length ? null : <p className="muted">{conflict.reason}</p>}
+      <ConflictSides conflict={conflict.id} differences={conflict.differences} byField={conflict.kind === 'edit'} busy={busy} settle={(w, f) => void settle(w, f)} />
     </section>
   );
 }

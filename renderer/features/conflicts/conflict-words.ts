@@ -6,8 +6,15 @@ import type { ParcelConflict } from '../../../core/api.ts';
 export function fieldLabel(field: string): string {
   if (field === 'name') return 'Name';
   if (field === 'geometry') return 'Shape';
-  return field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
+  if (field.startsWith('metadata.')) return field.slice('metadata.'.length);
+  return CROP_LABEL[field] ?? field;
 }
+
+/** A crop's columns (its conflicts are settled in the sync cockpit) as the rotation timeline names them. */
+const CROP_LABEL: Record<string, string> = {
+  campaign: 'Campaign', variety: 'Variety', sowing: 'Sowing', closure: 'Closure', harvested_qty: 'Harvested quantity',
+  area: 'Area', is_active: 'Active or past', family_id: 'Family',
+};
 
 /** What a side holds for a field: absent reads as "not set", never as an empty cell. */
 export const sideText = (v: string | null): string => v ?? '(not set)';
