@@ -20,6 +20,10 @@ export const ApiErrorCode = {
   tooLarge: 'too_large',
   /** The service could not be reached, or refused, for something only it can answer (the embedded map's address). */
   serviceUnavailable: 'service_unavailable',
+  /** An import preview that is no longer kept (imported, discarded, replaced by the account's next one, expired): drop the file again. */
+  previewGone: 'preview_gone',
+  /** A new farm named like one the account has (choose that farm, or another name). */
+  farmExists: 'farm_exists',
 } as const;
 
 /** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */
