@@ -118,6 +118,9 @@ export function ImportDialog() {
   const preview = useImports((s) => s.preview);
   const error = useImports((s) => s.error);
   const panel = usePanel(() => cancelImport(api));
+  const account = useApp((s) => s.account?.id);
+  // Another account shown: the preview was checked against the other's limit, for the other's farms.
+  useEffect(() => { if (preview && preview.account !== account && !useImports.getState().importing) cancelImport(api); }, [api, account, preview]);
   const fileName = preview?.fileName ?? reading?.fileName ?? error?.fileName ?? '';
   // A new file's preview gets the focus again (a screen reader reads the new table's summary).
   useEffect(() => { if (open) panel.current?.focus(); }, [open, preview?.preview, panel]);
