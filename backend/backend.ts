@@ -20,6 +20,8 @@ import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 import { parcelConflict } from './parcel-conflict.ts';
 import { syncDetails } from './sync-details.ts';
+import { importCall, importHandlers, type ImportContext } from './imports.ts';
+import { ImportPreviews } from './import-previews.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -52,11 +54,18 @@ export class Backend {
    * answer to the app — a sync started during an import froze the host for over a second.
    */
   private job: { kind: 'import' | 'sync'; done: Promise<void> } | null = null;
+  /** Dropped files between their preview and their import (backend/import-previews.ts). */
+  private readonly previews: ImportPreviews;
+  private readonly imports: ImportContext;
 
   constructor(private readonly opts: BackendOptions) {
     this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
     this.credentials = opts.credentials ?? credentialStore(opts.home, opts.env);
     this.changes = opts.app ? new ChangeLog(this.mirror.syncDb) : null;
+    this.previews = new ImportPreviews(join(opts.home, 'imports'));
+    this.imports = {
+      home: opts.home, app: opts.app === true, mirror: () => this.mirror, turn: () => this.turn('import'), emit: (e) => this.emit(e), previews: this.previews,
+    };
   }
 
   onEvent(listener: (e: ApiEvent) => void): () => void {
@@ -65,6 +74,7 @@ export class Backend {
   }
 
   close(): void {
+    this.previews.close();
     this.changes?.close();
     this.mirror.close();
   }
@@ -322,25 +332,14 @@ export class Backend {
       return { ...r, fileName: `${fileBase(base ?? 'parcels')}.${format}` };
     },
 
-    importFile: async ({ account, path, farm, skipInvalid = false }, ctx) => {
+    importFile: ({ account, path, farm, skipInvalid = false }, ctx) => {
       this.account(account);
-      const onProgress = (done: number, total: number) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' });
-      const { runImport, importHere } = await import('./imports.ts');
-      // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
-      const end = await this.turn('import');
-      try {
-        const { events, ...summary } = await (this.opts.app
-          ? runImport({ home: this.opts.home, file: path, account, farm, skipInvalid }, ctx.signal, onProgress)
-          : importHere(this.mirror, { file: path, account, farm, skipInvalid }, ctx.signal, onProgress));
-        for (const e of events) this.emit(e);
-        return summary;
-      } finally {
-        end();
-      }
+      return importCall(this.imports, { file: path, account, farm, skipInvalid }, ctx.signal, (done, total) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' }));
     },
 
     ...rotationHandlers({ mirror: () => this.mirror, write: (fn) => this.write(fn) }),
     ...plantHandlers(() => this.mirror),
+    ...importHandlers(() => this.imports),
   };
 }
 

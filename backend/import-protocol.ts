@@ -1,7 +1,9 @@
 // What the host and its import thread say to each other (backend/import-worker.ts), and the import's outcome in the
-// API's terms, the same whether it ran on that thread (the host) or in process (the CLI).
+// API's terms, the same whether it ran on that thread (the host) or in process (the CLI). The thread also reads and
+// checks a file for the app's preview (db/import/preview.ts), writing nothing.
 import type { ChangeEvent } from '../core/api.ts';
 import type { ImportReport } from '../db/import/index.ts';
+import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
 import { ImportError } from '../db/import/errors.ts';
 
 export interface ImportJob {
@@ -9,9 +11,18 @@ export interface ImportJob {
   file: string;
   account: string;
   farm: string;
+  /** That very farm (db/import ImportOptions.farmId), for the app's preview: its name is `farm`. */
+  farmId?: string;
   skipInvalid: boolean;
   /** One Int32: 1 asks the import to stop (read between chunks). */
   stop: SharedArrayBuffer;
+}
+
+/** A preview on the thread: the file, and the account's limit and the answer's caps (no mirror is opened). */
+export interface PreviewJob {
+  preview: true;
+  file: string;
+  opts: Omit<PreviewOptions, 'onProgress'>;
 }
 
 /** Problems listed in an answer; past this many they are counted (a whole file of bad features is one cause). */
@@ -26,6 +37,7 @@ export interface ImportFailure { code: string; message: string; problems: { feat
 export type ImportMessage =
   | { t: 'progress'; done: number; total: number }
   | { t: 'done'; result: ImportResult }
+  | { t: 'previewed'; preview: FilePreview }
   | { t: 'failed'; failure: ImportFailure };
 
 const problemsOf = (list: readonly { index: number; message: string }[]) => list.slice(0, MAX_PROBLEMS).map((p) => ({ feature: p.index, message: p.message }));

@@ -1,35 +1,50 @@
 // An import on a thread of its own, with its own connection to the mirror: the import writes in one synchronous
 // transaction for seconds, and the host's thread must go on answering the app meanwhile (reads see the mirror as
 // it was until the import commits). Started by backend/imports.ts; stopped through a flag in shared memory,
-// which the import reads after each chunk (it rolls back whole).
+// which the import reads after each chunk (it rolls back whole). The app's preview of a file runs here too
+// (checking every feature of a large file takes seconds as well), without opening the mirror.
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
-import { importFailure, importResult, type ImportJob, type ImportMessage } from './import-protocol.ts';
+import { previewFile } from '../db/import/preview.ts';
+import { importFailure, importResult, type ImportJob, type ImportMessage, type PreviewJob } from './import-protocol.ts';
 import { ChangeLog } from '../db/change-log.ts';
 import { checkpointNow, journalsInMemory } from '../db/bulk.ts';
 
-const job = workerData as ImportJob;
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
-const stop = new Int32Array(job.stop);
-const mirror = Mirror.open(join(job.home, 'mirror.db'));
-// Statement journals in memory for the import (db/bulk.ts), set before the change log's temporary triggers exist:
-// changing temp_store later would drop them.
-journalsInMemory(mirror.syncDb);
-// This connection's writes, for the app's change event (rolled back with the import if it fails).
-const log = new ChangeLog(mirror.syncDb);
-try {
-  const r = await importFile(mirror, job.file, {
-    accountId: job.account, farmName: job.farm, skipInvalid: job.skipInvalid,
-    onProgress: (done, total) => post({ t: 'progress', done, total }),
-    cancelled: () => Atomics.load(stop, 0) === 1,
-  });
-  // The WAL copied into the database here, on this thread: else the host's next write would do it on its own.
-  checkpointNow(mirror.syncDb);
-  post({ t: 'done', result: importResult(r, log.drain()) });
-} catch (err) {
-  post({ t: 'failed', failure: importFailure(err) });
-} finally {
-  mirror.close();
+
+async function importJob(job: ImportJob): Promise<void> {
+  const stop = new Int32Array(job.stop);
+  const mirror = Mirror.open(join(job.home, 'mirror.db'));
+  // Statement journals in memory for the import (db/bulk.ts), set before the change log's temporary triggers exist:
+  // changing temp_store later would drop them.
+  journalsInMemory(mirror.syncDb);
+  // This connection's writes, for the app's change event (rolled back with the import if it fails).
+  const log = new ChangeLog(mirror.syncDb);
+  try {
+    const r = await importFile(mirror, job.file, {
+      accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid,
+      onProgress: (done, total) => post({ t: 'progress', done, total }),
+      cancelled: () => Atomics.load(stop, 0) === 1,
+    });
+    // The WAL copied into the database here, on this thread: else the host's next write would do it on its own.
+    checkpointNow(mirror.syncDb);
+    post({ t: 'done', result: importResult(r, log.drain()) });
+  } catch (err) {
+    post({ t: 'failed', failure: importFailure(err) });
+  } finally {
+    mirror.close();
+  }
 }
+
+async function previewJob(job: PreviewJob): Promise<void> {
+  try {
+    post({ t: 'previewed', preview: await previewFile(job.file, { ...job.opts, onProgress: (done, total) => post({ t: 'progress', done, total }) }) });
+  } catch (err) {
+    post({ t: 'failed', failure: importFailure(err) });
+  }
+}
+
+const job = workerData as ImportJob | PreviewJob;
+await ('preview' in job ? previewJob(job) : importJob(job));

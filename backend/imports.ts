@@ -1,28 +1,41 @@
-// An import for the backend: on its own thread in the mirror host (backend/import-worker.ts), so the host goes on
-// answering; in process for the CLI, where nothing else runs. The same outcome either way (import-protocol.ts).
+// Imports for the backend: importFile (a file by its path, backend/backend.ts) and the app's preview then import of a
+// dropped file (core/api-imports.ts). On a thread of its own in the mirror host (backend/import-worker.ts), so the
+// host goes on answering; in process for the CLI, where nothing else runs. The same outcome either way
+// (import-protocol.ts). The preview checks each feature as the import will and writes nothing; the import of a
+// preview is importFile with skipInvalid on the kept file, so the two can never disagree on what is valid.
 import { startWorker, workerEntry } from '../platform/node/worker-pool.ts';
 import type { Mirror } from '../db/mirror.ts';
-import { importFile } from '../db/import/index.ts';
-import { RpcError } from '../core/rpc.ts';
+import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
-import { importFailure, importResult, type ImportFailure, type ImportJob, type ImportMessage, type ImportResult } from './import-protocol.ts';
+import type { ApiEvent } from '../core/api.ts';
+import { IMPORT_PREVIEW_MAX_BYTES, IMPORT_PREVIEW_MAX_LISTED, type IMPORTS_API } from '../core/api-imports.ts';
+import { checkName } from '../core/parcels/name.ts';
+import { reporter } from '../core/parcels/problems.ts';
+import { importFailure, importResult, type ImportFailure, type ImportJob, type ImportMessage, type ImportResult, type PreviewJob } from './import-protocol.ts';
+import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
+import { safeFileName, type ImportPreviews } from './import-previews.ts';
+import { accountOf } from './views.ts';
 
 /** The thread's entry: the bundled one beside the built host (dist/), the TypeScript beside this file from source. */
 const ENTRY = workerEntry('import-worker', import.meta.url);
+
+/** Positions of invalid shapes a preview sends for the map, in all (about 40 bytes each). */
+const PREVIEW_MAX_POSITIONS = 200_000;
+
+type Progress = (done: number, total: number) => void;
+type Job = Omit<ImportJob, 'stop' | 'home'>;
 
 const failed = (f: ImportFailure): RpcError => (f.code === 'cancelled'
   ? new RpcError('cancelled', f.message)
   : new RpcError(f.code === 'internal' ? 'internal_error' : ApiErrorCode.importFailed, f.message, { code: f.code, problems: f.problems, problemCount: f.problemCount, counts: f.counts }));
 
-export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ImportResult> {
+/** A job on the import thread until it answers. An import is stopped through its flag (it rolls back); a preview, which writes nothing, by ending the thread. */
+function onThread(data: Omit<ImportJob, 'stop'> | PreviewJob, signal: AbortSignal, onProgress: Progress): Promise<ImportResult | FilePreview> {
   const stop = new SharedArrayBuffer(4);
   const flag = new Int32Array(stop);
-  const worker = startWorker(ENTRY, { workerData: { ...job, stop } satisfies ImportJob });
-  const onAbort = () => Atomics.store(flag, 0, 1);
-  // Stopped while it waited for its turn: the thread rolls back at its first chunk.
-  if (signal.aborted) onAbort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  return new Promise<ImportResult>((resolve, reject) => {
+  const preview = 'preview' in data;
+  const worker = startWorker(ENTRY, { workerData: preview ? data : { ...data, stop } satisfies ImportJob });
+  return new Promise<ImportResult | FilePreview>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -30,9 +43,21 @@ export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onP
       signal.removeEventListener('abort', onAbort);
       fn();
     };
+    function onAbort() {
+      if (!preview) {
+        Atomics.store(flag, 0, 1);
+        return;
+      }
+      settle(() => reject(new RpcError('cancelled', 'the preview was stopped')));
+      void worker.terminate();
+    }
+    // Stopped while it waited for its turn: the thread rolls back at its first chunk.
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: ImportMessage) => {
       if (m.t === 'progress') onProgress(m.done, m.total);
       else if (m.t === 'done') settle(() => resolve(m.result));
+      else if (m.t === 'previewed') settle(() => resolve(m.preview));
       else settle(() => reject(failed(m.failure)));
     });
     worker.on('error', (err) => settle(() => reject(new RpcError('internal_error', `the import thread failed: ${err.message}`))));
@@ -40,12 +65,129 @@ export function runImport(job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onP
   });
 }
 
+export const runImport = (job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onProgress: Progress) => onThread(job, signal, onProgress) as Promise<ImportResult>;
+
 /** The same import on the calling thread (the CLI: nothing else has to be answered meanwhile). */
-export async function importHere(m: Mirror, job: Omit<ImportJob, 'stop' | 'home'>, signal: AbortSignal, onProgress: (done: number, total: number) => void): Promise<ImportResult> {
+export async function importHere(m: Mirror, job: Job, signal: AbortSignal, onProgress: Progress): Promise<ImportResult> {
+  const { importFile } = await import('../db/import/index.ts');
   try {
-    const r = await importFile(m, job.file, { accountId: job.account, farmName: job.farm, skipInvalid: job.skipInvalid, onProgress, cancelled: () => signal.aborted });
+    const r = await importFile(m, job.file, { accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, onProgress, cancelled: () => signal.aborted });
     return importResult(r, []);
   } catch (err) {
     throw failed(importFailure(err));
   }
+}
+
+/** What the import handlers need of the backend (backend/backend.ts). */
+export interface ImportContext {
+  home: string;
+  /** The mirror host: imports and previews on a thread; else (the CLI) in process. */
+  app: boolean;
+  mirror(): Mirror;
+  /** Waits for the mirror's long job (a sync, another import) to end, then holds it; call the result when done. */
+  turn(): Promise<() => void>;
+  emit(e: ApiEvent): void;
+  previews: ImportPreviews;
+}
+
+/** An import, in its turn, with its change events sent: importFile's and importPreviewed's. */
+export async function importCall(c: ImportContext, job: Job, signal: AbortSignal, onProgress: Progress): Promise<Omit<ImportResult, 'events'>> {
+  // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
+  const end = await c.turn();
+  try {
+    const { events, ...summary } = await (c.app ? runImport({ home: c.home, ...job }, signal, onProgress) : importHere(c.mirror(), job, signal, onProgress));
+    for (const e of events) c.emit(e);
+    return summary;
+  } finally {
+    end();
+  }
+}
+
+async function previewCall(c: ImportContext, file: string, opts: Omit<PreviewOptions, 'onProgress'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
+  if (c.app) return onThread({ preview: true, file, opts }, signal, onProgress) as Promise<FilePreview>;
+  const { previewFile } = await import('../db/import/preview.ts');
+  try {
+    return await previewFile(file, { ...opts, onProgress });
+  } catch (err) {
+    throw failed(importFailure(err));
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const megabytes = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+
+/** The refusal of a file too large for the app, with the way that takes it. */
+const tooLarge = (name: string, bytes: number) => new RpcError(ApiErrorCode.tooLarge,
+  `${name} is ${megabytes(bytes)} MB, more than the app previews (${megabytes(IMPORT_PREVIEW_MAX_BYTES)} MB): import it with the CLI, ` +
+  `which reads files of any size from disk: npm run -s cli -- import FILE --farm NAME [--skip-invalid]`, { bytes, max: IMPORT_PREVIEW_MAX_BYTES });
+
+/** `context`: the backend's, asked at each call (the handlers are made before the backend's constructor runs). */
+export function importHandlers(context: () => ImportContext): HandlersOf<typeof IMPORTS_API> {
+  return {
+    importPreview: async ({ account, fileName, data }, ctx) => {
+      const c = context();
+      const m = c.mirror();
+      accountOf(m, account);
+      const name = safeFileName(fileName);
+      // Told from the text's length before a byte is decoded.
+      if (Math.floor((data.length * 3) / 4) > IMPORT_PREVIEW_MAX_BYTES + 2) throw tooLarge(name, Math.floor((data.length * 3) / 4));
+      if (data.length % 4 !== 0 || !BASE64.test(data)) throw new RpcError(RpcCode.invalidArguments, `importPreview: the file's data is not base64 (${name})`);
+      const bytes = Buffer.from(data, 'base64');
+      if (bytes.length > IMPORT_PREVIEW_MAX_BYTES) throw tooLarge(name, bytes.length);
+      const parcelLimit = m.write.parcelLimit(account);
+      const kept = c.previews.keep(account, name, bytes);
+      try {
+        const p = await previewCall(c, kept.file, { maxHectares: parcelLimit, maxListed: IMPORT_PREVIEW_MAX_LISTED, maxPositions: PREVIEW_MAX_POSITIONS },
+          ctx.signal, (done, total) => ctx.progress({ done, total }));
+        return { preview: kept.id, account, fileName: kept.fileName, ...p, parcelLimit, expires: new Date(kept.expires).toISOString() };
+      } catch (err) {
+        // Nothing to import from a file that cannot be read: it is not kept.
+        c.previews.remove(kept.id);
+        throw err;
+      }
+    },
+
+    importPreviewed: async ({ preview, farm }, ctx) => {
+      const c = context();
+      const p = c.previews.get(preview);
+      if (!p) {
+        throw new RpcError(ApiErrorCode.previewGone, 'This preview is no longer kept (imported, cancelled, replaced by a newer one, or left over 30 minutes): drop the file again');
+      }
+      if (p.importing) throw new RpcError(ApiErrorCode.busy, `${p.fileName} is being imported already`);
+      const m = c.mirror();
+      accountOf(m, p.account);
+      let target: { farm: string; farmId?: string };
+      if ('id' in farm) {
+        // The preview's account's own live farm only: a farm of another account is as unknown as a missing one.
+        const f = m.read.farm(farm.id);
+        if (!f || f.deleted || f.account_id !== p.account) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm.id} in this account`);
+        target = { farm: f.name, farmId: f.local_id };
+      } else {
+        const r = reporter(0, 'Farm name');
+        const name = checkName(farm.name, r, 'name');
+        if (name === null) throw new RpcError(ApiErrorCode.importFailed, r.problems[0]!.message, { code: 'no_farm_name' });
+        // A new farm is asked for: the parcels never join one that merely has the same name.
+        if (m.read.farmByName(p.account, name)) {
+          throw new RpcError(ApiErrorCode.farmExists, `The account has a farm named ${name} already: choose it in the list, or give the new farm another name`);
+        }
+        target = { farm: name };
+      }
+      p.importing = true;
+      try {
+        const r = await importCall(c, { file: p.file, account: p.account, ...target, skipInvalid: true }, ctx.signal, (done, total) => ctx.progress({ done, total }));
+        c.previews.remove(p.id);
+        return { farm: r.farm, farmName: r.farmName, imported: r.imported, parts: r.parts, skipped: r.skipped, problemCount: r.problemCount, notes: r.notes };
+      } finally {
+        // Failed or stopped: kept to try again, unless its time ran out meanwhile.
+        p.importing = false;
+        if (p.expires <= Date.now()) c.previews.remove(p.id);
+      }
+    },
+
+    importPreviewDiscard: ({ preview }) => {
+      const c = context();
+      if (!c.previews.get(preview)?.importing) c.previews.remove(preview);
+      return null;
+    },
+  };
 }

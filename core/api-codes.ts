@@ -22,6 +22,10 @@ export const ApiErrorCode = {
   serviceUnavailable: 'service_unavailable',
   /** A conflict settled field by field with a field it does not have, or into a parcel the service would refuse. */
   invalidChoice: 'invalid_choice',
+  /** An import preview that is no longer kept (imported, discarded, replaced by the account's next one, expired): drop the file again. */
+  previewGone: 'preview_gone',
+  /** A new farm named like one the account has (choose that farm, or another name). */
+  farmExists: 'farm_exists',
 } as const;
 
 /** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */

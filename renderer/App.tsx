@@ -26,6 +26,8 @@ import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
 import { rotationFarm, setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { HelpButton, HelpPanel, toggleHelp, useHelp } from './features/help/HelpPanel.tsx';
 import { SyncCockpit, toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
+import { ImportDropZone } from './features/imports/ImportDropZone.tsx';
+import { ImportDialog } from './features/imports/ImportDialog.tsx';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -139,6 +141,8 @@ export function App({ backend }: { backend: Backend }) {
             {rotationTable ? <FarmRotationTable /> : null}
             {help ? <HelpPanel /> : null}
             {cockpit ? <SyncCockpit /> : null}
+            <ImportDialog />
+            <ImportDropZone />
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
           <div className="side" hidden={firstRun}>

@@ -31,6 +31,7 @@ import { useFitTo } from './features/zoom/useFitTo.ts';
 import { usePlantsLayer } from './features/plants/usePlantsLayer.ts';
 import { useHoverName } from './features/hover/useHoverName.ts';
 import { useModify } from './features/edit/useModify.ts';
+import { useImportLayer } from './features/imports/useImportLayer.ts';
 import { parcelSnap } from './features/edit/snap.ts';
 import { ParcelLayers } from './features/map/parcel-layers.ts';
 import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
@@ -154,6 +155,7 @@ export function MapView() {
   // took p95 160 ms at 20,000 parcels: too slow for every pointer move.
   useHoverName(map, (pixel) => layers.current?.hit(pixel) ?? null);
   useBasemapLayer(map);
+  useImportLayer(map);
 
   // The parcels in view, read again on every move and every change of the account; a late answer to an older view is dropped.
   useEffect(() => {

@@ -5,6 +5,7 @@ import { redo, syncNow, undo } from './actions.ts';
 import { EditTools } from './features/edit/EditTools.tsx';
 import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { SettingsButton } from './features/settings/SettingsButton.tsx';
+import { ImportButton } from './features/imports/ImportButton.tsx';
 
 export function Toolbar() {
   const api = useApi();
@@ -34,6 +35,7 @@ export function Toolbar() {
       <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title="Sync now (S)" disabled={!ready || syncing} onClick={() => void syncNow(api)}>
         ⟳ Sync now
       </button>
+      <ImportButton />
       <SettingsButton />
     </div>
   );

@@ -117,6 +117,10 @@ function push(out: Converted, input: ParcelInput, origin: Origin): void {
   out.origins.push(origin);
 }
 
+/** The name a file gives a feature (the first of NAME_KEYS that holds one), as its problems and previews name it. */
+export const featureName = (feature: unknown): string | undefined =>
+  (isObject(feature) && isObject(feature['properties']) ? pickName(feature['properties']).name : undefined);
+
 function pickName(props: Record<string, unknown>): { name?: string; key?: string } {
   for (const key of NAME_KEYS) {
     const v = props[key];

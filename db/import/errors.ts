@@ -12,6 +12,7 @@ export type ImportErrorCode =
   | 'empty' // nothing to import
   | 'no_account'
   | 'no_farm_name'
+  | 'no_farm' // ImportOptions.farmId is not a live farm of the account
   | 'cancelled'; // stopped by the user (ImportOptions.cancelled): rolled back whole
 
 /** How to get a file into WGS84 longitude/latitude, the only coordinates Furrow takes (it cannot reproject). */

@@ -45,6 +45,11 @@ export interface ImportOptions {
   accountId: string;
   /** The farm receiving the parcels: the account's live farm of that name, else a new one. */
   farmName: string;
+  /**
+   * That very farm (a local id), rather than the first of that name: the app's preview imports into the farm chosen
+   * in a list, and two farms may share a name. It must be a live farm of the account (else 'no_farm').
+   */
+  farmId?: string;
   /** Import the valid features and report the others, instead of importing nothing. */
   skipInvalid?: boolean;
   /**
@@ -143,7 +148,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
   // Once the import is known to fail, the rest of the file is only validated (to list every problem),
   // not written: everything written so far is rolled back with the throw below anyway.
   let failed = false;
-  let farm = mirror.read.farmByName(opts.accountId, farmName);
+  let farm = opts.farmId === undefined ? mirror.read.farmByName(opts.accountId, farmName) : chosenFarm(mirror, opts.accountId, opts.farmId);
   let imported = 0;
   let parts = 0;
   let done = 0;
@@ -189,12 +194,8 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
   problems.sort((a, b) => a.index - b.index || (a.part ?? 0) - (b.part ?? 0));
   const badFeatures = new Set(problems.map((p) => p.index)).size;
   const counts = { features: jobs.features, valid: jobs.features - badFeatures, invalid: badFeatures };
-  if (counts.valid === 0 && problems.length > 0 && problems.every((p) => OUT_OF_RANGE.has(p.code))) {
-    // Not a file of bad features but one of another coordinate system: one message, not one per feature.
-    throw new ImportError('projection', `${name}: none of its coordinates are longitude/latitude (${problems[0]!.message.replace(/^Feature \d+[^:]*: /, '')}), ` +
-      `so it is in a projected coordinate system (metres, such as UTM)${source.format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}. ` +
-      `Furrow cannot reproject: ${REPROJECT}`);
-  }
+  const projected = projectionError(name, counts.valid, problems, source.format);
+  if (projected) throw projected;
   if (failed) {
     throw new ImportError('invalid_features',
       `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
@@ -212,6 +213,24 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
       '(polygons keep theirs)');
   }
   return { farm, imported, skipped: problems, parts, notes };
+}
+
+/**
+ * A file none of whose features is valid because none has longitude/latitude coordinates: not a file of bad features
+ * but one of another coordinate system, said once rather than once per feature (the import and the app's preview).
+ */
+export function projectionError(name: string, valid: number, problems: readonly ImportProblem[], format: string): ImportError | null {
+  if (valid > 0 || problems.length === 0 || !problems.every((p) => OUT_OF_RANGE.has(p.code))) return null;
+  return new ImportError('projection', `${name}: none of its coordinates are longitude/latitude (${problems[0]!.message.replace(/^Feature \d+[^:]*: /, '')}), ` +
+    `so it is in a projected coordinate system (metres, such as UTM)${format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}. ` +
+    `Furrow cannot reproject: ${REPROJECT}`);
+}
+
+function chosenFarm(mirror: Mirror, accountId: string, farmId: string): FarmRow {
+  const farm = mirror.read.farm(farmId);
+  // Another account's farm is as unknown here as a missing one: an import never writes across accounts.
+  if (!farm || farm.deleted || farm.account_id !== accountId) throw new ImportError('no_farm', `No farm ${farmId} in this account`);
+  return farm;
 }
 
 function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {

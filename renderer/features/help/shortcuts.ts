@@ -18,6 +18,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Control+Z', what: 'Undo the last edit (while drawing: the last vertex)' },
       { keys: 'Control+Shift+Z', what: 'Redo' },
       { keys: 'S', what: 'Sync now' },
+      { keys: 'I', what: 'Import a GeoJSON, KML or zipped Shapefile: preview every feature, then import the valid ones (or drop the file on the map)' },
       { keys: 'C', what: "Sync details: every account's queue, the next sync, what needs you" },
       { keys: 'Control+,', what: 'Settings: connected accounts, connect another service' },
     ],

@@ -1,0 +1,207 @@
+// The app's import of a dropped file (core/api-imports.ts) through the backend's handlers, as the mirror host runs
+// them (on the import thread), on a real mirror with real files: test/fixtures/import-preview.geojson (five valid
+// features, one of them a two-part MultiPolygon and one a point with its hectares, and a bow tie, a 220 ha field and
+// a LineString that cannot be parcels), examples/fields.kml and examples/fields-shp.zip. The preview names every
+// problem as the import would, the import takes exactly the valid ones, and nothing crosses accounts.
+import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, utimesSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Backend } from './backend.ts';
+import { ImportPreviews, safeFileName } from './import-previews.ts';
+import { inProcess } from '../core/rpc.ts';
+import type { Api, ApiEvent } from '../core/api.ts';
+import { IMPORT_PREVIEW_MAX_BYTES } from '../core/api-imports.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const MIXED = readFileSync(join(ROOT, 'test/fixtures/import-preview.geojson'));
+const ACC = 'acc-00000000-0000-4000-8000-0000000000a1';
+const OTHER = 'acc-00000000-0000-4000-8000-0000000000a2';
+const b64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
+
+const dir = mkdtempSync(join(tmpdir(), 'furrow-imports-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let backend: Backend;
+let api: ReturnType<typeof inProcess<Api>>;
+let home: string;
+let seen: ApiEvent[];
+beforeEach(() => {
+  home = mkdtempSync(join(dir, 'home-'));
+  backend = new Backend({ home, app: true });
+  api = inProcess<Api>(backend.handlers);
+  seen = [];
+  backend.onEvent((e) => seen.push(e));
+  for (const id of [ACC, OTHER]) backend.mirror.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(id);
+});
+afterEach(() => backend.close());
+
+const kept = () => (existsSync(join(home, 'imports')) ? readdirSync(join(home, 'imports')) : []);
+const problemsOf = (p: Awaited<ReturnType<typeof api.importPreview>>) => p.features.map((f) => [f.index, f.name, f.geometryType, f.problems.map((x) => x.code)]);
+
+describe('importPreview', () => {
+  it('lists every feature with its hectares or its problems in words, checked with the service\'s rules and the account\'s limit', async () => {
+    const progress: number[] = [];
+    const p = await api.importPreview({ account: ACC, fileName: 'C:\\fields\\import-preview.geojson', data: b64(MIXED) }, { onProgress: (x) => progress.push(x.done) });
+    expect(p).toMatchObject({ account: ACC, fileName: 'import-preview.geojson', format: 'geojson', total: 8, valid: 5, invalid: 3, parcels: 6, truncated: false, parcelLimit: 100 });
+    expect(problemsOf(p)).toEqual([
+      [0, 'Haza del Pozo', 'Polygon', []],
+      [1, 'Haza Larga', 'Polygon', []],
+      [2, 'Bow tie', 'Polygon', ['self_intersection']],
+      [3, 'Dehesa grande', 'Polygon', ['area_over_limit']],
+      [4, 'Camino viejo', 'LineString', ['geometry_type']],
+      [5, 'Parcela de ensayo', 'Point', []],
+      [6, 'Huertas', 'MultiPolygon', []],
+      [7, null, 'Polygon', []],
+    ]);
+    const [, , bowTie, big, line, point, huertas] = p.features;
+    // The import's own words, without the "Feature 2 'Bow tie':" the row already says.
+    expect(bowTie!.problems[0]!.message).toMatch(/^ring 0 \(outer\) crosses or touches itself: segment \d meets segment \d at /);
+    expect(big!.problems[0]!.message).toMatch(/^area 2\d\d(\.\d+)? ha exceeds the account's limit of 100 ha$/);
+    expect(line!.problems[0]!.message).toBe('a LineString cannot be a parcel; only Polygon, MultiPolygon and Point (with hectares) can');
+    expect([point!.hectares, point!.parcels, huertas!.parcels, big!.hectares, big!.parcels]).toEqual([1.5, 1, 2, null, 0]);
+    expect(p.hectares).toBeCloseTo(p.features.reduce((s, f) => s + (f.hectares ?? 0), 0), 9);
+    // The invalid shapes for the map; the valid ones are not sent.
+    expect(p.features.map((f) => f.geometry?.type ?? null)).toEqual([null, null, 'Polygon', 'Polygon', 'LineString', null, null, null]);
+    const [w, s, e, n] = p.bbox!;
+    expect([w <= -5.425, s <= 37.575, e >= -5.386, n >= 37.595]).toEqual([true, true, true, true]);
+    expect(progress.at(-1)).toBe(8);
+
+    // Kept for the import in a folder of its own that only the user can read.
+    expect(kept()).toEqual([p.preview]);
+    const file = join(home, 'imports', p.preview, 'import-preview.geojson');
+    expect(readFileSync(file)).toEqual(MIXED);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'imports', p.preview)).mode & 0o777).toBe(0o700);
+    expect(Date.parse(p.expires)).toBeGreaterThan(Date.now() + 25 * 60_000);
+  });
+
+  it("checks against the account's own limit", async () => {
+    await api.setParcelLimit({ account: ACC, hectares: 300 });
+    const p = await api.importPreview({ account: ACC, fileName: 'mixed.geojson', data: b64(MIXED) });
+    expect([p.valid, p.parcelLimit, p.features[3]!.problems]).toEqual([6, 300, []]);
+    expect(p.features[3]!.hectares).toBeGreaterThan(200);
+  });
+
+  it('reads a KML and a zipped Shapefile', async () => {
+    const kml = await api.importPreview({ account: ACC, fileName: 'fields.kml', data: b64(readFileSync(join(ROOT, 'examples/fields.kml'))) });
+    expect(kml).toMatchObject({ format: 'kml', total: 5, valid: 5, invalid: 0, parcels: 5 });
+    expect(kml.features.map((f) => f.name)).toEqual(['Haza del Pozo', 'Haza Larga', 'Cañada Honda', 'Olivar del Cerro', 'Parcela de ensayo']);
+    const shp = await api.importPreview({ account: ACC, fileName: 'fields-shp.zip', data: b64(readFileSync(join(ROOT, 'examples/fields-shp.zip'))) });
+    expect(shp).toMatchObject({ format: 'zip', total: 4, valid: 4, invalid: 0 });
+    // The two readers, one area: the same fields to the square metre.
+    kml.features.slice(0, 4).forEach((f, i) => expect(shp.features[i]!.hectares).toBeCloseTo(f.hectares!, 4));
+    // The account's next preview replaced the KML's.
+    expect(kept()).toEqual([shp.preview]);
+  });
+
+  it('refuses, with a code, a file too large (naming the CLI), bytes that are not base64, an unreadable or projected file, an unknown account', async () => {
+    const big = 'A'.repeat(Math.ceil(((IMPORT_PREVIEW_MAX_BYTES + 1024) * 4) / 3 / 4) * 4);
+    await expect(api.importPreview({ account: ACC, fileName: 'huge.geojson', data: big })).rejects.toMatchObject({ code: 'too_large', message: expect.stringContaining('npm run -s cli -- import') });
+    await expect(api.importPreview({ account: ACC, fileName: 'x.geojson', data: 'not base64!' })).rejects.toMatchObject({ code: 'invalid_arguments' });
+    await expect(api.importPreview({ account: ACC, fileName: 'broken.geojson', data: b64('{"type": "FeatureCollection", "features": [') }))
+      .rejects.toMatchObject({ code: 'import_failed', details: { code: 'unreadable' }, message: expect.stringContaining('broken.geojson is not valid JSON') });
+    await expect(api.importPreview({ account: ACC, fileName: 'notes.txt', data: b64('plain words') })).rejects.toMatchObject({ code: 'import_failed', details: { code: 'unsupported_format' } });
+    const utm = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[[440000, 4160000], [440100, 4160000], [440100, 4160100], [440000, 4160000]]] } }] };
+    await expect(api.importPreview({ account: ACC, fileName: 'utm.geojson', data: b64(JSON.stringify(utm)) })).rejects.toMatchObject({ code: 'import_failed', details: { code: 'projection' } });
+    await expect(api.importPreview({ account: 'acc-nobody', fileName: 'mixed.geojson', data: b64(MIXED) })).rejects.toMatchObject({ code: 'no_account' });
+    // A file that cannot be read is not kept.
+    expect(kept()).toEqual([]);
+  });
+});
+
+describe('importPreviewed', () => {
+  it('imports exactly the valid features into a new farm, undoably, with a change event, and removes the file', async () => {
+    const p = await api.importPreview({ account: ACC, fileName: 'import-preview.geojson', data: b64(MIXED) });
+    const progress: number[] = [];
+    const r = await api.importPreviewed({ preview: p.preview, farm: { name: '  Cortijo nuevo ' } }, { onProgress: (x) => progress.push(x.done) });
+    expect(r).toMatchObject({ farmName: 'Cortijo nuevo', imported: 6, parts: 2, skipped: 3, problemCount: 3 });
+    expect(progress.at(-1)).toBe(8);
+    const parcels = backend.mirror.read.parcels(r.farm);
+    expect(parcels.map((x) => x.name)).toEqual(['Haza del Pozo', 'Haza Larga', 'Parcela de ensayo', 'Huertas (part 1 of 2)', 'Huertas (part 2 of 2)', 'Cortijo nuevo 8']);
+    // The hectares the preview showed are the ones stored.
+    const shown = p.features.filter((f) => f.problems.length === 0);
+    expect(parcels.reduce((s, x) => s + x.hectares, 0)).toBeCloseTo(shown.reduce((s, f) => s + f.hectares!, 0), 9);
+    expect(seen.some((e) => e.type === 'changed' && e.account === ACC && e.farms.includes(r.farm))).toBe(true);
+    expect((await api.history({ account: ACC })).undo).toBe('Import import-preview.geojson');
+    expect(kept()).toEqual([]);
+    await expect(api.importPreviewed({ preview: p.preview, farm: { name: 'Again' } })).rejects.toMatchObject({ code: 'preview_gone' });
+    // Undo takes the import back whole.
+    await api.undo({ account: ACC });
+    expect(backend.mirror.read.parcels(r.farm)).toEqual([]);
+  });
+
+  it("imports into an existing farm of the preview's account by id, never into another account's, nor into a new farm named like an existing one", async () => {
+    const mine = backend.mirror.write.createFarm(ACC, 'Finca');
+    const twin = backend.mirror.write.createFarm(ACC, 'Finca');
+    const theirs = backend.mirror.write.createFarm(OTHER, 'Theirs');
+    const p = await api.importPreview({ account: ACC, fileName: 'fields.kml', data: b64(readFileSync(join(ROOT, 'examples/fields.kml'))) });
+    await expect(api.importPreviewed({ preview: p.preview, farm: { id: theirs.local_id } })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(api.importPreviewed({ preview: p.preview, farm: { id: 'no-such-farm' } })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(api.importPreviewed({ preview: p.preview, farm: { name: 'Finca' } })).rejects.toMatchObject({ code: 'farm_exists' });
+    await expect(api.importPreviewed({ preview: p.preview, farm: { name: '   ' } })).rejects.toMatchObject({ code: 'import_failed', details: { code: 'no_farm_name' } });
+    expect(backend.mirror.read.parcels(theirs.local_id)).toEqual([]);
+    // The refusals kept the preview: the same one imports into the farm chosen, the second of two of that name.
+    const r = await api.importPreviewed({ preview: p.preview, farm: { id: twin.local_id } });
+    expect([r.farm, r.imported, r.skipped]).toEqual([twin.local_id, 5, 0]);
+    expect(backend.mirror.read.parcels(mine.local_id)).toEqual([]);
+    expect(backend.mirror.read.parcels(twin.local_id)).toHaveLength(5);
+  });
+
+  it('is refused once the preview is discarded or replaced, and a file with no valid feature imports nothing', async () => {
+    const first = await api.importPreview({ account: ACC, fileName: 'a.geojson', data: b64(MIXED) });
+    const other = await api.importPreview({ account: OTHER, fileName: 'b.geojson', data: b64(MIXED) });
+    const second = await api.importPreview({ account: ACC, fileName: 'c.geojson', data: b64(MIXED) });
+    await expect(api.importPreviewed({ preview: first.preview, farm: { name: 'A' } })).rejects.toMatchObject({ code: 'preview_gone' });
+    // Another account's preview is its own.
+    expect(kept().sort()).toEqual([other.preview, second.preview].sort());
+    expect(await api.importPreviewDiscard({ preview: second.preview })).toBeNull();
+    await expect(api.importPreviewed({ preview: second.preview, farm: { name: 'C' } })).rejects.toMatchObject({ code: 'preview_gone' });
+    expect(kept()).toEqual([other.preview]);
+
+    const bad = { type: 'FeatureCollection', features: [JSON.parse(MIXED.toString()).features[2]] };
+    const none = await api.importPreview({ account: ACC, fileName: 'bad.geojson', data: b64(JSON.stringify(bad)) });
+    expect([none.valid, none.invalid]).toEqual([0, 1]);
+    await expect(api.importPreviewed({ preview: none.preview, farm: { name: 'Empty' } })).rejects.toMatchObject({ code: 'import_failed', details: { code: 'invalid_features' } });
+    expect(backend.mirror.read.farms(ACC)).toEqual([]);
+  });
+});
+
+describe('the previews kept', () => {
+  it('go after their time, and a folder an earlier run left goes once as old', async () => {
+    const root = join(dir, 'ttl');
+    mkdirSync(join(root, 'left-by-a-crash'), { recursive: true });
+    writeFileSync(join(root, 'left-by-a-crash', 'x.geojson'), '{}');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(root, 'left-by-a-crash'), old, old);
+    const previews = new ImportPreviews(root, 200);
+    const p = previews.keep(ACC, 'fields.geojson', new Uint8Array([1, 2, 3]));
+    expect(readdirSync(root)).toEqual([p.id]);
+    await new Promise((r) => setTimeout(r, 400));
+    expect([previews.get(p.id), readdirSync(root)]).toEqual([undefined, []]);
+  });
+
+  it('are named after the dropped file, safely', () => {
+    expect(safeFileName('../../etc/passwd')).toBe('passwd');
+    expect(safeFileName('C:\\Users\\me\\Fincas 2026.kml')).toBe('Fincas 2026.kml');
+    expect(safeFileName('..')).toBe('import');
+    expect(safeFileName('.hidden.geojson')).toBe('hidden.geojson');
+    expect(safeFileName('a\u0000b\nc.zip')).toBe('abc.zip');
+  });
+});
+
+describe('in process (a backend without the import thread, as the CLI runs it)', () => {
+  it('previews and imports the same way', async () => {
+    const own = mkdtempSync(join(dir, 'cli-'));
+    const b = new Backend({ home: own });
+    try {
+      b.mirror.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(ACC);
+      const here = inProcess<Api>(b.handlers);
+      const p = await here.importPreview({ account: ACC, fileName: 'mixed.geojson', data: b64(MIXED) });
+      expect([p.total, p.valid, p.parcels]).toEqual([8, 5, 6]);
+      expect((await here.importPreviewed({ preview: p.preview, farm: { name: 'Here' } })).imported).toBe(6);
+    } finally {
+      b.close();
+    }
+  });
+});

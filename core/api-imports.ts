@@ -1,0 +1,93 @@
+// The app's backend contract, importing a file the user drops on the map (or picks with Import): its bytes cross the
+// transport (a browser page has no file path), the backend keeps them in a temporary file and answers with a preview
+// of every feature — valid or why not, by the import's own rules (core/parcels/validate.ts) — then imports the valid
+// ones through the same import as importFile. Part of API (core/api.ts).
+import { Type, type Static } from '@sinclair/typebox';
+import type { Contract } from './rpc.ts';
+import { AccountId, BBox, Id, Name, Nullable, Obj } from './api-schemas.ts';
+
+/**
+ * The largest file the app previews (bytes). Its base64 (4/3 of it) stays well inside browser mode's WebSocket frame
+ * limit (backend/browser-server.ts, 64 MiB); a larger file is refused (too_large) with the CLI's `import` as the way:
+ * it reads the file from disk, of any size, in parallel.
+ */
+export const IMPORT_PREVIEW_MAX_BYTES = 20 * 1024 * 1024;
+/** Features a preview lists one by one (it counts them all): the invalid ones first, then valid ones. */
+export const IMPORT_PREVIEW_MAX_LISTED = 5000;
+/** How long a preview's file is kept, unused, before it is removed (a new preview of the account removes it too). */
+export const IMPORT_PREVIEW_TTL_MS = 30 * 60_000;
+/** The file types the app takes, by extension (the backend tells them by their bytes too). */
+export const IMPORT_EXTENSIONS = ['.geojson', '.json', '.kml', '.kmz', '.zip'] as const;
+
+export const ImportPreviewFeature = Obj({
+  /** 0-based, in the file's order, as the import's problems number features ("Feature 3"). */
+  index: Type.Integer({ minimum: 0 }),
+  /** The file's name for it; null: the import names it after the farm and its number ("Farm 4"). */
+  name: Nullable(Type.String()),
+  /** As the file has it (Polygon, MultiPolygon, Point, LineString…); null without a geometry. */
+  geometryType: Nullable(Type.String()),
+  /** Parcels it becomes: a MultiPolygon one per part; 0 when it cannot be imported. */
+  parcels: Type.Integer({ minimum: 0 }),
+  /** Geodesic hectares (a point's own), when it can be imported. */
+  hectares: Nullable(Type.Number()),
+  /** Why it cannot be imported, in words (the import's own messages); empty when it can. */
+  problems: Type.Array(Obj({ code: Type.String(), message: Type.String() })),
+  /** An invalid feature's shape for the map (GeoJSON in WGS84), when it has one that can be drawn. */
+  geometry: Nullable(Obj({ type: Type.String(), coordinates: Type.Unknown() })),
+});
+export type ImportPreviewFeature = Static<typeof ImportPreviewFeature>;
+
+export const ImportPreview = Obj({
+  /** Names the file kept for importPreviewed (until it is imported, discarded, replaced or `expires`). */
+  preview: Type.String(),
+  account: AccountId,
+  fileName: Type.String(),
+  format: Type.Union([Type.Literal('geojson'), Type.Literal('kml'), Type.Literal('zip')]),
+  features: Type.Array(ImportPreviewFeature),
+  /** Features in the file, those that can be imported and those that cannot. */
+  total: Type.Integer(), valid: Type.Integer(), invalid: Type.Integer(),
+  /** What the valid features become: parcels (parts counted) and hectares. */
+  parcels: Type.Integer(), hectares: Type.Number(),
+  /** More features than IMPORT_PREVIEW_MAX_LISTED: `features` lists every invalid one first (up to it). */
+  truncated: Type.Boolean(),
+  /** The account's parcel limit the features were checked against (hectares). */
+  parcelLimit: Type.Number(),
+  /** Around the valid parcels and the invalid shapes: where the map shows the file. */
+  bbox: Nullable(BBox),
+  /** What reading the file did that the user should know (not UTF-8, heights not kept…). */
+  notes: Type.Array(Type.String()),
+  expires: Type.String({ description: 'ISO time' }),
+});
+export type ImportPreview = Static<typeof ImportPreview>;
+
+/** Where the valid features go: an existing farm of the preview's account, or a new farm by name. */
+const ImportTarget = Type.Union([Obj({ id: Id }), Obj({ name: Name })]);
+
+export const IMPORTS_API = {
+  importPreview: {
+    description: 'Reads a dropped GeoJSON, KML/KMZ or zipped Shapefile (its bytes in base64) and checks every feature with the service\'s rules and the account\'s limit, importing nothing; too_large above IMPORT_PREVIEW_MAX_BYTES (the CLI imports any size)',
+    args: Obj({
+      account: AccountId,
+      fileName: Type.String({ minLength: 1, maxLength: 1000 }),
+      // Room for a file somewhat over the limit, so that it is refused with too_large and the way out, not as a
+      // malformed call; the page checks the size before it sends anything.
+      data: Type.String({ maxLength: Math.ceil((IMPORT_PREVIEW_MAX_BYTES * 1.25) / 3) * 4 }),
+    }),
+    result: ImportPreview,
+    progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
+  },
+  importPreviewed: {
+    description: "Imports a preview's valid features into a farm of its account (or a new one), as importFile with skipInvalid does (undoable like it, with progress, cancellable); the preview's file is removed once imported",
+    args: Obj({ preview: Type.String({ minLength: 1, maxLength: 100 }), farm: ImportTarget }),
+    result: Obj({
+      farm: Id, farmName: Type.String(), imported: Type.Integer(), parts: Type.Integer(), skipped: Type.Integer(),
+      problemCount: Type.Integer(), notes: Type.Array(Type.String()),
+    }),
+    progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
+  },
+  importPreviewDiscard: {
+    description: "Removes a preview's file now (Cancel); nothing when it is gone already",
+    args: Obj({ preview: Type.String({ minLength: 1, maxLength: 100 }) }),
+    result: Type.Null(),
+  },
+} satisfies Contract;

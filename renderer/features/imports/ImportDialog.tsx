@@ -1,0 +1,147 @@
+// The import preview, over the map's right side (the map beside it shows where the file lies and, in their own
+// style, the features that cannot be imported): every feature of the file with its number, name, type, hectares
+// and its problems in words (the backend's importPreview, checked with the service's rules and the account's
+// limit), the counts, the farm to import into (one of the account's, or a new one), Import with its progress, and
+// Cancel. Not modal, so the map stays usable beside it; it takes the focus when it opens, Esc cancels.
+import { useEffect, useState, type FormEvent } from 'react';
+import type { ImportPreview, ImportPreviewFeature } from '../../../core/api-imports.ts';
+import { useApi } from '../../context.ts';
+import { useApp } from '../../store.ts';
+import { usePanel } from '../../panel.ts';
+import { farmNameProblem } from '../farms/farm-name.ts';
+import { cancelImport, importValid } from './import-actions.ts';
+import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
+import { farmNameOf, geometryWords, previewSummary } from './import-words.ts';
+import './imports.css';
+
+const NEW_FARM = '';
+const ha = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+function FeatureRow({ f }: { f: ImportPreviewFeature }) {
+  const bad = f.problems.length > 0;
+  return (
+    <tr className={bad ? 'invalid' : undefined}>
+      <td className="num">{f.index + 1}</td>
+      <td>{f.name ?? <span className="muted" title="A feature without a name is named after the farm and its number">(no name)</span>}</td>
+      <td>{geometryWords(f.geometryType, f.parcels)}</td>
+      <td className="num">{f.hectares === null ? '—' : ha(f.hectares)}</td>
+      <td>
+        {bad ? (
+          <>
+            <ul className="problems">{f.problems.map((p, i) => <li key={i}>{p.message}</li>)}</ul>
+            {f.geometry ? <button type="button" className="link" aria-label={`Show feature ${f.index + 1} on the map`} onClick={() => focusFeature(f.index)}>Show on map</button> : null}
+          </>
+        ) : <span className="ok">✓ Can be imported</span>}
+      </td>
+    </tr>
+  );
+}
+
+function Preview({ p }: { p: ImportPreview }) {
+  const api = useApi();
+  const farms = useApp((s) => s.farms);
+  const importing = useImports((s) => s.importing);
+  const showInvalid = useImports((s) => s.showInvalid);
+  // The backend's refusal of the import (a farm named so meanwhile, the service's limit…), on the line kept for it.
+  const failed = useImports((s) => s.error?.text ?? null);
+  const edited = () => { setProblem(null); if (failed) setImports({ error: null }); };
+  const [onlyProblems, setOnlyProblems] = useState(false);
+  const [farm, setFarm] = useState(NEW_FARM);
+  const [name, setName] = useState(() => farmNameOf(p.fileName));
+  const [problem, setProblem] = useState<string | null>(null);
+  const rows = onlyProblems ? p.features.filter((f) => f.problems.length > 0) : p.features;
+  const taken = farm === NEW_FARM && farms.some((f) => f.name === name.trim());
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (importing || p.valid === 0) return;
+    if (farm !== NEW_FARM) return void importValid(api, { id: farm });
+    const checked = farmNameProblem(name);
+    if (!checked.name) return setProblem(checked.problem);
+    if (taken) return setProblem(`A farm named ${checked.name} exists: choose it in the list, or another name.`);
+    void importValid(api, { name: checked.name });
+  };
+
+  return (
+    <>
+      <p id="import-summary" className="import-summary">
+        {previewSummary(p)} <span className="muted">Checked with the service's rules and the account's limit of {p.parcelLimit.toLocaleString('en-US')} ha.</span>
+      </p>
+      {p.notes.map((n) => <p key={n} className="warning">{n}</p>)}
+      <div className="import-options">
+        <label><input type="checkbox" checked={onlyProblems} onChange={(e) => setOnlyProblems(e.target.checked)} /> Only features with problems</label>
+        <label><input type="checkbox" checked={showInvalid} disabled={p.invalid === 0} onChange={(e) => setImports({ showInvalid: e.target.checked })} /> Show the ones that cannot be imported on the map</label>
+      </div>
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Features, scrollable">
+        <table aria-label={`Features of ${p.fileName}`}>
+          <thead>
+            <tr><th scope="col" className="num">#</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col" className="num">Hectares</th><th scope="col">Problems</th></tr>
+          </thead>
+          <tbody>{rows.map((f) => <FeatureRow key={f.index} f={f} />)}</tbody>
+        </table>
+      </div>
+      {p.truncated ? <p className="muted">Listed: {p.features.length.toLocaleString('en-US')} of {p.total.toLocaleString('en-US')} features, every one with a problem first.</p> : null}
+      <form className="import-farm" aria-label="Import into a farm" onSubmit={submit}>
+        <div className="import-farm-fields">
+          <label>Farm{' '}
+            <select value={farm} disabled={importing !== null} onChange={(e) => { setFarm(e.target.value); edited(); }}>
+              <option value={NEW_FARM}>New farm</option>
+              {farms.map((f) => <option key={f.id} value={f.id}>{f.name} ({f.parcels} parcels)</option>)}
+            </select>
+          </label>
+          <label>New farm name{' '}
+            <input value={name} maxLength={255} disabled={farm !== NEW_FARM || importing !== null} aria-invalid={problem !== null || taken}
+              aria-describedby="import-farm-problem" onChange={(e) => { setName(e.target.value); edited(); }} />
+          </label>
+        </div>
+        {/* Room kept for a line of words and the bar, so nothing below moves when they come. */}
+        <p id="import-farm-problem" className="error import-line" role="alert">{problem ?? failed ?? (taken ? `A farm named ${name.trim()} exists: choose it in the list, or another name.` : '')}</p>
+        <div className="import-progress" aria-hidden={importing === null}>
+          <progress aria-label="Import progress" max={importing?.total || 1} value={importing?.done ?? 0} />
+          <span>{importing ? `Importing… ${importing.done.toLocaleString('en-US')} of ${importing.total.toLocaleString('en-US')} checked` : ''}</span>
+        </div>
+        <div className="buttons">
+          <button type="submit" disabled={importing !== null || p.valid === 0}>
+            {p.valid === 0 ? 'Nothing to import' : `Import ${p.valid.toLocaleString('en-US')} valid feature${p.valid === 1 ? '' : 's'}`}
+          </button>
+          <button type="button" onClick={() => cancelImport(api)}>{importing ? 'Stop import' : 'Cancel'}</button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+export function ImportDialog() {
+  const api = useApi();
+  const open = useImports(importOpen);
+  const reading = useImports((s) => s.reading);
+  const preview = useImports((s) => s.preview);
+  const error = useImports((s) => s.error);
+  const panel = usePanel(() => cancelImport(api));
+  const account = useApp((s) => s.account?.id);
+  // Another account shown: the preview was checked against the other's limit, for the other's farms.
+  useEffect(() => { if (preview && preview.account !== account && !useImports.getState().importing) cancelImport(api); }, [api, account, preview]);
+  const fileName = preview?.fileName ?? reading?.fileName ?? error?.fileName ?? '';
+  // A new file's preview gets the focus again (a screen reader reads the new table's summary).
+  useEffect(() => { if (open) panel.current?.focus(); }, [open, preview?.preview, panel]);
+  if (!open) return null;
+  return (
+    // The window's single-key shortcuts wait while the keys are the dialog's (its fields, its buttons); Esc is still its Cancel.
+    <section className="import-dialog" role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary' : undefined} tabIndex={-1} ref={panel}
+      onKeyDown={(e) => { if (e.key !== 'Escape') e.nativeEvent.stopPropagation(); }}>
+      <div className="import-head">
+        <h2 id="import-title">Import {fileName}</h2>
+        <button type="button" aria-label="Close the import preview" title="Close (Esc)" onClick={() => cancelImport(api)}>✕</button>
+      </div>
+      {reading ? (
+        <div className="import-reading">
+          <p>Reading and checking every feature of {reading.fileName}…</p>
+          <progress aria-label="Checking features" max={reading.progress?.total || 1} value={reading.progress?.done ?? 0} />
+        </div>
+      ) : null}
+      {error && !preview ? <p className="error import-error" role="alert">{error.text}</p> : null}
+      {preview && !reading ? <Preview key={preview.preview} p={preview} /> : null}
+      {!preview ? <div className="buttons"><button type="button" onClick={() => cancelImport(api)}>{reading ? 'Cancel' : 'Close'}</button></div> : null}
+    </section>
+  );
+}

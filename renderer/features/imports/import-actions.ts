@@ -1,0 +1,99 @@
+// What the import preview does (features/imports/): a file (dropped, or picked with Import) read and sent to the
+// backend's importPreview, then the valid features imported with importPreviewed; the outcome lands in the stores as
+// plain data. The running call's AbortController stays here, out of the store.
+import { RpcError, RpcCode } from '../../../core/rpc.ts';
+import { ApiErrorCode } from '../../../core/api-codes.ts';
+import type { AppApi } from '../../backend.ts';
+import { refreshAccount } from '../../actions.ts';
+import { say, useApp } from '../../store.ts';
+import { zoomToFarm } from '../zoom/zoom.ts';
+import { setImports, useImports } from './import-store.ts';
+import { fileProblem, importedMessage } from './import-words.ts';
+
+let running: AbortController | null = null;
+
+const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** The file's bytes as base64, read by the browser (a data: URL's payload): no copy through a JavaScript string of bytes. */
+function base64Of(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error ?? new Error('the browser could not read it'));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Reads `file` and asks the backend for its preview; the dialog shows the progress, then the preview or why not. */
+export async function previewFile(api: AppApi, file: File): Promise<void> {
+  const account = useApp.getState().account?.id;
+  if (!account) {
+    say('Connect an account first: an import goes into one of its farms.', true);
+    return;
+  }
+  if (useImports.getState().importing) {
+    say(`Not previewed: ${file.name} waits until the import running ends.`, true);
+    return;
+  }
+  const problem = fileProblem(file.name, file.size);
+  if (problem) {
+    setImports({ reading: null, preview: null, error: { fileName: file.name, text: problem } });
+    return;
+  }
+  running?.abort();
+  const mine = new AbortController();
+  running = mine;
+  setImports({ reading: { fileName: file.name, progress: null }, preview: null, error: null, focus: null });
+  try {
+    const data = await base64Of(file);
+    const preview = await api.importPreview({ account, fileName: file.name, data }, {
+      signal: mine.signal, onProgress: (progress) => { if (running === mine) setImports({ reading: { fileName: file.name, progress } }); },
+    });
+    if (running !== mine) return;
+    setImports({ reading: null, preview, showInvalid: true });
+  } catch (err) {
+    if (running !== mine || (err instanceof RpcError && err.code === RpcCode.cancelled)) return;
+    setImports({ reading: null, error: { fileName: file.name, text: why(err) } });
+  } finally {
+    if (running === mine) running = null;
+  }
+}
+
+/** Imports the preview's valid features into a farm (by id) or a new farm (by name); closes the dialog when done. */
+export async function importValid(api: AppApi, farm: { id: string } | { name: string }): Promise<void> {
+  const { preview, importing } = useImports.getState();
+  if (!preview || importing) return;
+  const mine = new AbortController();
+  running = mine;
+  setImports({ importing: { done: 0, total: preview.total }, error: null });
+  try {
+    const r = await api.importPreviewed({ preview: preview.preview, farm }, { signal: mine.signal, onProgress: (p) => setImports({ importing: p }) });
+    setImports({ preview: null, importing: null, focus: null });
+    say(importedMessage(r, preview.fileName));
+    await refreshAccount(api).catch(() => {});
+    zoomToFarm(r.farm);
+  } catch (err) {
+    if (err instanceof RpcError && err.code === RpcCode.cancelled) {
+      setImports({ importing: null });
+      say(`Import of ${preview.fileName} stopped: nothing was imported.`);
+      return;
+    }
+    // A preview no longer kept cannot be imported: the dialog says to drop the file again, and shows no table.
+    const gone = err instanceof RpcError && err.code === ApiErrorCode.previewGone;
+    setImports({ importing: null, ...(gone ? { preview: null } : {}), error: { fileName: preview.fileName, text: `Not imported: ${why(err)}` } });
+  } finally {
+    if (running === mine) running = null;
+  }
+}
+
+/** Cancel: stops what runs (an import rolls back whole), else closes the dialog and lets the backend drop the file. */
+export function cancelImport(api: AppApi): void {
+  const { preview, importing } = useImports.getState();
+  if (running) {
+    running.abort();
+    running = null;
+    if (importing) return; // the import's answer says it stopped; the preview stays to try again
+  }
+  if (preview) void api.importPreviewDiscard({ preview: preview.preview }).catch(() => {});
+  setImports({ reading: null, preview: null, importing: null, error: null, focus: null });
+}

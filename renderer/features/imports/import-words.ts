@@ -1,0 +1,45 @@
+// The import preview's words (features/imports/): which files the app takes, what a preview found, what an import
+// did. Pure, tested beside it.
+import { IMPORT_EXTENSIONS, IMPORT_PREVIEW_MAX_BYTES, type ImportPreview } from '../../../core/api-imports.ts';
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const ha = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const megabytes = (bytes: number) => (bytes / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 });
+
+/** What the file chooser offers (the backend tells formats by their bytes as well). */
+export const ACCEPT = IMPORT_EXTENSIONS.join(',');
+
+/** The way for a file larger than the app takes: the CLI reads any size from disk. */
+export const CLI_IMPORT = 'npm run -s cli -- import FILE --farm NAME';
+
+/** Why a file cannot be previewed, before a byte of it is read: not a type the app imports, or too large; null when it can. */
+export function fileProblem(name: string, size: number): string | null {
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 ? name.slice(dot).toLowerCase() : '';
+  if (!(IMPORT_EXTENSIONS as readonly string[]).includes(ext)) {
+    return `${name} is not a file Furrow imports: drop a GeoJSON (.geojson, .json), a KML (.kml, .kmz) or a zipped Shapefile (.zip).`;
+  }
+  if (size > IMPORT_PREVIEW_MAX_BYTES) {
+    return `${name} is ${megabytes(size)} MB, more than the app previews (${megabytes(IMPORT_PREVIEW_MAX_BYTES)} MB): import it with the CLI, ${CLI_IMPORT}.`;
+  }
+  if (size === 0) return `${name} is empty: there is nothing to import.`;
+  return null;
+}
+
+/** "8 features: 5 can be imported (6 parcels, 45.20 ha), 3 cannot." */
+export function previewSummary(p: Pick<ImportPreview, 'total' | 'valid' | 'invalid' | 'parcels' | 'hectares'>): string {
+  const can = p.valid === 0 ? 'none can be imported' : `${p.valid === p.total && p.total > 1 ? 'all' : p.valid.toLocaleString('en-US')} can be imported (${count(p.parcels, 'parcel')}, ${ha(p.hectares)} ha)`;
+  return `${count(p.total, 'feature')}: ${can}${p.invalid && p.valid ? `, ${p.invalid.toLocaleString('en-US')} cannot` : ''}.`;
+}
+
+/** A new farm's name proposed from the file's: its name without the extension. */
+export const farmNameOf = (fileName: string): string => fileName.replace(/\.[^.]+$/, '').trim() || fileName;
+
+/** What an import did, for the status line. */
+export function importedMessage(r: { imported: number; skipped: number; farmName: string }, fileName: string): string {
+  const left = r.skipped ? `; ${count(r.skipped, 'feature')} with problems left out` : '';
+  return `Imported ${count(r.imported, 'parcel')} from ${fileName} into ${r.farmName}${left}. They go to the service at the next sync; Undo takes them back.`;
+}
+
+/** "Polygon", "MultiPolygon · 2 parcels", "No geometry". */
+export const geometryWords = (type: string | null, parcels: number): string => `${type ?? 'No geometry'}${parcels > 1 ? ` · ${count(parcels, 'parcel')}` : ''}`;
