@@ -25,6 +25,8 @@ import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
 import { rotationFarm, setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { HelpButton, HelpPanel, toggleHelp, useHelp } from './features/help/HelpPanel.tsx';
 import { SyncCockpit, toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
+import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
+import { useAccounts } from './features/accounts/accounts-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -41,6 +43,7 @@ export function App({ backend }: { backend: Backend }) {
   const rotationTable = useRotations((s) => s.table !== null);
   const help = useHelp((s) => s.open);
   const cockpit = useCockpit((s) => s.open);
+  const accountsOpen = useAccounts((s) => s.open);
   useZoomKey(api);
 
   useEffect(() => {
@@ -131,6 +134,7 @@ export function App({ backend }: { backend: Backend }) {
           <HelpButton />
         </header>
         {settings ? <SettingsPanel /> : null}
+        {accountsOpen ? <AccountsPanel /> : null}
         <main className="body">
           {firstRun ? <FirstRun /> : null}
           <div className="map-wrap" hidden={firstRun}>

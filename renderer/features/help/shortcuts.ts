@@ -20,6 +20,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'S', what: 'Sync now' },
       { keys: 'C', what: "Sync details: every account's queue, the next sync, what needs you" },
       { keys: 'Control+,', what: 'Settings: connected accounts, connect another service' },
+      { keys: 'A', what: "Accounts: every account's state and token, create, switch, deactivate" },
     ],
   },
   {
