@@ -89,7 +89,8 @@ export function AccountsPanel() {
   useEffect(() => { void loadTokens(api).catch(() => {}); }, [api, accounts]);
 
   const listed = new Set((orgs ?? []).flatMap((o) => (o.accounts ?? []).map((a) => a.id)));
-  const others: AccountSummary[] = accounts.filter((a) => !listed.has(a.id));
+  // Only once the organizations have answered: an account listed by one would otherwise show here first, then move.
+  const others: AccountSummary[] = orgs === null && !error ? [] : accounts.filter((a) => !listed.has(a.id));
   return (
     <section className="accounts-panel" role="dialog" aria-label="Accounts" tabIndex={-1} ref={panel}>
       <div className="accounts-head">
