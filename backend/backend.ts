@@ -18,6 +18,7 @@ import { ChangeLog } from '../db/change-log.ts';
 import { accountOf, accountSummary, blockedView, farmOf, farmSummaries, farmSummary, parcelFeature } from './views.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
+import { accountHandlers } from './accounts.ts';
 import { parcelConflict } from './parcel-conflict.ts';
 import { syncDetails } from './sync-details.ts';
 import { importCall, importHandlers, type ImportContext } from './imports.ts';
@@ -108,6 +109,16 @@ export class Backend {
       this.job = null;
       end();
     };
+  }
+
+  /** Runs `fn` as the job of the moment, so that no sync starts meanwhile (one running refuses it: busy). */
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const end = await this.turn('sync');
+    try {
+      return await fn();
+    } finally {
+      end();
+    }
   }
 
   /** Runs a write once no import holds the mirror, then sends its change events. */
@@ -340,6 +351,7 @@ export class Backend {
     ...rotationHandlers({ mirror: () => this.mirror, write: (fn) => this.write(fn) }),
     ...plantHandlers(() => this.mirror),
     ...importHandlers(() => this.imports),
+    ...accountHandlers({ mirror: () => this.mirror, credentials: () => this.credentials, durations: () => this.durations, write: (fn) => this.write(fn), exclusive: (fn) => this.exclusive(fn), accountsChanged: () => this.emit({ type: 'accounts' }) }),
   };
 }
 

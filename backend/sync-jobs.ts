@@ -20,7 +20,12 @@ export interface SyncJob {
 
 export async function runSync(m: Mirror, store: CredentialStore, durations: DurationOptions, job: SyncJob): Promise<AccountSync[]> {
   const { timeoutMs, deadlineMs, maxAnswerBytes, ...waits } = durations;
-  const engine = new SyncEngine(m, clientFactory(store.load(), { timeoutMs, deadlineMs, maxAnswerBytes }), {
+  // A token an account-mode provider fetched is kept: its expiry shows in the app, and the next run starts with it.
+  const onToken = (account: string, token: string) => {
+    const c = store.load()[account];
+    if (c && !c.apiKey && c.token !== token) store.save(account, { ...c, token });
+  };
+  const engine = new SyncEngine(m, clientFactory(store.load(), { timeoutMs, deadlineMs, maxAnswerBytes, onToken }), {
     ...waits, acceptRemoteDeletions: job.acceptRemoteDeletions, signal: job.signal, onProgress: job.onProgress,
   });
   const r = await engine.sync({ accounts: job.accounts, push: job.push, pull: job.pull });

@@ -26,6 +26,22 @@ export const ApiErrorCode = {
   previewGone: 'preview_gone',
   /** A new farm named like one the account has (choose that farm, or another name). */
   farmExists: 'farm_exists',
+  /** No organization's key by that id here (core/api-accounts.ts), or the account is not one of its accounts. */
+  noOrganization: 'no_organization',
+  /** Not an e-mail the service accepts for an account (core/accounts/email.ts). */
+  invalidEmail: 'invalid_email',
+  /** The organization already has an account with that e-mail (a deactivated one keeps its address). */
+  emailTaken: 'email_taken',
+  /** A pasted or fetched token that is not this account's, expired, or refused by the service. */
+  invalidToken: 'invalid_token',
+  /** A token provider address the app does not use (core/accounts/token-provider.ts). */
+  invalidUrl: 'invalid_url',
+  /** The token provider did not give a token (its answer, or no answer). */
+  tokenProviderFailed: 'token_provider_failed',
+  /** Tokens are pasted or fetched only for an account connected with its own token, not by an organization's key. */
+  notAccountMode: 'not_account_mode',
+  /** The account's farms on the service changed since the preview the user confirmed: look again. */
+  previewChanged: 'preview_changed',
 } as const;
 
 /** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */

@@ -7,12 +7,14 @@ import type { Contract } from './rpc.ts';
 import { AccountId, BBox, Id, Lat, Lon, Metadata, Name, Nullable, Obj, PolygonGeometry, SyncState } from './api-schemas.ts';
 import { ROTATIONS_API } from './api-rotations.ts';
 import { IMPORTS_API } from './api-imports.ts';
+import { ACCOUNTS_API } from './api-accounts.ts';
 import { MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH } from './schemas/common.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { Metadata, PolygonGeometry, BBox, SyncState } from './api-schemas.ts';
 export { CropFamilySummary, FarmRotation, PlantFeature, RotationCrop, RotationWarning } from './api-rotations.ts';
 export { ImportPreview, ImportPreviewFeature } from './api-imports.ts';
+export { DeactivationPreview, DeactivationResult, OrgAccount, Organization, TokenState } from './api-accounts.ts';
 
 export const BlockedAccount = Obj({ account: AccountId, service: Type.String(), code: Nullable(Type.String()), reason: Type.String(), wayOut: Type.String(), waiting: Type.Integer() });
 export type BlockedAccount = Static<typeof BlockedAccount>;
@@ -303,6 +305,7 @@ export const API = {
   },
   ...ROTATIONS_API,
   ...IMPORTS_API,
+  ...ACCOUNTS_API,
 } satisfies Contract;
 export type Api = typeof API;
 

@@ -28,6 +28,8 @@ import { HelpButton, HelpPanel, toggleHelp, useHelp } from './features/help/Help
 import { SyncCockpit, toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 import { ImportDropZone } from './features/imports/ImportDropZone.tsx';
 import { ImportDialog } from './features/imports/ImportDialog.tsx';
+import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
+import { useAccounts } from './features/accounts/accounts-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -42,6 +44,7 @@ export function App({ backend }: { backend: Backend }) {
   const rotationTable = useRotations((s) => s.table !== null);
   const help = useHelp((s) => s.open);
   const cockpit = useCockpit((s) => s.open);
+  const accountsOpen = useAccounts((s) => s.open);
   useZoomKey(api);
   useAutoSync(api);
 
@@ -132,6 +135,7 @@ export function App({ backend }: { backend: Backend }) {
           <HelpButton />
         </header>
         {settings ? <SettingsPanel /> : null}
+        {accountsOpen ? <AccountsPanel /> : null}
         <main className="body">
           {firstRun ? <FirstRun /> : null}
           <div className="map-wrap" hidden={firstRun}>

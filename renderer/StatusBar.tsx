@@ -5,6 +5,7 @@ import { chooseAccount, useApp } from './store.ts';
 import { conflictsNote, connectionLabel } from './features/status/status-words.ts';
 import { SyncProgress } from './features/status/SyncProgress.tsx';
 import { toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
+import { AccountsButton } from './features/accounts/AccountsButton.tsx';
 
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
@@ -41,6 +42,7 @@ export function StatusBar() {
         <button type="button" className={attention ? 'details attention' : 'details'} aria-keyshortcuts="C" title="Every account's queue, what the next sync sends, and what needs you (C)"
           aria-pressed={cockpitOpen} onClick={toggleCockpit}>Sync details{attention ? ` (${attention} need you)` : ''}</button>
       ) : null}
+      <AccountsButton />
     </footer>
   );
 }

@@ -13,6 +13,8 @@ export type BlockedCode =
   | 'invalid_token'
   /** The token command failed or printed nothing. */
   | 'token_command_failed'
+  /** The token provider address gave no token for the account (sync/token-url.ts). */
+  | 'token_provider_failed'
   /** No credentials for the account in FURROW_HOME/credentials.json. */
   | 'no_credentials'
   /** Another refusal of the credentials (401/403 of another kind). */
@@ -52,9 +54,11 @@ export function wayOut(code: BlockedCode | null, a: Pick<AccountRow, 'id' | 'ser
     case 'account_not_found':
       return `the service does not know this account or it was deactivated: ask the organization to reactivate it (reactivate-account ${a.id}), then sync; if it was deleted, export its parcels (export FILE --account ${a.id})`;
     case 'invalid_token':
-      return `the token expired or was revoked: connect again with a fresh token (${connectAgain(a, 'token')}), or with the organization's key and --bearer so tokens renew by themselves`;
+      return `the token expired or was revoked: paste a new one in the app's Accounts or set its token provider there, or connect again with a fresh token (${connectAgain(a, 'token')}), or with the organization's key and --bearer so tokens renew by themselves`;
     case 'token_command_failed':
       return 'fix the token command (it runs with FURROW_ACCOUNT set to the account id and must print a token), then sync';
+    case 'token_provider_failed':
+      return "fix the token provider (its address must answer GET with the account's token: {\"token\": \"…\"} or the token as text), or paste a new token in the app's Accounts, then sync"
     case 'no_credentials':
       return `its credentials are missing from this computer: connect again (${connectAgain(a, a.mode === 'bearer' ? 'token' : 'api_key')})`;
     default:

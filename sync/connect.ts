@@ -5,7 +5,7 @@ import type { AccountRow } from '../db/types.ts';
 import { clientFactory } from './client-factory.ts';
 import type { AccountCredentials, CredentialStore } from './credentials.ts';
 import { errorMessage } from './http.ts';
-import { tokenExpiry } from './tokens.ts';
+import { tokenExpiry, tokenSubject } from './tokens.ts';
 import type { DurationOptions } from './cli-args.ts';
 
 export interface ConnectInput {
@@ -32,15 +32,7 @@ export class ConnectRefused extends Error {
 }
 
 /** The account a token is for (its `sub`), or null when it is not an account_access token. */
-export function tokenAccount(token: string): string | null {
-  const payload = token.split('.')[1];
-  try {
-    const sub = payload ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: unknown }).sub : undefined;
-    return typeof sub === 'string' ? sub : null;
-  } catch {
-    return null;
-  }
-}
+export const tokenAccount = (token: string): string | null => tokenSubject(token);
 
 export async function connectAccount(m: Mirror, store: CredentialStore, input: ConnectInput, durations: DurationOptions = {}): Promise<{ account: AccountRow; tokenExpires: string | null }> {
   const service = input.service.replace(/\/+$/, '');

@@ -13,6 +13,10 @@ export interface AccountCredentials {
   accountHeader?: string;
   token?: string;
   tokenCommand?: string;
+  /** Account mode: the token provider's address (core/accounts/token-provider.ts), asked for a token when needed. */
+  tokenUrl?: string;
+  /** An organization's key kept alone (addOrganization, sync/organization.ts): the service it is for. */
+  service?: string;
   /** The API key is read from FURROW_API_KEY (not set when this is true and apiKey is missing). */
   keyFromEnv?: boolean;
 }

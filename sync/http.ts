@@ -99,7 +99,8 @@ export class ServiceClient {
     const h: Record<string, string> = { accept: 'application/json' };
     if (c.mode === 'api_key') {
       h['x-api-key'] = c.apiKey ?? '';
-      h[(c.accountHeader ?? 'Service-Account').toLowerCase()] = this.accountId;
+      // No account: the organization's own requests (its accounts, sync/organization.ts).
+      if (this.accountId) h[(c.accountHeader ?? 'Service-Account').toLowerCase()] = this.accountId;
     } else {
       if (!c.tokens) throw new Error('bearer mode needs a token provider');
       h.authorization = `Bearer ${await c.tokens.token(this.accountId, forceRefresh)}`;

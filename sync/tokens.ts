@@ -26,21 +26,35 @@ export class TokenUnavailable extends Error {
 
 const REFRESH_MARGIN_S = 5 * 60;
 
-export function tokenExpiry(jwt: string): number | null {
+/** A JWT's claims, unverified (the service verifies): null when it is not a JWT with a JSON object for claims. */
+function claims(jwt: string): Record<string, unknown> | null {
   const part = jwt.split('.')[1];
   if (!part) return null;
   try {
-    const exp = (JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
-    return typeof exp === 'number' ? exp : null;
+    const c = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
+    return typeof c === 'object' && c !== null ? c as Record<string, unknown> : null;
   } catch {
     return null;
   }
 }
 
-abstract class CachingProvider implements TokenProvider {
+export function tokenExpiry(jwt: string): number | null {
+  const exp = claims(jwt)?.exp;
+  return typeof exp === 'number' ? exp : null;
+}
+
+/** The account a token is for (its `sub`), or null when it has none. */
+export function tokenSubject(jwt: string): string | null {
+  const sub = claims(jwt)?.sub;
+  return typeof sub === 'string' ? sub : null;
+}
+
+export abstract class CachingProvider implements TokenProvider {
   abstract readonly refreshable: boolean;
   private cache = new Map<string, string>();
   private inflight = new Map<string, Promise<string>>();
+  /** Told each token fetched, so that it can be kept (its expiry shown, a restart not asking again). */
+  onToken?: (accountId: string, token: string) => void;
 
   protected abstract fetch(accountId: string): Promise<string>;
 
@@ -52,7 +66,7 @@ abstract class CachingProvider implements TokenProvider {
     if (cached && !this.refreshable) return cached;
     let p = this.inflight.get(accountId);
     if (!p) {
-      p = this.fetch(accountId).finally(() => this.inflight.delete(accountId));
+      p = this.fetch(accountId).then((t) => { this.onToken?.(accountId, t); return t; }).finally(() => this.inflight.delete(accountId));
       this.inflight.set(accountId, p);
     }
     const t = await p;

@@ -21,6 +21,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'I', what: 'Import a GeoJSON, KML or zipped Shapefile: preview every feature, then import the valid ones (or drop the file on the map)' },
       { keys: 'C', what: "Sync details: every account's queue, the next sync, what needs you" },
       { keys: 'Control+,', what: 'Settings: connected accounts, connect another service' },
+      { keys: 'A', what: "Accounts: every account's state and token, create, switch, deactivate" },
     ],
   },
   {

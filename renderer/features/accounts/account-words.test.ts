@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountSummary, DeactivationPreview } from '../../../core/api.ts';
+import { deactivationWords, duration, hereWords, tokenWords, wayOutHere } from './account-words.ts';
+
+const NOW = Date.parse('2026-05-01T12:00:00Z');
+const token = (minutes: number | null, source: 'pasted' | 'url' | 'organization' = 'pasted') => ({
+  account: 'acc-1', source, provider: null,
+  expires: minutes === null ? null : new Date(NOW + minutes * 60_000).toISOString(), expired: minutes !== null && minutes <= 0,
+});
+const counts = { pending: 0, in_flight: 0, uncertain: 0, synced: 12, rejected: 0, conflicts: 0, blocked: 0 };
+const account = (over: Partial<AccountSummary> = {}): AccountSummary => ({
+  id: 'acc-1', label: 'g@example.com', service: 'http://s', method: 'bearer', blocked: null, lastPull: '2026-05-01T10:00:00Z', parcelLimit: 100, counts, ...over,
+});
+
+describe('the Accounts screen words', () => {
+  it("says a token's expiry, warning when near and when over", () => {
+    expect(tokenWords(token(179), NOW)).toMatchObject({ text: expect.stringMatching(/^Expires in 2 h 59 min \(\d\d:\d\d\)$/), level: 'ok' });
+    expect(tokenWords(token(12), NOW)).toMatchObject({ text: expect.stringMatching(/^Expires in 12 min/), level: 'near' });
+    expect(tokenWords(token(-5), NOW)).toMatchObject({ text: expect.stringMatching(/^Expired 5 min ago/), level: 'expired' });
+    expect(tokenWords(token(null), NOW)).toEqual({ text: 'No expiry known', level: 'none' });
+    expect(tokenWords(token(30, 'organization'), NOW).text).toBe("Renewed with the organization's key");
+    expect([duration(30_000), duration(61 * 60_000), duration(3 * 24 * 3600_000)]).toEqual(['under a minute', '1 h 01 min', '3 days']);
+  });
+
+  it("says an account's state here and the way out of a block in the app's terms", () => {
+    expect(hereWords(account())).toEqual({ text: 'Synced (12 items)', level: 'ok' });
+    expect(hereWords(account({ counts: { ...counts, pending: 3, rejected: 1 } }))).toEqual({ text: '3 to send, 1 need a look', level: 'attention' });
+    expect(hereWords(account({ lastPull: null }))).toMatchObject({ text: 'Not pulled yet' });
+    const blocked = { account: 'acc-1', service: 'http://s', code: 'invalid_token', reason: 'Invalid token (no fresh one could be had)', wayOut: 'connect again', waiting: 3 };
+    expect(hereWords(account({ blocked }))).toEqual({ text: 'Blocked: Invalid token (no fresh one could be had)', level: 'attention' });
+    expect(wayOutHere(blocked)).toBe('Paste a new token, or get one from its token provider. Its 3 changes wait here, none lost.');
+    expect(wayOutHere({ ...blocked, code: 'refused', waiting: 0 })).toBe('Connect again.');
+  });
+
+  it('states the orphan consequence of a deactivation with counts and hectares', () => {
+    const p: DeactivationPreview = {
+      organization: 'org-0000000000000000', account: 'acc-1', email: 'g@example.com', connectedHere: true, unsynced: 0,
+      farms: [{ id: 1, name: 'North', parcels: 2, hectares: 6.5 }, { id: 2, name: 'South', parcels: 1, hectares: 10 }], parcels: 3, hectares: 16.5,
+    };
+    const w = deactivationWords(p);
+    expect(w.consequence).toBe("Its 2 farms with 3 parcels (16.50 ha) stay on the service and keep being billed, but no one can reach them through the API any more: billed orphans, until the organization reactivates the account or deletes them in the service's admin panel.");
+    expect(w.deleteOption).toBe('Delete its 2 farms with 3 parcels (16.50 ha) first: gone for good, no longer billed');
+    expect(w.here).toMatch(/removed from this computer too \(nothing/);
+    expect(deactivationWords({ ...p, unsynced: 1 }).here).toMatch(/with 1 change made here that the service does not have: they are lost/);
+    const none = deactivationWords({ ...p, farms: [], parcels: 0, hectares: 0, connectedHere: false });
+    expect(none).toMatchObject({ deleteOption: null, here: null, consequence: expect.stringMatching(/no farms on the service: nothing of it stays billed/) });
+  });
+});

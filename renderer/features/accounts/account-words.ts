@@ -1,0 +1,73 @@
+// The Accounts screen's words: an account's state here, its token's expiry, and what deactivating it does to its
+// farms, in sentences with counts and hectares. Pure, tested beside it.
+import type { AccountSummary, DeactivationPreview, OrgAccount, TokenState } from '../../../core/api.ts';
+import { hectares } from '../../states.ts';
+
+export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** A token this close to its expiry is flagged: a sync started now might outlast it. */
+export const NEAR_EXPIRY_MS = 30 * 60_000;
+
+/** "2 h 05 min", "12 min", "under a minute". */
+export function duration(ms: number): string {
+  const min = Math.floor(Math.abs(ms) / 60_000);
+  if (min < 1) return 'under a minute';
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return `${h} h ${String(min % 60).padStart(2, '0')} min`;
+  return `${Math.floor(h / 24)} days`;
+}
+
+export interface TokenWords { text: string; level: 'ok' | 'near' | 'expired' | 'none' }
+
+/** The token's expiry for people, and how urgent it is. */
+export function tokenWords(t: TokenState, now = Date.now()): TokenWords {
+  if (t.source === 'organization') return { text: "Renewed with the organization's key", level: 'none' };
+  if (!t.expires) return { text: 'No expiry known', level: 'none' };
+  const left = Date.parse(t.expires) - now;
+  const at = new Date(t.expires).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  if (t.expired || left <= 0) return { text: `Expired ${duration(left)} ago (${at})`, level: 'expired' };
+  return { text: `Expires in ${duration(left)} (${at})`, level: left < NEAR_EXPIRY_MS ? 'near' : 'ok' };
+}
+
+/** What a blocked account's user does about it, in the app's own terms (the backend's way out names CLI commands). */
+export function wayOutHere(b: NonNullable<AccountSummary['blocked']>): string {
+  const waiting = b.waiting ? ` Its ${plural(b.waiting, 'change')} wait${b.waiting === 1 ? 's' : ''} here, none lost.` : '';
+  switch (b.code) {
+    case 'invalid_token': return `Paste a new token, or get one from its token provider.${waiting}`;
+    case 'token_provider_failed': return `Fix the token provider address, or paste a new token.${waiting}`;
+    case 'account_not_found': return `The service no longer knows it (deactivated or deleted): the organization can reactivate it in the service's admin panel.${waiting}`;
+    default: return `${b.wayOut[0]?.toUpperCase() ?? ''}${b.wayOut.slice(1)}.${waiting}`;
+  }
+}
+
+/** An account's state on this computer in a few words: blocked, work to send, or synced. */
+export function hereWords(a: AccountSummary): { text: string; level: 'ok' | 'pending' | 'attention' } {
+  if (a.blocked) return { text: `Blocked: ${a.blocked.reason}`, level: 'attention' };
+  const c = a.counts;
+  const look = c.rejected + c.conflicts + c.blocked;
+  const toSend = c.pending + c.in_flight + c.uncertain;
+  const parts = [toSend ? `${toSend.toLocaleString('en-US')} to send` : '', look ? `${look.toLocaleString('en-US')} need a look` : ''].filter(Boolean);
+  if (parts.length) return { text: parts.join(', '), level: look ? 'attention' : 'pending' };
+  return a.lastPull ? { text: `Synced (${c.synced.toLocaleString('en-US')} items)`, level: 'ok' } : { text: 'Not pulled yet', level: 'pending' };
+}
+
+/** The account on the service, in words. */
+export function serviceState(a: OrgAccount): string {
+  if (a.state === 'active') return 'Active';
+  if (a.state === 'missing') return 'Unknown to the service';
+  return a.deactivated ? `Deactivated ${a.deactivated.slice(0, 10)}` : 'Deactivated';
+}
+
+/** What deactivating leaves behind, as the confirmation says it. */
+export function deactivationWords(p: DeactivationPreview): { consequence: string; deleteOption: string | null; here: string | null } {
+  const what = `${plural(p.farms.length, 'farm')} with ${plural(p.parcels, 'parcel')} (${hectares(p.hectares)})`;
+  const consequence = p.farms.length === 0
+    ? `${p.email} has no farms on the service: nothing of it stays billed. Its access through the API ends at once; the organization can reactivate it in the service's admin panel.`
+    : `Its ${what} ${p.farms.length === 1 ? 'stays' : 'stay'} on the service and ${p.farms.length === 1 ? 'keeps' : 'keep'} being billed, but no one can reach ${p.farms.length === 1 ? 'it' : 'them'} through the API any more: billed orphans, until the organization reactivates the account or deletes ${p.farms.length === 1 ? 'it' : 'them'} in the service's admin panel.`;
+  const deleteOption = p.farms.length ? `Delete its ${what} first: gone for good, no longer billed` : null;
+  const here = !p.connectedHere ? null
+    : p.unsynced ? `It is removed from this computer too, with ${plural(p.unsynced, 'change')} made here that the service does not have: they are lost.`
+    : 'It is removed from this computer too (nothing of it is waiting to be sent).';
+  return { consequence, deleteOption, here };
+}

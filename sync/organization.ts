@@ -1,0 +1,53 @@
+// The organizations whose API key this computer holds (sync/credentials.ts): with an account connected by it, or
+// kept alone (addOrganization). Their requests to the service are sync/org-client.ts's (loaded when one is made).
+import { createHash } from 'node:crypto';
+import type { AccountRow } from '../db/types.ts';
+import type { AccountCredentials } from './credentials.ts';
+
+/** An organization's key for a service, and how the accounts connected through it authenticate. */
+export interface OrgKey {
+  id: string;
+  service: string;
+  apiKey: string;
+  accountHeader?: string;
+  method: 'api_key' | 'bearer';
+  /** The credential store's entry holding the key alone (addOrganization), if any. */
+  entry: string | null;
+  /** Accounts connected here with this key. */
+  via: string[];
+}
+
+/** The organization's name in the app's API: a digest of the service and the key, from which neither can be read back. */
+export const organizationId = (service: string, apiKey: string): string =>
+  `org-${createHash('sha256').update(`furrow-organization\n${service}\n${apiKey}`).digest('hex').slice(0, 16)}`;
+
+/** Whether a credential store entry is an organization's key kept alone (its name is the organization's id). */
+export const isOrgEntry = (name: string): boolean => name.startsWith('org-');
+
+/** Every organization whose key the store holds, alone or with accounts connected by it, by id. */
+export function organizationsOf(creds: Record<string, AccountCredentials>, accounts: readonly AccountRow[]): Map<string, OrgKey> {
+  const out = new Map<string, OrgKey>();
+  const add = (service: string, c: AccountCredentials, entry: string | null, via: string | null) => {
+    if (!c.apiKey) return;
+    const id = organizationId(service, c.apiKey);
+    const o = out.get(id) ?? { id, service, apiKey: c.apiKey, accountHeader: c.accountHeader, method: c.method, entry: null, via: [] };
+    if (entry) o.entry = entry;
+    if (via) o.via.push(via);
+    out.set(id, o);
+  };
+  for (const [name, c] of Object.entries(creds)) if (isOrgEntry(name) && c.service) add(c.service, c, name, null);
+  for (const a of accounts) {
+    const c = creds[a.id];
+    if (c) add(a.service_url, c, null, a.id);
+  }
+  return out;
+}
+
+/** The service refused (or could not be understood): `code` says how, the message is the service's reason. */
+export class OrgRefused extends Error {
+  constructor(message: string, readonly code: 'invalid_email' | 'email_taken' | 'account_not_found' | 'refused' | 'unexpected') {
+    super(message);
+    this.name = 'OrgRefused';
+  }
+}
+

@@ -1,0 +1,184 @@
+// The Accounts screen, as app.test.ts runs the app (`npm start`'s launcher with the embedded demo service and its
+// account connected with the organization's key, Debian's Chromium at 1280x800): opened with A, the organization's
+// accounts as the service lists them; an account created by e-mail (a bad address refused first, nothing created),
+// switched to with Show; two accounts deactivated from the confirmation that states the orphan consequence with
+// counts and hectares — one keeping its farms (still billed, over the service's HTTP API), one deleting them first —
+// and, for an account connected with its own bearer token, its expiry shown, then expired (the sync blocked, the way
+// out said), a token of another account refused, and a new token pasted that resumes the sync.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/process.ts';
+import { pointParcel } from '../helpers/service.ts';
+import { SHOTS } from './embed-harness.ts';
+import { openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { signAccountAccess } from '../../service/store/tokens.ts';
+import { openDb, type Db } from '../../service/store/db.ts';
+import { dbFile } from '../../service/config.ts';
+
+let ctx: DemoApp;
+let browser: Browser;
+let page: Page;
+let problems: () => Promise<string[]>;
+let serviceDb: Db;
+
+beforeAll(async () => {
+  ctx = await startDemoApp('furrow-app-accounts-');
+  ({ browser } = ctx);
+  // The running service's database, opened beside it: a token with a short life, signed with the organization's key.
+  serviceDb = openDb(dbFile(join(ctx.dir, 'data')), { synchronous: 'NORMAL' });
+}, 150_000);
+
+afterAll(async () => {
+  serviceDb?.close();
+  await ctx?.stop();
+});
+
+const poll = <T>(fn: () => Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout });
+const key = () => (JSON.parse(readFileSync(join(ctx.dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string }).api_key;
+/** The service's HTTP API with the organization's key (and an account header when given). */
+async function http(method: string, path: string, body?: unknown, account?: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const r = await fetch(`${ctx.service}${path}`, {
+    method, headers: { 'x-api-key': key(), ...(account ? { 'service-account': account } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+}
+/** An account made on the service, with a farm of point parcels of these hectares when given. */
+async function serviceAccount(email: string, hectares: number[] = []): Promise<{ id: string; account_access: string }> {
+  const made = await http('POST', '/api/accounts/', { account_email: email });
+  expect(made.status).toBe(201);
+  if (hectares.length) expect((await http('POST', '/api/farms/', { farm: { name: `Farm of ${email}` }, parcels: hectares.map((h, i) => pointParcel(`P${i}`, h, -4 + i * 0.01, 37)) }, made.body.id)).status).toBe(201);
+  return made.body;
+}
+const billed = async (id: string) => ((await http('GET', '/api/billing/')).body.accounts as { account: string; state: string; farms: number; hectares: number }[]).find((a) => a.account === id);
+
+const panel = () => page.getByRole('dialog', { name: 'Accounts' });
+const orgTable = () => panel().getByRole('table', { name: `Accounts of the organization at ${ctx.service}` });
+const row = (id: string) => panel().locator(`tr[data-account="${id}"]`);
+const message = () => page.getByRole('status', { name: 'Message' }).textContent();
+const confirm = () => page.getByRole('alertdialog');
+
+async function openAccounts(): Promise<void> {
+  if (await panel().count()) return;
+  await page.locator('.top h1').click();
+  await page.keyboard.press('a');
+  await poll(() => panel().isVisible()).toBe(true);
+}
+
+describe('the Accounts screen', () => {
+  it("lists the organization's accounts, creates one by e-mail and switches to it", async () => {
+    ({ page, problems } = await openApp(browser, ctx.app.url));
+    await poll(() => shownOn(page), 60_000).toBeGreaterThanOrEqual(12);
+    await waitOnline(page);
+    await openAccounts();
+    await poll(() => orgTable().locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
+    await expect(orgTable().locator('tbody tr').first().textContent()).resolves.toMatch(/Demo grower.*Active.*Synced.*API key: never expires.*Shown/);
+
+    const form = panel().getByRole('form', { name: `Create an account at ${ctx.service}` });
+    const before = (await http('GET', '/api/accounts/')).body.length as number;
+    await form.getByLabel("New account's e-mail").fill('not-an-email');
+    await form.getByRole('button', { name: 'Create account' }).click();
+    await poll(() => form.getByRole('alert').textContent()).toMatch(/like grower@example.com/);
+    await expect(form.getByLabel("New account's e-mail").getAttribute('aria-invalid')).resolves.toBe('true');
+    expect((await http('GET', '/api/accounts/')).body).toHaveLength(before);
+
+    await form.getByLabel("New account's e-mail").fill('new-grower@example.com');
+    await form.getByLabel('Label (optional)').fill('New grower');
+    await form.getByRole('button', { name: 'Create account' }).click();
+    await poll(message).toMatch(/Created new-grower@example.com .* connected it here/);
+    const made = ((await http('GET', '/api/accounts/')).body as { id: string; account_email: string; state: string }[]).find((a) => a.account_email === 'new-grower@example.com')!;
+    expect(made.state).toBe('active');
+    await poll(() => row(made.id).textContent()).toMatch(/New grower.*new-grower@example.com.*Active/);
+
+    // Show: the map switches to it at once (empty), the screen closes.
+    await row(made.id).getByRole('button', { name: 'Show New grower' }).click();
+    await poll(() => panel().count()).toBe(0);
+    await poll(() => page.locator('.statusbar select').inputValue()).toBe(made.id);
+    await poll(() => shownOn(page)).toBe(0);
+  }, 180_000);
+
+  it('deactivates an account after saying its farms would stay as billed orphans, and another deleting its farms first', async () => {
+    const keepFarms = await serviceAccount('orphans@example.com', [3, 4.5]);
+    const dropFarms = await serviceAccount('cleared@example.com', [2, 2, 1]);
+    await openAccounts();
+    await panel().getByRole('button', { name: 'Refresh' }).click();
+    await poll(() => row(keepFarms.id).textContent()).toMatch(/orphans@example.com.*Active.*Not connected here/);
+
+    await row(keepFarms.id).getByRole('button', { name: 'Deactivate orphans@example.com' }).click();
+    await poll(() => confirm().textContent()).toMatch(/Its 1 farm with 2 parcels \(7\.50 ha\) stays on the service and keeps being billed, but no one can reach it through the API any more: billed orphans/);
+    await expect(confirm().getByRole('button', { name: 'Keep the account' }).evaluate((b) => b === document.activeElement)).resolves.toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-deactivate.png') });
+    // Esc keeps it: nothing happened on the service.
+    await page.keyboard.press('Escape');
+    await poll(() => confirm().count()).toBe(0);
+    await expect(panel().isVisible()).resolves.toBe(true);
+    expect((await http('GET', `/api/accounts/${keepFarms.id}/`)).body.state).toBe('active');
+
+    await row(keepFarms.id).getByRole('button', { name: 'Deactivate orphans@example.com' }).click();
+    await poll(() => confirm().getByRole('button', { name: 'Deactivate', exact: true }).isEnabled()).toBe(true);
+    await confirm().getByRole('button', { name: 'Deactivate', exact: true }).click();
+    await poll(message).toMatch(/Deactivated orphans@example.com: its 1 farm \(7\.50 ha\) stays on the service, billed/);
+    expect((await http('GET', `/api/accounts/${keepFarms.id}/`)).body.state).toBe('deactivated');
+    expect(await billed(keepFarms.id)).toMatchObject({ state: 'deactivated', farms: 1, hectares: 7.5 });
+    await poll(() => row(keepFarms.id).textContent()).toMatch(/Deactivated \d{4}-\d\d-\d\d/);
+    await expect(row(keepFarms.id).getByRole('button', { name: /Deactivate/ }).count()).resolves.toBe(0);
+
+    await row(dropFarms.id).getByRole('button', { name: 'Deactivate cleared@example.com' }).click();
+    await poll(() => confirm().textContent()).toMatch(/Its 1 farm with 3 parcels \(5\.00 ha\)/);
+    await confirm().getByLabel(/Delete its 1 farm with 3 parcels \(5\.00 ha\) first/).check();
+    await confirm().getByRole('button', { name: 'Delete 1 farm and deactivate' }).click();
+    await poll(message).toMatch(/Deactivated cleared@example.com: its 1 farm \(5\.00 ha\) was deleted first/);
+    expect(await billed(dropFarms.id)).toMatchObject({ state: 'deactivated', farms: 0, hectares: 0 });
+  }, 180_000);
+
+  it("shows a bearer account's token expiry, blocks it when expired with the way out, refuses another account's token and resumes with a pasted one", async () => {
+    const grower = await serviceAccount('token-grower@example.com');
+    const other = await serviceAccount('someone-else@example.com');
+    // A token that expires 40 s from now, as if issued 3 hours ago minus that.
+    const short = (await signAccountAccess(serviceDb, grower.id, { nowSeconds: Math.floor(Date.now() / 1000) - 3 * 3600 + 40 })).token;
+    await panel().getByRole('button', { name: 'Close accounts' }).click();
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const connect = page.getByRole('form', { name: 'Connect another service' });
+    await connect.getByLabel('Account token', { exact: true }).check();
+    await connect.getByLabel('Token', { exact: true }).fill(short);
+    await connect.getByLabel('Label (optional)').fill('Token grower');
+    await connect.getByRole('button', { name: 'Connect' }).click();
+    await poll(() => page.locator('.statusbar select').inputValue()).toBe(grower.id);
+
+    await openAccounts();
+    // One of the organization's accounts, connected here with its own token: its expiry, near.
+    await poll(() => row(grower.id).textContent()).toMatch(/Token grower.*token-grower@example.com.*Active.*⚠ Expires in under a minute/);
+    // Expired: the next sync is blocked, and the screen says so with the way out.
+    const exp = (JSON.parse(Buffer.from(short.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp;
+    await page.waitForTimeout(Math.max(0, exp * 1000 + 1500 - Date.now()));
+    await panel().getByRole('button', { name: 'Close accounts' }).click();
+    await page.locator('.top h1').click();
+    await page.keyboard.press('s');
+    await poll(message).toMatch(/Sync needs you: Invalid token/);
+    await openAccounts();
+    const r = () => panel().locator(`tr[data-account="${grower.id}"]`);
+    await poll(() => r().textContent()).toMatch(/Blocked: Invalid token.*Paste a new token, or get one from its token provider\..*✖ Expired/);
+    // The token's controls open by themselves for an expired token.
+    await poll(() => r().getByRole('button', { name: 'Token of Token grower' }).getAttribute('aria-expanded')).toBe('true');
+    const paste = panel().getByRole('form', { name: 'New token for Token grower' });
+    await expect(panel().getByRole('form', { name: 'Token provider for Token grower' }).getByRole('button', { name: 'Get new token now' }).isDisabled()).resolves.toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts.png') });
+    copyFileSync(join(SHOTS, 'app-accounts.png'), join(ROOT, 'docs/img/app-accounts.png'));
+
+    await paste.getByLabel('Paste new token').fill(other.account_access);
+    await paste.getByRole('button', { name: 'Save token' }).click();
+    await poll(() => paste.getByRole('alert').textContent()).toMatch(new RegExp(`This token is for account ${other.id}, not for ${grower.id}`));
+    await expect(paste.getByLabel('Paste new token').inputValue()).resolves.toBe('');
+
+    const fresh = (await http('POST', `/api/accounts/${grower.id}/token/`)).body.account_access as string;
+    await paste.getByLabel('Paste new token').fill(fresh);
+    await paste.getByRole('button', { name: 'Save token' }).click();
+    await poll(() => r().textContent()).toMatch(/Token grower.*Synced.*Expires in 2 h 59 min/);
+    await waitOnline(page);
+    expect(JSON.stringify(await page.evaluate(() => ({ ...localStorage, ...sessionStorage })))).not.toContain(fresh);
+    expect(await problems()).toEqual([]);
+  }, 180_000);
+});
