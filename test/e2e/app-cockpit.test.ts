@@ -135,7 +135,7 @@ describe('the sync cockpit', () => {
     // Synced again: the service keeps its name; nothing needs the user.
     await page.locator('.top h1').click();
     await page.keyboard.press('s');
-    await poll(() => page.locator('.statusbar .details').textContent()).toBe('Sync details');
+    await poll(() => page.getByRole('button', { name: 'Sync details', exact: true }).textContent()).toBe('Sync details');
     expect((await api().parcel('Olivar D (theirs)'))?.id).toBe(onService.id);
     expect(await problems()).toEqual([]);
   }, 120_000);
