@@ -3,17 +3,31 @@
 // provider address. A token is kept only when it is this account's, unexpired, and — when the service can be
 // reached — accepted by it. An expired token never loses work: the account waits, blocked, with its queue
 // (sync/blocked.ts), and the next sync with a good token sends it.
-import type { AccountCredentials } from '../sync/credentials.ts';
+import type { Mirror } from '../db/mirror.ts';
+import type { AccountCredentials, CredentialStore } from '../sync/credentials.ts';
+import type { DurationOptions } from '../sync/cli-args.ts';
 import { RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, TokenState } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { tokenUrlProblem, tokenUrlShown } from '../core/accounts/token-provider.ts';
 import { accountOf } from './views.ts';
-import type { AccountsContext } from './accounts.ts';
 
 type Handlers = HandlersOf<Api>;
 
 const tokens = () => import('../sync/tokens.ts');
+
+/** What the account handlers (here and accounts.ts) need of the Backend. */
+export interface AccountsContext {
+  mirror(): Mirror;
+  credentials(): CredentialStore;
+  durations(): DurationOptions;
+  /** Runs a mirror write once no import holds the mirror, then sends its change events (Backend.write). */
+  write<T>(fn: () => T): Promise<T>;
+  /** Runs `fn` while no sync can start (a running one refuses it: busy). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** The list of accounts changed: the app reads it again. */
+  accountsChanged(): void;
+}
 
 export function tokenHandlers(ctx: AccountsContext): Pick<Handlers, 'accountTokens' | 'setToken' | 'setTokenProvider' | 'renewToken'> {
   async function state(account: string, c: AccountCredentials | undefined): Promise<TokenState> {

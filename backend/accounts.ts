@@ -2,31 +2,17 @@
 // store and never answered to anyone, lists its accounts on the service, creates one by e-mail and deactivates one —
 // after a preview of the farms that would stay there, billed and out of reach, and optionally deleting them first.
 // Account mode: a bearer account's token expiry, a pasted token, a token provider address (backend/account-tokens.ts).
-import type { Mirror } from '../db/mirror.ts';
 import { AccountNotRemoved, removeAccount, unsyncedWork } from '../db/accounts.ts';
-import type { CredentialStore } from '../sync/credentials.ts';
-import type { DurationOptions } from '../sync/cli-args.ts';
 import { isOrgEntry, OrgRefused, organizationId, organizationsOf, type OrgKey } from '../sync/organization.ts';
 import type { OrgClient, ServiceAccountRow } from '../sync/org-client.ts';
 import { RpcCode, RpcError, type CallContext, type HandlersOf } from '../core/rpc.ts';
 import type { Api, DeactivationPreview, OrgAccount, Organization } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { emailProblem } from '../core/accounts/email.ts';
-import { tokenHandlers } from './account-tokens.ts';
+import { tokenHandlers, type AccountsContext } from './account-tokens.ts';
 
 type Handlers = HandlersOf<Api>;
 
-export interface AccountsContext {
-  mirror(): Mirror;
-  credentials(): CredentialStore;
-  durations(): DurationOptions;
-  /** Runs a mirror write once no import holds the mirror, then sends its change events (Backend.write). */
-  write<T>(fn: () => T): Promise<T>;
-  /** Runs `fn` while no sync can start (a running one refuses it: busy). */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** The list of accounts changed: the app reads it again. */
-  accountsChanged(): void;
-}
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const round = (hectares: number) => Math.round(hectares * 1e6) / 1e6;
@@ -49,6 +35,8 @@ function serviceUrl(text: string): string {
   if (!/^https?:\/\/[^\s/]+/i.test(s)) throw new RpcError(ApiErrorCode.connectRefused, `Not a service address: ${text}`, { reason: 'bad_input' });
   return s;
 }
+
+export type { AccountsContext };
 
 export function accountHandlers(ctx: AccountsContext): Pick<Handlers, 'organizations' | 'addOrganization' | 'forgetOrganization' | 'createAccount' | 'connectOrgAccount' | 'deactivation' | 'deactivateAccount' | 'accountTokens' | 'setToken' | 'setTokenProvider' | 'renewToken'> {
   const orgs = () => organizationsOf(ctx.credentials().load(), ctx.mirror().read.accounts());
