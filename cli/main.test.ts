@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { request } from 'undici';
+import { Client } from 'undici';
 import { ROOT, freePort, rotateApiKey, serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 import { square } from '../test/helpers/service.ts';
 import { runCli } from './main.ts';
@@ -44,12 +44,19 @@ function spawnCli(args: string[], furrowHome: string): Run {
 
 const statusJson = async () => JSON.parse((await cli(['status', '--json'])).stdout) as Record<string, unknown>;
 /**
- * A connection of its own, closed after the answer (reset): spawnSync blocks this thread for as long as a CLI runs, so
+ * A connection of its own (a Client per call), closed after the answer: spawnSync blocks this thread for as long as a CLI runs, so
  * a kept-alive socket can outlive the service's keep-alive (72 s) unnoticed, and the next request on it failed with
  * "other side closed" after a long import and push on a loaded machine.
  */
-const onService = async (key: string, acc: string) =>
-  (await (await request(`${svc.url}/api/farms/`, { headers: { 'x-api-key': key, 'service-account': acc }, reset: true })).body.json()) as { id: number; name: string; parcel_count: number }[];
+async function onService(key: string, acc: string): Promise<{ id: number; name: string; parcel_count: number }[]> {
+  const client = new Client(svc.url);
+  try {
+    const res = await client.request({ method: 'GET', path: '/api/farms/', headers: { 'x-api-key': key, 'service-account': acc } });
+    return await res.body.json() as { id: number; name: string; parcel_count: number }[];
+  } finally {
+    await client.close();
+  }
+}
 
 function geojson(file: string, features: { name: string; coords?: number[][][]; hectares?: number; point?: number[]; props?: Record<string, unknown> }[]): string {
   const path = join(dir, file);
