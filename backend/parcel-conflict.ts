@@ -70,7 +70,8 @@ export function parcelConflict(m: Mirror, localId: string): ParcelConflict | nul
   return { id: c.id, kind: c.kind, reason: fields.join('; '), deletedOnService, differences };
 }
 
-const CROP_FIELDS: readonly (keyof CropState)[] = ['name', 'campaign', 'variety', 'sowing', 'closure', 'harvested_qty', 'area', 'is_active', 'family_id'];
+/** A crop's fields (sync/merge.ts CROP_FIELDS) in the order the rotation timeline shows them. */
+const CROP_FIELDS_SHOWN: readonly (keyof CropState)[] = ['name', 'campaign', 'variety', 'sowing', 'closure', 'harvested_qty', 'area', 'is_active', 'family_id'];
 
 /**
  * A crop's edit conflict: every column where the two sides differ (or that both edited), as text; the family by its
@@ -85,7 +86,7 @@ export function cropDifferences(mineJson: string | null, theirsJson: string | nu
     return valueText(v);
   };
   const out: Difference[] = [];
-  for (const f of CROP_FIELDS) {
+  for (const f of CROP_FIELDS_SHOWN) {
     const [a, b] = [text(f, m[f]), text(f, t[f])];
     if (a !== b || overlapping.includes(f)) out.push({ field: f, mine: a, theirs: b, overlaps: overlapping.includes(f) });
   }

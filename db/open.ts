@@ -3,6 +3,7 @@
 import { openSqlite, type Db } from '../platform/node/sqlite.ts';
 import { FutureSchemaError, migrate as migrateSchema, type SchemaOptions } from '../platform/node/migrations.ts';
 import { migrations } from './migrations/index.ts';
+import { commitWithoutFsync } from '../platform/node/wal-sync.ts';
 
 export { FutureSchemaError, type Db };
 
@@ -42,10 +43,5 @@ export function migrate(db: Db, upTo: number = migrations.length): void {
 export function withoutFsync<T>(db: Db, fn: () => T): T {
   // Inside a caller's transaction the commit is the caller's, with the caller's durability.
   if (db.inTransaction) return fn();
-  db.pragma('synchronous = NORMAL');
-  try {
-    return db.transaction(fn)();
-  } finally {
-    db.pragma('synchronous = FULL');
-  }
+  return commitWithoutFsync(db, fn);
 }

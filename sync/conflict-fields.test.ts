@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { as, recordingEngine, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { resolveConflict } from './conflicts.ts';
-import { FieldChoiceError, mergeCrop, mergeParcel } from './conflict-fields.ts';
+import { FieldChoiceError, chooseCropFields, chooseParcelFields } from './conflict-fields.ts';
 import type { CropState, FarmRow, ParcelRow, ParcelState } from '../db/types.ts';
 
 const square = (d: number): ParcelState['geometry'] => ({ type: 'Polygon', coordinates: [[[-3, 40], [-3 + d, 40], [-3 + d, 40 + d], [-3, 40 + d], [-3, 40]]] });
@@ -13,33 +13,33 @@ const theirs: ParcelState = { name: 'Theirs', metadata: { furrow_ref: 'r1', regi
 
 describe('merging two sides of a parcel, field by field', () => {
   it('takes each named field from its side and the rest from `rest`; a key the chosen side lacks is removed', () => {
-    const m = mergeParcel(mine, theirs, { name: 'theirs', 'metadata.region': 'mine', 'metadata.only_theirs': 'mine' }, 'mine');
+    const m = chooseParcelFields(mine, theirs, { name: 'theirs', 'metadata.region': 'mine', 'metadata.only_theirs': 'mine' }, 'mine');
     expect(m.name).toBe('Theirs');
     expect(m.metadata).toEqual({ furrow_ref: 'r1', region: 'norte', crop: 'olive', only_mine: 1 });
     expect(m.geometry).toBe(mine.geometry);
-    const t = mergeParcel(mine, theirs, { 'metadata.only_mine': 'mine' }, 'theirs');
+    const t = chooseParcelFields(mine, theirs, { 'metadata.only_mine': 'mine' }, 'theirs');
     expect(t.metadata).toEqual({ furrow_ref: 'r1', region: 'este', crop: 'olive', only_mine: 1, only_theirs: true });
   });
 
   it('moves the shape as one field: geometry with its hectares, source type and point', () => {
-    const m = mergeParcel(mine, { ...theirs, source_type: 'Point', point: [-3, 40] }, { geometry: 'theirs' }, 'mine');
+    const m = chooseParcelFields(mine, { ...theirs, source_type: 'Point', point: [-3, 40] }, { geometry: 'theirs' }, 'mine');
     expect([m.geometry, m.hectares, m.source_type, m.point]).toEqual([theirs.geometry, 4.4, 'Point', [-3, 40]]);
     expect(m.name).toBe('Mine');
   });
 
   it('refuses a field the parcel does not have, and keeps the client reference whatever the choices', () => {
-    expect(() => mergeParcel(mine, theirs, { 'metadata.nope': 'mine' }, 'mine')).toThrow(FieldChoiceError);
-    expect(() => mergeParcel(mine, theirs, { hectares: 'mine' }, 'mine')).toThrow(/not a field/);
-    expect(() => mergeParcel(mine, theirs, { 'metadata.furrow_ref': 'theirs' }, 'mine')).toThrow(FieldChoiceError);
-    expect(mergeParcel(mine, { ...theirs, metadata: { region: 'x' } }, {}, 'theirs').metadata).toEqual({ furrow_ref: 'r1', region: 'x' });
+    expect(() => chooseParcelFields(mine, theirs, { 'metadata.nope': 'mine' }, 'mine')).toThrow(FieldChoiceError);
+    expect(() => chooseParcelFields(mine, theirs, { hectares: 'mine' }, 'mine')).toThrow(/not a field/);
+    expect(() => chooseParcelFields(mine, theirs, { 'metadata.furrow_ref': 'theirs' }, 'mine')).toThrow(FieldChoiceError);
+    expect(chooseParcelFields(mine, { ...theirs, metadata: { region: 'x' } }, {}, 'theirs').metadata).toEqual({ furrow_ref: 'r1', region: 'x' });
   });
 
   it('a crop by its columns', () => {
     const a: CropState = { name: 'Wheat', campaign: '2025/26', area: 3, variety: 'A', harvested_qty: null, sowing: '2025-10-01', closure: null, is_active: true, family_id: 1 };
     const b: CropState = { ...a, variety: 'B', harvested_qty: 12, closure: '2026-07-01', is_active: false };
-    expect(mergeCrop(a, b, { variety: 'mine' }, 'theirs')).toEqual({ ...b, variety: 'A' });
-    expect(mergeCrop(a, b, { harvested_qty: 'theirs', closure: 'theirs' }, 'mine')).toEqual({ ...a, harvested_qty: 12, closure: '2026-07-01' });
-    expect(() => mergeCrop(a, b, { colour: 'mine' }, 'mine')).toThrow(FieldChoiceError);
+    expect(chooseCropFields(a, b, { variety: 'mine' }, 'theirs')).toEqual({ ...b, variety: 'A' });
+    expect(chooseCropFields(a, b, { harvested_qty: 'theirs', closure: 'theirs' }, 'mine')).toEqual({ ...a, harvested_qty: 12, closure: '2026-07-01' });
+    expect(() => chooseCropFields(a, b, { colour: 'mine' }, 'mine')).toThrow(FieldChoiceError);
   });
 });
 

@@ -6,6 +6,7 @@
 import type { CropState, ParcelState } from '../db/types.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
 import { REF_KEY, parcelInput } from './state.ts';
+import { CROP_FIELDS } from './merge.ts';
 
 export type Side = 'mine' | 'theirs';
 /** Field → side; a field not named takes `rest`. */
@@ -13,12 +14,10 @@ export type FieldChoices = Readonly<Record<string, Side>>;
 
 export class FieldChoiceError extends Error {}
 
-const CROP_FIELDS: readonly (keyof CropState)[] = ['name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active', 'family_id'];
-
 const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Mine where chosen, theirs elsewhere, for a parcel; refused when a field named is not one of the parcel's. */
-export function mergeParcel(mine: ParcelState, theirs: ParcelState, choices: FieldChoices, rest: Side): ParcelState {
+export function chooseParcelFields(mine: ParcelState, theirs: ParcelState, choices: FieldChoices, rest: Side): ParcelState {
   const keys = new Set([...Object.keys(mine.metadata), ...Object.keys(theirs.metadata)].filter((k) => k !== REF_KEY));
   for (const f of Object.keys(choices)) {
     if (f !== 'name' && f !== 'geometry' && !(f.startsWith('metadata.') && keys.has(f.slice('metadata.'.length)))) {
@@ -48,7 +47,7 @@ export function mergedParcelProblems(localId: string, merged: ParcelState, maxHe
 }
 
 /** Mine where chosen, theirs elsewhere, for a crop. */
-export function mergeCrop(mine: CropState, theirs: CropState, choices: FieldChoices, rest: Side): CropState {
+export function chooseCropFields(mine: CropState, theirs: CropState, choices: FieldChoices, rest: Side): CropState {
   for (const f of Object.keys(choices)) {
     if (!(CROP_FIELDS as readonly string[]).includes(f)) throw new FieldChoiceError(`"${f}" is not a crop field (${CROP_FIELDS.join(', ')})`);
   }
@@ -57,9 +56,4 @@ export function mergeCrop(mine: CropState, theirs: CropState, choices: FieldChoi
     if ((choices[f] ?? rest) === 'mine') (out as Record<string, unknown>)[f] = mine[f];
   }
   return out;
-}
-
-/** Whether the choices take every field from one side: then it is plain keep mine or keep theirs. */
-export function sameAsOneSide<T>(merged: T, side: T): boolean {
-  return JSON.stringify(merged) === JSON.stringify(side);
 }

@@ -14,7 +14,8 @@ import type { OutboxRow } from '../db/types.ts';
 import type { ConflictRow, CropRow, CropState, ParcelState } from '../db/types.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { REF_KEY, cropStateOfRow, parcelStateOfRow } from './state.ts';
-import { FieldChoiceError, mergeCrop, mergedParcelProblems, mergeParcel, type FieldChoices, type Side } from './conflict-fields.ts';
+import { FieldChoiceError, chooseCropFields, chooseParcelFields, mergedParcelProblems, type FieldChoices, type Side } from './conflict-fields.ts';
+import { jsonEqual } from './merge.ts';
 
 export type { ConflictKind, ConflictRow } from '../db/types.ts';
 
@@ -143,22 +144,24 @@ function mergeFields(db: Db, c: ConflictRow, rest: Side, fields: FieldChoices): 
   let merged: ParcelState | CropState;
   let cols: Record<string, unknown>;
   if (c.entity === 'parcel') {
-    const m = mergeParcel(parcelStateOfRow(row as ParcelRow), theirs as ParcelState, fields, rest);
+    const m = chooseParcelFields(parcelStateOfRow(row as ParcelRow), theirs as ParcelState, fields, rest);
     const problems = mergedParcelProblems(c.local_id, m, parcelLimit(db, c.account_id));
     if (problems.length) throw new FieldChoiceError(`These choices make a parcel the service would refuse: ${problems.join('; ')}`);
     [merged, cols] = [m, { ...parcelColumns(m) }];
   } else {
-    const m = mergeCrop(cropStateOfRow(row as CropRow), theirs as CropState, fields, rest);
+    const m = chooseCropFields(cropStateOfRow(row as CropRow), theirs as CropState, fields, rest);
     [merged, cols] = [m, cropColumns(m)];
   }
   // The client reference aside: the service's side carries it in its metadata, the row need not.
-  if (canonical(merged, REF_KEY) === canonical(theirs, REF_KEY)) return 'theirs';
+  if (jsonEqual(withoutRef(merged), withoutRef(theirs))) return 'theirs';
   updateRow(db, c.entity, c.local_id, cols);
   return 'mine';
 }
 
-/** JSON with the keys sorted at every level (two states equal whatever order their metadata came in), `skip` left out. */
-function canonical(v: unknown, skip: string): string {
-  return JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x)
-    ? Object.fromEntries(Object.entries(x as Record<string, unknown>).filter(([k]) => k !== skip).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
+/** A parcel state without its client reference (a crop's as it is). */
+function withoutRef(state: unknown): unknown {
+  const s = state as { metadata?: Record<string, unknown> };
+  if (!s?.metadata) return state;
+  const { [REF_KEY]: _ref, ...metadata } = s.metadata;
+  return { ...s, metadata };
 }

@@ -55,7 +55,8 @@ export function mergeParcel(base: ParcelState, mine: ParcelState, theirs: Parcel
   return { merged: { name: name.value, metadata: Object.fromEntries(metadata), ...geom.value }, conflicts };
 }
 
-const CROP_FIELDS = ['name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active', 'family_id'] as const;
+/** A crop's fields, each merged (and, settling a conflict, chosen) on its own. */
+export const CROP_FIELDS = ['name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure', 'is_active', 'family_id'] as const;
 
 export function mergeCrop(base: CropState, mine: CropState, theirs: CropState): MergeResult<CropState> {
   const merged = { ...mine };

@@ -7,6 +7,20 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Db } from './sqlite.ts';
 
+/**
+ * Runs `fn` in a transaction whose commit makes no fsync (synchronous=NORMAL for it), then puts the connection's
+ * durability back as it was. In WAL mode the frames are written, not synced: durable once something syncs the WAL.
+ */
+export function commitWithoutFsync<T>(db: Db, fn: () => T): T {
+  const before = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = NORMAL');
+  try {
+    return db.transaction(fn)();
+  } finally {
+    db.pragma(`synchronous = ${before}`);
+  }
+}
+
 export class WalSync {
   private handle: Promise<FileHandle> | null = null;
 
@@ -24,14 +38,7 @@ export class WalSync {
    */
   async commit<T>(fn: () => T): Promise<T> {
     if (this.db.inTransaction) throw new Error('WalSync.commit inside a transaction');
-    const before = this.db.pragma('synchronous', { simple: true }) as number;
-    this.db.pragma('synchronous = NORMAL');
-    let out: T;
-    try {
-      out = this.db.transaction(fn)();
-    } finally {
-      this.db.pragma(`synchronous = ${before}`);
-    }
+    const out = commitWithoutFsync(this.db, fn);
     await this.flush();
     return out;
   }
