@@ -78,8 +78,7 @@ export async function fetchProviderToken(template: string, accountId: string, no
 export class UrlTokenProvider extends CachingProvider {
   readonly refreshable = true;
   constructor(private readonly template: string, initial?: Record<string, string>) {
-    super();
-    for (const [a, t] of Object.entries(initial ?? {})) this.seed(a, t);
+    super(initial);
   }
   protected fetch(accountId: string): Promise<string> {
     return fetchProviderToken(this.template, accountId);

@@ -56,6 +56,11 @@ export abstract class CachingProvider implements TokenProvider {
   /** Told each token fetched, so that it can be kept (its expiry shown, a restart not asking again). */
   onToken?: (accountId: string, token: string) => void;
 
+  /** `initial`: tokens already held (from the credentials file), used until they near their expiry. */
+  constructor(initial: Record<string, string> = {}) {
+    for (const [a, t] of Object.entries(initial)) this.seed(a, t);
+  }
+
   protected abstract fetch(accountId: string): Promise<string>;
 
   async token(accountId: string, forceRefresh = false): Promise<string> {
@@ -83,8 +88,7 @@ export abstract class CachingProvider implements TokenProvider {
 export class StaticTokenProvider extends CachingProvider {
   readonly refreshable = false;
   constructor(private readonly tokens: Record<string, string>) {
-    super();
-    for (const [a, t] of Object.entries(tokens)) this.seed(a, t);
+    super(tokens);
   }
   protected async fetch(accountId: string): Promise<string> {
     const t = this.tokens[accountId];
@@ -97,8 +101,7 @@ export class StaticTokenProvider extends CachingProvider {
 export class CommandTokenProvider extends CachingProvider {
   readonly refreshable = true;
   constructor(private readonly command: string, initial?: Record<string, string>) {
-    super();
-    for (const [a, t] of Object.entries(initial ?? {})) this.seed(a, t);
+    super(initial);
   }
   protected async fetch(accountId: string): Promise<string> {
     let stdout: string;
