@@ -62,8 +62,13 @@ describe('importing a file in the app', () => {
 
     // The toolbar's button announces its key; I opens the same chooser.
     expect(await page.getByRole('button', { name: 'Import', exact: true }).getAttribute('aria-keyshortcuts')).toBe('I');
+    // Listen for the chooser a round trip before the key: Playwright turns on Chromium's chooser interception
+    // asynchronously, and a key press sent right behind it can reach the page first under load (the native, headless
+    // chooser then opens and closes unseen).
+    const chooserShown = page.waitForEvent('filechooser');
     await page.locator('.top h1').click();
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('i')]);
+    await page.keyboard.press('i');
+    const chooser = await chooserShown;
     await chooser.setFiles(join(ROOT, 'examples/fields.kml'));
     await poll(() => dialog().locator('#import-summary').textContent()).toMatch(/^5 features: all can be imported \(5 parcels, [\d.,]+ ha\)\./);
     expect(kept()).toHaveLength(1);
