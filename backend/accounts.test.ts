@@ -11,8 +11,8 @@ import { as, serviceParcels } from '../test/helpers/engine.ts';
 import { hostWorld, type HostWorld } from '../test/helpers/host.ts';
 import { serviceCli } from '../test/helpers/process.ts';
 import { pointParcel } from '../test/helpers/service.ts';
-import { signAccountAccess } from '../service/store/tokens.ts';
-import { openDb, type Db } from '../service/store/db.ts';
+import { signAccountAccess } from '../service/store/sqlite/tokens.ts';
+import { openDb, type Db } from '../service/store/sqlite/db.ts';
 import { dbFile } from '../service/config.ts';
 import type { Host } from './launch.ts';
 

@@ -1,8 +1,8 @@
 // GET /api/farms/{id}/parcels/ for a 10,000-parcel farm: the listing a client reads after an uncertain bulk create.
 import { parseArgs } from 'node:util';
 import { dbFile } from '../service/config.ts';
-import { openDb } from '../service/store/db.ts';
-import { farmParcelsStream } from '../service/store/farm-listing.ts';
+import { openDb } from '../service/store/sqlite/db.ts';
+import { farmParcelsStream } from '../service/store/sqlite/farm-listing.ts';
 import type { Scope } from '../service/store/scope.ts';
 import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
 import { pool, runLoad, type RequestSpec } from './lib/load.ts';
@@ -188,7 +188,7 @@ function classify(stack: Frame[]): string {
   if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
   if (leaf.fn === '(garbage collector)') return 'garbage collection';
   if (leaf.fn === '(program)') return 'V8 / native, unattributed';
-  if (stack.some((f) => f.url.includes('service/store/farm-listing'))) return 'SQLite assembling the listing (farm-listing.ts)';
+  if (stack.some((f) => f.url.includes('service/store/sqlite/farm-listing'))) return 'SQLite assembling the listing (farm-listing.ts)';
   if (stack.some((f) => f.url.includes('service/store/parcel-json'))) return 'string assembly (featureCollectionJson)';
   if (stack.some((f) => f.url.includes('fastify'))) return 'fastify reply (content-length, hooks, write)';
   return 'Node HTTP / net / other';

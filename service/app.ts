@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { openDb, type Db } from './store/db.ts';
-import { recordServedUrls } from './store/served-urls.ts';
+import { openDb, type Db } from './store/sqlite/db.ts';
+import { recordServedUrls } from './store/sqlite/served-urls.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
@@ -14,7 +14,7 @@ import { ErrorBody } from '../core/schemas/common.ts';
 import { registerOpenApi } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
 import { registerJsonParser } from './raw-body.ts';
-import { startCheckpointer } from './store/checkpointer.ts';
+import { startCheckpointer } from './store/sqlite/checkpointer.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';

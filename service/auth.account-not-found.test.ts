@@ -6,8 +6,8 @@ import {
   newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, storeCounts,
   type Org, type Account,
 } from '../test/helpers/service.ts';
-import { signAccountAccess } from './store/tokens.ts';
-import { purgeAccount } from './store/accounts.ts';
+import { signAccountAccess } from './store/sqlite/tokens.ts';
+import { purgeAccount } from './store/sqlite/accounts.ts';
 import { svc, useServicePerTest, get, expectAccountNotFound, bearer, signAs, accountPayload } from './auth.test-helpers.ts';
 
 useServicePerTest();

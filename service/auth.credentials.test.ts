@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { newOrg, newAccount, asAccount, asBearer, storeCounts, body, type Account } from '../test/helpers/service.ts';
 import { buildApp } from './app.ts';
 import { dbFile } from './config.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './store/organizations.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './store/sqlite/organizations.ts';
 import { svc, useServicePerTest, get } from './auth.test-helpers.ts';
 
 useServicePerTest();

@@ -2,7 +2,7 @@
 // (one account), Bearer account_access (one account) — and organizations fully isolated from each other.
 import { describe, expect, it } from 'vitest';
 import { newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, storeCounts, body } from '../test/helpers/service.ts';
-import { importPlants } from './store/plants.ts';
+import { importPlants } from './store/sqlite/plants.ts';
 import { svc, useServicePerTest, get, expectAccountNotFound, farmNames } from './auth.test-helpers.ts';
 
 useServicePerTest();

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
 import { startService, body, type TestService, type Org, type Account } from '../test/helpers/service.ts';
-import { currentSigningKey } from './store/tokens.ts';
+import { currentSigningKey } from './store/sqlite/tokens.ts';
 
 // Exported as a live binding and assigned by the hooks of useServicePerTest(), so a test reads `svc` as a plain
 // name, the same in every file, instead of through a context object.

@@ -7,7 +7,7 @@ import {
   newOrg, newAccount, newFarm, asBearer, polygonParcel, storeCounts, body,
   type Org, type Account,
 } from '../test/helpers/service.ts';
-import { currentSigningKey, signAccountAccess, ACCESS_TOKEN_TTL_SECONDS } from './store/tokens.ts';
+import { currentSigningKey, signAccountAccess, ACCESS_TOKEN_TTL_SECONDS } from './store/sqlite/tokens.ts';
 import {
   svc, useServicePerTest, get, expectInvalidToken, expectAccountNotFound, b64url, nowS, accountPayload, bearer, farmNames, signAs,
 } from './auth.test-helpers.ts';

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { Db } from './store/db.ts';
+import type { Db } from './store/sqlite/db.ts';
 import { ApiError, accountNotFound, invalidToken } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
-import { activeApiKey, apiKeyIsActive } from './store/organizations.ts';
-import { getAccountRow } from './store/accounts.ts';
-import { looksLikeJwt, verifyAccountAccess } from './store/tokens.ts';
+import { activeApiKey, apiKeyIsActive } from './store/sqlite/organizations.ts';
+import { getAccountRow } from './store/sqlite/accounts.ts';
+import { looksLikeJwt, verifyAccountAccess } from './store/sqlite/tokens.ts';
 import type { Scope } from './store/scope.ts';
 
 const header = (req: FastifyRequest, name: string): string | undefined => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
   parcelId = farm.parcels[0]!.id;
   const crop = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: h, payload: { parcel: parcelId, name: 'Target crop' } });
   cropId = (crop.json() as { id: number }).id;
-  const { importPlants } = await import('./store/plants.ts');
+  const { importPlants } = await import('./store/sqlite/plants.ts');
   importPlants(svc.db, org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} }] });
   plantId = (svc.db.prepare('SELECT MAX(id) AS id FROM plants').get() as { id: number }).id;
 });

@@ -1,20 +1,20 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { openDb, type Db } from './store/db.ts';
+import { openDb, type Db } from './store/sqlite/db.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
-import { servedUrls } from './store/served-urls.ts';
+import { servedUrls } from './store/sqlite/served-urls.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { ApiError } from './errors.ts';
-import { createApiKey, createOrganization, getOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
+import { createApiKey, createOrganization, getOrganization, listApiKeys, revokeApiKey } from './store/sqlite/organizations.ts';
 import {
   createAccount, deactivateAccount, embeddedUrl, getAccountRow, listAccounts, purgeAccount, reactivateAccount, revokeAccountTokens, rotateAuthId,
   setParcelLimit, summarize,
-} from './store/accounts.ts';
-import { deleteOrphan, listLinkedFarms, listOrphans, unlinkFarm } from './store/farms.ts';
-import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
-import { importPlants } from './store/plants.ts';
-import { billing } from './store/billing.ts';
-import { listSigningKeys, rotateSigningKey, signAccountAccess } from './store/tokens.ts';
+} from './store/sqlite/accounts.ts';
+import { deleteOrphan, listLinkedFarms, listOrphans, unlinkFarm } from './store/sqlite/farms.ts';
+import { createAdmin, deleteAdmin, listAdmins } from './store/sqlite/admins.ts';
+import { importPlants } from './store/sqlite/plants.ts';
+import { billing } from './store/sqlite/billing.ts';
+import { listSigningKeys, rotateSigningKey, signAccountAccess } from './store/sqlite/tokens.ts';
 import { runDemo } from './demo.ts';
 
 const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_DIR, default ./data)

@@ -9,10 +9,10 @@ import { join, resolve } from 'node:path';
 import { DEMO_ADMIN, runDemo, type DemoResult } from './demo.ts';
 import { demoCredentialsPath } from './demo-credentials.ts';
 import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
-import { openDb, type Db } from './store/db.ts';
-import { activeApiKey, revokeApiKey } from './store/organizations.ts';
-import { deleteAdmin, login } from './store/admins.ts';
-import { listFarms } from './store/farms.ts';
+import { openDb, type Db } from './store/sqlite/db.ts';
+import { activeApiKey, revokeApiKey } from './store/sqlite/organizations.ts';
+import { deleteAdmin, login } from './store/sqlite/admins.ts';
+import { listFarms } from './store/sqlite/farms.ts';
 import { ROOT, freePort, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 
 const dirs: string[] = [];

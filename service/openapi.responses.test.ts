@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { asAccount, asBearer, newAccount, newOrg, polygonParcel, startService, type Account, type Org, type TestService } from '../test/helpers/service.ts';
-import { importPlants } from './store/plants.ts';
+import { importPlants } from './store/sqlite/plants.ts';
 
 type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;

@@ -8,7 +8,7 @@ import {
 import {
   MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH, MAX_OFFSET,
 } from '../core/schemas/common.ts';
-import { importPlants } from './store/plants.ts';
+import { importPlants } from './store/sqlite/plants.ts';
 
 interface ErrorJson { code: string; message: string; detail: string; errors?: { path: string; code: string; message: string }[] }
 

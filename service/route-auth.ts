@@ -1,6 +1,6 @@
 // Which routes need credentials is declared with the route, never derived from the text of the URL.
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import type { Db } from './store/db.ts';
+import type { Db } from './store/sqlite/db.ts';
 import type { Scope } from './store/scope.ts';
 import { authenticate } from './auth.ts';
 import { ApiError } from './errors.ts';

@@ -8,8 +8,8 @@ import { ROOT, rotateApiKey, serviceCli } from '../test/helpers/process.ts';
 import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type SentRequest, type ServiceParcel } from '../test/helpers/engine.ts';
 import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
 import { SignJWT } from 'jose';
-import { signAccountAccess } from '../service/store/tokens.ts';
-import { openDb, type Db } from '../service/store/db.ts';
+import { signAccountAccess } from '../service/store/sqlite/tokens.ts';
+import { openDb, type Db } from '../service/store/sqlite/db.ts';
 import { dbFile } from '../service/config.ts';
 
 const FOUR_HOURS = 4 * 60 * 60;

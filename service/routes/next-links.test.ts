@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   asAccount, newAccount, newFarm, newOrg, pointParcel, startHttpService, startService, type Account, type Org, type TestService,
 } from '../../test/helpers/service.ts';
-import { importPlants } from '../store/plants.ts';
+import { importPlants } from '../store/sqlite/plants.ts';
 
 let svc: TestService & { base: string };
 let org: Org;

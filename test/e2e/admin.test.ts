@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../service/app.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
+import { openDb, type Db } from '../../service/store/sqlite/db.ts';
 import { dbFile } from '../../service/config.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
-import { createAdmin } from '../../service/store/admins.ts';
-import { createAccount } from '../../service/store/accounts.ts';
+import { createOrganization } from '../../service/store/sqlite/organizations.ts';
+import { createAdmin } from '../../service/store/sqlite/admins.ts';
+import { createAccount } from '../../service/store/sqlite/accounts.ts';
 import { ROOT, serviceCli } from '../helpers/process.ts';
 import { pointParcel, polygonParcel } from '../helpers/service.ts';
 

@@ -13,8 +13,8 @@ import { ROOT } from '../helpers/process.ts';
 import { pointParcel } from '../helpers/service.ts';
 import { SHOTS } from './embed-harness.ts';
 import { openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
-import { signAccountAccess } from '../../service/store/tokens.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
+import { signAccountAccess } from '../../service/store/sqlite/tokens.ts';
+import { openDb, type Db } from '../../service/store/sqlite/db.ts';
 import { dbFile } from '../../service/config.ts';
 
 let ctx: DemoApp;

@@ -1,9 +1,9 @@
 // An account for the embedded-map tests, created through the running service's HTTP API like an integrator would:
 // ten parcels near Córdoba with metadata of the spec's shapes (a key with a space included), a rotation history,
 // an almond orchard's trees, and a second account whose parcels must never show up.
-import type { Db } from '../../service/store/db.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
-import { importPlants } from '../../service/store/plants.ts';
+import type { Db } from '../../service/store/sqlite/db.ts';
+import { createOrganization } from '../../service/store/sqlite/organizations.ts';
+import { importPlants } from '../../service/store/sqlite/plants.ts';
 import { fieldPolygon, orchardTrees } from '../../service/demo-data.ts';
 import { seededRandom as rng } from '../../core/random.ts';
 

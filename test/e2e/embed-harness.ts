@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT, freePort, spawnService, type ServiceProcess } from '../helpers/process.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
+import { openDb, type Db } from '../../service/store/sqlite/db.ts';
 import { dbFile } from '../../service/config.ts';
 import { seedEmbedAccount, type Seeded } from './embed-fixture.ts';
 import type {} from '../../service/web/embed/client/types.ts';

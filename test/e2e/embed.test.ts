@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { configFromEnv } from '../../service/config.ts';
-import { embeddedUrl, purgeAccount, reactivateAccount, rotateAuthId } from '../../service/store/accounts.ts';
+import { embeddedUrl, purgeAccount, reactivateAccount, rotateAuthId } from '../../service/store/sqlite/accounts.ts';
 import { frameAncestors, securityHeaders } from '../../service/web/embed/page.ts';
 import { createAccount, expectedNames, type Account } from './embed-fixture.ts';
 import { SHOTS, ha, svc, db, browser, seeded, url, PARTNER, ELSEWHERE, useEmbedService, open, ready, names, pixelOf, settled, rectOf, boxOf, overlaps, within, cspViolations, shot, authId, dataNames } from './embed-harness.ts';

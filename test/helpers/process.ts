@@ -1,9 +1,9 @@
 // Runs the real service as a child process on 127.0.0.1 (for fault, crash and CLI tests).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { openDb } from '../../service/store/db.ts';
+import { openDb } from '../../service/store/sqlite/db.ts';
 import { dbFile } from '../../service/config.ts';
-import { createApiKey, revokeApiKey } from '../../service/store/organizations.ts';
+import { createApiKey, revokeApiKey } from '../../service/store/sqlite/organizations.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildOptions } from '../../service/app.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
+import { openDb, type Db } from '../../service/store/sqlite/db.ts';
 import { dbFile, type ServiceConfig } from '../../service/config.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
+import { createOrganization } from '../../service/store/sqlite/organizations.ts';
 import { freePort } from './process.ts';
 
 export interface TestService {

@@ -6,9 +6,9 @@ import {
   startService, newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
-import { purgeAccount, reactivateAccount } from '../../store/accounts.ts';
-import { importPlants } from '../../store/plants.ts';
-import { unlinkFarm } from '../../store/farms.ts';
+import { purgeAccount, reactivateAccount } from '../../store/sqlite/accounts.ts';
+import { importPlants } from '../../store/sqlite/plants.ts';
+import { unlinkFarm } from '../../store/sqlite/farms.ts';
 
 let svc: TestService;
 let org: Org;

@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.ts';
 import { AccessToken, AccountCreateRequest, AccountParams, AccountSummary, ConnectedAccount } from '../../../core/schemas/accounts.ts';
 import { requireApiKey } from '../../auth.ts';
 import { accountNotFound } from '../../errors.ts';
-import { activeAccount, createAccount, deactivateAccount, embeddedUrl, getOrgAccount, listAccounts, summarize } from '../../store/accounts.ts';
-import { signAccountAccess } from '../../store/tokens.ts';
+import { activeAccount, createAccount, deactivateAccount, embeddedUrl, getOrgAccount, listAccounts, summarize } from '../../store/sqlite/accounts.ts';
+import { signAccountAccess } from '../../store/sqlite/tokens.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, API_KEY_ONLY, BODY, NoContent, responses } from '../common.ts';
 

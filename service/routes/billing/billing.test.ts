@@ -5,8 +5,8 @@ import {
   startService, newOrg, newAccount, asAccount, asBearer, polygonParcel, pointParcel, body, sumHectares,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
-import { unlinkFarm } from '../../store/farms.ts';
-import { purgeAccount } from '../../store/accounts.ts';
+import { unlinkFarm } from '../../store/sqlite/farms.ts';
+import { purgeAccount } from '../../store/sqlite/accounts.ts';
 
 let svc: TestService;
 let org: Org;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { Billing } from '../../../core/schemas/billing.ts';
 import { requireApiKey } from '../../auth.ts';
-import { billing } from '../../store/billing.ts';
+import { billing } from '../../store/sqlite/billing.ts';
 import { respond } from '../../faults.ts';
 import { API_KEY_ONLY, responses } from '../common.ts';
 

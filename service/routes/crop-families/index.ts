@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { CropFamily, CropFamilyCreateRequest } from '../../../core/schemas/crops.ts';
-import { createFamily, listFamilies } from '../../store/crops.ts';
+import { createFamily, listFamilies } from '../../store/sqlite/crops.ts';
 import { requireApiKey } from '../../auth.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, API_KEY_ONLY, BODY, responses } from '../common.ts';

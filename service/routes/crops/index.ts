@@ -3,7 +3,7 @@ import { type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { Crop, CropCreateRequest, CropListQuery, CropPage, CropPatchRequest } from '../../../core/schemas/crops.ts';
-import { createCrop, deleteCrop, getCrop, listCrops, patchCrop } from '../../store/crops.ts';
+import { createCrop, deleteCrop, getCrop, listCrops, patchCrop } from '../../store/sqlite/crops.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.ts';
 

@@ -8,9 +8,9 @@ import {
   asAccount, newAccount, newFarm, newOrg, pointParcel, polygonParcel, startHttpService, type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import { validateParcels } from '../../../core/parcels/validate.ts';
-import { insertParcels } from '../../store/parcels.ts';
+import { insertParcels } from '../../store/sqlite/parcels.ts';
 import type { ServiceConfig } from '../../config.ts';
-import { CHUNK_BYTES } from '../../store/farm-listing.ts';
+import { CHUNK_BYTES } from '../../store/sqlite/farm-listing.ts';
 import { turn, until } from '../../../test/helpers/event-loop.ts';
 
 let svc: TestService & { base: string };

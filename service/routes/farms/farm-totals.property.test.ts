@@ -9,9 +9,9 @@ import {
   asAccount, microHectares, newAccount, newOrg, pointParcel, polygonParcel, startService, sumHectares, type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import { TIMEOUT, fcOpts } from '../parcels/parcels.property-helpers.ts';
-import { deleteOrphan, unlinkFarm } from '../../store/farms.ts';
-import { deactivateAccount, purgeAccount } from '../../store/accounts.ts';
-import { billing } from '../../store/billing.ts';
+import { deleteOrphan, unlinkFarm } from '../../store/sqlite/farms.ts';
+import { deactivateAccount, purgeAccount } from '../../store/sqlite/accounts.ts';
+import { billing } from '../../store/sqlite/billing.ts';
 
 let svc: TestService;
 /** A fresh organization per sequence, so billing's orphans and totals are this sequence's alone. */

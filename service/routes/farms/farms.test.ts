@@ -5,8 +5,8 @@ import {
   startService, newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body, sumHectares,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
-import { deleteOrphan, listOrphans, unlinkFarm } from '../../store/farms.ts';
-import { importPlants } from '../../store/plants.ts';
+import { deleteOrphan, listOrphans, unlinkFarm } from '../../store/sqlite/farms.ts';
+import { importPlants } from '../../store/sqlite/plants.ts';
 
 let svc: TestService;
 let org: Org;

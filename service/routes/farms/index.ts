@@ -7,9 +7,9 @@ import { FarmParcelsQuery, ParcelCollection } from '../../../core/schemas/parcel
 import { CORE_VALIDATED } from '../../validation.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
-import { createFarm, deleteFarm, getFarm, listFarms, renameFarm, validateFarmParcels } from '../../store/farms.ts';
+import { createFarm, deleteFarm, getFarm, listFarms, renameFarm, validateFarmParcels } from '../../store/sqlite/farms.ts';
 import { syntaxFirst } from '../../validation-pool.ts';
-import { farmParcelsStream } from '../../store/farm-listing.ts';
+import { farmParcelsStream } from '../../store/sqlite/farm-listing.ts';
 import { featureArrayBody } from '../../store/parcel-json.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.ts';

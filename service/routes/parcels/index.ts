@@ -6,11 +6,11 @@ import { BulkCreateRequest, ParcelCollection, ParcelFeature, ParcelListQuery, Pa
 import { Crop } from '../../../core/schemas/crops.ts';
 import { PlantCollection } from '../../../core/schemas/plants.ts';
 import { CORE_VALIDATED } from '../../validation.ts';
-import { bulkCreate, checkParcelPatch, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
-import { DEFAULT_PAGE, listParcels, metadataFilters, parseBbox } from '../../store/parcel-list.ts';
+import { bulkCreate, checkParcelPatch, deleteParcel, getParcelJson, patchParcel } from '../../store/sqlite/parcels.ts';
+import { DEFAULT_PAGE, listParcels, metadataFilters, parseBbox } from '../../store/sqlite/parcel-list.ts';
 import { featureCollectionJson } from '../../store/parcel-json.ts';
-import { parcelCrops } from '../../store/crops.ts';
-import { listPlantsJson } from '../../store/plants.ts';
+import { parcelCrops } from '../../store/sqlite/crops.ts';
+import { listPlantsJson } from '../../store/sqlite/plants.ts';
 import { midBatchHook, respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, BODY, MetadataFilter, NoContent, pageUrl, responses } from '../common.ts';
 

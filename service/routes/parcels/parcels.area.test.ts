@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { asAccount, newAccount, pointParcel, polygonParcel, square } from '../../../test/helpers/service.ts';
 import { polygonHectares } from '../../../core/geo/area.ts';
 import { hectareSquare } from '../../../core/geo/square.ts';
-import { setParcelLimit } from '../../store/accounts.ts';
+import { setParcelLimit } from '../../store/sqlite/accounts.ts';
 import { codesAt, create, farmOf, h, org, rejected, sizedPolygon, svc, useParcelService } from './parcels.test-helpers.ts';
 
 useParcelService();

@@ -1,7 +1,7 @@
 // DELETE /api/parcels/{id}/: 204 then 404, and the parcel's crops and plants go with it (spec: "Parcels").
 import { describe, expect, it } from 'vitest';
 import { polygonParcel, storeCounts } from '../../../test/helpers/service.ts';
-import { importPlants } from '../../store/plants.ts';
+import { importPlants } from '../../store/sqlite/plants.ts';
 import type { ParcelCollection } from '../../../core/schemas/parcels.ts';
 import { acc, create, del, farmOf, get, h, org, patch, svc, useParcelService } from './parcels.test-helpers.ts';
 

@@ -12,7 +12,7 @@ import { MAX_POSITIONS_PER_PARCEL } from '../../../core/parcels/validate.ts';
 import { seededRandom } from '../../../core/random.ts';
 import { RAW_BODY_BYTES } from '../../raw-body.ts';
 import { ValidationPool } from '../../validation-pool.ts';
-import { checkParcelPatch, deleteParcel, patchParcel } from '../../store/parcels.ts';
+import { checkParcelPatch, deleteParcel, patchParcel } from '../../store/sqlite/parcels.ts';
 import type { Scope } from '../../store/scope.ts';
 import { batchArb } from './parcels.property-helpers.ts';
 import { applyAll, mutationArb } from './parcels.property-mutations.ts';

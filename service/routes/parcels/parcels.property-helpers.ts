@@ -10,7 +10,7 @@ import {
   type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../../../core/parcels/validate.ts';
-import { setParcelLimit } from '../../store/accounts.ts';
+import { setParcelLimit } from '../../store/sqlite/accounts.ts';
 
 export const LONG = process.env.CI_LONG === '1';
 export const runs = (n: number) => (LONG ? n * 5 : n);

@@ -3,7 +3,7 @@ import { type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.ts';
 import { IdParams } from '../../../core/schemas/common.ts';
 import { PlantCollection, PlantFeature, PlantListQuery } from '../../../core/schemas/plants.ts';
-import { getPlantJson, listPlantsJson } from '../../store/plants.ts';
+import { getPlantJson, listPlantsJson } from '../../store/sqlite/plants.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, pageUrl, responses } from '../common.ts';
 

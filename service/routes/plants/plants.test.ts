@@ -1,11 +1,11 @@
-// Plants: the detection import (service/store/plants.ts) and the read API (spec: "Plant (GeoJSON Feature)", "Plants").
+// Plants: the detection import (service/store/sqlite/plants.ts) and the read API (spec: "Plant (GeoJSON Feature)", "Plants").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   asAccount, asBearer, newAccount, newFarm, newOrg, polygonParcel, startService, storeCounts,
   type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
-import { importPlants } from '../../store/plants.ts';
+import { importPlants } from '../../store/sqlite/plants.ts';
 import { ApiError } from '../../errors.ts';
 import { polygonAreaM2 } from '../../../core/geo/area.ts';
 import { hectareSquare } from '../../../core/geo/square.ts';

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtectedHeader } from 'jose';
 import { asBearer, newAccount, newOrg, startService, type Account, type Org, type TestService } from '../../../test/helpers/service.ts';
-import { createAdmin } from '../../store/admins.ts';
-import { currentSigningKey } from '../../store/tokens.ts';
+import { createAdmin } from '../../store/sqlite/admins.ts';
+import { currentSigningKey } from '../../store/sqlite/tokens.ts';
 
 let svc: TestService;
 let org: Org;

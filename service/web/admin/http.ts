@@ -1,9 +1,9 @@
 // The admin panel's HTTP plumbing: cookies (no @fastify/cookie here), the form body parser, security headers,
 // and the session + CSRF gate every route passes through.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../../store/db.ts';
+import type { Db } from '../../store/sqlite/db.ts';
 import { declareAuth } from '../../route-auth.ts';
-import { csrfMatches, getSession, SESSION_MAX_MS, type AdminSession } from '../../store/admins.ts';
+import { csrfMatches, getSession, SESSION_MAX_MS, type AdminSession } from '../../store/sqlite/admins.ts';
 
 export const COOKIE = 'furrow_admin';
 const STYLESHEET = '/admin/admin.css';

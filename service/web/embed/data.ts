@@ -1,10 +1,10 @@
 // What the embedded map receives: the account's parcels as slim GeoJSON (only what the map shows) and its plants.
 // Filtering goes through the API's own listParcels/metadataFilters, so `metadata[k]=v` means the same in both places.
-import type { Db } from '../../store/db.ts';
-import type { AccountRow } from '../../store/accounts.ts';
-import { listParcels, metadataFilters } from '../../store/parcel-list.ts';
+import type { Db } from '../../store/sqlite/db.ts';
+import type { AccountRow } from '../../store/sqlite/accounts.ts';
+import { listParcels, metadataFilters } from '../../store/sqlite/parcel-list.ts';
 import type { ParcelRow } from '../../store/parcel-json.ts';
-import { listPlantsJson } from '../../store/plants.ts';
+import { listPlantsJson } from '../../store/sqlite/plants.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
 import { REF_KEY } from '../../../core/parcels/client-ref.ts';
 import { FARM_VISIBLE, scopeParams, type Scope } from '../../store/scope.ts';

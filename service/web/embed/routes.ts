@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { declareAuth } from '../../route-auth.ts';
 import { ErrorCode, errorBody } from '../../../core/errors.ts';
 import { MetadataFilterParams } from '../../../core/schemas/common.ts';
-import { accountByAuthId, type AccountRow } from '../../store/accounts.ts';
+import { accountByAuthId, type AccountRow } from '../../store/sqlite/accounts.ts';
 import { embedBundle, type Asset, type Bundle } from './bundle.ts';
 import { embedParcelsJson, embedPlantsJson } from './data.ts';
 import { INVALID_AUTH, MISSING_AUTH, SHELL_HTML, UNKNOWN_PARAMETER, errorHtml, securityHeaders, type ErrorPage } from './page.ts';

@@ -9,7 +9,7 @@ import {
   createAdmin, createSession, csrfMatches, deleteAdmin, deleteSession, getSession, hashPassword, listAdmins, login, loginBlockedFor,
   setFlash, verifyPassword, LOGIN_WINDOW_MS, MAX_FAILURES_PER_IP, SCRYPT_DEFAULTS, SESSION_IDLE_MS, SESSION_MAX_MS, type ScryptParams,
 } from './admins.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 
 // Cheap parameters for admins the tests sign in with many times; the defaults are checked on their own.
 const FAST: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import type { Billing } from '../../core/schemas/billing.ts';
+import type { Billing } from '../../../core/schemas/billing.ts';
 
 interface Totals { farms: number; parcels: number; micro: number }
 

@@ -1,17 +1,17 @@
 import type { Db } from './db.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError } from '../errors.ts';
-import { ErrorCode, QueryProblem } from '../../core/errors.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { ApiError } from '../../errors.ts';
+import { ErrorCode, QueryProblem } from '../../../core/errors.ts';
 import {
   MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH, METADATA_FILTER_PARAM,
-} from '../../core/schemas/common.ts';
+} from '../../../core/schemas/common.ts';
 // Counted in code points, as core/parcels counts the stored keys and values the filters are compared with.
-import { longerThan } from '../../core/parcels/problems.ts';
-import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, type ParcelRow } from './parcel-json.ts';
+import { longerThan } from '../../../core/parcels/problems.ts';
+import { FARM_VISIBLE, scopeParams, type Scope } from '../scope.ts';
+import { PARCEL_COLUMNS, type ParcelRow } from '../parcel-json.ts';
 import { visibleFarm } from './parcels.ts';
 // The matching rule itself (values compared by their canonical text), shared with the desktop mirror's map.
-import { metadataFilterSql } from '../../core/parcels/metadata-filter.ts';
+import { metadataFilterSql } from '../../../core/parcels/metadata-filter.ts';
 
 export interface ParcelFilter {
   farm?: number;

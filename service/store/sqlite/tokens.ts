@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Db } from './db.ts';
-import { now } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { accountNotFound } from '../errors.ts';
+import { now } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { accountNotFound } from '../../errors.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3 * 60 * 60;
 /** How far in the future a token's iat may be (clock skew between service instances). */

@@ -1,15 +1,15 @@
 import type { Db } from './db.ts';
-import { now } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
-import { validateParcels, MAX_PARCELS_PER_REQUEST } from '../../core/parcels/validate.ts';
-import { FARM_VISIBLE, requireAccount, scopeParams, type Scope } from './scope.ts';
+import { now } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
+import { validateParcels, MAX_PARCELS_PER_REQUEST } from '../../../core/parcels/validate.ts';
+import { FARM_VISIBLE, requireAccount, scopeParams, type Scope } from '../scope.ts';
 import { activeAccount } from './accounts.ts';
 import { insertParcels, invalidParcels, limitFor, visibleFarm } from './parcels.ts';
-import { syntaxFirst, type ParcelValidator, type Validated } from '../validation-pool.ts';
-import type { ParcelRow } from './parcel-json.ts';
-import type { Farm } from '../../core/schemas/farms.ts';
+import { syntaxFirst, type ParcelValidator, type Validated } from '../../validation-pool.ts';
+import type { ParcelRow } from '../parcel-json.ts';
+import type { Farm } from '../../../core/schemas/farms.ts';
 
 // parcel_count and micro_hectares are kept by triggers (migration 004) in the same transaction as every change of
 // a farm's parcels: reading a farm costs the same at 1 parcel and at 1 M.

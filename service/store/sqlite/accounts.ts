@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError, accountNotFound } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
-import { DEFAULT_MAX_PARCEL_HECTARES } from '../../core/parcels/validate.ts';
-import type { AccountSummary } from '../../core/schemas/accounts.ts';
+import { now, uuid } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { ApiError, accountNotFound } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
+import { DEFAULT_MAX_PARCEL_HECTARES } from '../../../core/parcels/validate.ts';
+import type { AccountSummary } from '../../../core/schemas/accounts.ts';
 
 export interface AccountRow {
   id: string;

@@ -1,14 +1,14 @@
 import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
-import { ACCOUNT_VISIBLE, FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
+import { now, uuid } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
+import { ACCOUNT_VISIBLE, FARM_VISIBLE, scopeParams, type Scope } from '../scope.ts';
 import { parcelRow } from './parcels.ts';
 import { getCrop } from './crops.ts';
-import { validatePlantCollection, plantAreaM2 } from '../../core/plants/validate.ts';
-import { pointInRing } from '../../core/geo/contains.ts';
-import type { PolygonCoords } from '../../core/geo/types.ts';
+import { validatePlantCollection, plantAreaM2 } from '../../../core/plants/validate.ts';
+import { pointInRing } from '../../../core/geo/contains.ts';
+import type { PolygonCoords } from '../../../core/geo/types.ts';
 
 interface PlantRow {
   id: number; key: string; parcel_id: number | null; crop_id: number | null; point: string; shape: string | null;

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.ts';
-import { now } from './clock.ts';
+import { now } from '../clock.ts';
 import { getOrganization } from './organizations.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
 
 // ---- passwords ----
 

@@ -1,11 +1,11 @@
 import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
-import { ACCOUNT_VISIBLE, FARM_VISIBLE, requireAccount, scopeParams, type Scope } from './scope.ts';
+import { now, uuid } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
+import { ACCOUNT_VISIBLE, FARM_VISIBLE, requireAccount, scopeParams, type Scope } from '../scope.ts';
 import { parcelRow } from './parcels.ts';
-import type { Crop, CropCreateRequest, CropFamily, CropPatchRequest } from '../../core/schemas/crops.ts';
+import type { Crop, CropCreateRequest, CropFamily, CropPatchRequest } from '../../../core/schemas/crops.ts';
 
 interface CropRow {
   id: number; key: string; organization_id: string; account_id: string | null; parcel_id: number | null; family_id: number | null;

@@ -14,9 +14,9 @@
 import Database from 'better-sqlite3';
 import { Readable } from 'node:stream';
 import type { Db } from './db.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
 import { visibleFarm } from './parcels.ts';
-import type { Scope } from './scope.ts';
+import type { Scope } from '../scope.ts';
 
 /** About this much JSON per turn of the event loop (~50 parcels of 40 vertices, well under a millisecond): small chunks stay in the CPU cache and the young generation, and measured as fast as one big string. */
 export const CHUNK_BYTES = 64 * 1024;

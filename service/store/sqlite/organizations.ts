@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError } from '../errors.ts';
-import { ErrorCode } from '../../core/errors.ts';
+import { now, uuid } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
+import { ApiError } from '../../errors.ts';
+import { ErrorCode } from '../../../core/errors.ts';
 
 // API keys are high-entropy random strings, so a plain SHA-256 is the right hash: it must be fast to
 // check on every request, and brute force is hopeless against 192 random bits.

@@ -1,15 +1,15 @@
 import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
+import { now, uuid } from '../clock.ts';
+import { cachedStatement } from '../../../platform/node/statements.ts';
 import { groupCommit } from './group-commit.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
-import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
-import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedPatch } from '../validation-pool.ts';
-import { parcelColumnsOf, type ParcelColumns } from '../../core/parcels/columns.ts';
-import { preparePatch } from '../validation-jobs.ts';
-import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, featureArrayBody, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../../core/errors.ts';
+import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../../core/parcels/validate.ts';
+import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedPatch } from '../../validation-pool.ts';
+import { parcelColumnsOf, type ParcelColumns } from '../../../core/parcels/columns.ts';
+import { preparePatch } from '../../validation-jobs.ts';
+import { FARM_VISIBLE, scopeParams, type Scope } from '../scope.ts';
+import { PARCEL_COLUMNS, featureArrayBody, parcelFeatureJson, type ParcelRow } from '../parcel-json.ts';
 import type { Readable } from 'node:stream';
 import { getAccountRow, parcelLimit } from './accounts.ts';
 
