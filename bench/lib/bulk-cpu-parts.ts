@@ -99,7 +99,7 @@ function storeFixture(synchronous: 'FULL' | 'NORMAL'): { db: Db; dir: string; fa
   const org = createOrganization(db, 'Bench Org');
   const acc = createAccount(db, org.organization_id, 'cpu-bench@example.com');
   const scope: Scope = { organizationId: org.organization_id, accountId: acc.id, via: 'api_key' };
-  const { farm } = createFarm(db, scope, { farm: { name: 'Bench farm' } });
+  const { farm } = createFarm(db, scope, 'Bench farm', []);
   return { db, dir, farmId: farm.id, scope };
 }
 

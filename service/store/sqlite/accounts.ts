@@ -1,43 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
 import { now, uuid } from '../clock.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
-import { ApiError, accountNotFound } from '../../errors.ts';
-import { ErrorCode } from '../../../core/errors.ts';
-import { DEFAULT_MAX_PARCEL_HECTARES } from '../../../core/parcels/validate.ts';
-import type { AccountSummary } from '../../../core/schemas/accounts.ts';
-
-export interface AccountRow {
-  id: string;
-  organization_id: string;
-  account_email: string;
-  state: 'active' | 'deactivated';
-  auth_id: string;
-  max_parcel_hectares: number | null;
-  created: string;
-  modified: string;
-  deactivated: string | null;
-  /** In every account_access token; a token of another epoch is refused (store/tokens.ts, auth.ts). */
-  token_epoch: number;
-}
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const newAuthId = () => randomBytes(24).toString('base64url');
-
-export const embeddedUrl = (embedUrl: string, authId: string): string => `${embedUrl}/?auth_id=${encodeURIComponent(authId)}`;
-export const parcelLimit = (a: Pick<AccountRow, 'max_parcel_hectares'>): number => a.max_parcel_hectares ?? DEFAULT_MAX_PARCEL_HECTARES;
-
-export function summarize(a: AccountRow, embedUrl: string): AccountSummary {
-  return {
-    id: a.id,
-    account_email: a.account_email,
-    embedded_url: embeddedUrl(embedUrl, a.auth_id),
-    state: a.state,
-    max_parcel_hectares: parcelLimit(a),
-    created: a.created,
-    deactivated: a.deactivated,
-  };
-}
+import { accountNotFound } from '../../errors.ts';
+import {
+  accountEmail, checkParcelLimit, emailTaken, newAuthId, notDeactivated, parcelLimit, purgeNeedsDeactivation, type AccountRow,
+} from '../accounts.ts';
 
 export function getAccountRow(db: Db, id: string): AccountRow | undefined {
   return cachedStatement(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
@@ -56,23 +23,19 @@ export function activeAccount(db: Db, organizationId: string, id: string): Accou
   return a;
 }
 
+/** The account's largest parcel in hectares; 0 for an unknown account (nothing fits). */
+export function limitFor(db: Db, accountId: string): number {
+  const a = getAccountRow(db, accountId);
+  return a ? parcelLimit(a) : 0;
+}
+
 export function createAccount(db: Db, organizationId: string, email: string): AccountRow {
-  const trimmed = email.trim();
-  if (!EMAIL.test(trimmed) || trimmed.length > 254) {
-    throw new ApiError(ErrorCode.validationFailed, `'${email}' is not a valid account_email`, [
-      { path: 'body/account_email', code: 'format', message: 'account_email must be an e-mail address' },
-    ]);
-  }
-  const norm = trimmed.toLowerCase();
+  const { email: trimmed, norm } = accountEmail(email);
   return db.transaction(() => {
     const existing = db.prepare('SELECT state FROM accounts WHERE organization_id = ? AND email_norm = ?').get(organizationId, norm) as
       | { state: string }
       | undefined;
-    if (existing) {
-      throw new ApiError(ErrorCode.emailTaken, existing.state === 'deactivated'
-        ? 'This account_email belongs to a deactivated account; reactivate it or delete it permanently to reuse the address'
-        : 'An account with this account_email already exists');
-    }
+    if (existing) throw emailTaken(existing.state);
     const t = now();
     const row: AccountRow = {
       id: `acc-${uuid()}`, organization_id: organizationId, account_email: trimmed, state: 'active',
@@ -102,7 +65,7 @@ export function deactivateAccount(db: Db, organizationId: string, id: string): A
 /** Back to active with all its data. Its old tokens stay revoked (a new epoch): it needs fresh ones. */
 export function reactivateAccount(db: Db, organizationId: string, id: string): AccountRow {
   const a = getOrgAccount(db, organizationId, id);
-  if (a.state !== 'deactivated') throw new ApiError(ErrorCode.conflict, 'Only a deactivated account can be reactivated');
+  if (a.state !== 'deactivated') throw notDeactivated();
   const t = now();
   db.prepare("UPDATE accounts SET state = 'active', deactivated = NULL, modified = ?, token_epoch = token_epoch + 1 WHERE id = ?").run(t, a.id);
   return { ...a, state: 'active', deactivated: null, modified: t, token_epoch: a.token_epoch + 1 };
@@ -122,9 +85,7 @@ export function revokeAccountTokens(db: Db, organizationId: string, id: string):
 export function purgeAccount(db: Db, organizationId: string, id: string): { farms: number; parcels: number } {
   return db.transaction(() => {
     const a = getOrgAccount(db, organizationId, id);
-    if (a.state !== 'deactivated') {
-      throw new ApiError(ErrorCode.conflict, 'Deactivate the account before deleting it permanently');
-    }
+    if (a.state !== 'deactivated') throw purgeNeedsDeactivation();
     const counts = db.prepare('SELECT COUNT(*) AS farms, COALESCE(SUM(parcel_count), 0) AS parcels FROM farms WHERE account_id = ?')
       .get(a.id) as { farms: number; parcels: number };
     db.prepare('DELETE FROM farms WHERE account_id = ?').run(a.id);
@@ -138,9 +99,7 @@ export function purgeAccount(db: Db, organizationId: string, id: string): { farm
 }
 
 export function setParcelLimit(db: Db, id: string, hectares: number | null): AccountRow {
-  if (hectares !== null && !(Number.isFinite(hectares) && hectares > 0)) {
-    throw new ApiError(ErrorCode.validationFailed, 'The parcel limit must be a positive number of hectares');
-  }
+  checkParcelLimit(hectares);
   const a = getAccountRow(db, id);
   if (!a) throw accountNotFound();
   db.prepare('UPDATE accounts SET max_parcel_hectares = ?, modified = ? WHERE id = ?').run(hectares, now(), id);

@@ -3,7 +3,9 @@ import { now, uuid } from '../clock.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
-import { ACCOUNT_VISIBLE, FARM_VISIBLE, requireAccount, scopeParams, type Scope } from '../scope.ts';
+import { requireAccount, type Scope } from '../scope.ts';
+import { ACCOUNT_VISIBLE, FARM_VISIBLE, scopeParams } from './scope-sql.ts';
+import { checkDates, type CropQuery, type CurrentCrop } from '../crops.ts';
 import { parcelRow } from './parcels.ts';
 import type { Crop, CropCreateRequest, CropFamily, CropPatchRequest } from '../../../core/schemas/crops.ts';
 
@@ -86,14 +88,6 @@ function resolveFamily(db: Db, scope: Scope, input: CropCreateRequest['family'])
   return createFamily(db, organizationId, name, input.observation ?? '').id;
 }
 
-function checkDates(sowing: string | null, closure: string | null): void {
-  if (sowing && closure && closure < sowing) {
-    throw new ApiError(ErrorCode.validationFailed, `closure (${closure}) is before sowing (${sowing})`, [
-      { path: 'body/closure', code: 'closure_before_sowing', message: 'closure must not be before sowing' },
-    ]);
-  }
-}
-
 /** Where a crop lives: its parcel's account, or the acting account for a crop without a parcel. */
 function placeCrop(db: Db, scope: Scope, parcel: number | null): { accountId: string } {
   if (parcel === null) return { accountId: requireAccount(scope, 'A crop without a parcel') };
@@ -164,7 +158,7 @@ export function parcelCrops(db: Db, scope: Scope, parcelId: number): Crop[] {
   return (cachedStatement(db, `${CROP_SELECT} WHERE c.parcel_id = ? ORDER BY c.sowing IS NULL, c.sowing DESC, c.id DESC`).all(parcelId) as CropRow[]).map(toCrop);
 }
 
-export function listCrops(db: Db, scope: Scope, q: { parcel?: number; is_active?: boolean; limit: number; offset: number }): { count: number; results: Crop[] } {
+export function listCrops(db: Db, scope: Scope, q: CropQuery): { count: number; results: Crop[] } {
   const where = [CROP_VISIBLE];
   const args: Record<string, unknown> = { ...scopeParams(scope), limit: q.limit, offset: q.offset };
   if (q.parcel !== undefined) { where.push('c.parcel_id = @parcel'); args.parcel = q.parcel; }
@@ -173,4 +167,20 @@ export function listCrops(db: Db, scope: Scope, q: { parcel?: number; is_active?
   const count = (db.prepare(`SELECT COUNT(*) AS n FROM crops c WHERE ${w}`).get(args) as { n: number }).n;
   const rows = db.prepare(`${CROP_SELECT} WHERE ${w} ORDER BY c.id LIMIT @limit OFFSET @offset`).all(args) as CropRow[];
   return { count, results: rows.map(toCrop) };
+}
+
+/**
+ * The current crop of every visible parcel of the scope: among its active entries (is_active), the newest
+ * sowing, undated last, then the newest entry — the same order as GET /api/parcels/{id}/crops/. One query for
+ * the whole account instead of one per parcel (5,000 parcels would mean 5,000 statements).
+ */
+export function currentCrops(db: Db, scope: Scope): Map<number, CurrentCrop> {
+  const rows = cachedStatement(db, `SELECT c.parcel_id, c.name, c.variety, c.campaign, c.sowing, cf.name AS family
+    FROM crops c JOIN parcels p ON p.id = c.parcel_id JOIN farms f ON f.id = p.farm_id
+    LEFT JOIN crop_families cf ON cf.id = c.family_id
+    WHERE c.is_active = 1 AND f.organization_id = @org AND ${FARM_VISIBLE}
+    ORDER BY c.parcel_id, c.sowing IS NULL, c.sowing DESC, c.id DESC`).all(scopeParams(scope)) as (CurrentCrop & { parcel_id: number })[];
+  const out = new Map<number, CurrentCrop>();
+  for (const { parcel_id, ...crop } of rows) if (!out.has(parcel_id)) out.set(parcel_id, crop);
+  return out;
 }

@@ -1,13 +1,13 @@
 import type { Db } from './db.ts';
 import { now } from '../clock.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { ErrorCode } from '../../../core/errors.ts';
-import { validateParcels, MAX_PARCELS_PER_REQUEST } from '../../../core/parcels/validate.ts';
-import { FARM_VISIBLE, requireAccount, scopeParams, type Scope } from '../scope.ts';
+import { notFound } from '../../errors.ts';
+import { requireAccount, type Scope } from '../scope.ts';
+import { FARM_VISIBLE, scopeParams } from './scope-sql.ts';
 import { activeAccount } from './accounts.ts';
-import { insertParcels, invalidParcels, limitFor, visibleFarm } from './parcels.ts';
-import { syntaxFirst, type ParcelValidator, type Validated } from '../../validation-pool.ts';
+import { insertParcels, visibleFarm } from './parcels.ts';
+import { farmName, type OrphanFarm } from '../farms.ts';
+import type { NewParcel } from '../parcels.ts';
 import type { ParcelRow } from '../parcel-json.ts';
 import type { Farm } from '../../../core/schemas/farms.ts';
 
@@ -17,46 +17,14 @@ const FARM_STATS = `SELECT f.id, f.name, f.account_id AS account, f.created, f.m
   f.parcel_count, f.micro_hectares / 1000000.0 AS hectares
   FROM farms f`;
 
-function farmName(value: unknown): string {
-  if (typeof value !== 'string' || !value.trim() || value.length > 255) {
-    throw new ApiError(ErrorCode.validationFailed, 'farm.name must be a non-empty string of at most 255 characters', [
-      { path: 'body/farm/name', code: 'name_missing', message: 'farm.name is required' },
-    ]);
-  }
-  return value.trim();
-}
-
-type FarmInput = { farm: { name: string }; parcels?: unknown[] };
-
-function farmRequest(db: Db, scope: Scope, body: FarmInput): { accountId: string; name: string; inputs: unknown[] } {
-  const accountId = requireAccount(scope, 'Creating a farm');
-  activeAccount(db, scope.organizationId, accountId);
-  const name = farmName(body.farm.name);
-  const inputs = body.parcels ?? [];
-  if (inputs.length > MAX_PARCELS_PER_REQUEST) {
-    throw new ApiError(ErrorCode.validationFailed, `A farm is created with at most ${MAX_PARCELS_PER_REQUEST} parcels; add more with POST /api/parcels/`);
-  }
-  return { accountId, name, inputs };
-}
-
-/** POST /api/farms/ before its write: the checks, then the parcels validated on the pool. */
-export async function validateFarmParcels(db: Db, scope: Scope, body: FarmInput, validator: ParcelValidator): Promise<Validated> {
-  const { accountId, inputs } = await syntaxFirst(validator, scope.organizationId, body, () => farmRequest(db, scope, body));
-  return validator.validate(scope.organizationId, inputs, limitFor(db, accountId));
-}
-
-/**
- * POST /api/farms/: the farm and its parcels are created together or not at all. The parcels are validated here
- * unless `validated` (validateFarmParcels) is given; the checks run again either way (time may have passed).
- */
-export function createFarm(db: Db, scope: Scope, body: FarmInput, validated?: Validated): { farm: Farm; rows: ParcelRow[] } {
-  const { accountId, name, inputs } = farmRequest(db, scope, body);
-  const { parcels, problems } = validated ?? validateParcels(inputs, { maxHectares: limitFor(db, accountId) });
-  if (problems.length) throw invalidParcels(problems);
+/** A farm of the scope's (active) account with its validated parcels, together or not at all. */
+export function createFarm(db: Db, scope: Scope, name: string, parcels: readonly NewParcel[]): { farm: Farm; rows: ParcelRow[] } {
   return db.transaction(() => {
+    const accountId = requireAccount(scope, 'Creating a farm');
+    activeAccount(db, scope.organizationId, accountId);
     const t = now();
     const id = Number(db.prepare('INSERT INTO farms (organization_id, account_id, name, created, modified) VALUES (?, ?, ?, ?, ?)')
-      .run(scope.organizationId, accountId, name, t, t).lastInsertRowid);
+      .run(scope.organizationId, accountId, farmName(name), t, t).lastInsertRowid);
     const rows = insertParcels(db, id, parcels);
     // Read back rather than summed here: the answer is the same number GET /api/farms/{id}/ gives.
     const farm = cachedStatement(db, `${FARM_STATS} WHERE f.id = ?`).get(id) as Farm;
@@ -90,9 +58,24 @@ export function deleteFarm(db: Db, scope: Scope, id: number): void {
   })();
 }
 
+/** Names of the organization's farms with these ids (the embedded map names the areas it offers by them). */
+export function farmNames(db: Db, organizationId: string, ids: readonly number[]): Map<number, string> {
+  const names = new Map<number, string>();
+  // In slices: SQLite limits the number of bound parameters of one statement.
+  for (let i = 0; i < ids.length; i += 500) {
+    const slice = ids.slice(i, i + 500);
+    const found = db.prepare(`SELECT id, name FROM farms WHERE id IN (${slice.map(() => '?').join(',')}) AND organization_id = ?`).all(...slice, organizationId) as { id: number; name: string }[];
+    for (const f of found) names.set(f.id, f.name);
+  }
+  return names;
+}
+
 // ---- admin operations (Settings > Data Management): organization-level, not reachable through /api ----
 
-export interface OrphanFarm { id: number; name: string; parcel_count: number; hectares: number; created: string; modified: string }
+/** The organization of a farm in any state (the CLI names farms by id alone), or undefined. */
+export function farmOrganization(db: Db, id: number): string | undefined {
+  return (db.prepare('SELECT organization_id FROM farms WHERE id = ?').get(id) as { organization_id: string } | undefined)?.organization_id;
+}
 
 /** Unlinking keeps the farm and its data but detaches it from the account: it becomes an orphan. */
 export function unlinkFarm(db: Db, organizationId: string, id: number): void {

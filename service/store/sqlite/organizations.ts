@@ -1,19 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from './db.ts';
 import { now, uuid } from '../clock.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
-import { ApiError } from '../../errors.ts';
-import { ErrorCode } from '../../../core/errors.ts';
-
-// API keys are high-entropy random strings, so a plain SHA-256 is the right hash: it must be fast to
-// check on every request, and brute force is hopeless against 192 random bits.
-const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
-
-export interface ApiKeyInfo { prefix: string; label: string; created: string; revoked: string | null }
+import {
+  hashApiKey, newApiKey, noActiveKey, organizationName, organizationNotFound, type ActiveApiKey, type ApiKeyInfo, type Organization,
+} from '../organizations.ts';
 
 export function createOrganization(db: Db, name: string): { organization_id: string; api_key: string } {
-  const trimmed = name.trim();
-  if (!trimmed) throw new ApiError(ErrorCode.validationFailed, 'The organization needs a name');
+  const trimmed = organizationName(name);
   const id = `org-${uuid()}`;
   return db.transaction(() => {
     db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').run(id, trimmed, now());
@@ -22,10 +15,8 @@ export function createOrganization(db: Db, name: string): { organization_id: str
   })();
 }
 
-export function getOrganization(db: Db, id: string): { id: string; name: string; created: string } | undefined {
-  return db.prepare('SELECT id, name, created FROM organizations WHERE id = ?').get(id) as
-    | { id: string; name: string; created: string }
-    | undefined;
+export function getOrganization(db: Db, id: string): Organization | undefined {
+  return db.prepare('SELECT id, name, created FROM organizations WHERE id = ?').get(id) as Organization | undefined;
 }
 
 export function findOrganizationByName(db: Db, name: string): { id: string; name: string } | undefined {
@@ -35,13 +26,12 @@ export function findOrganizationByName(db: Db, name: string): { id: string; name
 }
 
 export function createApiKey(db: Db, organizationId: string, label = ''): { api_key: string; prefix: string } {
-  if (!getOrganization(db, organizationId)) throw new ApiError(ErrorCode.notFound, 'Organization not found');
-  const prefix = `fk_${randomBytes(4).toString('hex')}`;
-  const apiKey = `${prefix}_${randomBytes(24).toString('base64url')}`;
+  if (!getOrganization(db, organizationId)) throw organizationNotFound();
+  const { api_key, prefix, hash } = newApiKey();
   db.prepare('INSERT INTO api_keys (organization_id, prefix, hash, label, created) VALUES (?, ?, ?, ?, ?)').run(
-    organizationId, prefix, hashKey(apiKey), label, now(),
+    organizationId, prefix, hash, label, now(),
   );
-  return { api_key: apiKey, prefix };
+  return { api_key, prefix };
 }
 
 export function listApiKeys(db: Db, organizationId: string): ApiKeyInfo[] {
@@ -52,13 +42,13 @@ export function listApiKeys(db: Db, organizationId: string): ApiKeyInfo[] {
 export function revokeApiKey(db: Db, organizationId: string, prefix: string): void {
   const r = db.prepare('UPDATE api_keys SET revoked = ? WHERE organization_id = ? AND prefix = ? AND revoked IS NULL')
     .run(now(), organizationId, prefix);
-  if (r.changes === 0) throw new ApiError(ErrorCode.notFound, `No active API key with prefix ${prefix}`);
+  if (r.changes === 0) throw noActiveKey(prefix);
 }
 
 /** The key's row id and organization, or undefined for an unknown or revoked key. */
-export function activeApiKey(db: Db, apiKey: string): { id: number; organization_id: string } | undefined {
-  return cachedStatement(db, 'SELECT id, organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashKey(apiKey)) as
-    | { id: number; organization_id: string }
+export function activeApiKey(db: Db, apiKey: string): ActiveApiKey | undefined {
+  return cachedStatement(db, 'SELECT id, organization_id FROM api_keys WHERE hash = ? AND revoked IS NULL').get(hashApiKey(apiKey)) as
+    | ActiveApiKey
     | undefined;
 }
 

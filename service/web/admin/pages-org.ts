@@ -1,9 +1,9 @@
 // Organization pages: Billing, API keys and account tokens, Account limits.
 import type { Billing } from '../../../core/schemas/billing.ts';
-import type { ApiKeyInfo } from '../../store/sqlite/organizations.ts';
-import type { SigningKeyInfo } from '../../store/sqlite/tokens.ts';
-import type { AccountRow } from '../../store/sqlite/accounts.ts';
-import type { Flash } from '../../store/sqlite/admins.ts';
+import type { ApiKeyInfo } from '../../store/organizations.ts';
+import type { SigningKeyInfo } from '../../store/tokens.ts';
+import type { AccountRow } from '../../store/accounts.ts';
+import type { Flash } from '../../store/admins.ts';
 import { DEFAULT_MAX_PARCEL_HECTARES } from '../../../core/parcels/limits.ts';
 import { confirmPage } from './pages.ts';
 import { alert, badge, card, csrfField, date, ha, html, int, layout, linkButton, plural, postButton, table, type Html, type PageContext } from './html.ts';

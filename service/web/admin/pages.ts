@@ -1,8 +1,8 @@
 // Settings pages (Members, Data Management), the confirmations of their destructive actions, sign-in and errors.
-import type { AccountRow } from '../../store/sqlite/accounts.ts';
-import type { OrphanFarm } from '../../store/sqlite/farms.ts';
+import type { AccountRow } from '../../store/accounts.ts';
+import type { OrphanFarm } from '../../store/farms.ts';
 import type { Farm } from '../../../core/schemas/farms.ts';
-import type { Flash } from '../../store/sqlite/admins.ts';
+import type { Flash } from '../../store/admins.ts';
 import {
   alert, badge, bare, card, csrfField, date, day, ha, html, int, layout, linkButton, plural, postButton, table,
   type Html, type NavHref, type PageContext, type Part,
