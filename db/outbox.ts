@@ -195,8 +195,9 @@ export function parcelCreatesDueAfter(db: Db, accountId: string, at: string, aft
 export function parcelCreatesDueCount(db: Db, accountId: string, at: string): number {
   const all = cachedStatement(db, `SELECT COUNT(*) FROM outbox o WHERE o.account_id = @account AND ${CREATE_DUE}`).pluck().get({ account: accountId, at }) as number;
   if (!all) return 0;
-  const waiting = cachedStatement(db, `SELECT COUNT(*) FROM farms f JOIN parcels p ON p.farm_local_id = f.local_id
-    JOIN outbox o ON o.entity = 'parcel' AND o.local_id = p.local_id
+  // CROSS JOIN keeps this order (farms, their parcels, their ops): from the outbox, the planner read every op's parcel.
+  const waiting = cachedStatement(db, `SELECT COUNT(*) FROM farms f CROSS JOIN parcels p ON p.farm_local_id = f.local_id
+    CROSS JOIN outbox o ON o.entity = 'parcel' AND o.local_id = p.local_id
     WHERE f.account_id = @account AND f.server_id IS NULL AND o.account_id = @account AND ${CREATE_DUE}`).pluck().get({ account: accountId, at }) as number;
   return all - waiting;
 }
