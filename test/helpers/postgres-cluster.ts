@@ -1,7 +1,11 @@
-// vitest globalSetup: a throwaway PostgreSQL + PostGIS cluster for the tests that need one (issue 15). Once per run:
-// initdb in a temporary directory, a server listening on a Unix socket in that directory only (no TCP port to
-// collide with another run or to be reached from outside), a template database with PostGIS that each test file
-// clones for a database of its own (test/helpers/postgres.ts), and everything stopped and deleted at the end.
+// vitest globalSetup: a throwaway PostgreSQL + PostGIS cluster for the tests that need one (issue 15): initdb in a
+// temporary directory, a server listening on a Unix socket in that directory only (no TCP port to collide with
+// another run or to be reached from outside), a template database with PostGIS that each test file clones for a
+// database of its own (test/helpers/postgres.ts), and everything stopped and deleted at the end of the run.
+//
+// The setup only checks that it can be done and picks the directory; the first test that asks for a database
+// starts the cluster (about 2 s), the other workers wait for it. A run without such a test (core/, a single
+// unrelated file) pays nothing.
 //
 // PostgreSQL refuses to run as root: as root (CI, this machine) the server runs as the `postgres` system user that
 // Debian's package creates, in directories owned by it; as anyone else it runs as that user. The directory is
@@ -11,7 +15,7 @@
 // Without PostgreSQL and PostGIS, CI (CI=true) fails here, naming the packages; a developer's run goes on with the
 // PostgreSQL tests skipped and one line saying how to enable them.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import pg from 'pg';
@@ -20,8 +24,10 @@ import type { TestProject } from 'vitest/node';
 export const PG_TEMPLATE = 'furrow_template';
 export const PG_TEST_ROLE = 'furrow';
 
-/** What the setup provides: where the cluster is, or why there is none (a developer's machine without it). */
-export type PgTestCluster = { socketDir: string; adminUrl: string } | { skip: string };
+interface Cluster { bin: string; dir: string; data: string; runAs: string | null }
+
+/** What the setup provides: where the cluster is (started on first use), or why there is none. */
+export type PgTestCluster = (Cluster & { socketDir: string; adminUrl: string }) | { skip: string };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,8 +42,6 @@ export const urlOf = (socketDir: string, user: string, database: string): string
 const PACKAGES = 'postgresql-15 postgresql-15-postgis-3';
 const DIR_PREFIX = 'furrow-pg-';
 
-interface Cluster { bin: string; dir: string; data: string; runAs: string | null }
-
 let cluster: Cluster | null = null;
 
 export async function setup(project: TestProject): Promise<void> {
@@ -49,21 +53,54 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide('postgres', { skip: missing ?? 'no PostgreSQL' });
     return;
   }
-  const c = createCluster(bin);
-  cluster = c;
-  try {
-    await prepareTemplate(c);
-  } catch (e) {
-    stopCluster(c);
-    cluster = null;
-    throw e;
-  }
-  project.provide('postgres', { socketDir: c.dir, adminUrl: urlOf(c.dir, 'postgres', 'postgres') });
+  // As root the server must be able to reach its directory: /tmp is open to every user, a TMPDIR may not be.
+  const base = isRoot() ? '/tmp' : tmpdir();
+  removeStaleClusters(base, bin);
+  const dir = mkdtempSync(join(base, DIR_PREFIX));
+  cluster = { bin, dir, data: join(dir, 'data'), runAs: isRoot() ? 'postgres' : null };
+  // Which run owns the cluster: a run killed before its teardown leaves it behind, and the next run removes it.
+  writeFileSync(join(dir, 'owner.pid'), String(process.pid));
+  if (cluster.runAs) chownSync(dir, Number(run('id', ['-u', cluster.runAs], null).stdout), Number(run('id', ['-g', cluster.runAs], null).stdout));
+  project.provide('postgres', { ...cluster, socketDir: dir, adminUrl: urlOf(dir, 'postgres', 'postgres') });
 }
 
 export function teardown(): void {
   if (cluster) stopCluster(cluster);
   cluster = null;
+}
+
+let starting: Promise<void> | null = null;
+
+/**
+ * Called in the test workers before a database is created: the first caller of the run starts the cluster (a
+ * directory made with mkdir is the lock), the others wait for its `ready` or `failed` file.
+ */
+export function ensureStarted(c: Cluster): Promise<void> {
+  starting ??= (async () => {
+    const ready = join(c.dir, 'ready');
+    const failed = join(c.dir, 'failed');
+    if (existsSync(ready)) return;
+    try {
+      mkdirSync(join(c.dir, 'starting'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      for (const deadline = Date.now() + 120_000; !existsSync(ready);) {
+        if (existsSync(failed)) throw new Error(`The PostgreSQL test cluster failed to start: ${readFileSync(failed, 'utf8')}`);
+        if (Date.now() > deadline) throw new Error(`The PostgreSQL test cluster in ${c.dir} was not ready after 120 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return;
+    }
+    try {
+      startCluster(c);
+      await prepareTemplate(c);
+      writeFileSync(ready, '');
+    } catch (e) {
+      writeFileSync(failed, e instanceof Error ? (e.stack ?? e.message) : String(e));
+      throw e;
+    }
+  })();
+  return starting;
 }
 
 /** Why the cluster cannot be started here, or null when it can. */
@@ -109,35 +146,17 @@ function runOrThrow(c: Cluster, tool: string, args: string[]): void {
   }
 }
 
-function createCluster(bin: string): Cluster {
-  // As root the server must be able to reach its directory: /tmp is open to every user, a TMPDIR may not be.
-  const base = isRoot() ? '/tmp' : tmpdir();
-  removeStaleClusters(base, bin);
-  const dir = mkdtempSync(join(base, DIR_PREFIX));
-  const c: Cluster = { bin, dir, data: join(dir, 'data'), runAs: isRoot() ? 'postgres' : null };
-  // Which run owns the cluster: a run killed before its teardown leaves it behind, and the next run removes it.
-  writeFileSync(join(dir, 'owner.pid'), String(process.pid));
-  if (c.runAs) {
-    const uid = Number(run('id', ['-u', c.runAs], null).stdout);
-    const gid = Number(run('id', ['-g', c.runAs], null).stdout);
-    chownSync(dir, uid, gid);
-  }
+function startCluster(c: Cluster): void {
   runOrThrow(c, 'initdb', ['-D', c.data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  // Durability is worth nothing in a cluster deleted at the end of the run; a crash test that needs it uses its own.
+  // Durability is worth nothing in a cluster deleted at the end of the run.
   appendFileSync(join(c.data, 'postgresql.conf'), [
     '', '# furrow test cluster (test/helpers/postgres-cluster.ts)',
-    "listen_addresses = ''", `unix_socket_directories = '${dir}'`,
+    "listen_addresses = ''", `unix_socket_directories = '${c.dir}'`,
     'fsync = off', 'synchronous_commit = off', 'full_page_writes = off',
     // Three test workers, each with pools and a few clients of its own, and tests that start two service processes.
     'max_connections = 200', '',
   ].join('\n'));
-  try {
-    runOrThrow(c, 'pg_ctl', ['-D', c.data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', '-s', 'start']);
-  } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
-  }
-  return c;
+  runOrThrow(c, 'pg_ctl', ['-D', c.data, '-l', join(c.dir, 'postgres.log'), '-w', '-t', '60', '-s', 'start']);
 }
 
 /** The role the tests connect as (not a superuser, as on a managed PostgreSQL) and the template they clone. */
@@ -162,8 +181,8 @@ async function prepareTemplate(c: Cluster): Promise<void> {
 }
 
 function stopCluster(c: Cluster): void {
-  // immediate: no shutdown checkpoint, the files are deleted next.
-  run(join(c.bin, 'pg_ctl'), ['-D', c.data, '-m', 'immediate', '-w', '-s', 'stop'], c.runAs);
+  // immediate: no shutdown checkpoint, the files are deleted next. Only if a test started it.
+  if (existsSync(join(c.data, 'postmaster.pid'))) run(join(c.bin, 'pg_ctl'), ['-D', c.data, '-m', 'immediate', '-w', '-s', 'stop'], c.runAs);
   rmSync(c.dir, { recursive: true, force: true });
 }
 
@@ -179,9 +198,7 @@ function removeStaleClusters(base: string, bin: string): void {
       continue; // another user's, or being created right now
     }
     if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
-    const runAs = isRoot() ? 'postgres' : null;
-    if (existsSync(join(dir, 'data', 'postmaster.pid'))) run(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', '-s', 'stop'], runAs);
-    rmSync(dir, { recursive: true, force: true });
+    stopCluster({ bin, dir, data: join(dir, 'data'), runAs: isRoot() ? 'postgres' : null });
   }
 }
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { PG_TEMPLATE, PG_TEST_ROLE, urlOf, type PgTestCluster } from './postgres-cluster.ts';
+import { PG_TEMPLATE, PG_TEST_ROLE, ensureStarted, urlOf, type PgTestCluster } from './postgres-cluster.ts';
 
 function cluster(): PgTestCluster {
   return inject('postgres') ?? { skip: 'no globalSetup provided a PostgreSQL (run the tests through vitest.config.ts)' };
@@ -32,6 +32,7 @@ export interface TestDatabase {
 async function asAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const c = cluster();
   if ('skip' in c) throw new Error(`No PostgreSQL for the tests: ${c.skip}`);
+  await ensureStarted(c);
   const client = new pg.Client({ connectionString: c.adminUrl });
   await client.connect();
   try {
