@@ -4,7 +4,7 @@
 // database of its own (test/helpers/postgres.ts), and everything stopped and deleted at the end of the run.
 //
 // The setup only checks that it can be done and picks the directory; the first test that asks for a database
-// starts the cluster (about 2 s), the other workers wait for it. A run without such a test (core/, a single
+// starts the cluster (about 1.5 s on the 2-core machine), the other workers wait for it. A run without such a test (core/, a single
 // unrelated file) pays nothing.
 //
 // PostgreSQL refuses to run as root: as root (CI, this machine) the server runs as the `postgres` system user that
@@ -15,7 +15,7 @@
 // Without PostgreSQL and PostGIS, CI (CI=true) fails here, naming the packages; a developer's run goes on with the
 // PostgreSQL tests skipped and one line saying how to enable them.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import pg from 'pg';
@@ -60,7 +60,7 @@ export async function setup(project: TestProject): Promise<void> {
   cluster = { bin, dir, data: join(dir, 'data'), runAs: isRoot() ? 'postgres' : null };
   // Which run owns the cluster: a run killed before its teardown leaves it behind, and the next run removes it.
   writeFileSync(join(dir, 'owner.pid'), String(process.pid));
-  if (cluster.runAs) chownSync(dir, Number(run('id', ['-u', cluster.runAs], null).stdout), Number(run('id', ['-g', cluster.runAs], null).stdout));
+  if (cluster.runAs) chownSync(dir, serverUid(), Number(run('id', ['-g', cluster.runAs], null).stdout));
   project.provide('postgres', { ...cluster, socketDir: dir, adminUrl: urlOf(dir, 'postgres', 'postgres') });
 }
 
@@ -131,6 +131,8 @@ function findBinaries(): string | null {
 }
 
 const isRoot = () => process.getuid?.() === 0;
+/** Who runs the server, and so owns its directory: the postgres user for root, else whoever runs the tests. */
+const serverUid = () => (isRoot() ? Number(run('id', ['-u', 'postgres'], null).stdout) : process.getuid!());
 
 function run(cmd: string, args: string[], runAs: string | null): { status: number | null; stdout: string; stderr: string } {
   const [file, argv] = runAs ? ['runuser', ['-u', runAs, '--', cmd, ...args]] : [cmd, args];
@@ -186,13 +188,18 @@ function stopCluster(c: Cluster): void {
   rmSync(c.dir, { recursive: true, force: true });
 }
 
-/** Clusters left by runs that died before their teardown (their owner.pid names no live process). */
+/**
+ * Clusters left by runs that died before their teardown (their owner.pid names no live process), of the same
+ * server user: another user's are theirs to clean.
+ */
 function removeStaleClusters(base: string, bin: string): void {
+  const uid = serverUid();
   for (const name of readdirSync(base)) {
     if (!name.startsWith(DIR_PREFIX)) continue;
     const dir = join(base, name);
     let owner: number;
     try {
+      if (statSync(dir).uid !== uid) continue;
       owner = Number(readFileSync(join(dir, 'owner.pid'), 'utf8'));
     } catch {
       continue; // another user's, or being created right now
