@@ -10,5 +10,7 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // A throwaway PostgreSQL + PostGIS for the PostgreSQL store's tests (skipped, saying so, where it is not installed).
+    globalSetup: ['test/helpers/postgres-cluster.ts'],
   },
 });

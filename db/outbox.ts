@@ -170,17 +170,36 @@ export function committedCount(db: Db, accountId: string): number {
   return (cachedStatement(db, "SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state = 'committed'").get(accountId) as { n: number }).n;
 }
 
+/** The outbox conditions of a parcel create due at `at` and never sent (one sent before is reconciled first). */
+const CREATE_DUE = `o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND o.attempts = 0
+  AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= @at)`;
+
 /**
- * An account's parcel creates due now (`at`) and never sent (one sent before is reconciled first), in farms the
- * service has, in order, each with its farm's server id: grouped by farm without reading the parcel rows. Only what
- * the push uses of each op (SendOp).
+ * An account's parcel creates due now (`at`) in farms the service has, after op `afterId`, in order, at most `limit`,
+ * each with its farm's server id: what the push uses of each op (SendOp). Read a page at a time: all 20,000 of a
+ * large push at once took ~100 ms (a lookup of each parcel's wide row for its farm) before the first request could
+ * leave; a page of 1,000 takes a few.
  */
-export function parcelCreatesDue(db: Db, accountId: string, at: string): (SendOp & { farm_server_id: number; hectares: number })[] {
+export function parcelCreatesDueAfter(db: Db, accountId: string, at: string, afterId: number, limit: number): (SendOp & { farm_server_id: number; hectares: number })[] {
   // The parcel's hectares too: a parcel near the account's limit is sent alone (sync/parcels.ts nearLimit).
   return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id, p.hectares FROM outbox o
     JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
-    WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queued' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-      AND o.attempts = 0 AND f.server_id IS NOT NULL ORDER BY o.id`).all(accountId, at) as (SendOp & { farm_server_id: number; hectares: number })[];
+    WHERE o.account_id = @account AND o.id > @after AND ${CREATE_DUE} AND f.server_id IS NOT NULL ORDER BY o.id LIMIT @limit`)
+    .all({ account: accountId, at, after: afterId, limit }) as (SendOp & { farm_server_id: number; hectares: number })[];
+}
+
+/**
+ * How many parcel creates parcelCreatesDueAfter will give (the push's progress total), without reading the parcels:
+ * every due create, less those in farms the service does not have yet (few: only where a farm's create failed).
+ */
+export function parcelCreatesDueCount(db: Db, accountId: string, at: string): number {
+  const all = cachedStatement(db, `SELECT COUNT(*) FROM outbox o WHERE o.account_id = @account AND ${CREATE_DUE}`).pluck().get({ account: accountId, at }) as number;
+  if (!all) return 0;
+  // CROSS JOIN keeps this order (farms, their parcels, their ops): from the outbox, the planner read every op's parcel.
+  const waiting = cachedStatement(db, `SELECT COUNT(*) FROM farms f CROSS JOIN parcels p ON p.farm_local_id = f.local_id
+    CROSS JOIN outbox o ON o.entity = 'parcel' AND o.local_id = p.local_id
+    WHERE f.account_id = @account AND f.server_id IS NULL AND o.account_id = @account AND ${CREATE_DUE}`).pluck().get({ account: accountId, at }) as number;
+  return all - waiting;
 }
 
 /** The queued, never-sent parcel creates of a farm, in order: the parcels that may go with the farm's own create. */

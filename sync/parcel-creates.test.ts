@@ -40,7 +40,7 @@ const until = async (check: () => boolean) => {
 };
 
 describe('group commit of the parcel push', () => {
-  it('marks markAhead batches in flight with one commit before the first leaves, and books the answers with the next group', async () => {
+  it('marks a window of batches in flight, then markAhead more while those are out (one commit each), and books the answers with the next group', async () => {
     const m = await ownMirror('group');
     const { created } = m.mirror.write.createParcels(m.farmLocal, parcelInputs(600, 'group'));
     const log: SentRequest[] = [];
@@ -50,9 +50,10 @@ describe('group commit of the parcel push', () => {
     const gate = async (e: SentRequest, all: readonly SentRequest[]) => { if (posts(all, '/api/parcels/')[1] !== e) await held; };
     const run = recordingEngine(w, log, { mirror: m.mirror, gate, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
     await until(() => posts(log, '/api/parcels/').filter((p) => p.status === 201).length === 1);
-    // On disk: the first 8 batches in flight (one commit), the other 4 queued, nothing booked yet (the second
-    // batch's 201 waits in memory for the next group's commit: a cut now leaves it in flight, to reconcile).
-    expect(durableStates(m.file)).toEqual({ in_flight: 400, queued: 200 });
+    // On disk: the first 2 batches in flight (marked alone, so the first requests leave at once), the next 8 marked
+    // while those were out (one commit), the other 2 queued; nothing booked yet (the second batch's 201 waits in
+    // memory for the next group's commit: a cut now leaves it in flight, to reconcile).
+    expect(durableStates(m.file)).toEqual({ in_flight: 500, queued: 100 });
     release();
     const r = await run;
     expect(r.accounts[0]).toMatchObject({ synced: true, committed: 600 });
@@ -69,17 +70,17 @@ describe('group commit of the parcel push', () => {
     const log: SentRequest[] = [];
     let release!: () => void;
     const held = new Promise<void>((r) => { release = r; });
-    // Batches 6 and 7 are held: the window (2) is full with batch 8 of the first group still to send.
+    // Batches 7 and 8 are held: the window (2) is full with batches 9 and 10 of the second group still to send.
     const gate = async (e: SentRequest, all: readonly SentRequest[]) => {
       const i = posts(all, '/api/parcels/').indexOf(e);
-      if (i === 5 || i === 6) await held;
+      if (i === 6 || i === 7) await held;
     };
     const run = recordingEngine(w, log, { mirror: m.mirror, gate, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
-    await until(() => posts(log, '/api/parcels/').length === 7 && posts(log, '/api/parcels/').filter((p) => p.status === 201).length === 5);
-    // The second group (batches 9–12) was read and marked when two batches of the first were left, before the
-    // first group ran out: on disk nothing is queued any more, though batch 8 has not left yet.
+    await until(() => posts(log, '/api/parcels/').length === 8 && posts(log, '/api/parcels/').filter((p) => p.status === 201).length === 6);
+    // The third group (batches 11–12) was read and marked when two batches of the second were left, before the
+    // second group ran out: on disk nothing is queued any more, though batches 9 and 10 have not left yet.
     await until(() => !('queued' in durableStates(m.file)));
-    expect(posts(log, '/api/parcels/')).toHaveLength(7);
+    expect(posts(log, '/api/parcels/')).toHaveLength(8);
     release();
     const r = await run;
     expect(r.accounts[0]).toMatchObject({ synced: true, committed: 600 });
@@ -95,7 +96,7 @@ describe('group commit of the parcel push', () => {
     const gate = async (e: SentRequest, all: readonly SentRequest[]) => { if (posts(all, '/api/parcels/')[1] !== e) await new Promise(() => {}); };
     void recordingEngine(w, log, { mirror: m.mirror, gate, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
     await until(() => posts(log, '/api/parcels/').filter((p) => p.status === 201).length === 1);
-    // The machine comes back with what was on disk: 8 batches in flight (one of them on the service), 2 queued.
+    // The machine comes back with what was on disk: 10 batches in flight (one of them on the service).
     const restarted = join(mkdtempSync(join(w.dir, 'restarted-')), 'mirror.db');
     const db = new Database(m.file, { readonly: true });
     db.exec(`VACUUM INTO '${restarted}'`);

@@ -4,15 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { SendOp } from '../db/types.ts';
 import { parcelsToSend } from '../db/rows.ts';
-import { markInFlight, parcelCreatesDue, unmarkNeverSent } from '../db/outbox.ts';
+import { markInFlight, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { WalSync } from '../platform/node/wal-sync.ts';
 import { parcelLimit } from '../db/settings.ts';
-import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { SyncCancelled, type AccountCtx } from './context.ts';
-import { commitCreated, nearLimit, sendMarked, validItems, type CreatedFeature, type Item } from './parcels.ts';
+import { commitCreated, sendMarked, validItems, type CreatedFeature, type Item } from './parcels.ts';
+import { PushPlan, type Planned } from './parcel-plan.ts';
 
-interface Planned { farmId: number; ops: SendOp[] }
 interface Ready { farmId: number; items: Item[]; planned: number }
 type Booking = { op: SendOp; feature: CreatedFeature };
 
@@ -83,26 +82,6 @@ class GroupCommit {
   }
 }
 
-/** The queued first sends of parcel creates in farms the service has, grouped by farm into the batches to send. */
-function plan(ctx: AccountCtx, limit: number): Planned[] {
-  // Grouped by farm without reading the rows: each group of batches reads its rows right before it is marked.
-  const queued = parcelCreatesDue(ctx.db, ctx.account.id, new Date(ctx.opts.now()).toISOString());
-  // Never resend what may already be on the service: attempts > 0 goes through reconciliation first.
-  const byFarm = new Map<number, { near: SendOp[]; rest: SendOp[] }>();
-  for (const { farm_server_id: farmId, hectares, ...op } of queued) {
-    let farm = byFarm.get(farmId);
-    if (!farm) byFarm.set(farmId, farm = { near: [], rest: [] });
-    // A parcel near the limit goes alone, so a server-side rejection cannot sink a batch.
-    (nearLimit({ hectares }, limit) ? farm.near : farm.rest).push(op);
-  }
-  const out: Planned[] = [];
-  for (const [farmId, { near, rest }] of byFarm) {
-    for (const o of near) out.push({ farmId, ops: [o] });
-    for (let i = 0; i < rest.length; i += MAX_PARCELS_PER_REQUEST) out.push({ farmId, ops: rest.slice(i, i + MAX_PARCELS_PER_REQUEST) });
-  }
-  return out;
-}
-
 /**
  * Reads the rows of the next planned batches (now, not when the run started: the user may have edited or deleted
  * rows meanwhile), validates what needs it and builds each request body once. Batches left with nothing to send
@@ -128,59 +107,63 @@ function prepare(ctx: AccountCtx, group: readonly Planned[], limit: number, done
 /**
  * Queued parcel creates of farms that exist on the service, in batches of ≤ 50, `pushWindow` at a time (2: the next
  * request is at the service while the engine books the last answer and prepares the one after). Batches are marked
- * in flight `markAhead` at a time (one commit, one fsync) before the first of them leaves, the next group as soon as
- * no more than a window's worth of the one before is left to send; each settles on its own,
+ * in flight a group at a time (one commit, one fsync) before the first of them leaves: a window's worth first, so the
+ * first requests leave at once, then `markAhead`, each group read and marked while the window is full and no more
+ * than a window's worth of the one before is left to send; each settles on its own,
  * so overlapping them changes no outcome. After a failure that stops the account (blocked, budget spent), or a stop,
  * the batches still out are awaited and booked, and the marked ones that never left go back to the queue.
  */
 export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const limit = parcelLimit(ctx.db, ctx.account.id);
-  const planned = plan(ctx, limit);
-  const total = planned.reduce((s, p) => s + p.ops.length, 0);
+  const plan = new PushPlan(ctx.db, ctx.account.id, new Date(ctx.opts.now()).toISOString(), limit);
   let done = 0;
   const progress = (n: number) => {
     done += n;
-    ctx.emit({ phase: 'parcels', done, total, bytes: ctx.stats.bytes });
+    ctx.emit({ phase: 'parcels', done, total: plan.total, bytes: ctx.stats.bytes });
   };
   const outbox = new GroupCommit(ctx);
   const window = Math.max(1, ctx.opts.pushWindow);
   const ahead = Math.max(1, ctx.opts.markAhead);
-  let next = 0;
   let ready: Ready[] = [];
   /** The next group: read, marked, and syncing to disk off the thread while the last batches before it go out. */
   let marking: Promise<Ready[]> | null = null;
   const inflight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
-  const more = () => !failure && !ctx.opts.signal?.aborted && next < planned.length;
+  const more = () => !failure && !ctx.opts.signal?.aborted && !plan.done;
+  // The first group is a window's worth, so that the first requests leave as soon as they are marked.
+  let groupSize = window;
   try {
     for (;;) {
-      // Started with a window's worth of batches still to send, so the service has the next request queued while
-      // this group is read and marked and its fsync runs.
+      // Stopped or failed: the batches out finish and are booked; nothing more leaves, what was marked goes back.
+      if (failure || ctx.opts.signal?.aborted) break;
+      if (ready.length && inflight.size < window) {
+        const b = ready.shift()!;
+        if (!b.items.length) {
+          progress(b.planned);
+          continue;
+        }
+        const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => outbox.book(pairs))
+          .catch((error: unknown) => { failure ??= { error }; })
+          .finally(() => { inflight.delete(sending); progress(b.planned); });
+        inflight.add(sending);
+        continue;
+      }
+      // Nothing can leave now (the window is full, or nothing is marked): the time to read and mark the next group,
+      // once no more than a window's worth of the one before is left, so the service has the next request queued
+      // while this one is read and marked and its fsync runs — and never before a request that could leave.
       if (!marking && ready.length <= window && more()) {
-        const group = planned.slice(next, next + ahead);
-        next += group.length;
+        const group = plan.take(groupSize);
+        groupSize = ahead;
         marking = outbox.markGroup(prepare(ctx, group, limit, progress));
       }
-      if (!ready.length) {
-        if (!marking) break;
-        const m = marking;
-        marking = null;
-        ready = await m;
+      if (ready.length) {
+        await Promise.race(inflight);
         continue;
       }
-      while (inflight.size >= window) await Promise.race(inflight);
-      if (failure) break;
-      // Stopped: the batches out finish and are booked; nothing more leaves, what was marked goes back to the queue.
-      if (ctx.opts.signal?.aborted) break;
-      const b = ready.shift()!;
-      if (!b.items.length) {
-        progress(b.planned);
-        continue;
-      }
-      const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => outbox.book(pairs))
-        .catch((error: unknown) => { failure ??= { error }; })
-        .finally(() => { inflight.delete(sending); progress(b.planned); });
-      inflight.add(sending);
+      if (!marking) break;
+      const m = marking;
+      marking = null;
+      ready = await m;
     }
   } catch (error) {
     // A failure here (reading or marking) still lets the requests out finish and be booked below.
@@ -199,6 +182,6 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const left = ready.length > 0;
   await outbox.finish(ready);
   // Stopped with work left: what was not sent stays queued, and the run reports the stop.
-  if (!failure && ctx.opts.signal?.aborted && (left || next < planned.length)) failure = { error: new SyncCancelled() };
+  if (!failure && ctx.opts.signal?.aborted && (left || !plan.done)) failure = { error: new SyncCancelled() };
   if (failure) throw (failure as { error: unknown }).error;
 }

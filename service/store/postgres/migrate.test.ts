@@ -1,0 +1,132 @@
+// The PostgreSQL migrations on the test cluster's real server: a schema from nothing, a second start that does
+// nothing, processes starting together, a database from the future, a migration that fails halfway.
+import { afterEach, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { PG_SKIP, createTestDatabase, type TestDatabase } from '../../../test/helpers/postgres.ts';
+import { FutureSchemaError, migratePg, type PgMigration } from './migrate.ts';
+import { migrations } from './migrations/index.ts';
+import { SHARED_CROP_FAMILIES } from './migrations/001-initial.ts';
+import { openPgPool } from './pool.ts';
+
+const TABLES = [
+  'accounts', 'admin_login_attempts', 'admin_sessions', 'admins', 'api_keys', 'crop_families', 'crops', 'farms',
+  'organizations', 'parcels', 'plants', 'schema_version', 'settings', 'signing_keys',
+];
+
+describe.skipIf(PG_SKIP !== null)('migratePg', () => {
+  const open: pg.Pool[] = [];
+  const dbs: TestDatabase[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((p) => p.end()));
+    await Promise.all(dbs.splice(0).map((d) => d.drop()));
+  });
+
+  /** A fresh database (a migration test needs one of its own) and a pool on it. */
+  async function fresh(opts: { postgis?: boolean } = {}): Promise<pg.Pool> {
+    const db = await createTestDatabase(opts);
+    dbs.push(db);
+    return pool(db);
+  }
+  function pool(db: TestDatabase): pg.Pool {
+    const p = openPgPool(db.url, { max: 2 });
+    open.push(p);
+    return p;
+  }
+
+  const tables = async (p: pg.Pool) =>
+    (await p.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'spatial_ref_sys' ORDER BY 1")).rows.map((r) => r.t);
+  const version = async (p: pg.Pool) => (await p.query<{ version: number }>('SELECT version FROM schema_version')).rows.map((r) => r.version);
+
+  it('creates the whole schema on an empty database', async () => {
+    const p = await fresh();
+    expect(await migratePg(p)).toEqual({ from: 0, to: migrations.length });
+    expect(await tables(p)).toEqual(TABLES);
+    expect(await version(p)).toEqual([migrations.length]);
+    const geometry = await p.query('SELECT f_table_name AS t, f_geometry_column AS c, type, srid FROM geometry_columns ORDER BY 1');
+    expect(geometry.rows).toEqual([
+      { t: 'parcels', c: 'geom', type: 'POLYGON', srid: 4326 },
+      { t: 'plants', c: 'geom', type: 'POINT', srid: 4326 },
+    ]);
+    const gist = await p.query("SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%USING gist%' ORDER BY 1");
+    expect(gist.rows.map((r) => r.indexname)).toEqual(['parcels_geom', 'plants_geom']);
+    const families = await p.query('SELECT name, observation FROM crop_families WHERE organization_id IS NULL ORDER BY id');
+    expect(families.rows.map((r) => [r.name, r.observation])).toEqual(SHARED_CROP_FAMILIES);
+  });
+
+  it('does nothing when run again', async () => {
+    const p = await fresh();
+    await migratePg(p);
+    const before = await p.query('SELECT version, migrated FROM schema_version');
+    expect(await migratePg(p)).toEqual({ from: migrations.length, to: migrations.length });
+    expect((await p.query('SELECT version, migrated FROM schema_version')).rows).toEqual(before.rows);
+    expect((await p.query<{ n: number }>('SELECT COUNT(*) AS n FROM crop_families')).rows[0]!.n).toBe(SHARED_CROP_FAMILIES.length);
+  });
+
+  it('migrates once when several processes start together on a fresh database', async () => {
+    const db = await createTestDatabase();
+    dbs.push(db);
+    // One pool each, as separate service processes would have: the runners meet only in the database.
+    const runners = [pool(db), pool(db), pool(db), pool(db)];
+    // The first migration made slower: every runner has certainly read version 0, outside the lock, before the
+    // first commits, so the others must wait on the lock and read the version again under it.
+    const slow: PgMigration = async (c) => {
+      await c.query('SELECT pg_sleep(0.5)');
+      await migrations[0]!(c);
+    };
+    const results = await Promise.allSettled(runners.map((p) => migratePg(p, { migrations: [slow, ...migrations.slice(1)] })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const froms = results.map((r) => (r as PromiseFulfilledResult<{ from: number }>).value.from).sort();
+    expect(froms).toEqual([0, migrations.length, migrations.length, migrations.length]);
+    expect(await version(runners[0]!)).toEqual([migrations.length]);
+    expect((await runners[0]!.query<{ n: number }>('SELECT COUNT(*) AS n FROM crop_families')).rows[0]!.n).toBe(SHARED_CROP_FAMILIES.length);
+  });
+
+  it('refuses a database from a newer build, untouched', async () => {
+    const p = await fresh();
+    // What a newer build leaves behind, seen by this one: a version past its migrations (and here nothing else).
+    await p.query('CREATE TABLE schema_version (singleton boolean PRIMARY KEY DEFAULT true, version integer NOT NULL, migrated timestamptz NOT NULL DEFAULT now())');
+    await p.query('INSERT INTO schema_version (version) VALUES ($1)', [migrations.length + 1]);
+    const before = await p.query('SELECT * FROM schema_version');
+    const refusal = await migratePg(p).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(FutureSchemaError);
+    expect((refusal as Error).message).toBe(`The database is at schema version ${migrations.length + 1}, newer than this build knows (${migrations.length}); refusing to open it.`);
+    expect(await tables(p)).toEqual(['schema_version']);
+    expect((await p.query('SELECT * FROM schema_version')).rows).toEqual(before.rows);
+  });
+
+  it('refuses a migrated database whose version moved past the build, changing nothing', async () => {
+    const p = await fresh();
+    await migratePg(p);
+    await p.query('UPDATE schema_version SET version = 7');
+    await expect(migratePg(p)).rejects.toThrow(/schema version 7, newer than this build knows/);
+    expect(await version(p)).toEqual([7]);
+  });
+
+  it('runs all pending migrations in one transaction: a failure leaves the database as it was', async () => {
+    const p = await fresh();
+    const failing: PgMigration = async (c) => {
+      await c.query('CREATE TABLE half_done (x int)');
+      throw new Error('migration 2 failed');
+    };
+    await expect(migratePg(p, { migrations: [...migrations, failing] })).rejects.toThrow('migration 2 failed');
+    expect(await tables(p)).toEqual([]);
+    // The connection went back to the pool in a usable state.
+    expect((await p.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await migratePg(p);
+    expect(await version(p)).toEqual([migrations.length]);
+  });
+
+  it('stops at upTo and continues from there later', async () => {
+    const p = await fresh();
+    const second: PgMigration = async (c) => void await c.query('ALTER TABLE settings ADD COLUMN note text');
+    expect(await migratePg(p, { migrations: [...migrations, second], upTo: 1 })).toEqual({ from: 0, to: 1 });
+    expect(await migratePg(p, { migrations: [...migrations, second] })).toEqual({ from: 1, to: 2 });
+    expect(await version(p)).toEqual([2]);
+  });
+
+  it('says what to do when PostGIS is not installed, creating nothing', async () => {
+    const p = await fresh({ postgis: false });
+    await expect(migratePg(p)).rejects.toThrow(/PostGIS is not installed in database furrow_t_\w+: run CREATE EXTENSION postgis;/);
+    expect(await tables(p)).toEqual([]);
+  });
+});

@@ -1,0 +1,75 @@
+// The tests' PostgreSQL, started for the run by test/helpers/postgres-cluster.ts (vitest globalSetup). Every database
+// a test asks for is new, cloned from a template that has PostGIS, and owned by a role that is not a superuser (as on
+// a managed PostgreSQL): test files run in parallel workers and share no state, only the server.
+//
+//   describe.skipIf(PG_SKIP !== null)('…', () => {
+//     const db = useTestDatabase();            // one per file, dropped after it
+//     it('…', async () => { const pool = openPgPool(db().url); … });
+//   });
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { PG_TEMPLATE, PG_TEST_ROLE, ensureStarted, urlOf, type PgTestCluster } from './postgres-cluster.ts';
+
+function cluster(): PgTestCluster {
+  return inject('postgres') ?? { skip: 'no globalSetup provided a PostgreSQL (run the tests through vitest.config.ts)' };
+}
+
+/** Why this run has no PostgreSQL, or null when it has one: `describe.skipIf(PG_SKIP !== null)`. */
+export const PG_SKIP: string | null = (() => {
+  const c = cluster();
+  return 'skip' in c ? c.skip : null;
+})();
+
+export interface TestDatabase {
+  name: string;
+  /** As the test role, the database's owner. */
+  url: string;
+  /** Drops it, closing whatever connections a test left open. */
+  drop(): Promise<void>;
+}
+
+async function asAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const c = cluster();
+  if ('skip' in c) throw new Error(`No PostgreSQL for the tests: ${c.skip}`);
+  await ensureStarted(c);
+  const client = new pg.Client({ connectionString: c.adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A new database. `postgis: false` clones template0 instead: a database without the extension, as a managed
+ * PostgreSQL hands it out before anyone ran CREATE EXTENSION.
+ */
+export async function createTestDatabase(opts: { postgis?: boolean } = {}): Promise<TestDatabase> {
+  // Random, not a counter: a worker process runs several files, and names must not collide across workers either.
+  const name = `furrow_t_${randomBytes(6).toString('hex')}`;
+  const template = opts.postgis === false ? 'template0' : PG_TEMPLATE;
+  await asAdmin((a) => a.query(`CREATE DATABASE ${name} TEMPLATE ${template} OWNER ${PG_TEST_ROLE}`));
+  const c = cluster() as { socketDir: string };
+  return {
+    name,
+    url: urlOf(c.socketDir, PG_TEST_ROLE, name),
+    drop: () => asAdmin(async (a) => void await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
+}
+
+/** A database for the whole file: created before its first test, dropped after its last. */
+export function useTestDatabase(opts: { postgis?: boolean } = {}): () => TestDatabase {
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase(opts);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  return () => {
+    if (!db) throw new Error('useTestDatabase(): the database exists from beforeAll on');
+    return db;
+  };
+}
