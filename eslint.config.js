@@ -1,12 +1,14 @@
 // Lint enforces the boundaries the README's Layout describes: core/ is pure, platform/node/ sits on core/ only, the
-// service shares only core/ and platform/node/, electron/ only core/, sync/ leaves the mirror's SQL to db/, and the
-// browser code of the service's web pages reaches the service only over HTTP. test/docs.test.ts checks that every
+// service shares only core/ and platform/node/ and keeps SQLite inside service/store/sqlite/ (behind its Store),
+// electron/ only core/, sync/ leaves the mirror's SQL to db/, and the browser code of the service's web pages
+// reaches the service only over HTTP. test/docs.test.ts checks that every
 // `files` pattern here matches a file of the repository.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'http', 'https', 'net', 'url', 'worker_threads', 'stream', 'zlib', 'events', 'util', 'process', 'buffer'];
 const ioPackages = ['better-sqlite3', 'fastify', 'fastify/*', '@fastify/*', 'undici', 'jose', 'electron'];
+const serviceStandsAlone = { group: ['**/db/**', '**/sync/**'], message: 'The service stands alone: it shares only core/ and platform/node/.' };
 const noSqlInSync = "sync/ runs no SQL of its own: the mirror's SQL lives in db/. Add (or reuse) a function there named for what it means.";
 
 export default tseslint.config(
@@ -45,12 +47,27 @@ export default tseslint.config(
     },
   },
   {
+    // The service stands alone, and reaches its data only through the Store interface (service/store/store.ts):
+    // SQLite (better-sqlite3, its Db, platform/node's SQLite helpers) belongs to service/store/sqlite/, which
+    // service/store/open.ts alone opens, so a second store can be chosen there without touching anything else.
     files: ['service/**/*.ts'],
-    ignores: ['service/web/*/client/**/*.ts'],
+    ignores: ['service/web/*/client/**/*.ts', 'service/store/sqlite/**', 'service/store/open.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/db/**', '**/sync/**'], message: 'The service stands alone: it shares only core/ and platform/node/.' }],
+        patterns: [
+          serviceStandsAlone,
+          {
+            group: ['better-sqlite3', '**/store/sqlite/**', '**/platform/node/sqlite.ts', '**/platform/node/statements.ts', '**/platform/node/migrations.ts'],
+            message: 'Outside service/store/sqlite/ the service uses the Store interface (service/store/store.ts), never SQLite: add a Store method if one is missing.',
+          },
+        ],
       }],
+    },
+  },
+  {
+    files: ['service/store/sqlite/**/*.ts', 'service/store/open.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [serviceStandsAlone] }],
     },
   },
   {

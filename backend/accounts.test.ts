@@ -12,18 +12,18 @@ import { hostWorld, type HostWorld } from '../test/helpers/host.ts';
 import { serviceCli } from '../test/helpers/process.ts';
 import { pointParcel } from '../test/helpers/service.ts';
 import { signAccountAccess } from '../service/store/tokens.ts';
-import { openDb, type Db } from '../service/store/db.ts';
-import { dbFile } from '../service/config.ts';
+import type { Store } from '../service/store/store.ts';
+import { openDataDirStore } from '../test/helpers/store.ts';
 import type { Host } from './launch.ts';
 
 let hw: HostWorld;
-let serviceDb: Db;
+let serviceStore: Store;
 beforeAll(async () => {
   hw = await hostWorld();
-  serviceDb = openDb(dbFile(join(hw.w.dir, 'service')), { synchronous: 'NORMAL' });
+  serviceStore = await openDataDirStore(join(hw.w.dir, 'service'));
 }, 60_000);
 afterAll(async () => {
-  serviceDb?.close();
+  await serviceStore?.close();
   await hw?.close();
 });
 
@@ -162,7 +162,7 @@ describe('organization mode', () => {
 
 /** A token for the account signed by the service's own key, expiring `seconds` from now. */
 const tokenExpiringIn = async (acc: string, seconds: number) =>
-  (await signAccountAccess(serviceDb, acc, { nowSeconds: Math.floor(Date.now() / 1000) - 3 * 3600 + seconds })).token;
+  (await signAccountAccess(serviceStore, acc, { nowSeconds: Math.floor(Date.now() / 1000) - 3 * 3600 + seconds })).token;
 
 /** A token provider on 127.0.0.1 answering with whatever `answer` gives for the account asked. */
 async function tokenProvider(answer: (account: string) => Promise<{ status: number; body: string; type?: string }>): Promise<{ url: string; asked: string[]; close(): Promise<void> }> {

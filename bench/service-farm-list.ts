@@ -1,9 +1,10 @@
 // GET /api/farms/{id}/parcels/ for a 10,000-parcel farm: the listing a client reads after an uncertain bulk create.
 import { parseArgs } from 'node:util';
 import { dbFile } from '../service/config.ts';
-import { openDb } from '../service/store/db.ts';
-import { farmParcelsStream } from '../service/store/farm-listing.ts';
+import { openDb, type Db } from '../service/store/sqlite/db.ts';
 import type { Scope } from '../service/store/scope.ts';
+import { openFarmParcelListing } from '../service/store/sqlite/farm-listing.ts';
+import { farmParcelsBody, type FarmListingPage } from '../service/store/farm-listing.ts';
 import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
 import { pool, runLoad, type RequestSpec } from './lib/load.ts';
 import { createFarms, createTenant, dirBytes, removeDir, startService, tempDataDir } from './lib/service.ts';
@@ -11,6 +12,10 @@ import { cpuWindow } from './lib/machine.ts';
 import { median, r1, r3, summarize } from './lib/stats.ts';
 import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Target } from './lib/result.ts';
+
+/** The listing's body as GET /api/farms/{id}/parcels/ streams it, from the SQLite store's snapshot of this database. */
+const farmParcelsStream = (db: Db, scope: Scope, farmId: number, page: FarmListingPage, nextUrl: (after: number) => string) =>
+  farmParcelsBody(openFarmParcelListing(db, scope, farmId, page), page, nextUrl);
 
 const { values: args } = parseArgs({
   options: {
@@ -188,7 +193,7 @@ function classify(stack: Frame[]): string {
   if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
   if (leaf.fn === '(garbage collector)') return 'garbage collection';
   if (leaf.fn === '(program)') return 'V8 / native, unattributed';
-  if (stack.some((f) => f.url.includes('service/store/farm-listing'))) return 'SQLite assembling the listing (farm-listing.ts)';
+  if (stack.some((f) => f.url.includes('service/store/sqlite/farm-listing'))) return 'SQLite assembling the listing (farm-listing.ts)';
   if (stack.some((f) => f.url.includes('service/store/parcel-json'))) return 'string assembly (featureCollectionJson)';
   if (stack.some((f) => f.url.includes('fastify'))) return 'fastify reply (content-length, hooks, write)';
   return 'Node HTTP / net / other';

@@ -5,9 +5,11 @@ import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 import { dbFile } from '../service/config.ts';
-import { openDb } from '../service/store/db.ts';
-import { insertParcels } from '../service/store/parcels.ts';
-import { farmParcelsStream } from '../service/store/farm-listing.ts';
+import { openDb, type Db } from '../service/store/sqlite/db.ts';
+import { insertParcels } from '../service/store/sqlite/parcels.ts';
+import type { Scope } from '../service/store/scope.ts';
+import { openFarmParcelListing } from '../service/store/sqlite/farm-listing.ts';
+import { farmParcelsBody, type FarmListingPage } from '../service/store/farm-listing.ts';
 import { validateParcels, type ValidParcel } from '../core/parcels/validate.ts';
 import { BATCH_SIZE, makeParcels } from './lib/parcels.ts';
 import { pool, runLoad } from './lib/load.ts';
@@ -15,6 +17,10 @@ import { createFarms, createTenant, dirBytes, removeDir, startService, tempDataD
 import { cpuWindow, procMemoryKb } from './lib/machine.ts';
 import { median, r1, r3, summarize } from './lib/stats.ts';
 import { metric, startResult, writeResult, type Target } from './lib/result.ts';
+
+/** The listing's body as GET /api/farms/{id}/parcels/ streams it, from the SQLite store's snapshot of this database. */
+const farmParcelsStream = (db: Db, scope: Scope, farmId: number, page: FarmListingPage, nextUrl: (after: number) => string) =>
+  farmParcelsBody(openFarmParcelListing(db, scope, farmId, page), page, nextUrl);
 
 const { values: args } = parseArgs({
   options: {

@@ -4,8 +4,8 @@
 // path is measured with a window of batches at each checkpoint (the result says which was done).
 import { parseArgs } from 'node:util';
 import { dbFile } from '../service/config.ts';
-import { openDb } from '../service/store/db.ts';
-import { insertParcels } from '../service/store/parcels.ts';
+import { openDb } from '../service/store/sqlite/db.ts';
+import { insertParcels } from '../service/store/sqlite/parcels.ts';
 import { validateParcels, type ValidParcel } from '../core/parcels/validate.ts';
 import { BATCH_SIZE, bulkBody, makeParcels } from './lib/parcels.ts';
 import { pool, runLoad, type RequestSpec } from './lib/load.ts';

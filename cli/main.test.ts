@@ -297,7 +297,7 @@ describe('the CLI in-process', () => {
   it('after the organization key is rotated the account is blocked: exit 2 with the reason and the way out, until connected again', async () => {
     const file = geojson('after-rotation.geojson', [{ name: 'Queued while blocked', coords: square(-4.7, 37, 100) }]);
     expect((await cli(['import', file, '--farm', 'Cortijo'])).status).toBe(0);
-    const newKey = rotateApiKey(join(dir, 'svc'), org.organization_id, apiKey);
+    const newKey = await rotateApiKey(join(dir, 'svc'), org.organization_id, apiKey);
 
     const r = await cli(['sync']);
     expect(r.status).toBe(2);

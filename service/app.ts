@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { openDb, type Db } from './store/db.ts';
-import { recordServedUrls } from './store/served-urls.ts';
-import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/store.ts';
+import { configFromEnv, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { strictQueries, validatorCompiler } from './validation.ts';
@@ -14,7 +14,6 @@ import { ErrorBody } from '../core/schemas/common.ts';
 import { registerOpenApi } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
 import { registerJsonParser } from './raw-body.ts';
-import { startCheckpointer } from './store/checkpointer.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -33,8 +32,8 @@ export type App = FastifyInstance;
 
 export interface BuildOptions {
   config?: Partial<ServiceConfig>;
-  /** An already open store (tests share one between app instances); otherwise opened from config.dataDir. */
-  db?: Db;
+  /** An already open store (tests share one between app instances), left open; otherwise opened from the config and closed with the app. */
+  store?: Store;
   logger?: boolean;
   /** Where log lines go when logger is on (tests capture them); stdout otherwise. */
   logStream?: NodeJS.WritableStream;
@@ -51,10 +50,10 @@ const integerId = (schema: FastifySchema | undefined): boolean =>
 
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const config: ServiceConfig = { ...configFromEnv(), ...opts.config };
-  const db = opts.db ?? openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
-  const ctx: AppContext = { db, config, validator: opts.validator ?? makeValidator(config.validationWorkers) };
-  // The service's own database checkpoints off the request thread; a store lent by a test keeps SQLite's default.
-  const checkpointer = opts.db ? null : startCheckpointer(db, dbFile(config.dataDir), config.synchronous);
+  // The service's own store does its background maintenance (SQLite: checkpoints off the request thread); a store
+  // lent by a test does not.
+  const store = opts.store ?? await openStore(config, { serving: true });
+  const ctx: AppContext = { store, config, validator: opts.validator ?? makeValidator(config.validationWorkers) };
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -98,7 +97,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
 
   registerBaseHeaders(app);
-  registerAuthentication(app, db, config.accountHeader);
+  registerAuthentication(app, store, config.accountHeader);
 
   const faults = config.faults ? new Faults() : null;
   app.decorateRequest('fault', null);
@@ -130,11 +129,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (i) => landingRoutes(i, ctx));
 
   // What the admin CLI builds embedded_url from when run on this DATA_DIR without the service's environment.
-  app.addHook('onListen', async () => { recordServedUrls(db, config); });
+  app.addHook('onListen', async () => { await store.servedUrls.record(config); });
   app.addHook('onClose', async () => {
     if (!opts.validator) await ctx.validator.close();
-    await checkpointer?.close();
-    if (!opts.db) db.close();
+    if (!opts.store) await store.close();
   });
   return app;
 }

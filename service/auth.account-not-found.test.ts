@@ -7,7 +7,6 @@ import {
   type Org, type Account,
 } from '../test/helpers/service.ts';
 import { signAccountAccess } from './store/tokens.ts';
-import { purgeAccount } from './store/accounts.ts';
 import { svc, useServicePerTest, get, expectAccountNotFound, bearer, signAs, accountPayload } from './auth.test-helpers.ts';
 
 useServicePerTest();
@@ -16,7 +15,7 @@ describe("'Account not found'", () => {
   let org: Org;
   let acc: Account;
   beforeEach(async () => {
-    org = newOrg(svc);
+    org = await newOrg(svc);
     acc = await newAccount(svc, org);
     await newFarm(svc, org, acc, 'Kept', [polygonParcel('p')]);
   });
@@ -25,20 +24,20 @@ describe("'Account not found'", () => {
     for (const id of [`acc-${randomUUID()}`, 'nope', acc.id.toUpperCase(), `${acc.id}x`]) {
       expectAccountNotFound(await get('/api/farms/', { 'x-api-key': org.api_key, 'service-account': id }));
     }
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await svc.app.inject({
       method: 'POST', url: '/api/farms/', headers: { 'x-api-key': org.api_key, 'service-account': `acc-${randomUUID()}` }, payload: { farm: { name: 'X' } },
     });
     expectAccountNotFound(res);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it("another organization's account in the header is indistinguishable from an unknown one", async () => {
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     expectAccountNotFound(await get('/api/farms/', { 'x-api-key': other.api_key, 'service-account': acc.id }));
     const res = await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: { 'x-api-key': other.api_key, 'service-account': acc.id }, payload: { farm: { name: 'X' } } });
     expectAccountNotFound(res);
-    expect((svc.db.prepare('SELECT COUNT(*) AS n FROM farms').get() as { n: number }).n).toBe(1);
+    expect((await storeCounts(svc)).farms).toBe(1);
   });
 
   it('a deactivated account: with the header and with its bearer token', async () => {
@@ -48,13 +47,13 @@ describe("'Account not found'", () => {
     expectAccountNotFound(await get('/api/farms/', asBearer(acc)));
     expectAccountNotFound(await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: asBearer(acc), payload: { farm: { name: 'X' } } }));
     // A freshly signed, unexpired token for it (of its current epoch) is refused too.
-    const { token } = await signAccountAccess(svc.db, acc.id);
+    const { token } = await signAccountAccess(svc.store, acc.id);
     expectAccountNotFound(await get('/api/farms/', bearer(token)));
   });
 
   it('a deleted (purged) account: with the header and with its bearer token', async () => {
     expect((await svc.app.inject({ method: 'DELETE', url: `/api/accounts/${acc.id}/`, headers: { 'x-api-key': org.api_key } })).statusCode).toBe(204);
-    purgeAccount(svc.db, org.organization_id, acc.id);
+    await svc.store.accounts.purge(org.organization_id, acc.id);
     expectAccountNotFound(await get('/api/farms/', asAccount(org, acc)));
     expectAccountNotFound(await get('/api/farms/', asBearer(acc)));
     expectAccountNotFound(await get(`/api/accounts/${acc.id}/`, { 'x-api-key': org.api_key }));
@@ -62,7 +61,7 @@ describe("'Account not found'", () => {
 
   it('a token whose organization claim does not match its account is refused', async () => {
     // Properly signed by the other organization, for an account that is not its own.
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     const token = await signAs(other.organization_id, accountPayload(acc, other));
     expectAccountNotFound(await get('/api/farms/', bearer(token)));
   });

@@ -6,7 +6,6 @@ import { Writable } from 'node:stream';
 import { newOrg, newAccount, asAccount, asBearer, storeCounts, body, type Account } from '../test/helpers/service.ts';
 import { buildApp } from './app.ts';
 import { dbFile } from './config.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './store/organizations.ts';
 import { svc, useServicePerTest, get } from './auth.test-helpers.ts';
 
 useServicePerTest();
@@ -18,11 +17,11 @@ describe('missing and wrong credentials', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(401);
       expect(body(res).code).toBe('not_authenticated');
     }
-    expect(storeCounts(svc.db).accounts).toBe(0);
+    expect((await storeCounts(svc)).accounts).toBe(0);
   });
 
   it('an unknown API key: 401 invalid_api_key', async () => {
-    newOrg(svc);
+    await newOrg(svc);
     for (const key of ['fk_00000000_nope', 'nope', ' ']) {
       const res = await get('/api/farms/', { 'x-api-key': key });
       expect(res.statusCode, key).toBe(401);
@@ -31,29 +30,31 @@ describe('missing and wrong credentials', () => {
   });
 
   it('a revoked API key stops working at once; another key of the organization keeps working', async () => {
-    const org = newOrg(svc);
-    const second = createApiKey(svc.db, org.organization_id, 'second');
+    const org = await newOrg(svc);
+    const second = await svc.store.apiKeys.create(org.organization_id, 'second');
     expect((await get('/api/farms/', { 'x-api-key': second.api_key })).statusCode).toBe(200);
-    const initial = listApiKeys(svc.db, org.organization_id).find((k) => k.label === 'initial')!;
-    revokeApiKey(svc.db, org.organization_id, initial.prefix);
+    const initial = (await svc.store.apiKeys.list(org.organization_id)).find((k) => k.label === 'initial')!;
+    await svc.store.apiKeys.revoke(org.organization_id, initial.prefix);
     const res = await get('/api/farms/', { 'x-api-key': org.api_key });
     expect(res.statusCode).toBe(401);
     expect(body(res).code).toBe('invalid_api_key');
     expect((await get('/api/farms/', { 'x-api-key': second.api_key })).statusCode).toBe(200);
   });
 
-  it('API keys are stored hashed: the plaintext is in neither the database file nor its WAL', async () => {
-    const org = newOrg(svc);
-    const extra = createApiKey(svc.db, org.organization_id, 'extra');
+  it('API keys are stored hashed: the plaintext is in no row, nor (SQLite) the database file or its WAL', async () => {
+    const org = await newOrg(svc);
+    const extra = await svc.store.apiKeys.create(org.organization_id, 'extra');
     // Use the keys once so any lookup path has run too.
     expect((await get('/api/farms/', { 'x-api-key': org.api_key })).statusCode).toBe(200);
     expect((await get('/api/farms/', { 'x-api-key': extra.api_key })).statusCode).toBe(200);
-    const rows = svc.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+    const rows = (await svc.probe.snapshot()).api_keys as Record<string, unknown>[];
     expect(rows).toHaveLength(2);
     for (const r of rows) for (const v of Object.values(r)) {
       expect(String(v)).not.toContain(org.api_key);
       expect(String(v)).not.toContain(extra.api_key);
     }
+    // What reaches the disk is the store's own business: SQLite's file and WAL are checked here.
+    if (!svc.sqlite) return;
     const file = dbFile(svc.dir);
     for (const f of [file, `${file}-wal`]) {
       if (!existsSync(f)) continue;
@@ -63,19 +64,19 @@ describe('missing and wrong credentials', () => {
       // The secret half of the key must not be there on its own either.
       expect(bytes).not.toContain(org.api_key.split('_').slice(2).join('_'));
     }
-    svc.db.pragma('wal_checkpoint(TRUNCATE)');
+    svc.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(file).toString('latin1')).not.toContain(org.api_key);
   });
 
   it('sending both x-api-key and Authorization is refused, and nothing is created', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await svc.app.inject({
       method: 'POST', url: '/api/farms/', headers: { ...asAccount(org, acc), ...asBearer(acc) }, payload: { farm: { name: 'F' }, parcels: [] },
     });
     expect(res.statusCode).toBe(400);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 });
 
@@ -89,12 +90,12 @@ describe('credentials never reach the logs', () => {
       },
     });
     const app = await buildApp({
-      db: svc.db, logger: true, logStream: stream,
+      store: svc.store, logger: true, logStream: stream,
       config: { dataDir: svc.dir, logLevel: 'trace', gatewayTimeoutMs: 0, faults: false, publicUrl: 'http://127.0.0.1:8080', embedUrl: 'http://127.0.0.1:8080/embed' },
     });
     const secrets: string[] = [];
     try {
-      const org = newOrg(svc);
+      const org = await newOrg(svc);
       const res = await app.inject({ method: 'POST', url: '/api/accounts/', headers: { 'x-api-key': org.api_key }, payload: { account_email: 'log@example.com' } });
       expect(res.statusCode).toBe(201);
       const acc = res.json() as Account;

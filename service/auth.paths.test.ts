@@ -22,7 +22,7 @@ beforeAll(async () => {
   svc = await startService({ logLevel: 'info' }, { logger: true, logStream: stream });
   await svc.app.listen({ host: '127.0.0.1', port: 0 });
   port = (svc.app.server.address() as { port: number }).port;
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
   await newFarm(svc, org, acc, 'Secret farm');
 });
@@ -54,7 +54,7 @@ describe('a request line that names an /api route in another spelling', () => {
   });
 
   it('writes without credentials change nothing', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const json = { 'Content-Type': 'application/json' };
     for (const target of ['/%61pi/farms/', `http://127.0.0.1:${port}/api/farms/`, '/api/farms%2F']) {
       expectRefused(await rawRequest(port, 'POST', target, json, '{"farm":{"name":"Sneaked in"}}'), `POST ${target}`);
@@ -62,7 +62,7 @@ describe('a request line that names an /api route in another spelling', () => {
     expectRefused(await rawRequest(port, 'POST', '/%61pi/crop-families/', json, '{"name":"Sneakaceae"}'), 'POST crop-families');
     expectRefused(await rawRequest(port, 'POST', '/%61pi/accounts/', json, '{"account_email":"sneak@example.com"}'), 'POST accounts');
     expectRefused(await rawRequest(port, 'DELETE', `/%61pi/accounts/${acc.id}/`), 'DELETE account');
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it('the same spellings with credentials reach the route: authentication follows the matched route', async () => {

@@ -1,19 +1,11 @@
 // Revoking account_access tokens: through the API key that asked for them, the account's epoch (deactivate,
 // reactivate, revoke-tokens --account), and the organization's signing keys (rotation, revoke-all). Tokens signed
-// before migration 005 are refused.
+// before migration 005 are refused: store/sqlite/migration-005.test.ts.
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { newOrg, newAccount, asBearer, type Org, type Account } from '../test/helpers/service.ts';
-import { createApiKey, revokeApiKey, listApiKeys } from './store/organizations.ts';
-import { reactivateAccount, revokeAccountTokens } from './store/accounts.ts';
-import { currentSigningKey, listSigningKeys, rotateSigningKey, signAccountAccess } from './store/tokens.ts';
-import { migrate, openDb } from './store/db.ts';
-import { dbFile } from './config.ts';
-import { buildApp } from './app.ts';
+import { signAccountAccess } from './store/tokens.ts';
+import { useManualClock } from '../test/helpers/clock.ts';
 import { svc, useServicePerTest, get, expectInvalidToken, expectAccountNotFound, bearer, nowS, accountPayload, signAs } from './auth.test-helpers.ts';
 
 useServicePerTest();
@@ -29,16 +21,16 @@ const deactivate = async (org: Org, acc: Account) =>
 
 describe('bound to the API key that asked for it', () => {
   it("revoking the key refuses every token it issued; another key's tokens and the operator's keep working", async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org); // its account_access was issued with org.api_key
-    const second = createApiKey(svc.db, org.organization_id, 'second').api_key;
+    const second = (await svc.store.apiKeys.create(org.organization_id, 'second')).api_key;
     const viaFirst = await issue(org, acc);
     const viaSecond = await issue(org, acc, second);
-    const operator = (await signAccountAccess(svc.db, acc.id)).token; // the CLI's: no key
+    const operator = (await signAccountAccess(svc.store, acc.id)).token; // the CLI's: no key
     expect(decodeJwt(operator).key).toBeUndefined();
     for (const t of [acc.account_access, viaFirst, viaSecond, operator]) expect(await works(t)).toBe(true);
 
-    revokeApiKey(svc.db, org.organization_id, listApiKeys(svc.db, org.organization_id)[0]!.prefix);
+    await svc.store.apiKeys.revoke(org.organization_id, (await svc.store.apiKeys.list(org.organization_id))[0]!.prefix);
     expectInvalidToken(await get('/api/farms/', bearer(acc.account_access)));
     expectInvalidToken(await get('/api/farms/', bearer(viaFirst)));
     expect(await works(viaSecond)).toBe(true);
@@ -46,10 +38,10 @@ describe('bound to the API key that asked for it', () => {
   });
 
   it("a key claim naming another organization's key, or a key that does not exist, is refused", async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
-    const other = newOrg(svc, 'Other');
-    const otherKeyId = (svc.db.prepare('SELECT id FROM api_keys WHERE organization_id = ?').get(other.organization_id) as { id: number }).id;
+    const other = await newOrg(svc, 'Other');
+    const otherKeyId = (await svc.store.apiKeys.findActive(other.api_key))!.id;
     expectInvalidToken(await get('/api/farms/', bearer(await signAs(org.organization_id, { ...accountPayload(acc, org), key: otherKeyId }))));
     expectInvalidToken(await get('/api/farms/', bearer(await signAs(org.organization_id, { ...accountPayload(acc, org), key: 999_999 }))));
   });
@@ -57,14 +49,14 @@ describe('bound to the API key that asked for it', () => {
 
 describe("bound to the account's epoch", () => {
   it('deactivation then reactivation: no token issued before comes back; fresh ones work', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
     const issued = await issue(org, acc);
     await deactivate(org, acc);
     expectAccountNotFound(await get('/api/farms/', bearer(issued)));
     // A token signed while deactivated (the operator's CLI can) is dead after reactivation too.
-    const whileDeactivated = (await signAccountAccess(svc.db, acc.id)).token;
-    reactivateAccount(svc.db, org.organization_id, acc.id);
+    const whileDeactivated = (await signAccountAccess(svc.store, acc.id)).token;
+    await svc.store.accounts.reactivate(org.organization_id, acc.id);
     for (const t of [acc.account_access, issued, whileDeactivated]) expectInvalidToken(await get('/api/farms/', bearer(t)));
     const fresh = await issue(org, acc);
     expect(decodeJwt(fresh).ep).toBe(2);
@@ -72,10 +64,10 @@ describe("bound to the account's epoch", () => {
   });
 
   it("revoke-tokens for one account refuses its tokens only; the account and its API-key access go on", async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
     const neighbour = await newAccount(svc, org);
-    revokeAccountTokens(svc.db, org.organization_id, acc.id);
+    await svc.store.accounts.revokeTokens(org.organization_id, acc.id);
     expectInvalidToken(await get('/api/farms/', asBearer(acc)));
     expect(await works(neighbour.account_access)).toBe(true);
     expect((await get('/api/farms/', { 'x-api-key': org.api_key, 'service-account': acc.id })).statusCode).toBe(200);
@@ -85,17 +77,17 @@ describe("bound to the account's epoch", () => {
 
 describe("the organization's signing keys", () => {
   it("a rotation signs new tokens with a new kid; the previous key's tokens work until they expire", async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
-    const before = currentSigningKey(svc.db, org.organization_id);
+    const before = await svc.store.signingKeys.current(org.organization_id);
     expect(decodeProtectedHeader(acc.account_access).kid).toBe(before.kid);
-    const { kid } = rotateSigningKey(svc.db, org.organization_id);
+    const { kid } = await svc.store.signingKeys.rotate(org.organization_id);
     expect(kid).not.toBe(before.kid);
     const fresh = await issue(org, acc);
     expect(decodeProtectedHeader(fresh).kid).toBe(kid);
     expect(await works(fresh)).toBe(true);
     expect(await works(acc.account_access)).toBe(true); // the grace: signed before the rotation
-    const keys = listSigningKeys(svc.db, org.organization_id);
+    const keys = await svc.store.signingKeys.list(org.organization_id);
     expect(keys.map((k) => k.kid)).toEqual([kid, before.kid]);
     expect(Date.parse(keys[1]!.verifies_until!) - Date.parse(keys[1]!.retired!)).toBe(3 * 3600 * 1000);
     // A token the retired key signs after its retirement (a stolen secret) is refused.
@@ -105,65 +97,32 @@ describe("the organization's signing keys", () => {
   });
 
   it("revoke-all refuses every account token of the organization at once, and no other organization's", async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const a1 = await newAccount(svc, org);
     const a2 = await newAccount(svc, org);
     const issued = await issue(org, a1);
-    rotateSigningKey(svc.db, org.organization_id); // a retired key with live tokens goes too
+    await svc.store.signingKeys.rotate(org.organization_id); // a retired key with live tokens goes too
     const afterRotation = await issue(org, a2);
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     const outsider = await newAccount(svc, other);
 
-    const { revoked_keys } = rotateSigningKey(svc.db, org.organization_id, { revoke: true });
+    const { revoked_keys } = await svc.store.signingKeys.rotate(org.organization_id, { revoke: true });
     expect(revoked_keys).toBe(2);
     for (const t of [a1.account_access, a2.account_access, issued, afterRotation]) expectInvalidToken(await get('/api/farms/', bearer(t)));
     expect(await works(outsider.account_access)).toBe(true);
     expect(await works(await issue(org, a1))).toBe(true);
-    expect(listSigningKeys(svc.db, org.organization_id)).toHaveLength(1);
+    expect(await svc.store.signingKeys.list(org.organization_id)).toHaveLength(1);
   });
 
   it('a retired key is forgotten once every token it signed has expired', async () => {
-    const org = newOrg(svc);
-    const old = currentSigningKey(svc.db, org.organization_id);
-    rotateSigningKey(svc.db, org.organization_id);
-    svc.db.prepare('UPDATE signing_keys SET retired = ? WHERE kid = ?').run(new Date(Date.now() - 4 * 3600 * 1000).toISOString(), old.kid);
-    rotateSigningKey(svc.db, org.organization_id);
-    expect(listSigningKeys(svc.db, org.organization_id).map((k) => k.kid)).not.toContain(old.kid);
-    expect(listSigningKeys(svc.db, org.organization_id)).toHaveLength(2);
-  });
-});
-
-describe('migration 005', () => {
-  it('drops the single secret: a token signed with it before the upgrade is refused; new tokens work', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'furrow-mig005-'));
-    try {
-      // A database as the previous release left it: schema 3, the one secret in settings, an account.
-      const raw = new Database(dbFile(dir));
-      migrate(raw, 3);
-      const secret = Buffer.alloc(32, 7);
-      raw.prepare("INSERT INTO settings (key, value) VALUES ('jwt_secret', ?)").run(secret.toString('base64url'));
-      raw.prepare("INSERT INTO organizations (id, name, created) VALUES ('org-old', 'Old', '2025-01-01T00:00:00Z')").run();
-      raw.prepare(`INSERT INTO accounts (id, organization_id, account_email, email_norm, state, auth_id, created, modified)
-        VALUES ('acc-old', 'org-old', 'o@example.com', 'o@example.com', 'active', 'auth-old-0123456789', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')`).run();
-      raw.close();
-      // Exactly what the previous release signed.
-      const legacy = await new SignJWT({ org: 'org-old', typ: 'account_access' }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setSubject('acc-old').setIssuedAt().setExpirationTime('3h').sign(secret);
-
-      const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
-      const app = await buildApp({ db, config: { dataDir: dir, gatewayTimeoutMs: 0, validationWorkers: 0 } });
-      try {
-        expect(db.prepare("SELECT COUNT(*) AS n FROM settings WHERE key = 'jwt_secret'").get()).toEqual({ n: 0 });
-        expect(db.prepare("SELECT token_epoch FROM accounts WHERE id = 'acc-old'").get()).toEqual({ token_epoch: 0 });
-        expectInvalidToken(await app.inject({ method: 'GET', url: '/api/farms/', headers: bearer(legacy) }));
-        const fresh = (await signAccountAccess(db, 'acc-old')).token;
-        expect((await app.inject({ method: 'GET', url: '/api/farms/', headers: bearer(fresh) })).statusCode).toBe(200);
-      } finally {
-        await app.close();
-        db.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const org = await newOrg(svc);
+    const old = await svc.store.signingKeys.current(org.organization_id);
+    // Retired 4 hours ago (the store's clock): every token it signed has expired by now.
+    const clock = useManualClock(new Date(Date.now() - 4 * 3600 * 1000).toISOString());
+    await svc.store.signingKeys.rotate(org.organization_id);
+    clock.advance(4 * 3600 * 1000);
+    await svc.store.signingKeys.rotate(org.organization_id);
+    expect((await svc.store.signingKeys.list(org.organization_id)).map((k) => k.kid)).not.toContain(old.kid);
+    expect(await svc.store.signingKeys.list(org.organization_id)).toHaveLength(2);
   });
 });

@@ -1,15 +1,14 @@
 // Authentication and isolation: the three ways to act — API key (organization scope), API key + Service-Account
 // (one account), Bearer account_access (one account) — and organizations fully isolated from each other.
 import { describe, expect, it } from 'vitest';
-import { newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, storeCounts, body } from '../test/helpers/service.ts';
-import { importPlants } from './store/plants.ts';
+import { newOrg, newAccount, newFarm, accountScope, asAccount, asBearer, polygonParcel, storeCounts, body } from '../test/helpers/service.ts';
 import { svc, useServicePerTest, get, expectAccountNotFound, farmNames } from './auth.test-helpers.ts';
 
 useServicePerTest();
 
 describe('the three ways to act', () => {
   it('x-api-key alone acts for the organization: sees every active account, but cannot create a farm without an account', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const a1 = await newAccount(svc, org);
     const a2 = await newAccount(svc, org);
     await newFarm(svc, org, a1, 'One');
@@ -21,15 +20,15 @@ describe('the three ways to act', () => {
     const accounts = await get('/api/accounts/', { 'x-api-key': org.api_key });
     expect((accounts.json() as { id: string }[]).map((a) => a.id).sort()).toEqual([a1.id, a2.id].sort());
 
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: { 'x-api-key': org.api_key }, payload: { farm: { name: 'X' }, parcels: [] } });
     expect(res.statusCode).toBe(400);
     expect(body(res).code).toBe('account_required');
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it('x-api-key + Service-Account narrows to that one account, reads and writes', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const a1 = await newAccount(svc, org);
     const a2 = await newAccount(svc, org);
     const f1 = await newFarm(svc, org, a1, 'One', [polygonParcel('p1')]);
@@ -46,7 +45,7 @@ describe('the three ways to act', () => {
   });
 
   it('Authorization: Bearer reaches only its own account\'s data', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const a1 = await newAccount(svc, org);
     const a2 = await newAccount(svc, org);
     const f1 = await newFarm(svc, org, a1, 'One', [polygonParcel('p1')]);
@@ -61,7 +60,7 @@ describe('the three ways to act', () => {
     const parcels = (await get('/api/parcels/', asBearer(a1))).json() as { features: { id: number }[] };
     expect(parcels.features.map((f) => f.id)).toEqual([f1.parcels[0]!.id]);
 
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     expect((await get(`/api/farms/${f2.id}/`, asBearer(a1))).statusCode).toBe(404);
     expect((await get(`/api/farms/${f2.id}/parcels/`, asBearer(a1))).statusCode).toBe(404);
     expect((await get(`/api/parcels/${f2.parcels[0]!.id}/`, asBearer(a1))).statusCode).toBe(404);
@@ -72,7 +71,7 @@ describe('the three ways to act', () => {
     expect((await svc.app.inject({ method: 'DELETE', url: `/api/crops/${crop2Id}/`, headers: asBearer(a1) })).statusCode).toBe(404);
     const into = await svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: asBearer(a1), payload: { farm: { id: f2.id }, parcels: [polygonParcel('intruder')] } });
     expect(into.statusCode).toBe(404);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
     expect((await get(`/api/farms/${f2.id}/`, asAccount(org, a2))).json()).toMatchObject({ name: 'Two', parcel_count: 1 });
 
     // Accounts: the token sees itself only and cannot manage accounts.
@@ -84,11 +83,11 @@ describe('the three ways to act', () => {
     const create = await svc.app.inject({ method: 'POST', url: '/api/accounts/', headers: asBearer(a1), payload: { account_email: 'new@example.com' } });
     expect(create.statusCode).toBe(403);
     expect(body(create).code).toBe('forbidden');
-    expect(storeCounts(svc.db).accounts).toBe(2);
+    expect((await storeCounts(svc)).accounts).toBe(2);
   });
 
   it('a bearer token naming another account in Service-Account is refused with Account not found', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const a1 = await newAccount(svc, org);
     const a2 = await newAccount(svc, org);
     expectAccountNotFound(await get('/api/farms/', { ...asBearer(a1), 'service-account': a2.id }));
@@ -98,8 +97,8 @@ describe('the three ways to act', () => {
 
 describe('organizations are fully isolated', () => {
   it("org B's key cannot read, change or delete org A's farms, parcels, crops, plants or accounts", async () => {
-    const a = newOrg(svc, 'A');
-    const b = newOrg(svc, 'B');
+    const a = await newOrg(svc, 'A');
+    const b = await newOrg(svc, 'B');
     const accA = await newAccount(svc, a, 'shared@example.com');
     const accB = await newAccount(svc, b, 'shared@example.com');
     await newFarm(svc, b, accB, 'B farm', [polygonParcel('b1', 2.0, 41.0)]);
@@ -108,23 +107,17 @@ describe('organizations are fully isolated', () => {
     const cropRes = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: asAccount(a, accA), payload: { parcel: parcelA, name: 'Olive' } });
     expect(cropRes.statusCode).toBe(201);
     const cropA = (cropRes.json() as { id: number }).id;
-    importPlants(svc.db, a.organization_id, accA.id, {
+    await svc.store.plants.import(a.organization_id, accA.id, {
       type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: { info: { tag: 'A-tree' } } }],
     });
-    const plantA = (svc.db.prepare('SELECT id, parcel_id FROM plants').get() as { id: number; parcel_id: number });
+    const plantA = (await svc.store.plants.list(accountScope(a, accA), { limit: 10 })).rows[0]!;
     expect(plantA.parcel_id).toBe(parcelA);
     // Org A itself sees all of it (the control).
     expect((await get(`/api/plants/${plantA.id}/`, { 'x-api-key': a.api_key })).statusCode).toBe(200);
     expect((await get(`/api/crops/${cropA}/`, { 'x-api-key': a.api_key })).statusCode).toBe(200);
 
-    const before = storeCounts(svc.db);
-    const snapshot = () => ({
-      farms: svc.db.prepare('SELECT * FROM farms ORDER BY id').all(),
-      parcels: svc.db.prepare('SELECT * FROM parcels ORDER BY id').all(),
-      crops: svc.db.prepare('SELECT * FROM crops ORDER BY id').all(),
-      accounts: svc.db.prepare('SELECT * FROM accounts ORDER BY id').all(),
-    });
-    const snap = snapshot();
+    const before = await storeCounts(svc);
+    const snap = await svc.probe.snapshot();
 
     for (const headers of [{ 'x-api-key': b.api_key }, asAccount(b, accB), asBearer(accB)]) {
       const via = JSON.stringify(Object.keys(headers));
@@ -171,8 +164,8 @@ describe('organizations are fully isolated', () => {
     // Org B acting as A's account through the header.
     expectAccountNotFound(await get(`/api/farms/${farmA.id}/`, { 'x-api-key': b.api_key, 'service-account': accA.id }));
 
-    expect(storeCounts(svc.db)).toEqual(before);
-    expect(snapshot()).toEqual(snap);
+    expect(await storeCounts(svc)).toEqual(before);
+    expect(await svc.probe.snapshot()).toEqual(snap);
     expect(((await get(`/api/farms/${farmA.id}/`, asAccount(a, accA))).json() as { name: string }).name).toBe('A farm');
   });
 });

@@ -4,7 +4,6 @@ import { afterEach, beforeEach, expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
 import { startService, body, type TestService, type Org, type Account } from '../test/helpers/service.ts';
-import { currentSigningKey } from './store/tokens.ts';
 
 // Exported as a live binding and assigned by the hooks of useServicePerTest(), so a test reads `svc` as a plain
 // name, the same in every file, instead of through a context object.
@@ -45,7 +44,7 @@ export const accountPayload = (acc: Account, org: Org): Record<string, unknown> 
 
 /** Signs any payload and header with an organization's real current signing key (its kid unless overridden). */
 export async function signAs(organizationId: string, payload: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
-  const key = currentSigningKey(svc.db, organizationId);
+  const key = await svc.store.signingKeys.current(organizationId);
   return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: key.kid, ...header }).sign(key.secret);
 }
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

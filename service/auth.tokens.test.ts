@@ -7,7 +7,7 @@ import {
   newOrg, newAccount, newFarm, asBearer, polygonParcel, storeCounts, body,
   type Org, type Account,
 } from '../test/helpers/service.ts';
-import { currentSigningKey, signAccountAccess, ACCESS_TOKEN_TTL_SECONDS } from './store/tokens.ts';
+import { signAccountAccess, ACCESS_TOKEN_TTL_SECONDS } from './store/tokens.ts';
 import {
   svc, useServicePerTest, get, expectInvalidToken, expectAccountNotFound, b64url, nowS, accountPayload, bearer, farmNames, signAs,
 } from './auth.test-helpers.ts';
@@ -20,10 +20,10 @@ describe("'Invalid token'", () => {
   let secret: Uint8Array;
   let kid: string;
   beforeEach(async () => {
-    org = newOrg(svc);
+    org = await newOrg(svc);
     acc = await newAccount(svc, org);
     await newFarm(svc, org, acc, 'Secret farm');
-    ({ secret, kid } = currentSigningKey(svc.db, org.organization_id));
+    ({ secret, kid } = await svc.store.signingKeys.current(org.organization_id));
   });
 
   it('the token from account creation works as Bearer (the control for every case below)', async () => {
@@ -33,14 +33,14 @@ describe("'Invalid token'", () => {
   });
 
   it('an expired token (issued more than 3 hours ago)', async () => {
-    const { token } = await signAccountAccess(svc.db, acc.id, { nowSeconds: nowS() - ACCESS_TOKEN_TTL_SECONDS - 5 });
+    const { token } = await signAccountAccess(svc.store, acc.id, { nowSeconds: nowS() - ACCESS_TOKEN_TTL_SECONDS - 5 });
     expectInvalidToken(await get('/api/farms/', bearer(token)));
-    const long = await signAccountAccess(svc.db, acc.id, { nowSeconds: nowS() - 24 * 3600 });
+    const long = await signAccountAccess(svc.store, acc.id, { nowSeconds: nowS() - 24 * 3600 });
     expectInvalidToken(await get('/api/farms/', bearer(long.token)));
   });
 
   it('a token issued just under 3 hours ago still works', async () => {
-    const { token } = await signAccountAccess(svc.db, acc.id, { nowSeconds: nowS() - ACCESS_TOKEN_TTL_SECONDS + 60 });
+    const { token } = await signAccountAccess(svc.store, acc.id, { nowSeconds: nowS() - ACCESS_TOKEN_TTL_SECONDS + 60 });
     expect((await get('/api/farms/', bearer(token))).statusCode).toBe(200);
   });
 
@@ -122,8 +122,8 @@ describe("'Invalid token'", () => {
   });
 
   it("the kid of another organization, an unknown kid, or another organization's key under this one's kid", async () => {
-    const other = newOrg(svc, 'Other');
-    const otherKey = currentSigningKey(svc.db, other.organization_id);
+    const other = await newOrg(svc, 'Other');
+    const otherKey = await svc.store.signingKeys.current(other.organization_id);
     expect(otherKey.kid).not.toBe(kid);
     expect(Buffer.from(otherKey.secret).equals(Buffer.from(secret))).toBe(false);
     const payload = accountPayload(acc, org);
@@ -143,20 +143,20 @@ describe("'Invalid token'", () => {
     expectInvalidToken(await get('/api/farms/', { 'x-api-key': acc.account_access, 'service-account': acc.id }));
     const create = await svc.app.inject({ method: 'POST', url: '/api/accounts/', headers: { 'x-api-key': acc.account_access }, payload: { account_email: 'n@example.com' } });
     expectInvalidToken(create);
-    expect(storeCounts(svc.db).accounts).toBe(1);
+    expect((await storeCounts(svc)).accounts).toBe(1);
   });
 
   it('a bad token on a write creates nothing', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: bearer('abc.def.ghi'), payload: { farm: { name: 'X' }, parcels: [polygonParcel('p')] } });
     expectInvalidToken(res);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 });
 
 describe('POST /api/accounts/{id}/token/', () => {
   it('issues a fresh account_access valid exactly 3 hours, usable as Bearer', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
     await newFarm(svc, org, acc, 'Mine');
     const before = nowS();
@@ -165,11 +165,11 @@ describe('POST /api/accounts/{id}/token/', () => {
     const { account_access, expires_at } = res.json() as { account_access: string; expires_at: string };
     const claims = decodeJwt(account_access);
     const header = decodeProtectedHeader(account_access);
-    expect(header).toEqual({ alg: 'HS256', typ: 'JWT', kid: currentSigningKey(svc.db, org.organization_id).kid });
+    expect(header).toEqual({ alg: 'HS256', typ: 'JWT', kid: (await svc.store.signingKeys.current(org.organization_id)).kid });
     expect(claims.exp! - claims.iat!).toBe(10_800);
     // Bound to the account's epoch and to the API key that asked for it.
     expect(claims.ep).toBe(0);
-    expect(claims.key).toBe((svc.db.prepare('SELECT id FROM api_keys WHERE organization_id = ?').get(org.organization_id) as { id: number }).id);
+    expect(claims.key).toBe((await svc.store.apiKeys.findActive(org.api_key))!.id);
     expect(claims.org).toBe(org.organization_id);
     expect(claims.typ).toBe('account_access');
     expect(claims.iat!).toBeGreaterThanOrEqual(before - 1);
@@ -183,14 +183,14 @@ describe('POST /api/accounts/{id}/token/', () => {
   });
 
   it('is refused with a bearer token (even its own), for a deactivated account, and for another organization', async () => {
-    const org = newOrg(svc);
+    const org = await newOrg(svc);
     const acc = await newAccount(svc, org);
     const own = await svc.app.inject({ method: 'POST', url: `/api/accounts/${acc.id}/token/`, headers: asBearer(acc) });
     expect(own.statusCode).toBe(403);
     expect(body(own).code).toBe('forbidden');
     expect(JSON.stringify(own.json())).not.toMatch(/eyJ/);
 
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     expectAccountNotFound(await svc.app.inject({ method: 'POST', url: `/api/accounts/${acc.id}/token/`, headers: { 'x-api-key': other.api_key } }));
     expectAccountNotFound(await svc.app.inject({ method: 'POST', url: `/api/accounts/acc-${randomUUID()}/token/`, headers: { 'x-api-key': org.api_key } }));
 

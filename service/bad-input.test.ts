@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES } from './config.ts';
 import {
-  asAccount, newAccount, newFarm, newOrg, polygonParcel, startService, storeCounts,
+  accountScope, asAccount, newAccount, newFarm, newOrg, polygonParcel, startService, storeCounts,
   type Account, type Org, type TestService,
 } from '../test/helpers/service.ts';
 
@@ -22,7 +22,7 @@ let plantId: number;
 
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc, 'Bad Input Org');
+  org = await newOrg(svc, 'Bad Input Org');
   acc = await newAccount(svc, org);
   h = asAccount(org, acc);
   const farm = await newFarm(svc, org, acc, 'Target farm', [polygonParcel('Target parcel')]);
@@ -30,27 +30,22 @@ beforeAll(async () => {
   parcelId = farm.parcels[0]!.id;
   const crop = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: h, payload: { parcel: parcelId, name: 'Target crop' } });
   cropId = (crop.json() as { id: number }).id;
-  const { importPlants } = await import('./store/plants.ts');
-  importPlants(svc.db, org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} }] });
-  plantId = (svc.db.prepare('SELECT MAX(id) AS id FROM plants').get() as { id: number }).id;
+  await svc.store.plants.import(org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} }] });
+  plantId = (await svc.store.plants.list(accountScope(org, acc), { limit: 10 })).rows.at(-1)!.id;
 });
 afterAll(async () => {
   await svc.close();
 });
 
 /** A fingerprint of every row of every data table: any write at all changes it. */
-function snapshot(): string {
-  const hash = createHash('sha256');
-  for (const t of ['organizations', 'accounts', 'api_keys', 'farms', 'parcels', 'parcels_rtree', 'crops', 'crop_families', 'plants']) {
-    hash.update(`${t}:${JSON.stringify(svc.db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all())}`);
-  }
-  return hash.digest('hex');
+async function snapshot(): Promise<string> {
+  return createHash('sha256').update(JSON.stringify(await svc.probe.snapshot())).digest('hex');
 }
 
 /** Sends a request that must be refused with `status` (and `code` when given), writing nothing. */
 async function refused(opts: InjectOptions, status: number, code?: string): Promise<ErrorJson> {
-  const before = snapshot();
-  const counts = storeCounts(svc.db);
+  const before = await snapshot();
+  const counts = await storeCounts(svc);
   const res: LightMyRequestResponse = await svc.app.inject(opts);
   const label = `${opts.method} ${opts.url} → ${res.statusCode} ${res.body.slice(0, 300)}`;
   expect(res.statusCode, label).toBeLessThan(500);
@@ -69,8 +64,8 @@ async function refused(opts: InjectOptions, status: number, code?: string): Prom
       expect(typeof e.message, label).toBe('string');
     }
   }
-  expect(storeCounts(svc.db), label).toEqual(counts);
-  expect(snapshot(), label).toBe(before);
+  expect(await storeCounts(svc), label).toEqual(counts);
+  expect(await snapshot(), label).toBe(before);
   return b;
 }
 
@@ -175,7 +170,7 @@ describe('body size', () => {
   it('a smaller BODY_LIMIT_BYTES is honoured', async () => {
     const small = await startService({ bodyLimitBytes: 2048 });
     try {
-      const o = newOrg(small);
+      const o = await newOrg(small);
       const res = await small.app.inject({ method: 'POST', url: '/api/accounts/', headers: { 'x-api-key': o.api_key, ...json }, payload: JSON.stringify({ account_email: `${'a'.repeat(3000)}@example.com` }) });
       expect(res.statusCode).toBe(413);
       expect((res.json() as ErrorJson).code).toBe('payload_too_large');

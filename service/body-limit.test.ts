@@ -14,7 +14,7 @@ beforeAll(async () => {
   svc = await startService({ bodyLimitBytes: 64 * 1024, parcelBodyLimitBytes: 64 * 1024 });
   await svc.app.listen({ host: '127.0.0.1', port: 0 });
   port = (svc.app.server.address() as { port: number }).port;
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
 });
 afterAll(async () => {

@@ -1,20 +1,13 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { openDb, type Db } from './store/db.ts';
-import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
-import { servedUrls } from './store/served-urls.ts';
+import { configFromEnv, type ServiceConfig } from './config.ts';
+import { openStore } from './store/open.ts';
+import type { Store } from './store/store.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { ApiError } from './errors.ts';
-import { createApiKey, createOrganization, getOrganization, listApiKeys, revokeApiKey } from './store/organizations.ts';
-import {
-  createAccount, deactivateAccount, embeddedUrl, getAccountRow, listAccounts, purgeAccount, reactivateAccount, revokeAccountTokens, rotateAuthId,
-  setParcelLimit, summarize,
-} from './store/accounts.ts';
-import { deleteOrphan, listLinkedFarms, listOrphans, unlinkFarm } from './store/farms.ts';
-import { createAdmin, deleteAdmin, listAdmins } from './store/admins.ts';
-import { importPlants } from './store/plants.ts';
-import { billing } from './store/billing.ts';
-import { listSigningKeys, rotateSigningKey, signAccountAccess } from './store/tokens.ts';
+import { embeddedUrl, summarize } from './store/accounts.ts';
+import { createAdmin } from './store/admins.ts';
+import { signAccountAccess } from './store/tokens.ts';
 import { runDemo } from './demo.ts';
 
 const USAGE = `Usage: npm run -s service -- <command> [options]   (data in DATA_DIR, default ./data)
@@ -60,16 +53,16 @@ function need(opts: Opts, name: string): string {
 }
 class UsageError extends Error {}
 
-function accountOrg(db: Db, id: string): string {
-  const a = getAccountRow(db, id);
+async function accountOrg(store: Store, id: string): Promise<string> {
+  const a = await store.accounts.get(id);
   if (!a) throw new ApiError(ErrorCode.accountNotFound, `Account ${id} not found`);
   return a.organization_id;
 }
-function farmOrg(db: Db, id: string): { org: string; id: number } {
+async function farmOrg(store: Store, id: string): Promise<{ org: string; id: number }> {
   const farmId = Number(id);
-  const f = db.prepare('SELECT organization_id FROM farms WHERE id = ?').get(farmId) as { organization_id: string } | undefined;
-  if (!f) throw new ApiError(ErrorCode.notFound, `Farm ${id} not found`);
-  return { org: f.organization_id, id: farmId };
+  const org = await store.farms.organizationOf(farmId);
+  if (!org) throw new ApiError(ErrorCode.notFound, `Farm ${id} not found`);
+  return { org, id: farmId };
 }
 
 /**
@@ -77,9 +70,9 @@ function farmOrg(db: Db, id: string): { org: string; id: number } {
  * names them (PUBLIC_URL, EMBED_URL, HOST or PORT); else what the service last served with on this DATA_DIR (it
  * records them when it starts listening); else the default, said on stderr with how to change it.
  */
-function adminUrls(db: Db, config: ServiceConfig, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+async function adminUrls(store: Store, config: ServiceConfig, env: NodeJS.ProcessEnv = process.env): Promise<ServiceConfig> {
   if (env.PUBLIC_URL || env.EMBED_URL || env.HOST || env.PORT) return config;
-  const served = servedUrls(db);
+  const served = await store.servedUrls.get();
   if (served) return { ...config, publicUrl: served.public_url, embedUrl: served.embed_url };
   process.stderr.write(`note: embedded_url assumes the service at ${config.publicUrl}, the default: the service records its address in ` +
     `${config.dataDir} when it starts, and none has yet. Set PUBLIC_URL (or PORT, or EMBED_URL) to the address clients reach it at, or start the service once.\n`);
@@ -96,11 +89,11 @@ async function run(command: string, opts: Opts): Promise<unknown> {
   if (command === 'demo') {
     // demo --serve serves with the environment's addresses (and records them); demo alone prints what clients use.
     if (!opts.serve) {
-      const db = openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
+      const store = await openStore(config);
       try {
-        config = adminUrls(db, config);
+        config = await adminUrls(store, config);
       } finally {
-        db.close();
+        await store.close();
       }
     }
     const result = await runDemo(config);
@@ -111,58 +104,58 @@ async function run(command: string, opts: Opts): Promise<unknown> {
     }
     return result.credentials;
   }
-  const db = openDb(dbFile(config.dataDir), { synchronous: config.synchronous });
+  const store = await openStore(config);
   try {
     // Only commands that print an embedded_url need the service's address (and a note when it is a guess).
-    if (LINKS.has(command)) config = adminUrls(db, config);
+    if (LINKS.has(command)) config = await adminUrls(store, config);
     switch (command) {
-      case 'create-org': return createOrganization(db, need(opts, 'name'));
-      case 'create-api-key': return createApiKey(db, need(opts, 'org'), typeof opts.label === 'string' ? opts.label : '');
-      case 'list-api-keys': return listApiKeys(db, need(opts, 'org'));
-      case 'revoke-api-key': revokeApiKey(db, need(opts, 'org'), need(opts, 'prefix')); return { revoked: opts.prefix };
+      case 'create-org': return await store.organizations.create(need(opts, 'name'));
+      case 'create-api-key': return await store.apiKeys.create(need(opts, 'org'), typeof opts.label === 'string' ? opts.label : '');
+      case 'list-api-keys': return await store.apiKeys.list(need(opts, 'org'));
+      case 'revoke-api-key': await store.apiKeys.revoke(need(opts, 'org'), need(opts, 'prefix')); return { revoked: opts.prefix };
       case 'create-account': {
         const org = need(opts, 'org');
-        const a = createAccount(db, org, need(opts, 'email'));
-        const { token } = await signAccountAccess(db, a.id);
+        const a = await store.accounts.create(org, need(opts, 'email'));
+        const { token } = await signAccountAccess(store, a.id);
         return { id: a.id, account_email: a.account_email, embedded_url: embeddedUrl(config.embedUrl, a.auth_id), account_access: token };
       }
-      case 'list-accounts': return listAccounts(db, need(opts, 'org')).map((a) => summarize(a, config.embedUrl));
+      case 'list-accounts': return (await store.accounts.list(need(opts, 'org'))).map((a) => summarize(a, config.embedUrl));
       case 'token': {
         const id = need(opts, 'account');
-        const a = getAccountRow(db, id);
+        const a = await store.accounts.get(id);
         if (!a || a.state !== 'active') throw new ApiError(ErrorCode.accountNotFound, 'Account not found');
-        const { token, expiresAt } = await signAccountAccess(db, a.id);
+        const { token, expiresAt } = await signAccountAccess(store, a.id);
         return { account_access: token, expires_at: expiresAt };
       }
       case 'revoke-tokens': {
         if (typeof opts.account === 'string' && opts.account !== '') {
-          const a = revokeAccountTokens(db, accountOrg(db, opts.account), opts.account);
+          const a = await store.accounts.revokeTokens(await accountOrg(store, opts.account), opts.account);
           return { account: a.id, tokens_revoked: true };
         }
         const org = need(opts, 'org');
-        if (!getOrganization(db, org)) throw new ApiError(ErrorCode.notFound, `Organization ${org} not found`);
-        const { kid } = rotateSigningKey(db, org, { revoke: true });
+        if (!(await store.organizations.get(org))) throw new ApiError(ErrorCode.notFound, `Organization ${org} not found`);
+        const { kid } = await store.signingKeys.rotate(org, { revoke: true });
         return { organization_id: org, tokens_revoked: true, kid };
       }
       case 'rotate-signing-key': {
         const org = need(opts, 'org');
-        if (!getOrganization(db, org)) throw new ApiError(ErrorCode.notFound, `Organization ${org} not found`);
-        const { kid } = rotateSigningKey(db, org);
-        return { organization_id: org, kid, previous: listSigningKeys(db, org).filter((k) => k.kid !== kid) };
+        if (!(await store.organizations.get(org))) throw new ApiError(ErrorCode.notFound, `Organization ${org} not found`);
+        const { kid } = await store.signingKeys.rotate(org);
+        return { organization_id: org, kid, previous: (await store.signingKeys.list(org)).filter((k) => k.kid !== kid) };
       }
-      case 'list-signing-keys': return listSigningKeys(db, need(opts, 'org'));
+      case 'list-signing-keys': return await store.signingKeys.list(need(opts, 'org'));
       case 'set-parcel-limit': {
         const raw = need(opts, 'hectares');
-        const a = setParcelLimit(db, need(opts, 'account'), raw === 'default' ? null : Number(raw));
+        const a = await store.accounts.setParcelLimit(need(opts, 'account'), raw === 'default' ? null : Number(raw));
         return summarize(a, config.embedUrl);
       }
-      case 'deactivate-account': { const id = need(opts, 'account'); return summarize(deactivateAccount(db, accountOrg(db, id), id), config.embedUrl); }
-      case 'reactivate-account': { const id = need(opts, 'account'); return summarize(reactivateAccount(db, accountOrg(db, id), id), config.embedUrl); }
-      case 'purge-account': { const id = need(opts, 'account'); return { deleted: id, ...purgeAccount(db, accountOrg(db, id), id) }; }
-      case 'rotate-auth-id': { const id = need(opts, 'account'); return summarize(rotateAuthId(db, accountOrg(db, id), id), config.embedUrl); }
-      case 'unlink-farm': { const f = farmOrg(db, need(opts, 'farm')); unlinkFarm(db, f.org, f.id); return { unlinked: f.id }; }
-      case 'list-orphans': return listOrphans(db, need(opts, 'org'));
-      case 'delete-orphan': { const f = farmOrg(db, need(opts, 'farm')); deleteOrphan(db, f.org, f.id); return { deleted: f.id }; }
+      case 'deactivate-account': { const id = need(opts, 'account'); return summarize(await store.accounts.deactivate(await accountOrg(store, id), id), config.embedUrl); }
+      case 'reactivate-account': { const id = need(opts, 'account'); return summarize(await store.accounts.reactivate(await accountOrg(store, id), id), config.embedUrl); }
+      case 'purge-account': { const id = need(opts, 'account'); return { deleted: id, ...(await store.accounts.purge(await accountOrg(store, id), id)) }; }
+      case 'rotate-auth-id': { const id = need(opts, 'account'); return summarize(await store.accounts.rotateAuthId(await accountOrg(store, id), id), config.embedUrl); }
+      case 'unlink-farm': { const f = await farmOrg(store, need(opts, 'farm')); await store.farms.unlink(f.org, f.id); return { unlinked: f.id }; }
+      case 'list-orphans': return await store.farms.listOrphans(need(opts, 'org'));
+      case 'delete-orphan': { const f = await farmOrg(store, need(opts, 'farm')); await store.farms.deleteOrphan(f.org, f.id); return { deleted: f.id }; }
       case 'import-plants': {
         const id = need(opts, 'account');
         const parcel = typeof opts.parcel === 'string' ? Number(opts.parcel) : null;
@@ -172,23 +165,23 @@ async function run(command: string, opts: Opts): Promise<unknown> {
         } catch (err) {
           throw new UsageError(`Cannot read ${String(opts.file)} as JSON: ${(err as Error).message}`);
         }
-        return importPlants(db, accountOrg(db, id), id, collection, parcel);
+        return await store.plants.import(await accountOrg(store, id), id, collection, parcel);
       }
-      case 'billing': return billing(db, need(opts, 'org'));
-      case 'list-farms': return listLinkedFarms(db, need(opts, 'org'), typeof opts.account === 'string' ? opts.account : undefined);
+      case 'billing': return await store.billing.of(need(opts, 'org'));
+      case 'list-farms': return await store.farms.listLinked(need(opts, 'org'), typeof opts.account === 'string' ? opts.account : undefined);
       case 'create-admin': {
         const raw = need(opts, 'password');
-        // '-' keeps the password out of the shell history and the process list. `return await`: the finally
-        // below must not close the database while the hash is still being computed.
+        // '-' keeps the password out of the shell history and the process list.
         const password = raw === '-' ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : raw;
-        return await createAdmin(db, need(opts, 'org'), need(opts, 'email'), password);
+        return await createAdmin(store, need(opts, 'org'), need(opts, 'email'), password);
       }
-      case 'list-admins': return listAdmins(db, need(opts, 'org'));
-      case 'delete-admin': deleteAdmin(db, need(opts, 'org'), need(opts, 'email')); return { deleted: opts.email };
+      case 'list-admins': return await store.admins.list(need(opts, 'org'));
+      case 'delete-admin': await store.admins.delete(need(opts, 'org'), need(opts, 'email')); return { deleted: opts.email };
       default: throw new UsageError(`Unknown command '${command}'`);
     }
   } finally {
-    db.close();
+    // Every case awaits its answer (`return await`): the store must not close under a call still running.
+    await store.close();
   }
 }
 

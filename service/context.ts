@@ -1,11 +1,11 @@
-// What every route plugin is handed: the database, the configuration and the parcel validator. Its own module, so
+// What every route plugin is handed: the store, the configuration and the parcel validator. Its own module, so
 // that app.ts (which registers the routes) and the routes (which use it) do not import each other.
-import type { Db } from './store/db.ts';
+import type { Store } from './store/store.ts';
 import type { ServiceConfig } from './config.ts';
 import type { ParcelValidator } from './validation-pool.ts';
 
 export interface AppContext {
-  db: Db;
+  store: Store;
   config: ServiceConfig;
   validator: ParcelValidator;
 }

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEMO_ADMIN, runDemo, type DemoResult } from './demo.ts';
 import { demoCredentialsPath } from './demo-credentials.ts';
-import { configFromEnv, dbFile, type ServiceConfig } from './config.ts';
-import { openDb, type Db } from './store/db.ts';
-import { activeApiKey, revokeApiKey } from './store/organizations.ts';
-import { deleteAdmin, login } from './store/admins.ts';
-import { listFarms } from './store/farms.ts';
+import { configFromEnv, type ServiceConfig } from './config.ts';
+import type { Store } from './store/store.ts';
+import { login } from './store/admins.ts';
+import { pageRows } from './store/parcel-list.ts';
+import { openDataDirStore } from '../test/helpers/store.ts';
 import { ROOT, freePort, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 
 const dirs: string[] = [];
@@ -21,23 +21,23 @@ const tempDir = () => {
   dirs.push(d);
   return d;
 };
-const dbs: Db[] = [];
-const open = (dir: string) => {
-  const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
-  dbs.push(db);
-  return db;
+const stores: Store[] = [];
+const open = async (dir: string) => {
+  const store = await openDataDirStore(dir);
+  stores.push(store);
+  return store;
 };
 let running: ServiceProcess | undefined;
 afterAll(async () => {
   await running?.stop();
-  for (const db of dbs) db.close();
+  for (const store of stores) await store.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 const config = (dir: string): ServiceConfig => ({ ...configFromEnv({}), dataDir: dir, synchronous: 'NORMAL', validationWorkers: 0 });
 const mode = (path: string) => statSync(path).mode & 0o777;
 const saved = (dir: string) => JSON.parse(readFileSync(demoCredentialsPath(dir), 'utf8')) as Record<string, string>;
-const adminLogin = async (db: Db, password: string) => (await login(db, { email: DEMO_ADMIN, password, ip: '192.0.2.1' })).ok;
+const adminLogin = async (store: Store, password: string) => (await login(store, { email: DEMO_ADMIN, password, ip: '192.0.2.1' })).ok;
 const keyPrefix = (key: string) => /^(fk_[0-9a-f]{8})_/.exec(key)![1]!;
 
 describe('demo credentials', () => {
@@ -53,15 +53,18 @@ describe('demo credentials', () => {
     expect(second.notices).toEqual([]);
     expect(second.credentials).toMatchObject({ organization_id: org, api_key: key, admin_password: password, account_id: first.credentials.account_id, embedded_url: first.credentials.embedded_url });
     expect(mode(demoCredentialsPath(dir))).toBe(0o600);
-    const db = open(dir);
-    expect(activeApiKey(db, key)?.organization_id).toBe(org);
-    expect(await adminLogin(db, password)).toBe(true);
+    const store = await open(dir);
+    expect((await store.apiKeys.findActive(key))?.organization_id).toBe(org);
+    expect(await adminLogin(store, password)).toBe(true);
     // The demo's farms are loaded once.
-    expect(listFarms(db, { organizationId: org, accountId: second.credentials.account_id, via: 'api_key' }).map((f) => f.name).sort())
+    const scope = { organizationId: org, accountId: second.credentials.account_id, via: 'api_key' } as const;
+    expect((await store.farms.list(scope)).map((f) => f.name).sort())
       .toEqual(['Almendral La Vega', 'Finca El Olivar', 'Hof Sonnenfeld']);
     // Each parcel's crop_type metadata names its current (active) crop.
-    const crops = db.prepare(`SELECT p.name, json_extract(p.metadata, '$.crop_type') AS crop_type, c.name AS active
-      FROM parcels p JOIN crops c ON c.parcel_id = p.id AND c.is_active = 1`).all() as { name: string; crop_type: string; active: string }[];
+    const current = await store.crops.currentByParcel(scope);
+    const crops = (await pageRows(await store.parcels.list(scope, { limit: 1000 })))
+      .filter((p) => current.has(p.id))
+      .map((p) => ({ name: p.name, crop_type: (JSON.parse(p.metadata) as { crop_type: string }).crop_type, active: current.get(p.id)!.name }));
     expect(crops).toHaveLength(25);
     expect(crops.filter((c) => c.crop_type !== c.active)).toEqual([]);
     // Shown again on every start, with the line the README's commands read.
@@ -75,15 +78,15 @@ describe('demo credentials', () => {
   it('issues new credentials and says why: key revoked, file deleted, file readable by others, admin changed, file damaged', async () => {
     const dir = tempDir();
     const file = demoCredentialsPath(dir);
-    const db = open(dir);
+    const store = await open(dir);
     let last: DemoResult = await runDemo(config(dir));
     const org = last.credentials.organization_id;
     const restart = async (): Promise<DemoResult> => {
       const before = last.credentials;
       last = await runDemo(config(dir));
       expect(last.credentials.organization_id).toBe(org);
-      expect(activeApiKey(db, last.credentials.api_key)?.organization_id).toBe(org);
-      expect(await adminLogin(db, last.credentials.admin_password)).toBe(true);
+      expect((await store.apiKeys.findActive(last.credentials.api_key))?.organization_id).toBe(org);
+      expect(await adminLogin(store, last.credentials.admin_password)).toBe(true);
       expect(saved(dir)).toMatchObject({ api_key: last.credentials.api_key, admin_password: last.credentials.admin_password });
       expect(mode(file)).toBe(0o600);
       return { ...last, credentials: { ...last.credentials, api_key: last.credentials.api_key === before.api_key ? 'same' : last.credentials.api_key } };
@@ -92,7 +95,7 @@ describe('demo credentials', () => {
     // Revoked (admin panel or CLI): a new key; the password still works, so it stays.
     const revokedKey = last.credentials.api_key;
     const password = last.credentials.admin_password;
-    revokeApiKey(db, org, keyPrefix(revokedKey));
+    await store.apiKeys.revoke(org, keyPrefix(revokedKey));
     let r = await restart();
     expect(r.notices).toEqual([expect.stringMatching(/^The saved demo API key was revoked \(.* UTC\): a new one is issued/)]);
     expect(r.credentials.api_key).not.toBe('same');
@@ -105,21 +108,21 @@ describe('demo credentials', () => {
     r = await restart();
     expect(r.notices).toEqual([expect.stringContaining(`No saved demo credentials (${file})`)]);
     expect(r.credentials.api_key).not.toBe('same');
-    expect(activeApiKey(db, beforeDelete)?.organization_id).toBe(org);
+    expect((await store.apiKeys.findActive(beforeDelete))?.organization_id).toBe(org);
 
     // Readable by others: its key is revoked, and both secrets are replaced.
     const exposed = last.credentials;
     chmodSync(file, 0o644);
     r = await restart();
     expect(r.notices).toEqual([expect.stringContaining(`${file} was readable by other users (mode 0644): its API key is revoked`)]);
-    expect(activeApiKey(db, exposed.api_key)?.organization_id).toBeUndefined();
+    expect((await store.apiKeys.findActive(exposed.api_key))?.organization_id).toBeUndefined();
     // The old key could have fetched the embedded map's link: it is rotated too.
     expect(r.credentials.embedded_url).not.toBe(exposed.embedded_url);
     expect(r.credentials.admin_password).not.toBe(exposed.admin_password);
-    expect(await adminLogin(db, exposed.admin_password)).toBe(false);
+    expect(await adminLogin(store, exposed.admin_password)).toBe(false);
 
     // The demo admin removed in the admin panel: created again with a new password; the key stays.
-    deleteAdmin(db, org, DEMO_ADMIN);
+    await store.admins.delete(org, DEMO_ADMIN);
     r = await restart();
     expect(r.notices).toEqual([expect.stringMatching(/password of admin@demo\.furrow\.example no longer opens the admin panel/)]);
     expect(r.credentials.api_key).toBe('same');

@@ -15,7 +15,7 @@ let farmId = 0;
 
 async function start(gatewayTimeoutMs: number): Promise<void> {
   svc = await startService({ gatewayTimeoutMs, faults: true });
-  const org = newOrg(svc);
+  const org = await newOrg(svc);
   const acc = await newAccount(svc, org);
   h = asAccount(org, acc);
   farmId = (await newFarm(svc, org, acc, 'Gateway')).id;

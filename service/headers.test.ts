@@ -16,7 +16,7 @@ beforeAll(async () => {
   svc = await startService({ faults: true, gatewayTimeoutMs: 400 });
   await svc.app.listen({ host: '127.0.0.1', port: 0 });
   port = (svc.app.server.address() as { port: number }).port;
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
   farmId = (await newFarm(svc, org, acc, 'Headers farm')).id;
 });

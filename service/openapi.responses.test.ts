@@ -6,7 +6,6 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { asAccount, asBearer, newAccount, newOrg, polygonParcel, startService, type Account, type Org, type TestService } from '../test/helpers/service.ts';
-import { importPlants } from './store/plants.ts';
 
 type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
@@ -44,7 +43,7 @@ beforeAll(async () => {
   ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
   ajv.addSchema(draft07(doc) as object, 'openapi');
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
 });
 beforeEach(() => {
@@ -153,7 +152,7 @@ describe('live responses match the document', () => {
     await call('POST', '/api/crop-families/', key, { name: 'Docaceae', observation: 'for the document' }, 201);
     await call('POST', '/api/crop-families/', key, { name: 'docaceae' }, 409);
     await call('POST', '/api/crop-families/', b, { name: 'Bearer family' }, 403);
-    importPlants(svc.db, org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: { parcel: farm.parcels[0]!.id, info: 'olive tree' } }] });
+    await svc.store.plants.import(org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: { parcel: farm.parcels[0]!.id, info: 'olive tree' } }] });
     const plants = (await call('GET', '/api/plants/', h, undefined, 200)).json() as { features: { id: number }[] };
     await call('GET', '/api/plants/?parcel=424242', h, undefined, 404);
     await call('GET', `/api/plants/${plants.features[0]!.id}/`, b, undefined, 200);

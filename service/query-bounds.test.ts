@@ -8,7 +8,6 @@ import {
 import {
   MAX_METADATA_FILTERS, MAX_METADATA_FILTER_KEY_LENGTH, MAX_METADATA_FILTER_VALUES, MAX_METADATA_FILTER_VALUE_LENGTH, MAX_OFFSET,
 } from '../core/schemas/common.ts';
-import { importPlants } from './store/plants.ts';
 
 interface ErrorJson { code: string; message: string; detail: string; errors?: { path: string; code: string; message: string }[] }
 
@@ -21,13 +20,13 @@ let embedData: string;
 
 beforeAll(async () => {
   svc = await startHttpService();
-  org = newOrg(svc, 'Bounds Org');
+  org = await newOrg(svc, 'Bounds Org');
   acc = await newAccount(svc, org);
   h = asAccount(org, acc);
   farmId = (await newFarm(svc, org, acc, 'Bounded', [polygonParcel('One', -4.78, 37.88, 100, { crop_type: 'olive' })])).id;
   const crop = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: h, payload: { name: 'Wheat' } });
   expect(crop.statusCode).toBe(201);
-  importPlants(svc.db, org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} }] });
+  await svc.store.plants.import(org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} }] });
   embedData = `/embed/data/parcels?auth_id=${new URL(acc.embedded_url).searchParams.get('auth_id')}&`;
 });
 afterAll(async () => {

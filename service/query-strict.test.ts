@@ -20,7 +20,7 @@ let authId: string;
 
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
   authId = new URL(acc.embedded_url).searchParams.get('auth_id')!;
   await newFarm(svc, org, acc, 'Strict', [
@@ -73,7 +73,7 @@ describe('an unknown query parameter', () => {
     for (const must of ['GET /api/parcels', 'GET /api/farms', 'GET /api/crop-families', 'GET /api/accounts', 'POST /api/parcels', 'GET /embed/data/parcels', 'GET /embed']) {
       expect(routes).toContain(must);
     }
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const wrong: string[] = [];
     for (const route of routes) {
       const [method, path] = route.split(' ') as [string, string];
@@ -85,7 +85,7 @@ describe('an unknown query parameter', () => {
       }
     }
     expect(wrong).toEqual([]);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it('is named in the answer, with each one when there are several', async () => {

@@ -1,6 +1,6 @@
 // Which routes need credentials is declared with the route, never derived from the text of the URL.
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import type { Db } from './store/db.ts';
+import type { Store } from './store/store.ts';
 import type { Scope } from './store/scope.ts';
 import { authenticate } from './auth.ts';
 import { ApiError } from './errors.ts';
@@ -41,11 +41,11 @@ function acceptsBearer(schema: FastifySchema | undefined): boolean {
  * 'GET http://host/api/… HTTP/1.1', and so on, and whatever it matches is what runs. A request no route
  * matches goes to the 404 handler, which runs no handler and reads no data.
  */
-export function registerAuthentication(app: FastifyInstance, db: Db, accountHeader: string): void {
+export function registerAuthentication(app: FastifyInstance, store: Store, accountHeader: string): void {
   app.decorateRequest('scope', null as unknown as Scope);
   app.addHook('onRequest', async (req) => {
     if (req.is404 || (req.routeOptions.config.auth ?? 'credentials') !== 'credentials') return;
-    req.scope = await authenticate(req, db, accountHeader);
+    req.scope = await authenticate(req, store, accountHeader);
     if (req.scope.via === 'bearer' && !acceptsBearer(req.routeOptions.schema)) {
       throw new ApiError(ErrorCode.forbidden, "This operation needs the organization's API key; an account token cannot do it");
     }

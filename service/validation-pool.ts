@@ -312,9 +312,9 @@ export class ValidationPool implements ParcelValidator {
  * Runs `check` (a request's checks before its parcels are validated); when it throws, a body not yet parsed is
  * parsed first, so a body that is not JSON is answered as such, as when every body was parsed on arrival.
  */
-export async function syntaxFirst<T>(validator: ParcelValidator, org: string, body: unknown, check: () => T): Promise<T> {
+export async function syntaxFirst<T>(validator: ParcelValidator, org: string, body: unknown, check: () => T | Promise<T>): Promise<T> {
   try {
-    return check();
+    return await check();
   } catch (err) {
     await validator.checkSyntax(org, body);
     throw err;

@@ -9,24 +9,24 @@ import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type S
 import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
 import { SignJWT } from 'jose';
 import { signAccountAccess } from '../service/store/tokens.ts';
-import { openDb, type Db } from '../service/store/db.ts';
-import { dbFile } from '../service/config.ts';
+import type { Store } from '../service/store/store.ts';
+import { openDataDirStore } from '../test/helpers/store.ts';
 
 const FOUR_HOURS = 4 * 60 * 60;
 
 let w: SyncWorld;
 /** The running service's own database, opened beside it: tokens are signed with the organization's real key. */
-let serviceDb: Db;
+let serviceStore: Store;
 beforeAll(async () => {
   w = await syncWorld({ LOG_LEVEL: 'fatal' });
-  serviceDb = openDb(dbFile(join(w.dir, 'service')), { synchronous: 'NORMAL' });
+  serviceStore = await openDataDirStore(join(w.dir, 'service'));
 });
 afterAll(async () => {
-  serviceDb?.close();
+  await serviceStore?.close();
   await w?.close();
 });
 
-const expiredToken = async (acc: string) => (await signAccountAccess(serviceDb, acc, { nowSeconds: Math.floor(Date.now() / 1000) - FOUR_HOURS })).token;
+const expiredToken = async (acc: string) => (await signAccountAccess(serviceStore, acc, { nowSeconds: Math.floor(Date.now() / 1000) - FOUR_HOURS })).token;
 
 class CountingServiceTokens extends ServiceTokenProvider {
   fetches = 0;
@@ -112,7 +112,7 @@ describe('bearer tokens', () => {
     expect(log.filter((l) => l.method !== 'GET')).toHaveLength(1);
     expect(await serviceFarms(w, acc)).toEqual([]);
 
-    const fresh = (await signAccountAccess(serviceDb, acc)).token;
+    const fresh = (await signAccountAccess(serviceStore, acc)).token;
     const r2 = await recordingEngine(w, [], { credentials: bearer(new StaticTokenProvider({ [acc]: fresh })) }).sync({ accounts: [acc] });
     expect(r2.accounts[0]).toMatchObject({ synced: true, blocked: null });
     expect(w.mirror.read.account(acc)!.blocked).toBeNull();
@@ -185,7 +185,7 @@ describe("the organization's API key", () => {
 
   it('rotated: in bearer mode the token request is refused and the account is blocked with that code, its queue kept', async () => {
     const o = await ownOrganization('Rotating org');
-    rotateApiKey(join(w.dir, 'service'), o.orgId, o.key);
+    await rotateApiKey(join(w.dir, 'service'), o.orgId, o.key);
     const tokens = new CountingServiceTokens(w.svc.url, o.key);
     const r = await recordingEngine(w, [], { credentials: bearer(tokens) }).sync({ accounts: [o.acc] });
     expect(r.accounts[0]).toMatchObject({ blocked: 'Invalid API key', blockedCode: 'invalid_api_key', error: null, sent: 0, pullNotDone: 'the account is blocked (Invalid API key)' });

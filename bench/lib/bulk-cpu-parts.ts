@@ -5,11 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dbFile } from '../../service/config.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
-import { createAccount } from '../../service/store/accounts.ts';
-import { createFarm } from '../../service/store/farms.ts';
-import { insertParcels } from '../../service/store/parcels.ts';
+import { openDb, type Db } from '../../service/store/sqlite/db.ts';
+import { createOrganization } from '../../service/store/sqlite/organizations.ts';
+import { createAccount } from '../../service/store/sqlite/accounts.ts';
+import { createFarm } from '../../service/store/sqlite/farms.ts';
+import { insertParcels } from '../../service/store/sqlite/parcels.ts';
 import { prepareParcels } from '../../service/validation-pool.ts';
 import { featureArrayJson, type ParcelRow } from '../../service/store/parcel-json.ts';
 import type { Scope } from '../../service/store/scope.ts';
@@ -99,7 +99,7 @@ function storeFixture(synchronous: 'FULL' | 'NORMAL'): { db: Db; dir: string; fa
   const org = createOrganization(db, 'Bench Org');
   const acc = createAccount(db, org.organization_id, 'cpu-bench@example.com');
   const scope: Scope = { organizationId: org.organization_id, accountId: acc.id, via: 'api_key' };
-  const { farm } = createFarm(db, scope, { farm: { name: 'Bench farm' } });
+  const { farm } = createFarm(db, scope, 'Bench farm', []);
   return { db, dir, farmId: farm.id, scope };
 }
 

@@ -1,5 +1,5 @@
 // The embedded map's metadata filter (spec: "Embedded map filtering", `metadata[<key>]=<value>`), defined once for
-// the service's listings and embedded map (service/store/parcel-list.ts) and the desktop mirror's map
+// the service's listings and embedded map (service/store/sqlite/parcel-list.ts) and the desktop mirror's map
 // (db/reader.ts viewportJson): both stores are SQLite, so the rule itself is one SQL condition, and a parcel the
 // app shows under a filter is exactly one the embedded map shows under the same filter.
 //

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   asAccount, newAccount, newFarm, newOrg, pointParcel, startHttpService, startService, type Account, type Org, type TestService,
 } from '../../test/helpers/service.ts';
-import { importPlants } from '../store/plants.ts';
 
 let svc: TestService & { base: string };
 let org: Org;
@@ -14,7 +13,7 @@ let farm: { id: number; parcels: { id: number }[] };
 
 beforeAll(async () => {
   svc = await startHttpService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
   h = asAccount(org, acc);
   farm = await newFarm(svc, org, acc, 'Paged', Array.from({ length: 7 }, (_, i) => ({ ...pointParcel(`P${i}`, 1 + i, -4.7 + i * 0.01, 37.9), metadata: { odd: i % 2 ? 'yes' : 'no' } })));
@@ -22,7 +21,7 @@ beforeAll(async () => {
     const res = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: h, payload: { parcel: farm.parcels[i]!.id, name: `C${i}` } });
     expect(res.statusCode).toBe(201);
   }
-  importPlants(svc.db, org.organization_id, acc.id, {
+  await svc.store.plants.import(org.organization_id, acc.id, {
     type: 'FeatureCollection',
     features: Array.from({ length: 5 }, (_, i) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.7 + i * 0.01, 37.9] }, properties: { parcel: farm.parcels[i]!.id } })),
   });
@@ -83,7 +82,7 @@ describe('behind a proxy', () => {
   it('links start with PUBLIC_URL, path prefix included', async () => {
     const proxied = await startService({ publicUrl: 'https://maps.example.com/parcel-service' });
     try {
-      const o = newOrg(proxied);
+      const o = await newOrg(proxied);
       const a = await newAccount(proxied, o);
       await newFarm(proxied, o, a, 'F', [pointParcel('a', 1), pointParcel('b', 2)]);
       const res = await proxied.app.inject({ method: 'GET', url: '/api/parcels/?limit=1', headers: asAccount(o, a) });

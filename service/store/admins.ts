@@ -1,9 +1,10 @@
+// The admin panel's accounts, sessions and sign-in, on top of any Store. What is here is not SQL: password hashing,
+// the session and rate-limit rules, and the sign-in sequence (whose order matters for security, so it is written
+// once for every store); the store keeps the rows (Store.admins).
 import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
-import type { Db } from './db.ts';
-import { now } from './clock.ts';
-import { getOrganization } from './organizations.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
+import type { Store } from './store.ts';
 
 // ---- passwords ----
 
@@ -49,39 +50,23 @@ const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16)
 // ---- admins ----
 
 export interface AdminInfo { id: number; organization_id: string; email: string; created: string }
-interface AdminRow extends AdminInfo { password_hash: string }
+/** An admin with the hash their password is checked against (sign-in only). */
+export interface AdminCredentials extends AdminInfo { password_hash: string }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const normEmail = (email: string): string => email.trim().toLowerCase();
+/** Admin e-mails are unique per organization case-insensitively, and looked up in this form. */
+export const normEmail = (email: string): string => email.trim().toLowerCase();
+export const adminEmailTaken = (): ApiError => new ApiError(ErrorCode.emailTaken, 'This organization already has an admin with this email');
 
-export async function createAdmin(db: Db, organizationId: string, email: string, password: string, params?: ScryptParams): Promise<AdminInfo> {
+export async function createAdmin(store: Store, organizationId: string, email: string, password: string, params?: ScryptParams): Promise<AdminInfo> {
   const trimmed = email.trim();
   if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new ApiError(ErrorCode.validationFailed, `'${email}' is not an e-mail address`);
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
     throw new ApiError(ErrorCode.validationFailed, `The password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
   }
-  if (!getOrganization(db, organizationId)) throw notFound('Organization');
-  const hash = await hashPassword(password, params);
-  // Hashing is asynchronous: the uniqueness check and the insert happen together afterwards.
-  return db.transaction(() => {
-    if (db.prepare('SELECT 1 FROM admins WHERE organization_id = ? AND email_norm = ?').get(organizationId, normEmail(trimmed))) {
-      throw new ApiError(ErrorCode.emailTaken, 'This organization already has an admin with this email');
-    }
-    const created = now();
-    const id = Number(db.prepare('INSERT INTO admins (organization_id, email, email_norm, password_hash, created) VALUES (?, ?, ?, ?, ?)')
-      .run(organizationId, trimmed, normEmail(trimmed), hash, created).lastInsertRowid);
-    return { id, organization_id: organizationId, email: trimmed, created };
-  })();
-}
-
-export function listAdmins(db: Db, organizationId: string): AdminInfo[] {
-  return db.prepare('SELECT id, organization_id, email, created FROM admins WHERE organization_id = ? ORDER BY created, id').all(organizationId) as AdminInfo[];
-}
-
-/** Removes the admin and, through the foreign key, every session they had open. */
-export function deleteAdmin(db: Db, organizationId: string, email: string): void {
-  const r = db.prepare('DELETE FROM admins WHERE organization_id = ? AND email_norm = ?').run(organizationId, normEmail(email));
-  if (r.changes === 0) throw notFound('Admin');
+  if (!(await store.organizations.get(organizationId))) throw notFound('Organization');
+  // Hashing is asynchronous: the store checks the email is free and inserts together afterwards.
+  return store.admins.create(organizationId, trimmed, await hashPassword(password, params));
 }
 
 // ---- sessions ----
@@ -89,7 +74,7 @@ export function deleteAdmin(db: Db, organizationId: string, email: string): void
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_MAX_MS = 12 * 60 * 60_000;
 // last_seen is written at most once a minute: a page view should not always cost a write.
-const TOUCH_EVERY_MS = 60_000;
+export const TOUCH_EVERY_MS = 60_000;
 
 export interface Flash { kind: 'success' | 'error'; text: string }
 export interface AdminSession {
@@ -102,49 +87,24 @@ export interface AdminSession {
   expires: string;
   flash: Flash | null;
 }
+export interface NewSession { token: string; csrfToken: string; expires: string }
 
 // The token carries 256 random bits: a plain SHA-256 suffices (as for API keys) and keeps every lookup cheap.
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-const iso = (ms: number): string => new Date(ms).toISOString();
+export const sessionIdHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function createSession(db: Db, adminId: number, at: Date = new Date()): { token: string; csrfToken: string; expires: string } {
+/** A session's cookie token (the store keeps only its hash), CSRF token and absolute expiry. */
+export function newSession(at: Date): NewSession & { idHash: string } {
   const token = randomBytes(32).toString('base64url');
-  const csrfToken = randomBytes(32).toString('base64url');
-  const expires = iso(at.getTime() + SESSION_MAX_MS);
-  db.prepare('INSERT INTO admin_sessions (id_hash, admin_id, csrf_token, created, expires, last_seen) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(hashToken(token), adminId, csrfToken, at.toISOString(), expires, at.toISOString());
-  return { token, csrfToken, expires };
+  return { token, idHash: sessionIdHash(token), csrfToken: randomBytes(32).toString('base64url'), expires: iso(at.getTime() + SESSION_MAX_MS) };
 }
 
-/** The session behind a cookie's token, or undefined when unknown, idle too long or past its absolute expiry. */
-export function getSession(db: Db, token: string, at: Date = new Date()): AdminSession | undefined {
-  if (!token) return undefined;
-  const idHash = hashToken(token);
-  const row = db.prepare(`SELECT s.admin_id, s.csrf_token, s.flash, s.expires, s.last_seen, a.email, a.organization_id, o.name AS organization_name
-    FROM admin_sessions s JOIN admins a ON a.id = s.admin_id JOIN organizations o ON o.id = a.organization_id WHERE s.id_hash = ?`).get(idHash) as
-    | { admin_id: number; csrf_token: string; flash: string | null; expires: string; last_seen: string; email: string; organization_id: string; organization_name: string }
-    | undefined;
-  if (!row) return undefined;
+/** What a stored session is worth at `at`: gone (idle too long or past its expiry), due a last_seen write, or fine. */
+export function sessionState(s: { expires: string; last_seen: string }, at: Date): 'expired' | 'touch' | 'fresh' {
   const t = at.getTime();
-  const lastSeen = Date.parse(row.last_seen);
-  if (t >= Date.parse(row.expires) || t - lastSeen >= SESSION_IDLE_MS) {
-    db.prepare('DELETE FROM admin_sessions WHERE id_hash = ?').run(idHash);
-    return undefined;
-  }
-  if (t - lastSeen >= TOUCH_EVERY_MS) db.prepare('UPDATE admin_sessions SET last_seen = ? WHERE id_hash = ?').run(at.toISOString(), idHash);
-  return {
-    idHash, adminId: row.admin_id, email: row.email, organizationId: row.organization_id, organizationName: row.organization_name,
-    csrfToken: row.csrf_token, expires: row.expires, flash: row.flash ? (JSON.parse(row.flash) as Flash) : null,
-  };
-}
-
-export function deleteSession(db: Db, token: string): void {
-  db.prepare('DELETE FROM admin_sessions WHERE id_hash = ?').run(hashToken(token));
-}
-
-/** A one-time message for the next page the admin sees (post/redirect/get). */
-export function setFlash(db: Db, session: Pick<AdminSession, 'idHash'>, flash: Flash | null): void {
-  db.prepare('UPDATE admin_sessions SET flash = ? WHERE id_hash = ?').run(flash ? JSON.stringify(flash) : null, session.idHash);
+  const lastSeen = Date.parse(s.last_seen);
+  if (t >= Date.parse(s.expires) || t - lastSeen >= SESSION_IDLE_MS) return 'expired';
+  return t - lastSeen >= TOUCH_EVERY_MS ? 'touch' : 'fresh';
 }
 
 /** Timing-safe: the comparison takes as long whichever character differs first. */
@@ -162,6 +122,13 @@ export const MAX_FAILURES_PER_EMAIL_IP = 5;
 // Guessing across many emails from one address is stopped too, at a level no honest office reaches.
 export const MAX_FAILURES_PER_IP = 50;
 
+/**
+ * Seconds until a window of failures lets another attempt through, from the number of failures in it and the
+ * `max`-th newest of them (the one whose expiry brings the count back under the limit); 0 when not blocked.
+ */
+export const blockedSeconds = (n: number, maxthNewest: string | null, max: number, at: Date): number =>
+  n >= max && maxthNewest ? Math.max(1, Math.ceil((Date.parse(maxthNewest) + LOGIN_WINDOW_MS - at.getTime()) / 1000)) : 0;
+
 export type LoginResult =
   | { ok: true; admin: AdminInfo; token: string; csrfToken: string; expires: string }
   | { ok: false; reason: 'invalid' }
@@ -169,31 +136,14 @@ export type LoginResult =
 
 export interface LoginInput { email: string; password: string; ip: string; organizationId?: string | undefined }
 
-/** Seconds until the oldest failure in the window expires, or 0 when another attempt is allowed. */
-export function loginBlockedFor(db: Db, email: string, ip: string, at: Date = new Date()): number {
-  const since = iso(at.getTime() - LOGIN_WINDOW_MS);
-  const blocked = (where: string, params: Record<string, string>, max: number): number => {
-    const r = db.prepare(`SELECT COUNT(*) AS n, (SELECT at FROM admin_login_attempts WHERE ${where} ORDER BY at DESC LIMIT 1 OFFSET ${max - 1}) AS oldest
-      FROM admin_login_attempts WHERE ${where}`).get({ ...params, since }) as { n: number; oldest: string | null };
-    return r.n >= max && r.oldest ? Math.max(1, Math.ceil((Date.parse(r.oldest) + LOGIN_WINDOW_MS - at.getTime()) / 1000)) : 0;
-  };
-  // The max-th newest failure is the one whose expiry brings the count back under the limit.
-  const byEmail = blocked('email_norm = @email AND ip = @ip AND at > @since', { email: normEmail(email), ip }, MAX_FAILURES_PER_EMAIL_IP);
-  const byIp = blocked('ip = @ip AND at > @since', { ip }, MAX_FAILURES_PER_IP);
-  return Math.max(byEmail, byIp);
-}
-
-export async function login(db: Db, input: LoginInput, at: Date = new Date()): Promise<LoginResult> {
+export async function login(store: Store, input: LoginInput, at: Date = new Date()): Promise<LoginResult> {
   const email = normEmail(input.email);
-  const retryAfterSeconds = loginBlockedFor(db, email, input.ip, at);
-  if (retryAfterSeconds > 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds };
-  // The attempt counts as a failure before the (slow, asynchronous) hash: parallel guesses cannot all slip
-  // through the check above before the first of them is recorded. A success takes it back.
-  const attempt = db.prepare('INSERT INTO admin_login_attempts (email_norm, ip, at) VALUES (?, ?, ?)').run(email, input.ip, at.toISOString()).lastInsertRowid;
-  const candidates = (input.password.length > MAX_PASSWORD_LENGTH ? [] : db.prepare(`SELECT id, organization_id, email, created, password_hash
-    FROM admins WHERE email_norm = @email AND (@org IS NULL OR organization_id = @org) ORDER BY created, id LIMIT 10`)
-    .all({ email, org: input.organizationId ?? null })) as AdminRow[];
-  let match: AdminRow | undefined;
+  // The attempt counts as a failure before the (slow, asynchronous) hash, in the same atomic step as the check:
+  // parallel guesses cannot all slip through the check before the first of them is recorded. A success takes it back.
+  const attempt = await store.admins.recordSignInAttempt(email, input.ip, at);
+  if ('retryAfterSeconds' in attempt) return { ok: false, reason: 'rate_limited', retryAfterSeconds: attempt.retryAfterSeconds };
+  const candidates = input.password.length > MAX_PASSWORD_LENGTH ? [] : await store.admins.forSignIn(email, input.organizationId);
+  let match: AdminCredentials | undefined;
   // The same person may administer several organizations: the oldest admin row the password opens wins
   // (/admin/login?org=ID picks one explicitly).
   for (const c of candidates) {
@@ -204,12 +154,7 @@ export async function login(db: Db, input: LoginInput, at: Date = new Date()): P
   }
   if (candidates.length === 0) await verifyPassword(input.password, await dummy());
   if (!match) return { ok: false, reason: 'invalid' };
-  db.transaction(() => {
-    db.prepare('DELETE FROM admin_login_attempts WHERE id = ? OR (email_norm = ? AND ip = ?)').run(attempt, email, input.ip);
-    // Housekeeping rides on successful sign-ins: old failures and dead sessions are never needed again.
-    db.prepare('DELETE FROM admin_login_attempts WHERE at <= ?').run(iso(at.getTime() - LOGIN_WINDOW_MS));
-    db.prepare('DELETE FROM admin_sessions WHERE expires <= ? OR last_seen <= ?').run(at.toISOString(), iso(at.getTime() - SESSION_IDLE_MS));
-  })();
+  await store.admins.signInSucceeded(attempt.attemptId, email, input.ip, at);
   const { password_hash: _hash, ...admin } = match;
-  return { ok: true, admin, ...createSession(db, admin.id, at) };
+  return { ok: true, admin, ...(await store.admins.createSession(admin.id, at)) };
 }

@@ -1,26 +1,20 @@
-import type { Db } from './db.ts';
+// Billable hectares from per-account totals, the same arithmetic for every store.
 import type { Billing } from '../../core/schemas/billing.ts';
 
-interface Totals { farms: number; parcels: number; micro: number }
+/** Farms, parcels and whole micro-hectares: sums stay integers until the end, so the total is exactly the sum of its parts. */
+export interface Totals { farms: number; parcels: number; micro: number }
+export type AccountTotals = Totals & Omit<Billing['accounts'][number], 'farms' | 'parcels' | 'hectares'>;
 
 /**
- * Billable hectares: every parcel of the organization, deactivated accounts' and orphan farms' included. Read from
- * the farms' own totals (migration 004), so the cost follows the number of farms, not of parcels; sums stay in
- * whole micro-hectares until the end, so the total is exactly the sum of its parts.
+ * Every parcel of the organization is billed, deactivated accounts' and orphan farms' included: `accounts` are
+ * the totals of each account (in the order to list them), `orphans` those of the farms linked to none.
  */
-export function billing(db: Db, organizationId: string): Billing {
-  const rows = db.prepare(`SELECT a.id AS account, a.account_email, a.state,
-      COUNT(f.id) AS farms, COALESCE(SUM(f.parcel_count), 0) AS parcels, COALESCE(SUM(f.micro_hectares), 0) AS micro
-    FROM accounts a LEFT JOIN farms f ON f.account_id = a.id
-    WHERE a.organization_id = ? GROUP BY a.id ORDER BY a.created, a.id`).all(organizationId) as (Totals & Omit<Billing['accounts'][number], 'farms' | 'parcels' | 'hectares'>)[];
-  const o = db.prepare(`SELECT COUNT(*) AS farms, COALESCE(SUM(parcel_count), 0) AS parcels, COALESCE(SUM(micro_hectares), 0) AS micro
-    FROM farms WHERE organization_id = ? AND account_id IS NULL`).get(organizationId) as Totals;
-  const accounts = rows.map(({ micro, ...a }) => ({ ...a, hectares: micro / 1e6 }));
-  const total = rows.reduce((s, a) => s + a.micro, 0) + o.micro;
+export function billingOf(organizationId: string, accounts: readonly AccountTotals[], orphans: Totals): Billing {
+  const total = accounts.reduce((s, a) => s + a.micro, 0) + orphans.micro;
   return {
     organization: organizationId,
     total_hectares: total / 1e6,
-    accounts,
-    orphans: { farms: o.farms, parcels: o.parcels, hectares: o.micro / 1e6 },
+    accounts: accounts.map(({ micro, ...a }) => ({ ...a, hectares: micro / 1e6 })),
+    orphans: { farms: orphans.farms, parcels: orphans.parcels, hectares: orphans.micro / 1e6 },
   };
 }

@@ -2,36 +2,18 @@
 // committed, so it must work at any size. It was one SQLite string: 268 MB and 3 s of a blocked event loop at
 // 556 k parcels, SQLITE_TOOBIG (a 500) past ~1 GB of JSON.
 //
-// - Memory is bounded: parcels are read by id in keyset chunks of about CHUNK_BYTES, and the next chunk is read
-//   only when the socket has taken the previous one (stream backpressure).
-// - Other requests are not blocked: each chunk is read in its own turn of the event loop (setImmediate), a few
-//   milliseconds of SQLite at most.
-// - The listing is one consistent snapshot: a read transaction on a read-only connection of its own (WAL: readers
-//   never block the writer, nor it them). A batch committing mid-listing is in it entirely or not at all (it is
-//   not: the snapshot predates it), a farm deleted mid-listing is still listed whole, and `count` always equals
-//   the features listed. The price: while a listing is open the WAL cannot be checkpointed past its snapshot, so
-//   a client that stops reading is cut off (the route's stall timeout) rather than allowed to pin the WAL.
-import Database from 'better-sqlite3';
+// The store opens the listing (Store.farms.openParcelListing): one consistent snapshot, read in chunks of about
+// CHUNK_BYTES of Feature JSON. This file turns it into the response body, for any store:
+// - Memory is bounded: the next chunk is asked for only when the socket has taken the previous one (stream
+//   backpressure).
+// - Other requests are not blocked: each chunk is read in its own turn of the event loop (setImmediate).
+// - `count` always equals the features listed, a batch committing mid-listing is in it entirely or not at all, a
+//   farm deleted mid-listing is still listed whole (the snapshot). Destroying the body (the route does when the
+//   response closes) ends the snapshot.
 import { Readable } from 'node:stream';
-import type { Db } from './db.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { visibleFarm } from './parcels.ts';
-import type { Scope } from './scope.ts';
 
-/** About this much JSON per turn of the event loop (~50 parcels of 40 vertices, well under a millisecond): small chunks stay in the CPU cache and the young generation, and measured as fast as one big string. */
+/** About this much JSON per chunk (~50 parcels of 40 vertices, well under a millisecond): small chunks stay in the CPU cache and the young generation, and measured as fast as one big string. */
 export const CHUNK_BYTES = 64 * 1024;
-/** Rows asked of SQLite per chunk at most (small parcels); the byte bound usually ends a chunk first. */
-const CHUNK_ROWS = 4096;
-
-// The same Feature text as parcelFeatureJson, assembled by SQLite: no row objects, no per-column concatenation in
-// JS. SQLite's REAL-to-text conversion round-trips (up to 17 significant digits), so every number parses back to
-// the very double the JS serializer writes in shortest form.
-const FEATURE_SQL = `'{"type":"Feature","id":' || p.id || ',"bbox":[' || CAST(p.minx AS TEXT) || ',' || CAST(p.miny AS TEXT) || ','
-  || CAST(p.maxx AS TEXT) || ',' || CAST(p.maxy AS TEXT) || '],"geometry":' || p.geometry || ',"properties":{"key":"' || p.key
-  || '","name":' || json_quote(p.name) || ',"farm":' || p.farm_id || ',"hectares":' || CAST(p.hectares AS TEXT) || ',"metadata":' || p.metadata
-  || ',"source_type":"' || p.source_type || '","point":' || coalesce(p.point, 'null') || ',"center":[' || CAST((p.minx + p.maxx) / 2 AS TEXT)
-  || ',' || CAST((p.miny + p.maxy) / 2 AS TEXT) || '],"created":"' || p.created || '","modified":"' || p.modified || '"}}'`;
-const CHUNK_SQL = `SELECT p.id, ${FEATURE_SQL} FROM parcels p WHERE p.farm_id = ? AND p.id > ? ORDER BY p.id LIMIT ?`;
 
 export interface FarmListingPage {
   /** One page of at most this many parcels, with `next`; without it, every parcel and `next: null`. */
@@ -40,50 +22,51 @@ export interface FarmListingPage {
   after?: number;
 }
 
+/** Consecutive parcels of the listing as Feature JSON, in id order. */
+export interface FeatureChunk {
+  /** The chunk's Features joined by ',' (no brackets); '' for none. */
+  json: string;
+  /** How many Features `json` holds. */
+  count: number;
+  /** The id of its last parcel (the page's `after` so far when it holds none). */
+  lastId: number;
+  /** Nothing follows: the body ends with this chunk rather than asking for another. */
+  last?: boolean;
+}
+
 /**
- * Opens the listing: checks the farm is visible inside the snapshot (404 before anything is sent) and returns the
- * body as a stream. Destroying the stream (the route does when the response closes) ends the snapshot.
+ * An open listing of a farm's parcels (at most the page's limit, after its `after`): its chunks, iterated once, and
+ * what its tail needs, all read inside one snapshot that lasts until close().
  */
-export function farmParcelsStream(db: Db, scope: Scope, farmId: number, page: FarmListingPage, nextUrl: (after: number) => string): Readable {
-  const reader = snapshotReader(db);
-  try {
-    if (reader !== db) reader.exec('BEGIN');
-    visibleFarm(reader, scope, farmId); // the first read: the snapshot starts here
-    const total = (cachedStatement(reader, 'SELECT parcel_count FROM farms WHERE id = ?').get(farmId) as { parcel_count: number }).parcel_count;
-    return new FarmParcels(reader, reader !== db, farmId, page, total, nextUrl);
-  } catch (err) {
-    if (reader !== db) reader.close();
-    throw err;
-  }
+export interface FarmParcelListing extends AsyncIterable<FeatureChunk> {
+  /** The farm's parcel count in the snapshot. */
+  readonly total: number;
+  /** Whether the farm has a parcel with a greater id in the snapshot (a full page's `next`). */
+  hasAfter(id: number): Promise<boolean>;
+  /** Ends the snapshot; safe to call more than once. */
+  close(): Promise<void>;
 }
 
-/** A read-only connection of its own for a file database; an in-memory one (tests only) has no second connection. */
-function snapshotReader(db: Db): Db {
-  if (db.memory) return db;
-  const reader = new Database(db.name, { readonly: true, fileMustExist: true });
-  reader.pragma('busy_timeout = 5000');
-  return reader;
+/** The listing's FeatureCollection as a stream: `nextUrl` builds a full page's absolute `next`. */
+export function farmParcelsBody(listing: FarmParcelListing, page: FarmListingPage, nextUrl: (after: number) => string): Readable {
+  return new FarmParcelsBody(listing, page, nextUrl);
 }
 
-class FarmParcels extends Readable {
+class FarmParcelsBody extends Readable {
+  private readonly chunks: AsyncIterator<FeatureChunk>;
   private after: number;
   private listed = 0;
   private started = false;
-  private done = false;
   private scheduled = false;
-  private readonly chunk;
 
   constructor(
-    private readonly reader: Db,
-    private readonly owned: boolean,
-    private readonly farmId: number,
+    private readonly listing: FarmParcelListing,
     private readonly page: FarmListingPage,
-    private readonly total: number,
     private readonly nextUrl: (after: number) => string,
   ) {
     super({ highWaterMark: CHUNK_BYTES });
     this.after = page.after ?? 0;
-    this.chunk = reader.prepare(CHUNK_SQL).raw();
+    this.chunks = listing[Symbol.asyncIterator]();
   }
 
   override _read(): void {
@@ -91,59 +74,43 @@ class FarmParcels extends Readable {
     this.scheduled = true;
     // setImmediate, not nextTick: the turn ends and other requests' I/O runs between two chunks.
     setImmediate(() => {
-      this.scheduled = false;
-      if (this.destroyed) return;
-      try {
-        this.push(this.readChunk());
-        if (this.done) this.push(null);
-      } catch (err) {
-        this.destroy(err as Error);
-      }
+      this.next().then((text) => {
+        this.scheduled = false;
+        if (this.destroyed || text === null) return;
+        this.push(text.body);
+        if (text.end) this.push(null);
+      }, (err: unknown) => this.destroy(err as Error));
     });
   }
 
-  /** The next piece of the body: the head, up to CHUNK_BYTES of features, and the tail once the last is read. */
-  private readChunk(): string {
-    const parts: string[] = [];
-    if (!this.started) {
-      this.started = true;
-      parts.push('{"type":"FeatureCollection","features":[');
+  /** The next piece of the body: the head, a chunk of features, and the tail once the last is read. */
+  private async next(): Promise<{ body: string; end: boolean } | null> {
+    if (this.destroyed) return null;
+    const head = this.started ? '' : '{"type":"FeatureCollection","features":[';
+    this.started = true;
+    const r = await this.chunks.next();
+    if (this.destroyed) return null;
+    let body = head;
+    if (!r.done && r.value.count > 0) {
+      body += this.listed === 0 ? r.value.json : `,${r.value.json}`;
+      this.listed += r.value.count;
+      this.after = r.value.lastId;
     }
-    const left = this.page.limit === undefined ? Infinity : this.page.limit - this.listed;
-    const ask = Math.min(CHUNK_ROWS, left);
-    let bytes = 0;
-    let rows = 0;
-    if (ask > 0) {
-      for (const [id, feature] of this.chunk.iterate(this.farmId, this.after, ask) as Iterable<[number, string]>) {
-        parts.push(this.listed + rows === 0 ? feature : `,${feature}`);
-        this.after = id;
-        rows++;
-        bytes += feature.length;
-        if (bytes >= CHUNK_BYTES) break;
-      }
-    }
-    this.listed += rows;
-    const pageFull = this.listed === this.page.limit;
-    if (pageFull || (rows < ask && bytes < CHUNK_BYTES)) {
-      parts.push(this.tail(pageFull));
-      this.done = true;
-    }
-    return parts.join('');
+    const end = r.done === true || r.value.last === true;
+    if (end) body += await this.tail();
+    return { body, end };
   }
 
-  private tail(pageFull: boolean): string {
-    let next: string | null = null;
-    if (pageFull && cachedStatement(this.reader, 'SELECT 1 FROM parcels WHERE farm_id = ? AND id > ? LIMIT 1').get(this.farmId, this.after)) {
-      next = this.nextUrl(this.after);
-    }
+  private async tail(): Promise<string> {
+    const pageFull = this.listed === this.page.limit;
+    const next = pageFull && (await this.listing.hasAfter(this.after)) ? this.nextUrl(this.after) : null;
     // A page counts every parcel of the farm (as GET /api/parcels/ counts all matches); the whole listing counts
     // what it listed, which inside the snapshot is the same number.
-    const count = this.page.limit === undefined && this.page.after === undefined ? this.listed : this.total;
+    const count = this.page.limit === undefined && this.page.after === undefined ? this.listed : this.listing.total;
     return `],"count":${count},"next":${next === null ? 'null' : JSON.stringify(next)}}`;
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
-    if (this.owned && this.reader.open) this.reader.close();
-    cb(err);
+    this.listing.close().then(() => cb(err), (closeErr: unknown) => cb(err ?? (closeErr as Error)));
   }
 }

@@ -12,7 +12,6 @@ export interface ParcelRow extends ParcelColumns {
   modified: string;
 }
 
-export const PARCEL_COLUMNS = 'p.id, p.key, p.farm_id, p.name, p.source_type, p.point, p.geometry, p.hectares, p.metadata, p.minx, p.miny, p.maxx, p.maxy, p.created, p.modified';
 
 export function parcelFeatureJson(r: ParcelRow): string {
   return `${featureHead(r)}${r.geometry}${featureTail(r)}`;

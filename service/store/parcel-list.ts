@@ -1,5 +1,4 @@
-import type { Db } from './db.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
+// GET /api/parcels/'s filters and page, read from the query for any store (the SQLite store's query: sqlite/parcel-list.ts).
 import { ApiError } from '../errors.ts';
 import { ErrorCode, QueryProblem } from '../../core/errors.ts';
 import {
@@ -7,11 +6,7 @@ import {
 } from '../../core/schemas/common.ts';
 // Counted in code points, as core/parcels counts the stored keys and values the filters are compared with.
 import { longerThan } from '../../core/parcels/problems.ts';
-import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, type ParcelRow } from './parcel-json.ts';
-import { visibleFarm } from './parcels.ts';
-// The matching rule itself (values compared by their canonical text), shared with the desktop mirror's map.
-import { metadataFilterSql } from '../../core/parcels/metadata-filter.ts';
+import type { ParcelRow } from './parcel-json.ts';
 
 export interface ParcelFilter {
   farm?: number;
@@ -76,42 +71,33 @@ export function parseBbox(text: string): [number, number, number, number] {
   return [a!, b!, c!, d!];
 }
 
-export function listParcels(db: Db, scope: Scope, filter: ParcelFilter): { rows: ParcelRow[]; count: number; hasMore: boolean } {
-  const where: string[] = [`f.organization_id = @org`, FARM_VISIBLE];
-  const named: Record<string, unknown> = { ...scopeParams(scope) };
-  const positional: unknown[] = [];
-  if (filter.farm !== undefined) {
-    visibleFarm(db, scope, filter.farm);
-    where.push('p.farm_id = @farm');
-    named.farm = filter.farm;
+
+/** One page of a parcel listing: every match counted, the page's rows in id order read in chunks (a cursor's batches). */
+export interface ParcelPage {
+  /** The parcels matching the filter on every page. */
+  count: number;
+  /** Whether more parcels match after this page (its `next`). */
+  hasMore: boolean;
+  /** The page's rows (at most the filter's limit), in id order, a chunk at a time; iterated once. */
+  rows: AsyncIterable<readonly ParcelRow[]>;
+}
+
+/** A page's rows as one array: a page read in one chunk (the SQLite store's) is not copied. */
+export async function pageRows(page: Pick<ParcelPage, 'rows'>): Promise<readonly ParcelRow[]> {
+  let all: readonly ParcelRow[] = [];
+  let copied = false;
+  for await (const chunk of page.rows) {
+    if (all.length === 0) all = chunk;
+    else if (copied) (all as ParcelRow[]).push(...chunk);
+    else {
+      all = [...all, ...chunk];
+      copied = true;
+    }
   }
-  if (filter.search) {
-    where.push("p.name LIKE @search ESCAPE '\\'");
-    named.search = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  }
-  if (filter.bbox) {
-    where.push('p.id IN (SELECT id FROM parcels_rtree WHERE maxx >= @bx0 AND minx <= @bx1 AND maxy >= @by0 AND miny <= @by1)');
-    Object.assign(named, { bx0: filter.bbox[0], by0: filter.bbox[1], bx1: filter.bbox[2], by1: filter.bbox[3] });
-  }
-  const meta = metadataFilterSql('p.metadata', filter.metadata ?? new Map<string, string[]>());
-  const metaSql = meta.sql ? ` AND ${meta.sql}` : '';
-  positional.push(...meta.params);
-  // better-sqlite3 cannot mix named and positional parameters: inline the named ones as positional.
-  const base = `FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE ${where.join(' AND ')}`;
-  const toPositional = (sql: string, extra: Record<string, unknown>) => {
-    const all = { ...named, ...extra };
-    const args: unknown[] = [];
-    const text = sql.replace(/@(\w+)/g, (_, name: string) => {
-      args.push(all[name]);
-      return '?';
-    });
-    return { text, args };
-  };
-  const countQ = toPositional(`SELECT COUNT(*) AS n ${base}`, {});
-  const count = (db.prepare(countQ.text + metaSql).get(...countQ.args, ...positional) as { n: number }).n;
-  const pageQ = toPositional(`SELECT ${PARCEL_COLUMNS} ${base} AND p.id > @after`, { after: filter.after ?? 0 });
-  const rows = cachedStatement(db, `${pageQ.text}${metaSql} ORDER BY p.id LIMIT ?`).all(...pageQ.args, ...positional, filter.limit + 1) as ParcelRow[];
-  const hasMore = rows.length > filter.limit;
-  if (hasMore) rows.pop();
-  return { rows, count, hasMore };
+  return all;
+}
+
+/** Rows already read, as a listing of one chunk. */
+export async function* oneChunk<T>(rows: readonly T[]): AsyncIterable<readonly T[]> {
+  if (rows.length) yield rows;
 }

@@ -1,31 +1,22 @@
-import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { groupCommit } from './group-commit.ts';
-import { ApiError, notFound } from '../errors.ts';
+// Parcel requests on top of any Store: the bulk create's envelope, the validation pool and the PATCH's two paths.
+// None of it is SQL; the store's writes (createBatch, update) are atomic and re-check what may have changed while
+// the parcels were being validated off the request thread.
+import type { Readable } from 'node:stream';
+import { ApiError } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
 import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
+import type { ParcelColumns } from '../../core/parcels/columns.ts';
 import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedPatch } from '../validation-pool.ts';
-import { parcelColumnsOf, type ParcelColumns } from '../../core/parcels/columns.ts';
 import { preparePatch } from '../validation-jobs.ts';
-import { FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { PARCEL_COLUMNS, featureArrayBody, parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
-import type { Readable } from 'node:stream';
-import { getAccountRow, parcelLimit } from './accounts.ts';
+import { featureArrayBody, parcelFeatureJson } from './parcel-json.ts';
+import type { Scope } from './scope.ts';
+import type { Store } from './store.ts';
 
+/** A farm as the parcel writes need it: its account (whose limit applies) and organization. */
 export interface VisibleFarm { id: number; account_id: string; organization_id: string }
 
-export function visibleFarm(db: Db, scope: Scope, farmId: number): VisibleFarm {
-  const f = cachedStatement(db, `SELECT f.id, f.account_id, f.organization_id FROM farms f WHERE f.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`)
-    .get({ id: farmId, ...scopeParams(scope) }) as VisibleFarm | undefined;
-  if (!f) throw notFound('Farm');
-  return f;
-}
-
-export function limitFor(db: Db, accountId: string): number {
-  const a = getAccountRow(db, accountId);
-  return a ? parcelLimit(a) : 0;
-}
+/** A parcel to insert: validated by core inline, or prepared by the validation pool. */
+export type NewParcel = ValidParcel | ParcelColumns;
 
 export const problemsToDetails = (problems: readonly ParcelProblem[]): ErrorDetail[] =>
   problems.map((p) => ({ index: p.index, path: p.path, code: p.code, message: p.message }));
@@ -36,57 +27,28 @@ export function invalidParcels(problems: readonly ParcelProblem[]): ApiError {
   return new ApiError(ErrorCode.invalidParcels, `Nothing was created: ${which}. ${problems[0]?.message ?? ''}`.trim(), problemsToDetails(problems));
 }
 
-/** A parcel's area in whole micro-hectares, exactly as migration 004's triggers round it (farm totals stay exact). */
-const MICRO_HECTARES = (col: string) => `CAST(round(${col} * 1000000) AS INTEGER)`;
-
-/** Inserts already-validated parcels; the caller owns the transaction. */
-export function insertParcels(db: Db, farmId: number, parcels: readonly (ValidParcel | ParcelColumns)[], midBatch?: (inserted: number) => void): ParcelRow[] {
-  const t = now();
-  const ins = cachedStatement(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
-    VALUES (@key, @farm_id, @name, @source_type, @point, @geometry, @hectares, @metadata, @minx, @miny, @maxx, @maxy, @created, @modified)`);
-  const rtree = cachedStatement(db, 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
-  const rows: ParcelRow[] = [];
-  for (const p of parcels) {
-    const row: ParcelRow = { id: 0, key: uuid(), farm_id: farmId, ...('source_type' in p ? p : parcelColumnsOf(p)), created: t, modified: t };
-    row.id = Number(ins.run(row).lastInsertRowid);
-    rtree.run(row.id, row.minx, row.maxx, row.miny, row.maxy);
-    rows.push(row);
-    midBatch?.(rows.length);
-  }
-  if (rows.length) {
-    // The farm's totals move once per batch, in this transaction, with the rounding the delete and update triggers
-    // use (migration 006 says why not a trigger per row): the rows just inserted are the farm's ids in this range.
-    cachedStatement(db, `UPDATE farms SET modified = ?, parcel_count = parcel_count + ?,
-      micro_hectares = micro_hectares + (SELECT SUM(${MICRO_HECTARES('hectares')}) FROM parcels WHERE farm_id = ? AND id BETWEEN ? AND ?)
-      WHERE id = ?`).run(t, rows.length, farmId, rows[0]!.id, rows[rows.length - 1]!.id, farmId);
-  } else {
-    cachedStatement(db, 'UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
-  }
-  return rows;
-}
-
 const BULK_KEYS = new Set(['farm', 'parcels']);
 
 /** Created (the features, in request order), or nothing processed because the farm id is missing (the spec's 'Missing Farm ID'). */
 export type BulkCreateResult = { created: true; json: string | Readable; count: number } | { created: false; message: string };
 
 /** POST /api/parcels/: 1–50 parcels, all or nothing, in request order. */
-export async function bulkCreate(db: Db, scope: Scope, body: unknown, validator: ParcelValidator = inlineValidator, midBatch?: (inserted: number) => void): Promise<BulkCreateResult> {
+export async function bulkCreate(store: Store, scope: Scope, body: unknown, validator: ParcelValidator = inlineValidator, midBatch?: (inserted: number) => void): Promise<BulkCreateResult> {
   const org = scope.organizationId;
-  const request = await syntaxFirst(validator, org, body, () => bulkRequest(db, scope, body));
+  const request = await syntaxFirst(validator, org, body, () => bulkRequest(store, scope, body));
   if (request === null) {
     await validator.checkSyntax(org, body);
     return { created: false, message: MISSING_FARM_ID_MESSAGE };
   }
   const { parcels: valid, problems } = await validator.validate(org, request.parcels, request.maxHectares);
   if (problems.length) throw invalidParcels(problems);
-  // Validation ran off this thread: the farm may have gone meanwhile, so look again inside the write.
-  const rows = await groupCommit(db).submit(() => insertParcels(db, visibleFarm(db, scope, request.farmId).id, valid, midBatch));
+  // Validation ran off this thread: the farm may have gone meanwhile, so the store looks again inside the write.
+  const rows = await store.parcels.createBatch(scope, request.farmId, valid, midBatch);
   return { created: true, json: featureArrayBody(rows), count: rows.length };
 }
 
 /** The bulk create's envelope, farm and limit; null when the farm id is missing (the spec's 200 'Missing Farm ID'). */
-function bulkRequest(db: Db, scope: Scope, body: unknown): { farmId: number; parcels: unknown[]; maxHectares: number } | null {
+async function bulkRequest(store: Store, scope: Scope, body: unknown): Promise<{ farmId: number; parcels: unknown[]; maxHectares: number } | null> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError(ErrorCode.validationFailed, 'The body must be a JSON object with farm and parcels');
   }
@@ -117,18 +79,11 @@ function bulkRequest(db: Db, scope: Scope, body: unknown): { farmId: number; par
       { path: 'body/parcels', code: Array.isArray(parcels) ? (parcels.length ? 'maxItems' : 'minItems') : 'type', message: `parcels must hold 1 to ${MAX_PARCELS_PER_REQUEST} items` },
     ]);
   }
-  const f = visibleFarm(db, scope, farmId);
-  return { farmId, parcels, maxHectares: limitFor(db, f.account_id) };
+  const f = await store.farms.visible(scope, farmId);
+  return { farmId, parcels, maxHectares: await store.accounts.parcelLimit(f.account_id) };
 }
 
-export function parcelRow(db: Db, scope: Scope, id: number): ParcelRow & { account_id: string } {
-  const r = cachedStatement(db, `SELECT ${PARCEL_COLUMNS}, f.account_id FROM parcels p JOIN farms f ON f.id = p.farm_id
-    WHERE p.id = @id AND f.organization_id = @org AND ${FARM_VISIBLE}`).get({ id, ...scopeParams(scope) }) as (ParcelRow & { account_id: string }) | undefined;
-  if (!r) throw notFound('Parcel');
-  return r;
-}
-
-export const getParcelJson = (db: Db, scope: Scope, id: number): string => parcelFeatureJson(parcelRow(db, scope, id));
+export const getParcelJson = async (store: Store, scope: Scope, id: number): Promise<string> => parcelFeatureJson(await store.parcels.get(scope, id));
 
 export interface CheckedPatch { patch: PreparedPatch | null; problems: ParcelProblem[] }
 
@@ -136,47 +91,28 @@ export interface CheckedPatch { patch: PreparedPatch | null; problems: ParcelPro
  * PATCH /api/parcels/{id}/ before its write: a body with a geometry (or a large one, still bytes) is validated on
  * the pool; name and metadata alone are cheap and left to patchParcel.
  */
-export async function checkParcelPatch(db: Db, scope: Scope, id: number, body: unknown, validator: ParcelValidator): Promise<CheckedPatch | undefined> {
-  const r = await syntaxFirst(validator, scope.organizationId, body, () => parcelRow(db, scope, id));
+export async function checkParcelPatch(store: Store, scope: Scope, id: number, body: unknown, validator: ParcelValidator): Promise<CheckedPatch | undefined> {
+  const r = await syntaxFirst(validator, scope.organizationId, body, () => store.parcels.get(scope, id));
   const geom = body instanceof RawJson || (typeof body === 'object' && body !== null && (body as Record<string, unknown>).geom !== undefined);
-  return geom ? validator.validatePatch(scope.organizationId, body, id, limitFor(db, r.account_id)) : undefined;
+  return geom ? validator.validatePatch(scope.organizationId, body, id, await store.accounts.parcelLimit(r.account_id)) : undefined;
 }
 
 /**
  * PATCH replaces the whole metadata object (as the hosted service does); name and geom are revalidated, here or,
- * given `checked`, already by checkParcelPatch (the parcel is then looked up again: it may have gone meanwhile).
+ * given `checked`, already by checkParcelPatch. The store looks the parcel up again inside its write: it may have
+ * gone meanwhile. Returns the parcel's Feature.
  */
-export function patchParcel(db: Db, scope: Scope, id: number, body: unknown, checked?: CheckedPatch): string {
-  return db.transaction(() => {
-    const r = parcelRow(db, scope, id);
-    const { patch, problems } = checked ?? inlinePatch(body, id, limitFor(db, r.account_id));
-    if (!patch || problems.length) {
-      throw new ApiError(ErrorCode.validationFailed, problems[0]?.message ?? 'Invalid patch', problemsToDetails(problems));
-    }
-    const next: ParcelRow = { ...r, modified: now() };
-    if (patch.name !== undefined) next.name = patch.name;
-    if (patch.metadata !== undefined) next.metadata = patch.metadata;
-    if (patch.geom) {
-      Object.assign(next, patch.geom);
-      cachedStatement(db, 'UPDATE parcels_rtree SET minx = ?, maxx = ?, miny = ?, maxy = ? WHERE id = ?').run(next.minx, next.maxx, next.miny, next.maxy, id);
-    }
-    cachedStatement(db, `UPDATE parcels SET name = @name, source_type = @source_type, point = @point, geometry = @geometry, hectares = @hectares,
-      metadata = @metadata, minx = @minx, miny = @miny, maxx = @maxx, maxy = @maxy, modified = @modified WHERE id = @id`).run({
-      id, name: next.name, source_type: next.source_type, point: next.point, geometry: next.geometry, hectares: next.hectares,
-      metadata: next.metadata, minx: next.minx, miny: next.miny, maxx: next.maxx, maxy: next.maxy, modified: next.modified,
-    });
-    return parcelFeatureJson(next);
-  })();
+export async function patchParcel(store: Store, scope: Scope, id: number, body: unknown, checked?: CheckedPatch): Promise<string> {
+  const { patch, problems } = checked ?? inlinePatch(body, id, await store.accounts.parcelLimit((await store.parcels.get(scope, id)).account_id));
+  if (!patch || problems.length) {
+    // A parcel gone since checkParcelPatch is a 404 before the body's problems, as when both were one transaction.
+    if (checked) await store.parcels.get(scope, id);
+    throw new ApiError(ErrorCode.validationFailed, problems[0]?.message ?? 'Invalid patch', problemsToDetails(problems));
+  }
+  return parcelFeatureJson(await store.parcels.update(scope, id, patch));
 }
 
 function inlinePatch(body: unknown, id: number, maxHectares: number): CheckedPatch {
   const { patch, problems } = validateParcelPatch(body, id, { maxHectares });
   return { patch: patch ? preparePatch(patch) : null, problems };
-}
-
-export function deleteParcel(db: Db, scope: Scope, id: number): void {
-  db.transaction(() => {
-    parcelRow(db, scope, id);
-    cachedStatement(db, 'DELETE FROM parcels WHERE id = ?').run(id);
-  })();
 }

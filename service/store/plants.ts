@@ -1,86 +1,61 @@
-import type { Db } from './db.ts';
-import { now, uuid } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
-import { ApiError, notFound } from '../errors.ts';
+// Plants as every store shows them: the row, its Feature JSON, and the import file's checks (not SQL).
+import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
-import { ACCOUNT_VISIBLE, FARM_VISIBLE, scopeParams, type Scope } from './scope.ts';
-import { parcelRow } from './parcels.ts';
-import { getCrop } from './crops.ts';
-import { validatePlantCollection, plantAreaM2 } from '../../core/plants/validate.ts';
+import { validatePlantCollection, type ValidPlant } from '../../core/plants/validate.ts';
 import { pointInRing } from '../../core/geo/contains.ts';
 import type { PolygonCoords } from '../../core/geo/types.ts';
+import type { Scope } from './scope.ts';
+import type { Store } from './store.ts';
 
-interface PlantRow {
+export interface PlantRow {
   id: number; key: string; parcel_id: number | null; crop_id: number | null; point: string; shape: string | null;
   info: string | null; area_m2: number; created: string; modified: string;
 }
 
-const PLANT_VISIBLE = `pl.organization_id = @org AND (
-  (pl.parcel_id IS NOT NULL AND EXISTS (SELECT 1 FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE p.id = pl.parcel_id AND ${FARM_VISIBLE}))
-  OR (pl.parcel_id IS NULL AND ${ACCOUNT_VISIBLE('pl.account_id')}))`;
+export interface PlantQuery { search?: string; parcel?: number; limit: number; after?: number }
 
-function plantJson(r: PlantRow): string {
+export function plantJson(r: PlantRow): string {
   return `{"type":"Feature","id":${r.id},"geometry":{"type":"Point","coordinates":${r.point}},"properties":{"area":"${r.area_m2.toFixed(2)}","key":"${r.key}","shape":${r.shape === null ? 'null' : `{"type":"Polygon","coordinates":${r.shape}}`},"info":${r.info ?? 'null'},"created":"${r.created}","modified":"${r.modified}","parcel":${r.parcel_id ?? 'null'},"crop":${r.crop_id ?? 'null'}}}`;
 }
-
-function cropVisible(db: Db, scope: Scope, id: number): boolean {
-  try {
-    getCrop(db, scope, id);
-    return true;
-  } catch (e) {
-    if (e instanceof ApiError && e.code === ErrorCode.notFound) return false;
-    throw e;
-  }
-}
-
-export interface PlantQuery { search?: string; parcel?: number; limit: number; after?: number }
 
 /**
  * GET /api/plants/: a FeatureCollection; `search` matches the plant's key or text inside its info. With `nextUrl`
  * the collection ends with `next`: that function's URL after the page's last id when more plants match, else null.
  */
-export function listPlantsJson(db: Db, scope: Scope, q: PlantQuery, nextUrl?: (after: number) => string): string {
-  const where = [PLANT_VISIBLE, 'pl.id > @after'];
-  const args: Record<string, unknown> = { ...scopeParams(scope), after: q.after ?? 0, limit: q.limit };
-  if (q.parcel !== undefined) {
-    parcelRow(db, scope, q.parcel);
-    where.push('pl.parcel_id = @parcel');
-    args.parcel = q.parcel;
-  }
-  if (q.search) {
-    where.push("(pl.key = @exact OR pl.info LIKE @like ESCAPE '\\')");
-    args.exact = q.search;
-    args.like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  }
-  if (nextUrl) args.limit = q.limit + 1;
-  const rows = db.prepare(`SELECT pl.* FROM plants pl WHERE ${where.join(' AND ')} ORDER BY pl.id LIMIT @limit`).all(args) as PlantRow[];
-  const more = nextUrl !== undefined && rows.length > q.limit;
-  if (more) rows.pop();
-  const next = nextUrl ? `,"next":${more ? JSON.stringify(nextUrl(rows[rows.length - 1]!.id)) : 'null'}` : '';
+export async function listPlantsJson(store: Store, scope: Scope, q: PlantQuery, nextUrl?: (after: number) => string): Promise<string> {
+  const { rows, hasMore } = await store.plants.list(scope, q);
+  const next = nextUrl ? `,"next":${hasMore ? JSON.stringify(nextUrl(rows[rows.length - 1]!.id)) : 'null'}` : '';
   return `{"type":"FeatureCollection","features":[${rows.map(plantJson).join(',')}]${next}}`;
 }
 
-export function getPlantJson(db: Db, scope: Scope, id: number): string {
-  const r = cachedStatement(db, `SELECT pl.* FROM plants pl WHERE pl.id = @id AND ${PLANT_VISIBLE}`).get({ id, ...scopeParams(scope) }) as PlantRow | undefined;
-  if (!r) throw notFound('Plant');
-  return plantJson(r);
-}
+export const getPlantJson = async (store: Store, scope: Scope, id: number): Promise<string> => plantJson(await store.plants.get(scope, id));
 
-/**
- * Plants are detected, which this service cannot do; detections arrive as a FeatureCollection through
- * this import. A plant without a parcel is placed in the account's parcel that contains it.
- */
-export function importPlants(db: Db, organizationId: string, accountId: string, collection: unknown, defaultParcel: number | null = null): { imported: number } {
+/** The plants of an import file, or the file's problems as one error: nothing of a file with a problem is imported. */
+export function plantsToImport(collection: unknown): ValidPlant[] {
   const { plants, problems } = validatePlantCollection(collection);
   if (problems.length) {
     throw new ApiError(ErrorCode.validationFailed, `${problems.length} problem(s) in the plant file; nothing was imported. ${problems[0]!.message}`,
       problems.map((p) => ({ index: p.index, path: p.path, code: p.code, message: p.message })));
   }
-  const scope: Scope = { organizationId, accountId, via: 'api_key' };
-  const parcels = db.prepare(`SELECT p.id, p.geometry, p.minx, p.miny, p.maxx, p.maxy FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE f.account_id = ?`)
-    .all(accountId) as { id: number; geometry: string; minx: number; miny: number; maxx: number; maxy: number }[];
+  return plants;
+}
+
+export const plantParcelInvalid = (i: number, parcel: number): ApiError =>
+  new ApiError(ErrorCode.validationFailed, `Plant ${i}: parcel ${parcel} does not exist; nothing was imported`, [
+    { index: i, path: `features/${i}/properties/parcel`, code: 'parcel_invalid', message: `parcel ${parcel} does not exist` },
+  ]);
+export const plantCropInvalid = (i: number, crop: number): ApiError =>
+  new ApiError(ErrorCode.validationFailed, `Plant ${i}: crop ${crop} does not exist; nothing was imported`, [
+    { index: i, path: `features/${i}/properties/crop`, code: 'crop_invalid', message: `crop ${crop} does not exist` },
+  ]);
+
+/** A parcel's outline as the import places plants: its bounding box and GeoJSON Polygon geometry text. */
+export interface ParcelOutline { id: number; geometry: string; minx: number; miny: number; maxx: number; maxy: number }
+
+/** Finds, among `parcels`, the one whose polygon (holes excluded) contains a point; each outline is parsed once. */
+export function parcelLocator(parcels: readonly ParcelOutline[]): (pt: number[]) => number | null {
   const rings = new Map<number, PolygonCoords>();
-  const containing = (pt: number[]): number | null => {
+  return (pt) => {
     for (const p of parcels) {
       if (pt[0]! < p.minx || pt[0]! > p.maxx || pt[1]! < p.miny || pt[1]! > p.maxy) continue;
       let coords = rings.get(p.id);
@@ -89,31 +64,4 @@ export function importPlants(db: Db, organizationId: string, accountId: string, 
     }
     return null;
   };
-  return db.transaction(() => {
-    const t = now();
-    const ins = db.prepare(`INSERT INTO plants (key, organization_id, account_id, parcel_id, crop_id, point, shape, info, area_m2, created, modified)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    for (const [i, pl] of plants.entries()) {
-      const parcel = pl.parcel ?? defaultParcel ?? containing(pl.point);
-      if (parcel !== null) {
-        try {
-          parcelRow(db, scope, parcel);
-        } catch {
-          throw new ApiError(ErrorCode.validationFailed, `Plant ${i}: parcel ${parcel} does not exist; nothing was imported`, [
-            { index: i, path: `features/${i}/properties/parcel`, code: 'parcel_invalid', message: `parcel ${parcel} does not exist` },
-          ]);
-        }
-      }
-      // A crop must be one this account can see: an unknown id would fail the foreign key (a raw SqliteError),
-      // and another account's or organization's crop would be linked across tenants.
-      if (pl.crop !== null && !cropVisible(db, scope, pl.crop)) {
-        throw new ApiError(ErrorCode.validationFailed, `Plant ${i}: crop ${pl.crop} does not exist; nothing was imported`, [
-          { index: i, path: `features/${i}/properties/crop`, code: 'crop_invalid', message: `crop ${pl.crop} does not exist` },
-        ]);
-      }
-      ins.run(uuid(), organizationId, accountId, parcel, pl.crop, JSON.stringify(pl.point), pl.shape ? JSON.stringify(pl.shape) : null,
-        pl.info === undefined ? null : JSON.stringify(pl.info), plantAreaM2(pl.shape), t, t);
-    }
-    return { imported: plants.length };
-  })();
 }

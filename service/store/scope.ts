@@ -3,7 +3,7 @@ import { ErrorCode } from '../../core/errors.ts';
 
 /**
  * Who is asking. An API key without the account header acts for the whole organization (its active
- * accounts); the header or a bearer token narrows it to one account. Every query filters through this.
+ * accounts); the header or a bearer token narrows it to one account. Every store query filters through this.
  */
 export interface Scope {
   organizationId: string;
@@ -12,13 +12,6 @@ export interface Scope {
   /** With via 'api_key': the key's row id, bound into the account tokens it asks for. */
   apiKeyId?: number;
 }
-
-/** SQL condition: farm alias `f` is visible to the scope (named parameters @org and @acc). */
-export const FARM_VISIBLE = `f.account_id IN (SELECT a.id FROM accounts a WHERE a.organization_id = @org AND a.state = 'active' AND (@acc IS NULL OR a.id = @acc))`;
-export const ACCOUNT_VISIBLE = (col: string) =>
-  `${col} IN (SELECT a.id FROM accounts a WHERE a.organization_id = @org AND a.state = 'active' AND (@acc IS NULL OR a.id = @acc))`;
-
-export const scopeParams = (s: Scope) => ({ org: s.organizationId, acc: s.accountId });
 
 export function requireAccount(s: Scope, what: string): string {
   if (!s.accountId) {

@@ -1,64 +1,32 @@
 // account_access tokens: HS256 JWTs signed with the organization's own secret (named by `kid`), bound to the
-// account's token epoch and to the API key that asked for them. See docs/api.md, "Account tokens".
+// account's token epoch and to the API key that asked for them. See docs/api.md, "Account tokens". The JWT work is
+// here, on top of any Store; the store keeps the signing keys (Store.signingKeys).
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { Db } from './db.ts';
-import { now } from './clock.ts';
-import { cachedStatement } from '../../platform/node/statements.ts';
 import { accountNotFound } from '../errors.ts';
+import type { Store } from './store.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3 * 60 * 60;
 /** How far in the future a token's iat may be (clock skew between service instances). */
 export const MAX_IAT_SKEW_SECONDS = 60;
 export const TOKEN_TYPE = 'account_access';
 
-interface SigningKeyRow { kid: string; organization_id: string; secret: Buffer; created: string; retired: string | null }
+export interface SigningKey { kid: string; organization_id: string; secret: Uint8Array; created: string; retired: string | null }
+export interface SigningKeyInfo { kid: string; created: string; retired: string | null; verifies_until: string | null }
+
+/** A fresh signing key's id and 256-bit secret. */
+export const newSigningKey = (): Pick<SigningKey, 'kid' | 'secret'> => ({ kid: `sk_${randomBytes(12).toString('base64url')}`, secret: randomBytes(32) });
+
+/** Until when a key retired at `retired` still verifies the tokens it signed (their 3-hour lifetime). */
+export const verifiesUntil = (retired: string | null): string | null =>
+  retired ? new Date(Date.parse(retired) + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString() : null;
+
+/** Retired keys retired before this (ISO time) have no unexpired token left: a rotation drops them. */
+export const retiredKeysExpireBefore = (nowMs: number = Date.now()): string =>
+  new Date(nowMs - (ACCESS_TOKEN_TTL_SECONDS + MAX_IAT_SKEW_SECONDS) * 1000).toISOString();
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
-
-function insertKey(db: Db, organizationId: string): SigningKeyRow {
-  const row: SigningKeyRow = { kid: `sk_${randomBytes(12).toString('base64url')}`, organization_id: organizationId, secret: randomBytes(32), created: now(), retired: null };
-  db.prepare('INSERT INTO signing_keys (kid, organization_id, secret, created) VALUES (@kid, @organization_id, @secret, @created)').run(row);
-  return row;
-}
-
-/** The key that signs the organization's new tokens, created on first use. */
-export function currentSigningKey(db: Db, organizationId: string): SigningKeyRow {
-  return db.transaction(() => {
-    const row = cachedStatement(db, 'SELECT * FROM signing_keys WHERE organization_id = ? AND retired IS NULL ORDER BY created DESC LIMIT 1').get(organizationId) as SigningKeyRow | undefined;
-    return row ?? insertKey(db, organizationId);
-  }).immediate();
-}
-
-export interface SigningKeyInfo { kid: string; created: string; retired: string | null; verifies_until: string | null }
-
-/** The organization's keys, newest first; a retired key verifies the tokens it signed until `verifies_until`. */
-export function listSigningKeys(db: Db, organizationId: string): SigningKeyInfo[] {
-  const rows = db.prepare('SELECT kid, created, retired FROM signing_keys WHERE organization_id = ? ORDER BY created DESC, rowid DESC').all(organizationId) as
-    Array<Pick<SigningKeyRow, 'kid' | 'created' | 'retired'>>;
-  return rows.map((r) => ({ ...r, verifies_until: r.retired ? new Date(Date.parse(r.retired) + ACCESS_TOKEN_TTL_SECONDS * 1000).toISOString() : null }));
-}
-
-/**
- * A new signing secret for the organization. Without `revoke`, the previous key stops signing but keeps
- * verifying the tokens it signed until they expire (at most 3 hours): a routine rotation logs nobody out.
- * With `revoke`, every earlier key of the organization is deleted and every account token it ever issued is
- * refused at once: the answer to a leaked secret or token. Keys whose tokens have all expired are dropped.
- */
-export function rotateSigningKey(db: Db, organizationId: string, opts: { revoke?: boolean } = {}): { kid: string; revoked_keys: number } {
-  return db.transaction(() => {
-    const t = now();
-    let revoked = 0;
-    if (opts.revoke) revoked = db.prepare('DELETE FROM signing_keys WHERE organization_id = ?').run(organizationId).changes;
-    else {
-      db.prepare('UPDATE signing_keys SET retired = ? WHERE organization_id = ? AND retired IS NULL').run(t, organizationId);
-      const expired = new Date(Date.now() - (ACCESS_TOKEN_TTL_SECONDS + MAX_IAT_SKEW_SECONDS) * 1000).toISOString();
-      db.prepare('DELETE FROM signing_keys WHERE organization_id = ? AND retired < ?').run(organizationId, expired);
-    }
-    return { kid: insertKey(db, organizationId).kid, revoked_keys: revoked };
-  }).immediate();
-}
 
 /**
  * Signs a 3-hour account_access token for an account of any state (callers check it is active). `apiKeyId` is
@@ -66,13 +34,11 @@ export function rotateSigningKey(db: Db, organizationId: string, opts: { revoke?
  * with the CLI (create-account, token, demo) have no key: revoke-tokens and the account's epoch revoke them.
  */
 export async function signAccountAccess(
-  db: Db, accountId: string, opts: { apiKeyId?: number | null; nowSeconds?: number } = {},
+  store: Store, accountId: string, opts: { apiKeyId?: number | null; nowSeconds?: number } = {},
 ): Promise<{ token: string; expiresAt: string }> {
-  const account = cachedStatement(db, 'SELECT organization_id, token_epoch FROM accounts WHERE id = ?').get(accountId) as
-    | { organization_id: string; token_epoch: number }
-    | undefined;
+  const account = await store.accounts.get(accountId);
   if (!account) throw accountNotFound();
-  const key = currentSigningKey(db, account.organization_id);
+  const key = await store.signingKeys.current(account.organization_id);
   const iat = opts.nowSeconds ?? nowSeconds();
   const exp = iat + ACCESS_TOKEN_TTL_SECONDS;
   const claims: Record<string, unknown> = { org: account.organization_id, typ: TOKEN_TYPE, ep: account.token_epoch };
@@ -102,13 +68,13 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
  * than HS256; an unknown kid (another service, a deleted key, a token from before per-organization keys); a bad
  * signature; expired; a lifetime over 3 hours; iat more than 60 s ahead; a missing claim or a wrong typ; an org
  * claim other than the key's organization; signed by a retired key after it was retired. The account, its epoch
- * and the API key are checked by the caller (auth.ts) against the database.
+ * and the API key are checked by the caller (auth.ts) against the store.
  */
-export async function verifyAccountAccess(db: Db, token: string, at: number = nowSeconds()): Promise<AccountAccessClaims | null> {
+export async function verifyAccountAccess(store: Store, token: string, at: number = nowSeconds()): Promise<AccountAccessClaims | null> {
   try {
     const header = decodeProtectedHeader(token);
     if (header.alg !== 'HS256' || typeof header.kid !== 'string' || (header.typ !== undefined && header.typ !== 'JWT')) return null;
-    const key = cachedStatement(db, 'SELECT * FROM signing_keys WHERE kid = ?').get(header.kid) as SigningKeyRow | undefined;
+    const key = await store.signingKeys.get(header.kid);
     if (!key) return null;
     const { payload } = await jwtVerify(token, key.secret, {
       algorithms: ['HS256'], requiredClaims: ['exp', 'iat', 'sub', 'org', 'typ', 'ep'], currentDate: new Date(at * 1000),

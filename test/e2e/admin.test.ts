@@ -9,11 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../service/app.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
-import { dbFile } from '../../service/config.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
+import type { Store } from '../../service/store/store.ts';
 import { createAdmin } from '../../service/store/admins.ts';
-import { createAccount } from '../../service/store/accounts.ts';
+import { openTestStore } from '../helpers/store.ts';
 import { ROOT, serviceCli } from '../helpers/process.ts';
 import { pointParcel, polygonParcel } from '../helpers/service.ts';
 
@@ -26,7 +24,7 @@ interface Acc { id: string; account_email: string }
 interface FarmOut { id: number; name: string; hectares: number }
 
 let dir: string;
-let db: Db;
+let store: Store;
 let app: FastifyInstance;
 let base: string;
 let browser: Browser;
@@ -89,17 +87,17 @@ const newContext = () => browser.newContext({ viewport: { width: 1280, height: 8
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   dir = mkdtempSync(join(tmpdir(), 'furrow-admin-e2e-'));
-  db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
-  app = await buildApp({ db, config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', gatewayTimeoutMs: 0, faults: false } });
+  ({ store } = await openTestStore(dir));
+  app = await buildApp({ store, config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', gatewayTimeoutMs: 0, faults: false } });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
-  a = createOrganization(db, 'Campo Verde Cooperative');
-  b = createOrganization(db, 'Rival Agro');
+  a = await store.organizations.create('Campo Verde Cooperative');
+  b = await store.organizations.create('Rival Agro');
   // The operator's command, run as operators run it, on the same database the service has open.
   const cli = serviceCli(dir, ['create-admin', '--org', a.organization_id, '--email', 'admin@campoverde.es', '--password', PASSWORD]);
   expect(cli.status, cli.stderr).toBe(0);
   expect(cli.json).toMatchObject({ organization_id: a.organization_id, email: 'admin@campoverde.es' });
-  await createAdmin(db, a.organization_id, 'ops@campoverde.es', PASSWORD);
-  await createAdmin(db, b.organization_id, 'admin@rivalagro.test', PASSWORD);
+  await createAdmin(store, a.organization_id, 'ops@campoverde.es', PASSWORD);
+  await createAdmin(store, b.organization_id, 'admin@rivalagro.test', PASSWORD);
 
   acc.ana = await account(a, 'ana@cortijonorte.es');
   acc.pedro = await account(a, 'pedro@almendrosur.es');
@@ -116,14 +114,14 @@ beforeAll(async () => {
   expect(off.status, off.stderr).toBe(0);
   rival = await account(b, 'grower@rivalagro.test');
   // The API's schema refuses this address; the CLI's create-account (the store) takes it: the panel must show it as text.
-  createAccount(db, b.organization_id, '<b>bold</b>"@rivalagro.test');
+  await store.accounts.create(b.organization_id, '<b>bold</b>"@rivalagro.test');
   browser = await chromium.launch(CHROMIUM);
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await app?.close();
-  db?.close();
+  await store?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -201,12 +199,12 @@ describe('the admin panel', () => {
     await page.getByLabel(/Type .* to confirm/).fill('lucia@olivar.es');
     expect(await click(page, page.getByRole('button', { name: 'Delete permanently' }))).toBe(400);
     expect(await page.locator('.alert-error').first().innerText()).toContain('does not match');
-    expect(db.prepare('SELECT state FROM accounts WHERE id = ?').get(acc.lucia.id)).toEqual({ state: 'deactivated' });
+    expect((await store.accounts.get(acc.lucia.id))?.state).toBe('deactivated');
     await page.getByLabel(/Type .* to confirm/).fill('Lucia@OlivarHedge.es');
     expect(await click(page, page.getByRole('button', { name: 'Delete permanently' }))).toBe(200);
     expect(await flash(page)).toContain('permanently deleted');
     expect(await row(page, acc.lucia.account_email).count()).toBe(0);
-    expect(db.prepare('SELECT COUNT(*) AS n FROM farms WHERE id = ?').get(farms['Olive Grove']!.id)).toEqual({ n: 0 });
+    expect(await store.farms.organizationOf(farms['Olive Grove']!.id)).toBeUndefined();
     expect((await api('GET', '/api/farms/', as(a, acc.lucia))).json).toMatchObject({ message: 'Account not found' });
     const again = await api('POST', '/api/accounts/', { 'x-api-key': a.api_key }, { account_email: acc.lucia.account_email });
     expect(again.status).toBe(201);
@@ -322,9 +320,9 @@ describe('the admin panel', () => {
     await shot(theirs, 'not-found');
     expect((await theirs.request.get(`${base}/admin/data/unlink?farm=${farms['Cortijo Norte']!.id}`)).status()).toBe(404);
     expect((await api('GET', '/api/farms/', as(a, acc.ana))).status).toBe(200);
-    expect(db.prepare('SELECT state FROM accounts WHERE id = ?').get(acc.marta.id)).toEqual({ state: 'deactivated' });
-    expect(db.prepare('SELECT account_id, max_parcel_hectares FROM farms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ?').get(farms['Cortijo Norte']!.id))
-      .toEqual({ account_id: acc.ana.id, max_parcel_hectares: null });
+    expect((await store.accounts.get(acc.marta.id))?.state).toBe('deactivated');
+    expect((await store.farms.listLinked(a.organization_id, acc.ana.id)).map((f) => f.id)).toContain(farms['Cortijo Norte']!.id);
+    expect((await store.accounts.get(acc.ana.id))?.max_parcel_hectares).toBeNull();
     expect((await api('GET', '/api/accounts/', { 'x-api-key': a.api_key })).status).toBe(200);
     expect((await api('GET', '/api/farms/', as(b, rival))).status).toBe(200);
     await other.close();
@@ -361,7 +359,7 @@ describe('the admin panel', () => {
   });
 
   it('marks the cookie Secure when the service is public over HTTPS', async () => {
-    const https = await buildApp({ db, config: { dataDir: dir, publicUrl: 'https://farms.example.com', gatewayTimeoutMs: 0, faults: false } });
+    const https = await buildApp({ store, config: { dataDir: dir, publicUrl: 'https://farms.example.com', gatewayTimeoutMs: 0, faults: false } });
     try {
       const res = await https.inject({ method: 'POST', url: '/admin/login', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `email=admin%40campoverde.es&password=${encodeURIComponent(PASSWORD)}` });
       expect(res.statusCode).toBe(303);

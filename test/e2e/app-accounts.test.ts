@@ -14,24 +14,24 @@ import { pointParcel } from '../helpers/service.ts';
 import { SHOTS } from './embed-harness.ts';
 import { openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 import { signAccountAccess } from '../../service/store/tokens.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
-import { dbFile } from '../../service/config.ts';
+import type { Store } from '../../service/store/store.ts';
+import { openDataDirStore } from '../helpers/store.ts';
 
 let ctx: DemoApp;
 let browser: Browser;
 let page: Page;
 let problems: () => Promise<string[]>;
-let serviceDb: Db;
+let serviceStore: Store;
 
 beforeAll(async () => {
   ctx = await startDemoApp('furrow-app-accounts-');
   ({ browser } = ctx);
   // The running service's database, opened beside it: a token with a short life, signed with the organization's key.
-  serviceDb = openDb(dbFile(join(ctx.dir, 'data')), { synchronous: 'NORMAL' });
+  serviceStore = await openDataDirStore(join(ctx.dir, 'data'));
 }, 150_000);
 
 afterAll(async () => {
-  serviceDb?.close();
+  await serviceStore?.close();
   await ctx?.stop();
 });
 
@@ -139,7 +139,7 @@ describe('the Accounts screen', () => {
     const other = await serviceAccount('someone-else@example.com');
     // A token that expires 25 s from now, as if issued 3 hours ago minus that: long enough to connect it and read its
     // expiry on a loaded machine, short enough not to hold the test suite.
-    const short = (await signAccountAccess(serviceDb, grower.id, { nowSeconds: Math.floor(Date.now() / 1000) - 3 * 3600 + 25 })).token;
+    const short = (await signAccountAccess(serviceStore, grower.id, { nowSeconds: Math.floor(Date.now() / 1000) - 3 * 3600 + 25 })).token;
     await panel().getByRole('button', { name: 'Close accounts' }).click();
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const connect = page.getByRole('form', { name: 'Connect another service' });

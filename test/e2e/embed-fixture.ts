@@ -1,9 +1,7 @@
 // An account for the embedded-map tests, created through the running service's HTTP API like an integrator would:
 // ten parcels near Córdoba with metadata of the spec's shapes (a key with a space included), a rotation history,
 // an almond orchard's trees, and a second account whose parcels must never show up.
-import type { Db } from '../../service/store/db.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
-import { importPlants } from '../../service/store/plants.ts';
+import type { Store } from '../../service/store/store.ts';
 import { fieldPolygon, orchardTrees } from '../../service/demo-data.ts';
 import { seededRandom as rng } from '../../core/random.ts';
 
@@ -58,9 +56,9 @@ export async function createAccount(base: string, apiKey: string, email: string)
   return call<Account>(`${base}/api/accounts/`, 'POST', { 'x-api-key': apiKey }, { account_email: email });
 }
 
-/** `db` is the service's own database file, opened by the test: the operator's steps (organization, plant import). */
-export async function seedEmbedAccount(base: string, db: Db): Promise<Seeded> {
-  const { organization_id: organizationId, api_key: apiKey } = createOrganization(db, 'Embed Test Co-op');
+/** `store` is the service's own store, opened by the test: the operator's steps (organization, plant import). */
+export async function seedEmbedAccount(base: string, store: Store): Promise<Seeded> {
+  const { organization_id: organizationId, api_key: apiKey } = await store.organizations.create('Embed Test Co-op');
   const account = await createAccount(base, apiKey, 'grower@embed.example');
   const other = await createAccount(base, apiKey, 'neighbour@embed.example');
   const rand = rng(4242);
@@ -91,7 +89,7 @@ export async function seedEmbedAccount(base: string, db: Db): Promise<Seeded> {
   const almond = SPECS.findIndex((s) => s.name === 'Almond Terrace');
   // Every third tree of every third row: an orchard across the whole parcel, a few hundred plants.
   const trees = orchardTrees(rings[almond]!, rand).filter((t) => (t.info.row as number) % 3 === 0 && (t.info.tree as number) % 3 === 0);
-  importPlants(db, organizationId, account.id, {
+  await store.plants.import(organizationId, account.id, {
     type: 'FeatureCollection',
     features: trees.map((t) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: t.point }, properties: { shape: { type: 'Polygon', coordinates: t.shape }, info: t.info, parcel: byName.get('Almond Terrace')!.id } })),
   });

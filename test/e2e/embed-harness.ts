@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ROOT, freePort, spawnService, type ServiceProcess } from '../helpers/process.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
-import { dbFile } from '../../service/config.ts';
+import type { Store } from '../../service/store/store.ts';
+import { openDataDirStore } from '../helpers/store.ts';
 import { seedEmbedAccount, type Seeded } from './embed-fixture.ts';
 import type {} from '../../service/web/embed/client/types.ts';
 
@@ -19,7 +19,8 @@ export const ha = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, max
 
 export let dir: string;
 export let svc: ServiceProcess;
-export let db: Db;
+/** The service's own store, opened beside it by the test: the operator's steps. */
+export let store: Store;
 export let browser: Browser;
 export let seeded: Seeded;
 export let url: string;
@@ -42,8 +43,8 @@ export function useEmbedService(): void {
     await new Promise<void>((r) => partner.listen(port, '127.0.0.1', r));
     // EMBED_FRAME_ANCESTORS through the environment, as an operator sets it.
     svc = await spawnService(dir, { EMBED_FRAME_ANCESTORS: `'self' ${PARTNER}`, GATEWAY_TIMEOUT_MS: '0' });
-    db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
-    seeded = await seedEmbedAccount(svc.url, db);
+    store = await openDataDirStore(dir);
+    seeded = await seedEmbedAccount(svc.url, store);
     url = seeded.account.embedded_url;
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
     mkdirSync(SHOTS, { recursive: true });
@@ -53,7 +54,7 @@ export function useEmbedService(): void {
     await browser?.close();
     await new Promise((r) => partner?.close(r));
     await svc?.stop();
-    db?.close();
+    await store?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 }

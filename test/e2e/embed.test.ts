@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { configFromEnv } from '../../service/config.ts';
-import { embeddedUrl, purgeAccount, reactivateAccount, rotateAuthId } from '../../service/store/accounts.ts';
+import { embeddedUrl } from '../../service/store/accounts.ts';
 import { frameAncestors, securityHeaders } from '../../service/web/embed/page.ts';
 import { createAccount, expectedNames, type Account } from './embed-fixture.ts';
-import { SHOTS, ha, svc, db, browser, seeded, url, PARTNER, ELSEWHERE, useEmbedService, open, ready, names, pixelOf, settled, rectOf, boxOf, overlaps, within, cspViolations, shot, authId, dataNames } from './embed-harness.ts';
+import { SHOTS, ha, svc, store, browser, seeded, url, PARTNER, ELSEWHERE, useEmbedService, open, ready, names, pixelOf, settled, rectOf, boxOf, overlaps, within, cspViolations, shot, authId, dataNames } from './embed-harness.ts';
 import type {} from '../../service/web/embed/client/types.ts';
 
 useEmbedService();
@@ -248,7 +248,7 @@ describe('embedded map', { timeout: 60_000 }, () => {
     await refused(`?auth_id=${encodeURIComponent(acc.account_access)}`, 404);
 
     // Rotated: the old link stops working at once, the new one works.
-    const rotated = rotateAuthId(db, seeded.organizationId, acc.id);
+    const rotated = await store.accounts.rotateAuthId(seeded.organizationId, acc.id);
     const fresh = embeddedUrl(new URL(acc.embedded_url).origin + '/embed', rotated.auth_id);
     await refused(`?auth_id=${authId(acc.embedded_url)}`, 404);
     expect((await fetch(fresh)).status).toBe(200);
@@ -262,12 +262,12 @@ describe('embedded map', { timeout: 60_000 }, () => {
     // Deactivated (DELETE /api/accounts/{id}/): refused; reactivated: back, data intact.
     expect((await fetch(`${svc.url}/api/accounts/${acc.id}/`, { method: 'DELETE', headers: { 'x-api-key': seeded.apiKey } })).status).toBe(204);
     await refused(`?auth_id=${rotated.auth_id}`, 404);
-    reactivateAccount(db, seeded.organizationId, acc.id);
+    await store.accounts.reactivate(seeded.organizationId, acc.id);
     expect((await fetch(`${svc.url}/embed/data/parcels?auth_id=${rotated.auth_id}`)).status).toBe(200);
 
     // Purged: gone for good.
     expect((await fetch(`${svc.url}/api/accounts/${acc.id}/`, { method: 'DELETE', headers: { 'x-api-key': seeded.apiKey } })).status).toBe(204);
-    purgeAccount(db, seeded.organizationId, acc.id);
+    await store.accounts.purge(seeded.organizationId, acc.id);
     await refused(`?auth_id=${rotated.auth_id}`, 404);
   });
 

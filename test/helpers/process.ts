@@ -1,9 +1,7 @@
 // Runs the real service as a child process on 127.0.0.1 (for fault, crash and CLI tests).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { openDb } from '../../service/store/db.ts';
-import { dbFile } from '../../service/config.ts';
-import { createApiKey, revokeApiKey } from '../../service/store/organizations.ts';
+import { openDataDirStore } from './store.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -70,15 +68,15 @@ export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {},
 
 /**
  * Rotates an organization's API key in a running service's database, as an operator would: a new key is issued
- * and the old one revoked (the service's own store functions). Returns the new key.
+ * and the old one revoked (the service's own Store). Returns the new key.
  */
-export function rotateApiKey(dataDir: string, organizationId: string, oldKey: string): string {
-  const db = openDb(dbFile(dataDir));
+export async function rotateApiKey(dataDir: string, organizationId: string, oldKey: string): Promise<string> {
+  const store = await openDataDirStore(dataDir);
   try {
-    const fresh = createApiKey(db, organizationId, 'rotated');
-    revokeApiKey(db, organizationId, oldKey.split('_').slice(0, 2).join('_'));
+    const fresh = await store.apiKeys.create(organizationId, 'rotated');
+    await store.apiKeys.revoke(organizationId, oldKey.split('_').slice(0, 2).join('_'));
     return fresh.api_key;
   } finally {
-    db.close();
+    await store.close();
   }
 }

@@ -1,33 +1,35 @@
-// Shared set-up for service tests: a real app over a real SQLite file in a fresh temp folder.
+// Shared set-up for service tests: a real app over a fresh store (store.ts chooses which) in a fresh temp folder.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildOptions } from '../../service/app.ts';
-import { openDb, type Db } from '../../service/store/db.ts';
-import { dbFile, type ServiceConfig } from '../../service/config.ts';
-import { createOrganization } from '../../service/store/organizations.ts';
+import type { ServiceConfig } from '../../service/config.ts';
+import type { Store } from '../../service/store/store.ts';
+import type { Scope } from '../../service/store/scope.ts';
 import { freePort } from './process.ts';
+import { openTestStore, type StoreProbe, type TestStore } from './store.ts';
+import type { Db } from '../../service/store/sqlite/index.ts';
 
-export interface TestService {
+export interface TestService extends TestStore {
   app: FastifyInstance;
-  db: Db;
+  store: Store;
   dir: string;
   close(): Promise<void>;
 }
 
 export async function startService(config: Partial<ServiceConfig> = {}, build: Pick<BuildOptions, 'logger' | 'logStream' | 'validator'> = {}): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'furrow-svc-'));
-  const db = openDb(dbFile(dir), { synchronous: 'NORMAL' });
+  const opened = await openTestStore(dir);
   const app = await buildApp({
-    db, ...build,
+    store: opened.store, ...build,
     config: { dataDir: dir, publicUrl: 'http://127.0.0.1:8080', embedUrl: 'http://127.0.0.1:8080/embed', gatewayTimeoutMs: 0, faults: false, validationWorkers: 0, ...config },
   });
   return {
-    app, db, dir,
+    ...opened, app, dir,
     async close() {
       await app.close();
-      db.close();
+      await opened.store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -48,13 +50,18 @@ export async function startHttpService(config: Partial<ServiceConfig> = {}): Pro
 export interface Org { organization_id: string; api_key: string }
 export interface Account { id: string; account_email: string; embedded_url: string; account_access: string }
 
-export const newOrg = (svc: TestService, name = 'Test Org'): Org => createOrganization(svc.db, name);
+export const newOrg = (svc: Pick<TestService, 'store'>, name = 'Test Org'): Promise<Org> => svc.store.organizations.create(name);
 
 export async function newAccount(svc: TestService, org: Org, email = `grower-${Math.random().toString(36).slice(2)}@example.com`): Promise<Account> {
   const res = await svc.app.inject({ method: 'POST', url: '/api/accounts/', headers: { 'x-api-key': org.api_key }, payload: { account_email: email } });
   if (res.statusCode !== 201) throw new Error(`account creation failed: ${res.statusCode} ${res.body}`);
   return res.json() as Account;
 }
+
+/** The store's scope of the organization's API key alone (every active account), for tests that ask the Store directly. */
+export const orgScope = (org: Org): Scope => ({ organizationId: org.organization_id, accountId: null, via: 'api_key' });
+/** The store's scope of one account, as its API key and header act. */
+export const accountScope = (org: Org, acc: { id: string }): Scope => ({ organizationId: org.organization_id, accountId: acc.id, via: 'api_key' });
 
 /** Headers acting for an account with the API key. */
 export const asAccount = (org: Org, acc: Account) => ({ 'x-api-key': org.api_key, 'service-account': acc.id });
@@ -84,12 +91,12 @@ export async function newFarm(svc: TestService, org: Org, acc: Account, name = '
 export const body = (res: LightMyRequestResponse) => res.json() as Record<string, unknown>;
 
 /** Row counts of every data table: a rejected request must leave them all unchanged. */
-export function storeCounts(db: Db): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const t of ['organizations', 'accounts', 'farms', 'parcels', 'parcels_rtree', 'crops', 'crop_families', 'plants']) {
-    out[t] = (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
-  }
-  return out;
+export const storeCounts = (svc: { probe: StoreProbe }): Promise<Record<string, number>> => svc.probe.counts();
+
+/** The SQLite database under the service's store, for a test about SQLite itself (it fails on any other store). */
+export function sqliteOf(svc: Pick<TestStore, 'sqlite'>): Db {
+  if (!svc.sqlite) throw new Error('This test is about the SQLite store itself');
+  return svc.sqlite;
 }
 
 /**

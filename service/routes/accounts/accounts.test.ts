@@ -3,18 +3,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import {
-  startService, newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body,
+  startService, newOrg, newAccount, newFarm, accountScope, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
-import { purgeAccount, reactivateAccount } from '../../store/accounts.ts';
-import { importPlants } from '../../store/plants.ts';
-import { unlinkFarm } from '../../store/farms.ts';
 
 let svc: TestService;
 let org: Org;
 beforeEach(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
 });
 afterEach(async () => {
   await svc.close();
@@ -26,7 +23,8 @@ const create = (payload: unknown, o: Org = org) =>
   svc.app.inject({ method: 'POST', url: '/api/accounts/', headers: key(o), payload: payload as Record<string, unknown> });
 const deactivate = (id: string, o: Org = org) => svc.app.inject({ method: 'DELETE', url: `/api/accounts/${id}/`, headers: key(o) });
 const get = (url: string, headers: Record<string, string>) => svc.app.inject({ method: 'GET', url, headers });
-const count = (sql: string, ...args: unknown[]) => (svc.db.prepare(sql).get(...args) as { n: number }).n;
+const stateOf = async (id: string) => (await svc.store.accounts.get(id))?.state ?? 'gone';
+const inState = async (state: string, o: Org = org) => (await svc.store.accounts.list(o.organization_id)).filter((a) => a.state === state).length;
 
 interface Summary { id: string; account_email: string; embedded_url: string; state: string; deactivated: string | null; max_parcel_hectares: number }
 
@@ -43,7 +41,7 @@ async function populated(a: Account) {
   expect(crop.statusCode).toBe(201);
   const loose = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: asAccount(org, a), payload: { name: 'Planned' } });
   expect(loose.statusCode).toBe(201);
-  importPlants(svc.db, org.organization_id, a.id, {
+  await svc.store.plants.import(org.organization_id, a.id, {
     type: 'FeatureCollection', features: [
       { type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} },
       { type: 'Feature', geometry: { type: 'Point', coordinates: [10, 10] }, properties: {} },
@@ -51,12 +49,17 @@ async function populated(a: Account) {
   });
   return farm;
 }
-const accountData = (id: string) => ({
-  farms: count('SELECT COUNT(*) AS n FROM farms WHERE account_id = ?', id),
-  parcels: count('SELECT COUNT(*) AS n FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE f.account_id = ?', id),
-  crops: count('SELECT COUNT(*) AS n FROM crops WHERE account_id = ?', id),
-  plants: count('SELECT COUNT(*) AS n FROM plants WHERE account_id = ?', id),
-});
+/** What an active account holds, as the store lists it for the account. */
+async function accountData(a: Account) {
+  const scope = accountScope(org, a);
+  const farms = await svc.store.farms.list(scope);
+  return {
+    farms: farms.length,
+    parcels: farms.reduce((n, f) => n + f.parcel_count, 0),
+    crops: (await svc.store.crops.list(scope, { limit: 1000, offset: 0 })).count,
+    plants: (await svc.store.plants.list(scope, { limit: 1000 })).rows.length,
+  };
+}
 
 describe('POST /api/accounts/', () => {
   it('201 with id, account_email, embedded_url and account_access', async () => {
@@ -97,7 +100,7 @@ describe('POST /api/accounts/', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(body(res).code).toBe('validation_failed');
     }
-    expect(storeCounts(svc.db).accounts).toBe(0);
+    expect((await storeCounts(svc)).accounts).toBe(0);
   });
 
   it('unknown fields are 400 naming the field; account_email is the only field sent', async () => {
@@ -109,7 +112,7 @@ describe('POST /api/accounts/', () => {
     expect((await create([{ account_email: 'g@example.com' }])).statusCode).toBe(400);
     const text = await svc.app.inject({ method: 'POST', url: '/api/accounts/', headers: { ...key(), 'content-type': 'application/json' }, payload: '{"account_email":' });
     expect(text.statusCode).toBe(400);
-    expect(storeCounts(svc.db).accounts).toBe(0);
+    expect((await storeCounts(svc)).accounts).toBe(0);
   });
 
   it('a duplicate email in the same organization is 409, case-insensitively', async () => {
@@ -119,15 +122,15 @@ describe('POST /api/accounts/', () => {
       expect(res.statusCode, email).toBe(409);
       expect(body(res).code).toBe('email_taken');
     }
-    expect(storeCounts(svc.db).accounts).toBe(1);
+    expect((await storeCounts(svc)).accounts).toBe(1);
   });
 
   it('the same email is allowed in another organization', async () => {
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     expect((await create({ account_email: 'grower@example.com' })).statusCode).toBe(201);
     const res = await create({ account_email: 'GROWER@example.com' }, other);
     expect(res.statusCode).toBe(201);
-    expect(storeCounts(svc.db).accounts).toBe(2);
+    expect((await storeCounts(svc)).accounts).toBe(2);
   });
 });
 
@@ -135,7 +138,7 @@ describe('GET /api/accounts/', () => {
   it('lists active and deactivated accounts with their state; GET one', async () => {
     const a = await newAccount(svc, org, 'a@example.com');
     const b = await newAccount(svc, org, 'b@example.com');
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     await newAccount(svc, other, 'c@example.com');
     expect((await deactivate(b.id)).statusCode).toBe(204);
 
@@ -163,16 +166,16 @@ describe('DELETE /api/accounts/{id}/ (deactivation)', () => {
   it('204, data kept, token and header refused, email not reusable', async () => {
     const a = await newAccount(svc, org, 'keep@example.com');
     const farm = await populated(a);
-    const data = accountData(a.id);
-    expect(data).toEqual({ farms: 1, parcels: 2, crops: 2, plants: 2 });
+    expect(await accountData(a)).toEqual({ farms: 1, parcels: 2, crops: 2, plants: 2 });
+    const kept = await storeCounts(svc);
 
     const res = await deactivate(a.id);
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
 
-    expect(accountData(a.id)).toEqual(data);
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ?', farm.id)).toBe(1);
-    expect(count("SELECT COUNT(*) AS n FROM accounts WHERE id = ? AND state = 'deactivated'", a.id)).toBe(1);
+    expect(await storeCounts(svc)).toEqual(kept);
+    expect((await svc.store.farms.listLinked(org.organization_id, a.id)).map((f) => f.id)).toEqual([farm.id]);
+    expect(await stateOf(a.id)).toBe('deactivated');
 
     expectAccountNotFound(await get('/api/farms/', asBearer(a)));
     expectAccountNotFound(await get('/api/farms/', asAccount(org, a)));
@@ -190,10 +193,10 @@ describe('DELETE /api/accounts/{id}/ (deactivation)', () => {
     expect((await deactivate(a.id)).statusCode).toBe(204);
     expectAccountNotFound(await deactivate(a.id));
     expectAccountNotFound(await deactivate('acc-00000000-0000-0000-0000-000000000000'));
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     const b = await newAccount(svc, other);
     expectAccountNotFound(await deactivate(b.id, org));
-    expect(count("SELECT COUNT(*) AS n FROM accounts WHERE id = ? AND state = 'active'", b.id)).toBe(1);
+    expect(await stateOf(b.id)).toBe('active');
   });
 
   it('cannot be done with a bearer token, even by the account itself', async () => {
@@ -201,7 +204,7 @@ describe('DELETE /api/accounts/{id}/ (deactivation)', () => {
     const res = await svc.app.inject({ method: 'DELETE', url: `/api/accounts/${a.id}/`, headers: asBearer(a) });
     expect(res.statusCode).toBe(403);
     expect(body(res).code).toBe('forbidden');
-    expect(count("SELECT COUNT(*) AS n FROM accounts WHERE state = 'active'")).toBe(1);
+    expect(await inState('active')).toBe(1);
   });
 });
 
@@ -209,12 +212,12 @@ describe('reactivation', () => {
   it('restores access with all data intact', async () => {
     const a = await newAccount(svc, org, 'back@example.com');
     const farm = await populated(a);
-    const data = accountData(a.id);
+    const data = await accountData(a);
     expect((await deactivate(a.id)).statusCode).toBe(204);
-    const row = reactivateAccount(svc.db, org.organization_id, a.id);
+    const row = await svc.store.accounts.reactivate(org.organization_id, a.id);
     expect(row.state).toBe('active');
 
-    expect(accountData(a.id)).toEqual(data);
+    expect(await accountData(a)).toEqual(data);
     // Tokens issued before the deactivation stay revoked; a fresh one reaches everything.
     expect((await get('/api/farms/', asBearer(a))).statusCode).toBe(401);
     const fresh = await svc.app.inject({ method: 'POST', url: `/api/accounts/${a.id}/token/`, headers: key() });
@@ -233,11 +236,11 @@ describe('reactivation', () => {
 
   it('an active account cannot be reactivated; another organization cannot reactivate it', async () => {
     const a = await newAccount(svc, org);
-    expect(() => reactivateAccount(svc.db, org.organization_id, a.id)).toThrow(expect.objectContaining({ status: 409 }));
+    await expect(svc.store.accounts.reactivate(org.organization_id, a.id)).rejects.toThrow(expect.objectContaining({ status: 409 }));
     expect((await deactivate(a.id)).statusCode).toBe(204);
-    const other = newOrg(svc, 'Other');
-    expect(() => reactivateAccount(svc.db, other.organization_id, a.id)).toThrow(expect.objectContaining({ status: 403 }));
-    expect(count("SELECT COUNT(*) AS n FROM accounts WHERE state = 'deactivated'")).toBe(1);
+    const other = await newOrg(svc, 'Other');
+    await expect(svc.store.accounts.reactivate(other.organization_id, a.id)).rejects.toThrow(expect.objectContaining({ status: 403 }));
+    expect(await inState('deactivated')).toBe(1);
   });
 });
 
@@ -247,20 +250,18 @@ describe('permanent delete (purge)', () => {
     await populated(a);
     const b = await newAccount(svc, org, 'stays@example.com');
     await populated(b);
-    const bData = accountData(b.id);
+    const bData = await accountData(b);
     expect((await deactivate(a.id)).statusCode).toBe(204);
 
-    const result = purgeAccount(svc.db, org.organization_id, a.id);
+    const result = await svc.store.accounts.purge(org.organization_id, a.id);
     expect(result).toEqual({ farms: 1, parcels: 2 });
-    expect(count('SELECT COUNT(*) AS n FROM accounts WHERE id = ?', a.id)).toBe(0);
-    expect(accountData(a.id)).toEqual({ farms: 0, parcels: 0, crops: 0, plants: 0 });
-    // Nothing left behind: no orphan farm, no parcel, crop or plant without its owner.
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE account_id IS NULL')).toBe(0);
-    expect(count('SELECT COUNT(*) AS n FROM parcels')).toBe(bData.parcels);
-    expect(count('SELECT COUNT(*) AS n FROM parcels_rtree')).toBe(bData.parcels);
-    expect(count('SELECT COUNT(*) AS n FROM crops')).toBe(bData.crops);
-    expect(count('SELECT COUNT(*) AS n FROM plants')).toBe(bData.plants);
-    expect(accountData(b.id)).toEqual(bData);
+    expect(await stateOf(a.id)).toBe('gone');
+    // Nothing left behind: no orphan farm, no parcel, crop or plant without its owner (nor a parcel's spatial index entry).
+    expect(await svc.store.farms.listOrphans(org.organization_id)).toEqual([]);
+    const left = await storeCounts(svc);
+    expect(left).toMatchObject(bData);
+    if ('parcels_rtree' in left) expect(left.parcels_rtree).toBe(bData.parcels);
+    expect(await accountData(b)).toEqual(bData);
 
     expect((await get('/api/accounts/', key())).json()).toHaveLength(1);
     expectAccountNotFound(await get(`/api/accounts/${a.id}/`, key()));
@@ -272,35 +273,27 @@ describe('permanent delete (purge)', () => {
   it('an active account is refused (409) and kept with its data', async () => {
     const a = await newAccount(svc, org);
     await populated(a);
-    const data = accountData(a.id);
-    expect(() => purgeAccount(svc.db, org.organization_id, a.id)).toThrow(expect.objectContaining({ status: 409 }));
-    expect(accountData(a.id)).toEqual(data);
+    const data = await accountData(a);
+    await expect(svc.store.accounts.purge(org.organization_id, a.id)).rejects.toThrow(expect.objectContaining({ status: 409 }));
+    expect(await accountData(a)).toEqual(data);
     expect((await get('/api/farms/', asBearer(a))).statusCode).toBe(200);
   });
 
   it("another organization cannot purge an account; the account's earlier orphans stay orphans, with their crops and plants", async () => {
     const a = await newAccount(svc, org);
     const farm = await populated(a);
-    unlinkFarm(svc.db, org.organization_id, farm.id);
-    const orphanData = {
-      parcels: count('SELECT COUNT(*) AS n FROM parcels WHERE farm_id = ?', farm.id),
-      crops: count('SELECT COUNT(*) AS n FROM crops c JOIN parcels p ON p.id = c.parcel_id WHERE p.farm_id = ?', farm.id),
-      plants: count('SELECT COUNT(*) AS n FROM plants pl JOIN parcels p ON p.id = pl.parcel_id WHERE p.farm_id = ?', farm.id),
-    };
-    expect(orphanData).toEqual({ parcels: 2, crops: 1, plants: 1 });
+    await svc.store.farms.unlink(org.organization_id, farm.id);
+    // The account is the organization's only one: everything in the store is its (a crop and a plant on the farm's
+    // parcels, one of each without a parcel).
+    expect(await storeCounts(svc)).toMatchObject({ farms: 1, parcels: 2, crops: 2, plants: 2 });
     expect((await deactivate(a.id)).statusCode).toBe(204);
-    const other = newOrg(svc, 'Other');
-    expect(() => purgeAccount(svc.db, other.organization_id, a.id)).toThrow(expect.objectContaining({ status: 403 }));
-    expect(count('SELECT COUNT(*) AS n FROM accounts WHERE id = ?', a.id)).toBe(1);
-    expect(purgeAccount(svc.db, org.organization_id, a.id)).toEqual({ farms: 0, parcels: 0 });
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ? AND account_id IS NULL', farm.id)).toBe(1);
-    // The orphan farm is still billed and keeps everything on its parcels.
-    expect({
-      parcels: count('SELECT COUNT(*) AS n FROM parcels WHERE farm_id = ?', farm.id),
-      crops: count('SELECT COUNT(*) AS n FROM crops c JOIN parcels p ON p.id = c.parcel_id WHERE p.farm_id = ?', farm.id),
-      plants: count('SELECT COUNT(*) AS n FROM plants pl JOIN parcels p ON p.id = pl.parcel_id WHERE p.farm_id = ?', farm.id),
-    }).toEqual(orphanData);
-    // The account's own data without a parcel went with it.
-    expect(accountData(a.id)).toEqual({ farms: 0, parcels: 0, crops: 0, plants: 0 });
+    const other = await newOrg(svc, 'Other');
+    await expect(svc.store.accounts.purge(other.organization_id, a.id)).rejects.toThrow(expect.objectContaining({ status: 403 }));
+    expect(await stateOf(a.id)).toBe('deactivated');
+    expect(await svc.store.accounts.purge(org.organization_id, a.id)).toEqual({ farms: 0, parcels: 0 });
+    // The orphan farm is still billed and keeps everything on its parcels; the account's own data without a parcel
+    // went with it.
+    expect((await svc.store.farms.listOrphans(org.organization_id)).map((f) => [f.id, f.parcel_count])).toEqual([[farm.id, 2]]);
+    expect(await storeCounts(svc)).toMatchObject({ farms: 1, parcels: 2, crops: 1, plants: 1 });
   });
 });

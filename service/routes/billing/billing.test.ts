@@ -5,14 +5,12 @@ import {
   startService, newOrg, newAccount, asAccount, asBearer, polygonParcel, pointParcel, body, sumHectares,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
-import { unlinkFarm } from '../../store/farms.ts';
-import { purgeAccount } from '../../store/accounts.ts';
 
 let svc: TestService;
 let org: Org;
 beforeEach(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
 });
 afterEach(async () => {
   await svc.close();
@@ -60,7 +58,7 @@ describe('GET /api/billing/', () => {
     bFarms[1]!.parcels.push(...(extra.json() as Created['parcels']));
 
     // Another organization's parcels are not ours.
-    const other = newOrg(svc, 'Other');
+    const other = await newOrg(svc, 'Other');
     await farm(await newAccount(svc, other), [pointParcel('x', 50)], other);
 
     const r = await bill();
@@ -99,7 +97,7 @@ describe('GET /api/billing/', () => {
     expect(rowA.hectares).toBeCloseTo(10, 9);
     expect(r.total_hectares).toBeCloseTo(30, 9);
 
-    purgeAccount(svc.db, org.organization_id, a.id);
+    await svc.store.accounts.purge(org.organization_id, a.id);
     const after = await bill();
     expect(after.accounts.map((x) => x.account)).toEqual([b.id]);
     expect(after.total_hectares).toBeCloseTo(20, 9);
@@ -109,7 +107,7 @@ describe('GET /api/billing/', () => {
     const a = await newAccount(svc, org);
     const kept = await farm(a, [pointParcel('k', 3)]);
     const orphan = await farm(a, [pointParcel('o1', 7), pointParcel('o2', 8, -4.6, 37.8)]);
-    unlinkFarm(svc.db, org.organization_id, orphan.id);
+    await svc.store.farms.unlink(org.organization_id, orphan.id);
     const r = await bill();
     expect(r.orphans.farms).toBe(1);
     expect(r.orphans.parcels).toBe(2);
@@ -121,7 +119,7 @@ describe('GET /api/billing/', () => {
 
     // An empty orphan farm counts as a farm with 0 ha.
     const empty = await farm(a, []);
-    unlinkFarm(svc.db, org.organization_id, empty.id);
+    await svc.store.farms.unlink(org.organization_id, empty.id);
     expect((await bill()).orphans).toMatchObject({ farms: 2, parcels: 2 });
   });
 

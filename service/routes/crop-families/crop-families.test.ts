@@ -14,7 +14,7 @@ let parcelId: number;
 
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
   parcelId = (await newFarm(svc, org, acc, 'Families farm', [polygonParcel('p')])).parcels[0]!.id;
 });
@@ -29,11 +29,11 @@ const familyNames = async (headers: Record<string, string>) =>
 
 describe('POST /api/crop-families/', () => {
   it("is refused with an account's bearer token: 403 forbidden, nothing added", async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await inject('POST', '/api/crop-families/', asBearer(acc), { name: 'Bearer family', observation: 'should not exist' });
     expect(res.statusCode).toBe(403);
     expect(body(res).code).toBe('forbidden');
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
     expect(await familyNames(asBearer(acc))).not.toContain('Bearer family');
   });
 
@@ -53,7 +53,7 @@ describe('a family named on a crop', () => {
   });
 
   it('a bearer token naming a new family is refused (403) and creates neither the crop nor the family', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const created = await inject('POST', '/api/crops/', asBearer(acc), { parcel: parcelId, name: 'Quinoa', family: { name: 'Sneakaceae' } });
     expect(created.statusCode).toBe(403);
     expect(body(created).code).toBe('forbidden');
@@ -61,7 +61,7 @@ describe('a family named on a crop', () => {
     const patched = await inject('PATCH', `/api/crops/${crop.id}/`, asBearer(acc), { family: { name: 'Sneakaceae' } });
     expect(patched.statusCode).toBe(403);
     expect((await inject('GET', `/api/crops/${crop.id}/`, asBearer(acc))).json()).toMatchObject({ family: null });
-    expect(storeCounts(svc.db)).toEqual({ ...before, crops: before.crops! + 1 });
+    expect(await storeCounts(svc)).toEqual({ ...before, crops: before.crops! + 1 });
     expect(await familyNames(asBearer(acc))).not.toContain('Sneakaceae');
   });
 

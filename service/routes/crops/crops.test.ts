@@ -23,7 +23,7 @@ let parcelId: number;
 
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc, 'Crops Org');
+  org = await newOrg(svc, 'Crops Org');
   acc = await newAccount(svc, org);
   h = asAccount(org, acc);
   parcelId = await newParcel(acc);
@@ -48,10 +48,10 @@ async function createCrop(payload: Record<string, unknown>, headers: Headers = h
 
 /** Expects 400 and no row written anywhere; returns the error body. */
 async function rejected(method: 'POST' | 'PATCH', url: string, payload: unknown, headers: Headers = h): Promise<ErrorJson> {
-  const before = storeCounts(svc.db);
+  const before = await storeCounts(svc);
   const res = await inject(method, url, headers, payload);
   expect(res.statusCode, res.body).toBe(400);
-  expect(storeCounts(svc.db)).toEqual(before);
+  expect(await storeCounts(svc)).toEqual(before);
   const b = res.json() as ErrorJson;
   expect(typeof b.code).toBe('string');
   expect(typeof b.message).toBe('string');
@@ -112,21 +112,21 @@ describe('POST /api/crops/', () => {
     expect(c.family).toEqual(fab);
     expect(((await inject('GET', '/api/crop-families/', h)).json() as CropFamily[]).length).toBe(before.length);
 
-    const familiesBefore = storeCounts(svc.db).crop_families!;
+    const familiesBefore = (await storeCounts(svc)).crop_families!;
     const made = await createCrop({ parcel: parcelId, name: 'Quinoa', family: { name: 'Pseudocereals', observation: 'quinoa, amaranth, buckwheat' } });
     expect(made.family).toMatchObject({ name: 'Pseudocereals', observation: 'quinoa, amaranth, buckwheat' });
     expect(made.family!.key).toMatch(UUID);
-    expect(storeCounts(svc.db).crop_families).toBe(familiesBefore + 1);
+    expect((await storeCounts(svc)).crop_families).toBe(familiesBefore + 1);
     const listed = (await inject('GET', '/api/crop-families/', h)).json() as CropFamily[];
     expect(listed).toContainEqual(made.family);
     // Found again by another spelling; no second family.
     const again = await createCrop({ parcel: parcelId, family: { name: 'PSEUDOCEREALS' } });
     expect(again.family!.id).toBe(made.family!.id);
-    expect(storeCounts(svc.db).crop_families).toBe(familiesBefore + 1);
+    expect((await storeCounts(svc)).crop_families).toBe(familiesBefore + 1);
   });
 
   it("does not share an organization's own families with another organization", async () => {
-    const org2 = newOrg(svc, 'Other crops org');
+    const org2 = await newOrg(svc, 'Other crops org');
     const acc2 = await newAccount(svc, org2);
     const mine = await createCrop({ parcel: parcelId, family: { name: 'Secret family' } });
     const theirs = (await inject('GET', '/api/crop-families/', asAccount(org2, acc2))).json() as CropFamily[];
@@ -378,7 +378,7 @@ describe('isolation', () => {
       expect(page.results.map((x) => x.id)).not.toContain(c.id);
       expect((await inject('GET', `/api/crops/?parcel=${p}`, ih)).json()).toMatchObject({ count: 0, results: [] });
     }
-    const org2 = newOrg(svc, 'Far away');
+    const org2 = await newOrg(svc, 'Far away');
     expect((await inject('GET', `/api/crops/${c.id}/`, { 'x-api-key': org2.api_key })).statusCode).toBe(404);
     // The owner (header or bearer) and the organization's key still see it, unchanged.
     expect((await inject('GET', `/api/crops/${c.id}/`, oh)).json()).toEqual(c);

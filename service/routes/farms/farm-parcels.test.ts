@@ -10,7 +10,7 @@ let org: Org;
 let acc: Account;
 beforeEach(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
 });
 afterEach(async () => {

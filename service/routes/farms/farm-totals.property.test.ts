@@ -1,7 +1,7 @@
 // Property test of the farm totals (parcel_count and hectares, kept by the triggers of migration 004): after any
 // random sequence of farm and parcel creates, geometry and name patches, parcel and farm deletes, unlinks, orphan
 // deletes and account purges, every farm's totals equal a recomputation from its parcels, exactly — in the
-// database, in GET /api/farms/{id}/, GET /api/farms/ and billing. Settings as the parcel property tests: a fixed seed
+// store (and, on SQLite, in the database against a recount), in GET /api/farms/{id}/, GET /api/farms/ and billing. Settings as the parcel property tests: a fixed seed
 // by default, FC_SEED replays, CI_LONG=1 runs five times as many sequences with fresh seeds.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,9 +9,6 @@ import {
   asAccount, microHectares, newAccount, newOrg, pointParcel, polygonParcel, startService, sumHectares, type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import { TIMEOUT, fcOpts } from '../parcels/parcels.property-helpers.ts';
-import { deleteOrphan, unlinkFarm } from '../../store/farms.ts';
-import { deactivateAccount, purgeAccount } from '../../store/accounts.ts';
-import { billing } from '../../store/billing.ts';
 
 let svc: TestService;
 /** A fresh organization per sequence, so billing's orphans and totals are this sequence's alone. */
@@ -54,7 +51,7 @@ describe('farm totals under random sequences of changes', () => {
   it('equal a recomputation from the parcels after every step, in the store, the API and billing', async () => {
     let steps = 0;
     await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
-      org = newOrg(svc);
+      org = await newOrg(svc);
       const accounts = [await newAccount(svc, org), await newAccount(svc, org)];
       const farms: ModelFarm[] = [];
       const linked = () => farms.filter((f) => f.account !== null);
@@ -119,7 +116,7 @@ describe('farm totals under random sequences of changes', () => {
           case 'unlink': {
             const f = linked()[o.farm % Math.max(1, linked().length)];
             if (!f) break;
-            unlinkFarm(svc.db, org.organization_id, f.id);
+            await svc.store.farms.unlink(org.organization_id, f.id);
             f.account = null;
             break;
           }
@@ -127,15 +124,15 @@ describe('farm totals under random sequences of changes', () => {
             const orphans = farms.filter((f) => f.account === null);
             const f = orphans[o.farm % Math.max(1, orphans.length)];
             if (!f) break;
-            deleteOrphan(svc.db, org.organization_id, f.id);
+            await svc.store.farms.deleteOrphan(org.organization_id, f.id);
             farms.splice(farms.indexOf(f), 1);
             break;
           }
           case 'purge': {
             const who = accounts[o.who];
             if (!who) break;
-            deactivateAccount(svc.db, org.organization_id, who.id);
-            purgeAccount(svc.db, org.organization_id, who.id);
+            await svc.store.accounts.deactivate(org.organization_id, who.id);
+            await svc.store.accounts.purge(org.organization_id, who.id);
             for (const f of farms.filter((x) => x.account === who)) farms.splice(farms.indexOf(f), 1);
             accounts[o.who] = undefined as unknown as Account;
             break;
@@ -151,17 +148,23 @@ describe('farm totals under random sequences of changes', () => {
 const expectedHectares = (f: ModelFarm): number => sumHectares(f.parcels.values());
 
 async function checkTotals(farms: ModelFarm[], accounts: Account[]): Promise<void> {
-  // The store: every farm of the organization (orphans included) against a fresh count and sum of its parcels.
-  const drift = svc.db.prepare(`SELECT f.id, f.parcel_count, f.micro_hectares,
-      (SELECT COUNT(*) FROM parcels p WHERE p.farm_id = f.id) AS n,
-      (SELECT COALESCE(SUM(CAST(round(p.hectares * 1000000) AS INTEGER)), 0) FROM parcels p WHERE p.farm_id = f.id) AS units
-    FROM farms f WHERE f.organization_id = ? AND (f.parcel_count <> n OR f.micro_hectares <> units)`).all(org.organization_id);
-  expect(drift).toEqual([]);
-  // The model: the parcels the API said exist, with the hectares it reported for each.
+  // SQLite keeps the totals in the farms' rows (triggers and the bulk insert): every farm of the organization
+  // (orphans included) against a fresh count and sum of its parcels.
+  if (svc.sqlite) {
+    const drift = svc.sqlite.prepare(`SELECT f.id, f.parcel_count, f.micro_hectares,
+        (SELECT COUNT(*) FROM parcels p WHERE p.farm_id = f.id) AS n,
+        (SELECT COALESCE(SUM(CAST(round(p.hectares * 1000000) AS INTEGER)), 0) FROM parcels p WHERE p.farm_id = f.id) AS units
+      FROM farms f WHERE f.organization_id = ? AND (f.parcel_count <> n OR f.micro_hectares <> units)`).all(org.organization_id);
+    expect(drift).toEqual([]);
+  }
+  // The model: the parcels the API said exist, with the hectares it reported for each, against every farm of the
+  // organization in the store (linked or orphan).
+  const stored = new Map([...await svc.store.farms.listLinked(org.organization_id), ...await svc.store.farms.listOrphans(org.organization_id)].map((f) => [f.id, f]));
+  expect([...stored.keys()].sort((x, y) => x - y)).toEqual(farms.map((f) => f.id).sort((x, y) => x - y));
   for (const f of farms) {
-    const row = svc.db.prepare('SELECT parcel_count, micro_hectares FROM farms WHERE id = ?').get(f.id) as { parcel_count: number; micro_hectares: number };
+    const row = stored.get(f.id)!;
     expect(row.parcel_count).toBe(f.parcels.size);
-    expect(row.micro_hectares / 1e6).toBe(expectedHectares(f));
+    expect(row.hectares).toBe(expectedHectares(f));
     if (f.account === null) continue;
     const one = svc.app.inject({ method: 'GET', url: `/api/farms/${f.id}/`, headers: asAccount(org, f.account) });
     expect((await one).json()).toMatchObject({ id: f.id, parcel_count: f.parcels.size, hectares: expectedHectares(f) });
@@ -172,10 +175,9 @@ async function checkTotals(farms: ModelFarm[], accounts: Account[]): Promise<voi
     expect(listed.map((x) => [x.id, x.parcel_count, x.hectares])).toEqual(mine.map((f) => [f.id, f.parcels.size, expectedHectares(f)]));
   }
   // Billing adds the same units: per account, the orphans, and the total.
-  const b = billing(svc.db, org.organization_id);
+  const b = await svc.store.billing.of(org.organization_id);
   const unitsOf = (fs: ModelFarm[]) => fs.reduce((s, f) => s + [...f.parcels.values()].reduce((t, h) => t + microHectares(h), 0), 0);
   for (const a of accounts) expect(b.accounts.find((x) => x.account === a.id)?.hectares).toBe(unitsOf(farms.filter((f) => f.account === a)) / 1e6);
   expect(b.orphans.hectares).toBe(unitsOf(farms.filter((f) => f.account === null)) / 1e6);
-  const rows = svc.db.prepare('SELECT COALESCE(SUM(micro_hectares), 0) AS u FROM farms WHERE organization_id = ?').get(org.organization_id) as { u: number };
-  expect(b.total_hectares).toBe(rows.u / 1e6);
+  expect(b.total_hectares).toBe(unitsOf(farms) / 1e6);
 }

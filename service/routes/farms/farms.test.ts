@@ -2,18 +2,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import {
-  startService, newOrg, newAccount, newFarm, asAccount, asBearer, polygonParcel, pointParcel, storeCounts, body, sumHectares,
+  startService, newOrg, newAccount, newFarm, asAccount, asBearer, orgScope, polygonParcel, pointParcel, storeCounts, body, sumHectares,
   type TestService, type Org, type Account,
 } from '../../../test/helpers/service.ts';
-import { deleteOrphan, listOrphans, unlinkFarm } from '../../store/farms.ts';
-import { importPlants } from '../../store/plants.ts';
+import { pageRows } from '../../store/parcel-list.ts';
 
 let svc: TestService;
 let org: Org;
 let acc: Account;
 beforeEach(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
 });
 afterEach(async () => {
@@ -27,7 +26,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const post = (payload: unknown, headers: Record<string, string> = asAccount(org, acc)) =>
   svc.app.inject({ method: 'POST', url: '/api/farms/', headers, payload: payload as Record<string, unknown> });
 const get = (url: string, headers: Record<string, string> = asAccount(org, acc)) => svc.app.inject({ method: 'GET', url, headers });
-const count = (sql: string, ...args: unknown[]) => (svc.db.prepare(sql).get(...args) as { n: number }).n;
+const counts = () => storeCounts(svc);
+/** Where a farm is: linked to an account (its id), an orphan, or gone. */
+async function farmState(id: number): Promise<string> {
+  const linked = (await svc.store.farms.listLinked(org.organization_id)).find((f) => f.id === id);
+  if (linked) return linked.account!;
+  return (await svc.store.farms.listOrphans(org.organization_id)).some((f) => f.id === id) ? 'orphan' : 'gone';
+}
 const ids = (res: LightMyRequestResponse) => (res.json() as { id: number }[]).map((f) => f.id);
 
 describe('POST /api/farms/', () => {
@@ -61,9 +66,9 @@ describe('POST /api/farms/', () => {
     expect(farm.hectares).toBeCloseTo(farm.parcels!.reduce((s, p) => s + p.properties.hectares, 0), 5);
 
     // What the response says is what was stored.
-    const rows = svc.db.prepare('SELECT id, key, name FROM parcels WHERE farm_id = ? ORDER BY id').all(farm.id) as { id: number; key: string; name: string }[];
-    expect(rows).toEqual(farm.parcels!.map((p) => ({ id: p.id, key: p.properties.key, name: p.properties.name })));
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ? AND account_id = ?', farm.id, acc.id)).toBe(1);
+    const rows = await pageRows(await svc.store.parcels.list(orgScope(org), { farm: farm.id, limit: 100 }));
+    expect(rows.map((r) => ({ id: r.id, key: r.key, name: r.name }))).toEqual(farm.parcels!.map((p) => ({ id: p.id, key: p.properties.key, name: p.properties.name })));
+    expect(await farmState(farm.id)).toBe(acc.id);
   });
 
   it('0 parcels (or none sent) creates an empty farm; 50 parcels are accepted', async () => {
@@ -79,19 +84,19 @@ describe('POST /api/farms/', () => {
     expect(res.statusCode).toBe(201);
     const farm = res.json() as FarmOut;
     expect(farm.parcels!.map((p) => p.properties.name)).toEqual(fifty.map((p) => p.name));
-    expect(count('SELECT COUNT(*) AS n FROM parcels WHERE farm_id = ?', farm.id)).toBe(50);
+    expect((await svc.store.farms.get(orgScope(org), farm.id)).parcel_count).toBe(50);
   });
 
   it('more than 50 parcels is 400 and creates nothing', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await post({ farm: { name: 'Too many' }, parcels: Array.from({ length: 51 }, (_, i) => pointParcel(`p${i}`, 1, -4.78 + i * 0.01, 37.88)) });
     expect(res.statusCode).toBe(400);
     expect(body(res).message).toMatch(/50/);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it('atomic: one bad parcel is 400 naming its index, and no farm and no parcel is created', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const bad = [
       [polygonParcel('ok0'), polygonParcel('ok1', -4.7), pointParcel('no hectares', undefined), polygonParcel('ok3', -4.6)],
       [polygonParcel('ok0'), pointParcel('too big', 150)],
@@ -108,8 +113,8 @@ describe('POST /api/farms/', () => {
       expect(b.errors.length).toBeGreaterThan(0);
       expect(b.errors.every((e) => e.index === expectIndex[i])).toBe(true);
     }
-    expect(storeCounts(svc.db)).toEqual(before);
-    expect(count('SELECT COUNT(*) AS n FROM farms')).toBe(0);
+    expect(await storeCounts(svc)).toEqual(before);
+    expect((await counts()).farms).toBe(0);
     expect((await get('/api/farms/')).json()).toEqual([]);
   });
 
@@ -118,7 +123,7 @@ describe('POST /api/farms/', () => {
     expect(res.statusCode).toBe(400);
     const b = res.json() as { errors: { index: number }[] };
     expect([...new Set(b.errors.map((e) => e.index))]).toEqual([0, 2]);
-    expect(count('SELECT COUNT(*) AS n FROM farms')).toBe(0);
+    expect((await counts()).farms).toBe(0);
   });
 
   it('an invalid farm part is 400 and creates nothing', async () => {
@@ -127,15 +132,15 @@ describe('POST /api/farms/', () => {
       const res = await post(payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
     }
-    expect(count('SELECT COUNT(*) AS n FROM farms')).toBe(0);
+    expect((await counts()).farms).toBe(0);
   });
 
   it('without an account (API key alone) is 400 account_required, creating nothing', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await post({ farm: { name: 'Nobody' }, parcels: [polygonParcel('p')] }, { 'x-api-key': org.api_key });
     expect(res.statusCode).toBe(400);
     expect(body(res).code).toBe('account_required');
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it('with the bearer token the farm belongs to the token\'s account', async () => {
@@ -149,7 +154,7 @@ describe('POST /api/farms/', () => {
     const a = (await post(payload)).json() as FarmOut;
     const b = (await post(payload)).json() as FarmOut;
     expect(a.id).not.toBe(b.id);
-    expect(count('SELECT COUNT(*) AS n FROM parcels')).toBe(2);
+    expect((await counts()).parcels).toBe(2);
   });
 });
 
@@ -185,7 +190,7 @@ describe('reading, renaming and deleting', () => {
       const bad = await svc.app.inject({ method: 'PATCH', url: `/api/farms/${f.id}/`, headers: asAccount(org, acc), payload });
       expect(bad.statusCode, JSON.stringify(payload)).toBe(400);
     }
-    expect((svc.db.prepare('SELECT name, account_id FROM farms WHERE id = ?').get(f.id) as { name: string; account_id: string })).toEqual({ name: 'New', account_id: acc.id });
+    expect(await svc.store.farms.get(orgScope(org), f.id)).toMatchObject({ name: 'New', account: acc.id });
     const missing = await svc.app.inject({ method: 'PATCH', url: '/api/farms/999999/', headers: asAccount(org, acc), payload: { name: 'X' } });
     expect(missing.statusCode).toBe(404);
   });
@@ -217,26 +222,33 @@ describe('reading, renaming and deleting', () => {
       const c = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: asAccount(org, acc), payload: { parcel, name: 'Barley' } });
       expect(c.statusCode).toBe(201);
     }
-    importPlants(svc.db, org.organization_id, acc.id, {
+    await svc.store.plants.import(org.organization_id, acc.id, {
       type: 'FeatureCollection', features: [
         { type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: {} },
         { type: 'Feature', geometry: { type: 'Point', coordinates: [2.0, 41.0] }, properties: {} },
       ],
     });
-    const onFarm = (table: 'crops' | 'plants', farm: number) =>
-      count(`SELECT COUNT(*) AS n FROM ${table} t JOIN parcels p ON p.id = t.parcel_id WHERE p.farm_id = ?`, farm);
-    expect([onFarm('crops', f.id), onFarm('plants', f.id)]).toEqual([1, 1]);
+    // The crops and plants on a farm's parcels, as the store lists them.
+    const onFarm = async (farm: { parcels: { id: number }[] }) => {
+      let crops = 0;
+      let plants = 0;
+      for (const p of farm.parcels) {
+        crops += (await svc.store.crops.ofParcel(orgScope(org), p.id)).length;
+        plants += (await svc.store.plants.list(orgScope(org), { parcel: p.id, limit: 1000 })).rows.length;
+      }
+      return [crops, plants];
+    };
+    expect(await onFarm(f)).toEqual([1, 1]);
 
     const res = await svc.app.inject({ method: 'DELETE', url: `/api/farms/${f.id}/`, headers: asAccount(org, acc) });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ?', f.id)).toBe(0);
-    expect(count('SELECT COUNT(*) AS n FROM parcels WHERE farm_id = ?', f.id)).toBe(0);
-    for (const p of f.parcels) expect(count('SELECT COUNT(*) AS n FROM parcels_rtree WHERE id = ?', p.id)).toBe(0);
-    expect(count('SELECT COUNT(*) AS n FROM crops')).toBe(1);
-    expect(count('SELECT COUNT(*) AS n FROM plants')).toBe(1);
-    expect([onFarm('crops', keep.id), onFarm('plants', keep.id)]).toEqual([1, 1]);
-    expect(count('SELECT COUNT(*) AS n FROM parcels')).toBe(1);
+    expect(await farmState(f.id)).toBe('gone');
+    // What is left is the kept farm's: its parcel, crop and plant (the spatial index follows the parcels).
+    const left = await counts();
+    expect(left).toMatchObject({ farms: 1, parcels: 1, crops: 1, plants: 1 });
+    if ('parcels_rtree' in left) expect(left.parcels_rtree).toBe(1);
+    expect(await onFarm(keep)).toEqual([1, 1]);
 
     expect((await get(`/api/farms/${f.id}/`)).statusCode).toBe(404);
     expect((await get(`/api/parcels/${f.parcels[0]!.id}/`)).statusCode).toBe(404);
@@ -251,8 +263,8 @@ describe('orphan farms', () => {
     const crop = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: asAccount(org, acc), payload: { parcel: f.parcels[0]!.id, name: 'Oats' } });
     const cropId = (crop.json() as { id: number }).id;
 
-    unlinkFarm(svc.db, org.organization_id, f.id);
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ? AND account_id IS NULL', f.id)).toBe(1);
+    await svc.store.farms.unlink(org.organization_id, f.id);
+    expect(await farmState(f.id)).toBe('orphan');
 
     for (const headers of [asAccount(org, acc), asBearer(acc), { 'x-api-key': org.api_key }]) {
       expect((await get(`/api/farms/${f.id}/`, headers)).statusCode).toBe(404);
@@ -263,12 +275,12 @@ describe('orphan farms', () => {
       expect(parcels.features.map((x) => x.properties.name)).toEqual(['l']);
       expect((await get(`/api/crops/${cropId}/`, headers)).statusCode).toBe(404);
     }
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     expect((await svc.app.inject({ method: 'PATCH', url: `/api/farms/${f.id}/`, headers: asAccount(org, acc), payload: { name: 'X' } })).statusCode).toBe(404);
     expect((await svc.app.inject({ method: 'DELETE', url: `/api/farms/${f.id}/`, headers: asAccount(org, acc) })).statusCode).toBe(404);
     const into = await svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: asAccount(org, acc), payload: { farm: { id: f.id }, parcels: [pointParcel('x', 1)] } });
     expect(into.statusCode).toBe(404);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
 
     // Billing still counts it.
     const bill = (await get('/api/billing/', { 'x-api-key': org.api_key })).json() as { total_hectares: number; orphans: { farms: number; parcels: number; hectares: number } };
@@ -277,17 +289,16 @@ describe('orphan farms', () => {
     expect(bill.orphans.hectares).toBeCloseTo(11, 6);
     expect(bill.total_hectares).toBeCloseTo(13, 6);
 
-    const orphans = listOrphans(svc.db, org.organization_id);
+    const orphans = await svc.store.farms.listOrphans(org.organization_id);
     expect(orphans).toHaveLength(1);
     expect(orphans[0]).toMatchObject({ id: f.id, name: 'Orphan', parcel_count: 2 });
     expect(orphans[0]!.hectares).toBeCloseTo(11, 6);
-    expect(listOrphans(svc.db, newOrg(svc, 'Other').organization_id)).toEqual([]);
+    expect(await svc.store.farms.listOrphans((await newOrg(svc, 'Other')).organization_id)).toEqual([]);
 
-    deleteOrphan(svc.db, org.organization_id, f.id);
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ?', f.id)).toBe(0);
-    expect(count('SELECT COUNT(*) AS n FROM parcels WHERE farm_id = ?', f.id)).toBe(0);
-    expect(count('SELECT COUNT(*) AS n FROM crops WHERE id = ?', cropId)).toBe(0);
-    expect(listOrphans(svc.db, org.organization_id)).toEqual([]);
+    await svc.store.farms.deleteOrphan(org.organization_id, f.id);
+    expect(await farmState(f.id)).toBe('gone');
+    expect(await counts()).toMatchObject({ farms: 1, parcels: 1, crops: 0 });
+    expect(await svc.store.farms.listOrphans(org.organization_id)).toEqual([]);
     const after = (await get('/api/billing/', { 'x-api-key': org.api_key })).json() as { total_hectares: number; orphans: { farms: number } };
     expect(after.orphans.farms).toBe(0);
     expect(after.total_hectares).toBeCloseTo(2, 6);
@@ -295,15 +306,15 @@ describe('orphan farms', () => {
 
   it('unlink and deleteOrphan refuse the wrong farm: linked, already orphan, unknown, another organization', async () => {
     const f = await newFarm(svc, org, acc, 'Linked', [pointParcel('l', 2)]);
-    const other = newOrg(svc, 'Other');
-    expect(() => deleteOrphan(svc.db, org.organization_id, f.id)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => unlinkFarm(svc.db, other.organization_id, f.id)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => unlinkFarm(svc.db, org.organization_id, 999_999)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ? AND account_id = ?', f.id, acc.id)).toBe(1);
+    const other = await newOrg(svc, 'Other');
+    await expect(svc.store.farms.deleteOrphan(org.organization_id, f.id)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+    await expect(svc.store.farms.unlink(other.organization_id, f.id)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+    await expect(svc.store.farms.unlink(org.organization_id, 999_999)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+    expect(await farmState(f.id)).toBe(acc.id);
 
-    unlinkFarm(svc.db, org.organization_id, f.id);
-    expect(() => unlinkFarm(svc.db, org.organization_id, f.id)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => deleteOrphan(svc.db, other.organization_id, f.id)).toThrow(expect.objectContaining({ status: 404 }));
-    expect(count('SELECT COUNT(*) AS n FROM farms WHERE id = ?', f.id)).toBe(1);
+    await svc.store.farms.unlink(org.organization_id, f.id);
+    await expect(svc.store.farms.unlink(org.organization_id, f.id)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+    await expect(svc.store.farms.deleteOrphan(other.organization_id, f.id)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+    expect(await farmState(f.id)).toBe('orphan');
   });
 });

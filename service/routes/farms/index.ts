@@ -7,9 +7,9 @@ import { FarmParcelsQuery, ParcelCollection } from '../../../core/schemas/parcel
 import { CORE_VALIDATED } from '../../validation.ts';
 import { ApiError } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
-import { createFarm, deleteFarm, getFarm, listFarms, renameFarm, validateFarmParcels } from '../../store/farms.ts';
+import { createFarm, validateFarmParcels } from '../../store/farms.ts';
 import { syntaxFirst } from '../../validation-pool.ts';
-import { farmParcelsStream } from '../../store/farm-listing.ts';
+import { farmParcelsBody } from '../../store/farm-listing.ts';
 import { featureArrayBody } from '../../store/parcel-json.ts';
 import { respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.ts';
@@ -28,7 +28,7 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
   return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
 }
 
-export default async function farms(app: FastifyInstance, { db, config, validator }: AppContext): Promise<void> {
+export default async function farms(app: FastifyInstance, { store, config, validator }: AppContext): Promise<void> {
   app.post('/api/farms/', {
     bodyLimit: config.parcelBodyLimitBytes,
     schema: {
@@ -40,24 +40,24 @@ export default async function farms(app: FastifyInstance, { db, config, validato
     const org = req.scope.organizationId;
     const body = await validator.readBody(org, req.body, 'parcels');
     const input = await syntaxFirst(validator, org, body, () => farmBody(body));
-    const { farm, rows } = createFarm(db, req.scope, input, await validateFarmParcels(db, req.scope, input, validator));
+    const { farm, rows } = await createFarm(store, req.scope, input, await validateFarmParcels(store, req.scope, input, validator));
     return respond(req, reply, 201, featureArrayBody(rows, `${JSON.stringify(farm).slice(0, -1)},"parcels":[`, ']}'));
   });
 
   app.get('/api/farms/', { schema: { operationId: 'listFarms', security: ANY_CREDENTIAL, tags, summary: 'Farms visible to the caller', response: responses({ 200: Type.Array(Farm) }) } },
-    async (req, reply) => respond(req, reply, 200, listFarms(db, req.scope)));
+    async (req, reply) => respond(req, reply, 200, await store.farms.list(req.scope)));
 
   app.get('/api/farms/:id/', { schema: { operationId: 'getFarm', security: ANY_CREDENTIAL, tags, summary: 'One farm', params: IdParams, response: responses({ 200: Farm }, [404]) } },
-    async (req, reply) => respond(req, reply, 200, getFarm(db, req.scope, (req.params as IdParams).id)));
+    async (req, reply) => respond(req, reply, 200, await store.farms.get(req.scope, (req.params as IdParams).id)));
 
   app.patch('/api/farms/:id/', {
     schema: { operationId: 'renameFarm', security: ANY_CREDENTIAL, tags, summary: 'Rename a farm', params: IdParams, body: FarmPatchRequest, response: responses({ 200: Farm }, [404, ...BODY]) },
-  }, async (req, reply) => respond(req, reply, 200, renameFarm(db, req.scope, (req.params as IdParams).id, (req.body as Static<typeof FarmPatchRequest>).name)));
+  }, async (req, reply) => respond(req, reply, 200, await store.farms.rename(req.scope, (req.params as IdParams).id, (req.body as Static<typeof FarmPatchRequest>).name)));
 
   app.delete('/api/farms/:id/', {
     schema: { operationId: 'deleteFarm', security: ANY_CREDENTIAL, tags, summary: 'Delete a farm with its parcels, crops and plants', params: IdParams, response: responses({ 204: NoContent }, [404, ...BODY]) },
   }, async (req, reply) => {
-    deleteFarm(db, req.scope, (req.params as IdParams).id);
+    await store.farms.delete(req.scope, (req.params as IdParams).id);
     return respond(req, reply, 204, undefined);
   });
 
@@ -71,7 +71,13 @@ export default async function farms(app: FastifyInstance, { db, config, validato
     // The gateway answered 504 while the request waited (an injected delay): a read has nothing left to do.
     if (reply.sent) return reply;
     const q = req.query as Static<typeof FarmParcelsQuery>;
-    const body = farmParcelsStream(db, req.scope, (req.params as IdParams).id, q, (after) => pageUrl(config.publicUrl, req, { after }));
+    const listing = await store.farms.openParcelListing(req.scope, (req.params as IdParams).id, q);
+    // Answered 504 while the snapshot was opening: nobody will read it.
+    if (reply.sent) {
+      await listing.close();
+      return reply;
+    }
+    const body = farmParcelsBody(listing, q, (after) => pageUrl(config.publicUrl, req, { after }));
     // The snapshot lives as long as the response: sent, aborted, dropped by a fault or replaced by the gateway's 504.
     reply.raw.once('close', () => body.destroy());
     // A client that takes nothing for this long would pin the snapshot, and with it the WAL: it is cut off.

@@ -6,17 +6,16 @@ import { BulkCreateRequest, ParcelCollection, ParcelFeature, ParcelListQuery, Pa
 import { Crop } from '../../../core/schemas/crops.ts';
 import { PlantCollection } from '../../../core/schemas/plants.ts';
 import { CORE_VALIDATED } from '../../validation.ts';
-import { bulkCreate, checkParcelPatch, deleteParcel, getParcelJson, patchParcel } from '../../store/parcels.ts';
-import { DEFAULT_PAGE, listParcels, metadataFilters, parseBbox } from '../../store/parcel-list.ts';
+import { bulkCreate, checkParcelPatch, getParcelJson, patchParcel } from '../../store/parcels.ts';
+import { DEFAULT_PAGE, metadataFilters, pageRows, parseBbox } from '../../store/parcel-list.ts';
 import { featureCollectionJson } from '../../store/parcel-json.ts';
-import { parcelCrops } from '../../store/crops.ts';
 import { listPlantsJson } from '../../store/plants.ts';
 import { midBatchHook, respond } from '../../faults.ts';
 import { ANY_CREDENTIAL, BODY, MetadataFilter, NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Parcels'];
 
-export default async function parcels(app: FastifyInstance, { db, validator, config }: AppContext): Promise<void> {
+export default async function parcels(app: FastifyInstance, { store, validator, config }: AppContext): Promise<void> {
   app.post('/api/parcels/', {
     bodyLimit: config.parcelBodyLimitBytes,
     schema: {
@@ -28,7 +27,7 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
   }, async (req, reply) => {
     const body = await validator.readBody(req.scope.organizationId, req.body, 'parcels');
     const n = Array.isArray((body as { parcels?: unknown })?.parcels) ? (body as { parcels: unknown[] }).parcels.length : 0;
-    const result = await bulkCreate(db, req.scope, body, validator, midBatchHook(req, n));
+    const result = await bulkCreate(store, req.scope, body, validator, midBatchHook(req, n));
     // The spec's 200 with a message when the farm id is missing: not a success, nothing processed.
     return result.created ? respond(req, reply, 201, result.json) : respond(req, reply, 200, { message: result.message });
   });
@@ -42,14 +41,16 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
   }, async (req, reply) => {
     const q = req.query as Record<string, unknown> & { farm?: number; search?: string; bbox?: string; limit?: number; after?: number };
     const limit = q.limit ?? DEFAULT_PAGE;
-    const { rows, count, hasMore } = listParcels(db, req.scope, {
+    const page = await store.parcels.list(req.scope, {
       farm: q.farm, search: q.search, bbox: q.bbox ? parseBbox(q.bbox) : undefined, metadata: metadataFilters(q), limit, after: q.after,
     });
+    const { count, hasMore } = page;
+    const rows = await pageRows(page);
     return respond(req, reply, 200, featureCollectionJson(rows, count, hasMore ? pageUrl(config.publicUrl, req, { after: rows[rows.length - 1]!.id }) : null));
   });
 
   app.get('/api/parcels/:id/', { schema: { operationId: 'getParcel', security: ANY_CREDENTIAL, tags, summary: 'One parcel as a Feature', params: IdParams, response: responses({ 200: ParcelFeature }, [404]) } },
-    async (req, reply) => respond(req, reply, 200, getParcelJson(db, req.scope, (req.params as IdParams).id)));
+    async (req, reply) => respond(req, reply, 200, await getParcelJson(store, req.scope, (req.params as IdParams).id)));
 
   app.patch('/api/parcels/:id/', {
     bodyLimit: config.parcelBodyLimitBytes,
@@ -59,22 +60,22 @@ export default async function parcels(app: FastifyInstance, { db, validator, con
     },
   }, async (req, reply) => {
     const id = (req.params as IdParams).id;
-    const checked = await checkParcelPatch(db, req.scope, id, req.body, validator);
-    return respond(req, reply, 200, patchParcel(db, req.scope, id, req.body, checked));
+    const checked = await checkParcelPatch(store, req.scope, id, req.body, validator);
+    return respond(req, reply, 200, await patchParcel(store, req.scope, id, req.body, checked));
   });
 
   app.delete('/api/parcels/:id/', {
     schema: { operationId: 'deleteParcel', security: ANY_CREDENTIAL, tags, summary: 'Delete a parcel with its crops and plants', params: IdParams, response: responses({ 204: NoContent }, [404, ...BODY]) },
   }, async (req, reply) => {
-    deleteParcel(db, req.scope, (req.params as IdParams).id);
+    await store.parcels.delete(req.scope, (req.params as IdParams).id);
     return respond(req, reply, 204, undefined);
   });
 
   app.get('/api/parcels/:id/crops/', {
     schema: { operationId: 'listParcelCrops', security: ANY_CREDENTIAL, tags: ['Crops'], summary: "The parcel's whole rotation history, newest sowing first", params: IdParams, response: responses({ 200: Type.Array(Crop) }, [404]) },
-  }, async (req, reply) => respond(req, reply, 200, parcelCrops(db, req.scope, (req.params as IdParams).id)));
+  }, async (req, reply) => respond(req, reply, 200, await store.crops.ofParcel(req.scope, (req.params as IdParams).id)));
 
   app.get('/api/parcels/:id/plants/', {
     schema: { operationId: 'listParcelPlants', security: ANY_CREDENTIAL, tags: ['Plants'], summary: "The parcel's plants", params: IdParams, response: responses({ 200: PlantCollection }, [404]) },
-  }, async (req, reply) => respond(req, reply, 200, listPlantsJson(db, req.scope, { parcel: (req.params as IdParams).id, limit: 1_000_000 })));
+  }, async (req, reply) => respond(req, reply, 200, await listPlantsJson(store, req.scope, { parcel: (req.params as IdParams).id, limit: 1_000_000 })));
 }

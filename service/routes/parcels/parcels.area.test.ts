@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { asAccount, newAccount, pointParcel, polygonParcel, square } from '../../../test/helpers/service.ts';
 import { polygonHectares } from '../../../core/geo/area.ts';
 import { hectareSquare } from '../../../core/geo/square.ts';
-import { setParcelLimit } from '../../store/accounts.ts';
 import { codesAt, create, farmOf, h, org, rejected, sizedPolygon, svc, useParcelService } from './parcels.test-helpers.ts';
 
 useParcelService();
@@ -96,7 +95,7 @@ describe('POST /api/parcels/ — 100 ha limit and account overrides', () => {
     const special = await newAccount(svc, org);
     const sh = asAccount(org, special);
     const farm = await farmOf(special);
-    setParcelLimit(svc.db, special.id, 200);
+    await svc.store.accounts.setParcelLimit(special.id, 200);
     const big = await create(sh, farm, [sizedPolygon('150 poly', 150), pointParcel('150 point', 150, -4.6, 37.8)]);
     expect(big.map((f) => Math.round(f.properties.hectares))).toEqual([150, 150]);
     expect(codesAt(await rejected(sh, { farm: { id: farm }, parcels: [sizedPolygon('250 poly', 250)] }), 0)).toContain('area_over_limit');
@@ -107,11 +106,11 @@ describe('POST /api/parcels/ — 100 ha limit and account overrides', () => {
     const farm2 = await farmOf();
     expect(codesAt(await rejected(h, { farm: { id: farm2 }, parcels: [sizedPolygon('150 elsewhere', 150)] }), 0)).toContain('area_over_limit');
 
-    setParcelLimit(svc.db, special.id, 50);
+    await svc.store.accounts.setParcelLimit(special.id, 50);
     expect(codesAt(await rejected(sh, { farm: { id: farm }, parcels: [sizedPolygon('60 poly', 60)] }), 0)).toContain('area_over_limit');
     expect(codesAt(await rejected(sh, { farm: { id: farm }, parcels: [pointParcel('60 point', 60)] }), 0)).toContain('area_over_limit');
     await create(sh, farm, [sizedPolygon('40 poly', 40, -4.4, 37.8)]);
-    setParcelLimit(svc.db, special.id, null);
+    await svc.store.accounts.setParcelLimit(special.id, null);
     await create(sh, farm, [pointParcel('back to default', 99, -4.3, 37.8)]);
     expect(codesAt(await rejected(sh, { farm: { id: farm }, parcels: [pointParcel('101', 101)] }), 0)).toContain('area_over_limit');
   });

@@ -12,7 +12,7 @@ useParcelService();
 describe('POST /api/parcels/ — batch size and response shape', () => {
   it('creates one parcel: 201, an array with one Feature carrying an integer id and a uuid key', async () => {
     const farm = await farmOf();
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await post(h, { farm: { id: farm }, parcels: [polygonParcel('Solo', -4.78, 37.88, 100, { crop_type: 'wheat' })] });
     expect(res.statusCode).toBe(201);
     const arr = res.json() as ParcelFeature[];
@@ -27,7 +27,7 @@ describe('POST /api/parcels/ — batch size and response shape', () => {
     expect(f.properties.farm).toBe(farm);
     expect(f.properties.metadata).toEqual({ crop_type: 'wheat' });
     expect(f.geometry.type).toBe('Polygon');
-    expect(storeCounts(svc.db).parcels).toBe(before.parcels! + 1);
+    expect((await storeCounts(svc)).parcels).toBe(before.parcels! + 1);
   });
 
   it('creates 50 parcels in request order, each with its own id and key', async () => {
@@ -117,45 +117,45 @@ describe("POST /api/parcels/ — farm id", () => {
   ];
   for (const [label, extra] of missing) {
     it(`answers 200 {message: 'Missing Farm ID'} and creates nothing when farm is ${label}`, async () => {
-      const before = storeCounts(svc.db);
+      const before = await storeCounts(svc);
       const res = await post(h, { ...extra, parcels: [polygonParcel('Never')] });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ message: 'Missing Farm ID' });
-      expect(storeCounts(svc.db)).toEqual(before);
+      expect(await storeCounts(svc)).toEqual(before);
     });
   }
 
   it("returns 404 for another account's farm (same organization) and creates nothing", async () => {
     const other = await newAccount(svc, org);
     const theirs = await farmOf(other);
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     const res = await post(h, { farm: { id: theirs }, parcels: [polygonParcel('Intruder')] });
     expect(res.statusCode).toBe(404);
     expect((res.json() as ErrorJson).code).toBe('not_found');
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
     // The bearer token of the account is narrowed the same way.
     const viaBearer = await post(asBearer(acc), { farm: { id: theirs }, parcels: [polygonParcel('Intruder')] });
     expect(viaBearer.statusCode).toBe(404);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it("returns 404 for another organization's farm and creates nothing", async () => {
-    const org2 = newOrg(svc, 'Other Org');
+    const org2 = await newOrg(svc, 'Other Org');
     const acc2 = await newAccount(svc, org2);
     const theirs = await farmOf(acc2, org2);
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     expect((await post(h, { farm: { id: theirs }, parcels: [polygonParcel('Intruder')] })).statusCode).toBe(404);
     expect((await post({ 'x-api-key': org.api_key }, { farm: { id: theirs }, parcels: [polygonParcel('Intruder')] })).statusCode).toBe(404);
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it('returns 404 for a farm id that does not exist, and 400 for a farm id that is not a positive integer', async () => {
-    const before = storeCounts(svc.db);
+    const before = await storeCounts(svc);
     expect((await post(h, { farm: { id: 987654 }, parcels: [polygonParcel('x')] })).statusCode).toBe(404);
     for (const id of ['12', 0, -3, 1.5]) {
       expect((await post(h, { farm: { id }, parcels: [polygonParcel('x')] })).statusCode).toBe(400);
     }
-    expect(storeCounts(svc.db)).toEqual(before);
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it("lets the organization's API key without account header create in any of its accounts' farms", async () => {

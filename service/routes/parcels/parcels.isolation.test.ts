@@ -1,7 +1,7 @@
 // Parcels are private to their account: other accounts and organizations get 404; the organization key sees every
 // active account's parcels (spec: "Parcels", "Authentication").
 import { beforeAll, describe, expect, it } from 'vitest';
-import { asAccount, asBearer, newAccount, newOrg, polygonParcel, type Account } from '../../../test/helpers/service.ts';
+import { asAccount, asBearer, newAccount, newOrg, orgScope, polygonParcel, type Account } from '../../../test/helpers/service.ts';
 import type { ParcelCollection, ParcelFeature } from '../../../core/schemas/parcels.ts';
 import { create, del, farmOf, get, org, patch, svc, useParcelService } from './parcels.test-helpers.ts';
 
@@ -36,7 +36,7 @@ describe('isolation between accounts', () => {
   });
 
   it('another organization cannot see the parcel at all', async () => {
-    const org2 = newOrg(svc, 'Snoop Org');
+    const org2 = await newOrg(svc, 'Snoop Org');
     const res = await get({ 'x-api-key': org2.api_key }, `/api/parcels/${parcel.id}/`);
     expect(res.statusCode).toBe(404);
     const listed = (await get({ 'x-api-key': org2.api_key }, '/api/parcels/')).json() as ParcelCollection;
@@ -48,8 +48,8 @@ describe('isolation between accounts', () => {
     const all = (await get(ok, '/api/parcels/?limit=10000')).json() as ParcelCollection;
     const ids = all.features.map((f) => f.id);
     expect(ids).toContain(parcel.id);
-    const total = (svc.db.prepare(`SELECT COUNT(*) AS n FROM parcels p JOIN farms f ON f.id = p.farm_id JOIN accounts a ON a.id = f.account_id
-      WHERE a.organization_id = ? AND a.state = 'active'`).get(org.organization_id) as { n: number }).n;
+    // Every parcel of the organization's active accounts, as the store counts its farms'.
+    const total = (await svc.store.farms.list(orgScope(org))).reduce((n, f) => n + f.parcel_count, 0);
     expect(all.count).toBe(total);
     expect((await get(ok, `/api/parcels/${parcel.id}/`)).statusCode).toBe(200);
 

@@ -12,7 +12,7 @@ import { MAX_POSITIONS_PER_PARCEL } from '../../../core/parcels/validate.ts';
 import { seededRandom } from '../../../core/random.ts';
 import { RAW_BODY_BYTES } from '../../raw-body.ts';
 import { ValidationPool } from '../../validation-pool.ts';
-import { checkParcelPatch, deleteParcel, patchParcel } from '../../store/parcels.ts';
+import { checkParcelPatch, patchParcel } from '../../store/parcels.ts';
 import type { Scope } from '../../store/scope.ts';
 import { batchArb } from './parcels.property-helpers.ts';
 import { applyAll, mutationArb } from './parcels.property-mutations.ts';
@@ -21,7 +21,7 @@ interface Setup { svc: TestService; org: Org; acc: Account; farmId: number; h: R
 
 async function setUp(validationWorkers: number, validator?: ValidationPool): Promise<Setup> {
   const svc = await startService({ validationWorkers }, { validator });
-  const org = newOrg(svc);
+  const org = await newOrg(svc);
   const acc = await newAccount(svc, org);
   const farmId = (await newFarm(svc, org, acc, 'Large bodies')).id;
   return { svc, org, acc, farmId, h: { ...asAccount(org, acc), 'content-type': 'application/json' } };
@@ -93,7 +93,7 @@ describe.each([0, 2])('large bodies, %i validation workers', (workers) => {
   }, 120_000);
 
   it('answers a body that is not JSON as such before anything else', async () => {
-    const before = storeCounts(s.svc.db);
+    const before = await storeCounts(s.svc);
     const broken = (farm: string) => `${PAD}{${farm}"parcels":[${JSON.stringify(polygonParcel('ok'))}, {"name":"x","geom":tru}]}`;
     const cases: [string, string, string][] = [
       ['POST', '/api/parcels/', broken('"farm":{"id":99999999},')], // an unknown farm would be 404
@@ -108,7 +108,7 @@ describe.each([0, 2])('large bodies, %i validation workers', (workers) => {
       expect(res.statusCode, `${method} ${url}: ${res.body.slice(0, 200)}`).toBe(400);
       expect((res.json() as { code: string }).code).toBe('malformed_json');
     }
-    expect(storeCounts(s.svc.db)).toEqual(before);
+    expect(await storeCounts(s.svc)).toEqual(before);
   });
 
   it('patches a parcel with a geometry padded past the threshold as with the same JSON unpadded', async () => {
@@ -201,11 +201,13 @@ describe('50 parcels at the vertex cap', () => {
     const pool = new ValidationPool(1);
     try {
       // The steps of the PATCH route, with the parcel deleted between the validation on the pool and the write.
-      const checked = await checkParcelPatch(s.svc.db, scope, id, body, pool);
+      const checked = await checkParcelPatch(s.svc.store, scope, id, body, pool);
       expect(checked?.problems).toEqual([]);
-      deleteParcel(s.svc.db, scope, id);
-      expect(() => patchParcel(s.svc.db, scope, id, body, checked)).toThrow(expect.objectContaining({ status: 404 }));
-      expect(s.svc.db.prepare('SELECT COUNT(*) AS n FROM parcels WHERE id = ?').get(id)).toEqual({ n: 0 });
+      const before = await storeCounts(s.svc);
+      await s.svc.store.parcels.delete(scope, id);
+      await expect(patchParcel(s.svc.store, scope, id, body, checked)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+      await expect(s.svc.store.parcels.get(scope, id)).rejects.toThrow(expect.objectContaining({ status: 404 }));
+      expect((await storeCounts(s.svc)).parcels).toBe(before.parcels! - 1);
     } finally {
       await pool.close();
     }
@@ -214,7 +216,7 @@ describe('50 parcels at the vertex cap', () => {
   it('does not create a farm for an account deactivated while its parcels were being validated', async () => {
     const acc2 = await newAccount(s.svc, s.org);
     const h2 = { ...asAccount(s.org, acc2), 'content-type': 'application/json' };
-    const before = storeCounts(s.svc.db);
+    const before = await storeCounts(s.svc);
     const creating = s.svc.app.inject({ method: 'POST', url: '/api/farms/', headers: h2, payload: JSON.stringify({ farm: { name: 'Late' }, parcels: capBatch('Late').slice(0, 10) }) });
     const hold = holdValidation(pool, creating);
     // The account is deleted while the request's parcels are on the pool, past the checks made before validating.
@@ -224,6 +226,6 @@ describe('50 parcels at the vertex cap', () => {
     hold.release();
     const res = await creating;
     expect(res.statusCode, res.body.slice(0, 200)).toBe(403);
-    expect(storeCounts(s.svc.db)).toEqual(before);
+    expect(await storeCounts(s.svc)).toEqual(before);
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { storeCounts } from '../../../test/helpers/service.ts';
 import {
   TIMEOUT, acc, checkErrorBody, fcOpts, headersFor, metadataArb, nameArb, otherParcelId, patchTargets,
-  pointParcelArb, polygonParcelArb, rowOf, runs, svc, useParcelPropertyService, type Body, type Json,
+  pointParcelArb, polygonParcelArb, rowOf, rowsOf, runs, svc, useParcelPropertyService, type Body, type Json,
 } from './parcels.property-helpers.ts';
 import { applyAll, mutationArb } from './parcels.property-mutations.ts';
 
@@ -36,20 +36,20 @@ describe('PATCH /api/parcels/{id}/ under random and mutated payloads', () => {
         body = applyAll(patch, b.mutations);
       }
       const known = Number.isSafeInteger(id) && id > 0 ? [id] : [];
-      const rowsBefore = [...known, ...patchTargets, otherParcelId].map(rowOf);
-      const countsBefore = storeCounts(svc.db);
+      const rowsBefore = await rowsOf([...known, ...patchTargets, otherParcelId]);
+      const countsBefore = await storeCounts(svc);
       const res = await svc.app.inject({ method: 'PATCH', url: `/api/parcels/${idText}/`, headers: headersFor(acc), payload: JSON.stringify(body) });
       expect(res.statusCode, res.body).toBeLessThan(500);
-      expect(storeCounts(svc.db)).toEqual(countsBefore);
+      expect(await storeCounts(svc)).toEqual(countsBefore);
       if (res.statusCode === 200) {
         ok++;
         expect(patchTargets).toContain(id);
         expect((res.json() as { id: number }).id).toBe(id);
         // Only the patched row may change.
-        const rowsAfter = [...known, ...patchTargets, otherParcelId].map((x) => (x === id ? null : rowOf(x)));
+        const rowsAfter = await Promise.all([...known, ...patchTargets, otherParcelId].map((x) => (x === id ? null : rowOf(x))));
         expect(rowsAfter).toEqual([...known, ...patchTargets, otherParcelId].map((x, i) => (x === id ? null : rowsBefore[i])));
       } else {
-        expect([...known, ...patchTargets, otherParcelId].map(rowOf), res.body).toEqual(rowsBefore);
+        expect(await rowsOf([...known, ...patchTargets, otherParcelId]), res.body).toEqual(rowsBefore);
         checkErrorBody(res, 1);
         const errors = (res.json() as { errors?: { index?: number }[] }).errors ?? [];
         for (const e of errors) if (e.index !== undefined) expect(e.index).toBe(0);

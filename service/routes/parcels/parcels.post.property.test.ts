@@ -55,11 +55,11 @@ describe('POST /api/parcels/ under random and mutated payloads', () => {
     raw.push(`{"farm":{"id":${farmId}},"parcels":[${valid},${ringOf(10_001)}]}`);
     raw.push(`{"farm":{"id":${farmId}},"parcels":[${Array.from({ length: 10 }, () => ringOf(10_001)).join(',')}]}`);
     for (const payload of raw) {
-      const before = storeCounts(svc.db);
+      const before = await storeCounts(svc);
       const res = await svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: headersFor(acc), payload });
       expect(res.statusCode, `${payload.slice(0, 80)} → ${res.body.slice(0, 300)}`).toBeLessThan(500);
       expect(res.statusCode).not.toBe(201);
-      expect(storeCounts(svc.db)).toEqual(before);
+      expect(await storeCounts(svc)).toEqual(before);
       let parsed: unknown = null;
       try { parsed = JSON.parse(payload); } catch { /* not JSON */ }
       if (res.statusCode !== 200) checkErrorBody(res, isObj(parsed) && Array.isArray(parsed.parcels) ? parsed.parcels.length : null);
@@ -67,10 +67,10 @@ describe('POST /api/parcels/ under random and mutated payloads', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // Not JSON at all.
     for (const [ct, payload] of [['text/plain', 'hello'], ['application/x-www-form-urlencoded', 'farm=1'], ['application/json; charset=latin1', '{}']] as const) {
-      const before = storeCounts(svc.db);
+      const before = await storeCounts(svc);
       const res = await svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: { ...asAccount(org, acc), 'content-type': ct }, payload });
       expect(res.statusCode, res.body).toBeLessThan(500);
-      expect(storeCounts(svc.db)).toEqual(before);
+      expect(await storeCounts(svc)).toEqual(before);
     }
   }, TIMEOUT);
 });

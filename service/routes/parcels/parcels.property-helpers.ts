@@ -10,7 +10,8 @@ import {
   type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../../../core/parcels/validate.ts';
-import { setParcelLimit } from '../../store/accounts.ts';
+import type { Scope } from '../../store/scope.ts';
+import { ApiError } from '../../errors.ts';
 
 export const LONG = process.env.CI_LONG === '1';
 export const runs = (n: number) => (LONG ? n * 5 : n);
@@ -89,10 +90,10 @@ export let patchTargets: number[] = [];
 export function useParcelPropertyService(): void {
   beforeAll(async () => {
     svc = await startService();
-    org = newOrg(svc);
+    org = await newOrg(svc);
     acc = await newAccount(svc, org);
     other = await newAccount(svc, org);
-    setParcelLimit(svc.db, other.id, LIMITED_HECTARES);
+    await svc.store.accounts.setParcelLimit(other.id, LIMITED_HECTARES);
     const seeded = await newFarm(svc, org, acc, 'Property farm', [
       polygonParcel('seed polygon', -4.78, 37.88, 200, { crop_type: 'olive', 'Supplier ID': 'S-1' }),
       pointParcel('seed point', 3, -4.7, 37.9),
@@ -116,11 +117,18 @@ function post(body: unknown, as: Account = acc): Promise<LightMyRequestResponse>
   return svc.app.inject({ method: 'POST', url: '/api/parcels/', headers: headersFor(as), payload: JSON.stringify(body) });
 }
 
-export function rowOf(id: number): string {
-  const p = svc.db.prepare('SELECT * FROM parcels WHERE id = ?').get(id);
-  const r = svc.db.prepare('SELECT * FROM parcels_rtree WHERE id = ?').get(id);
-  return JSON.stringify([p, r]);
+/** A parcel as the store has it (every column), or 'none': what a refused request must leave byte-identical. */
+export async function rowOf(id: number): Promise<string> {
+  const everything: Scope = { organizationId: org.organization_id, accountId: null, via: 'api_key' };
+  try {
+    return JSON.stringify(await svc.store.parcels.get(everything, id));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return 'none';
+    throw err;
+  }
 }
+/** rowOf of each id, in order. */
+export const rowsOf = (ids: readonly number[]): Promise<string[]> => Promise.all(ids.map(rowOf));
 
 /** The shape every error answer has: code, message, detail and well-formed errors. */
 export function checkErrorBody(res: LightMyRequestResponse, batchLength: number | null): void {
@@ -151,9 +159,9 @@ export function checkErrorBody(res: LightMyRequestResponse, batchLength: number 
 
 /** POSTs a body and checks the invariants that hold whatever the body is; returns the answer. */
 export async function postAndCheck(body: unknown, as: Account = acc): Promise<LightMyRequestResponse> {
-  const before = storeCounts(svc.db);
+  const before = await storeCounts(svc);
   const res = await post(body, as);
-  const after = storeCounts(svc.db);
+  const after = await storeCounts(svc);
   expect(res.statusCode, res.body).toBeLessThan(500);
   const parcels = isObj(body) && Array.isArray(body.parcels) ? body.parcels : null;
   if (res.statusCode === 201) {

@@ -27,7 +27,7 @@ export let h: Headers;
 export function useParcelService(): void {
   beforeAll(async () => {
     svc = await startService();
-    org = newOrg(svc, 'Parcels Org');
+    org = await newOrg(svc, 'Parcels Org');
     acc = await newAccount(svc, org);
     h = asAccount(org, acc);
   });
@@ -67,10 +67,10 @@ export function sizedPolygon(name: string, hectares: number, lon = -4.78, lat = 
 
 /** Expects the whole batch to be rejected with 400 and nothing written; returns the error body. */
 export async function rejected(headers: Headers, payload: unknown): Promise<ErrorJson> {
-  const before = storeCounts(svc.db);
+  const before = await storeCounts(svc);
   const res = await post(headers, payload);
   expect(res.statusCode, res.body).toBe(400);
-  expect(storeCounts(svc.db)).toEqual(before);
+  expect(await storeCounts(svc)).toEqual(before);
   const b = res.json() as ErrorJson;
   expect(typeof b.code).toBe('string');
   expect(typeof b.message).toBe('string');

@@ -1,11 +1,10 @@
-// Plants: the detection import (service/store/plants.ts) and the read API (spec: "Plant (GeoJSON Feature)", "Plants").
+// Plants: the detection import (Store.plants.import) and the read API (spec: "Plant (GeoJSON Feature)", "Plants").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import {
   asAccount, asBearer, newAccount, newFarm, newOrg, polygonParcel, startService, storeCounts,
   type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
-import { importPlants } from '../../store/plants.ts';
 import { ApiError } from '../../errors.ts';
 import { polygonAreaM2 } from '../../../core/geo/area.ts';
 import { hectareSquare } from '../../../core/geo/square.ts';
@@ -21,7 +20,7 @@ let acc: Account;
 
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc, 'Plants Org');
+  org = await newOrg(svc, 'Plants Org');
   acc = await newAccount(svc, org);
 });
 afterAll(async () => {
@@ -42,6 +41,10 @@ function plant(lon: number, lat: number, props: Record<string, unknown> = {}, co
 
 const collection = (features: unknown[]) => ({ type: 'FeatureCollection', features });
 
+/** The account's plants as the store has them, by id. */
+const plantsOf = async (a: Account, o: Org = org) =>
+  (await svc.store.plants.list({ organizationId: o.organization_id, accountId: a.id, via: 'api_key' }, { limit: 1_000_000 })).rows;
+
 /** Two adjacent parcels of `account` (west one with a hole in its middle); returns their ids. */
 async function parcelsOf(account: Account, o: Org = org, lon = -4.78, lat = 37.88): Promise<{ west: number; east: number; farm: number }> {
   const outer = hectareSquare(lon, lat, 4)[0]!;
@@ -53,10 +56,10 @@ async function parcelsOf(account: Account, o: Org = org, lon = -4.78, lat = 37.8
   return { west: farm.parcels[0]!.id, east: farm.parcels[1]!.id, farm: farm.id };
 }
 
-function expectImportError(fn: () => unknown, code: string): ApiError {
+async function expectImportError(fn: () => Promise<unknown>, code: string): Promise<ApiError> {
   let caught: unknown;
   try {
-    fn();
+    await fn();
   } catch (e) {
     caught = e;
   }
@@ -70,8 +73,8 @@ function expectImportError(fn: () => unknown, code: string): ApiError {
 describe('importPlants', () => {
   it('imports a valid FeatureCollection with shapes, placing a plant without parcel in the parcel containing it', async () => {
     const { west, east } = await parcelsOf(acc);
-    const before = storeCounts(svc.db);
-    const r = importPlants(svc.db, org.organization_id, acc.id, collection([
+    const before = await storeCounts(svc);
+    const r = await svc.store.plants.import(org.organization_id, acc.id, collection([
       plant(-4.78 + 0.0007, 37.88, { shape: { type: 'Polygon', coordinates: crown(-4.78 + 0.0007, 37.88) }, info: { species: 'olive' } }),
       plant(-4.78 + 0.01, 37.88, { shape: null, info: 'east tree' }),
       plant(-4.78, 37.88, { info: 'in the hole' }),
@@ -79,8 +82,8 @@ describe('importPlants', () => {
       plant(-4.78 + 0.0007, 37.88, { parcel: east, info: 'told where it is' }),
     ]));
     expect(r.imported).toBe(5);
-    expect(storeCounts(svc.db).plants).toBe(before.plants! + 5);
-    const rows = svc.db.prepare('SELECT parcel_id, info FROM plants ORDER BY id DESC LIMIT 5').all().reverse() as { parcel_id: number | null; info: string }[];
+    expect((await storeCounts(svc)).plants).toBe(before.plants! + 5);
+    const rows = (await plantsOf(acc)).slice(-5);
     expect(rows.map((x) => x.parcel_id)).toEqual([west, east, null, null, east]);
   });
 
@@ -91,20 +94,20 @@ describe('importPlants', () => {
     ['a shape that is a MultiPolygon', { shape: { type: 'MultiPolygon', coordinates: [crown(1, 1)] } }, 'shape_invalid'],
   ];
   for (const [label, props, code] of invalid) {
-    it(`rejects ${label} (${code}) and imports nothing of the file`, () => {
-      const before = storeCounts(svc.db);
-      expectImportError(() => importPlants(svc.db, org.organization_id, acc.id, collection([plant(1, 1, { info: 'fine' }), plant(1, 1, props as Record<string, unknown>)])), code);
-      expect(storeCounts(svc.db)).toEqual(before);
+    it(`rejects ${label} (${code}) and imports nothing of the file`, async () => {
+      const before = await storeCounts(svc);
+      await expectImportError(() => svc.store.plants.import(org.organization_id, acc.id, collection([plant(1, 1, { info: 'fine' }), plant(1, 1, props as Record<string, unknown>)])), code);
+      expect(await storeCounts(svc)).toEqual(before);
     });
   }
 
-  it('rejects a point of 4 numbers, a point out of range, and a file that is not a FeatureCollection', () => {
-    const before = storeCounts(svc.db);
-    expectImportError(() => importPlants(svc.db, org.organization_id, acc.id, collection([plant(1, 1, {}, [1, 1, 0, 0])])), 'position_invalid');
-    expectImportError(() => importPlants(svc.db, org.organization_id, acc.id, collection([plant(1, 1, {}, [181, 1])])), 'longitude_out_of_range');
-    expectImportError(() => importPlants(svc.db, org.organization_id, acc.id, [plant(1, 1)]), 'not_collection');
-    expectImportError(() => importPlants(svc.db, org.organization_id, acc.id, collection([{ type: 'Feature', geometry: { type: 'Polygon', coordinates: crown(1, 1) } }])), 'geometry_type');
-    expect(storeCounts(svc.db)).toEqual(before);
+  it('rejects a point of 4 numbers, a point out of range, and a file that is not a FeatureCollection', async () => {
+    const before = await storeCounts(svc);
+    await expectImportError(() => svc.store.plants.import(org.organization_id, acc.id, collection([plant(1, 1, {}, [1, 1, 0, 0])])), 'position_invalid');
+    await expectImportError(() => svc.store.plants.import(org.organization_id, acc.id, collection([plant(1, 1, {}, [181, 1])])), 'longitude_out_of_range');
+    await expectImportError(() => svc.store.plants.import(org.organization_id, acc.id, [plant(1, 1)]), 'not_collection');
+    await expectImportError(() => svc.store.plants.import(org.organization_id, acc.id, collection([{ type: 'Feature', geometry: { type: 'Polygon', coordinates: crown(1, 1) } }])), 'geometry_type');
+    expect(await storeCounts(svc)).toEqual(before);
   });
 
   it("refuses a parcel or crop that is not the account's, importing nothing", async () => {
@@ -113,15 +116,14 @@ describe('importPlants', () => {
     const crop = await svc.app.inject({ method: 'POST', url: '/api/crops/', headers: asAccount(org, other), payload: { parcel: theirs.east, name: 'Theirs' } });
     expect(crop.statusCode).toBe(201);
     const cropId = (crop.json() as { id: number }).id;
-    const before = storeCounts(svc.db);
-    expect(() => importPlants(svc.db, org.organization_id, acc.id, collection([plant(1, 1), plant(20, 40, { parcel: theirs.west })]))).toThrow(ApiError);
-    expect(() => importPlants(svc.db, org.organization_id, acc.id, collection([plant(1, 1), plant(1, 1, { crop: cropId })]))).toThrow(ApiError);
-    expect(() => importPlants(svc.db, org.organization_id, acc.id, collection([plant(1, 1), plant(1, 1, { crop: 99999999 })]))).toThrow(ApiError);
-    expect(storeCounts(svc.db)).toEqual(before);
+    const before = await storeCounts(svc);
+    await expect(svc.store.plants.import(org.organization_id, acc.id, collection([plant(1, 1), plant(20, 40, { parcel: theirs.west })]))).rejects.toThrow(ApiError);
+    await expect(svc.store.plants.import(org.organization_id, acc.id, collection([plant(1, 1), plant(1, 1, { crop: cropId })]))).rejects.toThrow(ApiError);
+    await expect(svc.store.plants.import(org.organization_id, acc.id, collection([plant(1, 1), plant(1, 1, { crop: 99999999 })]))).rejects.toThrow(ApiError);
+    expect(await storeCounts(svc)).toEqual(before);
     // Points inside another account's parcel are not placed there.
-    importPlants(svc.db, org.organization_id, acc.id, collection([plant(20, 40, { info: 'over the fence' })]));
-    const row = svc.db.prepare('SELECT parcel_id FROM plants ORDER BY id DESC LIMIT 1').get() as { parcel_id: number | null };
-    expect(row.parcel_id).toBeNull();
+    await svc.store.plants.import(org.organization_id, acc.id, collection([plant(20, 40, { info: 'over the fence' })]));
+    expect((await plantsOf(acc)).at(-1)!.parcel_id).toBeNull();
   });
 });
 
@@ -141,7 +143,7 @@ describe('GET /api/plants/', () => {
     cropId = (crop.json() as { id: number }).id;
     // West is a 4 ha square (~200 m) centred on (5, 45) with a 0.25 ha hole; East a 150 m square at (5.01, 45).
     shape = crown(5.0007, 45, 0.00003, 212.5);
-    importPlants(svc.db, org.organization_id, reader.id, collection([
+    await svc.store.plants.import(org.organization_id, reader.id, collection([
       plant(5.0007, 45, { shape: { type: 'Polygon', coordinates: shape }, info: { species: 'Olea europaea', note: 'Picual olive' }, crop: cropId }, [5.0007, 45, 212.5]),
       plant(5.0008, 45.0004, { info: 'Arbequina olive, young' }),
       plant(5.01, 45, { info: 'Almond tree' }),
@@ -241,7 +243,7 @@ describe('GET /api/plants/', () => {
       expect((await get(ih, `/api/parcels/${west}/plants/`)).statusCode).toBe(404);
       expect((await get(ih, `/api/plants/?parcel=${west}`)).statusCode).toBe(404);
     }
-    expect((await get({ 'x-api-key': newOrg(svc, 'Elsewhere').api_key }, `/api/plants/${mine[0]!.id}/`)).statusCode).toBe(404);
+    expect((await get({ 'x-api-key': (await newOrg(svc, 'Elsewhere')).api_key }, `/api/plants/${mine[0]!.id}/`)).statusCode).toBe(404);
     // The owner's bearer token and the organization's key see them.
     expect((await list('', asBearer(reader))).features).toHaveLength(4);
     const orgWide = await list('?limit=50000', { 'x-api-key': org.api_key });
@@ -250,7 +252,7 @@ describe('GET /api/plants/', () => {
 
   it("a plant without a parcel follows its account's visibility", async () => {
     const loner = await newAccount(svc, org);
-    importPlants(svc.db, org.organization_id, loner.id, collection([plant(-100, 40, { info: 'no parcel here' })]));
+    await svc.store.plants.import(org.organization_id, loner.id, collection([plant(-100, 40, { info: 'no parcel here' })]));
     const own = await list('', asAccount(org, loner));
     expect(own.features).toHaveLength(1);
     expect(own.features[0]!.properties.parcel).toBeNull();

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeProtectedHeader } from 'jose';
 import { asBearer, newAccount, newOrg, startService, type Account, type Org, type TestService } from '../../../test/helpers/service.ts';
 import { createAdmin } from '../../store/admins.ts';
-import { currentSigningKey } from '../../store/tokens.ts';
 
 let svc: TestService;
 let org: Org;
@@ -15,9 +14,9 @@ const form = (fields: Record<string, string>) => ({ 'content-type': 'application
 
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
-  await createAdmin(svc.db, org.organization_id, 'boss@example.com', 'a long admin passphrase');
+  await createAdmin(svc.store, org.organization_id, 'boss@example.com', 'a long admin passphrase');
   const { payload, ...headers } = form({ email: 'boss@example.com', password: 'a long admin passphrase' });
   const res = await svc.app.inject({ method: 'POST', url: '/admin/login', headers, payload });
   expect(res.statusCode).toBe(303);
@@ -40,16 +39,16 @@ const farms = async (headers: Record<string, string>) => (await svc.app.inject({
 
 describe('account tokens in the admin panel', () => {
   it('the API keys page lists the signing key; rotating keeps issued tokens working and signs new ones with a new kid', async () => {
-    const kid = currentSigningKey(svc.db, org.organization_id).kid;
+    const kid = (await svc.store.signingKeys.current(org.organization_id)).kid;
     const page = await svc.app.inject({ method: 'GET', url: '/admin/api-keys', headers: { cookie } });
     expect(page.body).toContain(kid);
     // Without the CSRF token nothing happens.
     expect((await post('/admin/tokens/rotate', {})).statusCode).toBe(403);
-    expect(currentSigningKey(svc.db, org.organization_id).kid).toBe(kid);
+    expect((await svc.store.signingKeys.current(org.organization_id)).kid).toBe(kid);
 
     const res = await post('/admin/tokens/rotate', { _csrf: await csrf() });
     expect(res.statusCode).toBe(303);
-    const next = currentSigningKey(svc.db, org.organization_id).kid;
+    const next = (await svc.store.signingKeys.current(org.organization_id)).kid;
     expect(next).not.toBe(kid);
     expect((await svc.app.inject({ method: 'GET', url: '/admin/api-keys', headers: { cookie } })).body).toContain(`New signing key ${next}`);
     expect(await farms(asBearer(acc))).toBe(200);

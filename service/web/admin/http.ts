@@ -1,9 +1,9 @@
 // The admin panel's HTTP plumbing: cookies (no @fastify/cookie here), the form body parser, security headers,
 // and the session + CSRF gate every route passes through.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db } from '../../store/db.ts';
+import type { Store } from '../../store/store.ts';
 import { declareAuth } from '../../route-auth.ts';
-import { csrfMatches, getSession, SESSION_MAX_MS, type AdminSession } from '../../store/admins.ts';
+import { csrfMatches, SESSION_MAX_MS, type AdminSession } from '../../store/admins.ts';
 
 export const COOKIE = 'furrow_admin';
 const STYLESHEET = '/admin/admin.css';
@@ -62,7 +62,7 @@ export const field = (req: FastifyRequest, name: string): string => {
  * security headers, and the gate. The gate resolves the session from the cookie; without one a page
  * redirects to sign-in and a POST is refused; a POST with a session must carry its CSRF token.
  */
-export function installPlumbing(app: FastifyInstance, db: Db, publicPaths: ReadonlySet<string>, secureCookie: boolean): void {
+export function installPlumbing(app: FastifyInstance, store: Store, publicPaths: ReadonlySet<string>, secureCookie: boolean): void {
   // The panel's pages are not part of the API: keep them out of /api/openapi.json. They authenticate with the
   // panel's own session (the gate below), not with API credentials.
   app.addHook('onRoute', (route) => {
@@ -92,7 +92,7 @@ export function installPlumbing(app: FastifyInstance, db: Db, publicPaths: Reado
 
   app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
     const token = parseCookies(req.headers.cookie).get(COOKIE) ?? '';
-    const session = token ? getSession(db, token) : undefined;
+    const session = token ? await store.admins.session(token) : undefined;
     req.adminSession = session ?? null;
     req.adminToken = session ? token : null;
     if (req.method === 'POST') {

@@ -1,13 +1,13 @@
 // What the embedded map receives: the account's parcels as slim GeoJSON (only what the map shows) and its plants.
 // Filtering goes through the API's own listParcels/metadataFilters, so `metadata[k]=v` means the same in both places.
-import type { Db } from '../../store/db.ts';
+import type { Store } from '../../store/store.ts';
 import type { AccountRow } from '../../store/accounts.ts';
-import { listParcels, metadataFilters } from '../../store/parcel-list.ts';
+import { metadataFilters, pageRows } from '../../store/parcel-list.ts';
 import type { ParcelRow } from '../../store/parcel-json.ts';
 import { listPlantsJson } from '../../store/plants.ts';
-import { cachedStatement } from '../../../platform/node/statements.ts';
+import type { CurrentCrop } from '../../store/crops.ts';
 import { REF_KEY } from '../../../core/parcels/client-ref.ts';
-import { FARM_VISIBLE, scopeParams, type Scope } from '../../store/scope.ts';
+import type { Scope } from '../../store/scope.ts';
 
 /**
  * The sync engine's bookkeeping key in parcel metadata. It is an internal identifier of someone's desktop
@@ -22,33 +22,8 @@ const MAX_EMBED_PLANTS = 200_000;
 /** The embed acts as the account itself (like its bearer token): only that account's active farms are visible. */
 export const embedScope = (a: AccountRow): Scope => ({ organizationId: a.organization_id, accountId: a.id, via: 'bearer' });
 
-interface CurrentCropRow {
-  parcel_id: number;
-  name: string | null;
-  variety: string | null;
-  campaign: string | null;
-  sowing: string | null;
-  family: string | null;
-}
-
-/**
- * The current crop of every visible parcel of the account: among its active entries (is_active), the newest
- * sowing, undated last, then the newest entry — the same order as GET /api/parcels/{id}/crops/. One query for
- * the whole account instead of one per parcel (5,000 parcels would mean 5,000 statements).
- */
-function currentCrops(db: Db, scope: Scope): Map<number, string> {
-  const rows = cachedStatement(db, `SELECT c.parcel_id, c.name, c.variety, c.campaign, c.sowing, cf.name AS family
-    FROM crops c JOIN parcels p ON p.id = c.parcel_id JOIN farms f ON f.id = p.farm_id
-    LEFT JOIN crop_families cf ON cf.id = c.family_id
-    WHERE c.is_active = 1 AND f.organization_id = @org AND ${FARM_VISIBLE}
-    ORDER BY c.parcel_id, c.sowing IS NULL, c.sowing DESC, c.id DESC`).all(scopeParams(scope)) as CurrentCropRow[];
-  const out = new Map<number, string>();
-  for (const r of rows) {
-    if (out.has(r.parcel_id)) continue;
-    out.set(r.parcel_id, JSON.stringify({ name: r.name, variety: r.variety, campaign: r.campaign, sowing: r.sowing, family: r.family }));
-  }
-  return out;
-}
+/** A parcel's current crop (Store.crops.currentByParcel) as the map's JSON. */
+const cropJson = (c: CurrentCrop): string => JSON.stringify({ name: c.name, variety: c.variety, campaign: c.campaign, sowing: c.sowing, family: c.family });
 
 /** Stored metadata is canonical JSON.stringify output, so the key can only appear literally; most rows skip the parse. */
 function publicMetadata(json: string): string {
@@ -63,15 +38,9 @@ function featureJson(r: ParcelRow, crop: string | undefined): string {
 }
 
 /** Names of the farms the rows belong to, by id: the map names the areas it offers to jump to after them. */
-function farmNames(db: Db, rows: readonly ParcelRow[]): string {
-  const ids = [...new Set(rows.map((r) => r.farm_id))];
+async function farmNames(store: Store, scope: Scope, rows: readonly ParcelRow[]): Promise<string> {
   const names: Record<number, string> = {};
-  // In slices: SQLite limits the number of bound parameters of one statement.
-  for (let i = 0; i < ids.length; i += 500) {
-    const slice = ids.slice(i, i + 500);
-    const found = db.prepare(`SELECT id, name FROM farms WHERE id IN (${slice.map(() => '?').join(',')})`).all(...slice) as { id: number; name: string }[];
-    for (const f of found) names[f.id] = f.name;
-  }
+  for (const [id, name] of await store.farms.names(scope.organizationId, [...new Set(rows.map((r) => r.farm_id))])) names[id] = name;
   return JSON.stringify(names);
 }
 
@@ -81,17 +50,21 @@ function farmNames(db: Db, rows: readonly ParcelRow[]): string {
  * (id → name of the farms of the parcels sent; each parcel's `farm` is such an id).
  * Assembled as a string like the API's listings: geometry and metadata go out as stored.
  */
-export function embedParcelsJson(db: Db, account: AccountRow, query: Record<string, unknown>): string {
+export async function embedParcelsJson(store: Store, account: AccountRow, query: Record<string, unknown>): Promise<string> {
   const scope = embedScope(account);
   const metadata = metadataFilters(query);
   if (metadata.has(SYNC_REF_KEY)) return '{"type":"FeatureCollection","count":0,"truncated":false,"farms":{},"features":[]}';
-  const { rows, count } = listParcels(db, scope, { metadata, limit: MAX_EMBED_PARCELS });
-  const crops = rows.length ? currentCrops(db, scope) : new Map<number, string>();
-  const features = rows.map((r) => featureJson(r, crops.get(r.id))).join(',');
-  return `{"type":"FeatureCollection","count":${count},"truncated":${count > rows.length},"farms":${farmNames(db, rows)},"features":[${features}]}`;
+  const page = await store.parcels.list(scope, { metadata, limit: MAX_EMBED_PARCELS });
+  const rows = await pageRows(page);
+  const crops = rows.length ? await store.crops.currentByParcel(scope) : new Map<number, CurrentCrop>();
+  const features = rows.map((r) => {
+    const crop = crops.get(r.id);
+    return featureJson(r, crop && cropJson(crop));
+  }).join(',');
+  return `{"type":"FeatureCollection","count":${page.count},"truncated":${page.count > rows.length},"farms":${await farmNames(store, scope, rows)},"features":[${features}]}`;
 }
 
 /** GET /embed/data/plants: the account's plants, the features GET /api/plants/ gives the account (all, without next). */
-export function embedPlantsJson(db: Db, account: AccountRow): string {
-  return listPlantsJson(db, embedScope(account), { limit: MAX_EMBED_PLANTS });
+export function embedPlantsJson(store: Store, account: AccountRow): Promise<string> {
+  return listPlantsJson(store, embedScope(account), { limit: MAX_EMBED_PLANTS });
 }

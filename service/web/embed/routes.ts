@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.ts';
 import { declareAuth } from '../../route-auth.ts';
 import { ErrorCode, errorBody } from '../../../core/errors.ts';
 import { MetadataFilterParams } from '../../../core/schemas/common.ts';
-import { accountByAuthId, type AccountRow } from '../../store/accounts.ts';
+import type { AccountRow } from '../../store/accounts.ts';
 import { embedBundle, type Asset, type Bundle } from './bundle.ts';
 import { embedParcelsJson, embedPlantsJson } from './data.ts';
 import { INVALID_AUTH, MISSING_AUTH, SHELL_HTML, UNKNOWN_PARAMETER, errorHtml, securityHeaders, type ErrorPage } from './page.ts';
@@ -34,10 +34,10 @@ const AuthIdQuery = Type.Object({ auth_id: Type.Optional(Type.String()) }, { add
 const withQuery = (querystring: typeof FilteredQuery | typeof AuthIdQuery) => ({ schema: { hide: true, querystring }, attachValidation: true });
 
 /** Only the `auth_id` query parameter is looked at, and only against accounts.auth_id of an active account. */
-function resolveAccount(ctx: AppContext, query: unknown): Resolved {
+async function resolveAccount(ctx: AppContext, query: unknown): Promise<Resolved> {
   const authId = (query as Record<string, unknown> | undefined)?.auth_id;
   if (typeof authId !== 'string' || authId === '') return { error: MISSING_AUTH };
-  const account = AUTH_ID.test(authId) ? accountByAuthId(ctx.db, authId) : undefined;
+  const account = AUTH_ID.test(authId) ? await ctx.store.accounts.byAuthId(authId) : undefined;
   return account ? { account } : { error: INVALID_AUTH };
 }
 
@@ -95,7 +95,7 @@ export default async function embedRoutes(app: FastifyInstance, ctx: AppContext)
     // The target is the route's own path: nothing of the request line (an absolute-form host, say) goes into it.
     const { pathname, search } = new URL(req.url, 'http://service.invalid');
     if (!pathname.endsWith('/')) return reply.redirect(`${req.routeOptions.url}${search}`, 308);
-    const r = resolveAccount(ctx, req.query);
+    const r = await resolveAccount(ctx, req.query);
     if ('error' in r) return errorPage(reply, r.error);
     if (req.validationError) return errorPage(reply, UNKNOWN_PARAMETER);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(SHELL_HTML);
@@ -105,16 +105,16 @@ export default async function embedRoutes(app: FastifyInstance, ctx: AppContext)
   app.get('/embed/app.css', hide, assetRoute((b) => b.css));
 
   app.get('/embed/data/parcels', withQuery(FilteredQuery), async (req, reply) => {
-    const r = resolveAccount(ctx, req.query);
+    const r = await resolveAccount(ctx, req.query);
     if ('error' in r) return errorJson(reply, r.error);
     if (req.validationError) throw req.validationError;
-    return sendData(req, reply, embedParcelsJson(ctx.db, r.account, req.query as Record<string, unknown>));
+    return sendData(req, reply, await embedParcelsJson(ctx.store, r.account, req.query as Record<string, unknown>));
   });
 
   app.get('/embed/data/plants', withQuery(AuthIdQuery), async (req, reply) => {
-    const r = resolveAccount(ctx, req.query);
+    const r = await resolveAccount(ctx, req.query);
     if ('error' in r) return errorJson(reply, r.error);
     if (req.validationError) throw req.validationError;
-    return sendData(req, reply, embedPlantsJson(ctx.db, r.account));
+    return sendData(req, reply, await embedPlantsJson(ctx.store, r.account));
   });
 }

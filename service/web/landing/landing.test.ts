@@ -8,7 +8,7 @@ let org: Org;
 let acc: Account;
 beforeAll(async () => {
   svc = await startService();
-  org = newOrg(svc, 'Landing Org');
+  org = await newOrg(svc, 'Landing Org');
   acc = await newAccount(svc, org, 'grower@landing.example');
 });
 afterAll(async () => {

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
-import { polygonParcel } from '../test/helpers/service.ts';
-import { dbFile } from './config.ts';
-import { seededRandom as prng } from '../core/random.ts';
+import { serviceCli, spawnService, type ServiceProcess } from '../../../test/helpers/process.ts';
+import { polygonParcel } from '../../../test/helpers/service.ts';
+import { dbFile } from '../../config.ts';
+import { seededRandom as prng } from '../../../core/random.ts';
 
 const LONG = process.env.CI_LONG === '1';
 const ROUNDS = LONG ? 10 : 3;

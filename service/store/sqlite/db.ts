@@ -1,6 +1,6 @@
 // Opening the service's database: platform/node/ (shared with the mirror) with the service's migrations.
-import { openSqlite, type Db } from '../../platform/node/sqlite.ts';
-import { FutureSchemaError, migrate as migrateSchema, type SchemaOptions } from '../../platform/node/migrations.ts';
+import { openSqlite, type Db } from '../../../platform/node/sqlite.ts';
+import { FutureSchemaError, migrate as migrateSchema, type SchemaOptions } from '../../../platform/node/migrations.ts';
 import { migrations } from './migrations/index.ts';
 
 export { FutureSchemaError, type Db };

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { serviceCli, spawnService, type ServiceProcess } from '../../test/helpers/process.ts';
-import { pointParcel, polygonParcel } from '../../test/helpers/service.ts';
-import { configFromEnv } from '../config.ts';
+import { serviceCli, spawnService, type ServiceProcess } from '../../../test/helpers/process.ts';
+import { pointParcel, polygonParcel } from '../../../test/helpers/service.ts';
+import { configFromEnv } from '../../config.ts';
 
 const LONG = process.env.CI_LONG === '1';
 const ROUNDS = LONG ? 5 : 3;

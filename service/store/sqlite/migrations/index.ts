@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/node/migrations.ts';
+import type { Migration } from '../../../../platform/node/migrations.ts';
 import { up as m001 } from './001-initial.ts';
 import { up as m002 } from './002-crop-families.ts';
 import { up as m003 } from './003-admin.ts';

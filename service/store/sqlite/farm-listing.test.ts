@@ -1,16 +1,16 @@
-// GET /api/farms/{id}/parcels/ is streamed from one read snapshot, over real HTTP: the body is byte for byte what
-// the one-string listing gave, a batch committed or a farm deleted mid-listing changes nothing in it, the gateway's
+// GET /api/farms/{id}/parcels/ is streamed from one SQLite read snapshot, over real HTTP: the body is byte for byte what
+// SQLite's one-string listing gave, a batch committed or a farm deleted mid-listing changes nothing in it, the gateway's
 // timer never cuts a started stream into invalid JSON, and a client that stops reading or goes away releases the
 // snapshot (which otherwise keeps the WAL from being checkpointed).
 import { request, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  asAccount, newAccount, newFarm, newOrg, pointParcel, polygonParcel, startHttpService, type Account, type Org, type TestService,
+  asAccount, newAccount, newFarm, newOrg, pointParcel, polygonParcel, sqliteOf, startHttpService, type Account, type Org, type TestService,
 } from '../../../test/helpers/service.ts';
 import { validateParcels } from '../../../core/parcels/validate.ts';
-import { insertParcels } from '../../store/parcels.ts';
+import { insertParcels } from './parcels.ts';
 import type { ServiceConfig } from '../../config.ts';
-import { CHUNK_BYTES } from '../../store/farm-listing.ts';
+import { CHUNK_BYTES } from '../farm-listing.ts';
 import { turn, until } from '../../../test/helpers/event-loop.ts';
 
 let svc: TestService & { base: string };
@@ -20,7 +20,7 @@ let h: Record<string, string>;
 
 async function start(config: Partial<ServiceConfig> = {}): Promise<void> {
   svc = await startHttpService(config);
-  org = newOrg(svc);
+  org = await newOrg(svc);
   acc = await newAccount(svc, org);
   h = asAccount(org, acc);
 }
@@ -36,7 +36,7 @@ function oneStringListing(farmId: number): string {
   || '","name":' || json_quote(p.name) || ',"farm":' || p.farm_id || ',"hectares":' || CAST(p.hectares AS TEXT) || ',"metadata":' || p.metadata
   || ',"source_type":"' || p.source_type || '","point":' || coalesce(p.point, 'null') || ',"center":[' || CAST((p.minx + p.maxx) / 2 AS TEXT)
   || ',' || CAST((p.miny + p.maxy) / 2 AS TEXT) || '],"created":"' || p.created || '","modified":"' || p.modified || '"}}'`;
-  const r = svc.db.prepare(`SELECT count(*) AS n, coalesce(group_concat(f, ','), '') AS features
+  const r = sqliteOf(svc).prepare(`SELECT count(*) AS n, coalesce(group_concat(f, ','), '') AS features
     FROM (SELECT ${feature} AS f FROM parcels p WHERE p.farm_id = ? ORDER BY p.id)`).get(farmId) as { n: number; features: string };
   return `{"type":"FeatureCollection","features":[${r.features}],"count":${r.n},"next":null}`;
 }
@@ -52,8 +52,9 @@ function bigFarm(n: number): number {
   const { parcels, problems } = validateParcels([{ name: 'Big', geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } } }], { maxHectares: 1000 });
   expect(problems).toEqual([]);
   const t = new Date().toISOString();
-  const farmId = Number(svc.db.prepare('INSERT INTO farms (organization_id, account_id, name, created, modified) VALUES (?, ?, ?, ?, ?)').run(org.organization_id, acc.id, 'Big', t, t).lastInsertRowid);
-  svc.db.transaction(() => insertParcels(svc.db, farmId, Array.from({ length: n }, () => parcels[0]!)))();
+  const db = sqliteOf(svc);
+  const farmId = Number(db.prepare('INSERT INTO farms (organization_id, account_id, name, created, modified) VALUES (?, ?, ?, ?, ?)').run(org.organization_id, acc.id, 'Big', t, t).lastInsertRowid);
+  db.transaction(() => insertParcels(db, farmId, Array.from({ length: n }, () => parcels[0]!)))();
   return farmId;
 }
 
@@ -95,8 +96,9 @@ function get(path: string): Promise<{ status: number; body: string }> {
 
 /** Whether a read snapshot still pins the WAL: a passive checkpoint cannot copy every frame back. */
 function walPinned(): boolean {
-  svc.db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', ?)").run(String(Math.random()));
-  const [r] = svc.db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+  const db = sqliteOf(svc);
+  db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('probe', ?)").run(String(Math.random()));
+  const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
   return r!.checkpointed < r!.log;
 }
 
@@ -132,7 +134,7 @@ describe('GET /api/farms/{id}/parcels/, streamed', () => {
   it('is one snapshot: a batch committed, a parcel renamed and the farm deleted mid-listing leave it whole and as it was', async () => {
     await start();
     const farmId = bigFarm(40);
-    const ids = (svc.db.prepare('SELECT id FROM parcels WHERE farm_id = ? ORDER BY id').all(farmId) as { id: number }[]).map((r) => r.id);
+    const ids = (sqliteOf(svc).prepare('SELECT id FROM parcels WHERE farm_id = ? ORDER BY id').all(farmId) as { id: number }[]).map((r) => r.id);
     const listing = await openListing(`/api/farms/${farmId}/parcels/`);
     expect(listing.res.statusCode).toBe(200);
     expect(listing.res.headers['transfer-encoding']).toBe('chunked');

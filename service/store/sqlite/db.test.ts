@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FutureSchemaError, migrate, openDb, type Db } from './db.ts';
 import { migrations } from './migrations/index.ts';
-import { ROOT } from '../../test/helpers/process.ts';
+import { ROOT } from '../../../test/helpers/process.ts';
 
 let dir: string;
 const open: Db[] = [];
@@ -216,7 +216,7 @@ describe('all pending migrations run in one transaction', () => {
     // Each round: two processes wait for the same instant, then open one fresh file. Without the version
     // being re-read under the write lock, the slower one re-ran 001 and failed with "table settings already exists".
     const script = join(dir, 'open.ts');
-    writeFileSync(script, `import { openDb } from ${JSON.stringify(resolve(ROOT, 'service/store/db.ts'))};
+    writeFileSync(script, `import { openDb } from ${JSON.stringify(resolve(ROOT, 'service/store/sqlite/db.ts'))};
 const [file, at] = [process.argv[2], Number(process.argv[3])];
 while (Date.now() < at) { /* wait for the other process */ }
 try { openDb(file).close(); process.stdout.write('ok'); } catch (e) { process.stdout.write('fail: ' + (e as Error).message); }
