@@ -51,7 +51,7 @@ export default tseslint.config(
     // SQLite (better-sqlite3, its Db, platform/node's SQLite helpers) belongs to service/store/sqlite/, which
     // service/store/open.ts alone opens, so a second store can be chosen there without touching anything else.
     files: ['service/**/*.ts'],
-    ignores: ['service/web/*/client/**/*.ts', 'service/store/sqlite/**', 'service/store/open.ts'],
+    ignores: ['service/web/*/client/**/*.ts', 'service/store/sqlite/**', 'service/store/postgres/**', 'service/store/open.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
@@ -66,6 +66,29 @@ export default tseslint.config(
   },
   {
     files: ['service/store/sqlite/**/*.ts', 'service/store/open.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [serviceStandsAlone] }],
+    },
+  },
+  {
+    // The PostgreSQL store shares the SQLite store's refusal of a schema from the future (FutureSchemaError) and
+    // nothing else of it. Its tests compare it with the SQLite store (conformance), so they may open both.
+    files: ['service/store/postgres/**/*.ts'],
+    ignores: ['service/store/postgres/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          serviceStandsAlone,
+          {
+            group: ['better-sqlite3', '**/store/sqlite/**', '**/platform/node/sqlite.ts', '**/platform/node/statements.ts'],
+            message: 'The PostgreSQL store shares nothing with SQLite: the Store interface (service/store/store.ts) is their contract.',
+          },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['service/store/postgres/**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [serviceStandsAlone] }],
     },
