@@ -2,7 +2,6 @@
 // get, update, delete, and GET /api/parcels/'s every filter (farm, search, bbox at the R*Tree's float edges, metadata
 // by SQLite's text of a value, pages), with the same typed errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { PG_SKIP, useTestDatabase } from '../../../test/helpers/postgres.ts';
@@ -12,6 +11,7 @@ import { pageRows, type ParcelFilter } from '../parcel-list.ts';
 import { preparePatch } from '../../validation-jobs.ts';
 import { validateParcelPatch } from '../../../core/parcels/validate.ts';
 import { sqliteNumberText } from './metadata-filter.ts';
+import { openDb } from '../sqlite/index.ts';
 import { onBoth, point, polygon, settle, valid, type Side } from './parcel-conformance.ts';
 
 const patch = (body: unknown, id: number) => {
@@ -28,11 +28,11 @@ async function list(s: Side, accountId: string | null, filter: Partial<ParcelFil
 
 describe('sqliteNumberText', () => {
   it('writes a number as SQLite\'s json_each does', () => {
-    const sqlite = new Database(':memory:');
+    const sqlite = openDb(':memory:');
     const text = sqlite.prepare('SELECT CAST(value AS TEXT) FROM json_each(?)').pluck();
     const check = (n: number) => expect(sqliteNumberText(n)).toBe(text.get(`[${JSON.stringify(n)}]`));
     for (const n of [0, -0, 1, -1, 1.5, 0.1, 1e-7, 1e-5, 1e-4, 0.00012345, 1e21, 1.5e300, 2.2250738585072014e-308, 2 ** 63, -(2 ** 63), 2 ** 63 - 1024,
-      12345678901234567000, 0.30000000000000004, 5.551115123125783e-17, 123456789012.34567, 99999999999999.99, 1e15 + 0.5, 49.47, 3726.13187848748, 1e-300, 5e-324, 1.7976931348623157e308]) check(n);
+      Number('12345678901234567000'), 0.30000000000000004, 5.551115123125783e-17, Number('123456789012.34567'), Number('99999999999999.99'), 1e15 + 0.5, 49.47, 3726.13187848748, 1e-300, 5e-324, 1.7976931348623157e308]) check(n);
     // Decimals of up to 12 significant digits, what metadata holds (years, areas, yields, prices), agree exactly. Over
     // every double, about 1 in 120 of those with 16-17 digits gets a last digit SQLite's approximate decoding makes
     // one off: a filter value written with that many digits can match here where it does not on SQLite.
@@ -137,7 +137,7 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL parcels conform to SQLite', () => 
     await same(async (s) => {
       const A = s.scope(s.acc.a);
       // Boxes whose edges are doubles between two floats, next to the query's edges.
-      const edge = 10.123456789012345;
+      const edge = Number('10.123456789012345');
       const inputs = [polygon('in', 10, 10, 0.5), polygon('out', 20, 20), polygon('touch', edge, 10, 0.01), polygon('below', edge - 0.0000005, 10.2, 0.0000004),
         polygon('neg', -edge - 0.01, -10.3, 0.01), polygon('west', -179.999, -89.9, 0.001), polygon('tiny', 1e-9, 1e-9, 1e-7), point('pt', 10.3, 10.3, 1)];
       await s.setLimit(s.acc.a, 1e6);
@@ -156,7 +156,7 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL parcels conform to SQLite', () => 
       const A = s.scope(s.acc.a);
       const metas: Record<string, unknown>[] = [
         { crop: 'olive', year: 2024, irrigated: true }, { crop: 'vine', year: '2024', irrigated: false }, { crop: 'Olive', ratio: 1.5, tiny: 1e-7 },
-        { crop: 'olive', ratio: 1.25, big: 1e21, huge: 12345678901234567000 }, { 'key with space': 'a "quoted" \\ value', ratio: 0.1 },
+        { crop: 'olive', ratio: 1.25, big: 1e21, huge: Number('12345678901234567000') }, { 'key with space': 'a "quoted" \\ value', ratio: 0.1 },
         { crop: 'true', flag: 'false', zero: 0, neg: -3.5 }, {}, { year: 2025, crop: 'olive\nnewline', n: 123456789012.34567 }, { ratio: 49.47, long: 3726.13187848748 },
       ];
       await s.store.farms.create(A, 'F', valid(metas.map((m, i) => polygon(`p${i}`, i * 0.01, 0, 0.001, m))));
