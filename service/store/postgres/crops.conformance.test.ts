@@ -2,6 +2,7 @@
 // step by step, with identical results and identical errors; then what only several processes can do to PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_SKIP } from '../../../test/helpers/postgres.ts';
+import { ApiError } from '../../errors.ts';
 import { setClock } from '../clock.ts';
 import type { Scope } from '../scope.ts';
 import { normalise, openSides, outcome, square, type Outcome, type Side } from './test-fixtures-crops.ts';
@@ -130,5 +131,113 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL crops and crop families: as SQLite
     expect([...codes].sort()).toEqual(['account_required', 'conflict', 'forbidden', 'not_found', 'validation_failed']);
     const rotation = expected.find(([l]) => l === 'rotation')![1] as { ok: { name: string }[] };
     expect(rotation.ok.map((c) => c.name)).toEqual(['inactive newest', 'tie', 'wheat', 'by id', 'undated 2', 'undated']);
+  });
+});
+
+/**
+ * Two pools on one database, as two service processes. What SQLite's single writer implies, decided the same way:
+ * of two POST /api/crop-families/ with one new name (any case), one creates it and the other gets the 409 it would
+ * have had a moment later; two crops naming the same new family both get the one family, as the second would have
+ * found it existing.
+ */
+describe.skipIf(PG_SKIP !== null)('PostgreSQL crops and crop families: two service processes', () => {
+  let sides: Awaited<ReturnType<typeof openSides>>;
+  let P: number[];
+  beforeAll(async () => {
+    sides = await openSides(2);
+    P = await world(sides.pg[0]!.seed);
+  });
+  afterAll(async () => { await sides?.close(); });
+  const familyRows = async (norm: string) =>
+    (await sides.pgPools[0]!.query<{ n: number }>("SELECT COUNT(*) AS n FROM crop_families WHERE organization_id = 'o1' AND name_norm = $1", [norm])).rows[0]!.n;
+
+  it('creates a new family name once: the other process gets 409', async () => {
+    const [p, q] = sides.pg as [Side, Side];
+    for (let i = 0; i < 15; i++) {
+      const results = await Promise.allSettled([p.store.cropFamilies.create('o1', `Race ${i}`), q.store.cropFamilies.create('o1', `RACE ${i}`)]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const lost = results.findIndex((r) => r.status === 'rejected');
+      const reason = (results[lost] as PromiseRejectedResult).reason as ApiError;
+      expect(reason).toBeInstanceOf(ApiError);
+      expect([reason.code, reason.message]).toEqual(['conflict', `A crop family named '${lost === 0 ? 'Race' : 'RACE'} ${i}' already exists`]);
+      expect(await familyRows(`race ${i}`)).toBe(1);
+    }
+  });
+
+  /** A third process's transaction that has inserted a family of o1 and not committed yet. */
+  async function holdFamily(name: string) {
+    const client = await sides.pgPools[1]!.connect();
+    await client.query('BEGIN');
+    await client.query(`INSERT INTO crop_families (key, organization_id, name, name_norm, observation, created)
+      VALUES (gen_random_uuid()::text, 'o1', $1, lower($1), '', now())`, [name]);
+    return { end: async (how: 'COMMIT' | 'ROLLBACK') => { await client.query(how); client.release(); } };
+  }
+  const settledWithin = async (x: Promise<unknown>, ms: number) =>
+    Promise.race([x.then(() => true, () => true), new Promise((r) => setTimeout(() => r(false), ms))]);
+
+  it('waits for a concurrent create of the same name, then answers as if it had come second (409) or first', async () => {
+    const [p] = sides.pg as [Side];
+    let held = await holdFamily('Waited');
+    let create = p.store.cropFamilies.create('o1', 'WAITED');
+    expect(await settledWithin(create, 300)).toBe(false); // blocked on the unique index, not answered from a stale read
+    await held.end('COMMIT');
+    await expect(create).rejects.toMatchObject({ code: 'conflict', message: "A crop family named 'WAITED' already exists" });
+    held = await holdFamily('Rolled');
+    create = p.store.cropFamilies.create('o1', 'ROLLED');
+    expect(await settledWithin(create, 300)).toBe(false);
+    await held.end('ROLLBACK');
+    await expect(create).resolves.toMatchObject({ name: 'ROLLED' });
+    expect([await familyRows('waited'), await familyRows('rolled')]).toEqual([1, 1]);
+  });
+
+  it('gives a crop naming a family being created concurrently that family once it is committed', async () => {
+    const [p] = sides.pg as [Side];
+    const held = await holdFamily('Pending');
+    const crop = p.store.crops.create(a1Key, { parcel: P[0], family: { name: 'pending' } });
+    expect(await settledWithin(crop, 300)).toBe(false);
+    await held.end('COMMIT');
+    const family = (await sides.pgPools[0]!.query<{ id: number }>("SELECT id FROM crop_families WHERE organization_id = 'o1' AND name_norm = 'pending'")).rows;
+    expect(family).toHaveLength(1);
+    expect((await crop).family).toMatchObject({ id: family[0]!.id, name: 'Pending' });
+  });
+
+  it('gives two crops that name one new family at once that one family', async () => {
+    const [p, q] = sides.pg as [Side, Side];
+    for (let i = 0; i < 15; i++) {
+      const [x, y] = await Promise.all([
+        p.store.crops.create(a1Key, { parcel: P[0], family: { name: `Shared new ${i}` } }),
+        q.store.crops.create(a1Key, { parcel: P[1], family: { name: `shared NEW ${i}` } }),
+      ]);
+      expect(x.family!.id).toBe(y.family!.id);
+      expect(await familyRows(`shared new ${i}`)).toBe(1);
+    }
+  });
+
+  it('serialises two patches of one crop: the dates are never left closure before sowing', async () => {
+    const [p, q] = sides.pg as [Side, Side];
+    for (let i = 0; i < 15; i++) {
+      const { id } = await p.store.crops.create(a1Key, { parcel: P[0], name: `dates ${i}` });
+      const results = await Promise.allSettled([
+        p.store.crops.patch(a1Key, id, { sowing: '2024-06-01' }), q.store.crops.patch(a1Key, id, { closure: '2024-05-01' }),
+      ]);
+      // Whichever went second saw the other's date and was refused, as it would have been under SQLite.
+      expect(results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as ApiError).code)).toEqual(['validation_failed']);
+      const crop = await p.store.crops.get(a1Key, id);
+      expect([crop.sowing, crop.closure].filter((d) => d !== null)).toHaveLength(1);
+    }
+  });
+
+  it('races a crop\'s create against its parcel\'s delete: created then deleted with it, or 400; never a raw error', async () => {
+    const [p, q] = sides.pg as [Side, Side];
+    const farm = await p.seed.farm('o1', 'a1');
+    for (let i = 0; i < 15; i++) {
+      const parcel = await p.seed.parcel('o1', farm, [square(20 + i, 0)]);
+      const [created] = await Promise.allSettled([q.store.crops.create(a1Key, { parcel, name: 'racing' }), p.seed.deleteParcel(parcel)]);
+      if (created.status === 'rejected') {
+        expect([(created.reason as ApiError).code, (created.reason as ApiError).message]).toEqual(['validation_failed', `Parcel ${parcel} does not exist`]);
+      } else {
+        await expect(p.store.crops.get(a1Key, created.value.id)).rejects.toThrow('Crop not found');
+      }
+    }
   });
 });

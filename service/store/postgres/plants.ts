@@ -105,6 +105,8 @@ async function importPlants(pool: pg.Pool, organizationId: string, accountId: st
   const plants = plantsToImport(collection);
   const scope: Scope = { organizationId, accountId, via: 'api_key' };
   return inTx(pool, async (c) => {
+    // Taken where SQLite takes it (first in the transaction, failed imports included): the same clock, the same times.
+    const t = now();
     const unplaced = new Map<number, number[]>();
     plants.forEach((pl, i) => { if (pl.parcel === null && defaultParcel === null) unplaced.set(i, pl.point); });
     const located = unplaced.size ? await locate(c, organizationId, accountId, unplaced) : new Map<number, number | null>();
@@ -127,7 +129,7 @@ async function importPlants(pool: pg.Pool, organizationId: string, accountId: st
         FROM unnest($4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::float8[]) WITH ORDINALITY
           AS v(key, parcel, crop, point, shape, info, area, n)
         ORDER BY v.n`, [
-        organizationId, accountId, now(), plants.map(() => uuid()), parcels, crops,
+        organizationId, accountId, t, plants.map(() => uuid()), parcels, crops,
         plants.map((pl) => JSON.stringify(pl.point)), plants.map((pl) => (pl.shape ? JSON.stringify(pl.shape) : null)),
         plants.map((pl) => (pl.info === undefined ? null : JSON.stringify(pl.info))), plants.map((pl) => plantAreaM2(pl.shape)),
       ]);
