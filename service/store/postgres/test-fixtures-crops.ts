@@ -10,8 +10,6 @@ import { createTestDatabase } from '../../../test/helpers/postgres.ts';
 import { openSqliteStore } from '../sqlite/index.ts';
 import type { Store } from '../store.ts';
 import { migratePg } from './migrate.ts';
-import { migrations } from './migrations/index.ts';
-import { up as m002crops } from './migrations/002-crops.ts';
 import { openPgPool } from './pool.ts';
 import { pgCrops } from './crops.ts';
 import { pgCropFamilies } from './crop-families.ts';
@@ -125,8 +123,6 @@ export function normalise(value: unknown): unknown {
 /** The groups under test, and how to lay their rows' ground. */
 export interface Side { name: 'sqlite' | 'postgres'; store: Pick<Store, 'crops' | 'cropFamilies' | 'plants'>; seed: Seed }
 
-/** Schema 001 and this part's 002 (registered in migrations/index.ts at merge, not here). */
-export const cropMigrations = [...migrations, m002crops];
 
 /** The PostgreSQL groups on a pool. */
 export const pgSide = (pool: pg.Pool): Side => ({
@@ -139,7 +135,7 @@ export async function openSides(pools = 1): Promise<{ sqlite: Side; pg: Side[]; 
   const sqlite = openSqliteStore(join(dir, 'store.db'));
   const db = await createTestDatabase();
   const pgPools = Array.from({ length: pools }, () => openPgPool(db.url, { max: 4 }));
-  await migratePg(pgPools[0]!, { migrations: cropMigrations });
+  await migratePg(pgPools[0]!);
   return {
     sqlite: { name: 'sqlite', store: sqlite, seed: sqliteSeed(sqlite.db) },
     pg: pgPools.map(pgSide),
