@@ -39,9 +39,12 @@ async function blockedFor(c: pg.ClientBase, email: string, ip: string, at: Date)
 export function pgAdmins(pool: pg.Pool): AdminStore {
   return {
     async create(organizationId, email, passwordHash) {
+      // Checked first only so that a refused admin takes no id from the sequence (an INSERT that conflicts does),
+      // leaving ids as SQLite's. The (organization_id, email_norm) constraint decides a race between two processes:
+      // DO NOTHING waits for the other insert to commit, then inserts nothing, and that is the 409 too.
+      const taken = await pool.query('SELECT 1 FROM admins WHERE organization_id = $1 AND email_norm = $2', [organizationId, normEmail(email)]);
+      if (taken.rowCount !== 0) throw adminEmailTaken();
       const created = now();
-      // The (organization_id, email_norm) constraint decides between two processes adding the same admin: DO NOTHING
-      // waits for the other insert to commit, then inserts nothing, and that is the 409.
       const r = await pool.query<{ id: number }>(
         `INSERT INTO admins (organization_id, email, email_norm, password_hash, created) VALUES ($1, $2, $3, $4, $5)
           ON CONFLICT (organization_id, email_norm) DO NOTHING RETURNING id`,
