@@ -27,6 +27,7 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: organizati
       log('a', a);
       log('get', await store.organizations.get(a.organization_id));
       log('unknown', await store.organizations.get('org-nope'));
+      log('NUL', [await store.organizations.get('org-\u0000'), await store.organizations.findByName('Acme\u0000')]);
       log('by name', await store.organizations.findByName('Acme'));
       log('by name, no match', await store.organizations.findByName('acme'));
       log('b', b.organization_id);
@@ -49,6 +50,7 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: organizati
       log('active elsewhere', await store.apiKeys.isActive(found!.id, other));
       log('revoke', await outcome(() => store.apiKeys.revoke(org, second.prefix)));
       log('revoke again', await outcome(() => store.apiKeys.revoke(org, second.prefix)));
+      log('revoke NUL', await outcome(() => store.apiKeys.revoke(org, 'fk_\u0000')));
       log('revoke in another org', await outcome(() => store.apiKeys.revoke(other, third.prefix)));
       const revoked = await store.apiKeys.findActive(second.api_key);
       log('find revoked', revoked);
@@ -80,6 +82,12 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: organizati
       log('active', await store.accounts.getActive(org, a.id));
       log('by auth id', await store.accounts.byAuthId(a.auth_id));
       log('by unknown auth id', await store.accounts.byAuthId('nope'));
+      // What a path's %00 or a header becomes: SQLite finds nothing, PostgreSQL could not even compare it.
+      const nul = 'acc-\u0000';
+      log('NUL lookups', [await store.accounts.get(nul), await store.accounts.byAuthId('\u0000'), await store.accounts.parcelLimit(nul)]);
+      for (const call of [(): Promise<unknown> => store.accounts.getInOrganization(org, nul), () => store.accounts.getActive(org, nul), () => store.accounts.deactivate(org, nul),
+        () => store.accounts.reactivate(org, nul), () => store.accounts.revokeTokens(org, nul), () => store.accounts.purge(org, nul),
+        () => store.accounts.rotateAuthId(org, nul), () => store.accounts.setParcelLimit(nul, 5)]) log('NUL', await outcome(call));
       log('list', await store.accounts.list(org));
       log('list other', (await store.accounts.list(other)).map((r) => r.account_email).sort());
     });
@@ -167,6 +175,7 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: organizati
       log('current again', (await store.signingKeys.current(org)).kid === k1.kid);
       log('get', await store.signingKeys.get(k1.kid));
       log('get unknown', await store.signingKeys.get('sk_nope'));
+      log('get NUL', await store.signingKeys.get('sk_\u0000'));
       log('other org', await store.signingKeys.current(other));
       log('rotate', await store.signingKeys.rotate(org));
       log('list', await store.signingKeys.list(org));

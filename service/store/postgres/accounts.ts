@@ -12,7 +12,7 @@ import {
   accountEmail, checkParcelLimit, emailTaken, newAuthId, notDeactivated, parcelLimit, purgeNeedsDeactivation, type AccountRow,
 } from '../accounts.ts';
 import type { AccountStore } from '../store.ts';
-import { inTransaction } from './tx.ts';
+import { hasNul, inTransaction } from './tx.ts';
 
 // What SQLite's SELECT * returns, in its order: email_norm included (rows read back carry it, new ones do not), not
 // a column only this schema has. Listed, so that a later migration adding one changes no answer.
@@ -22,18 +22,21 @@ type Queryable = pg.Pool | pg.ClientBase;
 
 /** The organization's account in any state, locked for the rest of the transaction; 403 account_not_found otherwise. */
 async function lockAccount(c: pg.ClientBase, organizationId: string, id: string): Promise<AccountRow> {
+  if (hasNul(id)) throw accountNotFound();
   const a = (await c.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE organization_id = $1 AND id = $2 FOR UPDATE`, [organizationId, id])).rows[0];
   if (!a) throw accountNotFound();
   return a;
 }
 
 async function orgAccount(db: Queryable, organizationId: string, id: string): Promise<AccountRow> {
+  if (hasNul(id)) throw accountNotFound();
   const a = (await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE organization_id = $1 AND id = $2`, [organizationId, id])).rows[0];
   if (!a) throw accountNotFound();
   return a;
 }
 
 async function accountRow(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  if (hasNul(id)) return undefined;
   return (await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id])).rows[0];
 }
 
@@ -43,6 +46,10 @@ async function accountRow(db: Queryable, id: string): Promise<AccountRow | undef
  * it at once exactly one succeeds; the loser reads the winner's state in a later statement, which sees the commit.
  */
 async function createAccount(pool: pg.Pool, organizationId: string, email: string): Promise<AccountRow> {
+  // An e-mail with U+0000 passes SQLite's checks and is stored there; PostgreSQL cannot store it, so it is refused as
+  // an invalid e-mail by the shared check, each NUL shown as ' @ ': whatever surrounds it, the '@' and a space
+  // survive the trim (or the '@' alone does), which no valid address has.
+  if (hasNul(email)) accountEmail(email.replaceAll('\u0000', ' @ '));
   const { email: trimmed, norm } = accountEmail(email);
   // A few rounds at most: the holder of the e-mail can be purged between the INSERT and the read of its state.
   for (let round = 0; ; round++) {
@@ -94,6 +101,7 @@ export function pgAccounts(pool: pg.Pool): AccountStore {
       return a;
     },
     async byAuthId(authId) {
+      if (hasNul(authId)) return undefined;
       const a = (await pool.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE auth_id = $1`, [authId])).rows[0];
       return a && a.state === 'active' ? a : undefined;
     },
@@ -129,6 +137,7 @@ export function pgAccounts(pool: pg.Pool): AccountStore {
     async setParcelLimit(id, hectares) {
       checkParcelLimit(hectares);
       // The interface names the account alone (the operator's CLI): the row is locked by its id.
+      if (hasNul(id)) throw accountNotFound();
       return inTransaction(pool, async (c) => {
         const a = (await c.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1 FOR UPDATE`, [id])).rows[0];
         if (!a) throw accountNotFound();

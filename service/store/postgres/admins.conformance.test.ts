@@ -39,6 +39,8 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: admins, se
       log('sign-in, one org', await store.admins.forSignIn('boss@example.com', other));
       log('sign-in, not normalized', await store.admins.forSignIn('Boss@Example.com'));
       log('sign-in, unknown', await store.admins.forSignIn('nobody@example.com'));
+      log('sign-in, NUL', await store.admins.forSignIn('boss@example.com\u0000'));
+      log('delete NUL', await outcome(() => store.admins.delete(org, 'boss@example.com\u0000')));
       const s = await store.admins.createSession(1, T0);
       log('session', s);
       log('delete unknown', await outcome(() => store.admins.delete(org, 'nobody@example.com')));
@@ -168,5 +170,36 @@ describe.skipIf(PG_SKIP !== null)('sign-in attempts and admins of two service pr
       expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'email_taken', message: 'This organization already has an admin with this email' } });
     }
     expect(await pa.admins.list(org)).toHaveLength(10);
+  });
+});
+
+describe.skipIf(PG_SKIP !== null)('U+0000, which PostgreSQL text cannot hold', () => {
+  const db = useTestDatabase();
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    pool = openPgPool(db().url, { max: 2 });
+    await migratePg(pool);
+  });
+  afterAll(async () => {
+    await pool.end();
+  });
+
+  it('an account e-mail with one is refused as invalid (SQLite stores it), wherever the NUL is', async () => {
+    const store = pgPart(pool);
+    const { organization_id: org } = await store.organizations.create('NUL');
+    for (const email of ['a\u0000@example.com', 'a@example.com\u0000', '\u0000a@example.com', 'aexample\u0000com', 'a\u0000example.com', '\u0000']) {
+      await expect(store.accounts.create(org, email)).rejects.toMatchObject({ code: 'validation_failed', status: 400 });
+    }
+    expect(await store.accounts.list(org)).toEqual([]);
+  });
+
+  it('sign-in attempts with one are counted (as U+FFFD), blocked at the limit, and taken back on success', async () => {
+    const store = pgPart(pool);
+    const results = [];
+    for (let i = 0; i <= MAX_FAILURES_PER_EMAIL_IP; i++) results.push(await store.admins.recordSignInAttempt('x\u0000@example.com', '10.3.3.3', later(i)));
+    expect(results.filter((r) => 'attemptId' in r)).toHaveLength(MAX_FAILURES_PER_EMAIL_IP);
+    expect(results.at(-1)).toHaveProperty('retryAfterSeconds');
+    await store.admins.signInSucceeded(0, 'x\u0000@example.com', '10.3.3.3', later(MIN));
+    expect(await store.admins.recordSignInAttempt('x\u0000@example.com', '10.3.3.3', later(MIN))).toHaveProperty('attemptId');
   });
 });

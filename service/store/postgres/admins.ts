@@ -8,7 +8,7 @@ import {
   sessionIdHash, sessionState, type AdminCredentials, type AdminInfo, type Flash,
 } from '../admins.ts';
 import type { AdminStore } from '../store.ts';
-import { inTransaction } from './tx.ts';
+import { hasNul, inTransaction } from './tx.ts';
 
 /**
  * The key of the transaction-level advisory lock that serializes one address's sign-in attempts across processes.
@@ -16,6 +16,12 @@ import { inTransaction } from './tx.ts';
  * the check and the record one step, as SQLite's single writer did; other addresses are not held up.
  */
 const attemptLock = (ip: string): string => `furrow:admin-sign-in:${ip}`;
+
+/**
+ * A failed sign-in's e-mail as counted: PostgreSQL's text cannot hold U+0000, so it is counted as U+FFFD (no admin can
+ * have either in their e-mail here, and two guesses that differ only there count together: stricter, never looser).
+ */
+const attemptEmail = (email: string): string => email.replaceAll('\u0000', '\uFFFD');
 
 interface SessionJoin {
   admin_id: number; csrf_token: string; flash: string | null; expires: string; last_seen: string; email: string; organization_id: string; organization_name: string;
@@ -58,10 +64,12 @@ export function pgAdmins(pool: pg.Pool): AdminStore {
     },
     // Their sessions go by the foreign key's cascade.
     async delete(organizationId, email) {
+      if (hasNul(email)) throw notFound('Admin');
       const r = await pool.query('DELETE FROM admins WHERE organization_id = $1 AND email_norm = $2', [organizationId, normEmail(email)]);
       if (r.rowCount === 0) throw notFound('Admin');
     },
     async forSignIn(email, organizationId) {
+      if (hasNul(email)) return [];
       const columns = 'id, organization_id, email, created, password_hash';
       const r = organizationId === undefined
         ? await pool.query<AdminCredentials>(`SELECT ${columns} FROM admins WHERE email_norm = $1 ORDER BY created, id LIMIT 10`, [email])
@@ -70,13 +78,14 @@ export function pgAdmins(pool: pg.Pool): AdminStore {
     },
     recordSignInAttempt: (email, ip, at) => inTransaction(pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [attemptLock(ip)]);
-      const retryAfterSeconds = await blockedFor(c, email, ip, at);
+      const retryAfterSeconds = await blockedFor(c, attemptEmail(email), ip, at);
       if (retryAfterSeconds > 0) return { retryAfterSeconds };
-      const r = await c.query<{ id: number }>('INSERT INTO admin_login_attempts (email_norm, ip, at) VALUES ($1, $2, $3) RETURNING id', [email, ip, at.toISOString()]);
+      const r = await c.query<{ id: number }>('INSERT INTO admin_login_attempts (email_norm, ip, at) VALUES ($1, $2, $3) RETURNING id',
+        [attemptEmail(email), ip, at.toISOString()]);
       return { attemptId: r.rows[0]!.id };
     }),
     signInSucceeded: (attemptId, email, ip, at) => inTransaction(pool, async (c) => {
-      await c.query('DELETE FROM admin_login_attempts WHERE id = $1 OR (email_norm = $2 AND ip = $3)', [attemptId, email, ip]);
+      await c.query('DELETE FROM admin_login_attempts WHERE id = $1 OR (email_norm = $2 AND ip = $3)', [attemptId, attemptEmail(email), ip]);
       // Housekeeping rides on successful sign-ins: old failures and dead sessions are never needed again.
       await c.query('DELETE FROM admin_login_attempts WHERE at <= $1', [iso(at.getTime() - LOGIN_WINDOW_MS)]);
       await c.query('DELETE FROM admin_sessions WHERE expires <= $1 OR last_seen <= $2', [at.toISOString(), iso(at.getTime() - SESSION_IDLE_MS)]);

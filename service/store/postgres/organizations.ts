@@ -6,7 +6,7 @@ import {
   hashApiKey, newApiKey, noActiveKey, organizationName, organizationNotFound, type ActiveApiKey, type ApiKeyInfo, type Organization,
 } from '../organizations.ts';
 import type { ApiKeyStore, OrganizationStore } from '../store.ts';
-import { inTransaction } from './tx.ts';
+import { hasNul, inTransaction } from './tx.ts';
 
 /**
  * A new key for the organization, in one statement: the INSERT … SELECT finds the organization and inserts under the
@@ -36,9 +36,11 @@ export function pgOrganizations(pool: pg.Pool): OrganizationStore {
       });
     },
     async get(id) {
+      if (hasNul(id)) return undefined;
       return (await pool.query<Organization>('SELECT id, name, created FROM organizations WHERE id = $1', [id])).rows[0];
     },
     async findByName(name) {
+      if (hasNul(name)) return undefined;
       return (await pool.query<{ id: string; name: string }>('SELECT id, name FROM organizations WHERE name = $1 ORDER BY created LIMIT 1', [name])).rows[0];
     },
   };
@@ -52,6 +54,7 @@ export function pgApiKeys(pool: pg.Pool): ApiKeyStore {
         'SELECT prefix, label, created, revoked FROM api_keys WHERE organization_id = $1 ORDER BY created, id', [organizationId])).rows;
     },
     async revoke(organizationId, prefix) {
+      if (hasNul(prefix)) throw noActiveKey(prefix);
       // One conditional UPDATE: of two processes revoking the same key, the second finds it revoked (404), as in SQLite.
       const r = await pool.query('UPDATE api_keys SET revoked = $1 WHERE organization_id = $2 AND prefix = $3 AND revoked IS NULL',
         [now(), organizationId, prefix]);

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { now } from '../clock.ts';
 import { newSigningKey, retiredKeysExpireBefore, verifiesUntil, type SigningKey, type SigningKeyInfo } from '../tokens.ts';
 import type { SigningKeyStore } from '../store.ts';
-import { inTransaction } from './tx.ts';
+import { hasNul, inTransaction } from './tx.ts';
 
 // SQLite's SELECT *: not seq, which stands in for its rowid.
 const COLUMNS = 'kid, organization_id, secret, created, retired';
@@ -36,6 +36,8 @@ export function pgSigningKeys(pool: pg.Pool): SigningKeyStore {
       });
     },
     async get(kid) {
+      // The kid comes from a token's header, before its signature is checked: anything at all.
+      if (hasNul(kid)) return undefined;
       return (await pool.query<SigningKey>(`SELECT ${COLUMNS} FROM signing_keys WHERE kid = $1`, [kid])).rows[0];
     },
     async list(organizationId) {

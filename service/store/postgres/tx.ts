@@ -28,3 +28,10 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     client.release(broken);
   }
 }
+
+/**
+ * Whether a string can be compared with text at all: PostgreSQL's text cannot hold U+0000 (SQLite's can) and refuses a
+ * parameter with one (22021), where SQLite simply finds nothing. A lookup by such a string (a path's %00, a token's
+ * kid) answers "not found" without asking, as SQLite does, rather than failing with a 500.
+ */
+export const hasNul = (s: string): boolean => s.includes('\u0000');
