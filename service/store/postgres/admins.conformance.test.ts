@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { PG_SKIP, useTestDatabase } from '../../../test/helpers/postgres.ts';
-import { MAX_FAILURES_PER_EMAIL_IP, MAX_FAILURES_PER_IP, SESSION_IDLE_MS, SESSION_MAX_MS } from '../admins.ts';
+import { MAX_FAILURES_PER_EMAIL_IP, MAX_FAILURES_PER_IP, SESSION_IDLE_MS, SESSION_MAX_MS, createAdmin, login } from '../admins.ts';
+import type { Store } from '../store.ts';
 import { migratePg } from './migrate.ts';
 import { openPgPool } from './pool.ts';
 import { conform, outcome, pgPart, pgWorld } from './accounts.conformance-world.ts';
@@ -111,6 +112,24 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: admins, se
       log('live session', (await store.admins.session(live.token, later(42 * MIN)))?.email);
       await store.admins.signInSucceeded(0, 'b@example.com', '10.0.0.1', later(42 * MIN));
       log('rows after forgetting b', (await w.rows(org)).attempts);
+    });
+  });
+
+  it('the shared sign-in sequence (createAdmin, login) on either store: same answers, same rows', async () => {
+    await conform(pool, async (w, log) => {
+      // createAdmin and login reach only this part's groups (organizations, admins) of the Store they are given.
+      const store = w.store as Store;
+      const { organization_id: org } = await store.organizations.create('Login');
+      const fast = { N: 2 ** 10, r: 8, p: 1 };
+      log('admin', await createAdmin(store, org, ' Ann@Example.com ', 'correct horse battery', fast));
+      log('unknown org', await outcome(() => createAdmin(store, 'org-nope', 'x@example.com', 'correct horse battery', fast)));
+      log('taken', await outcome(() => createAdmin(store, org, 'ann@example.com', 'correct horse battery', fast)));
+      for (let i = 0; i < 3; i++) log(`wrong ${i}`, await login(store, { email: 'ann@example.com', password: 'wrong password', ip: '10.0.0.1' }, later(i * MIN)));
+      log('rows', (await w.rows(org)).attempts);
+      const ok = await login(store, { email: 'ANN@example.com', password: 'correct horse battery', ip: '10.0.0.1' }, later(4 * MIN));
+      log('ok', ok);
+      log('rows after', await w.rows(org));
+      log('session', 'token' in ok ? await store.admins.session(ok.token, later(5 * MIN)) : null);
     });
   });
 
