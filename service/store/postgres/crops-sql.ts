@@ -28,24 +28,6 @@ export type Queryable = pg.Pool | pg.PoolClient;
 /** Read-only, one snapshot: a check and the read that follows it (404 then a list) see the same database. */
 export const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** `fn` in one transaction on one pooled connection: committed when it returns, rolled back when it throws. */
-export async function inTx<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query(begin);
-    const out = await fn(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (e) {
-    // A connection that cannot even roll back is dropped rather than handed to the next request.
-    await client.query('ROLLBACK').catch((err: Error) => { broken = err; });
-    throw e;
-  } finally {
-    client.release(broken);
-  }
-}
-
 /**
  * The scope's parcel with its farm's account, or 404 Parcel. With `lock`, the row is held FOR KEY SHARE until the
  * transaction ends: a crop or plant about to point at it cannot lose it to a concurrent delete (which SQLite's single

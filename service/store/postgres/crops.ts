@@ -2,6 +2,7 @@
 // the same error wins when several apply), the same ordering and the same rows. Where SQLite's single writer made a
 // read-then-write safe, the row read is locked here: the crop FOR UPDATE before a patch, the parcel and family
 // FOR KEY SHARE before a crop points at them.
+import { inTransaction } from './tx.ts';
 import type pg from 'pg';
 import { now, uuid } from '../clock.ts';
 import { ApiError, notFound } from '../../errors.ts';
@@ -11,7 +12,7 @@ import { checkDates, type CurrentCrop } from '../crops.ts';
 import type { CropStore } from '../store.ts';
 import type { Crop, CropCreateRequest, CropPatchRequest } from '../../../core/schemas/crops.ts';
 import {
-  ACCOUNT_VISIBLE, FARM_VISIBLE, PARCEL_VISIBLE, READ_SNAPSHOT, inTx, isId, scopeArgs, visibleParcel, type Queryable,
+  ACCOUNT_VISIBLE, FARM_VISIBLE, PARCEL_VISIBLE, READ_SNAPSHOT, isId, scopeArgs, visibleParcel, type Queryable,
 } from './crops-sql.ts';
 import { familyByName, familyExists, insertFamily } from './crop-families.ts';
 
@@ -99,7 +100,7 @@ async function placeCrop(q: Queryable, scope: Scope, parcel: number | null): Pro
 }
 
 async function createCrop(pool: pg.Pool, scope: Scope, body: CropCreateRequest): Promise<Crop> {
-  return inTx(pool, async (c) => {
+  return inTransaction(pool, async (c) => {
     const parcel = body.parcel ?? null;
     const accountId = await placeCrop(c, scope, parcel);
     checkDates(body.sowing ?? null, body.closure ?? null);
@@ -117,7 +118,7 @@ async function createCrop(pool: pg.Pool, scope: Scope, body: CropCreateRequest):
 const PLAIN_FIELDS = ['name', 'campaign', 'area', 'variety', 'harvested_qty', 'sowing', 'closure'] as const;
 
 async function patchCrop(pool: pg.Pool, scope: Scope, id: number, body: CropPatchRequest): Promise<Crop> {
-  return inTx(pool, async (c) => {
+  return inTransaction(pool, async (c) => {
     const r = await cropRow(c, scope, id, true);
     const sets: string[] = [];
     const args: unknown[] = [scope.organizationId, id];
@@ -158,7 +159,7 @@ async function listCrops(pool: pg.Pool, scope: Scope, q: { parcel?: number; is_a
   if (q.is_active !== undefined) { args.push(q.is_active); where.push(`c.is_active = $${args.length}`); }
   const w = where.join(' AND ');
   // The count and the page from one snapshot, as SQLite's two reads between writes were.
-  return inTx(pool, async (c) => {
+  return inTransaction(pool, async (c) => {
     const count = (await c.query<{ n: number }>(`SELECT COUNT(*) AS n FROM crops c WHERE ${w}`, args)).rows[0]!.n;
     const rows = (await c.query<CropRow>(`${CROP_SELECT} WHERE ${w} ORDER BY c.id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
       [...args, q.limit, q.offset])).rows;
@@ -168,7 +169,7 @@ async function listCrops(pool: pg.Pool, scope: Scope, q: { parcel?: number; is_a
 
 /** The whole rotation of a parcel, past and current, newest sowing first (undated last). */
 async function parcelCrops(pool: pg.Pool, scope: Scope, parcelId: number): Promise<Crop[]> {
-  return inTx(pool, async (c) => {
+  return inTransaction(pool, async (c) => {
     await visibleParcel(c, scope, parcelId);
     const rows = (await c.query<CropRow>(`${CROP_SELECT} WHERE c.organization_id = $1 AND c.parcel_id = $2 ORDER BY ${ROTATION_ORDER}`,
       [scope.organizationId, parcelId])).rows;

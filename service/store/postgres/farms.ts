@@ -9,7 +9,8 @@ import { parcelLimit } from '../accounts.ts';
 import { requireAccount, type Scope } from '../scope.ts';
 import type { FarmStore } from '../store.ts';
 import type { Farm } from '../../../core/schemas/farms.ts';
-import { FARM_VISIBLE, inTransaction, insertParcels, lockFarmForWrite, scopeValues, visibleFarm } from './parcels.ts';
+import { FARM_VISIBLE, insertParcels, lockFarmForWrite, scopeValues, visibleFarm } from './parcels.ts';
+import { inTransaction } from './tx.ts';
 import { pgOpenFarmParcelListing } from './farm-listing.ts';
 
 // hectares as SQLite's micro_hectares / 1000000.0: a double division of the same integer.

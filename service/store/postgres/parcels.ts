@@ -7,6 +7,7 @@
 //   so its totals stay exact.
 // - The parcel limit is checked again against the locked account row: a limit lowered while the batch was being
 //   validated off the request thread applies to it (SQLite checks it only at validation).
+import { inTransaction } from './tx.ts';
 import type pg from 'pg';
 import type { Pool } from 'pg';
 import { now, uuid } from '../clock.ts';
@@ -31,24 +32,6 @@ export const FARM_VISIBLE = `f.organization_id = $1 AND f.account_id IN
 export const scopeValues = (s: Scope): [string, string | null] => [s.organizationId, s.accountId];
 
 export const PARCEL_COLUMNS = 'p.id, p.key, p.farm_id, p.name, p.source_type, p.point, p.geometry, p.hectares, p.metadata, p.minx, p.miny, p.maxx, p.maxy, p.created, p.modified';
-
-/** Runs `fn` in a transaction on one pooled client: COMMIT when it returns, ROLLBACK when it throws, released either way. */
-export async function inTransaction<T>(pool: Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    // A connection that cannot even roll back is not given back to the pool.
-    await c.query('ROLLBACK').catch((e: unknown) => { broken = e as Error; });
-    throw err;
-  } finally {
-    c.release(broken);
-  }
-}
 
 export async function visibleFarm(q: pg.ClientBase | Pool, scope: Scope, farmId: number): Promise<VisibleFarm> {
   const r = await q.query<VisibleFarm>(`SELECT f.id, f.account_id, f.organization_id FROM farms f WHERE f.id = $3 AND ${FARM_VISIBLE}`,

@@ -4,6 +4,7 @@
 // contain the plants come from the GiST index in one query, the referenced parcels and crops are checked (and held
 // FOR KEY SHARE) in one query each, and the plants go in with one multi-row INSERT. The file's first problem, in the
 // order SQLite meets them (plant by plant, its parcel before its crop), is the error.
+import { inTransaction } from './tx.ts';
 import type pg from 'pg';
 import { now, uuid } from '../clock.ts';
 import { notFound } from '../../errors.ts';
@@ -13,7 +14,7 @@ import { plantAreaM2 } from '../../../core/plants/validate.ts';
 import {
   parcelLocator, plantCropInvalid, plantParcelInvalid, plantsToImport, type ParcelOutline, type PlantQuery, type PlantRow,
 } from '../plants.ts';
-import { ACCOUNT_VISIBLE, FARM_VISIBLE, PARCEL_VISIBLE, READ_SNAPSHOT, inTx, isId, scopeArgs, visibleParcel, type Queryable } from './crops-sql.ts';
+import { ACCOUNT_VISIBLE, FARM_VISIBLE, PARCEL_VISIBLE, READ_SNAPSHOT, isId, scopeArgs, visibleParcel, type Queryable } from './crops-sql.ts';
 import { visibleCropIds } from './crops.ts';
 
 const PLANT_VISIBLE = `pl.organization_id = $1 AND ((pl.parcel_id IS NOT NULL AND ${PARCEL_VISIBLE('pl.parcel_id')})
@@ -45,7 +46,7 @@ async function listPlants(pool: pg.Pool, scope: Scope, q: PlantQuery): Promise<{
   };
   if (q.parcel === undefined) return read(pool);
   // The parcel's 404 and the page from one snapshot.
-  return inTx(pool, async (c) => {
+  return inTransaction(pool, async (c) => {
     await visibleParcel(c, scope, q.parcel!);
     return read(c);
   }, READ_SNAPSHOT);
@@ -104,7 +105,7 @@ async function visibleParcelIds(c: Queryable, scope: Scope, ids: readonly number
 async function importPlants(pool: pg.Pool, organizationId: string, accountId: string, collection: unknown, defaultParcel: number | null = null): Promise<{ imported: number }> {
   const plants = plantsToImport(collection);
   const scope: Scope = { organizationId, accountId, via: 'api_key' };
-  return inTx(pool, async (c) => {
+  return inTransaction(pool, async (c) => {
     // Taken where SQLite takes it (first in the transaction, failed imports included): the same clock, the same times.
     const t = now();
     const unplaced = new Map<number, number[]>();

@@ -8,14 +8,17 @@ export const UNIQUE_VIOLATION = '23505';
 export const isPgError = (e: unknown, code: string): boolean =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
 
-/** Runs `fn` in a transaction on one client of the pool; its result once committed, its error once rolled back. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in a transaction on one client of the pool; its result once committed, its error once rolled back.
+ * `begin` names another isolation where one is needed (a snapshot for several reads).
+ */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   // A client whose ROLLBACK failed is in an unknown state (a broken connection, an aborted protocol): release(err)
   // makes the pool destroy it instead of handing it to the next request.
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN').catch((e: Error) => { broken = e; throw e; });
+    await client.query(begin).catch((e: Error) => { broken = e; throw e; });
     try {
       const result = await fn(client);
       await client.query('COMMIT');
