@@ -59,14 +59,10 @@ function int(value: string | undefined, fallback: number, name: string): number 
 /** DATABASE_URL, checked at start: a typo must not quietly fall back to the SQLite file. */
 function databaseUrl(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error('DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL, not ${url.protocol}//… (unset it to keep the data in SQLite under DATA_DIR)`);
+  // Not WHATWG URL parsing: libpq's forms include an empty host with a socket directory (postgres://user@/db?host=/run/pg).
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL${scheme ? `, not ${scheme}://…` : ''} (unset it to keep the data in SQLite under DATA_DIR)`);
   }
   return value;
 }

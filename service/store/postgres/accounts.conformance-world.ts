@@ -44,7 +44,7 @@ const T = '2024-01-01T00:00:00.000Z';
 
 export async function sqliteWorld(): Promise<World & { close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'furrow-conf-'));
-  const t: TestStore = await openTestStore(dir);
+  const t: TestStore = await openTestStore(dir, 'sqlite');
   const db = t.sqlite!;
   const ids = (sql: string, ...args: unknown[]) => (db.prepare(sql).all(...args) as Array<{ id: number }>).map((r) => r.id);
   return {
