@@ -1,8 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The service's tests of its store-independent behaviour (routes, auth, faults, the CLI, the demo): run a second time
+ * on PostgreSQL in the `postgres` project, unchanged (test/helpers/store.ts chooses the store). The store's own tests
+ * (service/store/) run once: SQLite's are about SQLite, PostgreSQL's compare the two stores themselves.
+ */
+const SERVICE_SUITE = ['service/**/*.test.ts'];
+const STORE_TESTS = ['service/store/**'];
+
 export default defineConfig({
   test: {
-    include: ['{core,platform,service,db,sync,backend,cli,renderer,electron,test}/**/*.test.ts'],
     // The service tests open real SQLite files and real sockets. Three workers on this 2-core machine: much of the
     // tests' time is spent waiting on child processes, sockets and timers (measured: the whole run 954 s with two,
     // 739 s with three, nothing flaky).
@@ -12,5 +19,23 @@ export default defineConfig({
     hookTimeout: 60_000,
     // A throwaway PostgreSQL + PostGIS for the PostgreSQL store's tests (skipped, saying so, where it is not installed).
     globalSetup: ['test/helpers/postgres-cluster.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['{core,platform,service,db,sync,backend,cli,renderer,electron,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: SERVICE_SUITE,
+          exclude: STORE_TESTS,
+          // The long property-test rounds (CI_LONG) run once, on SQLite: the rules they search are the validator's,
+          // shared by both stores; here the regular rounds check PostgreSQL keeps them (and CI stays under 20 min).
+          env: { FURROW_TEST_STORE: 'postgres', CI_LONG: '0' },
+          setupFiles: ['test/helpers/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -34,6 +34,13 @@ export interface ServiceConfig {
   /** Header naming the connected account when acting with the API key. */
   accountHeader: string;
   synchronous: 'FULL' | 'NORMAL';
+  /**
+   * The PostgreSQL + PostGIS database to keep the data in (postgres:// or postgresql://), instead of the SQLite file
+   * in dataDir: several service processes can then share it (docs/deploy.md). Unset: SQLite, the embedded default.
+   */
+  databaseUrl: string | undefined;
+  /** Connections of this process's pool at most (PostgreSQL only): the processes together stay under max_connections. */
+  pgPoolMax: number;
   /** Worker threads validating parcels off the request thread; default one per core (0: validate inline). */
   validationWorkers: number;
   logLevel: string;
@@ -47,6 +54,17 @@ function int(value: string | undefined, fallback: number, name: string): number 
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${value}'`);
   return n;
+}
+
+/** DATABASE_URL, checked at start: a typo must not quietly fall back to the SQLite file. */
+function databaseUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  // Not WHATWG URL parsing: libpq's forms include an empty host with a socket directory (postgres://user@/db?host=/run/pg).
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme !== 'postgres' && scheme !== 'postgresql') {
+    throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL${scheme ? `, not ${scheme}://…` : ''} (unset it to keep the data in SQLite under DATA_DIR)`);
+  }
+  return value;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
@@ -72,6 +90,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),
     synchronous: env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+    databaseUrl: databaseUrl(env.DATABASE_URL),
+    pgPoolMax: int(env.PG_POOL_MAX, 10, 'PG_POOL_MAX'),
     validationWorkers: int(env.VALIDATION_WORKERS, availableParallelism(), 'VALIDATION_WORKERS'),
     logLevel: env.LOG_LEVEL || 'warn',
   };

@@ -12,7 +12,7 @@ import { configFromEnv, type ServiceConfig } from './config.ts';
 import type { Store } from './store/store.ts';
 import { login } from './store/admins.ts';
 import { pageRows } from './store/parcel-list.ts';
-import { openDataDirStore } from '../test/helpers/store.ts';
+import { dataDirEnv, openDataDirStore } from '../test/helpers/store.ts';
 import { ROOT, freePort, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 
 const dirs: string[] = [];
@@ -34,7 +34,8 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const config = (dir: string): ServiceConfig => ({ ...configFromEnv({}), dataDir: dir, synchronous: 'NORMAL', validationWorkers: 0 });
+// The directory's store as a service started on it would have (its DATABASE_URL on PostgreSQL).
+const config = (dir: string): ServiceConfig => ({ ...configFromEnv(dataDirEnv(dir)), dataDir: dir, synchronous: 'NORMAL', validationWorkers: 0 });
 const mode = (path: string) => statSync(path).mode & 0o777;
 const saved = (dir: string) => JSON.parse(readFileSync(demoCredentialsPath(dir), 'utf8')) as Record<string, string>;
 const adminLogin = async (store: Store, password: string) => (await login(store, { email: DEMO_ADMIN, password, ip: '192.0.2.1' })).ok;

@@ -7,6 +7,7 @@
 //     it('…', async () => { const pool = openPgPool(db().url); … });
 //   });
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { PG_TEMPLATE, PG_TEST_ROLE, ensureStarted, urlOf, type PgTestCluster } from './postgres-cluster.ts';
@@ -57,6 +58,25 @@ export async function createTestDatabase(opts: { postgis?: boolean } = {}): Prom
     url: urlOf(c.socketDir, PG_TEST_ROLE, name),
     drop: () => asAdmin(async (a) => void await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
   };
+}
+
+/** Starts the run's cluster if no test has yet (the postgres project's setup file awaits it before any test). */
+export async function ensureCluster(): Promise<void> {
+  const c = cluster();
+  if ('skip' in c) throw new Error(`No PostgreSQL for the tests: ${c.skip}`);
+  await ensureStarted(c);
+}
+
+/**
+ * createTestDatabase for synchronous callers (the service CLI run with spawnSync before any service starts), through
+ * psql; the cluster must be up (ensureCluster).
+ */
+export function createTestDatabaseSync(): string {
+  const c = cluster();
+  if ('skip' in c) throw new Error(`No PostgreSQL for the tests: ${c.skip}`);
+  const name = `furrow_t_${randomBytes(6).toString('hex')}`;
+  execFileSync('psql', [c.adminUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${name} TEMPLATE ${PG_TEMPLATE} OWNER ${PG_TEST_ROLE}`], { stdio: 'pipe' });
+  return urlOf(c.socketDir, PG_TEST_ROLE, name);
 }
 
 /** A database for the whole file: created before its first test, dropped after its last. */

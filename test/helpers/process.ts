@@ -1,7 +1,7 @@
 // Runs the real service as a child process on 127.0.0.1 (for fault, crash and CLI tests).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { openDataDirStore } from './store.ts';
+import { dataDirEnv, openDataDirStore } from './store.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -12,7 +12,7 @@ export { freePort };
 /** Runs `npm run -s service -- <args>` equivalent synchronously; returns parsed stdout JSON. */
 export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string; json: unknown } {
   // `node --import tsx`, not the tsx wrapper, which starts a second Node process to run the first (~0.3 s a call).
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...dataDirEnv(dataDir), ...env }, encoding: 'utf8' });
   let json: unknown = undefined;
   try { json = JSON.parse(r.stdout); } catch { /* not JSON */ }
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
@@ -37,7 +37,7 @@ export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {},
   // `node --import tsx`, not the tsx wrapper: the wrapper runs the service in a grandchild, so killing `child`
   // (SIGKILL in the crash tests) would orphan the real service with its port and database still open.
   const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], {
-    cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...process.env, ...dataDirEnv(dataDir), PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let log = '';
