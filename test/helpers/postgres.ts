@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
+import { openPgPool } from '../../service/store/postgres/pool.ts';
+import { migratePg } from '../../service/store/postgres/migrate.ts';
 import { PG_TEMPLATE, PG_TEST_ROLE, ensureStarted, urlOf, type PgTestCluster } from './postgres-cluster.ts';
 
 function cluster(): PgTestCluster {
@@ -91,5 +93,22 @@ export function useTestDatabase(opts: { postgis?: boolean } = {}): () => TestDat
   return () => {
     if (!db) throw new Error('useTestDatabase(): the database exists from beforeAll on');
     return db;
+  };
+}
+
+/** A pool on a migrated database of the file's own, for its tests: opened before the first, ended after the last. */
+export function useMigratedPool(): () => pg.Pool {
+  const db = useTestDatabase();
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    pool = openPgPool(db().url, { max: 4 });
+    await migratePg(pool);
+  });
+  afterAll(async () => {
+    await pool?.end();
+  });
+  return () => {
+    if (!pool) throw new Error('useMigratedPool(): the pool exists from beforeAll on');
+    return pool;
   };
 }

@@ -4,21 +4,15 @@
 // cases at the end, with two pools.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { PG_SKIP, useTestDatabase } from '../../../test/helpers/postgres.ts';
+import { PG_SKIP, useMigratedPool, useTestDatabase } from '../../../test/helpers/postgres.ts';
 import { migratePg } from './migrate.ts';
 import { openPgPool } from './pool.ts';
 import { conform, outcome, pgPart, pgWorld } from './accounts.conformance-world.ts';
 
 describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: organizations, API keys, accounts, signing keys', () => {
-  const db = useTestDatabase();
+  const migrated = useMigratedPool();
   let pool: pg.Pool;
-  beforeAll(async () => {
-    pool = openPgPool(db().url, { max: 4 });
-    await migratePg(pool);
-  });
-  afterAll(async () => {
-    await pool.end();
-  });
+  beforeAll(() => { pool = migrated(); });
 
   it('organizations: create, get, find by name (the oldest), a blank name refused', async () => {
     await conform(pool, async ({ store }, log) => {

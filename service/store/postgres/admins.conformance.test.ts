@@ -3,7 +3,7 @@
 // sign-in attempts of two service processes on one database, counted as one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { PG_SKIP, useTestDatabase } from '../../../test/helpers/postgres.ts';
+import { PG_SKIP, useMigratedPool, useTestDatabase } from '../../../test/helpers/postgres.ts';
 import { MAX_FAILURES_PER_EMAIL_IP, MAX_FAILURES_PER_IP, SESSION_IDLE_MS, SESSION_MAX_MS, createAdmin, login } from '../admins.ts';
 import type { Store } from '../store.ts';
 import { migratePg } from './migrate.ts';
@@ -16,15 +16,9 @@ const later = (ms: number): Date => new Date(T0.getTime() + ms);
 const HASH = 'scrypt$1024$8$1$c2FsdA$aGFzaA';
 
 describe.skipIf(PG_SKIP !== null)('PostgreSQL store ≡ SQLite store: admins, sessions, sign-in attempts, served URLs', () => {
-  const db = useTestDatabase();
+  const migrated = useMigratedPool();
   let pool: pg.Pool;
-  beforeAll(async () => {
-    pool = openPgPool(db().url, { max: 4 });
-    await migratePg(pool);
-  });
-  afterAll(async () => {
-    await pool.end();
-  });
+  beforeAll(() => { pool = migrated(); });
 
   it('admins: create, the e-mail unique per organization (any case), list, sign-in candidates, delete', async () => {
     await conform(pool, async (w, log) => {

@@ -1,10 +1,8 @@
 // The PostgreSQL farms and billing groups give the SQLite store's answers: the same scenarios on both (parcel-
 // conformance.ts), the same results, hectares and farm totals included, and the same typed errors.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { PG_SKIP, useTestDatabase } from '../../../test/helpers/postgres.ts';
-import { migratePg } from './migrate.ts';
-import { openPgPool } from './pool.ts';
+import { PG_SKIP, useMigratedPool } from '../../../test/helpers/postgres.ts';
 import { farmParcelsBody, type FarmListingPage } from '../farm-listing.ts';
 import { onBoth, point, polygon, settle, valid, type Side } from './parcel-conformance.ts';
 
@@ -17,15 +15,9 @@ async function listingBody(s: Side, scopeAccount: string | null, farmId: number,
 }
 
 describe.skipIf(PG_SKIP !== null)('PostgreSQL farms conform to SQLite', () => {
-  const db = useTestDatabase();
+  const migrated = useMigratedPool();
   let pool: pg.Pool;
-  beforeAll(async () => {
-    pool = openPgPool(db().url, { max: 4 });
-    await migratePg(pool);
-  });
-  afterAll(async () => {
-    await pool?.end();
-  });
+  beforeAll(() => { pool = migrated(); });
 
   const same = async (scenario: (s: Side) => Promise<unknown>) => {
     const { sqlite, postgres } = await onBoth(pool, scenario);

@@ -1,12 +1,10 @@
 // The PostgreSQL parcels group gives the SQLite store's answers: batches (all or none, midBatch told of each row),
 // get, update, delete, and GET /api/parcels/'s every filter (farm, search, bbox at the R*Tree's float edges, metadata
 // by SQLite's text of a value, pages), with the same typed errors.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type pg from 'pg';
-import { PG_SKIP, useTestDatabase } from '../../../test/helpers/postgres.ts';
-import { migratePg } from './migrate.ts';
-import { openPgPool } from './pool.ts';
+import { PG_SKIP, useMigratedPool } from '../../../test/helpers/postgres.ts';
 import { pageRows, type ParcelFilter } from '../parcel-list.ts';
 import { preparePatch } from '../../validation-jobs.ts';
 import { validateParcelPatch } from '../../../core/parcels/validate.ts';
@@ -44,15 +42,9 @@ describe('sqliteNumberText', () => {
 });
 
 describe.skipIf(PG_SKIP !== null)('PostgreSQL parcels conform to SQLite', () => {
-  const db = useTestDatabase();
+  const migrated = useMigratedPool();
   let pool: pg.Pool;
-  beforeAll(async () => {
-    pool = openPgPool(db().url, { max: 4 });
-    await migratePg(pool);
-  });
-  afterAll(async () => {
-    await pool?.end();
-  });
+  beforeAll(() => { pool = migrated(); });
 
   const same = async (scenario: (s: Side) => Promise<unknown>) => {
     const { sqlite, postgres } = await onBoth(pool, scenario);
