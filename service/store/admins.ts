@@ -5,6 +5,8 @@ import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } fr
 import { ApiError, notFound } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import type { Store } from './store.ts';
+import type { AdminInfo, AdminCredentials, AdminSession, NewSession } from './rows.ts';
+export type { AdminInfo, AdminCredentials, Flash, AdminSession, NewSession } from './rows.ts';
 
 // ---- passwords ----
 
@@ -49,9 +51,6 @@ const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16)
 
 // ---- admins ----
 
-export interface AdminInfo { id: number; organization_id: string; email: string; created: string }
-/** An admin with the hash their password is checked against (sign-in only). */
-export interface AdminCredentials extends AdminInfo { password_hash: string }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Admin e-mails are unique per organization case-insensitively, and looked up in this form. */
@@ -76,18 +75,6 @@ export const SESSION_MAX_MS = 12 * 60 * 60_000;
 // last_seen is written at most once a minute: a page view should not always cost a write.
 export const TOUCH_EVERY_MS = 60_000;
 
-export interface Flash { kind: 'success' | 'error'; text: string }
-export interface AdminSession {
-  idHash: string;
-  adminId: number;
-  email: string;
-  organizationId: string;
-  organizationName: string;
-  csrfToken: string;
-  expires: string;
-  flash: Flash | null;
-}
-export interface NewSession { token: string; csrfToken: string; expires: string }
 
 // The token carries 256 random bits: a plain SHA-256 suffices (as for API keys) and keeps every lookup cheap.
 export const sessionIdHash = (token: string): string => createHash('sha256').update(token).digest('hex');

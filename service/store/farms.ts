@@ -9,9 +9,8 @@ import type { ParcelRow } from './parcel-json.ts';
 import { invalidParcels } from './parcels.ts';
 import { requireAccount, type Scope } from './scope.ts';
 import type { Store } from './store.ts';
+export type { OrphanFarm } from './rows.ts';
 
-/** A farm no account owns any more (unlinked, or its account purged): kept and billed until deleted. */
-export interface OrphanFarm { id: number; name: string; parcel_count: number; hectares: number; created: string; modified: string }
 
 export type FarmInput = { farm: { name: string }; parcels?: unknown[] };
 

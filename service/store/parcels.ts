@@ -4,19 +4,15 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors.ts';
 import { ErrorCode, MISSING_FARM_ID_MESSAGE, type ErrorDetail } from '../../core/errors.ts';
-import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ValidParcel, type ParcelProblem } from '../../core/parcels/validate.ts';
-import type { ParcelColumns } from '../../core/parcels/columns.ts';
+import { validateParcelPatch, MAX_PARCELS_PER_REQUEST, type ParcelProblem } from '../../core/parcels/validate.ts';
 import { inlineValidator, RawJson, syntaxFirst, type ParcelValidator, type PreparedPatch } from '../validation-pool.ts';
 import { preparePatch } from '../validation-jobs.ts';
 import { featureArrayBody, parcelFeatureJson } from './parcel-json.ts';
 import type { Scope } from './scope.ts';
 import type { Store } from './store.ts';
+export type { VisibleFarm, NewParcel } from './rows.ts';
 
-/** A farm as the parcel writes need it: its account (whose limit applies) and organization. */
-export interface VisibleFarm { id: number; account_id: string; organization_id: string }
 
-/** A parcel to insert: validated by core inline, or prepared by the validation pool. */
-export type NewParcel = ValidParcel | ParcelColumns;
 
 export const problemsToDetails = (problems: readonly ParcelProblem[]): ErrorDetail[] =>
   problems.map((p) => ({ index: p.index, path: p.path, code: p.code, message: p.message }));

@@ -6,13 +6,10 @@ import { pointInRing } from '../../core/geo/contains.ts';
 import type { PolygonCoords } from '../../core/geo/types.ts';
 import type { Scope } from './scope.ts';
 import type { Store } from './store.ts';
+import type { PlantRow, PlantQuery } from './rows.ts';
+export type { PlantRow, PlantQuery } from './rows.ts';
 
-export interface PlantRow {
-  id: number; key: string; parcel_id: number | null; crop_id: number | null; point: string; shape: string | null;
-  info: string | null; area_m2: number; created: string; modified: string;
-}
 
-export interface PlantQuery { search?: string; parcel?: number; limit: number; after?: number }
 
 export function plantJson(r: PlantRow): string {
   return `{"type":"Feature","id":${r.id},"geometry":{"type":"Point","coordinates":${r.point}},"properties":{"area":"${r.area_m2.toFixed(2)}","key":"${r.key}","shape":${r.shape === null ? 'null' : `{"type":"Polygon","coordinates":${r.shape}}`},"info":${r.info ?? 'null'},"created":"${r.created}","modified":"${r.modified}","parcel":${r.parcel_id ?? 'null'},"crop":${r.crop_id ?? 'null'}}}`;

@@ -11,18 +11,14 @@ import type { Crop, CropCreateRequest, CropFamily, CropPatchRequest } from '../.
 import type { Farm } from '../../core/schemas/farms.ts';
 import type { PreparedPatch } from '../validation-pool.ts';
 import type { AccountRow } from './accounts.ts';
-import type { AdminCredentials, AdminInfo, AdminSession, Flash, NewSession } from './admins.ts';
 import type { CropQuery, CurrentCrop } from './crops.ts';
 import type { FarmListingPage, FarmParcelListing } from './farm-listing.ts';
-import type { OrphanFarm } from './farms.ts';
 import type { ActiveApiKey, ApiKeyInfo, Organization } from './organizations.ts';
 import type { ParcelRow } from './parcel-json.ts';
 import type { ParcelFilter, ParcelPage } from './parcel-list.ts';
-import type { NewParcel, VisibleFarm } from './parcels.ts';
-import type { PlantQuery, PlantRow } from './plants.ts';
 import type { Scope } from './scope.ts';
+import type { AdminCredentials, AdminInfo, AdminSession, Flash, NewSession, NewParcel, OrphanFarm, PlantQuery, PlantRow, SigningKey, SigningKeyInfo, VisibleFarm } from './rows.ts';
 import type { ServedUrls } from './served-urls.ts';
-import type { SigningKey, SigningKeyInfo } from './tokens.ts';
 
 export interface Store {
   readonly organizations: OrganizationStore;

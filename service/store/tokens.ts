@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import { accountNotFound } from '../errors.ts';
 import type { Store } from './store.ts';
+import type { SigningKey } from './rows.ts';
+export type { SigningKey, SigningKeyInfo } from './rows.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3 * 60 * 60;
 /** How far in the future a token's iat may be (clock skew between service instances). */
 export const MAX_IAT_SKEW_SECONDS = 60;
 export const TOKEN_TYPE = 'account_access';
 
-export interface SigningKey { kid: string; organization_id: string; secret: Uint8Array; created: string; retired: string | null }
-export interface SigningKeyInfo { kid: string; created: string; retired: string | null; verifies_until: string | null }
 
 /** A fresh signing key's id and 256-bit secret. */
 export const newSigningKey = (): Pick<SigningKey, 'kid' | 'secret'> => ({ kid: `sk_${randomBytes(12).toString('base64url')}`, secret: randomBytes(32) });

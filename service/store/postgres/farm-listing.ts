@@ -13,7 +13,7 @@ import type { Pool } from 'pg';
 import type { Scope } from '../scope.ts';
 import { CHUNK_BYTES, type FarmListingPage, type FarmParcelListing, type FeatureChunk } from '../farm-listing.ts';
 import { parcelFeatureJson, type ParcelRow } from '../parcel-json.ts';
-import { PARCEL_COLUMNS, visibleFarm } from './parcels.ts';
+import { PARCEL_COLUMNS, visibleFarm } from './farm-scope.ts';
 
 /** Rows asked for per chunk at most (small parcels), and at first, before any row's size is known. */
 const CHUNK_ROWS = 4096;

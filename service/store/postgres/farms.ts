@@ -9,7 +9,8 @@ import { parcelLimit } from '../accounts.ts';
 import { requireAccount, type Scope } from '../scope.ts';
 import type { FarmStore } from '../store.ts';
 import type { Farm } from '../../../core/schemas/farms.ts';
-import { FARM_VISIBLE, insertParcels, lockFarmForWrite, scopeValues, visibleFarm } from './parcels.ts';
+import { insertParcels, lockFarmForWrite } from './parcels.ts';
+import { FARM_VISIBLE, scopeValues, visibleFarm } from './farm-scope.ts';
 import { inTransaction } from './tx.ts';
 import { pgOpenFarmParcelListing } from './farm-listing.ts';
 

@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import type { Scope } from '../scope.ts';
 import { oneChunk, type ParcelFilter, type ParcelPage } from '../parcel-list.ts';
 import type { ParcelRow } from '../parcel-json.ts';
-import { FARM_VISIBLE, PARCEL_COLUMNS, scopeValues, visibleFarm } from './parcels.ts';
+import { FARM_VISIBLE, PARCEL_COLUMNS, scopeValues, visibleFarm } from './farm-scope.ts';
 import { pgMetadataFilterSql } from './metadata-filter.ts';
 
 const RND_TOWARDS = '0.99999988079071044921875::float8'; // 1 - 2^-23, SQLite's RNDTOWARDS

@@ -17,28 +17,12 @@ import { parcelColumnsOf } from '../../../core/parcels/columns.ts';
 import { formatHectares, joinPath, report, reporter, type ParcelProblem } from '../../../core/parcels/problems.ts';
 import type { PreparedPatch } from '../../validation-pool.ts';
 import { parcelLimit } from '../accounts.ts';
-import { invalidParcels, problemsToDetails, type NewParcel, type VisibleFarm } from '../parcels.ts';
+import { invalidParcels, problemsToDetails, type NewParcel } from '../parcels.ts';
 import type { ParcelRow } from '../parcel-json.ts';
 import type { Scope } from '../scope.ts';
 import type { ParcelStore } from '../store.ts';
 import { pgListParcels } from './parcel-list.ts';
-
-/**
- * SQL condition: farm alias `f` is visible to the scope. Every scoped query binds the organization as $1 and the
- * account (or null) as $2 (scopeValues).
- */
-export const FARM_VISIBLE = `f.organization_id = $1 AND f.account_id IN
-  (SELECT a.id FROM accounts a WHERE a.organization_id = $1 AND a.state = 'active' AND ($2::text IS NULL OR a.id = $2))`;
-export const scopeValues = (s: Scope): [string, string | null] => [s.organizationId, s.accountId];
-
-export const PARCEL_COLUMNS = 'p.id, p.key, p.farm_id, p.name, p.source_type, p.point, p.geometry, p.hectares, p.metadata, p.minx, p.miny, p.maxx, p.maxy, p.created, p.modified';
-
-export async function visibleFarm(q: pg.ClientBase | Pool, scope: Scope, farmId: number): Promise<VisibleFarm> {
-  const r = await q.query<VisibleFarm>(`SELECT f.id, f.account_id, f.organization_id FROM farms f WHERE f.id = $3 AND ${FARM_VISIBLE}`,
-    [...scopeValues(scope), farmId]);
-  if (!r.rows[0]) throw notFound('Farm');
-  return r.rows[0];
-}
+import { FARM_VISIBLE, PARCEL_COLUMNS, scopeValues } from './farm-scope.ts';
 
 /**
  * Inside a transaction: the farm as a batch writes into it, its account locked FOR SHARE and then the farm FOR NO
