@@ -17,8 +17,9 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // A throwaway PostgreSQL + PostGIS for the PostgreSQL store's tests (skipped, saying so, where it is not installed).
-    globalSetup: ['test/helpers/postgres-cluster.ts'],
+    // dist/ up to date (the service, CLI and host processes the tests start), and a throwaway PostgreSQL + PostGIS for the
+    // PostgreSQL store's tests (skipped, saying so, where it is not installed).
+    globalSetup: ['test/helpers/build-setup.ts', 'test/helpers/postgres-cluster.ts'],
     projects: [
       {
         extends: true,

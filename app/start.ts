@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { configFromEnv } from '../service/config.ts';
 import { runDemo } from '../service/demo.ts';
 import { furrowHome } from '../sync/credentials.ts';
@@ -41,7 +42,9 @@ async function embeddedService(): Promise<ServiceChoice> {
   const config = configFromEnv();
   const demo = await runDemo(config);
   process.stderr.write(`${demo.banner}\n`);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', 'serve'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+  const entry = fileURLToPath(await ensureBuilt('service')); // as `npm run service` runs it
+  const child = spawn(process.execPath, [entry, 'serve'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
   for (let tries = 0; ; tries++) {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
-import { ROOT, rotateApiKey, serviceCli } from '../test/helpers/process.ts';
+import { ROOT, rotateApiKey, SERVICE, serviceCli } from '../test/helpers/process.ts';
 import { posts, recordingEngine, refCounts, serviceFarms, serviceParcels, type SentRequest, type ServiceParcel } from '../test/helpers/engine.ts';
 import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type TokenProvider } from './tokens.ts';
 import { SignJWT } from 'jose';
@@ -83,7 +83,7 @@ describe('bearer tokens', () => {
     const forged = await new SignJWT({ org: w.organizationId, typ: 'account_access', sub: acc, ep: 0, iat: now, exp: now + 3 * 3600 })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'sk_forged' }).sign(new TextEncoder().encode('not-the-service-secret-0123456789'));
     const print = `${JSON.stringify(process.execPath)} -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).account_access))'`;
-    const command = `cd ${JSON.stringify(ROOT)} && DATA_DIR=${JSON.stringify(join(w.dir, 'service'))} ${JSON.stringify(process.execPath)} --import tsx service/cli.ts token --account "$FURROW_ACCOUNT" | ${print}`;
+    const command = `cd ${JSON.stringify(ROOT)} && DATA_DIR=${JSON.stringify(join(w.dir, 'service'))} ${JSON.stringify(process.execPath)} ${JSON.stringify(SERVICE)} token --account "$FURROW_ACCOUNT" | ${print}`;
     const tokens = new CountingCommandTokens(command, { [acc]: forged });
     const log: SentRequest[] = [];
     const r = await recordingEngine(w, log, { credentials: bearer(tokens) }).sync({ accounts: [acc] });

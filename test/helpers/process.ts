@@ -4,6 +4,11 @@ import { resolve } from 'node:path';
 import { dataDirEnv, openDataDirStore } from './store.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
+/**
+ * The service as `npm run service` runs it: built JavaScript (scripts/build.mjs), brought up to date with the sources
+ * by the run's global setup (test/helpers/build-setup.ts). Not through tsx, which cost ~2 s of CPU a start.
+ */
+export const SERVICE = resolve(ROOT, 'dist/service.mjs');
 
 import { freePort } from '../../platform/node/free-port.ts';
 
@@ -11,8 +16,7 @@ export { freePort };
 
 /** Runs `npm run -s service -- <args>` equivalent synchronously; returns parsed stdout JSON. */
 export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string; json: unknown } {
-  // `node --import tsx`, not the tsx wrapper, which starts a second Node process to run the first (~0.3 s a call).
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...dataDirEnv(dataDir), ...env }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [SERVICE, ...args], { cwd: ROOT, env: { ...process.env, ...dataDirEnv(dataDir), ...env }, encoding: 'utf8' });
   let json: unknown = undefined;
   try { json = JSON.parse(r.stdout); } catch { /* not JSON */ }
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json };
@@ -34,9 +38,9 @@ export interface ServiceProcess {
  */
 export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = ['serve']): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  // `node --import tsx`, not the tsx wrapper: the wrapper runs the service in a grandchild, so killing `child`
-  // (SIGKILL in the crash tests) would orphan the real service with its port and database still open.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/cli.ts', ...args], {
+  // Node itself, not a wrapper (npm, tsx) that would run the service in a grandchild: killing `child` (SIGKILL in
+  // the crash tests) would orphan the real service with its port and database still open.
+  const child = spawn(process.execPath, [SERVICE, ...args], {
     cwd: ROOT, env: { ...process.env, ...dataDirEnv(dataDir), PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

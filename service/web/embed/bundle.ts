@@ -18,7 +18,11 @@ export interface Bundle {
   build_ms: number;
 }
 
-const ENTRY = resolve(import.meta.dirname, 'client/main.ts');
+// From source, beside this file; bundled into dist/ (scripts/build.mjs), this file's place in the tree is gone and
+// the client is found from the repository's root, where dist/ is.
+const ENTRY = import.meta.url.endsWith('.ts')
+  ? resolve(import.meta.dirname, 'client/main.ts')
+  : resolve(import.meta.dirname, '../service/web/embed/client/main.ts');
 
 function asset(text: string, type: string): Asset {
   const body = Buffer.from(text);
