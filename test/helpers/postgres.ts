@@ -15,7 +15,12 @@ import { migratePg } from '../../service/store/postgres/migrate.ts';
 import { PG_TEMPLATE, PG_TEST_ROLE, ensureStarted, urlOf, type PgTestCluster } from './postgres-cluster.ts';
 
 function cluster(): PgTestCluster {
-  return inject('postgres') ?? { skip: 'no globalSetup provided a PostgreSQL (run the tests through vitest.config.ts)' };
+  try {
+    return inject('postgres') ?? { skip: 'no globalSetup provided a PostgreSQL (run the tests through vitest.config.ts)' };
+  } catch {
+    // Outside a test run (the benchmarks import the process helpers, which import this): no test cluster.
+    return { skip: 'not in a vitest run' };
+  }
 }
 
 /** Why this run has no PostgreSQL, or null when it has one: `describe.skipIf(PG_SKIP !== null)`. */
