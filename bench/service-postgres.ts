@@ -23,8 +23,8 @@ import {
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
-    batches: { type: 'string', default: '200' },
-    warmup: { type: 'string', default: '20' },
+    batches: { type: 'string', default: '400' },
+    warmup: { type: 'string', default: '40' },
     concurrency: { type: 'string', default: '4' },
     farms: { type: 'string', default: '8' },
     'list-parcels': { type: 'string', default: '10000' },
