@@ -14,6 +14,7 @@ import { ErrorBody } from '../core/schemas/common.ts';
 import { registerOpenApi } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
 import { registerJsonParser } from './raw-body.ts';
+import { registerNulGuard } from './nul.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -82,6 +83,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);
   registerErrorHandler(app);
+  registerNulGuard(app);
 
   // Ajv would coerce '1e3', '+1' or '0x10' into integers: a path id must be written as plain digits.
   app.addHook('preValidation', async (req) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorCodes } from 'fastify';
 import { RawJson } from './validation-pool.ts';
+import { hasNulEscape, nulRefused } from './nul.ts';
 
 /**
  * From this size on, the bodies of the routes that take parcels are not parsed on arrival: parsing 20 MB of JSON
@@ -23,6 +24,9 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', (req, payload, done) => {
     readBody(req, payload, (err, bytes) => {
       if (err) return done(err, undefined);
+      // A NUL is refused first (service/nul.ts), whether or not the rest is JSON: a large body is parsed later, by
+      // the validation pool, and a small one must be answered as a large one would be.
+      if (hasNulEscape(bytes!)) return done(nulRefused('body'), undefined);
       if (bytes!.length >= RAW_BODY_BYTES && rawRoute(req)) return done(null, new RawJson(bytes!));
       parseJson(req, bytes as unknown as string, done);
     });

@@ -73,6 +73,10 @@ export function installPlumbing(app: FastifyInstance, store: Store, publicPaths:
     // A null prototype: a field named __proto__ or constructor is just a field.
     const form: Form = Object.create(null) as Form;
     for (const [k, v] of new URLSearchParams(body as string)) if (!Object.hasOwn(form, k)) form[k] = v;
+    // As the API (service/nul.ts): no text with U+0000, which the PostgreSQL store cannot hold.
+    if (Object.entries(form).some(([k, v]) => k.includes('\u0000') || v.includes('\u0000'))) {
+      return done(new AdminError(400, 'Invalid form', 'Text may not contain the NUL character (U+0000).'), undefined);
+    }
     done(null, form);
   });
 
