@@ -141,4 +141,25 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL farms conform to SQLite', () => {
       };
     });
   });
+
+  it('lists a farm spanning many chunks (read ahead on PostgreSQL) the same, whole and in pages', async () => {
+    await same(async (s) => {
+      const A = s.scope(s.acc.a);
+      // ~1.2 KB a parcel: 300 of them make about six 64 KiB chunks, more than one read ahead of PostgreSQL's.
+      const parcels = Array.from({ length: 300 }, (_, i) => polygon(`P${i}`, (i % 20) * 0.002, Math.floor(i / 20) * 0.002, 0.001, { note: 'x'.repeat(900 + (i % 7)) }));
+      const f = await s.store.farms.create(A, 'Large', []);
+      for (let i = 0; i < parcels.length; i += 50) await s.store.parcels.createBatch(A, f.farm.id, valid(parcels.slice(i, i + 50)));
+      const whole = await listingBody(s, s.acc.a, f.farm.id, {});
+      const ids = (JSON.parse(whole) as { features: { id: number }[] }).features.map((x) => x.id);
+      // What the scenario is about: every parcel, over many chunks.
+      expect(ids).toHaveLength(300);
+      expect(whole.length).toBeGreaterThan(6 * 64 * 1024);
+      return {
+        whole,
+        page: await listingBody(s, s.acc.a, f.farm.id, { limit: 170, after: ids[20] }),
+        toTheEnd: await listingBody(s, s.acc.a, f.farm.id, { limit: 279, after: ids[20] }),
+        pastTheEnd: await listingBody(s, s.acc.a, f.farm.id, { limit: 1000, after: ids[5] }),
+      };
+    });
+  });
 });
