@@ -140,6 +140,8 @@ export function MapView() {
       ]),
     });
     map.current = m;
+    // OpenLayers' zoom buttons read "+" and "–" to a screen reader (their tooltip is not their name).
+    for (const [cls, name] of [['.ol-zoom-in', 'Zoom in'], ['.ol-zoom-out', 'Zoom out']] as const) m.getViewport()?.querySelector(cls)?.setAttribute('aria-label', name);
     parcelLayers.attach(m);
     const key = m.on('moveend', () => load.current());
     return () => {

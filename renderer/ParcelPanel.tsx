@@ -22,6 +22,9 @@ const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
 
 export function ParcelPanel() {
   const mode = useApp((s) => s.mode);
+  // Drawing, placing a point or modifying begins: the side column starts at its heading (the area, the limit), not
+  // where the parcel's details were scrolled to.
+  useEffect(() => { if (mode !== 'browse') document.querySelector('.side')?.scrollTo({ top: 0 }); }, [mode]);
   return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
 }
 

@@ -32,7 +32,7 @@ export function Toolbar() {
         disabled={!history.redo || mode !== 'browse'} onClick={() => void redo(api)}>
         ↷ Redo
       </button>
-      <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title="Sync now (S)" disabled={!ready || syncing} onClick={() => void syncNow(api)}>
+      <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title={syncing ? 'A sync is running: it goes on by itself until the service answers (S)' : 'Sync now (S)'} disabled={!ready || syncing} onClick={() => void syncNow(api)}>
         ⟳ Sync now
       </button>
       <ImportButton />

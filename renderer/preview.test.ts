@@ -28,6 +28,10 @@ describe('previews', () => {
     const bowTie: LonLat[] = [[-4.78, 37.88], [-4.77, 37.87], [-4.77, 37.88], [-4.78, 37.87]];
     expect(draftProblems(bowTie).join(' ')).toMatch(/crosses or touches itself/);
     expect(draftProblems(hectareSquare(-4.78, 37.88, 12)[0]!.slice(0, -1) as LonLat[])).toEqual([]);
+    // Two clicks and the sketch's moving vertex still on the second: a line being drawn, nothing to say yet.
+    expect(draftProblems([[-4.78, 37.88], [-4.77, 37.87], [-4.77, 37.87]])).toEqual([]);
+    // A bow tie still is, whatever copy of its last vertex the sketch adds.
+    expect(draftProblems([...bowTie, bowTie[3]!]).join(' ')).toMatch(/crosses or touches itself/);
     expect(draftProblems(bowTie.slice(0, 2))).toEqual([]);
   });
 

@@ -32,6 +32,9 @@ export const draftHectares = (ring: LonLat[]): number => (ring.length >= 3 ? pol
  * globe…), the account's limit aside (the panel says that one with the live area); none below three vertices.
  */
 export function draftProblems(ring: LonLat[]): string[] {
+  // While drawing, the sketch's moving vertex sits on the last one clicked until the pointer moves: two clicks and
+  // that copy are a line, not a ring that crosses itself. Repeats side by side are one vertex here.
+  ring = ring.filter((p, i) => i === 0 || p[0] !== ring[i - 1]![0] || p[1] !== ring[i - 1]![1]);
   if (ring.length < 3) return [];
   const r = reporter(0, 'The polygon');
   checkPolygon([closeRing(ring)], r, 'geometry.coordinates', Infinity);

@@ -110,7 +110,7 @@ export interface AccountCtx {
 }
 
 /** Where a pull is: reading the farm list, then each farm's parcels (`farmsDone` of `farms`), then the rest in order. */
-export interface PullProgress { stage: 'farm list' | 'farms' | 'crops' | 'crop families' | 'plants'; farmsDone: number; farms: number }
+export interface PullProgress { stage: 'farm list' | 'farms' | 'crops' | 'crop families' | 'plants' | 'account'; farmsDone: number; farms: number }
 
 export interface Unreachable { until: number; failures: number; since: number; reason: string; gaveUp: boolean }
 

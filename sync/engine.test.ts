@@ -123,6 +123,8 @@ describe('rejections', () => {
     const op = opOf(w.mirror, bigRow.local_id)!;
     expect(op.state).toBe('rejected');
     expect(op.last_error).toMatch(/exceeds the account's limit of 5 ha/);
+    // Its place in the refused batch ("Parcel 20: …") means nothing once the reason is the parcel's own.
+    expect(op.last_error).not.toMatch(/^Parcel \d+:/);
     expect(w.mirror.read.parcel(bigRow.local_id)!.server_id).toBeNull();
 
     const remote = await serviceParcels(w, acc, farm.server_id!);
@@ -134,6 +136,22 @@ describe('rejections', () => {
       expect(w.mirror.read.parcel(row.local_id)!.server_id).not.toBeNull();
     }
     expect(w.mirror.read.status(acc)).toMatchObject({ rejected: 1, pending: 0, uncertain: 0 });
+  });
+
+  it('a pull learns the agreed limit the service states, so the app checks drawings and imports against it', async () => {
+    const { acc } = await farmOnService(w, 'LearnsLimit');
+    expect(w.mirror.write.parcelLimit(acc)).toBe(100);
+    const cli = (hectares: string) => serviceCli(join(w.dir, 'service'), ['set-parcel-limit', '--account', acc, '--hectares', hectares]);
+    expect(cli('6').status).toBe(0);
+    await recordingEngine(w, []).sync({ accounts: [acc] });
+    expect(w.mirror.write.parcelLimit(acc)).toBe(6);
+    // Raised above the default, then back to the default: the mirror follows each time.
+    expect(cli('250').status).toBe(0);
+    await recordingEngine(w, []).sync({ accounts: [acc] });
+    expect(w.mirror.write.parcelLimit(acc)).toBe(250);
+    expect(cli('default').status).toBe(0);
+    await recordingEngine(w, []).sync({ accounts: [acc] });
+    expect(w.mirror.write.parcelLimit(acc)).toBe(100);
   });
 
   it('a parcel invalid by the mirror\'s own rules is rejected locally and never sent', async () => {

@@ -134,7 +134,8 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
     for (const e of errors) {
       const idx = (e as { index?: unknown }).index;
       const msg = (e as { message?: unknown }).message;
-      if (typeof idx === 'number' && idx >= 0 && idx < batch.length) named.set(idx, [...(named.get(idx) ?? []), String(msg ?? 'invalid')]);
+      // "Parcel 3: area …" names the parcel by its place in the batch: kept with the parcel itself, the place says nothing.
+      if (typeof idx === 'number' && idx >= 0 && idx < batch.length) named.set(idx, [...(named.get(idx) ?? []), String(msg ?? 'invalid').replace(/^Parcel \d+: /, '')]);
     }
   }
   const reason = (typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string') ? (body as { message: string }).message : 'invalid';

@@ -7,6 +7,7 @@ import {
   syncedParcelCountIn, syncedParcelsOf,
 } from '../db/pull.ts';
 import { openOps, setOpState } from '../db/outbox.ts';
+import { setParcelLimit } from '../db/settings.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { Farm } from '../core/schemas/farms.ts';
 import { type ParcelFeature } from '../core/schemas/parcels.ts';
@@ -81,10 +82,24 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
   const families = expectShape(Type.Array(CropFamily), (await getJson(ctx, '/api/crop-families/')).body, 'crop families');
   progress.stage = 'plants';
   await pullPlants(ctx);
+  progress.stage = 'account';
+  const limit = await agreedLimit(ctx);
   ctx.db.transaction(() => {
     replaceCropFamilies(ctx.db, ctx.account.id, families);
+    if (limit !== null) setParcelLimit(ctx.db, ctx.account.id, limit);
     markPulled(ctx.db, ctx.account.id, now());
   })();
+}
+
+/**
+ * The account's agreed maximum parcel size as the service states it (GET /api/accounts/{id}/, max_parcel_hectares):
+ * the app checks drawings and imports against the mirror's limit, so a limit changed on the service must reach it.
+ * A service that does not state it (the field absent, the route unknown) leaves the local setting as it is.
+ */
+async function agreedLimit(ctx: AccountCtx): Promise<number | null> {
+  const res = await getJson(ctx, `/api/accounts/${encodeURIComponent(ctx.account.id)}/`);
+  const v = res.status === 200 && typeof res.body === 'object' && res.body !== null ? (res.body as { max_parcel_hectares?: unknown }).max_parcel_hectares : undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
 }
 
 function pullFarm(ctx: AccountCtx, f: Farm): FarmRow | null {

@@ -93,6 +93,12 @@ describe('editing parcels in the app', () => {
     const toPixel = await projection(page);
     const { cx, cy } = await mapCentre(page);
     const box = (await page.locator('.map .ol-viewport').boundingBox())!;
+    // The cursor read-out sits over the map and lets clicks through (OpenLayers made it catch them: a vertex clicked
+    // there was lost); the zoom buttons are named for screen readers, not "+" and "–".
+    const readout = (await page.locator('.cursor-position').boundingBox())!;
+    expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.className, [readout.x + readout.width / 2, readout.y + readout.height / 2])).not.toContain('cursor-position');
+    expect(await page.getByRole('button', { name: 'Zoom in', exact: true }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Zoom out', exact: true }).count()).toBe(1);
 
     // The demo parcels wholly in view, nearest the middle first; the legend's corner left out.
     const inside = ([x, y]: [number, number]) => x > box.x + 60 && x < box.x + box.width - 60 && y > box.y + 60 && y < box.y + box.height - 160;

@@ -86,7 +86,7 @@ function Preview({ p }: { p: ImportPreview }) {
           <label>Farm{' '}
             <select value={farm} disabled={importing !== null} onChange={(e) => { setFarm(e.target.value); edited(); }}>
               <option value={NEW_FARM}>New farm</option>
-              {farms.map((f) => <option key={f.id} value={f.id}>{f.name} ({f.parcels} parcels)</option>)}
+              {farms.map((f) => <option key={f.id} value={f.id}>{f.name} ({f.parcels} parcel{f.parcels === 1 ? '' : 's'})</option>)}
             </select>
           </label>
           <label>New farm name{' '}
