@@ -6,6 +6,7 @@ import { conflictsNote, connectionLabel } from './features/status/status-words.t
 import { SyncProgress } from './features/status/SyncProgress.tsx';
 import { toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 import { AccountsButton } from './features/accounts/AccountsButton.tsx';
+import { accountChoices } from './features/accounts/account-words.ts';
 
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
@@ -21,6 +22,7 @@ export function StatusBar() {
     chooseAccount(accounts.find((a) => a.id === id) ?? null);
     void refreshAccount(api).then(() => syncNow(api)).catch(() => {});
   };
+  const choices = accountChoices(accounts);
   return (
     <footer className="statusbar">
       {/* Without its backend the page knows nothing of the service: it says so rather than a stale Online. */}
@@ -29,7 +31,7 @@ export function StatusBar() {
       {accounts.length > 1 ? (
         <label className="account">Account{' '}
           <select value={account?.id ?? ''} onChange={(e) => choose(e.target.value)}>
-            {accounts.map((a) => <option key={a.id} value={a.id}>{a.label || a.id} · {a.service}</option>)}
+            {accounts.map((a) => <option key={a.id} value={a.id}>{choices.get(a.id)}</option>)}
           </select>
         </label>
       ) : account ? <span className="account">{account.label || account.id} · {account.service}</span> : null}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountSummary, DeactivationPreview } from '../../../core/api.ts';
-import { deactivationWords, duration, hereWords, tokenWords, wayOutHere } from './account-words.ts';
+import { accountChoices, deactivationWords, duration, hereWords, tokenWords, wayOutHere } from './account-words.ts';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
 const token = (minutes: number | null, source: 'pasted' | 'url' | 'organization' = 'pasted') => ({
@@ -44,5 +44,18 @@ describe('the Accounts screen words', () => {
     expect(deactivationWords({ ...p, unsynced: 1 }).here).toMatch(/with 1 change made here that the service does not have: they are lost/);
     const none = deactivationWords({ ...p, farms: [], parcels: 0, hectares: 0, connectedHere: false });
     expect(none).toMatchObject({ deleteOption: null, here: null, consequence: expect.stringMatching(/no farms on the service: nothing of it stays billed/) });
+  });
+});
+
+describe('the account chooser', () => {
+  it('names each account by its label and service, and tells twins apart by their ids', () => {
+    const old = account({ id: 'acc-0000-aaaaaa', label: 'Demo grower' });
+    const now = account({ id: 'acc-1111-bbbbbb', label: 'Demo grower' });
+    const other = account({ id: 'acc-2222-cccccc', label: 'Other' });
+    const names = accountChoices([old, now, other]);
+    expect(names.get(other.id)).toBe('Other · http://s');
+    expect(names.get(old.id)).toBe('Demo grower (…aaaaaa) · http://s');
+    expect(names.get(now.id)).toBe('Demo grower (…bbbbbb) · http://s');
+    expect(accountChoices([now, account({ id: 'acc-3', label: 'Demo grower', service: 'http://t' })]).get(now.id)).toBe('Demo grower · http://s');
   });
 });
