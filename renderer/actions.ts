@@ -61,7 +61,10 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
     const [r] = await api.sync({ account: account.id });
     if (!r) return;
     if (r.unreachable) {
-      tell({ connection: 'offline', text: `Offline: the service could not be reached (${r.unreachable}). Your ${r.left} change(s) are kept and sent by themselves once it answers.`, error: true, news: true });
+      // What the user needs first (their work is safe), the technical reason last: the line is cut at the window's
+      // width, the whole text is in its tooltip.
+      const kept = r.left ? `your ${r.left === 1 ? 'change is' : `${r.left.toLocaleString('en-US')} changes are`} kept here and sent by themselves` : 'nothing is waiting to be sent; syncing resumes by itself';
+      tell({ connection: 'offline', text: `Offline: ${kept} once the service answers. It could not be reached (${r.unreachable}).`, error: true, news: true });
     } else if (r.blocked) {
       tell({ connection: 'online', text: `Sync needs you: ${r.blocked}`, error: true, news: true });
     } else if (r.error) {

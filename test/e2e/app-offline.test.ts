@@ -59,7 +59,7 @@ describe('the app without its service', () => {
     expect(await page.locator('footer.statusbar').getByRole('progressbar', { name: 'Sync progress' }).count()).toBe(1);
     expect(await headerHeight()).toBe(before);
     await waitOnline(page, 'Offline');
-    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Offline: the service could not be reached/);
+    expect(await page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Offline: (your (change is|[\d,]+ changes are) kept here|nothing is waiting).* It could not be reached \(/);
 
     await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
     await page.waitForTimeout(1000); // the fit's animation (300 ms) has ended and its view was read
