@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { ParcelFeature } from '../core/api.ts';
 import { say, set, stopDrawing, useApp } from './store.ts';
 import { hectares } from './states.ts';
+import { useBrowse } from './features/browse-store.ts';
 
 /** `focusName`: the name field takes the focus, its text selected, when the form appears (a polygon just finished). */
 export function NewParcelForm({ refused, create, focusName = false }: { refused: boolean; create(farm: string, name: string): Promise<ParcelFeature>; focusName?: boolean }) {
@@ -21,7 +22,9 @@ export function NewParcelForm({ refused, create, focusName = false }: { refused:
       const created = await create(farm, name.trim() || 'Parcel');
       stopDrawing();
       set({ selectedId: created.id });
-      say(`Saved ${created.properties.name} (${hectares(created.properties.hectares)}): it is sent at the next sync.`);
+      // A metadata filter naming a key the new parcel has not hides it from the map the moment it is saved.
+      const hidden = Object.keys(useBrowse.getState().filter).some((k) => !Object.hasOwn(created.properties.metadata ?? {}, k));
+      say(`Saved ${created.properties.name} (${hectares(created.properties.hectares)}): it is sent at the next sync.${hidden ? ' The metadata filter hides it from the map: Clear filter to see it.' : ''}`);
     } catch (err) {
       say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true);
     } finally {
