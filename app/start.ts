@@ -42,7 +42,7 @@ async function embeddedService(): Promise<ServiceChoice> {
   const config = configFromEnv();
   const demo = await runDemo(config);
   process.stderr.write(`${demo.banner}\n`);
-  const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+  const { ensureBuilt } = await import('../scripts/build.mjs');
   const entry = fileURLToPath(await ensureBuilt('service')); // as `npm run service` runs it
   const child = spawn(process.execPath, [entry, 'serve'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -80,7 +80,7 @@ function electronBinary(): { path: string } | { missing: string } {
  * (FURROW_NODE): better-sqlite3 here is compiled for Node's ABI, which Electron's own Node cannot load.
  */
 async function openWindow(binary: string, home: string, account: string | undefined): Promise<ChildProcess> {
-  const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+  const { ensureBuilt } = await import('../scripts/build.mjs');
   await ensureBuilt('electron-main');
   return spawn(binary, [ROOT], {
     cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'],

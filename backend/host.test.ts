@@ -228,7 +228,7 @@ describe('the mirror host', () => {
   });
 
   it('runs from the built JavaScript as well: dist/host.mjs imports on its bundled thread, with no TypeScript loader', async () => {
-    const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+    const { ensureBuilt } = await import('../scripts/build.mjs');
     const entry = fileURLToPath(await ensureBuilt('host'));
     const home = newHome();
     const acc = await newAccount();

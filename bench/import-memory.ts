@@ -64,7 +64,7 @@ function cli(home: string, argv: string[]): Promise<{ status: number | null; sec
   }));
 }
 
-const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'furrow-bench-import-memory-'));
 const files = {

@@ -52,7 +52,7 @@ interface Fixture { home: string; gpkg: string }
 const dir = tempDataDir('mirror-import');
 const geojson = join(dir, 'fields.geojson');
 const inputBytes = writeFieldsGeoJson(geojson, FEATURES);
-const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt();
 const record = startResult('mirror-import', `Mirror import: a ${FEATURES.toLocaleString('en-US')}-parcel GeoJSON, the CLI against ogr2ogr to a GeoPackage, whole processes`, 'npm run bench -- mirror-import');
 

@@ -43,7 +43,7 @@ function cli(home: string, argv: string[]): Promise<{ status: number | null; sec
   return new Promise((r) => child.on('close', (status) => r({ status, seconds: (performance.now() - t0) / 1000, out })));
 }
 
-const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt();
 const rows: (string | number)[][] = [];
 const times: number[] = [];

@@ -175,7 +175,7 @@ function classify(stack: Frame[]): string {
 
 const record = startResult('sync-push', `Sync push: ${PARCELS.toLocaleString('en-US')} parcels, \`npm run -s cli -- push\` against a bare loop of the same requests, whole processes`,
   `npm run bench -- sync-push${args.profile ? ' --profile' : ''}`);
-const { ensureBuilt } = await import('../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt(); // a user's first start builds dist/; every later one (and every timed run here) does not
 
 const fixtures: Fixture[] = [];

@@ -109,7 +109,7 @@ async function json(pool: Pool, method: 'POST' | 'GET', path: string, headers: R
 /** The organization through the CLI (as an operator would), the account through the HTTP API. */
 export async function createTenant(dataDir: string, pool: Pool): Promise<Tenant> {
   // The service CLI runs from dist/ (test/helpers/process.ts): built first if a source changed.
-  const { ensureBuilt } = await import('../../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+  const { ensureBuilt } = await import('../../scripts/build.mjs');
   await ensureBuilt('service');
   const org = serviceCli(dataDir, ['create-org', '--name', 'Bench Org']);
   if (org.status !== 0) throw new Error(`create-org failed: ${org.stderr}`);

@@ -111,7 +111,7 @@ describe('ImportPool', () => {
   });
 
   it('runs from the built JavaScript too (dist/worker.mjs, which the built CLI starts), answering as the source does', async () => {
-    const { ensureBuilt } = await import('../../scripts/build.mjs' as string) as { ensureBuilt(): Promise<string> };
+    const { ensureBuilt } = await import('../../scripts/build.mjs');
     const cli = new URL(await ensureBuilt());
     const { file, bytes, jobs } = shared(featureCollection(features));
     pool = new ImportPool(1, 60_000, new URL('worker.mjs', cli));

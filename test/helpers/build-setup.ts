@@ -2,6 +2,6 @@
 // The tests start the service, the sync CLI and the mirror host from it, as users do; building here, not in each
 // file, keeps several workers from each building the same bundle at once.
 export default async function setup(): Promise<void> {
-  const { ensureBuilt } = await import('../../scripts/build.mjs' as string) as { ensureBuilt(entry?: string): Promise<string> };
+  const { ensureBuilt } = await import('../../scripts/build.mjs');
   await ensureBuilt('service');
 }
