@@ -6,6 +6,7 @@ import { forgetOps, markDeleteInFlight, markInFlight, notListedYet, requeueAsNew
 import { parcelBase } from '../db/parcel-state.ts';
 import { withoutFsync } from '../db/open.ts';
 import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
+import { withoutPlace } from '../core/parcels/problems.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, problemsOf, SchemaMismatch } from '../core/schemas/check.ts';
 import { IntegerId, Uuid } from '../core/schemas/common.ts';
@@ -134,8 +135,7 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
     for (const e of errors) {
       const idx = (e as { index?: unknown }).index;
       const msg = (e as { message?: unknown }).message;
-      // "Parcel 3: area …" names the parcel by its place in the batch: kept with the parcel itself, the place says nothing.
-      if (typeof idx === 'number' && idx >= 0 && idx < batch.length) named.set(idx, [...(named.get(idx) ?? []), String(msg ?? 'invalid').replace(/^Parcel \d+: /, '')]);
+      if (typeof idx === 'number' && idx >= 0 && idx < batch.length) named.set(idx, [...(named.get(idx) ?? []), withoutPlace(String(msg ?? 'invalid'))]);
     }
   }
   const reason = (typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string') ? (body as { message: string }).message : 'invalid';

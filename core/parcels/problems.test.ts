@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { charLength, describeValue, formatHectares, isPlainObject, joinPath, longerThan } from './problems.ts';
+import { charLength, describeValue, formatHectares, isPlainObject, joinPath, longerThan, report, reporter, withoutPlace } from './problems.ts';
 
 describe('joinPath', () => {
   it('joins with / and starts bare at the root', () => {
@@ -55,5 +55,16 @@ describe('charLength / longerThan', () => {
     expect(longerThan('🌾🌾', 2)).toBe(false);
     expect(longerThan('🌾🌾🌾', 2)).toBe(true);
     expect(longerThan('abc', 2)).toBe(true);
+  });
+});
+
+describe('withoutPlace', () => {
+  it("drops the batch place a reporter puts before a problem, and nothing else", () => {
+    const r = reporter(20);
+    const p = report(r, 'parcels/20/geom', 'area_over_limit', 'area 8.01 ha exceeds the account\'s limit of 5 ha');
+    expect(p.message).toBe('Parcel 20: area 8.01 ha exceeds the account\'s limit of 5 ha');
+    expect(withoutPlace(p.message)).toBe('area 8.01 ha exceeds the account\'s limit of 5 ha');
+    expect(withoutPlace('Parcel id 7: name is required')).toBe('Parcel id 7: name is required');
+    expect(withoutPlace('Invalid body: Parcel 3: x')).toBe('Invalid body: Parcel 3: x');
   });
 });

@@ -30,6 +30,12 @@ export function reporter(index: number, label = `Parcel ${index}`): Reporter {
   return { index, label, problems: [] };
 }
 
+/**
+ * A batch problem's message without the parcel's place in its batch ("Parcel 3: area …" → "area …"), for a client
+ * that keeps the reason with the parcel itself, where the place means nothing.
+ */
+export const withoutPlace = (message: string): string => message.replace(/^Parcel \d+: /, '');
+
 export function report(r: Reporter, path: string, code: ParcelProblemCode, detail: string): ParcelProblem {
   const problem: ParcelProblem = { index: r.index, path, code, message: `${r.label}: ${detail}` };
   r.problems.push(problem);
