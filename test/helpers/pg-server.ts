@@ -68,16 +68,17 @@ function runOrThrow(c: Cluster, tool: string, args: string[]): void {
   }
 }
 
-/**
- * A new, not yet started cluster's directory under `base` (mode 0700, owned by the server's user). As root the server
- * must be able to reach it: /tmp is open to every user, a TMPDIR may not be.
- */
+/** Where clusters' directories go. As root the server must be able to reach them: /tmp is open to every user, a TMPDIR may not be. */
+export const clusterBase = (): string => (isRoot() ? '/tmp' : tmpdir());
+
+/** The cluster in `dir` (new, or one left behind), run as the postgres user by root and as its owner otherwise. */
+export const clusterAt = (dir: string, bin: string): Cluster => ({ bin, dir, data: join(dir, 'data'), runAs: isRoot() ? 'postgres' : null });
+
+/** A new, not yet started cluster's directory under clusterBase() (mode 0700, owned by the server's user). */
 export function newCluster(prefix: string, bin: string): Cluster {
-  const base = isRoot() ? '/tmp' : tmpdir();
-  const dir = mkdtempSync(join(base, prefix));
-  const runAs = isRoot() ? 'postgres' : null;
-  if (runAs) chownSync(dir, serverUid(), Number(run('id', ['-g', runAs], null).stdout));
-  return { bin, dir, data: join(dir, 'data'), runAs };
+  const c = clusterAt(mkdtempSync(join(clusterBase(), prefix)), bin);
+  if (c.runAs) chownSync(c.dir, serverUid(), Number(run('id', ['-g', c.runAs], null).stdout));
+  return c;
 }
 
 /**

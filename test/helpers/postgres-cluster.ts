@@ -12,11 +12,10 @@
 // Without PostgreSQL and PostGIS, CI (CI=true) fails here, naming the packages; a developer's run goes on with the
 // PostgreSQL tests skipped and one line saying how to enable them.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
-  findBinaries, isRoot, missingPrerequisite, newCluster, prepareTemplate, serverUid, startCluster, stopCluster, urlOf,
+  clusterAt, clusterBase, findBinaries, missingPrerequisite, newCluster, prepareTemplate, serverUid, startCluster, stopCluster, urlOf,
   PG_PACKAGES, type Cluster,
 } from './pg-server.ts';
 
@@ -44,9 +43,7 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide('postgres', { skip: missing ?? 'no PostgreSQL' });
     return;
   }
-  // As root the server must be able to reach its directory: /tmp is open to every user, a TMPDIR may not be.
-  const base = isRoot() ? '/tmp' : tmpdir();
-  removeStaleClusters(base, bin);
+  removeStaleClusters(clusterBase(), bin);
   cluster = newCluster(DIR_PREFIX, bin);
   const dir = cluster.dir;
   // Which run owns the cluster: a run killed before its teardown leaves it behind, and the next run removes it.
@@ -112,7 +109,7 @@ function removeStaleClusters(base: string, bin: string): void {
       continue; // another user's, or being created right now
     }
     if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
-    stopCluster({ bin, dir, data: join(dir, 'data'), runAs: isRoot() ? 'postgres' : null });
+    stopCluster(clusterAt(dir, bin));
   }
 }
 
