@@ -77,8 +77,6 @@ export function deactivationWords(p: DeactivationPreview): { consequence: string
  * left in the mirror from an earlier service on the same address, say): a chooser must never offer twins.
  */
 export function accountChoices(accounts: readonly Pick<AccountSummary, 'id' | 'label' | 'service'>[]): Map<string, string> {
-  const base = (a: Pick<AccountSummary, 'id' | 'label' | 'service'>) => `${a.label || a.id} · ${a.service}`;
-  const seen = new Map<string, number>();
-  for (const a of accounts) seen.set(base(a), (seen.get(base(a)) ?? 0) + 1);
-  return new Map(accounts.map((a) => [a.id, seen.get(base(a))! > 1 ? `${a.label || a.id} (…${a.id.slice(-6)}) · ${a.service}` : base(a)]));
+  const plain = accounts.map((a) => `${a.label || a.id} · ${a.service}`);
+  return new Map(accounts.map((a, i) => [a.id, plain.indexOf(plain[i]!) === plain.lastIndexOf(plain[i]!) ? plain[i]! : `${a.label || a.id} (…${a.id.slice(-6)}) · ${a.service}`]));
 }
