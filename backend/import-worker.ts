@@ -10,16 +10,13 @@ import { importFile } from '../db/import/index.ts';
 import { previewFile } from '../db/import/preview.ts';
 import { importFailure, importResult, type ImportJob, type ImportMessage, type PreviewJob } from './import-protocol.ts';
 import { ChangeLog } from '../db/change-log.ts';
-import { checkpointNow, journalsInMemory } from '../db/bulk.ts';
+import { checkpointNow } from '../db/bulk.ts';
 
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
 
 async function importJob(job: ImportJob): Promise<void> {
   const stop = new Int32Array(job.stop);
   const mirror = Mirror.open(join(job.home, 'mirror.db'));
-  // Statement journals in memory for the import (db/bulk.ts), set before the change log's temporary triggers exist:
-  // changing temp_store later would drop them.
-  journalsInMemory(mirror.syncDb);
   // This connection's writes, for the app's change event (rolled back with the import if it fails).
   const log = new ChangeLog(mirror.syncDb);
   try {

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { suspendInsertTrigger, timeOrderedIds, WalSyncAhead, withStatementJournalsInMemory, withoutCheckpointAtCommit } from './bulk.ts';
+import { suspendInsertTrigger, timeOrderedIds, WalSyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import { parcelColumnsOf } from '../core/parcels/columns.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
@@ -156,36 +156,6 @@ describe('withoutCheckpointAtCommit', () => {
     // The next commit over the threshold checkpoints as always.
     fill();
     expect(statSync(file).size).toBeGreaterThan(before + rows * 2000);
-  });
-});
-
-describe('withStatementJournalsInMemory', () => {
-  it('runs fn with temp_store = MEMORY and puts the setting back, after a throw too; inside a transaction it changes nothing', () => {
-    const db = m.syncDb;
-    const store = () => db.pragma('temp_store', { simple: true });
-    const before = store();
-    expect(withStatementJournalsInMemory(db, () => db.transaction(() => {
-      const farm = m.write.createFarm(ACC, 'A');
-      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { savepoint: false });
-      return store();
-    })())).toBe(2);
-    expect(store()).toBe(before);
-    expect(m.read.parcels(m.read.farmByName(ACC, 'A')!.local_id)).toHaveLength(3);
-    expect(() => withStatementJournalsInMemory(db, () => { throw new Error('disk full'); })).toThrow('disk full');
-    expect(store()).toBe(before);
-    db.transaction(() => expect(withStatementJournalsInMemory(db, store)).toBe(before))();
-  });
-
-  it('leaves temp_store alone on a connection holding temporary tables or triggers, which a change would drop', () => {
-    const db = m.syncDb;
-    const before = db.pragma('temp_store', { simple: true });
-    db.exec('CREATE TEMP TABLE kept (x)');
-    try {
-      expect(withStatementJournalsInMemory(db, () => db.pragma('temp_store', { simple: true }))).toBe(before);
-      expect(db.prepare('SELECT count(*) FROM kept').pluck().get()).toBe(0);
-    } finally {
-      db.exec('DROP TABLE temp.kept');
-    }
   });
 });
 

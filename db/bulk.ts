@@ -198,40 +198,12 @@ export class WalSyncAhead {
 }
 
 /**
- * Runs fn, which opens a big transaction, with the transaction's statement journals in memory. A statement that may
- * fail halfway (an INSERT of several rows into a table with foreign keys, an R*Tree or FTS5 insert) first copies each
- * page it changes that already existed to a statement journal, to undo itself alone; past 64 KiB that journal is a
- * temporary file, so an import of 100,000 parcels wrote some 220 MB to /tmp in 100,000 small writes, only to truncate
- * it after each statement. In memory it costs copies only. Durability is unchanged: a statement journal never
- * outlives its statement, and the transaction's own undo is the WAL. temp_store decides it, and SQLite reads it when a
- * transaction begins; it cannot change inside one (fn then runs as it is). Changing it drops the connection's
- * temporary tables and triggers (the app's change log, db/change-log.ts), so a connection holding any runs fn as it
- * is too: such a connection calls journalsInMemory when it opens, before creating them.
- */
-/**
  * Copies the WAL into the database now, on the calling thread: after a large import the WAL holds every page it
  * wrote, and left alone the next commit of whichever connection writes next would checkpoint it synchronously
  * (the host's thread froze 1.3 s on its first write after a 100,000-parcel import). PASSIVE: never waits on readers.
  */
 export function checkpointNow(db: Db): void {
   db.pragma('wal_checkpoint(PASSIVE)');
-}
-
-/** Statement journals in memory for good on a connection that imports: set before it holds temporary objects. */
-export function journalsInMemory(db: Db): void {
-  db.pragma('temp_store = MEMORY');
-}
-
-export function withStatementJournalsInMemory<T>(db: Db, fn: () => T): T {
-  if (db.inTransaction) return fn();
-  const before = db.pragma('temp_store', { simple: true }) as number;
-  if (before === 2 || db.prepare('SELECT 1 FROM temp.sqlite_master LIMIT 1').get() !== undefined) return fn();
-  db.pragma('temp_store = MEMORY');
-  try {
-    return fn();
-  } finally {
-    db.pragma(`temp_store = ${before}`);
-  }
 }
 
 /**

@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger, WalSyncAhead, withRollbackJournal, withStatementJournalsInMemory, withoutCheckpointAtCommit } from '../bulk.ts';
+import { suspendInsertTrigger, WalSyncAhead, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, REPROJECT } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -123,7 +123,7 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
   return withRollbackJournal(db, () => {
     const walSync = new WalSyncAhead(db);
     try {
-      return withStatementJournalsInMemory(db, () => withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync))));
+      return withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync)));
     } finally {
       walSync.close();
     }

@@ -1,7 +1,7 @@
 // The shared opener on its own, with migrations of its own: the pragmas it sets, versions brought up to date on open,
 // a database from a newer build refused byte for byte untouched, the page size of a new file, owner-only files.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -49,6 +49,24 @@ describe('openSqlite', () => {
     expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
     expect(reopened.pragma('user_version', { simple: true })).toBe(2);
     reopened.close();
+  });
+
+  // Bytes this thread handed to write(2): better-sqlite3 runs statements on the calling thread.
+  const written = () => Number(/wchar: (\d+)/.exec(readFileSync('/proc/thread-self/io', 'utf8'))![1]);
+
+  it.skipIf(!existsSync('/proc/thread-self/io'))('writes a transaction as its WAL frames only: no statement journal file beside them', () => {
+    const file = join(dir, 'journal.db');
+    const db = openSqlite(file, { ...schema([(d) => d.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT UNIQUE, v TEXT)')]), synchronous: 'NORMAL' });
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    db.transaction(() => { for (let i = 0; i < 2000; i++) insert.run(`k${i}`, 'x'.repeat(1000)); })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const before = written();
+    // Every row's unique key changes: the statement may fail halfway, so it keeps a journal to undo itself alone (2 MB
+    // of pages, a temporary file when temp_store is FILE: twice the bytes written).
+    db.transaction(() => db.prepare("UPDATE t SET k = k || 'y'").run())();
+    expect(written() - before).toBe(statSync(`${file}-wal`).size);
+    expect(db.pragma('temp_store', { simple: true })).toBe(2);
+    db.close();
   });
 
   it('creates an owner-only file in an owner-only folder when asked', () => {
