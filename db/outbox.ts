@@ -2,6 +2,7 @@ import type { Db } from './open.ts';
 import type { Entity, OpKind, OpState, OutboxRow, SendOp } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { getRow, tableOf, updateRow } from './rows.ts';
+import { timeOrderedIds } from './bulk.ts';
 
 const now = () => new Date().toISOString();
 
@@ -102,10 +103,17 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
 }
 
 /**
+ * A new batch id, time-ordered (RFC 9562 version 7): each batch's entries in the outbox's batch index go after the
+ * last one's. A random id put every batch of a push on a page of that index at random, one more page written to the
+ * WAL (16 KiB) per batch.
+ */
+export const newBatchId = (): string => timeOrderedIds(1)[0]!;
+
+/**
  * Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out.
  * Returns the ids it marked: an op withdrawn meanwhile (its never-sent parcel deleted by the user) is not sent.
  */
-export function markInFlight(db: Db, ids: readonly number[], batchId: string): Set<number> {
+export function markInFlight(db: Db, ids: readonly number[], batchId: string = newBatchId()): Set<number> {
   const t = now();
   // One statement, so the batch is marked all or none, with one commit (and fsync).
   return new Set(cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
@@ -180,12 +188,13 @@ const CREATE_DUE = `o.entity = 'parcel' AND o.op = 'create' AND o.state = 'queue
  * large push at once took ~100 ms (a lookup of each parcel's wide row for its farm) before the first request could
  * leave; a page of 1,000 takes a few.
  */
-export function parcelCreatesDueAfter(db: Db, accountId: string, at: string, afterId: number, limit: number): (SendOp & { farm_server_id: number; hectares: number })[] {
-  // The parcel's hectares too: a parcel near the account's limit is sent alone (sync/parcels.ts nearLimit).
-  return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id, p.hectares FROM outbox o
+export function parcelCreatesDueAfter(db: Db, accountId: string, at: string, afterId: number, limit: number): (SendOp & { farm_server_id: number; hectares: number; rowid: number })[] {
+  // The parcel's hectares too: a parcel near the account's limit is sent alone (sync/parcels.ts nearLimit); and its
+  // rowid, by which the push reads the row when the batch goes (db/rows.ts parcelsToSend).
+  return cachedStatement(db, `SELECT o.id, o.local_id, o.attempts, f.server_id AS farm_server_id, p.hectares, p.rowid AS rowid FROM outbox o
     JOIN parcels p ON p.local_id = o.local_id JOIN farms f ON f.local_id = p.farm_local_id
     WHERE o.account_id = @account AND o.id > @after AND ${CREATE_DUE} AND f.server_id IS NOT NULL ORDER BY o.id LIMIT @limit`)
-    .all({ account: accountId, at, after: afterId, limit }) as (SendOp & { farm_server_id: number; hectares: number })[];
+    .all({ account: accountId, at, after: afterId, limit }) as (SendOp & { farm_server_id: number; hectares: number; rowid: number })[];
 }
 
 /**

@@ -29,10 +29,14 @@ export function getRow(db: Db, entity: Entity, localId: string): Row | undefined
   return cachedStatement(db, SELECT_SQL[entity]).get(localId) as Row | undefined;
 }
 
-/** The parcels of these local ids that are not deleted (in no particular order), what their creates send, with one query. */
-export function parcelsToSend(db: Db, localIds: readonly string[]): ParcelToSend[] {
+/**
+ * The parcels of these rowids that are not deleted (in no particular order), what their creates send, with one query.
+ * By rowid, the table's own key: by local id each row was found through the local id's index first (a push of 20,000
+ * parcels spent about 60 ms more reading them).
+ */
+export function parcelsToSend(db: Db, rowids: readonly number[]): ParcelToSend[] {
   return cachedStatement(db, `SELECT local_id, farm_local_id, name, source_type, point, geometry, hectares, metadata, checked FROM parcels
-    WHERE local_id IN (SELECT value FROM json_each(?)) AND deleted = 0`).all(JSON.stringify(localIds)) as ParcelToSend[];
+    WHERE rowid IN (SELECT value FROM json_each(?)) AND deleted = 0`).all(JSON.stringify(rowids)) as ParcelToSend[];
 }
 
 export function insertRow(db: Db, entity: Entity, row: Row): void {

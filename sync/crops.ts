@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { CropRow, CropState, OutboxRow } from '../db/types.ts';
 import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
@@ -46,7 +45,7 @@ export async function pushCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<vo
   const parcel = parcelServerId(ctx, row);
   if (parcel === undefined) return;
   throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
-  markInFlight(ctx.db, [op.id], randomUUID());
+  markInFlight(ctx.db, [op.id]);
   const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel), 1);
   if (handleCommon(ctx, [{ ...op, attempts: op.attempts + 1 }], res, true)) return;
   const r = res as Exclude<typeof res, NetworkError>;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FarmRow, OutboxRow } from '../db/types.ts';
 import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
@@ -40,7 +39,7 @@ export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: numb
   }
   const ops = [op, ...items.map((i) => i.op)];
   throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
-  markInFlight(ctx.db, ops.map((o) => o.id), randomUUID());
+  markInFlight(ctx.db, ops.map((o) => o.id));
   const parcels = items.map((i) => i.json ?? JSON.stringify(parcelInput(i.row.local_id, parcelStateOfRow(i.row))));
   const res = await call(ctx, 'POST', '/api/farms/', new JsonText(`{"farm":{"name":${JSON.stringify(farm.name)}},"parcels":[${parcels.join(',')}]}`), ops.length);
   if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) return;

@@ -61,6 +61,10 @@ describe('group commit of the parcel push', () => {
     expect(durableStates(m.file)).toEqual({ committed: 600 });
     const remote = refCounts(await serviceParcels(w, m.acc, m.farmId));
     expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
+    // Batch ids are time-ordered: each batch's entries in the outbox's batch index follow the one before's.
+    const batches = m.mirror.syncDb.prepare("SELECT batch_id FROM outbox WHERE entity = 'parcel' ORDER BY id").pluck().all() as string[];
+    expect(new Set(batches).size).toBe(12);
+    expect([...batches].sort()).toEqual(batches);
     m.mirror.close();
   });
 

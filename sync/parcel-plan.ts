@@ -7,7 +7,9 @@ import { parcelCreatesDueAfter, parcelCreatesDueCount } from '../db/outbox.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { nearLimit } from './parcels.ts';
 
-export interface Planned { farmId: number; ops: SendOp[] }
+/** An op as planned: with its parcel's rowid, by which the row is read when the batch goes. */
+export type PlannedOp = SendOp & { rowid: number };
+export interface Planned { farmId: number; ops: PlannedOp[] }
 
 /** Ops read per page: 20 full batches, a few milliseconds. */
 const PAGE = 1000;
@@ -24,7 +26,7 @@ export class PushPlan {
   private exhausted = false;
   private given = 0;
   private readonly ready: Planned[] = [];
-  private readonly held = new Map<number, SendOp[]>();
+  private readonly held = new Map<number, PlannedOp[]>();
 
   constructor(private readonly db: Db, private readonly accountId: string, private readonly at: string, private readonly limit: number) {
     this.total = parcelCreatesDueCount(db, accountId, at);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { OutboxRow, ParcelRow, ParcelState, ParcelToSend, SendOp } from '../db/types.ts';
 import { deleteRow, getRow, parcelsEditedSinceSent, setParcelServerIds, type CreatedIds } from '../db/rows.ts';
@@ -75,7 +74,7 @@ export function commitCreated(ctx: AccountCtx, pairs: readonly { op: SendOp; fea
 export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: readonly Item[]): Promise<void> {
   // The in-flight mark commits before the request leaves: a crash from here on means "reconcile", never "resend".
   throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
-  const marked = markInFlight(ctx.db, all.map((b) => b.op.id), randomUUID());
+  const marked = markInFlight(ctx.db, all.map((b) => b.op.id));
   const batch = marked.size === all.length ? all : all.filter((b) => marked.has(b.op.id));
   if (batch.length) await sendMarked(ctx, farmServerId, batch);
 }
