@@ -2,6 +2,10 @@
 // against a bare loop — also a whole process — posting the same 50-parcel request bodies with as many in flight as
 // the engine keeps (two), over the same HTTP client. The ratio is everything the engine adds: start-up, opening the
 // mirror, reading the outbox, building bodies, marking batches in flight durably, booking the answers.
+//
+// The service runs on this machine, and on 2 cores a client's CPU is taken from the service: the headline pairs run
+// the service on one core and the client (the CLI, or the bare loop) on the other, as a client and a remote service
+// are, both sides alike; further pairs run everything on both cores, and their ratio is reported beside it.
 import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -17,7 +21,7 @@ import { parcelInput, parcelStateOfRow } from '../sync/state.ts';
 import { defaultSyncOptions } from '../sync/context.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { BATCH_SIZE, makeParcels } from './lib/parcels.ts';
-import { createFarms, createTenant, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
+import { canPin, createFarms, createTenant, onCpus, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
 import { procCpuSeconds } from './lib/machine.ts';
 import { r1, r3 } from './lib/stats.ts';
@@ -28,7 +32,10 @@ import { metric, startResult, writeResult, type Table } from './lib/result.ts';
 const { values: args } = parseArgs({
   options: {
     parcels: { type: 'string', default: '20000' },
-    pairs: { type: 'string', default: '5' },
+    /** Pairs with the service on CPU 0 and the client on CPU 1 (the headline); unpinned when taskset is missing. */
+    pairs: { type: 'string', default: '7' },
+    /** Further pairs with the service and the client sharing every core. */
+    'shared-pairs': { type: 'string', default: '5' },
     /** After the pairs: one more CLI push under node --cpu-prof, summarized by where its time went. */
     profile: { type: 'boolean', default: false },
     /** With --profile: also copy the .cpuprofile here (for DevTools or a closer look). */
@@ -38,6 +45,12 @@ const { values: args } = parseArgs({
 const PARCELS = Math.ceil(Number(args.parcels) / BATCH_SIZE) * BATCH_SIZE;
 const BATCHES = PARCELS / BATCH_SIZE;
 const PAIRS = Number(args.pairs);
+const SHARED_PAIRS = Number(args['shared-pairs']);
+/** Service on CPU 0, client on CPU 1; undefined: everything everywhere (shared pairs, or no taskset here). */
+interface Cpus { service?: string; client?: string }
+const PIN = canPin();
+const PINNED: Cpus = PIN ? { service: '0', client: '1' } : {};
+const SHARED: Cpus = {};
 const IN_FLIGHT = defaultSyncOptions().pushWindow;
 const CLI = resolve(ROOT, 'scripts/cli.mjs');
 const BARE = resolve(ROOT, 'bench/lib/bare-push.mjs');
@@ -48,9 +61,9 @@ for (let i = 0; i < BATCHES; i++) inputs.push(...makeParcels(1 + i));
 
 interface Side { svc: Child; dir: string; tenant: Tenant; pool: Pool }
 
-async function freshService(tag: string): Promise<Side> {
+async function freshService(tag: string, cpus: Cpus): Promise<Side> {
   const dir = tempDataDir(tag);
-  const svc = await startService(dir);
+  const svc = await startService(dir, { cpus: cpus.service });
   const pool = new Pool(svc.url, { connections: 1 });
   try {
     return { svc, dir, tenant: await createTenant(dir, pool), pool };
@@ -72,11 +85,11 @@ async function serviceCount(s: Side, farmId: number): Promise<number> {
   return body.features?.length ?? -1;
 }
 
-interface Fixture { engine: Side & { home: string; farmLocalId: string; farmId: number }; bare: Side & { bodies: string; farmId: number } }
+interface Fixture { engine: Side & { home: string; farmLocalId: string; farmId: number }; bare: Side & { bodies: string; farmId: number }; cpus: Cpus }
 
 /** Not timed: both services, the CLI's home with the account, its farm synced and the parcels queued; the bare loop's bodies. */
-async function prepare(): Promise<Fixture> {
-  const e = await freshService('sync-push-engine');
+async function prepare(cpus: Cpus): Promise<Fixture> {
+  const e = await freshService('sync-push-engine', cpus);
   const home = tempDataDir('sync-push-home');
   const mirror = Mirror.open(join(home, 'mirror.db'));
   let farmLocalId: string;
@@ -95,7 +108,7 @@ async function prepare(): Promise<Fixture> {
   } finally {
     mirror.close();
   }
-  const b = await freshService('sync-push-bare');
+  const b = await freshService('sync-push-bare', cpus);
   const [bareFarm] = await createFarms(b.pool, b.tenant, 1) as [number];
   // The engine's bodies: parcelInput of each row (furrow_ref included), in its batches, only the farm id differs.
   const lines: string[] = [];
@@ -104,7 +117,7 @@ async function prepare(): Promise<Fixture> {
   }
   const bodies = join(b.dir, 'bodies.jsonl');
   writeFileSync(bodies, `${lines.join('\n')}\n`);
-  return { engine: { ...e, home, farmLocalId, farmId }, bare: { ...b, bodies, farmId: bareFarm } };
+  return { engine: { ...e, home, farmLocalId, farmId }, bare: { ...b, bodies, farmId: bareFarm }, cpus };
 }
 
 /** CPU seconds of this process's waited-for children so far (cutime + cstime, /proc/self/stat). */
@@ -116,11 +129,12 @@ function childrenCpu(): number {
 
 interface Run { value: number; cpu_s: number; out: string; service_cpu_s?: number }
 
-/** A process from spawn to exit (the value is its wall time in ms), with its CPU time. */
-function timed(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+/** A process from spawn to exit (the value is its wall time in ms), on `cpus` when given, with its CPU time. */
+function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Promise<Run> {
   const cpu0 = childrenCpu();
   const t0 = performance.now();
-  const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, ...env } });
+  const [command, args] = onCpus(cpus, argv);
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
@@ -133,7 +147,7 @@ function timed(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
 
 async function engineSide(f: Fixture): Promise<Run> {
   const svc0 = procCpuSeconds(f.engine.svc.pid);
-  const r = await timed([CLI, 'push'], { FURROW_HOME: f.engine.home });
+  const r = await timed([CLI, 'push'], { FURROW_HOME: f.engine.home }, f.cpus.client);
   r.service_cpu_s = r3(procCpuSeconds(f.engine.svc.pid) - svc0);
   const db = new Database(join(f.engine.home, 'mirror.db'), { readonly: true });
   const withIds = db.prepare('SELECT count(*) FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL').pluck().get(f.engine.farmLocalId) as number;
@@ -146,7 +160,7 @@ async function engineSide(f: Fixture): Promise<Run> {
 
 async function bareSide(f: Fixture): Promise<Run> {
   const svc0 = procCpuSeconds(f.bare.svc.pid);
-  const r = await timed([BARE, f.bare.svc.url, f.bare.bodies, JSON.stringify(f.bare.tenant.headers), String(IN_FLIGHT)]);
+  const r = await timed([BARE, f.bare.svc.url, f.bare.bodies, JSON.stringify(f.bare.tenant.headers), String(IN_FLIGHT)], {}, f.cpus.client);
   r.service_cpu_s = r3(procCpuSeconds(f.bare.svc.pid) - svc0);
   const held = await serviceCount(f.bare, f.bare.farmId);
   if (held !== PARCELS) throw new Error(`bare loop: the service holds ${held} parcels`);
@@ -178,26 +192,32 @@ const record = startResult('sync-push', `Sync push: ${PARCELS.toLocaleString('en
 const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt(); // a user's first start builds dist/; every later one (and every timed run here) does not
 
-const fixtures: Fixture[] = [];
-const result = await interleaved(PAIRS, async () => {
-  const f = await prepare();
-  fixtures.push(f);
-  return f;
-}, engineSide, bareSide, (side, pair, r) => process.stderr.write(`  pair ${pair + 1} ${side === 'a' ? 'cli push' : 'bare loop'}: ${r.value} ms, ${r.cpu_s} s CPU\n`))
-  .finally(async () => {
-    for (const f of fixtures) {
-      await stop(f.engine);
-      await stop(f.bare);
-      removeDir(f.engine.home);
-    }
-  });
+/** `pairs` interleaved pairs on `cpus`, each with fixtures of its own, stopped and removed once measured. */
+async function runPairs(pairs: number, cpus: Cpus, tag: string) {
+  const fixtures: Fixture[] = [];
+  return interleaved(pairs, async () => {
+    const f = await prepare(cpus);
+    fixtures.push(f);
+    return f;
+  }, engineSide, bareSide, (side, pair, r) => process.stderr.write(`  ${tag} pair ${pair + 1} ${side === 'a' ? 'cli push' : 'bare loop'}: ${r.value} ms, ${r.cpu_s} s CPU\n`))
+    .finally(async () => {
+      for (const f of fixtures) {
+        await stop(f.engine);
+        await stop(f.bare);
+        removeDir(f.engine.home);
+      }
+    });
+}
+
+const result = await runPairs(PAIRS, PINNED, PIN ? 'pinned' : 'shared');
+const shared = PIN && SHARED_PAIRS > 0 ? await runPairs(SHARED_PAIRS, SHARED, 'shared') : null;
 
 let profile: Table[] = [];
 if (args.profile) {
-  const f = await prepare();
+  const f = await prepare(PINNED);
   const dir = tempDataDir('sync-push-prof');
   try {
-    const r = await timed(['--cpu-prof', '--cpu-prof-dir', dir, CLI, 'push'], { FURROW_HOME: f.engine.home });
+    const r = await timed(['--cpu-prof', '--cpu-prof-dir', dir, CLI, 'push'], { FURROW_HOME: f.engine.home }, f.cpus.client);
     const p = summarizeProfile(latestProfile(dir), classify, undefined, 30);
     if (args['profile-out']) copyFileSync(latestProfile(dir), args['profile-out']);
     profile = [{
@@ -215,33 +235,46 @@ if (args.profile) {
 
 const s = result.stats;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+type Pairs = typeof result;
+const pairsTable = (title: string, r: Pairs): Table => ({
+  title,
+  columns: ['pair', 'first', 'CLI push ms', 'bare loop ms', 'ratio', 'CLI CPU s', 'bare CPU s', 'service CPU s (CLI side)', 'service CPU s (bare side)'],
+  rows: r.a.map((a, i) => [i + 1, i % 2 === 0 ? 'CLI' : 'bare', a.value, r.b[i]!.value, r.stats.ratios[i]!, a.cpu_s, r.b[i]!.cpu_s, a.service_cpu_s ?? 0, r.b[i]!.service_cpu_s ?? 0]),
+});
+const where = PIN ? 'the service on CPU 0, the client on CPU 1' : 'service and client sharing every core (taskset is not available here)';
 const out = record.finish({
   method: [
-    `Both sides are whole processes, timed from spawn to exit, each against its own fresh service (a child process, synchronous=FULL, a new DATA_DIR) holding one empty farm of a new account; ${PAIRS} pairs, interleaved (push first in odd pairs, the bare loop first in even ones), a fresh pair of services and fixtures for each pair.`,
+    `Both sides are whole processes, timed from spawn to exit, each against its own fresh service (a child process, synchronous=FULL, a new DATA_DIR) holding one empty farm of a new account; pairs interleaved (push first in odd pairs, the bare loop first in even ones), a fresh pair of services and fixtures for each pair.`,
+    `Where they run: the headline's ${PAIRS} pairs with ${where}${PIN ? ' (taskset -c; every thread of the service — its request thread, validation workers, checkpoint thread, garbage collector — on its one core), as a client and a remote service are: on a shared 2-core machine each CPU second of the client is taken from the service, which would measure the machine rather than the engine' : ''}. Both sides of a pair run alike.${shared ? ` Then ${SHARED_PAIRS} pairs with service and client sharing both cores, reported beside it.` : ''}`,
     `CLI side: \`node scripts/cli.mjs push\` (what \`npm run -s cli -- push\` runs, without npm's own start-up) with FURROW_HOME holding the connected account, its farm synced and ${PARCELS.toLocaleString('en-US')} parcels created with MirrorWriter.createParcels (${BATCHES} seeded batches of bench/lib/parcels.ts: polygons of 10–50 vertices, ~8 % points, 5 metadata keys), all untimed. The CLI runs from the built JavaScript in dist/ (built before the first pair; scripts/cli.mjs rebuilds only after a source changed). Afterwards every parcel must have its server id, no outbox op may be open, and the service must hold ${PARCELS.toLocaleString('en-US')} parcels.`,
     `Bare side: \`node bench/lib/bare-push.mjs\`: reads the same ${BATCHES} request bodies (built untimed from the CLI side's rows with sync/state.ts parcelInput, furrow_ref included; only the farm id differs) from a file and posts them ${IN_FLIGHT} at a time over ${IN_FLIGHT} keep-alive connections with undici (the engine's client and the engine's window, SyncOptions.pushWindow ${IN_FLIGHT}), checking each 201; the service must then hold them all.`,
     'Durability differs, and in the bare loop\'s favour: the CLI marks each batch in flight in its mirror (synchronous=FULL, so fsynced) before sending it and books each answer; the bare loop keeps nothing.',
     'The ratio is CLI wall time ÷ bare loop wall time of each pair; the median of the pairs is reported with its minimum and maximum.',
   ],
   metrics: [
-    metric(`CLI push ÷ bare loop, wall time, whole processes, ${IN_FLIGHT} in flight (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.1 }),
+    metric(`CLI push ÷ bare loop, wall time, whole processes, ${IN_FLIGHT} in flight, ${PIN ? 'client and service on a core each' : 'shared cores'} (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.1 }),
     metric('Pair ratio, lowest', s.min, '×'),
     metric('Pair ratio, highest', s.max, '×'),
+    ...(shared ? [
+      metric(`CLI push ÷ bare loop, client and service sharing both cores (median of ${SHARED_PAIRS} pairs)`, shared.stats.median, '×'),
+      metric('Shared cores: pair ratio, lowest', shared.stats.min, '×'),
+      metric('Shared cores: pair ratio, highest', shared.stats.max, '×'),
+    ] : []),
     metric(`CLI push of ${PARCELS.toLocaleString('en-US')} parcels, wall time (median run)`, median(result.a.map((r) => r.value)), 'ms'),
     metric('Bare loop, wall time (median run)', median(result.b.map((r) => r.value)), 'ms'),
     metric('CLI push, CPU time of the process (median run)', median(result.a.map((r) => r.cpu_s)), 's'),
     metric('Bare loop, CPU time of the process (median run)', median(result.b.map((r) => r.cpu_s)), 's'),
     metric('Service, CPU time while the CLI pushes (median run)', median(result.a.map((r) => r.service_cpu_s ?? 0)), 's'),
   ],
-  tables: [{
-    title: 'Every pair',
-    columns: ['pair', 'first', 'CLI push ms', 'bare loop ms', 'ratio', 'CLI CPU s', 'bare CPU s', 'service CPU s (CLI side)', 'service CPU s (bare side)'],
-    rows: result.a.map((a, i) => [i + 1, i % 2 === 0 ? 'CLI' : 'bare', a.value, result.b[i]!.value, s.ratios[i]!, a.cpu_s, result.b[i]!.cpu_s, a.service_cpu_s ?? 0, result.b[i]!.service_cpu_s ?? 0]),
-  }, ...profile],
-  notes: [
-    `Ratio ${describePairs(s)}.`,
-    'On this 2-core machine the push is CPU-bound: the service (its request thread, WAL checkpoint thread and garbage collector) and the client share two cores, so every CPU second the client spends beyond the bare loop\'s lengthens the wall time by about half a second. The CPU columns show it: compare the CLI\'s CPU with the bare loop\'s, and both with the service\'s.',
+  tables: [
+    pairsTable(`Every pair, ${where}`, result),
+    ...(shared ? [pairsTable('Every pair, service and client sharing both cores', shared)] : []),
+    ...profile,
   ],
-  details: { parcels: PARCELS, batches: BATCHES, in_flight: IN_FLIGHT, cli_ms: result.a.map((r) => r.value), bare_ms: result.b.map((r) => r.value), ratios: s.ratios },
+  notes: [
+    `Ratio ${describePairs(s)}${shared ? `; sharing both cores ${describePairs(shared.stats)}` : ''}.`,
+    'What the CLI adds beyond the requests is CPU: reading each row, marking each batch in flight and booking each answer in SQLite, scanning each 201 for the ids. With a core of its own the client keeps the service busy (a request always waiting at the service) and the ratio is what is left: start-up, the first mark\'s fsync before the first request, the last bookings and the mirror\'s closing checkpoint after the last answer, and a service a little slower beside a client writing to the same disk. Sharing 2 cores, each CPU second the client spends beyond the bare loop\'s is taken from the service (its request thread, validation workers, WAL checkpoint thread and garbage collector): compare the CPU columns.',
+  ],
+  details: { parcels: PARCELS, batches: BATCHES, in_flight: IN_FLIGHT, pinned: PIN, cli_ms: result.a.map((r) => r.value), bare_ms: result.b.map((r) => r.value), ratios: s.ratios, ...(shared ? { shared_ratios: shared.stats.ratios } : {}) },
 });
-process.stderr.write(`  ratio ${describePairs(s)}\n  wrote ${writeResult(out)}\n`);
+process.stderr.write(`  ratio ${describePairs(s)}${shared ? `; shared cores ${describePairs(shared.stats)}` : ''}\n  wrote ${writeResult(out)}\n`);

@@ -1,9 +1,10 @@
 // The real parcel service as a child process for benchmarks. Unlike test/helpers/process.ts#spawnService (which
 // goes through the tsx wrapper, so its child.pid is the wrapper's), this runs `node --import tsx` directly: the pid
-// is the service's own, which /proc RSS sampling and --cpu-prof need.
-import { spawn, type ChildProcess } from 'node:child_process';
+// is the service's own, which /proc RSS sampling and --cpu-prof need (taskset, when a benchmark pins it, execs node
+// in its own process: the pid stays the service's).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pool } from 'undici';
 import { freePort, serviceCli } from '../../test/helpers/process.ts';
@@ -30,10 +31,27 @@ async function waitHealthy(url: string, child: ChildProcess, log: () => string):
   }
 }
 
-/** Starts `script` (relative to the repository root) under `node --import tsx` with PORT/HOST set; waits for /healthz. */
-export async function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Promise<Child> {
+/**
+ * The command that runs node on the given CPUs only (taskset, from util-linux), or node itself when no CPUs are given.
+ * For benchmarks that keep a client and a service off each other's cores.
+ */
+export function onCpus(cpus: string | undefined, argv: string[]): [string, string[]] {
+  return cpus === undefined ? [process.execPath, argv] : ['taskset', ['-c', cpus, process.execPath, ...argv]];
+}
+
+/** Whether processes can be pinned to CPUs here: taskset runs and there are at least two CPUs to share out. */
+export function canPin(): boolean {
+  return availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+}
+
+/**
+ * Starts `script` (relative to the repository root) under `node --import tsx` with PORT/HOST set, on `cpus` when given;
+ * waits for /healthz.
+ */
+export async function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = [], cpus?: string): Promise<Child> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script, ...args], {
+  const [command, argv] = onCpus(cpus, [...nodeFlags, '--import', 'tsx', script, ...args]);
+  const child = spawn(command, argv, {
     cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
@@ -62,6 +80,8 @@ export interface ServiceOptions {
   nodeFlags?: string[];
   /** Extra environment for the service process (experiments, e.g. VALIDATION_WORKERS=0). */
   env?: Record<string, string>;
+  /** The CPUs the service runs on (taskset -c), every thread of it; all of them when unset. */
+  cpus?: string;
 }
 
 export function startService(dataDir: string, opts: ServiceOptions = {}): Promise<Child> {
@@ -69,7 +89,7 @@ export function startService(dataDir: string, opts: ServiceOptions = {}): Promis
   if (opts.synchronous) env.SQLITE_SYNCHRONOUS = opts.synchronous;
   Object.assign(env, opts.env);
   const flags = [...(opts.nodeFlags ?? []), ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [])];
-  return startNode('service/cli.ts', ['serve'], env, flags);
+  return startNode('service/cli.ts', ['serve'], env, flags, opts.cpus);
 }
 
 export const startHello = (): Promise<Child> => startNode('bench/lib/hello-server.ts', [], {});
