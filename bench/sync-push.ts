@@ -178,6 +178,10 @@ function classify(stack: Frame[]): string {
   if (has('markInFlight')) return 'markInFlight: outbox rows to in_flight before each request (SQLite)';
   if (has('commitCreated')) return 'commitCreated: server ids into the rows, ops committed (SQLite)';
   if (has('validItems')) return 'preparing the next batch (validItems)';
+  if (has('parcelsToSend')) return 'parcelsToSend: reading the rows of the next group (SQLite)';
+  if (has('take')) return 'PushPlan.take: reading the outbox a page at a time (SQLite)';
+  if (has('scanCreated')) return 'scanCreated: each 201 scanned for the ids';
+  if (has('commitWithoutFsync') || has('sqliteTransaction')) return 'commits (SQLite: WAL frames, checkpoints)';
   if (has('expectShape')) return 'response schema check (expectShape)';
   if (has('call') || has('send')) return 'HTTP client (undici, JSON of the answer)';
   if (has('pushParcelCreates')) return 'pushParcelCreates: reading and grouping the rows, the batch loop';
