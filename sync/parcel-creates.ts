@@ -141,7 +141,8 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   /**
    * Reads and marks the next `n` batches and adds them to `ready`, in three steps with the event loop let run between
    * them (the plan's page, the bookings waiting, then the rows and the marks), so that no answer waits behind all of
-   * that work at once: held in one piece (~40 ms a group of 8 batches here) it left the service idle between requests.
+   * that work at once (~40 ms a group of 8 batches here, held in one piece; back to back on shared cores the push
+   * measured 1.25× the bare loop that way, 1.11× in steps).
    * The rows are read and marked in one step, so that no edit can come between reading a row and marking its op.
    */
   const nextGroup = async (n: number): Promise<void> => {

@@ -1,6 +1,7 @@
 // Opening a SQLite database the way the service's store and the local mirror both need it: WAL, a busy timeout,
 // foreign keys, statement journals in memory, the durability asked for, and the schema brought up to date
-// (migrations.ts) — a database from a newer build refused before anything writes to it. Plus the busy retry both need while two processes open a fresh file.
+// (migrations.ts) — a database from a newer build refused before anything writes to it. Plus the busy retry both
+// need while two processes open a fresh file.
 
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
