@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { PG_SKIP, createTestDatabase, type TestDatabase } from '../../../test/helpers/postgres.ts';
-import { FutureSchemaError, migratePg, type PgMigration } from './migrate.ts';
+import { FutureSchemaError, MIGRATION_LOCK, migratePg, type PgMigration } from './migrate.ts';
 import { migrations } from './migrations/index.ts';
 import { SHARED_CROP_FAMILIES } from './migrations/001-initial.ts';
 import { openPgPool } from './pool.ts';
@@ -67,14 +67,30 @@ describe.skipIf(PG_SKIP !== null)('migratePg', () => {
     dbs.push(db);
     // One pool each, as separate service processes would have: the runners meet only in the database.
     const runners = [pool(db), pool(db), pool(db), pool(db)];
-    // The first migration made slower: every runner has certainly read version 0, outside the lock, before the
-    // first commits, so the others must wait on the lock and read the version again under it.
-    const slow: PgMigration = async (c) => {
-      await c.query('SELECT pg_sleep(0.5)');
-      await migrations[0]!(c);
-    };
-    const results = await Promise.allSettled(runners.map((p) => migratePg(p, { migrations: [slow, ...migrations.slice(1)] })));
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    // The test holds the migration lock until all four wait for it: each has read version 0 before the lock and begun
+    // its transaction, so the three that get the lock after the first committed must read the version afresh (a
+    // catalog cache that kept the first read's "no such table" had them all run migration 1 again).
+    const holder = pool(db);
+    const held = await holder.connect();
+    let results: PromiseSettledResult<{ from: number }>[];
+    try {
+      await held.query('BEGIN');
+      await held.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
+      const all = Promise.allSettled(runners.map((p) => migratePg(p)));
+      for (const deadline = Date.now() + 10_000; ;) {
+        const waiting = await holder.query<{ n: number }>(
+          "SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+        if (waiting.rows[0]!.n === runners.length) break;
+        if (Date.now() > deadline) throw new Error(`${waiting.rows[0]!.n} of ${runners.length} runners waiting for the lock after 10 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await held.query('COMMIT');
+      results = await all;
+    } finally {
+      held.release();
+    }
+    // The reasons, not only the statuses: a rejection must say what went wrong.
+    expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
     const froms = results.map((r) => (r as PromiseFulfilledResult<{ from: number }>).value.from).sort();
     expect(froms).toEqual([0, migrations.length, migrations.length, migrations.length]);
     expect(await version(runners[0]!)).toEqual([migrations.length]);

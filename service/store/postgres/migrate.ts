@@ -24,9 +24,21 @@ export interface MigrateResult {
   to: number;
 }
 
+/**
+ * Whether schema_version exists, read from pg_class by an ordinary query (a snapshot of its own for each statement),
+ * not by to_regclass: that resolves the name through the backend's catalog cache without a lock, and a cache that
+ * remembered "no such table" from the read before the lock was not told of the table another process committed while
+ * this one waited for the lock (a transaction takes in such news when it begins, and it began before) — two
+ * processes then both ran migration 1.
+ */
+async function hasVersionTable(client: pg.ClientBase): Promise<boolean> {
+  const t = await client.query(`SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relname = 'schema_version' AND n.nspname = ANY (pg_catalog.current_schemas(false))`);
+  return t.rows.length > 0;
+}
+
 async function schemaVersion(client: pg.ClientBase): Promise<number> {
-  const t = await client.query<{ t: string | null }>("SELECT to_regclass('schema_version')::text AS t");
-  if (t.rows[0]!.t === null) return 0;
+  if (!(await hasVersionTable(client))) return 0;
   const v = await client.query<{ version: number }>('SELECT version FROM schema_version');
   return v.rows[0]?.version ?? 0;
 }
