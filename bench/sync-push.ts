@@ -6,7 +6,7 @@
 // The service runs on this machine, and on 2 cores a client's CPU is taken from the service: the headline pairs run
 // the service on one core and the client (the CLI, or the bare loop) on the other, as a client and a remote service
 // are, both sides alike; further pairs run everything on both cores, and their ratio is reported beside it.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -131,6 +131,9 @@ interface Run { value: number; cpu_s: number; out: string; service_cpu_s?: numbe
 
 /** A process from spawn to exit (the value is its wall time in ms), on `cpus` when given, with its CPU time. */
 function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Promise<Run> {
+  // What the fixture (a 20,000-parcel mirror, the services' databases, the bodies) left dirty in the page cache is
+  // written out now, not by the kernel's flusher in the middle of a timed run: both sides start with nothing to flush.
+  spawnSync('sync');
   const cpu0 = childrenCpu();
   const t0 = performance.now();
   const [command, args] = onCpus(cpus, argv);
@@ -252,6 +255,7 @@ const out = record.finish({
     `Where they run: the headline's ${PAIRS} pairs with ${where}${PIN ? ' (taskset -c; every thread of the service — its request thread, validation workers, checkpoint thread, garbage collector — on its one core), as a client and a remote service are: on a shared 2-core machine each CPU second of the client is taken from the service, which would measure the machine rather than the engine' : ''}. Both sides of a pair run alike.${shared ? ` Then ${SHARED_PAIRS} pairs with service and client sharing both cores, reported beside it.` : ''}`,
     `CLI side: \`node scripts/cli.mjs push\` (what \`npm run -s cli -- push\` runs, without npm's own start-up) with FURROW_HOME holding the connected account, its farm synced and ${PARCELS.toLocaleString('en-US')} parcels created with MirrorWriter.createParcels (${BATCHES} seeded batches of bench/lib/parcels.ts: polygons of 10–50 vertices, ~8 % points, 5 metadata keys), all untimed. The CLI runs from the built JavaScript in dist/ (built before the first pair; scripts/cli.mjs rebuilds only after a source changed). Afterwards every parcel must have its server id, no outbox op may be open, and the service must hold ${PARCELS.toLocaleString('en-US')} parcels.`,
     `Bare side: \`node bench/lib/bare-push.mjs\`: reads the same ${BATCHES} request bodies (built untimed from the CLI side's rows with sync/state.ts parcelInput, furrow_ref included; only the farm id differs) from a file and posts them ${IN_FLIGHT} at a time over ${IN_FLIGHT} keep-alive connections with undici (the engine's client and the engine's window, SyncOptions.pushWindow ${IN_FLIGHT}), checking each 201; the service must then hold them all.`,
+    'Before every timed run, `sync` writes out what the fixtures left dirty in the page cache (a 20,000-parcel mirror, two services\' databases, the bodies file), so that the kernel\'s flusher does not write it during either side\'s run (before this, pair ratios on one machine spread over 0.97–1.53).',
     'Durability differs, and in the bare loop\'s favour: the CLI marks each batch in flight in its mirror (synchronous=FULL, so fsynced) before sending it and books each answer; the bare loop keeps nothing.',
     'The ratio is CLI wall time ÷ bare loop wall time of each pair; the median of the pairs is reported with its minimum and maximum.',
   ],

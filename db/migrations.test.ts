@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { FutureSchemaError, MIRROR_PAGE_SIZE, migrate, openDb } from './open.ts';
 import { migrations } from './migrations/index.ts';
 import { Mirror } from './mirror.ts';
+import { parcelsEditedSinceSent } from './rows.ts';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });
@@ -18,10 +19,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(7);
+    expect(migrations).toHaveLength(8);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(7);
+    expect(db.pragma('user_version', { simple: true })).toBe(8);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -32,11 +33,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(7);
+    expect(again.pragma('user_version', { simple: true })).toBe(8);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(7);
+    expect(again.pragma('user_version', { simple: true })).toBe(8);
     again.close();
   });
 
@@ -162,6 +163,31 @@ describe('migrations', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const plan = (db.prepare("EXPLAIN QUERY PLAN SELECT id FROM conflicts WHERE entity = 'parcel' AND local_id = 'p' AND resolved IS NULL").all() as { detail: string }[]).map((r) => r.detail).join(' ');
     expect(plan).toContain('USING INDEX conflicts_open');
+    db.close();
+  });
+
+  it('008 indexes open updates by item: a mirror of version 7 gets the index, holding only open updates, and the push\'s booking lookup uses it', () => {
+    const file = join(dir, 'v7.db');
+    const old = new Database(file);
+    migrate(old, 7);
+    old.exec("INSERT INTO accounts (id, service_url, mode, label, created) VALUES ('acc-1', 'http://x', 'api_key', 'a', 't')");
+    const op = old.prepare("INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified) VALUES ('acc-1', 'parcel', ?, ?, ?, 't', 't')");
+    op.run('p1', 'create', 'in_flight');
+    op.run('p1', 'update', 'queued');
+    op.run('p2', 'create', 'in_flight');
+    op.run('p3', 'update', 'committed');
+    old.close();
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    const sql = "SELECT DISTINCT local_id FROM outbox WHERE entity = 'parcel' AND op = 'update' AND state != 'committed' AND local_id IN (SELECT value FROM json_each(?))";
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[]') as { detail: string }[]).map((r) => r.detail).join(' ');
+    expect(plan).toContain('USING INDEX outbox_open_updates');
+    // Built from the rows already there: the open update only, not the creates nor the committed update.
+    expect(db.prepare("SELECT count(*) FROM outbox INDEXED BY outbox_open_updates WHERE entity = 'parcel' AND op = 'update' AND state != 'committed'").pluck().get()).toBe(1);
+    expect(parcelsEditedSinceSent(db as never, ['p1', 'p2', 'p3'])).toEqual(new Set(['p1']));
+    // The update committed: out of the index, and no longer an edit pending.
+    db.prepare("UPDATE outbox SET state = 'committed' WHERE local_id = 'p1' AND op = 'update'").run();
+    expect(parcelsEditedSinceSent(db as never, ['p1', 'p2', 'p3'])).toEqual(new Set());
     db.close();
   });
 

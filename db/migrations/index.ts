@@ -6,6 +6,7 @@ import { up as m004 } from './004-account-blocked-code.ts';
 import { up as m005 } from './005-history-account.ts';
 import { up as m006 } from './006-plants-rtree.ts';
 import { up as m007 } from './007-open-conflicts-index.ts';
+import { up as m008 } from './008-open-updates-index.ts';
 
 /** One entry per schema version: migrations[0] takes user_version 0 to 1. Append only. */
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008];
