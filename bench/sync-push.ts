@@ -143,7 +143,8 @@ function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Prom
   child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
   return new Promise((done, fail) => child.on('close', (status) => {
     const value = r1(performance.now() - t0);
-    if (status !== 0) fail(new Error(`${argv.join(' ')} exited ${status}: ${out.slice(-1500)}`));
+    // The error, not the progress lines that push it out of the message.
+    if (status !== 0) fail(new Error(`${argv.join(' ')} exited ${status}: ${out.split('\n').filter((l) => !/ parcels \d+\//.test(l)).join('\n').slice(-3000)}`));
     else done({ value, cpu_s: r3(childrenCpu() - cpu0), out });
   }));
 }
@@ -281,7 +282,7 @@ const out = record.finish({
   ],
   notes: [
     `Ratio ${describePairs(s)}${shared ? `; sharing both cores ${describePairs(shared.stats)}` : ''}.`,
-    'What the CLI adds beyond the requests is CPU: reading each row, marking each batch in flight and booking each answer in SQLite, scanning each 201 for the ids. With a core of its own the client keeps the service busy (a request always waiting at the service) and the ratio is what is left: start-up, the first mark\'s fsync before the first request, the last bookings and the mirror\'s closing checkpoint after the last answer, and a service a little slower beside the busy client even on a core of its own (not the client\'s disk: with its mirror on tmpfs the ratio stayed; this VM\'s two vCPUs may not be independent cores). Sharing 2 cores, each CPU second the client spends beyond the bare loop\'s is taken from the service (its request thread, validation workers, WAL checkpoint thread and garbage collector): compare the CPU columns.',
+    'What the CLI adds beyond the requests is CPU: reading each row, marking each batch in flight and booking each answer in SQLite, scanning each 201 for the ids. With a core of its own, the client costs wall time where its one thread is busy when an answer arrives, for longer than the service takes over the one request it has waiting (about 10 ms): reading and marking a group (a few ms a step), booking answers, formerly the WAL checkpoints inside its commits (now on a thread of their own); and serially, before the first request (start-up, the plan, the first mark and its fsync; 50–80 ms more than the bare loop, which reads its bodies from a file) and after the last answer (the last bookings and their fsync, the mirror\'s closing checkpoint and the removal of its WAL: 55–80 ms against the bare loop\'s 2–4). Not the client\'s disk (with its mirror on tmpfs the ratio stayed), nor the client\'s core slowing the service\'s: a busy loop on the client\'s core left the service\'s CPU time for the bare loop\'s requests unchanged. Sharing 2 cores, each CPU second the client spends beyond the bare loop\'s is taken from the service (its request thread, validation workers, WAL checkpoint thread and garbage collector): compare the CPU columns.',
   ],
   details: { parcels: PARCELS, batches: BATCHES, in_flight: IN_FLIGHT, pinned: PIN, cli_ms: result.a.map((r) => r.value), bare_ms: result.b.map((r) => r.value), ratios: s.ratios, ...(shared ? { shared_ratios: shared.stats.ratios } : {}) },
 });

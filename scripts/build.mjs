@@ -29,7 +29,7 @@ const ENTRIES = {
  * Files the bundled service reads beside its modules (`new URL('./x', import.meta.url)`), copied into dist/ as they
  * are: the pages' stylesheets and the checkpoint thread, plain JavaScript that is no bundle's entry.
  */
-const ASSETS = ['service/web/admin/admin.css', 'service/web/landing/landing.css', 'service/store/sqlite/checkpoint-worker.mjs'];
+const ASSETS = ['service/web/admin/admin.css', 'service/web/landing/landing.css', 'platform/node/checkpoint-worker.mjs'];
 /**
  * The window's preload, apart: a sandboxed preload is one classic script that may require only `electron` (and a
  * few of Node's modules), so it is bundled on its own as CommonJS, without the shared chunks the ES modules use.

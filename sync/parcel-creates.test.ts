@@ -156,3 +156,33 @@ describe('the merge base of a pushed parcel', () => {
     m.mirror.close();
   });
 });
+
+describe('checkpoints during the parcel push', () => {
+  /** The engine's connection's own checkpoint threshold in the middle of a push of `n` parcels, and after it. */
+  async function thresholds(tag: string, n: number): Promise<{ during: number; after: number }> {
+    const m = await ownMirror(tag);
+    m.mirror.write.createParcels(m.farmLocal, parcelInputs(n, tag));
+    const log: SentRequest[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    // The 20th request is held at the door: the run is in its middle, past its second group.
+    const gate = async (e: SentRequest, all: readonly SentRequest[]) => { if (posts(all, '/api/parcels/')[19] === e) await held; };
+    const run = recordingEngine(w, log, { mirror: m.mirror, gate }).sync({ accounts: [m.acc], pull: false });
+    await until(() => posts(log, '/api/parcels/').length >= 20);
+    const during = m.mirror.syncDb.pragma('wal_autocheckpoint', { simple: true }) as number;
+    release();
+    expect((await run).accounts[0]).toMatchObject({ synced: true, committed: n });
+    const after = m.mirror.syncDb.pragma('wal_autocheckpoint', { simple: true }) as number;
+    m.mirror.close();
+    return { during, after };
+  }
+
+  it('a large push leaves checkpoints to a thread of its own, and gives the connection its own back when it ends', async () => {
+    // 0: the connection never checkpoints inside its commits (platform/node/checkpointer.ts); 1000: SQLite's default.
+    expect(await thresholds('ckpt-large', 2_500)).toEqual({ during: 0, after: 1000 });
+  });
+
+  it('a smaller push starts no thread: the connection checkpoints as it always does', async () => {
+    expect(await thresholds('ckpt-small', 1_200)).toEqual({ during: 1000, after: 1000 });
+  });
+});

@@ -7,10 +7,18 @@ import { parcelsToSend } from '../db/rows.ts';
 import { markInFlight, unmarkNeverSent } from '../db/outbox.ts';
 import { withoutFsync } from '../db/open.ts';
 import { WalSync } from '../platform/node/wal-sync.ts';
+import { startCheckpointer, type Checkpointer } from '../platform/node/checkpointer.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { SyncCancelled, type AccountCtx } from './context.ts';
 import { commitCreated, sendMarked, validItems, type CreatedFeature, type Item } from './parcels.ts';
 import { PushPlan, type Planned } from './parcel-plan.ts';
+
+/**
+ * A push this large has its WAL checkpointed on a thread of its own (GroupCommit.checkpointOffThread). A smaller one
+ * writes less than one checkpoint's worth (SQLite's 1,000 pages: 16 MiB at the mirror's page size; ~100 batches of
+ * 50 here), and a thread would cost more to start than the one checkpoint it could take off.
+ */
+const CHECKPOINT_THREAD_FROM = 2_500;
 
 /** Lets the event loop run what is ready (answers to read and book, requests to send) before the next step. */
 const turn = () => new Promise<void>((r) => setImmediate(r));
@@ -29,8 +37,18 @@ class GroupCommit {
   private waiting: Booking[] = [];
   /** Null for a mirror not in WAL mode (in memory): its marks commit with FULL, on the thread. */
   private readonly wal: WalSync | null;
+  private checkpoints: Checkpointer | null = null;
   constructor(private readonly ctx: AccountCtx) {
     this.wal = WalSync.of(ctx.db);
+  }
+
+  /**
+   * Until the run ends, the WAL is checkpointed by a thread of its own (platform/node/checkpointer.ts), not inside
+   * the commits of this thread: each checkpoint synced the WAL, copied 16 MiB into the database file and synced that
+   * here, four times in a push of 20,000 parcels, while answers waited to be read and the next requests to leave.
+   */
+  checkpointOffThread(): void {
+    if (this.wal && !this.checkpoints) this.checkpoints = startCheckpointer(this.ctx.db, this.ctx.db.name, 'FULL');
   }
 
   book(pairs: readonly Booking[]): void {
@@ -60,10 +78,14 @@ class GroupCommit {
   /** At the end of the run: the bookings waiting, and the marked batches that never left back to the queue. */
   async finish(neverSent: readonly Ready[]): Promise<void> {
     const wal = this.wal;
+    const checkpoints = this.checkpoints;
+    this.checkpoints = null;
     try {
       this.finishWrites(neverSent);
     } finally {
       await wal?.close();
+      // The connection checkpoints on its own again: at its next commit past 1,000 pages, or when it closes.
+      await checkpoints?.close();
     }
   }
 
@@ -157,6 +179,7 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const more = () => !failure && !ctx.opts.signal?.aborted && !plan.done;
   // The first group is a window's worth, so that the first requests leave as soon as they are marked.
   let groupSize = window;
+  let groups = 0;
   try {
     for (;;) {
       // Stopped or failed: the batches out finish and are booked; nothing more leaves, what was marked goes back.
@@ -178,6 +201,8 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
       // while this one is read and marked and its fsync runs — and never before a request that could leave.
       if (!marking && ready.length <= window && more()) {
         const n = groupSize;
+        // With the second group, so that starting the thread does not delay the first requests.
+        if (++groups === 2 && plan.total >= CHECKPOINT_THREAD_FROM) outbox.checkpointOffThread();
         groupSize = ahead;
         marking = nextGroup(n).finally(() => { marking = null; });
         continue;

@@ -1,7 +1,7 @@
 // The SQLite store: what the rest of the service opens (through ../open.ts), and the SQLite-only parts its own tests
 // and the benchmarks need. Nothing outside service/store/sqlite/ (and SQLite's tests) imports better-sqlite3 or Db.
 import { openDb, type OpenOptions } from './db.ts';
-import { startCheckpointer } from './checkpointer.ts';
+import { startCheckpointer } from '../../../platform/node/checkpointer.ts';
 import { sqliteStore, type SqliteStore } from './store.ts';
 
 export { sqliteStore, type SqliteStore } from './store.ts';

@@ -1,4 +1,4 @@
-// Checkpoints the service's WAL from its own connection, off the request thread (see checkpointer.ts).
+// Checkpoints a database's WAL from its own connection, off the thread that commits (see checkpointer.ts).
 // Plain JavaScript: it needs no TypeScript loader, so it starts in a few milliseconds.
 import { setInterval, clearInterval } from 'node:timers';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-// Below the thread that answers requests, as the validation workers (see thread-priority.ts; Linux only).
+// Below the thread that commits (the service's request thread, the sync engine's), as the service's validation
+// workers are (service/thread-priority.ts; Linux only).
 try {
   setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
 } catch { /* not Linux */ }
