@@ -32,8 +32,11 @@ import { metric, startResult, writeResult, type Table } from './lib/result.ts';
 const { values: args } = parseArgs({
   options: {
     parcels: { type: 'string', default: '20000' },
-    /** Pairs with the service on CPU 0 and the client on CPU 1 (the headline); unpinned when taskset is missing. */
-    pairs: { type: 'string', default: '7' },
+    /**
+     * Pairs with the service on CPU 0 and the client on CPU 1 (the headline); unpinned when taskset is missing. 15: on
+     * one machine and one commit, medians of 7 pairs ranged 1.02–1.14 from run to run.
+     */
+    pairs: { type: 'string', default: '15' },
     /** Further pairs with the service and the client sharing every core. */
     'shared-pairs': { type: 'string', default: '5' },
     /** After the pairs: one more CLI push under node --cpu-prof, summarized by where its time went. */
