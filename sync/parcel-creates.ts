@@ -15,8 +15,9 @@ import { PushPlan, type Planned } from './parcel-plan.ts';
 
 /**
  * A push this large has its WAL checkpointed on a thread of its own (GroupCommit.checkpointOffThread). A smaller one
- * writes less than one checkpoint's worth (SQLite's 1,000 pages: 16 MiB at the mirror's page size; ~100 batches of
- * 50 here), and a thread would cost more to start than the one checkpoint it could take off.
+ * writes at most about half of what SQLite lets the WAL hold before it checkpoints (1,000 pages: 16 MiB at the
+ * mirror's page size, ~100 batches of 50 here), so it meets one checkpoint at most, which costs less than starting a
+ * thread.
  */
 const CHECKPOINT_THREAD_FROM = 2_500;
 
