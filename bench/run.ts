@@ -33,7 +33,7 @@ function section(r: BenchResult): string {
   const out: string[] = [];
   out.push(`## ${r.title}`, '');
   out.push(`Result file: [bench/results/${r.name}.json](../bench/results/${r.name}.json). Reproduce: \`${r.command}\`.`, '');
-  out.push(`Measured ${m.date} on ${m.cpu} (${m.cores} cores, ${m.memory_gb} GB), Node ${m.node}, ${m.os}, at commit \`${m.commit.slice(0, 12)}\`${m.dirty ? ' with uncommitted changes in the working tree' : ''}; took ${r.duration_s} s; load average ${m.loadavg_start[0]} at the start, ${m.loadavg_end[0]} at the end.`, '');
+  out.push(`Measured ${m.date} on ${m.cpu} (${m.cores} cores, ${m.memory_gb} GB), Node ${m.node}, ${m.os}, at commit \`${m.commit.slice(0, 12)}\`${m.dirty ? ' with uncommitted changes in the working tree' : ''}; took ${r.duration_s} s; load average (1, 5, 15 min) ${m.loadavg_start.join(' / ')} at the start, ${m.loadavg_end.join(' / ')} at the end.`, '');
   out.push('| What was measured | Target | Result | Pass/fail |', '|---|---|---|---|');
   for (const x of r.metrics) out.push(`| ${cell(x.label)} | ${fmtTarget(x)} | ${fmt(x.value)} ${x.unit} | ${verdict(x)} |`);
   out.push('', '**How**', '');
@@ -58,7 +58,7 @@ function renderDocs(results: BenchResult[]): string {
     '',
     'Performance targets of the service, the mirror and the sync engine are checked only here, by benchmark scripts against real processes (the service in a child process, real SQLite files, headless Chromium); unit tests never time anything. `npm run bench` runs every benchmark, writes `bench/results/<name>.json` (committed, so the numbers below can be traced) and regenerates this page; `npm run bench -- <name> [options]` runs one.',
     '',
-    '**Noise.** These numbers come from a 2-core virtual machine shared with other engineers who run unit tests concurrently. Each result records the load average, and the HTTP benchmarks record the CPU used by other processes during the measured phase (read from /proc); when that was high the numbers are pessimistic, and a benchmark that looked disturbed was run once more. The service\'s HTTP and SQLite work runs on one Node.js thread (bulk-create validation on a worker thread), so "service CPU per batch" and "main thread CPU per batch" (also from /proc) are the figures least affected by other load. A result just past its target on this machine (the bulk create is) can fail on a busier run: read it with the "other processes" column.',
+    '**Noise.** These numbers come from 2-core virtual machines (each result names its CPU: the results below were not all measured on the same host) shared with other work. Each result records the load average, and the HTTP benchmarks record the CPU used by other processes during the measured phase (read from /proc); when that was high the numbers are pessimistic, and a benchmark that looked disturbed was run once more. The service\'s HTTP and SQLite work runs on one Node.js thread (bulk-create validation on worker threads), so "service CPU per batch" and "main thread CPU per batch" (also from /proc) are the figures least affected by other load. The same commit has measured half the bulk-create throughput on a loaded host: read a result with its load average and "other processes" column, and compare ratios only between runs on the same CPU.',
     '',
     '## Summary',
     '',
@@ -95,6 +95,8 @@ function main(): void {
     passOn = argv.slice(1);
   }
   let failed = false;
+  /** Benchmarks that failed this run: their result files are the last good run's, not this one's. */
+  const broken = new Set<string>();
   if (!docsOnly) {
     for (const name of selected) {
       process.stderr.write(`\n▶ ${name} ${passOn.join(' ')}\n`);
@@ -102,6 +104,7 @@ function main(): void {
       if (r.status !== 0) {
         process.stderr.write(`✖ ${name} exited with ${r.status ?? r.signal}\n`);
         failed = true;
+        broken.add(name);
       }
     }
   }
@@ -109,6 +112,11 @@ function main(): void {
   writeFileSync(DOC_FILE, renderDocs(results));
   process.stderr.write(`\nRegenerated ${relative(ROOT, DOC_FILE)} from ${results.length} result file(s).\n`);
   for (const r of results.filter((x) => selected.includes(x.name))) {
+    if (broken.has(r.name)) {
+      // Never a PASS for a run that did not finish: the file's figures are an earlier run's.
+      process.stderr.write(`  FAIL  ${r.name}: this run failed; bench/results/${r.name}.json still holds the run of ${r.machine.date}\n`);
+      continue;
+    }
     for (const x of r.metrics.filter((mm) => mm.target)) {
       process.stderr.write(`  ${x.pass ? 'PASS' : 'FAIL'}  ${r.name}: ${x.label}: ${fmt(x.value)} ${x.unit} (target ${fmtTarget(x)})\n`);
       if (!x.pass && !docsOnly) failed = true;

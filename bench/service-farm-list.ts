@@ -10,6 +10,7 @@ import { pool, runLoad, type RequestSpec } from './lib/load.ts';
 import { createFarms, createTenant, dirBytes, removeDir, startService, tempDataDir } from './lib/service.ts';
 import { cpuWindow } from './lib/machine.ts';
 import { median, r1, r3, summarize } from './lib/stats.ts';
+import { pairStats } from './lib/pairs.ts';
 import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Target } from './lib/result.ts';
 
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
         pairs.push([await cpuMs(oldSide), n]);
       }
     }
-    const pairRatios = pairs.map(([o, n]) => n / o).sort((a, b) => a - b);
+    const pairRatios = pairStats(pairs.map((p) => p[1]), pairs.map((p) => p[0]));
     db.close();
     const serviceMsPerRequest = r1(((window.ours.service ?? 0) * window.seconds * 1000) / REQUESTS);
 
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
         metric('Response size', Math.round((bytes / 2 ** 20) * 100) / 100, 'MiB'),
         metric('Service CPU per request (from /proc)', serviceMsPerRequest, 'ms'),
         metric('In process: the listing stream read to the end (farmParcelsStream)', query.best_ms, 'ms'),
-        metric('In process, CPU time: stream ÷ the previous one-string listing, median pair ratio', r3(median(pairRatios)), '×'),
+        metric('In process, CPU time: stream ÷ the previous one-string listing, median pair ratio', pairRatios.median, '×'),
       ],
       tables: [{
         title: 'Latency over the measured requests',
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
         rows: profile.top_self.slice(0, 12).map((c) => [c.function, c.ms, `${c.share} %`]),
       }] : [])],
       notes: [
-        `Stream ÷ one-string CPU time over ${PAIRS} interleaved pairs: median ${r3(median(pairRatios))}, min ${r3(pairRatios[0]!)}, max ${r3(pairRatios[pairRatios.length - 1]!)} (one string: median ${r1(median(pairs.map((p) => p[0])))} ms; stream: ${r1(median(pairs.map((p) => p[1])))} ms).`,
+        `Stream ÷ one-string CPU time over ${PAIRS} interleaved pairs: median ${pairRatios.median}, min ${pairRatios.min}, max ${pairRatios.max} (one string: median ${r1(median(pairs.map((p) => p[0])))} ms; stream: ${r1(median(pairs.map((p) => p[1])))} ms).`,
         `Parsing the ${Math.round(bytes / 2 ** 20)} MiB response with JSON.parse takes ${r1(parse.best_ms)} ms on the client side; it is not part of the measured latency.`,
         `Other processes used ${window.others} cores on average while the listing was measured.`,
       ],

@@ -236,7 +236,7 @@ async function main(): Promise<void> {
     const ratios = h.pairs.map((p) => p.ratio);
     const bad = h.pairs.reduce((n, p) => n + Object.entries(p.loaded_statuses).filter(([s]) => s !== '201').reduce((m, [, c]) => m + c, 0), 0);
     metrics.push(
-      metric(`Other organization's 50-parcel batch: p99 while heavy batches run ÷ p99 idle (median of ${PAIRS} pairs)`, median(ratios), '×', RATIO_TARGET),
+      metric(`Other organization's 50-parcel batch: p99 while heavy batches run ÷ p99 idle (median of ${PAIRS} pairs)`, r3(median(ratios)), '×', RATIO_TARGET),
       metric('  same ratio, lowest pair', Math.min(...ratios), '×'),
       metric('  same ratio, highest pair', Math.max(...ratios), '×'),
       metric("Other organization's batches not answered 201 while heavy batches ran", bad, 'batches'),

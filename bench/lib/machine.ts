@@ -12,7 +12,10 @@ export interface MachineFacts {
   os: string;
   date: string;
   commit: string;
-  /** The working tree had uncommitted or untracked changes: the numbers are for that tree, not the commit alone. */
+  /**
+   * The working tree had uncommitted or untracked changes (other than the benchmarks' own outputs, which a run
+   * rewrites): the numbers are for that tree, not the commit alone.
+   */
   dirty: boolean;
   loadavg_start: [number, number, number];
 }
@@ -36,7 +39,7 @@ export function machineFacts(): MachineFacts {
     os: `${process.platform} ${release()}`,
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']) || 'unknown',
-    dirty: git(['status', '--porcelain']) !== '',
+    dirty: git(['status', '--porcelain', '--', '.', ':(exclude)bench/results', ':(exclude)docs/benchmarks.md']) !== '',
     loadavg_start: [round2(la[0]!), round2(la[1]!), round2(la[2]!)],
   };
 }

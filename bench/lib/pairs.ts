@@ -1,7 +1,7 @@
 // Comparative benchmarks run both sides interleaved in pairs (A then B, then B then A, …, so neither side always
 // goes first on a machine that warms up or slows down) and report the median of the per-pair ratios with its
 // spread: never one side's best run against the other's.
-import { r3 } from './stats.ts';
+import { median, r3 } from './stats.ts';
 
 export interface PairStats {
   /** A ÷ B of each pair, in the order run. */
@@ -14,29 +14,32 @@ export interface PairStats {
 export function pairStats(a: readonly number[], b: readonly number[]): PairStats {
   if (a.length !== b.length || a.length === 0) throw new Error(`pairStats: ${a.length} against ${b.length} runs`);
   const ratios = a.map((x, i) => r3(x / b[i]!));
-  const sorted = [...ratios].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid]! : r3((sorted[mid - 1]! + sorted[mid]!) / 2);
-  return { ratios, median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return { ratios, median: r3(median(ratios)), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
 /**
  * Runs `pairs` pairs of (a, b), alternating which goes first. `prepare` makes each pair's fixtures (untimed) and
- * the sides return their measured value (wall ms, say).
+ * the sides return their measured value (wall ms, say). `release` removes a pair's fixtures (services stopped,
+ * files removed) once both sides ran, or failed, before the next pair is prepared: what one pair leaves must not
+ * load the next.
  */
 export async function interleaved<F, R extends { value: number }>(
   pairs: number, prepare: (pair: number) => Promise<F>, a: (f: F, pair: number) => Promise<R>, b: (f: F, pair: number) => Promise<R>,
-  onRun?: (side: 'a' | 'b', pair: number, r: R) => void,
+  onRun?: (side: 'a' | 'b', pair: number, r: R) => void, release?: (f: F) => Promise<void> | void,
 ): Promise<{ a: R[]; b: R[]; stats: PairStats }> {
   const as: R[] = [];
   const bs: R[] = [];
   for (let i = 0; i < pairs; i++) {
     const f = await prepare(i);
-    const order = i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    for (const side of order) {
-      const r = side === 'a' ? await a(f, i) : await b(f, i);
-      (side === 'a' ? as : bs).push(r);
-      onRun?.(side, i, r);
+    try {
+      const order = i % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+      for (const side of order) {
+        const r = side === 'a' ? await a(f, i) : await b(f, i);
+        (side === 'a' ? as : bs).push(r);
+        onRun?.(side, i, r);
+      }
+    } finally {
+      await release?.(f);
     }
   }
   return { a: as, b: bs, stats: pairStats(as.map((r) => r.value), bs.map((r) => r.value)) };

@@ -32,4 +32,13 @@ export function summarize(samples: readonly number[]): LatencySummary {
 
 export const r1 = (x: number): number => Math.round(x * 10) / 10;
 export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
-export const median = (xs: readonly number[]): number => percentile([...xs].sort((a, b) => a - b), 50);
+/**
+ * The median: the middle value, or the mean of the two middle values of an even count. The one definition every
+ * benchmark uses (a pair ratio's median, a side's median run); percentile() is for latency distributions.
+ */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
