@@ -3,9 +3,10 @@
 // the engine keeps (two), over the same HTTP client. The ratio is everything the engine adds: start-up, opening the
 // mirror, reading the outbox, building bodies, marking batches in flight durably, booking the answers.
 //
-// The service runs on this machine, and on 2 cores a client's CPU is taken from the service: the headline pairs run
-// the service on one core and the client (the CLI, or the bare loop) on the other, as a client and a remote service
-// are, both sides alike; further pairs run everything on both cores, and their ratio is reported beside it.
+// The service runs on this machine, and on 2 cores a client's CPU is taken from the service. So two set-ups, both
+// sides alike in each, and the target applies to both: pairs with the service on one core and the client (the CLI,
+// or the bare loop) on the other — the client alone on its core as with a remote service, but the service confined
+// to one core — and pairs with everything sharing both cores, as a user runs the CLI against the local service.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
