@@ -77,6 +77,13 @@ async function drag(page: Page, from: [number, number], to: [number, number]): P
   await page.mouse.up();
 }
 
+/**
+ * Modify's interactions are on the map (useModify marks the map once they are): the panel names the parcel a render
+ * earlier, and a drag made in between pans the map instead of moving the shape.
+ */
+const modifying = (page: Page, name: string) => poll(async () => [await page.locator('#panel-title').textContent(), await page.locator('.map[data-modifying]').count()])
+  .toEqual([`Modifying ${name}`, 1]);
+
 /** A beforeunload as a reload sends it: whether the page asks before leaving. */
 const asksBeforeLeaving = (page: Page) => page.evaluate(() => {
   const e = new Event('beforeunload', { cancelable: true });
@@ -117,7 +124,7 @@ describe('editing parcels in the app', () => {
 
     // Modify (M): drag one vertex outwards, away from the parcel's middle; the live area grows.
     await page.keyboard.press('m');
-    await poll(() => page.locator('#panel-title').textContent()).toBe(`Modifying ${target.p.properties.name}`);
+    await modifying(page, target.p.properties.name);
     expect(await text(page, 'modify-hectares')).toBe(haBefore);
     expect(await asksBeforeLeaving(page)).toBe(false);
     const [vlon, vlat] = target.p.geometry.coordinates[0]![0]!;
@@ -139,6 +146,7 @@ describe('editing parcels in the app', () => {
 
     // Esc leaves Modify and the parcel keeps its shape.
     await page.getByRole('button', { name: 'Modify' }).click();
+    await modifying(page, target.p.properties.name);
     await drag(page, toPixel(vlon!, vlat!), [cx, cy]);
     await page.keyboard.press('Escape');
     await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
@@ -146,7 +154,7 @@ describe('editing parcels in the app', () => {
 
     // Move it whole: drag its inside 24 px right and 16 px down, then Save shape.
     await page.getByRole('button', { name: 'Modify' }).click();
-    await poll(() => page.locator('#panel-title').textContent()).toMatch(/^Modifying/);
+    await modifying(page, target.p.properties.name);
     const grab: [number, number] = [target.c[0] - 4, target.c[1] - 4];
     await drag(page, grab, [grab[0] + 24, grab[1] + 16]);
     await poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true);
@@ -225,7 +233,7 @@ describe('editing parcels in the app', () => {
     });
     await page.locator('.top h1').click();
     await page.keyboard.press('m');
-    await poll(() => page.locator('#panel-title').textContent()).toBe('Modifying E2E snapped');
+    await modifying(page, 'E2E snapped');
     const nextAt = toPixel(snapTo.next[0]!, snapTo.next[1]!);
     await drag(page, snapTo.b, [nextAt[0] - 3, nextAt[1] + 3]);
     await poll(() => page.getByRole('button', { name: 'Save shape' }).isEnabled()).toBe(true).catch(async (e: unknown) => {

@@ -94,7 +94,13 @@ export function useModify(map: RefObject<OlMap | null>, parcels: VectorSource): 
     m.addInteraction(modify);
     m.addInteraction(snap);
     document.addEventListener('keydown', onKey);
+    // Says on the map's element that its shape can now be dragged: the panel reads "Modifying …" one render before
+    // this effect runs (the parcel arrives asynchronously, so React runs it after a paint, and Chromium handles input
+    // first), and a drag in between pans the map instead (an end-to-end test lost its drag that way on a busy CI).
+    const target = m.getTargetElement();
+    target?.setAttribute('data-modifying', id);
     return () => {
+      target?.removeAttribute('data-modifying');
       typed();
       document.removeEventListener('keydown', onKey);
       unByKey(onChange);
