@@ -59,6 +59,10 @@ describe('ValidationPool fairness', () => {
 
   it("keeps a worker free of one organization's heavy jobs, for the next organization's batch", async () => {
     const two = pool(2);
+    // Both threads booted first (a small job each, dispatched at once, so one to each): a job posted to a thread still
+    // booting waits for it, and on a busy CI the first thread finished A's first heavy job before the second had
+    // booted to take B's (done: A0 first). What is under test is the scheduling, not the threads' start-up.
+    await Promise.all([two.validate('warm-1', [roundParcel('W1', 12)], 100), two.validate('warm-2', [roundParcel('W2', 12)], 100)]);
     const done: string[] = [];
     // Four one-job heavy batches from A: with two workers, only one of them runs at a time.
     const a = [0, 1, 2, 3].map((k) => two.validate('org-a', [roundParcel(`A${k}`, 10_000)], 100).then(() => done.push(`A${k}`)));
