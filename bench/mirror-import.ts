@@ -2,7 +2,7 @@
 // fresh mirror (open, import, close — the closing checkpoint included) against `ogr2ogr -f GPKG` writing the same
 // file to a GeoPackage (both SQLite with a spatial index), interleaved in pairs; and where each file's bytes go.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -10,6 +10,7 @@ import { Mirror } from '../db/mirror.ts';
 import { writeFieldsGeoJson, DEFAULT_LAYOUT } from './lib/fields.ts';
 import { removeDir, tempDataDir } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
+import { childrenCpuSeconds } from './lib/machine.ts';
 import { median, r1, r3 } from './lib/stats.ts';
 import { describePairs, interleaved } from './lib/pairs.ts';
 import { metric, startResult, writeResult } from './lib/result.ts';
@@ -22,13 +23,6 @@ const OGR2OGR = process.env.OGR2OGR ?? 'ogr2ogr';
 const CLI = resolve(ROOT, 'scripts/cli.mjs');
 const MB = (b: number) => Math.round(b / 1e5) / 10;
 
-/** CPU seconds of this process's waited-for children so far (cutime + cstime, /proc/self/stat). */
-function childrenCpu(): number {
-  const text = readFileSync('/proc/self/stat', 'utf8');
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) / 100;
-}
-
 const fileBytes = (path: string) => ['', '-wal', '-shm'].reduce((s, x) => s + (existsSync(path + x) ? statSync(path + x).size : 0), 0);
 
 interface Run { value: number; cpu_s: number; bytes: number }
@@ -38,7 +32,7 @@ function timed(cmd: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promis
   // What the fixtures left dirty in the page cache (the 85 MB GeoJSON before the first pair, the last run's output)
   // is written out now, not by the kernel's flusher during a timed run, where it would slow the side that fsyncs.
   spawnSync('sync');
-  const cpu0 = childrenCpu();
+  const cpu0 = childrenCpuSeconds();
   const t0 = performance.now();
   const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
@@ -46,7 +40,7 @@ function timed(cmd: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promis
   return new Promise((done, fail) => child.on('close', (status) => {
     const ms = r1(performance.now() - t0);
     if (status !== 0) fail(new Error(`${cmd} ${argv.join(' ')} exited ${status}: ${err.slice(-1500)}`));
-    else done({ ms, cpu_s: r3(childrenCpu() - cpu0) });
+    else done({ ms, cpu_s: r3(childrenCpuSeconds() - cpu0) });
   }));
 }
 
@@ -114,14 +108,16 @@ function whyLarger(): string {
   const perParcel = (megabytes: number) => Math.round((megabytes * 1e6) / FEATURES);
   const parcels = mb(sizes, (t) => t === 'parcels');
   const fields = mb(gpkgSizes, (t) => !t.startsWith('rtree_'));
-  return `Why the mirror is larger (its pages are ${shape.mirror.page} bytes, the GeoPackage's ${shape.gpkg.page}): a parcel row takes ${perParcel(parcels)} bytes ` +
+  const rowBytes = perParcel(parcels);
+  const rowsPer4k = Math.floor(4096 / rowBytes);
+  return `Why the mirror is larger (its pages are ${shape.mirror.page} bytes, the GeoPackage's ${shape.gpkg.page}): a parcel row takes ${rowBytes} bytes ` +
     `against ${perParcel(fields)} for the GeoPackage's feature; its geometry is the GeoJSON text it sends (${shape.mirror.geometry} bytes on average, against ${shape.gpkg.geometry} for the GeoPackage's blob), ` +
     'which request bodies splice without serializing, beside its metadata JSON, three 36-character UUIDs (local, account, farm) and two ISO timestamps. ' +
     `The parcels have three indexes (local id, account and server id, farm: ${mb(sizes, (t) => t.startsWith('sqlite_autoindex_parcels') || t === 'parcels_farm')} MB), the GeoPackage none; ` +
     `every parcel has a queued outbox op (${mb(sizes, (t) => t.startsWith('outbox'))} MB with its three indexes) and an FTS5 search entry (${mb(sizes, (t) => t.startsWith('parcels_fts'))} MB); ` +
     `its undo entry keeps its id only (history: ${mb(sizes, (t) => t === 'history')} MB). The R*Tree is the same in both (${mb(sizes, (t) => t.startsWith('parcels_rtree'))} MB against ${mb(gpkgSizes, (t) => t.startsWith('rtree_'))}). ` +
     'No geometry is stored twice: a new parcel has no base (the last state from the service), and the undo history refers to rows instead of copying them. ' +
-    `A new mirror has 16 KiB pages: SQLite's default 4 KiB page holds ${Math.floor(4096 / perParcel(parcels))} rows of ${perParcel(parcels)} bytes and leaves ${4096 - Math.floor(4096 / perParcel(parcels)) * perParcel(parcels)} bytes of it unused.`;
+    `A new mirror has 16 KiB pages: SQLite's default 4 KiB page holds ${rowsPer4k} rows of ${rowBytes} bytes and leaves ${4096 - rowsPer4k * rowBytes} bytes of it unused.`;
 }
 
 const version = spawnSync(OGR2OGR, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';

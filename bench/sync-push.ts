@@ -8,7 +8,7 @@
 // or the bare loop) on the other — the client alone on its core as with a remote service, but the service confined
 // to one core — and pairs with everything sharing both cores, as a user runs the CLI against the local service.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -24,7 +24,7 @@ import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { BATCH_SIZE, makeParcels } from './lib/parcels.ts';
 import { canPin, createFarms, createTenant, onCpus, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
-import { procCpuSeconds } from './lib/machine.ts';
+import { childrenCpuSeconds, procCpuSeconds } from './lib/machine.ts';
 import { median, r1, r3 } from './lib/stats.ts';
 import { describePairs, interleaved } from './lib/pairs.ts';
 import { latestProfile, summarizeProfile, type Frame } from './lib/profile.ts';
@@ -124,13 +124,6 @@ async function prepare(cpus: Cpus): Promise<Fixture> {
   return { engine: { ...e, home, farmLocalId, farmId }, bare: { ...b, bodies, farmId: bareFarm }, cpus };
 }
 
-/** CPU seconds of this process's waited-for children so far (cutime + cstime, /proc/self/stat). */
-function childrenCpu(): number {
-  const text = readFileSync('/proc/self/stat', 'utf8');
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) / 100;
-}
-
 interface Run { value: number; cpu_s: number; out: string; service_cpu_s?: number }
 
 /** A process from spawn to exit (the value is its wall time in ms), on `cpus` when given, with its CPU time. */
@@ -138,7 +131,7 @@ function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Prom
   // What the fixture (a 20,000-parcel mirror, the services' databases, the bodies) left dirty in the page cache is
   // written out now, not by the kernel's flusher in the middle of a timed run: both sides start with nothing to flush.
   spawnSync('sync');
-  const cpu0 = childrenCpu();
+  const cpu0 = childrenCpuSeconds();
   const t0 = performance.now();
   const [command, args] = onCpus(cpus, argv);
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
@@ -149,7 +142,7 @@ function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Prom
     const value = r1(performance.now() - t0);
     // The error, not the progress lines that push it out of the message.
     if (status !== 0) fail(new Error(`${argv.join(' ')} exited ${status}: ${out.split('\n').filter((l) => !/ parcels \d+\//.test(l)).join('\n').slice(-3000)}`));
-    else done({ value, cpu_s: r3(childrenCpu() - cpu0), out });
+    else done({ value, cpu_s: r3(childrenCpuSeconds() - cpu0), out });
   }));
 }
 

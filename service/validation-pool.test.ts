@@ -130,12 +130,13 @@ describe('ValidationPool results', () => {
   });
 });
 
-/** Nice values of this process's threads, from /proc (field 19 of each thread's stat). */
+/** The nice value of one of this process's threads, from /proc (field 19 of its stat). */
 function threadNice(tid: string | number): number {
   const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
+/** Nice values of all this process's threads. */
 function threadNices(): number[] {
   return readdirSync('/proc/self/task').map(threadNice);
 }

@@ -70,6 +70,13 @@ export function procCpuSeconds(pid: number, tid?: number): number {
   }
 }
 
+/** CPU seconds of this process's waited-for children so far (cutime + cstime, /proc/self/stat): a child's whole CPU time once it has exited. */
+export function childrenCpuSeconds(): number {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
 /** Busy CPU seconds of the whole machine (every core), from /proc/stat. */
 function machineBusySeconds(): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
