@@ -95,7 +95,10 @@ export interface OutboxRow {
  * What the push of a first send needs of its op: the push reads only these (db/outbox.ts parcelCreatesDue); building
  * the other dozen fields of 20,000 ops it never looks at cost about a tenth of a second.
  */
-export type SendOp = Pick<OutboxRow, 'id' | 'local_id' | 'attempts'>;
+export type SendOp = Pick<OutboxRow, 'id' | 'local_id' | 'attempts'> & {
+  /** The parcel's rowid when the push planned the op (sync/parcel-plan.ts): the booking finds the row by it. */
+  rowid?: number;
+};
 
 export type ConflictKind = 'edit' | 'remote_delete' | 'duplicate_on_service' | 'partial_batch';
 

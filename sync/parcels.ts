@@ -61,7 +61,7 @@ export function commitCreated(ctx: AccountCtx, pairs: readonly { op: SendOp; fea
         }
         base = JSON.stringify(parcelStateOfFeature(whole as ParcelFeature).state);
       }
-      booked.push({ localId: op.local_id, serverId: feature.id, key: feature.properties.key, base });
+      booked.push({ localId: op.local_id, serverId: feature.id, key: feature.properties.key, base, rowid: op.rowid });
       ids.push(op.id);
     }
     setParcelServerIds(ctx.db, booked);
