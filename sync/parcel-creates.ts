@@ -21,9 +21,6 @@ import { PushPlan, type Planned } from './parcel-plan.ts';
  */
 const CHECKPOINT_THREAD_FROM = 2_500;
 
-/** Lets the event loop run what is ready (answers to read and book, requests to send) before the next step. */
-const turn = () => new Promise<void>((r) => setImmediate(r));
-
 interface Ready { farmId: number; items: Item[]; planned: number }
 type Booking = { op: SendOp; feature: CreatedFeature };
 
@@ -169,10 +166,13 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
    * The rows are read and marked in one step, so that no edit can come between reading a row and marking its op.
    */
   const nextGroup = async (n: number): Promise<void> => {
+    // Before each step, the requests just handed to the HTTP client go out (ServiceClient.written): undici writes
+    // them in a later turn of the event loop, and a step that came first held them.
+    await ctx.client.written();
     const group = plan.take(n);
-    await turn();
+    await ctx.client.written();
     outbox.flushBookings();
-    await turn();
+    await ctx.client.written();
     ready.push(...await outbox.markGroup(prepare(ctx, group, limit, progress)));
   };
   const inflight = new Set<Promise<void>>();

@@ -1,0 +1,50 @@
+// ServiceClient.written(): once it resolves, every request handed to the client is on its socket — undici writes a
+// request on a kept-alive socket only in a later turn of the event loop, and the push holds the thread for
+// milliseconds right after it hands one over. Real HTTP on 127.0.0.1, undici's own diagnostics channel as the witness.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import dc from 'node:diagnostics_channel';
+import { ServiceClient } from './http.ts';
+
+let server: Server;
+let client: ServiceClient;
+/** Paths whose request headers undici has written to a socket, in order. */
+let written: string[];
+const onHeaders = (m: unknown) => { written.push((m as { request: { path: string } }).request.path); };
+
+beforeEach(async () => {
+  written = [];
+  dc.subscribe('undici:client:sendHeaders', onHeaders);
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  client = new ServiceClient({ baseUrl: `http://127.0.0.1:${port}`, accountId: 'acc-w', credentials: { mode: 'api_key', apiKey: 'k' } });
+  // A kept-alive connection, as in a push: its next requests are written only in a later turn.
+  await client.send('GET', '/warm');
+});
+afterEach(async () => {
+  dc.unsubscribe('undici:client:sendHeaders', onHeaders);
+  await client.close();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+describe('ServiceClient.written', () => {
+  it('resolves only once a request just handed over is on its socket', async () => {
+    const a = client.send('POST', '/a', { n: 1 });
+    await client.written();
+    expect(written).toEqual(['/warm', '/a']);
+    await a;
+  });
+
+  it('also for a request sent on the answer of the one before, on the socket that answer freed', async () => {
+    await client.send('POST', '/a', { n: 1 });
+    // As the push does: the next request as soon as an answer is in, then a long synchronous step.
+    const b = client.send('POST', '/b', { n: 2 });
+    await client.written();
+    expect(written).toEqual(['/warm', '/a', '/b']);
+    await b;
+  });
+});
