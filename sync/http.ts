@@ -110,11 +110,11 @@ export class ServiceClient {
 
   /**
    * Resolves after a turn of the event loop, once every request handed to this client is written to its socket (or
-   * after `maxTurns` turns, for one that waits for a connection). undici writes a request on a kept-alive socket only in a later
-   * turn (a setImmediate: it first lets the socket show whether the server closed it; and a socket that has just
-   * delivered an answer is free again only a turn later), so a caller about to hold the thread for milliseconds lets
-   * those writes go first. Without this the push's requests left 3 ms after they were made at the 90th percentile
-   * (0.05 ms at the median): ~0.3 s of 400 requests, while the service had only one request to work on.
+   * after `maxTurns` turns, for one that waits for a connection). undici writes a request on a kept-alive socket only
+   * in a later turn (a setImmediate: it first lets the socket show whether the server closed it; and a socket that
+   * has just delivered an answer is free again only a turn later), so a caller about to hold the thread for
+   * milliseconds lets those writes go first. Without this the push's requests left 3 ms after they were made at the
+   * 90th percentile (0.05 ms at the median): ~0.3 s of 400 requests, while the service had only one request to work on.
    */
   async written(maxTurns = 8): Promise<void> {
     // At least one turn: a request whose sending has begun may be handed to the dispatcher only in a microtask.
