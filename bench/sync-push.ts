@@ -247,9 +247,19 @@ function runPairs(pairs: number, cpus: Cpus, tag: string) {
 
 const result = await runPairs(PAIRS, PINNED, PIN ? 'pinned' : 'shared');
 const shared = PIN && SHARED_PAIRS > 0 ? await runPairs(SHARED_PAIRS, SHARED, 'shared') : null;
-/** Sharing the cores, fresh services each: the bare loop beside a busy loop at nice 19 (a), and alone (b). */
+/** Two fresh services with the same bodies, sharing the cores: one for the bare loop beside a busy loop, one alone. */
+async function interferenceFixture(): Promise<{ beside: Fixture['bare']; alone: Fixture['bare'] }> {
+  const beside = await bareFixture(SHARED, lastRows);
+  try {
+    return { beside, alone: await bareFixture(SHARED, lastRows) };
+  } catch (err) {
+    await stop(beside);
+    throw err;
+  }
+}
+/** The bare loop beside a busy loop at nice 19 (a) against the bare loop alone (b). */
 const interference = INTERFERENCE_PAIRS > 0
-  ? await interleaved(INTERFERENCE_PAIRS, async () => ({ beside: await bareFixture(SHARED, lastRows), alone: await bareFixture(SHARED, lastRows) }),
+  ? await interleaved(INTERFERENCE_PAIRS, interferenceFixture,
     (f) => bareBesideBusyLoop({ bare: f.beside, cpus: SHARED }), (f) => bareSide({ bare: f.alone, cpus: SHARED }),
     (side, pair, r) => process.stderr.write(`  interference pair ${pair + 1} bare loop ${side === 'a' ? 'beside a busy loop at nice 19' : 'alone'}: ${r.value} ms\n`),
     async (f) => { await stop(f.beside); await stop(f.alone); })
