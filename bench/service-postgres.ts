@@ -5,13 +5,13 @@
 // synchronous_commit on, which sync the WAL at every commit too). The three set-ups run in rounds, the order rotated
 // each round, and every ratio is the median of the per-round ratios with its spread.
 import { parseArgs } from 'node:util';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'undici';
 import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
 import { pool, runLoad, type LoadResult, type RequestSpec } from './lib/load.ts';
 import { createFarms, createTenant, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
-import { procCpuSeconds } from './lib/machine.ts';
+import { procCpuSeconds, statFields } from './lib/machine.ts';
 import { pairStats, type PairStats } from './lib/pairs.ts';
 import { median, r1, summarize } from './lib/stats.ts';
 import { metric, startResult, writeResult } from './lib/result.ts';
@@ -65,8 +65,7 @@ function serverCpu(c: Cluster): Map<number, number> {
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pm) out.set(Number(d), procCpuSeconds(Number(d)));
+      if (Number(statFields(`/proc/${d}/stat`)[1]) === pm) out.set(Number(d), procCpuSeconds(Number(d))); // ppid
     } catch { /* gone meanwhile */ }
   }
   return out;

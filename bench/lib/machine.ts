@@ -55,15 +55,19 @@ export function procMemoryKb(pid: number): { rss: number; hwm: number } {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+/** The fields of a /proc …/stat file after the command name (which may hold spaces and parentheses: after the last ')'). */
+export function statFields(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
 /**
  * CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat; with `tid`, one thread's
  * (/proc/<pid>/task/<tid>/stat; the main thread's tid is the pid).
  */
 export function procCpuSeconds(pid: number, tid?: number): number {
   try {
-    const text = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: fields start after the last ')'.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`);
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND; // utime, stime
   } catch {
     return 0; // exited
@@ -72,8 +76,7 @@ export function procCpuSeconds(pid: number, tid?: number): number {
 
 /** CPU seconds of this process's waited-for children so far (cutime + cstime, /proc/self/stat): a child's whole CPU time once it has exited. */
 export function childrenCpuSeconds(): number {
-  const text = readFileSync('/proc/self/stat', 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields('/proc/self/stat');
   return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
 }
 
