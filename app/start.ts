@@ -20,6 +20,7 @@ import { furrowHome } from '../sync/credentials.ts';
 import { launchHost, type Host } from '../backend/launch.ts';
 import { ensureRenderer, ROOT } from './renderer-build.ts';
 import { freePort } from '../platform/node/free-port.ts';
+import { openInBrowser } from './open-browser.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -90,12 +91,6 @@ async function openWindow(binary: string, home: string, account: string | undefi
 
 const hasDisplay = () => process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 
-function openBrowser(url: string): void {
-  if (!hasDisplay() || process.env.FURROW_NO_BROWSER) return;
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
-  spawn(cmd, args as string[], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
-}
-
 async function main(): Promise<void> {
   const renderer = await ensureRenderer(say);
   const service = process.env.FURROW_SERVICE ? configuredService(process.env) : await embeddedService();
@@ -105,9 +100,11 @@ async function main(): Promise<void> {
   let host: Host | null = null;
   let electronWindow: ChildProcess | null = null;
   let stopping = false;
+  let removeLaunchPage = () => {};
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    removeLaunchPage();
     electronWindow?.kill('SIGTERM');
     await host?.close().catch(() => {});
     if (service.child && service.child.exitCode === null) service.child.kill('SIGTERM');
@@ -122,7 +119,8 @@ async function main(): Promise<void> {
   const electron = electronBinary();
   const windowed = 'path' in electron && hasDisplay() && !process.env.FURROW_NO_BROWSER && !process.env.FURROW_NO_ELECTRON;
   let handedOver = false;
-  host = await launchHost({ home, env: windowed ? {} : { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
+  // The token goes to the host over its IPC channel, never in its environment (backend/launch.ts).
+  host = await launchHost({ home, ...(windowed ? {} : { env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer }, secrets: { browserToken: token } }) });
   host.child.once('exit', () => {
     if (handedOver) return;
     if (!stopping) say("The app's backend stopped: the app stops too.");
@@ -163,7 +161,8 @@ async function main(): Promise<void> {
     ? `${process.env.FURROW_NO_BROWSER ? 'FURROW_NO_BROWSER is set' : process.env.FURROW_NO_ELECTRON ? 'FURROW_NO_ELECTRON is set' : 'No display'}: Electron's window does not open.`
     : `Electron's binary is not installed (${electron.missing}): the app runs in your browser.`);
   say(`Open Furrow at ${url}   (this address works until the app stops; Ctrl+C stops it)`);
-  openBrowser(url);
+  // Through a page only the user can read: the token on xdg-open's command line would be every local user's.
+  if (hasDisplay() && !process.env.FURROW_NO_BROWSER) removeLaunchPage = openInBrowser(url, home, port);
 }
 
 main().catch((err: unknown) => {

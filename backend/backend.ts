@@ -8,6 +8,7 @@ import { AccountNotRemoved, removeAccount } from '../db/accounts.ts';
 import { releaseBackoff, requeueRejected } from '../db/outbox.ts';
 import { openConflictById } from '../db/conflicts.ts';
 import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
+import type { ConnectInput } from '../sync/connect.ts';
 import { durationsFromEnv, type DurationOptions } from '../sync/cli-args.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
 import { JsonItems, RpcError, type HandlersOf } from '../core/rpc.ts';
@@ -36,6 +37,8 @@ export interface BackendOptions {
    * write for change events; the CLI does neither (nothing else runs, nobody listens).
    */
   app?: boolean;
+  /** Told each address the backend makes for the user to open outside the app (the embedded map): Electron's main opens no other. */
+  externalLink?: (url: string) => void;
 }
 
 /** Progress and change events of a sync are sent at most this often. */
@@ -139,6 +142,18 @@ export class Backend {
     return durationsFromEnv(this.opts.env ?? {});
   }
 
+  private async connect(input: ConnectInput) {
+    const { connectAccount, ConnectRefused } = await import('../sync/connect.ts');
+    try {
+      const { account, tokenExpires } = await connectAccount(this.mirror, this.credentials, input, this.durations);
+      this.emit({ type: 'accounts' });
+      return { account: accountSummary(this.mirror, account.id), tokenExpires };
+    } catch (err) {
+      if (err instanceof ConnectRefused) throw new RpcError(ApiErrorCode.connectRefused, err.message, { reason: err.code });
+      throw err;
+    }
+  }
+
   private account(id: string) {
     return accountOf(this.mirror, id);
   }
@@ -151,17 +166,8 @@ export class Backend {
 
     accounts: () => this.mirror.read.accounts().map((a) => accountSummary(this.mirror, a.id)),
 
-    connect: async (input) => {
-      const { connectAccount, ConnectRefused } = await import('../sync/connect.ts');
-      try {
-        const { account, tokenExpires } = await connectAccount(this.mirror, this.credentials, input, this.durations);
-        this.emit({ type: 'accounts' });
-        return { account: accountSummary(this.mirror, account.id), tokenExpires };
-      } catch (err) {
-        if (err instanceof ConnectRefused) throw new RpcError(ApiErrorCode.connectRefused, err.message, { reason: err.code });
-        throw err;
-      }
-    },
+    connect: (input) => this.connect(input),
+    connectWithCommand: (input) => this.connect(input),
 
     disconnect: async ({ account, discardUnsynced = false }) => {
       if (this.job?.kind === 'sync') throw new RpcError(ApiErrorCode.busy, 'A sync is running: disconnect once it ends');
@@ -322,7 +328,9 @@ export class Backend {
       this.account(account);
       const { embeddedUrl } = await syncJobs();
       try {
-        return { url: embeddedMapUrl(await embeddedUrl(this.mirror, this.credentials, account), metadata) };
+        const url = embeddedMapUrl(await embeddedUrl(this.mirror, this.credentials, account), metadata);
+        this.opts.externalLink?.(url);
+        return { url };
       } catch (err) {
         if (err instanceof RpcError) throw err;
         throw new RpcError(ApiErrorCode.serviceUnavailable, `The embedded map's address needs the service: ${err instanceof Error ? err.message : String(err)}`);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'furrow-browser-'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Furrow</title>');
   port = await freePort();
-  host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir } });
+  host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir }, secrets: { browserToken: token } });
   // hello answers on the IPC channel as soon as the host runs; the browser server may take a moment more.
   for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
 });

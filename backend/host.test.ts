@@ -21,8 +21,8 @@ afterAll(async () => {
 });
 
 const ENV = { FURROW_SETTLE_MS: '200', FURROW_MAX_WAIT_MS: '3000' };
-async function host(home: string, entry?: string, env: NodeJS.ProcessEnv = {}): Promise<Host> {
-  const h = await launchHost({ home, env: { ...ENV, ...env }, entry });
+async function host(home: string, entry?: string, secrets: { credentialKey?: string } = {}): Promise<Host> {
+  const h = await launchHost({ home, env: ENV, entry, secrets });
   hosts.push(h);
   return h;
 }
@@ -233,7 +233,7 @@ describe('the mirror host', () => {
     const home = newHome();
     const acc = await newAccount();
     // As the packaged app starts it: with the key its keychain guards, the secrets are kept sealed, never in clear.
-    const h = await host(home, entry, { FURROW_CREDENTIAL_KEY: randomBytes(32).toString('base64') });
+    const h = await host(home, entry, { credentialKey: randomBytes(32).toString('base64') });
     await h.api.connect({ service: w.svc.url, account: acc, apiKey: w.apiKey });
     expect(existsSync(join(home, 'credentials.json'))).toBe(false);
     expect(readFileSync(join(home, 'credentials.sealed'), 'utf8')).not.toContain(w.apiKey);

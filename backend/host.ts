@@ -1,52 +1,72 @@
 // The mirror host: one process that owns the mirror, the sync engine and the import threads, and serves the app's
 // API (core/api.ts) on the channel to its parent — an Electron utilityProcess in the app, a plain child process in
-// browser mode and in tests — and to each Electron window's renderer on a MessagePort of its own. FURROW_HOME says
-// where the mirror and the credentials are. In browser mode
-// (FURROW_BROWSER_TOKEN set) it also serves the same API to the browser's tabs itself (backend/browser-server.ts).
+// browser mode and in tests — and to each page (an Electron window's renderer on a MessagePort of its own, a browser
+// tab on browser mode's WebSocket). FURROW_HOME says where the mirror and the credentials are.
+//
+// Who may call what (core/rpc.ts Caller): the parent is the user's own process (npm start's launcher, a test), a
+// 'cli' caller; every page is a 'page' caller, refused what only the command line may do (a path, a command).
+//
+// Secrets never come in the environment or on the command line (/proc/<pid>/environ and /cmdline are readable by
+// every local user): the parent's first message carries them (core/host-protocol.ts HOST_SECRETS), and the host
+// opens nothing before it has them.
 import { API, type ApiEvent } from '../core/api.ts';
-import { serve, type Port, type Server } from '../core/rpc.ts';
+import { serve, type Caller, type Port, type Server } from '../core/rpc.ts';
 import { problemsOf } from '../core/schemas/check.ts';
+import { EXTERNAL_LINK, isHostSecrets, type ExternalLink } from '../core/host-protocol.ts';
 import { furrowHome } from '../sync/credentials.ts';
 import { SealedCredentialStore } from '../sync/sealed-credentials.ts';
 import { Backend } from './backend.ts';
 import { startBrowserServer, type BrowserServer } from './browser-server.ts';
-import { acceptRendererPorts, acceptSessions, electronParent, processPort } from './node-ports.ts';
+import { acceptRendererPorts, acceptSessions, electronParent, holdParent, parentChannel, portOf } from './node-ports.ts';
+import { privateUmask } from '../platform/node/private-files.ts';
 
-// Read and removed before anything starts: the import threads and any command the engine runs inherit no token.
-const browserToken = process.env.FURROW_BROWSER_TOKEN;
-delete process.env.FURROW_BROWSER_TOKEN;
+// Whatever the host or a library it runs creates (SQLite's -wal and -shm, the import threads' files) is the user's
+// alone: the mirror is not every local user's to read.
+privateUmask();
 
-// The packaged app's main process hands the key its keychain guards (electron/main.ts): the secrets are then kept
-// sealed (sync/sealed-credentials.ts); without it, in the 0600 file or FURROW_API_KEY. Removed as the token is.
-const sealKey = process.env.FURROW_CREDENTIAL_KEY;
-delete process.env.FURROW_CREDENTIAL_KEY;
+/** How long the host waits for its parent's first message before it gives up. */
+const SECRETS_WAIT_MS = 30_000;
+
+// Held from the first moment: a call or a renderer's port sent while the host waits for its secrets waits with it.
+const parent = holdParent(parentChannel());
+const secrets = await parent.take(isHostSecrets, SECRETS_WAIT_MS).catch((err: unknown) => {
+  process.stderr.write(`The mirror host stops: ${err instanceof Error ? err.message : String(err)} (start it with backend/launch.ts or the app).\n`);
+  process.exit(1);
+});
 
 const home = furrowHome(process.env);
-const credentials = sealKey ? new SealedCredentialStore(home, Buffer.from(sealKey, 'base64')) : undefined;
-const backend = new Backend({ home, env: process.env, app: true, credentials });
+// The packaged app's main process hands the key its keychain guards (electron/main.ts): the secrets are then kept
+// sealed (sync/sealed-credentials.ts); without it, in the 0600 file or FURROW_API_KEY.
+const credentials = secrets.credentialKey ? new SealedCredentialStore(home, Buffer.from(secrets.credentialKey, 'base64')) : undefined;
+const backend = new Backend({
+  home, env: process.env, app: true, credentials,
+  // Electron's main opens an external address only when the host announced it (electron/trust.ts).
+  externalLink: (url) => parent.postMessage({ type: EXTERNAL_LINK, url } satisfies ExternalLink),
+});
 const servers = new Set<Server<ApiEvent>>();
-const channel = processPort();
-const server = serve<typeof API, ApiEvent>(API, channel, backend.handlers, { check: problemsOf });
-servers.add(server);
-backend.onEvent((e) => { for (const s of servers) s.emit(e); });
+const channel = portOf(parent);
 
-/** One rpc server per page (a browser tab, an Electron window's renderer), on the same handlers; the function that ends it. */
-function session(port: Port): () => void {
-  const tab = serve<typeof API, ApiEvent>(API, port, backend.handlers, { check: problemsOf });
-  servers.add(tab);
-  return () => { servers.delete(tab); tab.close(); };
+function session(port: Port, caller: Caller): () => void {
+  const s = serve<typeof API, ApiEvent>(API, port, backend.handlers, { check: problemsOf, caller });
+  servers.add(s);
+  return () => { servers.delete(s); s.close(); };
 }
+backend.onEvent((e) => { for (const s of servers) s.emit(e); });
+session(channel, 'cli');
+
+/** One rpc server per page (a browser tab, an Electron window's renderer), on the same handlers. */
+const page = (port: Port) => session(port, 'page');
 // Electron's renderers (electron/main.ts): in the packaged app each comes as a MessagePort main transfers on the
 // parentPort, straight to this process; in development through the bridge's sessions (backend/host-bridge.ts).
-const parent = electronParent();
-if (parent) acceptRendererPorts(parent, session);
-else acceptSessions(channel, session);
+if (electronParent()) acceptRendererPorts(parent, page);
+else acceptSessions(channel, page);
+parent.release();
 
 let browser: BrowserServer | null = null;
-if (browserToken) {
+if (secrets.browserToken) {
   browser = await startBrowserServer({
-    port: Number(process.env.FURROW_BROWSER_PORT ?? 0), token: browserToken, root: process.env.FURROW_RENDERER_DIR ?? 'dist/renderer',
-    onConnection: session,
+    port: Number(process.env.FURROW_BROWSER_PORT ?? 0), token: secrets.browserToken, root: process.env.FURROW_RENDERER_DIR ?? 'dist/renderer',
+    onConnection: page,
   });
 }
 

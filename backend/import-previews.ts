@@ -6,6 +6,7 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '../platform/node/private-files.ts';
 import { IMPORT_PREVIEW_TTL_MS } from '../core/api-imports.ts';
 
 export interface KeptPreview {
@@ -36,7 +37,7 @@ export class ImportPreviews {
 
   /** Writes the bytes to a new private folder and keeps them; the account's previous preview is removed. */
   keep(account: string, fileName: string, bytes: Uint8Array): KeptPreview {
-    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.root);
     this.sweep();
     for (const p of this.kept.values()) if (p.account === account && !p.importing) this.remove(p.id);
     const id = randomUUID();

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
 import { createClient, type Client } from '../core/rpc.ts';
 import { childPort } from './node-ports.ts';
+import { HOST_SECRETS, type HostSecrets } from '../core/host-protocol.ts';
 
 export interface Host {
   client: Client<Api, ApiEvent>;
@@ -19,8 +20,17 @@ export interface Host {
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const ENTRY = fileURLToPath(new URL(FROM_SOURCE ? './host.ts' : './host.mjs', import.meta.url));
 
-/** `entry`: another host script (the built dist/host.mjs, say); by default the one beside this module. */
-export async function launchHost(opts: { home: string; env?: NodeJS.ProcessEnv; entry?: string }): Promise<Host> {
+export interface LaunchOptions {
+  home: string;
+  /** Settings (never a secret: /proc/<pid>/environ is readable by every local user). */
+  env?: NodeJS.ProcessEnv;
+  /** Another host script (the built dist/host.mjs, say); by default the one beside this module. */
+  entry?: string;
+  /** The host's secrets (browser mode's token), handed over its IPC channel as its first message. */
+  secrets?: Omit<HostSecrets, 'type'>;
+}
+
+export async function launchHost(opts: LaunchOptions): Promise<Host> {
   const entry = opts.entry ?? ENTRY;
   const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     env: { ...process.env, ...opts.env, FURROW_HOME: opts.home }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -28,6 +38,8 @@ export async function launchHost(opts: { home: string; env?: NodeJS.ProcessEnv; 
     // crosses as copied strings, where the JSON channel escaped every quote in them and unescaped them again.
     serialization: 'advanced',
   });
+  // First, before any call: the host opens nothing until it has them (backend/host.ts).
+  child.send({ type: HOST_SECRETS, ...opts.secrets } satisfies HostSecrets);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const client = createClient<Api, ApiEvent>(API, childPort(child));
   child.once('exit', (code, signal) => client.close(`the mirror host exited (${signal ?? code})`));

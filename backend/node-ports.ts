@@ -1,13 +1,16 @@
 // core/rpc.ts ports over Node's channels between processes.
 import type { ChildProcess } from 'node:child_process';
 import type { Port } from '../core/rpc.ts';
+import { RENDERER_PORT } from '../core/host-protocol.ts';
 
 /** Electron's channel to a utilityProcess's parent (process.parentPort; typed here: the backend never imports electron). */
-interface ParentPort {
+export interface ParentPort {
   postMessage(message: unknown): void;
-  on(event: 'message', listener: (e: { data: unknown; ports?: MessagePortMainLike[] }) => void): unknown;
-  off(event: 'message', listener: (e: { data: unknown; ports?: MessagePortMainLike[] }) => void): unknown;
+  on(event: 'message', listener: (e: ParentEvent) => void): unknown;
+  off(event: 'message', listener: (e: ParentEvent) => void): unknown;
 }
+/** A message from the parent, with the ports transferred with it (Electron's only). */
+export interface ParentEvent { data: unknown; ports?: MessagePortMainLike[] }
 
 /** Electron's parentPort when the host runs in the packaged app's utilityProcess, else none. */
 export function electronParent(proc: NodeJS.Process = process): ParentPort | null {
@@ -15,27 +18,90 @@ export function electronParent(proc: NodeJS.Process = process): ParentPort | nul
 }
 
 /**
- * The host's side of its channel: an IPC channel when spawned as a plain child process (browser mode, tests, the
- * CLI), or Electron's parentPort in the packaged app's utilityProcess.
+ * The host's channel to whoever started it, in parentPort's shape: Electron's parentPort in the packaged app's
+ * utilityProcess, or the IPC channel of a plain child process (browser mode, tests, the development bridge).
  */
-export function processPort(proc: NodeJS.Process = process): Port {
+export function parentChannel(proc: NodeJS.Process = process): ParentPort {
   const parent = electronParent(proc);
-  if (parent) {
-    return {
-      postMessage: (m) => parent.postMessage(m),
-      onMessage(listener) {
-        const on = (e: { data: unknown }) => listener(e.data);
-        parent.on('message', on);
-        return () => parent.off('message', on);
-      },
-    };
-  }
+  if (parent) return parent;
   if (!proc.send) throw new Error('the mirror host needs an IPC channel to its parent (spawn it with stdio "ipc")');
+  const wrapped = new Map<(e: ParentEvent) => void, (m: unknown) => void>();
   return {
     postMessage: (m) => { if (proc.connected) proc.send!(m); },
+    on(_event, listener) {
+      const on = (m: unknown) => listener({ data: m });
+      wrapped.set(listener, on);
+      proc.on('message', on);
+    },
+    off(_event, listener) {
+      const on = wrapped.get(listener);
+      if (on) proc.off('message', on);
+      wrapped.delete(listener);
+    },
+  };
+}
+
+/** A parentPort-shaped channel as core/rpc.ts's Port (its messages' data). */
+export function portOf(parent: ParentPort): Port {
+  return {
+    postMessage: (m) => parent.postMessage(m),
     onMessage(listener) {
-      proc.on('message', listener);
-      return () => proc.off('message', listener);
+      const on = (e: ParentEvent) => listener(e.data);
+      parent.on('message', on);
+      return () => parent.off('message', on);
+    },
+  };
+}
+
+/** The host's side of its channel (parentChannel as a Port). */
+export function processPort(proc: NodeJS.Process = process): Port {
+  return portOf(parentChannel(proc));
+}
+
+/**
+ * The parent's messages held from the host's first moment until it is ready (released): the host first waits for
+ * its secrets (`take`), and a call, a session or a renderer's port sent meanwhile must wait, not be lost to a channel
+ * nobody listened to yet. A message `take` claims is never delivered to the listeners.
+ */
+export interface HeldParent extends ParentPort {
+  /** The first message (held or to come) whose data `pred` accepts; rejects after `ms`. */
+  take<T>(pred: (data: unknown) => data is T, ms: number): Promise<T>;
+  /** Delivers what was held, in order, to the listeners registered by now, and every later message as it comes. */
+  release(): void;
+}
+export function holdParent(parent: ParentPort): HeldParent {
+  const held: ParentEvent[] = [];
+  const listeners = new Set<(e: ParentEvent) => void>();
+  const takers: { pred: (data: unknown) => boolean; resolve(data: unknown): void }[] = [];
+  let released = false;
+  parent.on('message', (e) => {
+    const taker = takers.findIndex((t) => t.pred(e.data));
+    if (taker >= 0) {
+      takers.splice(taker, 1)[0]!.resolve(e.data);
+      return;
+    }
+    if (!released) held.push(e);
+    else for (const l of [...listeners]) l(e);
+  });
+  return {
+    postMessage: (m) => parent.postMessage(m),
+    on: (_event, listener) => listeners.add(listener),
+    off: (_event, listener) => listeners.delete(listener),
+    take<T>(pred: (data: unknown) => data is T, ms: number): Promise<T> {
+      const i = held.findIndex((e) => pred(e.data));
+      if (i >= 0) return Promise.resolve(held.splice(i, 1)[0]!.data as T);
+      return new Promise<T>((resolve, reject) => {
+        const taker = { pred, resolve: (data: unknown) => { clearTimeout(timer); resolve(data as T); } };
+        const timer = setTimeout(() => {
+          takers.splice(takers.indexOf(taker), 1);
+          reject(new Error(`no start message from the parent within ${ms / 1000} s`));
+        }, ms);
+        takers.push(taker);
+      });
+    },
+    release() {
+      released = true;
+      for (const e of held.splice(0)) for (const l of [...listeners]) l(e);
     },
   };
 }
@@ -79,7 +145,7 @@ export function messagePortMain(port: MessagePortMainLike, onClose: () => void):
 }
 
 /** What main posts to the host with a renderer's port in its transfer list (electron/main.ts). */
-export const RENDERER_PORT = 'furrow:renderer-port';
+export { RENDERER_PORT } from '../core/host-protocol.ts';
 
 /**
  * The host's side of the packaged app: every renderer port main transfers on the parentPort is a session of its

@@ -8,12 +8,16 @@ import { UsageError, durationsFromEnv, parseHectares, parseWhole } from '../sync
 import { needsUser, problemLine, statusLines } from '../sync/status.ts';
 import type { BlockedCode } from '../sync/blocked.ts';
 import type { ProgressEvent } from '../sync/progress.ts';
-import { RpcError, inProcess } from '../core/rpc.ts';
+import { RpcError, inProcess, type ClientOf } from '../core/rpc.ts';
 import type { Api } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { Backend } from '../backend/backend.ts';
 import { importPrinter, progressPrinter, type OutStream } from './output.ts';
 import { importErrorLines, importReportLines } from './import-report.ts';
+import { privateUmask } from '../platform/node/private-files.ts';
+
+// For scripts/cli.mjs, which loads the built CLI: it calls this before runCli, as the branch below does.
+export { privateUmask };
 
 // The backend loads the engine, the HTTP client, import and export only for the commands that use them: a status
 // does not pay for them (built, `accounts` started in 0.24–0.26 s and 80 MB with them, 0.13–0.16 s and 61 MB without).
@@ -88,12 +92,14 @@ function pickAccount(m: Mirror, v: Values): string {
   throw new UsageError(accounts.length ? `Several accounts are connected: choose one with --account (${accounts.map((a) => a.id).join(', ')})` : 'No account is connected: run connect first');
 }
 
-/** connect's options as the API takes them. */
-function connectInput(v: Values) {
+/** connect's options as the API takes them: a token kept fresh by a command is the command line's own method. */
+function connectCall(api: ClientOf<Api>, v: Values) {
   const token = str(v, 'token');
-  return token
-    ? { service: need(v, 'service'), token, tokenCommand: str(v, 'token-command'), label: str(v, 'label') }
-    : { service: need(v, 'service'), account: need(v, 'account'), apiKey: need(v, 'api-key'), accountHeader: str(v, 'account-header'), bearer: Boolean(v.bearer), label: str(v, 'label') };
+  const tokenCommand = str(v, 'token-command');
+  if (token && tokenCommand) return api.connectWithCommand({ service: need(v, 'service'), token, tokenCommand, label: str(v, 'label') });
+  return api.connect(token
+    ? { service: need(v, 'service'), token, label: str(v, 'label') }
+    : { service: need(v, 'service'), account: need(v, 'account'), apiKey: need(v, 'api-key'), accountHeader: str(v, 'account-header'), bearer: Boolean(v.bearer), label: str(v, 'label') });
 }
 
 
@@ -112,7 +118,7 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   try {
     switch (cmd) {
       case 'connect': {
-        const { account, tokenExpires } = await api.connect(connectInput(v));
+        const { account, tokenExpires } = await connectCall(api, v);
         out({ connected: account.id, service: account.service, method: account.method, ...(tokenExpires ? { token_expires: tokenExpires } : {}) });
         return 0;
       }
@@ -295,7 +301,11 @@ const isMain = (() => {
     return false;
   }
 })();
-if (isMain) process.exitCode = await runCli(process.argv.slice(2), { interrupt: stopOnInterrupt });
+if (isMain) {
+  // FURROW_HOME is the user's alone: whatever this process creates is owner-only (platform/node/private-files.ts).
+  privateUmask();
+  process.exitCode = await runCli(process.argv.slice(2), { interrupt: stopOnInterrupt });
+}
 
 /**
  * Ctrl-C stops a sync cleanly: nothing new is sent, the requests out finish and are booked, the lock is released.

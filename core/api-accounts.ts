@@ -4,7 +4,7 @@
 // bearer token, whose expiry is shown and which is renewed by pasting a new token or from a token provider address
 // (core/accounts/token-provider.ts). Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import type { Contract } from './rpc.ts';
+import { PAGE_AND_CLI, type Contract } from './rpc.ts';
 import { AccountId, Nullable, Obj } from './api-schemas.ts';
 import { MAX_EMAIL_LENGTH } from './accounts/email.ts';
 import { MAX_TOKEN_URL_LENGTH } from './accounts/token-provider.ts';
@@ -88,11 +88,11 @@ const Label = Type.Optional(Type.String({ maxLength: 200 }));
 
 export const ACCOUNTS_API = {
   organizations: {
-    description: "The organizations whose API key the backend holds, each with its accounts on the service (connected here or not)",
+    callers: PAGE_AND_CLI, description: "The organizations whose API key the backend holds, each with its accounts on the service (connected here or not)",
     args: Obj({}), result: Type.Array(Organization),
   },
   addOrganization: {
-    description: "Keeps an organization's API key for a service once the service accepts it (listing its accounts), without connecting an account",
+    callers: PAGE_AND_CLI, description: "Keeps an organization's API key for a service once the service accepts it (listing its accounts), without connecting an account",
     args: Obj({
       service: Type.String({ minLength: 1, maxLength: 2000 }), apiKey: Type.String({ minLength: 1, maxLength: 500 }),
       accountHeader: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), bearer: Type.Optional(Type.Boolean()),
@@ -100,24 +100,24 @@ export const ACCOUNTS_API = {
     result: Organization,
   },
   forgetOrganization: {
-    description: "Forgets a key added with addOrganization; accounts connected with it keep their own credentials",
+    callers: PAGE_AND_CLI, description: "Forgets a key added with addOrganization; accounts connected with it keep their own credentials",
     args: Obj(Org), result: Type.Null(),
   },
   createAccount: {
-    description: "Creates an account on the service with the organization's key (its e-mail is the only field) and connects it here",
+    callers: PAGE_AND_CLI, description: "Creates an account on the service with the organization's key (its e-mail is the only field) and connects it here",
     args: Obj({ ...Org, email: Type.String({ minLength: 1, maxLength: MAX_EMAIL_LENGTH + 20 }), label: Label }),
     result: Obj({ account: AccountId, email: Type.String() }),
   },
   connectOrgAccount: {
-    description: "Connects one of the organization's accounts here with the key the backend holds",
+    callers: PAGE_AND_CLI, description: "Connects one of the organization's accounts here with the key the backend holds",
     args: Obj({ ...Org, account: AccountId, label: Label }), result: Obj({ account: AccountId }),
   },
   deactivation: {
-    description: "What deactivating an account would do: its farms, parcels and hectares that would stay on the service, billed and out of reach, and the work here it would lose",
+    callers: PAGE_AND_CLI, description: "What deactivating an account would do: its farms, parcels and hectares that would stay on the service, billed and out of reach, and the work here it would lose",
     args: Obj({ ...Org, account: AccountId }), result: DeactivationPreview,
   },
   deactivateAccount: {
-    description: "Deactivates an account on the service (DELETE /api/accounts/{id}/), after deleting its farms when asked, and removes it from this computer; refused when the service's farms differ from `seen` (the preview the user confirmed) or with unsynced work unless discardUnsynced",
+    callers: PAGE_AND_CLI, description: "Deactivates an account on the service (DELETE /api/accounts/{id}/), after deleting its farms when asked, and removes it from this computer; refused when the service's farms differ from `seen` (the preview the user confirmed) or with unsynced work unless discardUnsynced",
     args: Obj({
       ...Org, account: AccountId, deleteFarms: Type.Boolean(),
       /** The preview's counts the user confirmed. */
@@ -128,21 +128,21 @@ export const ACCOUNTS_API = {
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
   accountTokens: {
-    description: "Each bearer account's token: where it comes from and when it expires",
+    callers: PAGE_AND_CLI, description: "Each bearer account's token: where it comes from and when it expires",
     args: Obj({}), result: Type.Array(TokenState),
   },
   setToken: {
-    description: "A new account_access token for an account connected with its own token (pasted): it must be this account's, unexpired, and accepted by the service when it can be reached",
+    callers: PAGE_AND_CLI, description: "A new account_access token for an account connected with its own token (pasted): it must be this account's, unexpired, and accepted by the service when it can be reached",
     args: Obj({ account: AccountId, token: Type.String({ minLength: 1, maxLength: 10_000 }) }),
     result: Obj({ token: TokenState, checked: Type.Boolean() }),
   },
   setTokenProvider: {
-    description: "The token provider address of an account connected with its own token (null: none); tokens are then fetched from it when needed",
+    callers: PAGE_AND_CLI, description: "The token provider address of an account connected with its own token (null: none); tokens are then fetched from it when needed",
     args: Obj({ account: AccountId, url: Nullable(Type.String({ maxLength: MAX_TOKEN_URL_LENGTH + 100 })) }),
     result: TokenState,
   },
   renewToken: {
-    description: "Fetches a new token from the account's token provider now",
+    callers: PAGE_AND_CLI, description: "Fetches a new token from the account's token provider now",
     args: Obj({ account: AccountId }), result: TokenState,
   },
 } satisfies Contract;

@@ -3,7 +3,7 @@
 // of every feature — valid or why not, by the import's own rules (core/parcels/validate.ts) — then imports the valid
 // ones through the same import as importFile. Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import type { Contract } from './rpc.ts';
+import { PAGE_AND_CLI, type Contract } from './rpc.ts';
 import { AccountId, BBox, Id, Name, Nullable, Obj } from './api-schemas.ts';
 
 /**
@@ -65,7 +65,7 @@ const ImportTarget = Type.Union([Obj({ id: Id }), Obj({ name: Name })]);
 
 export const IMPORTS_API = {
   importPreview: {
-    description: 'Reads a dropped GeoJSON, KML/KMZ or zipped Shapefile (its bytes in base64) and checks every feature with the service\'s rules and the account\'s limit, importing nothing; too_large above IMPORT_PREVIEW_MAX_BYTES (the CLI imports any size)',
+    callers: PAGE_AND_CLI, description: 'Reads a dropped GeoJSON, KML/KMZ or zipped Shapefile (its bytes in base64) and checks every feature with the service\'s rules and the account\'s limit, importing nothing; too_large above IMPORT_PREVIEW_MAX_BYTES (the CLI imports any size)',
     args: Obj({
       account: AccountId,
       fileName: Type.String({ minLength: 1, maxLength: 1000 }),
@@ -77,7 +77,7 @@ export const IMPORTS_API = {
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
   importPreviewed: {
-    description: "Imports a preview's valid features into a farm of its account (or a new one), as importFile with skipInvalid does (undoable like it, with progress, cancellable); the preview's file is removed once imported",
+    callers: PAGE_AND_CLI, description: "Imports a preview's valid features into a farm of its account (or a new one), as importFile with skipInvalid does (undoable like it, with progress, cancellable); the preview's file is removed once imported",
     args: Obj({ preview: Type.String({ minLength: 1, maxLength: 100 }), farm: ImportTarget }),
     result: Obj({
       farm: Id, farmName: Type.String(), imported: Type.Integer(), parts: Type.Integer(), skipped: Type.Integer(),
@@ -86,7 +86,7 @@ export const IMPORTS_API = {
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
   importPreviewDiscard: {
-    description: "Removes a preview's file now (Cancel); nothing when it is gone already",
+    callers: PAGE_AND_CLI, description: "Removes a preview's file now (Cancel); nothing when it is gone already",
     args: Obj({ preview: Type.String({ minLength: 1, maxLength: 100 }) }),
     result: Type.Null(),
   },

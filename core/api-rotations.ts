@@ -1,7 +1,7 @@
 // The app's backend contract, crop rotations and plants (farm managers): a parcel's rotation timeline, a farm's
 // parcels × campaigns, crop CRUD through the outbox, and the plants the service detected. Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import type { Contract } from './rpc.ts';
+import { PAGE_AND_CLI, type Contract } from './rpc.ts';
 import { Id, AccountId, BBox, Nullable, Obj, PolygonGeometry, Position, SyncState } from './api-schemas.ts';
 
 const Account = Obj({ account: AccountId });
@@ -72,22 +72,22 @@ export type PlantFeature = Static<typeof PlantFeature>;
 const PlantLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 }));
 
 export const ROTATIONS_API = {
-  rotation: { description: "A parcel's crops, newest first, each with its family, sync state and rotation warnings", args: Obj({ parcel: Id }), result: Type.Array(RotationCrop) },
+  rotation: { callers: PAGE_AND_CLI, description: "A parcel's crops, newest first, each with its family, sync state and rotation warnings", args: Obj({ parcel: Id }), result: Type.Array(RotationCrop) },
   farmRotation: {
-    description: "A farm's parcels × campaigns (or one campaign), each cell flagged when a crop family follows itself on the parcel",
+    callers: PAGE_AND_CLI, description: "A farm's parcels × campaigns (or one campaign), each cell flagged when a crop family follows itself on the parcel",
     args: Obj({ farm: Id, campaign: Type.Optional(Type.String({ maxLength: 120 })) }), result: FarmRotation,
   },
-  cropFamilies: { description: 'The crop families the service offered the account at its last pull, by name', args: Account, result: Type.Array(CropFamilySummary) },
-  createCrop: { description: 'A new crop on a parcel (sent once the parcel is on the service)', args: Obj({ parcel: Id, ...CropFields }), result: RotationCrop },
-  updateCrop: { description: 'Changes the fields given of a crop', args: Obj({ id: Id, ...CropFields }), result: RotationCrop },
-  deleteCrop: { description: 'Deletes a crop (on the service at the next sync)', args: One, result: Nothing },
+  cropFamilies: { callers: PAGE_AND_CLI, description: 'The crop families the service offered the account at its last pull, by name', args: Account, result: Type.Array(CropFamilySummary) },
+  createCrop: { callers: PAGE_AND_CLI, description: 'A new crop on a parcel (sent once the parcel is on the service)', args: Obj({ parcel: Id, ...CropFields }), result: RotationCrop },
+  updateCrop: { callers: PAGE_AND_CLI, description: 'Changes the fields given of a crop', args: Obj({ id: Id, ...CropFields }), result: RotationCrop },
+  deleteCrop: { callers: PAGE_AND_CLI, description: 'Deletes a crop (on the service at the next sync)', args: One, result: Nothing },
   plantsInView: {
-    description: "An account's plants whose point or crown meets the box (R*Tree), for the map",
+    callers: PAGE_AND_CLI, description: "An account's plants whose point or crown meets the box (R*Tree), for the map",
     args: Obj({ account: AccountId, bbox: BBox, limit: PlantLimit }),
     result: Obj({ type: Type.Literal('FeatureCollection'), features: Type.Array(PlantFeature), truncated: Type.Boolean() }),
   },
   plants: {
-    description: "A parcel's plants: how many, then the first `limit` (10,000 unless told) by id",
+    callers: PAGE_AND_CLI, description: "A parcel's plants: how many, then the first `limit` (10,000 unless told) by id",
     args: Obj({ parcel: Id, limit: PlantLimit }),
     result: Obj({ count: Type.Integer(), truncated: Type.Boolean(), features: Type.Array(PlantFeature) }),
   },

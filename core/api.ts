@@ -3,7 +3,7 @@
 // sends. Plain JSON only; geometry is GeoJSON in WGS84 [longitude, latitude]. core/rpc.ts proxies it between
 // processes: the host checks every call's arguments against these schemas before a handler runs.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Contract } from './rpc.ts';
+import { CLI_ONLY, PAGE_AND_CLI, type Contract } from './rpc.ts';
 import { AccountId, BBox, Id, Lat, Lon, Metadata, Name, Nullable, Obj, PolygonGeometry, SyncState } from './api-schemas.ts';
 import { ROTATIONS_API } from './api-rotations.ts';
 import { IMPORTS_API } from './api-imports.ts';
@@ -181,6 +181,17 @@ const ViewportFilter = Type.Record(
 );
 
 const Account = Obj({ account: AccountId });
+const ServiceAddress = Type.String({ minLength: 1, maxLength: 2000 });
+const ConnectArgs = Obj({
+  service: ServiceAddress,
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
+  apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  account: Type.Optional(AccountId),
+  accountHeader: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  bearer: Type.Optional(Type.Boolean()),
+  label: Type.Optional(Type.String({ maxLength: 200 })),
+});
+const ConnectResult = Obj({ account: AccountSummary, tokenExpires: Type.Union([Type.String(), Type.Null()]) });
 const Side = Type.Union([Type.Literal('mine'), Type.Literal('theirs')]);
 const AnyAccount = Obj({ account: Type.Optional(AccountId) });
 const One = Obj({ id: Id });
@@ -188,44 +199,45 @@ const Nothing = Type.Null();
 
 export const API = {
   hello: {
-    description: 'The first call: the host answers with its API version and refuses a client of another',
+    callers: PAGE_AND_CLI, description: 'The first call: the host answers with its API version and refuses a client of another',
     args: Obj({ apiVersion: Type.Integer() }), result: Obj({ apiVersion: Type.Integer(), pid: Type.Integer() }),
   },
-  accounts: { description: 'The connected accounts with their counts and what blocks them', args: Obj({}), result: Type.Array(AccountSummary) },
+  accounts: { callers: PAGE_AND_CLI, description: 'The connected accounts with their counts and what blocks them', args: Obj({}), result: Type.Array(AccountSummary) },
   connect: {
+    callers: PAGE_AND_CLI,
     description: "Adds an account once the service accepts its credentials (an account_access token, or the organization's API key and the account); the secrets stay in the backend",
+    args: ConnectArgs,
+    result: ConnectResult,
+  },
+  connectWithCommand: {
+    callers: CLI_ONLY,
+    description: 'As connect with an account_access token, kept fresh by running a command of the user\'s (at once when the token is refused, and at later syncs): the command line only — a page never supplies a command (its token provider is an address, setTokenProvider)',
     args: Obj({
-      service: Type.String({ minLength: 1, maxLength: 2000 }),
-      token: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
-      tokenCommand: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-      apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-      account: Type.Optional(AccountId),
-      accountHeader: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-      bearer: Type.Optional(Type.Boolean()),
+      service: ServiceAddress, token: Type.String({ minLength: 1, maxLength: 10_000 }), tokenCommand: Type.String({ minLength: 1, maxLength: 2000 }),
       label: Type.Optional(Type.String({ maxLength: 200 })),
     }),
-    result: Obj({ account: AccountSummary, tokenExpires: Type.Union([Type.String(), Type.Null()]) }),
+    result: ConnectResult,
   },
   disconnect: {
-    description: "Removes an account and all its data from this computer (the service keeps it); refused with the counts while it has unsynced work, unless discardUnsynced",
+    callers: PAGE_AND_CLI, description: "Removes an account and all its data from this computer (the service keeps it); refused with the counts while it has unsynced work, unless discardUnsynced",
     args: Obj({ account: AccountId, discardUnsynced: Type.Optional(Type.Boolean()) }),
     result: Obj({ farms: Type.Integer(), parcels: Type.Integer(), crops: Type.Integer(), plants: Type.Integer(), discarded: Type.Integer() }),
   },
   status: {
-    description: 'Counts over one account or all, and every blocked account with its reason and way out',
+    callers: PAGE_AND_CLI, description: 'Counts over one account or all, and every blocked account with its reason and way out',
     args: Obj({ account: Type.Optional(AccountId) }), result: Obj({ counts: StatusCounts, blocked: Type.Array(BlockedAccount) }),
   },
   setParcelLimit: {
-    description: "The account's agreed maximum parcel size (null: the default, 100 ha); the hectares now in force",
+    callers: PAGE_AND_CLI, description: "The account's agreed maximum parcel size (null: the default, 100 ha); the hectares now in force",
     args: Obj({ account: AccountId, hectares: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), result: Obj({ hectares: Type.Number() }),
   },
-  farms: { description: "An account's farms", args: Account, result: Type.Array(FarmSummary) },
+  farms: { callers: PAGE_AND_CLI, description: "An account's farms", args: Account, result: Type.Array(FarmSummary) },
   farmExtent: {
-    description: "The box around a farm's live parcels (null when it has none): what the map fits to, without reading the parcels",
+    callers: PAGE_AND_CLI, description: "The box around a farm's live parcels (null when it has none): what the map fits to, without reading the parcels",
     args: Obj({ farm: Id }), result: Nullable(BBox),
   },
   viewport: {
-    description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
+    callers: PAGE_AND_CLI, description: "An account's parcels whose bounding box meets the box (R*Tree), for the map",
     args: Obj({
       account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })), metadata: Type.Optional(ViewportFilter),
       /** Each parcel with its active crop and family (properties.crop), for a map coloured by crop. */
@@ -233,34 +245,34 @@ export const API = {
     }),
     result: ParcelCollection,
   },
-  parcel: { description: 'One parcel, by local id', args: One, result: ParcelFeature },
+  parcel: { callers: PAGE_AND_CLI, description: 'One parcel, by local id', args: One, result: ParcelFeature },
   search: {
-    description: "Parcels of an account whose name or metadata values match, as you type",
+    callers: PAGE_AND_CLI, description: "Parcels of an account whose name or metadata values match, as you type",
     args: Obj({ account: AccountId, text: Type.String({ maxLength: 200 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }),
     result: Type.Array(ParcelFeature),
   },
-  createFarm: { description: 'A new farm in an account', args: Obj({ account: AccountId, name: Name }), result: FarmSummary },
-  createParcel: { description: 'A drawn polygon or a hectare point, validated with the service\'s rules', args: NewParcel, result: ParcelFeature },
+  createFarm: { callers: PAGE_AND_CLI, description: 'A new farm in an account', args: Obj({ account: AccountId, name: Name }), result: FarmSummary },
+  createParcel: { callers: PAGE_AND_CLI, description: 'A drawn polygon or a hectare point, validated with the service\'s rules', args: NewParcel, result: ParcelFeature },
   updateParcel: {
-    description: 'Name, metadata (replaced whole) or geometry of a parcel',
+    callers: PAGE_AND_CLI, description: 'Name, metadata (replaced whole) or geometry of a parcel',
     args: Obj({ id: Id, name: Type.Optional(Name), metadata: Type.Optional(Metadata), geometry: Type.Optional(PolygonGeometry) }),
     result: ParcelFeature,
   },
-  deleteParcel: { description: 'Deletes a parcel (on the service at the next sync)', args: One, result: Nothing },
+  deleteParcel: { callers: PAGE_AND_CLI, description: 'Deletes a parcel (on the service at the next sync)', args: One, result: Nothing },
   history: {
-    description: "What undo and redo would do in an account (or in any)",
+    callers: PAGE_AND_CLI, description: "What undo and redo would do in an account (or in any)",
     args: AnyAccount, result: Obj({ undo: Type.Union([Type.String(), Type.Null()]), redo: Type.Union([Type.String(), Type.Null()]) }),
   },
-  undo: { description: "Undoes the account's last edit (or the last of any); its label, or null when there is none", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
-  redo: { description: "Redoes the account's last undone edit (or the last of any)", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
-  problems: { description: 'Blocked accounts, rejected items and open conflicts, with their reasons', args: Obj({ account: Type.Optional(AccountId) }), result: Type.Array(Problem) },
+  undo: { callers: PAGE_AND_CLI, description: "Undoes the account's last edit (or the last of any); its label, or null when there is none", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
+  redo: { callers: PAGE_AND_CLI, description: "Redoes the account's last undone edit (or the last of any)", args: AnyAccount, result: Type.Union([Type.String(), Type.Null()]) },
+  problems: { callers: PAGE_AND_CLI, description: 'Blocked accounts, rejected items and open conflicts, with their reasons', args: Obj({ account: Type.Optional(AccountId) }), result: Type.Array(Problem) },
   syncDetails: {
-    description: "The sync cockpit's view of an account: what the next sync sends, the work that needs a look and the open conflicts",
+    callers: PAGE_AND_CLI, description: "The sync cockpit's view of an account: what the next sync sends, the work that needs a look and the open conflicts",
     args: Account, result: SyncDetails,
   },
-  parcelConflict: { description: "A parcel's open conflict with what differs between its two sides, or null", args: One, result: Nullable(ParcelConflict) },
+  parcelConflict: { callers: PAGE_AND_CLI, description: "A parcel's open conflict with what differs between its two sides, or null", args: One, result: Nullable(ParcelConflict) },
   resolve: {
-    description: "Settles a conflict: one side whole, or an edit conflict field by field (`fields`: a parcel's 'name', 'geometry', 'metadata.<key>'; a crop's columns), `keep` for the fields not named",
+    callers: PAGE_AND_CLI, description: "Settles a conflict: one side whole, or an edit conflict field by field (`fields`: a parcel's 'name', 'geometry', 'metadata.<key>'; a crop's columns), `keep` for the fields not named",
     args: Obj({
       conflict: Type.Integer({ minimum: 1 }), keep: Side,
       fields: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 1200 }), Side, { maxProperties: 2000 })),
@@ -271,26 +283,27 @@ export const API = {
       deletedOnService: Type.Array(Obj({ entity: Type.String(), id: Type.Integer(), status: Type.Integer() })),
     }),
   },
-  retry: { description: 'Queues rejected items again and releases work waiting on a backoff', args: Obj({ account: Type.Optional(AccountId) }), result: Obj({ requeued: Type.Integer(), released: Type.Integer() }) },
+  retry: { callers: PAGE_AND_CLI, description: 'Queues rejected items again and releases work waiting on a backoff', args: Obj({ account: Type.Optional(AccountId) }), result: Obj({ requeued: Type.Integer(), released: Type.Integer() }) },
   sync: {
-    description: 'Pushes local changes and pulls, account by account; cancellable (what is out is booked, the rest stays queued)',
+    callers: PAGE_AND_CLI, description: 'Pushes local changes and pulls, account by account; cancellable (what is out is booked, the rest stays queued)',
     args: Obj({ account: Type.Optional(AccountId), push: Type.Optional(Type.Boolean()), pull: Type.Optional(Type.Boolean()), acceptRemoteDeletions: Type.Optional(Type.Boolean()) }),
     result: Type.Array(AccountSync),
     progress: SyncProgress,
   },
   exportFile: {
-    description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv), as they were when it began; cancellable',
+    // A path names any file the user may write: the command line's. The page exports with exportText (the bytes, saved by the page).
+    callers: CLI_ONLY, description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv), as they were when it began; cancellable',
     args: Obj({ path: Type.String({ minLength: 1, maxLength: 4096 }), account: Type.Optional(AccountId), farm: Type.Optional(Id) }),
     result: Obj({ format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]), parcels: Type.Integer() }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
   embeddedMap: {
-    description: "The account's embedded map on the service, with the metadata filter given (the spec's metadata[<key>]=<value>): an address to open in the system browser",
+    callers: PAGE_AND_CLI, description: "The account's embedded map on the service, with the metadata filter given (the spec's metadata[<key>]=<value>): an address to open in the system browser",
     args: Obj({ account: AccountId, metadata: Type.Optional(ViewportFilter) }),
     result: Obj({ url: Type.String() }),
   },
   exportText: {
-    description: "An account's parcels (a farm's, or the ones given) as a GeoJSON or CSV file's text, for the app to save; at most EXPORT_TEXT_MAX parcels",
+    callers: PAGE_AND_CLI, description: "An account's parcels (a farm's, or the ones given) as a GeoJSON or CSV file's text, for the app to save; at most EXPORT_TEXT_MAX parcels",
     args: Obj({
       account: AccountId, farm: Type.Optional(Id), parcels: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 1000 })),
       format: Type.Union([Type.Literal('geojson'), Type.Literal('csv')]),
@@ -298,7 +311,8 @@ export const API = {
     result: Obj({ text: Type.String(), parcels: Type.Integer(), fileName: Type.String() }),
   },
   importFile: {
-    description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',
+    // A path names any file the user may read: the command line's. The page sends the file's bytes (importPreview).
+    callers: CLI_ONLY, description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',
     args: Obj({ account: AccountId, path: Type.String({ minLength: 1, maxLength: 4096 }), farm: Name, skipInvalid: Type.Optional(Type.Boolean()) }),
     result: ImportSummary,
     progress: ImportProgress,

@@ -2,16 +2,18 @@
 // arguments, progress, cancellation, events.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
-import { createClient, inProcess, messageText, serve, JsonItems, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
+import { CLI_ONLY, PAGE_AND_CLI, createClient, inProcess, messageText, serve, JsonItems, RpcCode, RpcError, type HandlersOf, type Port } from './rpc.ts';
 import { problemsOf } from './schemas/check.ts';
 
 const contract = {
-  add: { description: 'a + b', args: Type.Object({ a: Type.Number(), b: Type.Number() }, { additionalProperties: false }), result: Type.Number() },
-  count: { description: 'counts to n, reporting each step', args: Type.Object({ n: Type.Integer({ minimum: 0 }) }), result: Type.String(), progress: Type.Object({ done: Type.Integer() }) },
-  wait: { description: 'waits until cancelled', args: Type.Object({}), result: Type.Null() },
-  boom: { description: 'fails', args: Type.Object({ coded: Type.Boolean() }), result: Type.Null() },
-  shapes: { description: 'an answer already written as JSON texts', args: Type.Object({ bad: Type.Boolean() }), result: Type.Array(Type.Object({ name: Type.String(), xy: Type.Array(Type.Number()) })) },
-  layer: { description: 'an object with a list written as JSON texts', args: Type.Object({}), result: Type.Object({ kind: Type.String(), items: Type.Array(Type.Object({ n: Type.Number() })), more: Type.Boolean() }) },
+  add: { callers: PAGE_AND_CLI, description: 'a + b', args: Type.Object({ a: Type.Number(), b: Type.Number() }, { additionalProperties: false }), result: Type.Number() },
+  count: { callers: PAGE_AND_CLI, description: 'counts to n, reporting each step', args: Type.Object({ n: Type.Integer({ minimum: 0 }) }), result: Type.String(), progress: Type.Object({ done: Type.Integer() }) },
+  wait: { callers: PAGE_AND_CLI, description: 'waits until cancelled', args: Type.Object({}), result: Type.Null() },
+  boom: { callers: PAGE_AND_CLI, description: 'fails', args: Type.Object({ coded: Type.Boolean() }), result: Type.Null() },
+  shapes: { callers: PAGE_AND_CLI, description: 'an answer already written as JSON texts', args: Type.Object({ bad: Type.Boolean() }), result: Type.Array(Type.Object({ name: Type.String(), xy: Type.Array(Type.Number()) })) },
+  /** A power only the user's own processes have (a path, a command). */
+  cliOnly: { callers: CLI_ONLY, description: 'for the command line only', args: Type.Object({ path: Type.String() }), result: Type.Null() },
+  layer: { callers: PAGE_AND_CLI, description: 'an object with a list written as JSON texts', args: Type.Object({}), result: Type.Object({ kind: Type.String(), items: Type.Array(Type.Object({ n: Type.Number() })), more: Type.Boolean() }) },
 };
 
 const port = (p: MessagePort): Port => ({
@@ -27,10 +29,10 @@ const port = (p: MessagePort): Port => ({
 let channels: MessageChannel[] = [];
 afterEach(() => { for (const c of channels) { c.port1.close(); c.port2.close(); } channels = []; });
 
-function pair(handlers: HandlersOf<typeof contract>) {
+function pair(handlers: HandlersOf<typeof contract>, caller: 'page' | 'cli' = 'cli') {
   const ch = new MessageChannel();
   channels.push(ch);
-  const server = serve<typeof contract, { kind: string }>(contract, port(ch.port1), handlers, { check: problemsOf });
+  const server = serve<typeof contract, { kind: string }>(contract, port(ch.port1), handlers, { check: problemsOf, caller });
   const client = createClient<typeof contract, { kind: string }>(contract, port(ch.port2));
   return { server, client };
 }
@@ -43,6 +45,7 @@ const handlers: HandlersOf<typeof contract> = {
     return `counted ${n}`;
   },
   wait: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+  cliOnly: () => { calls.push('cliOnly'); return null; },
   boom({ coded }) { throw coded ? new RpcError('not_found', 'no such parcel', { id: 'x' }) : new Error('disk on fire'); },
   shapes: ({ bad }) => JsonItems.array(bad ? ['{"name":"a","xy":[]}', '{"name":'] : [`{"name":${JSON.stringify('a "quoted" é')},"xy":[1.5,-2e-7]}`, '{"name":"b","xy":[]}']),
   layer: () => JsonItems.object<{ kind: string; items: { n: number }[]; more: boolean }>({ kind: 'k', more: true }, { items: ['{"n":1}', '{"n":2}'] }),
@@ -63,6 +66,19 @@ describe('core/rpc', () => {
       await expect(other.api[method]!({ a: 1, b: 1 })).rejects.toMatchObject({ code: RpcCode.unknownMethod });
       other.close();
     }
+  });
+
+  it("refuses a method to a caller it is not for, before it looks at the arguments; the method's own callers get it", async () => {
+    calls.length = 0;
+    const page = pair(handlers, 'page').client;
+    for (const args of [{ path: '/etc/passwd' }, {}, { path: 1 }]) {
+      await expect(page.api.cliOnly(args as never)).rejects.toMatchObject({ code: RpcCode.forbidden, message: expect.stringMatching(/command line/) as unknown });
+    }
+    expect(await page.api.add({ a: 1, b: 2 })).toBe(3);
+    const cli = pair(handlers, 'cli').client;
+    expect(await cli.api.cliOnly({ path: '/tmp/x' })).toBeNull();
+    await expect(cli.api.cliOnly({} as never)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+    expect(calls).toEqual(['add', 'cliOnly']);
   });
 
   it('delivers progress in order before the result', async () => {
@@ -112,7 +128,7 @@ describe('core/rpc', () => {
     // the client makes of the parts.
     const texts: string[] = [];
     let feed: (m: unknown) => void = () => {};
-    const server = serve(contract, { postMessage: (m) => { texts.push(messageText(m)); out.postMessage(m); }, onMessage: (l) => { feed = l; return () => {}; } }, handlers, { check: () => [] });
+    const server = serve(contract, { postMessage: (m) => { texts.push(messageText(m)); out.postMessage(m); }, onMessage: (l) => { feed = l; return () => {}; } }, handlers, { check: () => [], caller: 'cli' });
     feed({ t: 'call', id: 1, method: 'layer', args: {} });
     feed({ t: 'call', id: 2, method: 'shapes', args: { bad: false } });
     feed({ t: 'call', id: 3, method: 'add', args: { a: 1, b: 2 } });

@@ -12,12 +12,23 @@ export interface Port {
   onMessage(listener: (message: unknown) => void): () => void;
 }
 
+/**
+ * Who may call a method. 'page': a page of the app (a browser tab, an Electron window's renderer), which may run
+ * code the user never wrote (an XSS, a bad dependency) and so gets only what a page needs: never a filesystem path,
+ * never a command. 'cli': the user's own processes (the CLI, the launcher that started the host, tests).
+ */
+export type Caller = 'page' | 'cli';
+export const PAGE_AND_CLI = ['page', 'cli'] as const satisfies readonly Caller[];
+export const CLI_ONLY = ['cli'] as const satisfies readonly Caller[];
+
 export interface MethodSpec {
   args: TSchema;
   result: TSchema;
   /** What a long-running method reports while it runs (sync, import, export). */
   progress?: TSchema;
   description: string;
+  /** Who may call it; the server refuses anyone else (RpcCode.forbidden) before it looks at the arguments. */
+  callers: readonly Caller[];
 }
 export type Contract = Record<string, MethodSpec>;
 
@@ -101,6 +112,7 @@ export type HandlersOf<C extends Contract> = {
 /** Codes of the failures the channel itself produces; handlers add their own (core/api.ts ApiErrorCode). */
 export const RpcCode = {
   unknownMethod: 'unknown_method',
+  forbidden: 'forbidden',
   invalidArguments: 'invalid_arguments',
   cancelled: 'cancelled',
   disconnected: 'disconnected',
@@ -211,6 +223,8 @@ export function inProcess<C extends Contract>(handlers: HandlersOf<C>): ClientOf
 }
 
 export interface ServeOptions {
+  /** Who is at the other end of the port: a method whose `callers` lacks it is refused. */
+  caller: Caller;
   /** Problems of `value` against `schema` (none: valid). Given by the server's runtime (a compiled TypeBox check in Node). */
   check(schema: TSchema, value: unknown): string[];
   /** Turns what a handler threw into a coded error; the default keeps RpcErrors and calls the rest internal. */
@@ -242,6 +256,10 @@ export function serve<C extends Contract, E = unknown>(contract: C, port: Port, 
     const spec = typeof m.method === 'string' && Object.hasOwn(contract, m.method) ? contract[m.method] : undefined;
     if (!spec) {
       fail(m.id, new RpcError(RpcCode.unknownMethod, `No method '${String(m.method).slice(0, 100)}' in this version of the API`));
+      return;
+    }
+    if (!spec.callers.includes(opts.caller)) {
+      fail(m.id, new RpcError(RpcCode.forbidden, `'${m.method}' is not available to ${opts.caller === 'page' ? "the app's page" : 'this caller'}: it is for ${spec.callers.map((c) => (c === 'cli' ? 'the command line' : "the app's page")).join(' and ')} only`));
       return;
     }
     const problems = opts.check(spec.args, m.args);

@@ -9,6 +9,7 @@ import type { Mirror } from './mirror.ts';
 import type { MirrorReader } from './reader.ts';
 import type { ParcelRow } from './types.ts';
 import { CSV_FIELDS, FURROW_MARKER, GEOJSON_FIELDS, exportKey } from './import/furrow-format.ts';
+import { userFileMode } from '../platform/node/private-files.ts';
 
 export interface ExportOptions {
   /** Only this account's parcels. */
@@ -196,7 +197,9 @@ class Snapshot {
 /**
  * Writes the export chosen by the file's extension (.geojson/.json or .csv), a page at a time, to a temporary file
  * that is synced and renamed into place only when whole: a failure or a cancel never leaves an existing export
- * truncated, nor a partial file under the name asked for.
+ * truncated, nor a partial file under the name asked for. The file is the user's, at a path of their choice: it gets
+ * the mode their umask gives, like any program's output, not the owner-only umask the CLI and the mirror host run
+ * with for FURROW_HOME (platform/node/private-files.ts userFileMode).
  */
 export async function exportFile(mirror: Mirror, file: string, opts: ExportFileOptions = {}): Promise<{ format: 'geojson' | 'csv'; parcels: number }> {
   const ext = extname(file).toLowerCase();
@@ -205,8 +208,11 @@ export async function exportFile(mirror: Mirror, file: string, opts: ExportFileO
   opts.signal?.throwIfAborted();
   const snap = new Snapshot(mirror.syncDb.name, opts);
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
-  const out = await open(tmp, 'w').catch((e: unknown) => { snap.close(); throw e; });
+  const mode = userFileMode();
+  const out = await open(tmp, 'w', mode ?? 0o666).catch((e: unknown) => { snap.close(); throw e; });
   try {
+    // The process's owner-only umask narrowed the mode asked for.
+    if (mode !== undefined) await out.chmod(mode);
     const total = snap.count();
     const farmName = (id: string) => snap.farmName(id);
     let done = 0;

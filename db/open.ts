@@ -1,6 +1,8 @@
 // Opening the mirror: platform/node/ (shared with the service's store) with the mirror's migrations and
 // durability, and the mirror's own transaction helper.
+import { dirname } from 'node:path';
 import { openSqlite, type Db } from '../platform/node/sqlite.ts';
+import { ensurePrivateDir } from '../platform/node/private-files.ts';
 import { FutureSchemaError, migrate as migrateSchema, type SchemaOptions } from '../platform/node/migrations.ts';
 import { migrations } from './migrations/index.ts';
 import { commitWithoutFsync } from '../platform/node/wal-sync.ts';
@@ -25,9 +27,14 @@ export const MIRROR_PAGE_SIZE = 16384;
 /**
  * Opens (and migrates) the mirror. synchronous=FULL: the outbox and the id mappings are the only record of
  * what was sent, and losing an in-flight mark to a power cut would mean a blind resend and a duplicate.
+ *
+ * The mirror is one user's farms and parcels, and its folder is FURROW_HOME, theirs alone: the folder is made (or
+ * narrowed to) 0700, the file 0600 and so its -wal, -shm and -journal (platform/node/private-files.ts). This is
+ * where FURROW_HOME is created: the CLI and the mirror host open the mirror before writing anything else there.
  */
 export function openDb(file: string): Db {
-  return openSqlite(file, { ...SCHEMA, synchronous: 'FULL', pageSize: MIRROR_PAGE_SIZE });
+  if (file !== ':memory:') ensurePrivateDir(dirname(file));
+  return openSqlite(file, { ...SCHEMA, synchronous: 'FULL', pageSize: MIRROR_PAGE_SIZE, ownerOnly: true });
 }
 
 /** Brings the mirror's schema up to version `upTo` (all of them by default). */

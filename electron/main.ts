@@ -2,6 +2,8 @@
 // app://furrow/ (a privileged scheme served here, every answer with the strict CSP), and one IPC channel on which the
 // window's preload asks for a MessagePort straight to the host. Main validates every sender (electron/trust.ts), never
 // sees the API's messages (the port runs renderer ⇄ host) and never holds an account's secret: the host keeps them.
+// The host's own secret (the sealing key) goes to it as the first message on its channel, never in its environment;
+// the system browser opens only the web links the host announced (electron/external-links.ts). One instance only.
 //
 // Where the host runs:
 // - packaged: dist/host.mjs in the utilityProcess (better-sqlite3 rebuilt for Electron by electron-builder).
@@ -10,19 +12,28 @@
 //   The bridge carries each renderer port over the child's IPC as a session (backend/host-bridge.ts).
 // Untested here: Electron's binary cannot be downloaded on these machines (docs/app.md, Electron).
 import {
-  app, BrowserWindow, ipcMain, MessageChannelMain, net, protocol, safeStorage, session, shell, utilityProcess, type UtilityProcess, type WebContents,
+  app, BrowserWindow, ipcMain, Menu, MessageChannelMain, net, protocol, safeStorage, session, shell, utilityProcess, type UtilityProcess, type WebContents,
 } from 'electron';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { APP_SCHEME, APP_URL, appFile, CSP, HOST_PORT_MESSAGE, isAppUrl, PORT_CHANNEL, trustedSender } from './trust.ts';
+import { isExternalLink } from '../core/host-protocol.ts';
+import { ExternalLinks } from './external-links.ts';
+import {
+  APP_SCHEME, APP_URL, appFile, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, packagedMenu, PORT_CHANNEL, trustedSender,
+} from './trust.ts';
 
 // Read and removed at once: the GPU, network and utility processes Electron starts inherit none of them.
 const systemNode = process.env.FURROW_NODE;
 const showAccount = process.env.FURROW_SHOW_ACCOUNT;
 delete process.env.FURROW_NODE;
 delete process.env.FURROW_SHOW_ACCOUNT;
+
+// One instance per user (Electron's lock is on the userData folder): a second start would fork a second host on the
+// same mirror. It wakes the first one ('second-instance', below) and quits before it starts anything.
+const primary = app.requestSingleInstanceLock();
+if (!primary) app.quit();
 
 // Every renderer sandboxed, whatever a window's webPreferences say.
 app.enableSandbox();
@@ -45,17 +56,25 @@ function credentialKey(): string | null {
   return key;
 }
 
-/** The host (packaged) or the bridge to it (development), in a utilityProcess; the app quits when it exits. */
-function startHost(dist: string): UtilityProcess {
+/**
+ * The host (packaged) or the bridge to it (development), in a utilityProcess; the app quits when it exits. Its
+ * secrets go in the first message on its channel (the host reads it before it opens anything; the bridge passes it
+ * on first), so that its environment, which /proc shows, holds none. What the host announces as an external link is
+ * kept in `links`, for the window-open handler.
+ */
+function startHost(dist: string, links: ExternalLinks): UtilityProcess {
   if (!app.isPackaged && !systemNode) throw new Error('FURROW_NODE is not set: start the app with npm start');
   // Sealed in the package only: in a checkout the same FURROW_HOME serves browser mode and the CLI too, which have no
   // keychain key and must still read the accounts' secrets.
   const key = app.isPackaged ? credentialKey() : null;
   const entry = app.isPackaged ? 'host.mjs' : 'host-bridge.mjs';
   const host = utilityProcess.fork(join(dist, entry), [], {
-    serviceName: 'Furrow mirror host', stdio: 'inherit',
-    env: { ...process.env, ...(key ? { FURROW_CREDENTIAL_KEY: key } : {}), ...(systemNode && !app.isPackaged ? { FURROW_NODE: systemNode } : {}) },
+    serviceName: 'Furrow mirror host', stdio: 'inherit', env: hostEnv(process.env, app.isPackaged ? null : systemNode ?? null),
   });
+  // Always, key or not: the host waits for it. Posted before any renderer's port (handOutPorts runs later), and a
+  // utilityProcess's channel keeps order (messages wait for the child to listen).
+  host.postMessage(hostSecrets(key));
+  host.on('message', (message: unknown) => { if (isExternalLink(message)) links.announce(message.url); });
   host.once('exit', (code) => {
     process.stderr.write(`The mirror host exited (${code}): Furrow stops.\n`);
     app.quit();
@@ -75,16 +94,22 @@ function serveRenderer(root: string): void {
   });
 }
 
-/** Guards for every web contents ever created: only app pages, in one window; web links go to the system browser. */
-function guard(): void {
+/**
+ * Guards for every web contents ever created: only app pages, in one window; a web link the host announced goes to
+ * the system browser, nothing else does.
+ */
+function guard(links: ExternalLinks): void {
   app.on('web-contents-created', (_event, contents: WebContents) => {
     contents.on('will-attach-webview', (event) => event.preventDefault());
     contents.on('will-navigate', (event, url) => { if (!isAppUrl(url)) event.preventDefault(); });
     contents.on('will-redirect', (event, url) => { if (!isAppUrl(url)) event.preventDefault(); });
     contents.on('will-frame-navigate', (event) => { if (!isAppUrl(event.url)) event.preventDefault(); });
-    // No second window ever: a web link goes to the system browser, anything else nowhere.
+    // No second window ever. The system browser opens only an address the host announced (the account's embedded
+    // map) within the last minutes, http(s) without credentials, and as the host spelled it: a page cannot make main
+    // open anything it likes (a file:, smb: or custom-protocol address, a web page of its choosing).
     contents.setWindowOpenHandler(({ url }) => {
-      if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
+      const href = links.opens(url);
+      if (href) void shell.openExternal(href);
       return { action: 'deny' };
     });
   });
@@ -112,13 +137,21 @@ function handOutPorts(host: UtilityProcess, win: () => BrowserWindow | null): vo
   });
 }
 
+/** The app's one window, once open. */
+let win: BrowserWindow | null = null;
+
 async function main(): Promise<void> {
   await app.whenReady(); // sessions, protocols and utilityProcess.fork exist only from here on
+  // Packaged, the default menu's View ▸ Toggle Developer Tools (and its shortcut) is gone with the menu itself; the
+  // window's devTools is off too. In development both stay.
+  if (app.isPackaged) Menu.setApplicationMenu(Menu.buildFromTemplate(packagedMenu(process.platform)));
+  // app.getAppPath(): the package's app.asar (the onlyLoadAppFromAsar fuse makes it the only place the app loads
+  // from), the repository in development. dist/ is inside either.
   const dist = join(app.getAppPath(), 'dist');
-  guard();
+  const links = new ExternalLinks();
+  guard(links);
   serveRenderer(join(dist, 'renderer'));
-  const host = startHost(dist);
-  let win: BrowserWindow | null = null;
+  const host = startHost(dist, links);
   handOutPorts(host, () => win);
   win = new BrowserWindow({
     width: 1280, height: 820, show: false, title: 'Furrow', autoHideMenuBar: true,
@@ -128,6 +161,8 @@ async function main(): Promise<void> {
       webSecurity: true, allowRunningInsecureContent: false, experimentalFeatures: false, webviewTag: false, navigateOnDragDrop: false,
       // A middle click opens no window either (setWindowOpenHandler would deny it anyway).
       disableBlinkFeatures: 'Auxclick',
+      // No developer tools in a package: their console runs any script in the page, the host's API behind its port.
+      devTools: !app.isPackaged,
     },
   });
   win.once('ready-to-show', () => win?.show());
@@ -135,8 +170,17 @@ async function main(): Promise<void> {
   await win.loadURL(showAccount ? `${APP_URL}#account=${encodeURIComponent(showAccount)}` : APP_URL);
 }
 
-app.on('window-all-closed', () => app.quit());
-main().catch((err: unknown) => {
-  process.stderr.write(`Furrow's window could not open: ${err instanceof Error ? err.message : String(err)}\n`);
-  app.exit(1);
-});
+if (primary) {
+  // Started again while running: the window that exists comes to the front instead.
+  app.on('second-instance', () => {
+    if (!win) return;
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  main().catch((err: unknown) => {
+    process.stderr.write(`Furrow's window could not open: ${err instanceof Error ? err.message : String(err)}\n`);
+    app.exit(1);
+  });
+}

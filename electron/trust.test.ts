@@ -1,9 +1,11 @@
 // main's trust decisions, run under plain Node (Electron cannot run here): which IPC senders get the backend's port,
-// and which app:// requests are answered with which file.
+// which app:// requests are answered with which file, what main hands the host (its secrets on the channel, not in its
+// environment) and the packaged app's menu.
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RENDERER_PORT } from '../backend/node-ports.ts';
-import { APP_URL, appFile, CSP, HOST_PORT_MESSAGE, isAppUrl, trustedSender } from './trust.ts';
+import { HOST_SECRETS, isHostSecrets, RENDERER_PORT as PROTOCOL_RENDERER_PORT } from '../core/host-protocol.ts';
+import { APP_URL, appFile, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, packagedMenu, trustedSender } from './trust.ts';
 
 describe('trustedSender', () => {
   const app = { contentsId: 7, frameUrl: APP_URL, mainFrame: true };
@@ -58,4 +60,34 @@ it('the policy allows no network, no inline script and no framing', () => {
 
 it("main's message with a renderer port is the one the host accepts (electron/ cannot import backend/)", () => {
   expect(HOST_PORT_MESSAGE.type).toBe(RENDERER_PORT);
+  expect(HOST_PORT_MESSAGE.type).toBe(PROTOCOL_RENDERER_PORT);
+});
+
+describe("the host's secrets", () => {
+  it('go in the first message, which the host accepts, with the key or without one', () => {
+    expect(hostSecrets('a2V5')).toEqual({ type: HOST_SECRETS, credentialKey: 'a2V5' });
+    expect(hostSecrets(null)).toEqual({ type: HOST_SECRETS });
+    expect(Object.keys(hostSecrets(null))).toEqual(['type']);
+    expect(isHostSecrets(hostSecrets('a2V5'))).toBe(true);
+    expect(isHostSecrets(hostSecrets(null))).toBe(true);
+  });
+  it("never in the host's environment, even when main's own has one; FURROW_NODE only in development", () => {
+    const env = { PATH: '/usr/bin', FURROW_HOME: '/home/u/.furrow', FURROW_CREDENTIAL_KEY: 'leaked', FURROW_BROWSER_TOKEN: 'leaked', UNSET: undefined };
+    expect(hostEnv(env, null)).toEqual({ PATH: '/usr/bin', FURROW_HOME: '/home/u/.furrow' });
+    expect(hostEnv(env, '/usr/bin/node')).toEqual({ PATH: '/usr/bin', FURROW_HOME: '/home/u/.furrow', FURROW_NODE: '/usr/bin/node' });
+    expect(JSON.stringify(hostEnv(env, null))).not.toContain('leaked');
+    expect(env.FURROW_CREDENTIAL_KEY).toBe('leaked'); // main's own environment untouched
+  });
+});
+
+it("the packaged menu has no developer tools, and keeps the Edit menu (macOS's copy and paste)", () => {
+  for (const platform of ['darwin', 'linux', 'win32'] as const) {
+    const roles = packagedMenu(platform).map((m) => m.role);
+    expect(roles).toContain('editMenu');
+    expect(roles).not.toContain('viewMenu');
+    expect(roles).not.toContain('toggleDevTools');
+    expect(JSON.stringify(packagedMenu(platform))).not.toMatch(/devtools|reload/i);
+  }
+  expect(packagedMenu('darwin')[0]?.role).toBe('appMenu');
+  expect(packagedMenu('linux')[0]?.role).toBe('fileMenu');
 });

@@ -1,8 +1,10 @@
 // What main trusts, as pure functions (no electron import: tested by electron/trust.test.ts under plain Node). The
 // window's page comes from one origin, app://furrow/ (a privileged scheme main registers); main answers an IPC
 // message only from that page's main frame in the app's own window, and serves only files inside the renderer's
-// folder, each with the strict policy.
+// folder, each with the strict policy. Also what main hands the host it starts: its secrets in the first message on
+// its channel, never in its environment.
 import { extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { HOST_SECRETS, type HostSecrets } from '../core/host-protocol.ts';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'furrow';
@@ -67,4 +69,40 @@ export function appFile(root: string, url: string): { path: string; type: string
   if (!rel || rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) return null;
   const type = TYPES[extname(file).toLowerCase()];
   return type ? { path: file, type } : null;
+}
+
+/**
+ * The first message main posts the host (core/host-protocol.ts HOST_SECRETS), right after forking it: always sent,
+ * since the host reads nothing before it; the sealing key only when safeStorage has one.
+ */
+export function hostSecrets(credentialKey: string | null): HostSecrets {
+  return { type: HOST_SECRETS, ...(credentialKey ? { credentialKey } : {}) };
+}
+
+/**
+ * Variables that carried a secret to the host before it took them over its channel (HOST_SECRETS): never passed on,
+ * even when main's own environment happens to have one.
+ */
+const SECRET_VARIABLES = ['FURROW_CREDENTIAL_KEY', 'FURROW_BROWSER_TOKEN'];
+
+/**
+ * The host's environment (utilityProcess.fork's `env`): main's own, without those, with FURROW_NODE in development
+ * (the bridge starts the host in that Node; not a secret). FURROW_API_KEY, when the user set it, stays: it is the
+ * user's choice of where the organization's key lives (sync/credentials.ts), not something main hands over.
+ */
+export function hostEnv(env: NodeJS.ProcessEnv, systemNode: string | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !SECRET_VARIABLES.includes(k)) out[k] = v;
+  if (systemNode) out.FURROW_NODE = systemNode;
+  return out;
+}
+
+/**
+ * The packaged app's menu: Electron's default one has a View menu whose toggleDevTools item (Ctrl+Shift+I, F12 on
+ * some platforms) opens the developer tools. This one keeps what a desktop app needs without it: on macOS the app
+ * menu (About, Hide, Quit) and the Edit menu, without which Cmd+C and Cmd+V do nothing in a text field; elsewhere the
+ * File menu (Quit) and the Edit menu. No View menu, no reload, no devtools.
+ */
+export function packagedMenu(platform: NodeJS.Platform): { role: 'appMenu' | 'fileMenu' | 'editMenu' | 'windowMenu' }[] {
+  return [{ role: platform === 'darwin' ? 'appMenu' : 'fileMenu' }, { role: 'editMenu' }, { role: 'windowMenu' }];
 }

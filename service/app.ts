@@ -15,6 +15,7 @@ import { registerOpenApi } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
 import { registerJsonParser } from './raw-body.ts';
 import { registerNulGuard } from './nul.ts';
+import { CENSOR, REDACT_PATHS, scrubLogLine, serializeRequest } from './log-redaction.ts';
 import accounts from './routes/accounts/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
@@ -59,11 +60,11 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   const app = Fastify({
     logger: opts.logger ? {
       level: config.logLevel,
-      // The API key and bearer tokens must never reach a log line.
-      redact: {
-        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', '*.headers["x-api-key"]', '*.headers.authorization', '*.headers.cookie', 'api_key', '*.api_key', 'account_access', '*.account_access'],
-        censor: '[redacted]',
-      },
+      // No credential may reach a log line, at any level: the auth_id in the embedded map's URLs, API keys,
+      // bearer tokens, the admin panel's cookie, CSRF token and password (log-redaction.ts says how).
+      redact: { paths: REDACT_PATHS, censor: CENSOR },
+      serializers: { req: serializeRequest },
+      hooks: { streamWrite: scrubLogLine },
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     } : false,
     bodyLimit: config.bodyLimitBytes,

@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '../platform/node/private-files.ts';
 
 /**
  * Secrets stay out of the mirror: they live in FURROW_HOME/credentials.json, readable by the user only,
@@ -36,7 +37,7 @@ export function loadCredentials(home: string): Record<string, AccountCredentials
 }
 
 export function saveCredentials(home: string, accountId: string, c: AccountCredentials): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(home);
   const all = { ...loadCredentials(home), [accountId]: c };
   const tmp = `${file(home)}.tmp`;
   writeFileSync(tmp, JSON.stringify(all, null, 2), { mode: 0o600 });

@@ -5,8 +5,9 @@
 // the host's environment at once): envelope encryption, as Chromium's own cookie store does. Another user, a backup
 // or a stolen disk sees only ciphertext; the key needs this user's login keychain.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '../platform/node/private-files.ts';
 import { loadCredentials, type AccountCredentials, type CredentialStore } from './credentials.ts';
 
 const AAD = Buffer.from('furrow-credentials-v1');
@@ -51,7 +52,7 @@ export class SealedCredentialStore implements CredentialStore {
   }
 
   private write(all: Record<string, AccountCredentials>): void {
-    mkdirSync(this.home, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.home);
     const iv = randomBytes(12);
     const c = createCipheriv('aes-256-gcm', this.key, iv);
     c.setAAD(AAD);

@@ -26,7 +26,7 @@ export async function startBrowserApp(mirrorFile: string, account: string, env: 
   copyFileSync(mirrorFile, join(home, 'mirror.db'));
   const token = randomBytes(32).toString('base64url');
   const port = await freePort();
-  const host = await launchHost({ home, env: { ...env, FURROW_BROWSER_TOKEN: token, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer } });
+  const host = await launchHost({ home, env: { ...env, FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer }, secrets: { browserToken: token } });
   // The host answers `hello` before its browser server listens.
   for (let i = 0; i < 200 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
   return {

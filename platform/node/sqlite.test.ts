@@ -1,7 +1,7 @@
 // The shared opener on its own, with migrations of its own: the pragmas it sets, versions brought up to date on open,
 // a database from a newer build refused byte for byte untouched, the page size of a new file, owner-only files.
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -74,6 +74,40 @@ describe('openSqlite', () => {
     openSqlite(file, { ...schema([v1]), synchronous: 'FULL', ownerOnly: true }).close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'private')).mode & 0o777).toBe(0o700);
+  });
+
+  // SQLite's unix VFS creates the -wal, -shm and -journal files with the database file's permission bits, not the
+  // umask's: under umask 000 a file it made on its own would be 0644.
+  it('keeps the -wal, -shm and -journal files as private as the database, whatever the umask', () => {
+    const umask = process.umask(0o000);
+    try {
+      const file = join(dir, 'private-wal', 'd.db');
+      const db = openSqlite(file, { ...schema([v1]), synchronous: 'FULL', ownerOnly: true });
+      db.exec('INSERT INTO t VALUES (1)');
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+      // A rollback journal (db/bulk.ts imports with one) lives as long as its transaction.
+      expect(db.pragma('journal_mode = DELETE', { simple: true })).toBe('delete');
+      db.exec('BEGIN IMMEDIATE; INSERT INTO t VALUES (2)');
+      expect(statSync(`${file}-journal`).mode & 0o777).toBe(0o600);
+      db.exec('COMMIT');
+      db.close();
+    } finally {
+      process.umask(umask);
+    }
+  });
+
+  it('narrows a database, its -wal and its -shm found wider (made by an older build) when asked for owner-only', () => {
+    const file = join(dir, 'wider.db');
+    // An older build's connection, still open: the -wal and -shm stay.
+    const older = openSqlite(file, { ...schema([v1]), synchronous: 'FULL' });
+    older.exec('INSERT INTO t VALUES (1)');
+    const files = [file, `${file}-wal`, `${file}-shm`];
+    for (const f of files) chmodSync(f, 0o644);
+    const db = openSqlite(file, { ...schema([v1]), synchronous: 'FULL', ownerOnly: true });
+    for (const f of files) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+    expect(db.prepare('SELECT x FROM t').pluck().all()).toEqual([1]);
+    db.close();
+    older.close();
   });
 });
 

@@ -4,15 +4,19 @@
 // need while two processes open a fresh file.
 
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate, refuseFuture, type SchemaOptions } from './migrations.ts';
+import { narrowFile, privateFile } from './private-files.ts';
 
 export type Db = Database.Database;
 
 export interface OpenOptions extends SchemaOptions {
   synchronous: 'FULL' | 'NORMAL';
-  /** Create the file (and a new folder) readable by its owner only, and narrow a file found wider. */
+  /**
+   * Create the file (and a new folder) readable by its owner only, and narrow a file found wider, its -wal, -shm and
+   * -journal too (private-files.ts). A folder that exists is the caller's to make private (ensurePrivateDir).
+   */
   ownerOnly?: boolean;
   /**
    * The page size of a database created by this call; one that exists keeps its own (a database in WAL mode can only
@@ -54,22 +58,14 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
 }
 
 /**
- * A file readable by its owner only (a new folder too), and a file found wider narrowed. SQLite gives the -wal
- * and -shm files the database file's permissions.
+ * A file readable by its owner only (a new folder too), and a file found wider narrowed. SQLite's unix VFS creates the
+ * -wal, -shm and -journal files with the database file's own permission bits (whatever the umask), so a 0600 database
+ * keeps them 0600; ones left wider by an older build are narrowed here (sqlite.test.ts checks both).
  */
 function ownerOnly(file: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  if (!existsSync(file)) {
-    try {
-      closeSync(openSync(file, 'wx', 0o600));
-    } catch (err) {
-      // Another process created it a moment ago: it is narrowed below like any file found.
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
-  }
+  privateFile(file);
+  for (const suffix of ['-wal', '-shm', '-journal']) narrowFile(`${file}${suffix}`);
 }
 
 /**

@@ -1,0 +1,168 @@
+// Who may call what, enforced by a real mirror host on every kind of session it serves: its parent's channel (the
+// user's own process: npm start's launcher, a test — a 'cli' caller), a browser tab's WebSocket and an Electron
+// window's port through the development bridge (both pages). A page never names a path nor supplies a command: the
+// powers only the command line needs are refused to it before its arguments are even read.
+import { MessageChannel } from 'node:worker_threads';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { TSchema } from '@sinclair/typebox';
+import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { createClient, RpcCode, RpcError, type Client, type Port } from '../core/rpc.ts';
+import { freePort } from '../test/helpers/process.ts';
+import { syncWorld, type SyncWorld } from '../test/helpers/sync.ts';
+import { messagePortPort } from '../renderer/electron-port.ts';
+import { PROTOCOL } from './browser-server.ts';
+import { bridgeSession } from './host-bridge.ts';
+import { launchHost, type Host } from './launch.ts';
+import { isExternalLink } from '../core/host-protocol.ts';
+import { childPort, messagePortMain, type MessagePortMainLike } from './node-ports.ts';
+
+/** What only the command line may call: each takes a path or a command. A change here is a security decision. */
+const CLI_ONLY_METHODS = ['connectWithCommand', 'exportFile', 'importFile'];
+
+let dir: string;
+let w: SyncWorld;
+let host: Host;
+let port: number;
+const token = randomBytes(32).toString('base64url');
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'furrow-capabilities-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Furrow</title>');
+  w = await syncWorld({ LOG_LEVEL: 'fatal' });
+  port = await freePort();
+  host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir }, secrets: { browserToken: token } });
+}, 120_000);
+afterAll(async () => {
+  await host?.close();
+  await w?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A browser tab's session: the WebSocket with this launch's token, as renderer/ws-port.ts opens it. */
+async function tab(): Promise<{ client: Client<Api, ApiEvent>; close(): void }> {
+  let ws: WebSocket | null = null;
+  for (let i = 0; i < 100 && !ws; i++) {
+    ws = await new Promise<WebSocket | null>((resolve) => {
+      const s = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${token}`], { origin: `http://127.0.0.1:${port}` });
+      s.once('open', () => resolve(s));
+      s.once('error', () => resolve(null)); // the browser server may still be starting
+    });
+    if (!ws) await new Promise((r) => setTimeout(r, 50));
+  }
+  const socket = ws!;
+  const p: Port = {
+    postMessage: (m) => socket.send(JSON.stringify(m)),
+    onMessage(listener) {
+      const on = (d: Buffer) => listener(JSON.parse(d.toString()));
+      socket.on('message', on);
+      return () => socket.off('message', on);
+    },
+  };
+  const client = createClient<Api, ApiEvent>(API, p);
+  return { client, close: () => { client.close(); socket.close(); } };
+}
+
+let sessions = 1000;
+/** An Electron window's session through the development bridge (backend/host-bridge.test.ts has the details). */
+function windowPage(): { client: Client<Api, ApiEvent>; close(): void } {
+  const { port1, port2 } = new MessageChannel();
+  const main: MessagePortMainLike = {
+    postMessage: (m) => port2.postMessage(m),
+    on(event: string, listener: (e?: { data: unknown }) => void) {
+      if (event === 'close') port2.on('close', () => listener());
+      else port2.on('message', (data: unknown) => listener({ data }));
+      return this;
+    },
+    off() { return this; },
+    start: () => port2.start(),
+    close: () => port2.close(),
+  } as MessagePortMainLike;
+  bridgeSession(childPort(host.child), ++sessions, (onClose) => messagePortMain(main, onClose));
+  const client = createClient<Api, ApiEvent>(API, messagePortPort(port1 as unknown as MessagePort));
+  return { client, close: () => { client.close(); port1.close(); } };
+}
+
+/** The code a call ends with (null: it succeeded). */
+async function outcome(client: Client<Api, ApiEvent>, method: string, args: unknown): Promise<string | null> {
+  try {
+    await (client.api as Record<string, (a: unknown) => Promise<unknown>>)[method]!(args);
+    return null;
+  } catch (err) {
+    return err instanceof RpcError ? err.code : `thrown: ${String(err)}`;
+  }
+}
+
+/** Property names anywhere in a schema. */
+function keys(schema: TSchema, into = new Set<string>()): Set<string> {
+  const s = schema as { properties?: Record<string, TSchema>; anyOf?: TSchema[]; items?: TSchema };
+  for (const [k, v] of Object.entries(s.properties ?? {})) { into.add(k); keys(v, into); }
+  for (const v of s.anyOf ?? []) keys(v, into);
+  if (s.items) keys(s.items, into);
+  return into;
+}
+
+describe('capabilities per caller', () => {
+  it('the contract gives every method its callers, and only the path and command methods are the command line\'s', () => {
+    for (const [name, spec] of Object.entries(API)) expect(spec.callers.length, name).toBeGreaterThan(0);
+    expect(Object.entries(API).filter(([, s]) => !(s.callers as readonly string[]).includes('page')).map(([n]) => n).sort()).toEqual(CLI_ONLY_METHODS);
+    // Nothing a page may call takes a path, a folder or a command (a file's display name is not a path).
+    for (const [name, spec] of Object.entries(API)) {
+      if (!(spec.callers as readonly string[]).includes('page')) continue;
+      const named = [...keys(spec.args)].filter((k) => /path|dir|folder|command|cmd|exec|^file$/i.test(k));
+      expect(named, name).toEqual([]);
+    }
+  });
+
+  it('every method against every kind of session: pages are refused the command line\'s methods whatever the arguments, the parent is refused none', async () => {
+    const pages = { tab: await tab(), window: windowPage() };
+    for (const p of Object.values(pages)) expect(await p.client.api.hello({ apiVersion: API_VERSION })).toMatchObject({ pid: host.pid });
+    for (const method of Object.keys(API)) {
+      const pageOnly = !CLI_ONLY_METHODS.includes(method);
+      // Arguments that are wrong for every method: refused as such, or as forbidden before they are read.
+      for (const [kind, p] of Object.entries(pages)) {
+        expect(await outcome(p.client, method, { nonsense: true }), `${kind} ${method}`).toBe(pageOnly ? RpcCode.invalidArguments : RpcCode.forbidden);
+      }
+      expect(await outcome(host.client, method, { nonsense: true }), `parent ${method}`).toBe(RpcCode.invalidArguments);
+    }
+    for (const p of Object.values(pages)) p.close();
+  }, 60_000);
+
+  it('a page can neither write nor read a path, nor tell whether a file exists, nor run a command', async () => {
+    const acc = (await w.api('POST', '/api/accounts/', { account_email: `caps-${Date.now()}@example.com` })).body.id as string;
+    await host.api.connect({ service: w.svc.url, account: acc, apiKey: w.apiKey });
+    const marker = join(dir, 'ran');
+    const written = join(dir, 'written.geojson');
+    for (const p of [await tab(), windowPage()]) {
+      await expect(p.client.api.exportFile({ path: written, account: acc })).rejects.toMatchObject({ code: RpcCode.forbidden });
+      const real = await outcome(p.client, 'importFile', { account: acc, path: '/etc/passwd', farm: 'F' });
+      const missing = await outcome(p.client, 'importFile', { account: acc, path: join(dir, 'no-such-file.geojson'), farm: 'F' });
+      expect([real, missing]).toEqual([RpcCode.forbidden, RpcCode.forbidden]);
+      const [a, b] = await Promise.all(['/etc/passwd', '/nope'].map((path) => p.client.api.importFile({ account: acc, path, farm: 'F' }).catch((e: Error) => e.message)));
+      expect(a).toBe(b);
+      const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhY2MtMSIsImV4cCI6OTk5OTk5OTk5OX0.x';
+      await expect(p.client.api.connectWithCommand({ service: w.svc.url, token, tokenCommand: `touch ${marker}` })).rejects.toMatchObject({ code: RpcCode.forbidden });
+      // connect has no command: one smuggled in is an unknown argument.
+      await expect(p.client.api.connect({ service: w.svc.url, token, tokenCommand: `touch ${marker}` } as never)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+      p.close();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect([existsSync(written), existsSync(marker)]).toEqual([false, false]);
+    // The one external address a page may have opened, the account's embedded map, is announced to the parent
+    // (Electron's main opens no other: electron/external-links.ts).
+    const announced: unknown[] = [];
+    const stop = childPort(host.child).onMessage((m) => { if (isExternalLink(m)) announced.push(m.url); });
+    const page = await tab();
+    const { url } = await page.client.api.embeddedMap({ account: acc });
+    await expect.poll(() => announced).toEqual([url]);
+    stop();
+    page.close();
+    // The user's own process still has them.
+    expect(await host.api.exportFile({ path: written, account: acc })).toMatchObject({ format: 'geojson', parcels: 0 });
+    expect(existsSync(written)).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,101 @@
+// The development bridge's relay (host-bridge.ts bridgeHost) between a stand-in for Electron's parentPort and a
+// stand-in for the host's channel, in memory: main's secrets reach the host first, before any renderer's session, and
+// only the host's external-link announcements go up to main. (host-bridge.test.ts drives the sessions against a real
+// host.)
+import { describe, expect, it } from 'vitest';
+import { EXTERNAL_LINK, HOST_SECRETS } from '../core/host-protocol.ts';
+import type { Port } from '../core/rpc.ts';
+import { bridgeHost } from './host-bridge.ts';
+import { RENDERER_PORT, type MessagePortMainLike } from './node-ports.ts';
+
+type ParentEvent = { data: unknown; ports?: MessagePortMainLike[] };
+
+function world() {
+  const parentListeners = new Set<(e: ParentEvent) => void>();
+  const toMain: unknown[] = [];
+  const parent = {
+    postMessage: (m: unknown) => { toMain.push(m); },
+    on: (_event: 'message', l: (e: ParentEvent) => void) => { parentListeners.add(l); },
+  };
+  const channelListeners = new Set<(m: unknown) => void>();
+  const toHost: unknown[] = [];
+  const channel: Port = {
+    postMessage: (m) => { toHost.push(m); },
+    onMessage(l) {
+      channelListeners.add(l);
+      return () => channelListeners.delete(l);
+    },
+  };
+  const stop = bridgeHost(parent, channel);
+  return {
+    toMain, toHost, stop,
+    fromMain: (data: unknown, ports?: MessagePortMainLike[]) => { for (const l of parentListeners) l({ data, ports }); },
+    fromHost: (m: unknown) => { for (const l of channelListeners) l(m); },
+  };
+}
+
+/** A renderer's port: what the page sends (`send`), and what it was sent. */
+function rendererPort() {
+  const listeners = new Set<(e: { data: unknown }) => void>();
+  const received: unknown[] = [];
+  let started = false;
+  const port = {
+    postMessage: (m: unknown) => { received.push(m); },
+    on: (event: string, l: (e: { data: unknown }) => void) => { if (event === 'message') listeners.add(l); return port; },
+    off: (_event: string, l: (e: { data: unknown }) => void) => { listeners.delete(l); return port; },
+    start: () => { started = true; },
+    close: () => {},
+  } as unknown as MessagePortMainLike;
+  return { port, received, started: () => started, send: (data: unknown) => { for (const l of listeners) l({ data }); } };
+}
+
+describe('the development bridge relay', () => {
+  it("passes main's secrets to the host first, then each renderer's port as a session", () => {
+    const w = world();
+    const secrets = { type: HOST_SECRETS, credentialKey: 'a2V5' };
+    w.fromMain(secrets);
+    const r = rendererPort();
+    w.fromMain({ type: RENDERER_PORT }, [r.port]);
+    r.send({ id: 1, method: 'hello' });
+    expect(w.toHost).toEqual([secrets, { furrowSession: 1, m: { id: 1, method: 'hello' } }]);
+    // The host's answer on that session reaches the page.
+    w.fromHost({ furrowSession: 1, m: { id: 1, result: 'hi' } });
+    expect(r.received).toEqual([{ id: 1, result: 'hi' }]);
+  });
+
+  it('holds a renderer port that came before the secrets until they came, and passes only the first secrets', () => {
+    const w = world();
+    const r = rendererPort();
+    w.fromMain({ type: RENDERER_PORT }, [r.port]);
+    expect(r.started()).toBe(false); // its messages wait in the port
+    expect(w.toHost).toEqual([]);
+    w.fromMain({ type: HOST_SECRETS });
+    expect(r.started()).toBe(true);
+    r.send('call');
+    w.fromMain({ type: HOST_SECRETS, credentialKey: 'b3RoZXI=' });
+    expect(w.toHost).toEqual([{ type: HOST_SECRETS }, { furrowSession: 1, m: 'call' }]);
+  });
+
+  it('passes no malformed secrets and no other message of main on to the host', () => {
+    const w = world();
+    w.fromMain({ type: HOST_SECRETS, credentialKey: 42 });
+    w.fromMain({ type: 'something else' });
+    w.fromMain({ type: RENDERER_PORT }); // no port
+    expect(w.toHost).toEqual([]);
+  });
+
+  it("relays the host's external-link announcements up to main, and nothing else it sends", () => {
+    const w = world();
+    const url = 'https://service.example/embed/acc-1/map';
+    w.fromHost({ type: EXTERNAL_LINK, url });
+    w.fromHost({ type: EXTERNAL_LINK, url: 42 });
+    w.fromHost({ type: EXTERNAL_LINK, url, extra: 'dropped' });
+    w.fromHost({ event: { type: 'accounts' } });
+    w.fromHost({ furrowSession: 1, m: { type: EXTERNAL_LINK, url: 'https://evil.example/' } });
+    w.fromHost({ type: HOST_SECRETS, credentialKey: 'a2V5' });
+    expect(w.toMain).toEqual([{ type: EXTERNAL_LINK, url }, { type: EXTERNAL_LINK, url }]);
+    w.stop();
+    w.fromHost({ type: EXTERNAL_LINK, url });
+    expect(w.toMain).toHaveLength(2);
+  });
+});
