@@ -28,7 +28,7 @@ export default tseslint.config(
         patterns: [
           { group: nodeBuiltins, message: 'core/ is pure domain code: no I/O, no Node built-ins.' },
           { group: ioPackages, message: 'core/ is pure domain code: no I/O packages.' },
-          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/platform/**', '**/app/**', '**/renderer/**'], message: 'core/ depends on nothing else in the repository.' },
+          { group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/cli/**', '**/platform/**', '**/app/**', '**/renderer/**'], message: 'core/ depends on nothing else in the repository.' },
         ],
       }],
     },
@@ -100,7 +100,7 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/backend/**', '**/service/**', '**/app/**', '**/renderer/**'], message: 'db/ and sync/ sit below the app backend and never import the service.' }],
+        patterns: [{ group: ['**/backend/**', '**/cli/**', '**/service/**', '**/app/**', '**/renderer/**'], message: 'db/ and sync/ sit below the app backend and the CLI and never import the service.' }],
       }],
     },
   },
@@ -126,14 +126,26 @@ export default tseslint.config(
   },
   {
     // The app's backend (the mirror host) and the CLI, its in-process client: core/ and the layers below them, never
-    // the service.
-    files: ['backend/**/*.ts', 'cli/**/*.ts'],
+    // the service; the backend never the CLI above it.
+    files: ['backend/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/service/**', 'electron', 'fastify', 'fastify/*'], message: 'The app backend talks to the service over HTTP only (sync/).' },
-          { group: ['**/app/**', '**/renderer/**'], message: 'The backend sits below the app and its renderer: it never imports them.' },
+          { group: ['**/app/**', '**/renderer/**', '**/cli/**'], message: 'The backend sits below the app, its renderer and the CLI: it never imports them.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/service/**', 'electron', 'fastify', 'fastify/*'], message: 'The CLI talks to the service over HTTP only (sync/, through backend/).' },
+          { group: ['**/app/**', '**/renderer/**'], message: 'The CLI calls the backend in process: it never imports the app or its renderer.' },
         ],
       }],
     },
@@ -180,7 +192,7 @@ export default tseslint.config(
     files: ['platform/node/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/bench/**', '**/test/**'], message: 'platform/node/ imports only core/: nothing above it.' }],
+        patterns: [{ group: ['**/service/**', '**/db/**', '**/sync/**', '**/backend/**', '**/cli/**', '**/app/**', '**/bench/**', '**/test/**'], message: 'platform/node/ imports only core/: nothing above it.' }],
       }],
     },
   },

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { configFromEnv } from '../service/config.ts';
 import { runDemo } from '../service/demo.ts';
-import { furrowHome } from '../sync/credentials.ts';
+import { furrowHome } from '../backend/home.ts';
 import { launchHost, type Host } from '../backend/launch.ts';
 import { ensureRenderer, ROOT } from './renderer-build.ts';
 import { freePort } from '../platform/node/free-port.ts';
@@ -45,7 +45,9 @@ async function embeddedService(): Promise<ServiceChoice> {
   process.stderr.write(`${demo.banner}\n`);
   const { ensureBuilt } = await import('../scripts/build.mjs');
   const entry = fileURLToPath(await ensureBuilt('service')); // as `npm run service` runs it
-  const child = spawn(process.execPath, [entry, 'serve'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  // With an IPC channel, used for nothing but its end: the service stops when this process is gone, however it went
+  // (service/server.ts), kill -9 included — no handler here runs then to stop it.
+  const child = spawn(process.execPath, [entry, 'serve'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
   for (let tries = 0; ; tries++) {
@@ -112,6 +114,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+  // The terminal closed: the app stops as on Ctrl+C (the launch page removed, the host closing the mirror cleanly).
+  process.once('SIGHUP', () => void stop());
   service.child?.once('exit', (code) => { if (code) say(`The parcel service stopped (exit ${code}): the app keeps working offline.`); });
 
   // Electron's window runs its own host (electron/main.ts: a utilityProcess, the renderer on a MessagePort): this

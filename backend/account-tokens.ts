@@ -3,33 +3,19 @@
 // provider address. A token is kept only when it is this account's, unexpired, and — when the service can be
 // reached — accepted by it. An expired token never loses work: the account waits, blocked, with its queue
 // (sync/blocked.ts), and the next sync with a good token sends it.
-import type { Mirror } from '../db/mirror.ts';
-import type { AccountCredentials, CredentialStore } from '../sync/credentials.ts';
-import type { DurationOptions } from '../sync/cli-args.ts';
+import type { AccountCredentials } from '../sync/credentials.ts';
 import { RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, TokenState } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { tokenUrlProblem, tokenUrlShown } from '../core/accounts/token-provider.ts';
 import { accountOf } from './views.ts';
+import type { HostContext } from './context.ts';
 
 type Handlers = HandlersOf<Api>;
 
 const tokens = () => import('../sync/tokens.ts');
 
-/** What the account handlers (here and accounts.ts) need of the Backend. */
-export interface AccountsContext {
-  mirror(): Mirror;
-  credentials(): CredentialStore;
-  durations(): DurationOptions;
-  /** Runs a mirror write once no import holds the mirror, then sends its change events (Backend.write). */
-  write<T>(fn: () => T): Promise<T>;
-  /** Runs `fn` while no sync can start (a running one refuses it: busy). */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** The list of accounts changed: the app reads it again. */
-  accountsChanged(): void;
-}
-
-export function tokenHandlers(ctx: AccountsContext): Pick<Handlers, 'accountTokens' | 'setToken' | 'setTokenProvider' | 'renewToken'> {
+export function tokenHandlers(ctx: HostContext): Pick<Handlers, 'accountTokens' | 'setToken' | 'setTokenProvider' | 'renewToken'> {
   async function state(account: string, c: AccountCredentials | undefined): Promise<TokenState> {
     const { tokenExpiry } = await tokens();
     const exp = c?.token && !c.apiKey ? tokenExpiry(c.token) : null;
@@ -44,8 +30,8 @@ export function tokenHandlers(ctx: AccountsContext): Pick<Handlers, 'accountToke
 
   /** The credentials of an account connected with its own token; the organization's bearer accounts renew by themselves. */
   function ownToken(account: string): AccountCredentials {
-    const a = accountOf(ctx.mirror(), account);
-    const c = ctx.credentials().load()[account];
+    const a = accountOf(ctx.mirror, account);
+    const c = ctx.credentials.load()[account];
     if (a.mode !== 'bearer' || c?.apiKey) {
       throw new RpcError(ApiErrorCode.notAccountMode, `${a.label || account} is connected with the organization's API key: its access never needs a token from you`);
     }
@@ -63,7 +49,7 @@ export function tokenHandlers(ctx: AccountsContext): Pick<Handlers, 'accountToke
     if (sub !== account) throw new RpcError(ApiErrorCode.invalidToken, `This token is for account ${sub}, not for ${account}: nothing was changed`);
     const exp = tokenExpiry(token);
     if (exp !== null && exp * 1000 <= Date.now()) throw new RpcError(ApiErrorCode.invalidToken, `This token expired at ${new Date(exp * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC: get a new one`);
-    const a = accountOf(ctx.mirror(), account);
+    const a = accountOf(ctx.mirror, account);
     const { ServiceClient, NetworkError, errorMessage, isAccountNotFound } = await import('../sync/http.ts');
     const { timeoutMs, deadlineMs } = ctx.durations();
     const client = new ServiceClient({
@@ -82,15 +68,15 @@ export function tokenHandlers(ctx: AccountsContext): Pick<Handlers, 'accountToke
       await client.close();
     }
     const next = { ...c, method: 'bearer' as const, token };
-    ctx.credentials().save(account, next);
-    ctx.accountsChanged();
+    ctx.credentials.save(account, next);
+    ctx.emit('accounts', {});
     return { token: await state(account, next), checked };
   }
 
   return {
     accountTokens: async () => {
-      const creds = ctx.credentials().load();
-      const bearer = ctx.mirror().read.accounts().filter((a) => a.mode === 'bearer');
+      const creds = ctx.credentials.load();
+      const bearer = ctx.mirror.read.accounts().filter((a) => a.mode === 'bearer');
       return Promise.all(bearer.map((a) => state(a.id, creds[a.id])));
     },
 
@@ -104,8 +90,8 @@ export function tokenHandlers(ctx: AccountsContext): Pick<Handlers, 'accountToke
       }
       const { tokenUrl: _old, ...rest } = c;
       const next: AccountCredentials = url === null ? rest : { ...rest, tokenUrl: url.trim() };
-      ctx.credentials().save(account, next);
-      ctx.accountsChanged();
+      ctx.credentials.save(account, next);
+      ctx.emit('accounts', {});
       return state(account, next);
     },
 

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
-import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { API, API_EVENTS, API_VERSION } from '../core/api.ts';
 import { createClient, RpcCode, type Port } from '../core/rpc.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { launchHost, type Host } from './launch.ts';
 import { PROTOCOL } from './browser-server.ts';
+import { browserShell, pageHeaders } from '../core/page-policy.ts';
 
 let dir: string;
 let host: Host;
@@ -78,6 +79,9 @@ describe('browser mode', () => {
     expect(directive('default-src')).toBe("default-src 'none'");
     expect(directive('worker-src')).toBe('worker-src blob:');
     expect(directive('connect-src')).not.toMatch(/https?:/);
+    // The app's one page policy (core/page-policy.ts), as Electron's window has it but for browser mode's WebSocket.
+    expect(directive('connect-src')).toBe(`connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`);
+    for (const [name, value] of Object.entries(pageHeaders(browserShell(port), 'text/html; charset=utf-8'))) expect(page.headers[name], name).toBe(value);
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
     // A DNS name rebound to 127.0.0.1 by another site: refused.
     expect((await get('/', `evil.example:${port}`)).status).toBe(421);
@@ -97,7 +101,7 @@ describe('browser mode', () => {
     expect(ws).toBeInstanceOf(WebSocket);
     const socket = ws as WebSocket;
     expect(socket.protocol).toBe(PROTOCOL);
-    const client = createClient<Api, ApiEvent>(API, portOf(socket));
+    const client = createClient(API, portOf(socket), API_EVENTS);
     expect(await client.api.hello({ apiVersion: API_VERSION })).toEqual({ apiVersion: API_VERSION, pid: host.pid });
     expect(await client.api.accounts({})).toEqual([]);
     await expect(client.api.farms({ account: 'acc-nope' })).rejects.toMatchObject({ code: 'no_account' });

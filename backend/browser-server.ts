@@ -8,15 +8,21 @@
 // - a WebSocket's Origin must be this server's own (another site's page, or another local port, is refused);
 // - the WebSocket must present the per-launch token (offered as a subprotocol, so it is in no URL or log line): the
 //   user opens the printed URL with the token in its fragment, which never leaves the browser, and the page hands
-//   it over on connecting. Static files hold no secret and need no token; every answer carries a strict CSP.
+//   it over on connecting. Static files hold no secret and need no token; every answer carries the app's page policy
+//   (core/page-policy.ts, the same as Electron's window).
+// It also serves the host's byte resources at /bytes/<session key>/<id>/<name> (backend/bytes.ts,
+// core/bytes-protocol.ts): GET and HEAD, one range per request, streamed from the file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { messageText, type Port } from '../core/rpc.ts';
-import { BASEMAP_IMG_SOURCES } from '../core/basemap.ts';
+import { browserShell, bytesPolicyHeaders, pageHeaders } from '../core/page-policy.ts';
+import { BYTES_PREFIX, bytesHead, parseBytesPath } from '../core/bytes-protocol.ts';
+import type { BytesSource } from './bytes.ts';
 
 /** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>`. */
 export const PROTOCOL = 'furrow.v1';
@@ -30,6 +36,8 @@ export interface BrowserServerOptions {
   root: string;
   /** Each accepted tab: serve the contract on its port; returns the function that stops when the tab goes. */
   onConnection(port: Port): () => void;
+  /** The host's byte resources, served at /bytes/…; none: every /bytes/ path is 404. */
+  bytes?: BytesSource;
 }
 
 export interface BrowserServer {
@@ -44,6 +52,9 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.map': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
 };
 
+/** A header given once (Node joins most repeated ones; a list is none). */
+const one = (v: string | string[] | undefined): string | null => (typeof v === 'string' ? v : null);
+
 function sameSecret(given: string, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
@@ -53,36 +64,48 @@ function sameSecret(given: string, token: string): boolean {
 export async function startBrowserServer(opts: BrowserServerOptions): Promise<BrowserServer> {
   const root = resolve(opts.root);
   let port = opts.port;
-  const hosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-  // No inline script or style, no eval; the page may only talk to this server. Images may also come from where an
-  // optional basemap's tiles do (core/basemap.ts: https anywhere, http from this computer): the tile address is a
-  // view setting the page keeps, unknown here, and an image can run nothing nor read any answer.
-  const csp = () => [
-    "default-src 'none'", "script-src 'self'", "style-src 'self'", `img-src 'self' data: blob: ${BASEMAP_IMG_SOURCES.join(' ')}`, "font-src 'self'",
-    // OpenLayers' WebGL vector layer builds its buffers in a worker made from a blob: URL by the bundle's own code.
-    'worker-src blob:',
-    `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
-  ].join('; ');
-  const headers = (type: string) => ({
-    'content-type': type, 'content-security-policy': csp(), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
-    'cross-origin-opener-policy': 'same-origin', 'cross-origin-resource-policy': 'same-origin', 'x-frame-options': 'DENY', 'cache-control': 'no-cache',
-  });
+  // The shell (its origins, its WebSocket's) is known once listening: the port may be any free one.
+  const shell = () => browserShell(port);
+  const hosts = () => new Set(shell().origins.map((o) => new URL(o).host));
+  const origins = () => new Set(shell().origins);
+  const headers = (type: string) => pageHeaders(shell(), type);
   const refuse = (res: ServerResponse, status: number, why: string) => {
     res.writeHead(status, headers('text/plain; charset=utf-8'));
     res.end(`${why}\n`);
+  };
+
+  /** A /bytes/ request (the raw path, still percent-encoded): the resource's answer, its body streamed from the file. */
+  const bytes = async (req: IncomingMessage, res: ServerResponse, rawPath: string) => {
+    const path = parseBytesPath(rawPath);
+    const opened = path && opts.bytes ? await opts.bytes.open(path) : null;
+    try {
+      const head = bytesHead(opened?.meta ?? null, { method: req.method ?? '', range: req.headers.range, ifRange: one(req.headers['if-range']) });
+      res.writeHead(head.status, { ...bytesPolicyHeaders(), ...head.headers });
+      if (!head.body || !opened) {
+        res.end();
+        return;
+      }
+      const stream = opened.handle.createReadStream({ start: head.body.start, end: head.body.end, autoClose: false });
+      // A client that goes away mid-way ends the stream; the file is closed below either way.
+      await pipeline(stream, res).catch(() => undefined);
+    } finally {
+      await opened?.handle.close().catch(() => undefined);
+    }
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       if (!hosts().has(req.headers.host ?? '')) return refuse(res, 421, 'Wrong Host: open the address the app printed');
       if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed');
+      let raw: string;
       let path: string;
       try {
-        path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+        raw = new URL(req.url ?? '/', 'http://x').pathname;
+        path = raw.startsWith(BYTES_PREFIX) ? raw : decodeURIComponent(raw);
       } catch {
         return refuse(res, 400, 'Bad path');
       }
+      if (raw.startsWith(BYTES_PREFIX)) return bytes(req, res, raw);
       const file = resolve(join(root, path === '/' ? 'index.html' : path));
       if (file !== root && !file.startsWith(root + sep)) return refuse(res, 404, 'Not found');
       let body: Buffer;

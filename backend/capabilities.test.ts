@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { TSchema } from '@sinclair/typebox';
-import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
 import { createClient, RpcCode, RpcError, type Client, type Port } from '../core/rpc.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { syncWorld, type SyncWorld } from '../test/helpers/sync.ts';
@@ -19,10 +19,13 @@ import { PROTOCOL } from './browser-server.ts';
 import { bridgeSession } from './host-bridge.ts';
 import { launchHost, type Host } from './launch.ts';
 import { isExternalLink } from '../core/host-protocol.ts';
-import { childPort, messagePortMain, type MessagePortMainLike } from './node-ports.ts';
+import { childPort, messagePortMain } from './node-ports.ts';
+import { asMain } from '../test/helpers/message-port-main.ts';
 
 /** What only the command line may call: each takes a path or a command. A change here is a security decision. */
 const CLI_ONLY_METHODS = ['connectWithCommand', 'exportFile', 'importFile'];
+/** What only a page may call: a download the host serves at a path only the asking page session can read (backend/bytes.ts). */
+const PAGE_ONLY_METHODS = ['exportDownload'];
 
 let dir: string;
 let w: SyncWorld;
@@ -44,7 +47,7 @@ afterAll(async () => {
 });
 
 /** A browser tab's session: the WebSocket with this launch's token, as renderer/ws-port.ts opens it. */
-async function tab(): Promise<{ client: Client<Api, ApiEvent>; close(): void }> {
+async function tab(): Promise<{ client: Client<Api, ApiEvents>; close(): void }> {
   let ws: WebSocket | null = null;
   for (let i = 0; i < 100 && !ws; i++) {
     ws = await new Promise<WebSocket | null>((resolve) => {
@@ -63,32 +66,22 @@ async function tab(): Promise<{ client: Client<Api, ApiEvent>; close(): void }> 
       return () => socket.off('message', on);
     },
   };
-  const client = createClient<Api, ApiEvent>(API, p);
+  const client = createClient(API, p, API_EVENTS);
   return { client, close: () => { client.close(); socket.close(); } };
 }
 
 let sessions = 1000;
 /** An Electron window's session through the development bridge (backend/host-bridge.test.ts has the details). */
-function windowPage(): { client: Client<Api, ApiEvent>; close(): void } {
+function windowPage(): { client: Client<Api, ApiEvents>; close(): void } {
   const { port1, port2 } = new MessageChannel();
-  const main: MessagePortMainLike = {
-    postMessage: (m) => port2.postMessage(m),
-    on(event: string, listener: (e?: { data: unknown }) => void) {
-      if (event === 'close') port2.on('close', () => listener());
-      else port2.on('message', (data: unknown) => listener({ data }));
-      return this;
-    },
-    off() { return this; },
-    start: () => port2.start(),
-    close: () => port2.close(),
-  } as MessagePortMainLike;
+  const main = asMain(port2);
   bridgeSession(childPort(host.child), ++sessions, (onClose) => messagePortMain(main, onClose));
-  const client = createClient<Api, ApiEvent>(API, messagePortPort(port1 as unknown as MessagePort));
+  const client = createClient(API, messagePortPort(port1 as unknown as MessagePort), API_EVENTS);
   return { client, close: () => { client.close(); port1.close(); } };
 }
 
 /** The code a call ends with (null: it succeeded). */
-async function outcome(client: Client<Api, ApiEvent>, method: string, args: unknown): Promise<string | null> {
+async function outcome(client: Client<Api, ApiEvents>, method: string, args: unknown): Promise<string | null> {
   try {
     await (client.api as Record<string, (a: unknown) => Promise<unknown>>)[method]!(args);
     return null;
@@ -110,6 +103,7 @@ describe('capabilities per caller', () => {
   it('the contract gives every method its callers, and only the path and command methods are the command line\'s', () => {
     for (const [name, spec] of Object.entries(API)) expect(spec.callers.length, name).toBeGreaterThan(0);
     expect(Object.entries(API).filter(([, s]) => !(s.callers as readonly string[]).includes('page')).map(([n]) => n).sort()).toEqual(CLI_ONLY_METHODS);
+    expect(Object.entries(API).filter(([, s]) => !(s.callers as readonly string[]).includes('cli')).map(([n]) => n).sort()).toEqual(PAGE_ONLY_METHODS);
     // Nothing a page may call takes a path, a folder or a command (a file's display name is not a path).
     for (const [name, spec] of Object.entries(API)) {
       if (!(spec.callers as readonly string[]).includes('page')) continue;
@@ -118,7 +112,7 @@ describe('capabilities per caller', () => {
     }
   });
 
-  it('every method against every kind of session: pages are refused the command line\'s methods whatever the arguments, the parent is refused none', async () => {
+  it('every method against every kind of session: pages are refused the command line\'s methods whatever the arguments, the parent only the page\'s downloads', async () => {
     const pages = { tab: await tab(), window: windowPage() };
     for (const p of Object.values(pages)) expect(await p.client.api.hello({ apiVersion: API_VERSION })).toMatchObject({ pid: host.pid });
     for (const method of Object.keys(API)) {
@@ -127,7 +121,7 @@ describe('capabilities per caller', () => {
       for (const [kind, p] of Object.entries(pages)) {
         expect(await outcome(p.client, method, { nonsense: true }), `${kind} ${method}`).toBe(pageOnly ? RpcCode.invalidArguments : RpcCode.forbidden);
       }
-      expect(await outcome(host.client, method, { nonsense: true }), `parent ${method}`).toBe(RpcCode.invalidArguments);
+      expect(await outcome(host.client, method, { nonsense: true }), `parent ${method}`).toBe(PAGE_ONLY_METHODS.includes(method) ? RpcCode.forbidden : RpcCode.invalidArguments);
     }
     for (const p of Object.values(pages)) p.close();
   }, 60_000);
@@ -155,14 +149,41 @@ describe('capabilities per caller', () => {
     // The one external address a page may have opened, the account's embedded map, is announced to the parent
     // (Electron's main opens no other: electron/external-links.ts).
     const announced: unknown[] = [];
-    const stop = childPort(host.child).onMessage((m) => { if (isExternalLink(m)) announced.push(m.url); });
+    const stop = childPort(host.child).onMessage((m) => { if (isExternalLink(m)) announced.push({ url: m.url, service: m.service }); });
     const page = await tab();
     const { url } = await page.client.api.embeddedMap({ account: acc });
-    await expect.poll(() => announced).toEqual([url]);
+    // With the account's service, whose origin decides whether main opens it at once or asks first.
+    await expect.poll(() => announced).toEqual([{ url, service: w.svc.url }]);
     stop();
     page.close();
     // The user's own process still has them.
     expect(await host.api.exportFile({ path: written, account: acc })).toMatchObject({ format: 'geojson', parcels: 0 });
     expect(existsSync(written)).toBe(true);
+  }, 60_000);
+
+  it("tells a page that an internal error happened, never its detail (an absolute path); the parent gets the detail", async () => {
+    const acc = (await w.api('POST', '/api/accounts/', { account_email: `caps-internal-${Date.now()}@example.com` })).body.id as string;
+    await host.api.connect({ service: w.svc.url, account: acc, apiKey: w.apiKey });
+    // The previews' folder made impossible: keeping a dropped file fails in the file system, naming the full path.
+    const imports = join(dir, 'home', 'imports');
+    rmSync(imports, { recursive: true, force: true });
+    writeFileSync(imports, 'not a folder');
+    const data = Buffer.from('{"type":"FeatureCollection","features":[]}').toString('base64');
+    try {
+      for (const p of [await tab(), windowPage()]) {
+        const err = await p.client.api.importPreview({ account: acc, fileName: 'fields.geojson', data }).then(() => null, (e: unknown) => e);
+        expect(err).toMatchObject({ code: RpcCode.internal, message: expect.stringContaining("Something went wrong in the app's backend (internal_error); details are in its log") });
+        const message = (err as Error).message;
+        expect(message).not.toContain(dir);
+        expect(message).not.toMatch(/EEXIST|\/imports|mkdir/);
+        // A refusal the backend words itself is said to the page as it is.
+        await expect(p.client.api.importPreview({ account: 'acc-nobody', fileName: 'fields.geojson', data })).rejects.toMatchObject({ code: 'no_account', message: expect.stringContaining('acc-nobody') });
+        p.close();
+      }
+      // The user's own process (the launcher, a test, the CLI) gets what happened.
+      await expect(host.api.importPreview({ account: acc, fileName: 'fields.geojson', data })).rejects.toMatchObject({ code: RpcCode.internal, message: expect.stringContaining(imports) });
+    } finally {
+      rmSync(imports, { force: true });
+    }
   }, 60_000);
 });

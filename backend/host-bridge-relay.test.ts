@@ -3,7 +3,7 @@
 // only the host's external-link announcements go up to main. (host-bridge.test.ts drives the sessions against a real
 // host.)
 import { describe, expect, it } from 'vitest';
-import { EXTERNAL_LINK, HOST_SECRETS } from '../core/host-protocol.ts';
+import { BYTES_PORT, EXTERNAL_LINK, HOST_SECRETS } from '../core/host-protocol.ts';
 import type { Port } from '../core/rpc.ts';
 import { bridgeHost } from './host-bridge.ts';
 import { RENDERER_PORT, type MessagePortMainLike } from './node-ports.ts';
@@ -84,18 +84,46 @@ describe('the development bridge relay', () => {
     expect(w.toHost).toEqual([]);
   });
 
-  it("relays the host's external-link announcements up to main, and nothing else it sends", () => {
+  it("carries each bytes request's port as a bytes session, after the secrets, apart from the renderers' sessions", () => {
+    const w = world();
+    const early = rendererPort();
+    w.fromMain({ type: BYTES_PORT }, [early.port]);
+    expect(early.started()).toBe(false);
+    w.fromMain({ type: HOST_SECRETS });
+    const page = rendererPort();
+    w.fromMain({ type: RENDERER_PORT }, [page.port]);
+    early.send({ t: 'get', method: 'GET', path: '/bytes/x', range: null, ifRange: null });
+    page.send({ id: 1, method: 'hello' });
+    expect(w.toHost).toEqual([
+      { type: HOST_SECRETS },
+      { furrowBytes: 1, m: { t: 'get', method: 'GET', path: '/bytes/x', range: null, ifRange: null } },
+      { furrowSession: 2, m: { id: 1, method: 'hello' } },
+    ]);
+    // The host's answer goes to that request's port only.
+    w.fromHost({ furrowBytes: 1, m: { t: 'head', status: 404, headers: {}, body: false } });
+    w.fromHost({ furrowSession: 1, m: 'not for the bytes port' });
+    expect(early.received).toEqual([{ t: 'head', status: 404, headers: {}, body: false }]);
+    expect(page.received).toEqual([]);
+    // Nothing of it goes up to main on the parent's channel.
+    expect(w.toMain).toEqual([]);
+  });
+
+  it("relays the host's external-link announcements up to main, with the service they came from, and nothing else it sends", () => {
     const w = world();
     const url = 'https://service.example/embed/acc-1/map';
+    const service = 'https://service.example';
+    w.fromHost({ type: EXTERNAL_LINK, url, service });
+    w.fromHost({ type: EXTERNAL_LINK, url: 42, service });
+    // Without its service main could not tell whether to ask the user first: not an announcement.
     w.fromHost({ type: EXTERNAL_LINK, url });
-    w.fromHost({ type: EXTERNAL_LINK, url: 42 });
-    w.fromHost({ type: EXTERNAL_LINK, url, extra: 'dropped' });
+    w.fromHost({ type: EXTERNAL_LINK, url, service: 42 });
+    w.fromHost({ type: EXTERNAL_LINK, url, service, extra: 'dropped' });
     w.fromHost({ event: { type: 'accounts' } });
-    w.fromHost({ furrowSession: 1, m: { type: EXTERNAL_LINK, url: 'https://evil.example/' } });
+    w.fromHost({ furrowSession: 1, m: { type: EXTERNAL_LINK, url: 'https://evil.example/', service } });
     w.fromHost({ type: HOST_SECRETS, credentialKey: 'a2V5' });
-    expect(w.toMain).toEqual([{ type: EXTERNAL_LINK, url }, { type: EXTERNAL_LINK, url }]);
+    expect(w.toMain).toEqual([{ type: EXTERNAL_LINK, url, service }, { type: EXTERNAL_LINK, url, service }]);
     w.stop();
-    w.fromHost({ type: EXTERNAL_LINK, url });
+    w.fromHost({ type: EXTERNAL_LINK, url, service });
     expect(w.toMain).toHaveLength(2);
   });
 });

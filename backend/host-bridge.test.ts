@@ -3,43 +3,22 @@
 // bridge's own session code (host-bridge.ts bridgeSession). A Node MessageChannel stands in for Electron's
 // MessageChannelMain: the renderer's end is a DOM-style MessagePort in both; the bridge's end gets MessagePortMain's
 // shape (an event with `data`, a 'close' event) from a small adapter.
-import { MessageChannel, type MessagePort as NodeMessagePort } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, type SyncWorld } from '../test/helpers/sync.ts';
 import { square } from '../test/helpers/service.ts';
-import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
+import { allEvents, type SeenEvent } from '../test/helpers/host.ts';
 import { createClient, RpcCode, type Client } from '../core/rpc.ts';
 import { messagePortPort } from '../renderer/electron-port.ts';
 import { bridgeSession } from './host-bridge.ts';
 import { launchHost, type Host } from './launch.ts';
-import { childPort, messagePortMain, type MessagePortMainLike } from './node-ports.ts';
+import { childPort, messagePortMain } from './node-ports.ts';
+import { asMain } from '../test/helpers/message-port-main.ts';
 
-/** Node's port with Electron's MessagePortMain interface: what main hands the host or the bridge. */
-function asMain(port: NodeMessagePort): MessagePortMainLike {
-  const wrapped = new Map<(e: { data: unknown }) => void, (data: unknown) => void>();
-  return {
-    postMessage: (m) => port.postMessage(m),
-    on(event: 'message' | 'close', listener: ((e: { data: unknown }) => void) | (() => void)) {
-      if (event === 'close') port.on('close', listener as () => void);
-      else {
-        const on = (data: unknown) => (listener as (e: { data: unknown }) => void)({ data });
-        wrapped.set(listener as (e: { data: unknown }) => void, on);
-        port.on('message', on);
-      }
-      return this;
-    },
-    off(_event: 'message', listener: (e: { data: unknown }) => void) {
-      const on = wrapped.get(listener);
-      if (on) port.off('message', on);
-      return this;
-    },
-    start: () => port.start(),
-    close: () => port.close(),
-  } as MessagePortMainLike;
-}
 
 let dir: string;
 let w: SyncWorld;
@@ -47,10 +26,10 @@ let host: Host;
 let sessions = 0;
 
 /** A renderer connected as the window connects: a fresh channel, one end bridged to the host, the other to the client. */
-function renderer(): { client: Client<Api, ApiEvent>; close(): void } {
+function renderer(): { client: Client<Api, ApiEvents>; close(): void } {
   const { port1, port2 } = new MessageChannel();
   bridgeSession(childPort(host.child), ++sessions, (onClose) => messagePortMain(asMain(port2), onClose));
-  const client = createClient<Api, ApiEvent>(API, messagePortPort(port1 as unknown as MessagePort));
+  const client = createClient(API, messagePortPort(port1 as unknown as MessagePort), API_EVENTS);
   return { client, close: () => { client.close(); port1.close(); } };
 }
 
@@ -80,10 +59,10 @@ describe("Electron's MessagePort transport against a real host", () => {
   it('connects an account, sends the map as JSON items, and gives every page the events; a closed page ends only its session', async () => {
     const a = renderer();
     const b = renderer();
-    const seenA: ApiEvent[] = [];
-    const seenB: ApiEvent[] = [];
-    a.client.onEvent((e) => seenA.push(e));
-    b.client.onEvent((e) => seenB.push(e));
+    const seenA: SeenEvent[] = [];
+    const seenB: SeenEvent[] = [];
+    allEvents(a.client.on.bind(a.client), (e) => seenA.push(e));
+    allEvents(b.client.on.bind(b.client), (e) => seenB.push(e));
     // The same call ids (1, 2, …) on both ports at once, each answered on its own.
     const [x, y] = await Promise.all([a.client.api.hello({ apiVersion: API_VERSION }), b.client.api.hello({ apiVersion: API_VERSION })]);
     expect([x.pid, y.pid]).toEqual([host.pid, host.pid]);

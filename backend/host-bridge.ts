@@ -4,16 +4,22 @@
 // carries each renderer's MessagePort over the child's IPC channel as a session of its own (node-ports.ts
 // acceptSessions on the host's side). Main and the renderer see the same utilityProcess and ports either way. Two of
 // core/host-protocol.ts's messages cross it too: main's HOST_SECRETS down to the host, first, and the host's
-// EXTERNAL_LINK announcements up to main.
+// EXTERNAL_LINK announcements up to main. And each port main gives with BYTES_PORT (one app://furrow/bytes/ request)
+// becomes a bytes session of the channel (node-ports.ts BYTES_SESSION), served by backend/bytes-port.ts.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { EXTERNAL_LINK, isExternalLink, isHostSecrets } from '../core/host-protocol.ts';
-import { childPort, electronParent, joinPorts, messagePortMain, RENDERER_PORT, sessionPort, type MessagePortMainLike } from './node-ports.ts';
+import { BYTES_PORT, EXTERNAL_LINK, isExternalLink, isHostSecrets } from '../core/host-protocol.ts';
+import {
+  BYTES_SESSION, childPort, electronParent, joinPorts, messagePortMain, RENDERER_PORT, RPC_SESSION, sessionPort,
+} from './node-ports.ts';
 import type { Port } from '../core/rpc.ts';
 
-/** Joins a renderer's port to session `id` of the host's channel; the session ends when the port closes. */
-export function bridgeSession(channel: Port, id: number, renderer: (onClose: () => void) => Port): void {
-  const session = sessionPort(channel, id);
+/**
+ * Joins a renderer's port to session `id` of the host's channel; the session ends when the port closes. `key`: the
+ * kind of session (an rpc session; BYTES_SESSION for a bytes request's port).
+ */
+export function bridgeSession(channel: Port, id: number, renderer: (onClose: () => void) => Port, key: typeof RPC_SESSION | typeof BYTES_SESSION = RPC_SESSION): void {
+  const session = sessionPort(channel, id, key);
   let stop: (() => void) | null = null;
   stop = joinPorts(renderer(() => { stop?.(); session.end(); }), session);
 }
@@ -25,7 +31,8 @@ type Parent = NonNullable<ReturnType<typeof electronParent>>;
  * The bridge between main (`parent`) and the host's channel:
  * - main's secrets message (HOST_SECRETS, its first) goes on to the host before anything else: the host reads nothing
  *   before it. A renderer's port that came first (main never sends one first) waits for it. Only the first counts.
- * - each renderer port becomes a session of the channel (bridgeSession);
+ * - each renderer port becomes a session of the channel (bridgeSession), and each bytes request's port a bytes
+ *   session (main posts one per app://furrow/bytes/ request); both wait for the secrets like the rest;
  * - the host's external-link announcements (EXTERNAL_LINK) go up to main, which opens only those; nothing else the
  *   host sends on the channel does.
  * Returns the function that stops listening to the channel.
@@ -33,23 +40,26 @@ type Parent = NonNullable<ReturnType<typeof electronParent>>;
 export function bridgeHost(parent: Pick<Parent, 'on' | 'postMessage'>, channel: Port): () => void {
   let sessions = 0;
   let secretsSent = false;
-  const waiting: MessagePortMainLike[] = [];
-  const open = (port: MessagePortMainLike) => bridgeSession(channel, ++sessions, (onClose) => messagePortMain(port, onClose));
+  const waiting: (() => void)[] = [];
+  const kinds: Record<string, typeof RPC_SESSION | typeof BYTES_SESSION> = { [RENDERER_PORT]: RPC_SESSION, [BYTES_PORT]: BYTES_SESSION };
   parent.on('message', (e) => {
     if (isHostSecrets(e.data)) {
       if (secretsSent) return;
       secretsSent = true;
       channel.postMessage(e.data);
-      for (const port of waiting.splice(0)) open(port);
+      for (const open of waiting.splice(0)) open();
       return;
     }
     const port = e.ports?.[0];
-    if ((e.data as { type?: unknown } | null)?.type !== RENDERER_PORT || !port) return;
-    if (secretsSent) open(port);
-    else waiting.push(port);
+    const type = (e.data as { type?: unknown } | null)?.type;
+    const key = typeof type === 'string' && Object.hasOwn(kinds, type) ? kinds[type] : undefined;
+    if (!key || !port) return;
+    const open = () => bridgeSession(channel, ++sessions, (onClose) => messagePortMain(port, onClose), key);
+    if (secretsSent) open();
+    else waiting.push(open);
   });
   return channel.onMessage((m) => {
-    if (isExternalLink(m)) parent.postMessage({ type: EXTERNAL_LINK, url: m.url });
+    if (isExternalLink(m)) parent.postMessage({ type: EXTERNAL_LINK, url: m.url, service: m.service });
   });
 }
 

@@ -6,19 +6,24 @@
 // Who may call what (core/rpc.ts Caller): the parent is the user's own process (npm start's launcher, a test), a
 // 'cli' caller; every page is a 'page' caller, refused what only the command line may do (a path, a command).
 //
-// Secrets never come in the environment or on the command line (/proc/<pid>/environ and /cmdline are readable by
-// every local user): the parent's first message carries them (core/host-protocol.ts HOST_SECRETS), and the host
-// opens nothing before it has them.
-import { API, type ApiEvent } from '../core/api.ts';
+// Secrets never come on the command line (/proc/<pid>/cmdline is readable by every local user) nor in the environment
+// (/proc/<pid>/environ, 0400, is the same user's and root's to read, and every child inherits it): the parent's first
+// message carries them (core/host-protocol.ts HOST_SECRETS), and the host opens nothing before it has them.
+import { join } from 'node:path';
+import { API, API_EVENTS, type ApiEvents } from '../core/api.ts';
 import { serve, type Caller, type Port, type Server } from '../core/rpc.ts';
 import { problemsOf } from '../core/schemas/check.ts';
 import { EXTERNAL_LINK, isHostSecrets, type ExternalLink } from '../core/host-protocol.ts';
-import { furrowHome } from '../sync/credentials.ts';
+import { furrowHome } from './home.ts';
 import { SealedCredentialStore } from '../sync/sealed-credentials.ts';
 import { Backend } from './backend.ts';
 import { startBrowserServer, type BrowserServer } from './browser-server.ts';
 import { acceptRendererPorts, acceptSessions, electronParent, holdParent, parentChannel, portOf } from './node-ports.ts';
 import { privateUmask } from '../platform/node/private-files.ts';
+import { ByteResources } from './bytes.ts';
+import { acceptBytes } from './bytes-port.ts';
+import { downloadHandlers } from './downloads.ts';
+import { sessionErrors } from './session-errors.ts';
 
 // Whatever the host or a library it runs creates (SQLite's -wal and -shm, the import threads' files) is the user's
 // alone: the mirror is not every local user's to read.
@@ -41,17 +46,23 @@ const credentials = secrets.credentialKey ? new SealedCredentialStore(home, Buff
 const backend = new Backend({
   home, env: process.env, app: true, credentials,
   // Electron's main opens an external address only when the host announced it (electron/trust.ts).
-  externalLink: (url) => parent.postMessage({ type: EXTERNAL_LINK, url } satisfies ExternalLink),
+  externalLink: (url, service) => parent.postMessage({ type: EXTERNAL_LINK, url, service } satisfies ExternalLink),
 });
-const servers = new Set<Server<ApiEvent>>();
+const servers = new Set<Server<ApiEvents>>();
 const channel = portOf(parent);
+// What the host makes for a page to fetch (an export to download), each page session's own (backend/bytes.ts).
+const bytes = new ByteResources(join(home, 'exports'), { ttlMs: Number(process.env.FURROW_BYTES_TTL_MS) || undefined });
 
 function session(port: Port, caller: Caller): () => void {
-  const s = serve<typeof API, ApiEvent>(API, port, backend.handlers, { check: problemsOf, caller });
+  const scope = caller === 'page' ? bytes.session() : null;
+  const handlers = scope ? { ...backend.handlers, ...downloadHandlers(backend.mirror, scope) } : backend.handlers;
+  // A page is told an internal error only in general, the detail (paths and all) written to this log (stderr).
+  const toError = sessionErrors(caller, (text) => process.stderr.write(text));
+  const s = serve(API, port, handlers, { check: problemsOf, caller, events: API_EVENTS, toError });
   servers.add(s);
-  return () => { servers.delete(s); s.close(); };
+  return () => { servers.delete(s); s.close(); scope?.close(); };
 }
-backend.onEvent((e) => { for (const s of servers) s.emit(e); });
+backend.onEvent((name, payload) => { for (const s of servers) s.emit(name, payload); });
 session(channel, 'cli');
 
 /** One rpc server per page (a browser tab, an Electron window's renderer), on the same handlers. */
@@ -60,21 +71,28 @@ const page = (port: Port) => session(port, 'page');
 // parentPort, straight to this process; in development through the bridge's sessions (backend/host-bridge.ts).
 if (electronParent()) acceptRendererPorts(parent, page);
 else acceptSessions(channel, page);
+acceptBytes(parent, channel, bytes);
 parent.release();
 
 let browser: BrowserServer | null = null;
 if (secrets.browserToken) {
   browser = await startBrowserServer({
     port: Number(process.env.FURROW_BROWSER_PORT ?? 0), token: secrets.browserToken, root: process.env.FURROW_RENDERER_DIR ?? 'dist/renderer',
-    onConnection: page,
+    onConnection: page, bytes,
   });
 }
 
 // The parent gone (closed, crashed): nothing is left to answer. The mirror is closed cleanly; work the engine had
 // in flight is reconciled at the next start, never resent blindly.
-process.on('disconnect', () => {
+const shutdown = () => {
   for (const s of servers) s.close();
   void browser?.close();
+  bytes.close();
   backend.close();
   process.exit(0);
-});
+};
+process.on('disconnect', shutdown);
+// Ctrl+C, or the terminal closed (SIGHUP), reaches every process of the launcher's group, this one too: it closes the
+// mirror as when its parent goes, rather than dying mid-write (the launcher closes the channel meanwhile, app/start.ts).
+process.once('SIGINT', shutdown);
+process.once('SIGHUP', shutdown);

@@ -1,7 +1,7 @@
 // What the host and its import thread say to each other (backend/import-worker.ts), and the import's outcome in the
 // API's terms, the same whether it ran on that thread (the host) or in process (the CLI). The thread also reads and
 // checks a file for the app's preview (db/import/preview.ts), writing nothing.
-import type { ChangeEvent } from '../core/api.ts';
+import type { ChangeEvent } from '../core/api-parcels.ts';
 import type { ImportReport } from '../db/import/index.ts';
 import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
 import { ImportError } from '../db/import/errors.ts';

@@ -9,8 +9,6 @@ import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { previewFile } from '../db/import/preview.ts';
 import { importFailure, importResult, type ImportJob, type ImportMessage, type PreviewJob } from './import-protocol.ts';
-import { ChangeLog } from '../db/change-log.ts';
-import { checkpointNow } from '../db/bulk.ts';
 
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
 
@@ -18,7 +16,7 @@ async function importJob(job: ImportJob): Promise<void> {
   const stop = new Int32Array(job.stop);
   const mirror = Mirror.open(join(job.home, 'mirror.db'));
   // This connection's writes, for the app's change event (rolled back with the import if it fails).
-  const log = new ChangeLog(mirror.syncDb);
+  const log = mirror.changeLog();
   try {
     const r = await importFile(mirror, job.file, {
       accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid,
@@ -26,7 +24,7 @@ async function importJob(job: ImportJob): Promise<void> {
       cancelled: () => Atomics.load(stop, 0) === 1,
     });
     // The WAL copied into the database here, on this thread: else the host's next write would do it on its own.
-    checkpointNow(mirror.syncDb);
+    mirror.checkpoint();
     post({ t: 'done', result: importResult(r, log.drain()) });
   } catch (err) {
     post({ t: 'failed', failure: importFailure(err) });

@@ -8,9 +8,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Backend } from './backend.ts';
-import { ImportPreviews, safeFileName } from './import-previews.ts';
+import { ImportPreviews, PREVIEWS_MAX_BYTES, PREVIEWS_READING, PreviewRefused, safeFileName } from './import-previews.ts';
 import { inProcess } from '../core/rpc.ts';
-import type { Api, ApiEvent } from '../core/api.ts';
+import type { Api } from '../core/api.ts';
+import type { SeenEvent } from '../test/helpers/host.ts';
 import { IMPORT_PREVIEW_MAX_BYTES } from '../core/api-imports.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -25,13 +26,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let backend: Backend;
 let api: ReturnType<typeof inProcess<Api>>;
 let home: string;
-let seen: ApiEvent[];
+let seen: SeenEvent[];
 beforeEach(() => {
   home = mkdtempSync(join(dir, 'home-'));
   backend = new Backend({ home, app: true });
   api = inProcess<Api>(backend.handlers);
   seen = [];
-  backend.onEvent((e) => seen.push(e));
+  backend.onEvent((name, payload) => seen.push({ ...(name === 'sync' ? { progress: payload } : payload), type: name } as SeenEvent));
   for (const id of [ACC, OTHER]) backend.mirror.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(id);
 });
 afterEach(() => backend.close());
@@ -187,6 +188,83 @@ describe('the previews kept', () => {
     expect(safeFileName('..')).toBe('import');
     expect(safeFileName('.hidden.geojson')).toBe('hidden.geojson');
     expect(safeFileName('a\u0000b\nc.zip')).toBe('abc.zip');
+  });
+
+  it('are named within what the file system takes: 255 bytes of UTF-8, whole characters, the extension kept', () => {
+    const euros = safeFileName(`${'€'.repeat(200)}.geojson`);
+    expect(Buffer.byteLength(euros)).toBeLessThanOrEqual(255);
+    expect(euros).toBe(`${'€'.repeat(82)}.geojson`);
+    const faces = safeFileName(`${'😀'.repeat(100)}.kml`);
+    expect(Buffer.byteLength(faces)).toBeLessThanOrEqual(255);
+    expect(faces).toMatch(/^(😀)+\.kml$/u);
+    expect(safeFileName(`${'a'.repeat(300)}.zip`)).toBe(`${'a'.repeat(251)}.zip`);
+    // Cut to nothing but dots: named import.
+    expect(safeFileName(`x${'.'.repeat(300)}`)).toBe('import');
+  });
+
+  it('hold at most PREVIEWS_MAX_BYTES together: the oldest not being imported go first, else a new one is refused', () => {
+    expect(PREVIEWS_MAX_BYTES).toBe(200 * 1024 * 1024);
+    const root = join(dir, 'cap');
+    const previews = new ImportPreviews(root, 60_000, { reading: 2, bytes: 10 });
+    const four = new Uint8Array(4);
+    const a = previews.keep('acc-a', 'a.geojson', four);
+    const b = previews.keep('acc-b', 'b.geojson', four);
+    expect(previews.keptBytes()).toBe(8);
+    // A third would pass 10 bytes: the oldest, a's, makes room.
+    const c = previews.keep('acc-c', 'c.geojson', four);
+    expect([previews.get(a.id), readdirSync(root).sort()]).toEqual([undefined, [b.id, c.id].sort()]);
+    // One being imported is never removed for room: b stays, c goes, and then there is none.
+    previews.get(b.id)!.importing = true;
+    expect(() => previews.keep('acc-d', 'd.geojson', new Uint8Array(8))).toThrow(PreviewRefused);
+    expect(previews.get(c.id)).toBeUndefined();
+    expect(previews.get(b.id)).toBeDefined();
+    const d = previews.keep('acc-d', 'd.geojson', new Uint8Array(6));
+    expect(previews.keptBytes()).toBe(10);
+    previews.close();
+    expect([previews.get(d.id), readdirSync(root)]).toEqual([undefined, []]);
+  });
+
+  it('are read at most PREVIEWS_READING at once', () => {
+    const previews = new ImportPreviews(join(dir, 'turns'), 60_000);
+    const ends = Array.from({ length: PREVIEWS_READING }, () => previews.beginReading());
+    expect(() => previews.beginReading()).toThrow(expect.objectContaining({ code: 'busy' }));
+    ends[0]!();
+    ends[0]!(); // ending twice frees one turn only
+    const again = previews.beginReading();
+    expect(() => previews.beginReading()).toThrow(PreviewRefused);
+    again();
+    ends[1]!();
+  });
+});
+
+describe('a page previewing without end', () => {
+  it(`reads at most ${PREVIEWS_READING} previews at once: the next is refused busy, a turn frees when one ends, failed or not`, async () => {
+    const data = b64(MIXED);
+    const calls = [OTHER, ACC, OTHER].map((account) => api.importPreview({ account, fileName: 'mixed.geojson', data }).then((p) => p.total, (e: { code: string }) => e.code));
+    expect(await Promise.all(calls)).toEqual([8, 8, 'busy']);
+    // Refused before a byte was kept: the two previews' files only.
+    expect(kept()).toHaveLength(2);
+    // Failed previews give their turn back.
+    for (let i = 0; i < 3; i++) await expect(api.importPreview({ account: ACC, fileName: 'broken.geojson', data: b64('{"type": "Feat') })).rejects.toMatchObject({ code: 'import_failed' });
+    const both = await Promise.all([ACC, OTHER].map((account) => api.importPreview({ account, fileName: 'mixed.geojson', data })));
+    expect(both.map((p) => p.total)).toEqual([8, 8]);
+  });
+
+  it("removes an account's previews when it is disconnected", async () => {
+    const mine = await api.importPreview({ account: ACC, fileName: 'mixed.geojson', data: b64(MIXED) });
+    const theirs = await api.importPreview({ account: OTHER, fileName: 'mixed.geojson', data: b64(MIXED) });
+    expect(kept().sort()).toEqual([mine.preview, theirs.preview].sort());
+    await api.disconnect({ account: ACC, discardUnsynced: true });
+    expect(kept()).toEqual([theirs.preview]);
+    await expect(api.importPreviewed({ preview: mine.preview, farm: { name: 'Gone' } })).rejects.toMatchObject({ code: 'preview_gone' });
+    expect((await api.importPreviewed({ preview: theirs.preview, farm: { name: 'Kept' } })).imported).toBe(6);
+  });
+
+  it('previews a file whose name is 200 euro signs (600 bytes): kept under a name the file system takes', async () => {
+    const p = await api.importPreview({ account: ACC, fileName: `${'€'.repeat(200)}.geojson`, data: b64(MIXED) });
+    expect([p.total, p.valid]).toEqual([8, 5]);
+    expect(p.fileName).toBe(`${'€'.repeat(82)}.geojson`);
+    expect(readdirSync(join(home, 'imports', p.preview))).toEqual([p.fileName]);
   });
 });
 

@@ -1,4 +1,4 @@
-// Imports for the backend: importFile (a file by its path, backend/backend.ts) and the app's preview then import of a
+// Imports (core/api-imports.ts): importFile (a file by its path: the command line's) and the app's preview then import of a
 // dropped file (core/api-imports.ts). On a thread of its own in the mirror host (backend/import-worker.ts), so the
 // host goes on answering; in process for the CLI, where nothing else runs. The same outcome either way
 // (import-protocol.ts). The preview checks each feature as the import will and writes nothing; the import of a
@@ -7,14 +7,14 @@ import { startWorker, workerEntry } from '../platform/node/worker-pool.ts';
 import type { Mirror } from '../db/mirror.ts';
 import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
-import type { ApiEvent } from '../core/api.ts';
 import { IMPORT_PREVIEW_MAX_BYTES, IMPORT_PREVIEW_MAX_LISTED, type IMPORTS_API } from '../core/api-imports.ts';
 import { checkName } from '../core/parcels/name.ts';
 import { reporter } from '../core/parcels/problems.ts';
 import { importFailure, importResult, type ImportFailure, type ImportJob, type ImportMessage, type ImportResult, type PreviewJob } from './import-protocol.ts';
 import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
-import { safeFileName, type ImportPreviews } from './import-previews.ts';
+import { PreviewRefused, safeFileName } from './import-previews.ts';
 import { accountOf } from './views.ts';
+import type { HostContext } from './context.ts';
 
 /** The thread's entry: the bundled one beside the built host (dist/), the TypeScript beside this file from source. */
 const ENTRY = workerEntry('import-worker', import.meta.url);
@@ -78,32 +78,20 @@ export async function importHere(m: Mirror, job: Job, signal: AbortSignal, onPro
   }
 }
 
-/** What the import handlers need of the backend (backend/backend.ts). */
-export interface ImportContext {
-  home: string;
-  /** The mirror host: imports and previews on a thread; else (the CLI) in process. */
-  app: boolean;
-  mirror(): Mirror;
-  /** Waits for the mirror's long job (a sync, another import) to end, then holds it; call the result when done. */
-  turn(): Promise<() => void>;
-  emit(e: ApiEvent): void;
-  previews: ImportPreviews;
-}
-
 /** An import, in its turn, with its change events sent: importFile's and importPreviewed's. */
-export async function importCall(c: ImportContext, job: Job, signal: AbortSignal, onProgress: Progress): Promise<Omit<ImportResult, 'events'>> {
+export async function importCall(c: HostContext, job: Job, signal: AbortSignal, onProgress: Progress): Promise<Omit<ImportResult, 'events'>> {
   // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
-  const end = await c.turn();
+  const end = await c.jobs.turn('import');
   try {
-    const { events, ...summary } = await (c.app ? runImport({ home: c.home, ...job }, signal, onProgress) : importHere(c.mirror(), job, signal, onProgress));
-    for (const e of events) c.emit(e);
+    const { events, ...summary } = await (c.app ? runImport({ home: c.home, ...job }, signal, onProgress) : importHere(c.mirror, job, signal, onProgress));
+    for (const e of events) c.emit('changed', e);
     return summary;
   } finally {
     end();
   }
 }
 
-async function previewCall(c: ImportContext, file: string, opts: Omit<PreviewOptions, 'onProgress'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
+async function previewCall(c: HostContext, file: string, opts: Omit<PreviewOptions, 'onProgress'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
   if (c.app) return onThread({ preview: true, file, opts }, signal, onProgress) as Promise<FilePreview>;
   const { previewFile } = await import('../db/import/preview.ts');
   try {
@@ -121,40 +109,58 @@ const tooLarge = (name: string, bytes: number) => new RpcError(ApiErrorCode.tooL
   `${name} is ${megabytes(bytes)} MB, more than the app previews (${megabytes(IMPORT_PREVIEW_MAX_BYTES)} MB): import it with the CLI, ` +
   `which reads files of any size from disk: npm run -s cli -- import FILE --farm NAME [--skip-invalid]`, { bytes, max: IMPORT_PREVIEW_MAX_BYTES });
 
-/** `context`: the backend's, asked at each call (the handlers are made before the backend's constructor runs). */
-export function importHandlers(context: () => ImportContext): HandlersOf<typeof IMPORTS_API> {
+/** The previews' own refusals (backend/import-previews.ts) in the API's codes. */
+function previewRefusal<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof PreviewRefused) throw new RpcError(err.code === 'busy' ? ApiErrorCode.busy : ApiErrorCode.tooLarge, err.message);
+    throw err;
+  }
+}
+
+export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
   return {
+    importFile: ({ account, path, farm, skipInvalid = false }, ctx) => {
+      c.account(account);
+      return importCall(c, { file: path, account, farm, skipInvalid }, ctx.signal, (done, total) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' }));
+    },
+
     importPreview: async ({ account, fileName, data }, ctx) => {
-      const c = context();
-      const m = c.mirror();
+      const m = c.mirror;
       accountOf(m, account);
       const name = safeFileName(fileName);
       // Told from the text's length before a byte is decoded.
       if (Math.floor((data.length * 3) / 4) > IMPORT_PREVIEW_MAX_BYTES + 2) throw tooLarge(name, Math.floor((data.length * 3) / 4));
       if (data.length % 4 !== 0 || !BASE64.test(data)) throw new RpcError(RpcCode.invalidArguments, `importPreview: the file's data is not base64 (${name})`);
-      const bytes = Buffer.from(data, 'base64');
-      if (bytes.length > IMPORT_PREVIEW_MAX_BYTES) throw tooLarge(name, bytes.length);
-      const parcelLimit = m.write.parcelLimit(account);
-      const kept = c.previews.keep(account, name, bytes);
+      // A turn among the previews being read (at most PREVIEWS_READING, the next refused busy), before a byte is decoded.
+      const endTurn = previewRefusal(() => c.previews.beginReading());
       try {
-        const p = await previewCall(c, kept.file, { maxHectares: parcelLimit, maxListed: IMPORT_PREVIEW_MAX_LISTED, maxPositions: PREVIEW_MAX_POSITIONS },
-          ctx.signal, (done, total) => ctx.progress({ done, total }));
-        return { preview: kept.id, account, fileName: kept.fileName, ...p, parcelLimit, expires: new Date(kept.expires).toISOString() };
-      } catch (err) {
-        // Nothing to import from a file that cannot be read: it is not kept.
-        c.previews.remove(kept.id);
-        throw err;
+        const bytes = Buffer.from(data, 'base64');
+        if (bytes.length > IMPORT_PREVIEW_MAX_BYTES) throw tooLarge(name, bytes.length);
+        const parcelLimit = m.write.parcelLimit(account);
+        const kept = previewRefusal(() => c.previews.keep(account, name, bytes));
+        try {
+          const p = await previewCall(c, kept.file, { maxHectares: parcelLimit, maxListed: IMPORT_PREVIEW_MAX_LISTED, maxPositions: PREVIEW_MAX_POSITIONS },
+            ctx.signal, (done, total) => ctx.progress({ done, total }));
+          return { preview: kept.id, account, fileName: kept.fileName, ...p, parcelLimit, expires: new Date(kept.expires).toISOString() };
+        } catch (err) {
+          // Nothing to import from a file that cannot be read: it is not kept.
+          c.previews.remove(kept.id);
+          throw err;
+        }
+      } finally {
+        endTurn();
       }
     },
 
     importPreviewed: async ({ preview, farm }, ctx) => {
-      const c = context();
       const p = c.previews.get(preview);
       if (!p) {
         throw new RpcError(ApiErrorCode.previewGone, 'This preview is no longer kept (imported, cancelled, replaced by a newer one, or left over 30 minutes): drop the file again');
       }
       if (p.importing) throw new RpcError(ApiErrorCode.busy, `${p.fileName} is being imported already`);
-      const m = c.mirror();
+      const m = c.mirror;
       accountOf(m, p.account);
       let target: { farm: string; farmId?: string };
       if ('id' in farm) {
@@ -185,7 +191,6 @@ export function importHandlers(context: () => ImportContext): HandlersOf<typeof 
     },
 
     importPreviewDiscard: ({ preview }) => {
-      const c = context();
       if (!c.previews.get(preview)?.importing) c.previews.remove(preview);
       return null;
     },

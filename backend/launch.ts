@@ -2,14 +2,14 @@
 // use (the Electron app starts it as a utilityProcess instead, electron/).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
 import { createClient, type Client } from '../core/rpc.ts';
 import { childPort } from './node-ports.ts';
 import { HOST_SECRETS, type HostSecrets } from '../core/host-protocol.ts';
 
 export interface Host {
-  client: Client<Api, ApiEvent>;
-  api: Client<Api, ApiEvent>['api'];
+  client: Client<Api, ApiEvents>;
+  api: Client<Api, ApiEvents>['api'];
   child: ChildProcess;
   pid: number;
   /** Closes the channel and waits for the host to exit. */
@@ -22,7 +22,7 @@ const ENTRY = fileURLToPath(new URL(FROM_SOURCE ? './host.ts' : './host.mjs', im
 
 export interface LaunchOptions {
   home: string;
-  /** Settings (never a secret: /proc/<pid>/environ is readable by every local user). */
+  /** Settings (never a secret: the host's children inherit them, and /proc/<pid>/environ shows them to the user's other processes). */
   env?: NodeJS.ProcessEnv;
   /** Another host script (the built dist/host.mjs, say); by default the one beside this module. */
   entry?: string;
@@ -41,7 +41,7 @@ export async function launchHost(opts: LaunchOptions): Promise<Host> {
   // First, before any call: the host opens nothing until it has them (backend/host.ts).
   child.send({ type: HOST_SECRETS, ...opts.secrets } satisfies HostSecrets);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const client = createClient<Api, ApiEvent>(API, childPort(child));
+  const client = createClient(API, childPort(child), API_EVENTS);
   child.once('exit', (code, signal) => client.close(`the mirror host exited (${signal ?? code})`));
   const hello = await client.api.hello({ apiVersion: API_VERSION }).catch(async (err: unknown) => {
     child.kill();

@@ -149,12 +149,13 @@ export { RENDERER_PORT } from '../core/host-protocol.ts';
 
 /**
  * The host's side of the packaged app: every renderer port main transfers on the parentPort is a session of its
- * own (`onSession` serves it and returns the function that ends it, called once the port closes).
+ * own (`onSession` serves it and returns the function that ends it, called once the port closes). `type`: the
+ * message the port comes with (RENDERER_PORT; BYTES_PORT for a bytes request's port, backend/bytes-port.ts).
  */
-export function acceptRendererPorts(parent: Pick<ParentPort, 'on'>, onSession: (port: Port) => () => void): void {
+export function acceptRendererPorts(parent: Pick<ParentPort, 'on'>, onSession: (port: Port) => () => void, type: string = RENDERER_PORT): void {
   parent.on('message', (e) => {
     const port = e.ports?.[0];
-    if ((e.data as { type?: unknown } | null)?.type !== RENDERER_PORT || !port) return;
+    if ((e.data as { type?: unknown } | null)?.type !== type || !port) return;
     let end: (() => void) | null = null;
     end = onSession(messagePortMain(port, () => { end?.(); end = null; }));
   });
@@ -164,33 +165,40 @@ export function acceptRendererPorts(parent: Pick<ParentPort, 'on'>, onSession: (
  * Several rpc sessions over one process channel (a renderer port can cross to a utilityProcess, not on to a plain
  * child process: the development bridge, backend/host-bridge.ts, multiplexes them). A session's messages travel as
  * `{ furrowSession, m }`, its end as `{ furrowSession, end: true }`; core/rpc.ts ignores both (they carry no call
- * id), so the channel's own client and server go on beside them.
+ * id), so the channel's own client and server go on beside them. Another kind of session has a key of its own
+ * (BYTES_SESSION: a bytes request's port, backend/bytes-port.ts), so neither side mistakes one kind for the other.
  */
-interface Envelope { furrowSession: number; m?: unknown; end?: true }
-const envelope = (v: unknown): Envelope | null =>
-  typeof v === 'object' && v !== null && Number.isSafeInteger((v as Envelope).furrowSession) ? v as Envelope : null;
+export const RPC_SESSION = 'furrowSession';
+export const BYTES_SESSION = 'furrowBytes';
+type SessionKey = typeof RPC_SESSION | typeof BYTES_SESSION;
+interface Envelope { id: number; m?: unknown; end?: true }
+const envelope = (v: unknown, key: SessionKey): Envelope | null => {
+  if (typeof v !== 'object' || v === null) return null;
+  const e = v as Record<string, unknown>;
+  return Number.isSafeInteger(e[key]) ? { id: e[key] as number, m: e.m, ...(e.end === true ? { end: true } : {}) } : null;
+};
 
 /** The bridge's side: session `id` over `channel`; end() tells the host it is over. */
-export function sessionPort(channel: Port, id: number): Port & { end(): void } {
+export function sessionPort(channel: Port, id: number, key: SessionKey = RPC_SESSION): Port & { end(): void } {
   return {
-    postMessage: (m) => channel.postMessage({ furrowSession: id, m } satisfies Envelope),
+    postMessage: (m) => channel.postMessage({ [key]: id, m }),
     onMessage(listener) {
       return channel.onMessage((v) => {
-        const e = envelope(v);
-        if (e?.furrowSession === id && !e.end) listener(e.m);
+        const e = envelope(v, key);
+        if (e?.id === id && !e.end) listener(e.m);
       });
     },
-    end: () => channel.postMessage({ furrowSession: id, end: true } satisfies Envelope),
+    end: () => channel.postMessage({ [key]: id, end: true }),
   };
 }
 
 /** The host's side: each new session id on `channel` is served by `onSession`, until its end. */
-export function acceptSessions(channel: Port, onSession: (port: Port) => () => void): () => void {
+export function acceptSessions(channel: Port, onSession: (port: Port) => () => void, key: SessionKey = RPC_SESSION): () => void {
   const open = new Map<number, { deliver(m: unknown): void; end(): void }>();
   const stop = channel.onMessage((v) => {
-    const e = envelope(v);
+    const e = envelope(v, key);
     if (!e) return;
-    const id = e.furrowSession;
+    const id = e.id;
     if (e.end) {
       open.get(id)?.end();
       open.delete(id);
@@ -200,7 +208,7 @@ export function acceptSessions(channel: Port, onSession: (port: Port) => () => v
     if (!session) {
       const listeners = new Set<(m: unknown) => void>();
       const end = onSession({
-        postMessage: (m) => channel.postMessage({ furrowSession: id, m } satisfies Envelope),
+        postMessage: (m) => channel.postMessage({ [key]: id, m }),
         onMessage(listener) {
           listeners.add(listener);
           return () => listeners.delete(listener);

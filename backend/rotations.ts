@@ -4,21 +4,17 @@
 import type { Mirror } from '../db/mirror.ts';
 import { EditError, type CropInput } from '../db/writer.ts';
 import type { CropRow } from '../db/types.ts';
-import { cropFamilies, farmCrops, findFamily, type FamilyRow } from '../db/rotations.ts';
+import type { FamilyRow } from '../db/rotations.ts';
 import { campaignOrder, familyRepeats, newestFirst, type RotationEntry } from '../core/crops/rotation.ts';
 import { RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, RotationCrop } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { accountOf, farmOf } from './views.ts';
+import type { HostContext } from './context.ts';
 
 type Handlers = HandlersOf<Api>;
 type CropArgs = Omit<Parameters<Handlers['updateCrop']>[0], 'id'>;
 
-export interface RotationContext {
-  mirror(): Mirror;
-  /** Runs an edit once no import holds the mirror, then sends its change events (Backend.write). */
-  write<T>(fn: () => T): Promise<T>;
-}
 
 /** Map.groupBy, which Node 20 lacks. */
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
@@ -42,7 +38,7 @@ const entry = (c: CropRow): RotationEntry => ({
  * their parcels, for the rule (a crop follows one that may not be shown, in a campaign filtered out).
  */
 function cropViews(m: Mirror, accountId: string, crops: readonly CropRow[], history: readonly CropRow[] = crops): RotationCrop[] {
-  const families = new Map(cropFamilies(m.syncDb, accountId).map((f) => [f.id, f]));
+  const families = new Map(m.read.cropFamilies(accountId).map((f) => [f.id, f]));
   const byParcel = groupBy(history, (c) => c.parcel_local_id);
   const named = new Map(history.map((c) => [c.local_id, c]));
   const repeats = new Map([...byParcel.values()].flatMap((list) => [...familyRepeats(list.map(entry))]));
@@ -89,7 +85,7 @@ function cropInput(m: Mirror, accountId: string, f: CropArgs): CropInput {
   if (f.active !== undefined) out.is_active = f.active;
   if (f.family === null) Object.assign(out, { family_id: null, family_name: null });
   else if (f.family !== undefined) {
-    const known: FamilyRow | undefined = findFamily(m.syncDb, accountId, f.family);
+    const known: FamilyRow | undefined = m.read.findFamily(accountId, f.family);
     // The service refuses an unknown family id, and a new name unless the organization's API key sends it (an
     // account's token only picks among the families): refused here rather than rejected at the sync.
     const unknown = 'id' in f.family ? `No crop family ${f.family.id} in this account` : m.read.account(accountId)?.mode === 'bearer'
@@ -118,18 +114,18 @@ const cropView = (m: Mirror, id: string): RotationCrop => {
   return cropViews(m, c.account_id, [c], m.read.crops(c.parcel_local_id!))[0]!;
 };
 
-export function rotationHandlers(ctx: RotationContext): Pick<Handlers, 'rotation' | 'farmRotation' | 'cropFamilies' | 'createCrop' | 'updateCrop' | 'deleteCrop'> {
+export function rotationHandlers(ctx: HostContext): Pick<Handlers, 'rotation' | 'farmRotation' | 'cropFamilies' | 'createCrop' | 'updateCrop' | 'deleteCrop'> {
   return {
     rotation: ({ parcel }) => {
-      const m = ctx.mirror();
+      const m = ctx.mirror;
       const p = liveParcel(m, parcel);
       return cropViews(m, p.account_id, m.read.crops(p.local_id).sort(newestFirst));
     },
 
     farmRotation: ({ farm, campaign }) => {
-      const m = ctx.mirror();
+      const m = ctx.mirror;
       const f = farmOf(m, farm);
-      const history = farmCrops(m.syncDb, f.local_id).sort(newestFirst);
+      const history = m.read.farmCrops(f.local_id).sort(newestFirst);
       const shown = campaign === undefined ? history : history.filter((c) => c.campaign === campaign);
       const crops = groupBy(cropViews(m, f.account_id, shown, history), (c) => c.parcel);
       const campaigns = campaign === undefined ? campaignOrder(history.map((c) => c.campaign)) : [campaign];
@@ -147,27 +143,27 @@ export function rotationHandlers(ctx: RotationContext): Pick<Handlers, 'rotation
     },
 
     cropFamilies: ({ account }) => {
-      const m = ctx.mirror();
+      const m = ctx.mirror;
       accountOf(m, account);
-      return cropFamilies(m.syncDb, account);
+      return m.read.cropFamilies(account);
     },
 
-    createCrop: ({ parcel, ...fields }) => ctx.write(() => {
-      const m = ctx.mirror();
+    createCrop: ({ parcel, ...fields }) => ctx.jobs.write(() => {
+      const m = ctx.mirror;
       const p = liveParcel(m, parcel);
       const row = checked(() => m.write.createCrop(p.account_id, p.local_id, cropInput(m, p.account_id, fields)));
       return cropView(m, row.local_id);
     }),
 
-    updateCrop: ({ id, ...fields }) => ctx.write(() => {
-      const m = ctx.mirror();
+    updateCrop: ({ id, ...fields }) => ctx.jobs.write(() => {
+      const m = ctx.mirror;
       const c = liveCrop(m, id);
       checked(() => m.write.updateCrop(c.local_id, cropInput(m, c.account_id, fields)));
       return cropView(m, id);
     }),
 
-    deleteCrop: ({ id }) => ctx.write(() => {
-      const m = ctx.mirror();
+    deleteCrop: ({ id }) => ctx.jobs.write(() => {
+      const m = ctx.mirror;
       checked(() => m.write.deleteCrop(liveCrop(m, id).local_id));
       return null;
     }),

@@ -5,7 +5,7 @@ import { SyncEngine } from '../sync/engine.ts';
 import { clientFactory } from '../sync/client-factory.ts';
 import { errorMessage } from '../sync/answers.ts';
 import type { CredentialStore } from '../sync/credentials.ts';
-import type { DurationOptions } from '../sync/cli-args.ts';
+import type { DurationOptions } from '../sync/context.ts';
 import type { ProgressEvent } from '../sync/progress.ts';
 import type { AccountSync } from '../core/api.ts';
 

@@ -3,9 +3,9 @@
 import type { Mirror } from '../db/mirror.ts';
 import type { ParcelHit } from '../db/reader.ts';
 import type { FarmRow } from '../db/types.ts';
-import { statusReport, type BlockedAccount as BlockedRow } from '../sync/status.ts';
+import { statusReport } from '../sync/status.ts';
 import { RpcError } from '../core/rpc.ts';
-import type { AccountSummary, BlockedAccount, FarmSummary, ParcelFeature, SyncState } from '../core/api.ts';
+import type { AccountSummary, FarmSummary, ParcelFeature, SyncState } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 
 export function accountOf(m: Mirror, id: string) {
@@ -21,12 +21,10 @@ export function farmOf(m: Mirror, localId: string) {
   return f;
 }
 
-export const blockedView = (b: BlockedRow): BlockedAccount => ({ account: b.account, service: b.service, code: b.code, reason: b.reason, wayOut: b.way_out, waiting: b.waiting });
-
 export function accountSummary(m: Mirror, id: string): AccountSummary {
   const a = accountOf(m, id);
-  const { blocked_accounts: blocked, ...counts } = statusReport(m, a.id);
-  return { id: a.id, label: a.label, service: a.service_url, method: a.mode, lastPull: a.last_pull, parcelLimit: m.write.parcelLimit(a.id), counts, blocked: blocked[0] ? blockedView(blocked[0]) : null };
+  const { counts, blocked } = statusReport(m, a.id);
+  return { id: a.id, label: a.label, service: a.service_url, method: a.mode, lastPull: a.last_pull, parcelLimit: m.write.parcelLimit(a.id), counts, blocked: blocked[0] ?? null };
 }
 
 export function farmSummary(m: Mirror, localId: string): FarmSummary {

@@ -322,6 +322,10 @@ describe('the CLI in-process', () => {
     const problems = await cli(['problems']);
     expect(problems.status).toBe(2);
     expect(problems.stdout).toMatch(new RegExp(`^account ${account} is blocked — Invalid API key: `, 'm'));
+    expect(problems.stdout).toContain(`Invalid API key: the organization's API key was revoked or rotated: connect again with the current key (npm run -s cli -- connect --service ${svc.url} --api-key NEW_KEY --account ${account}), then sync`);
+    expect(JSON.parse((await cli(['problems', '--json'])).stdout)).toContainEqual({
+      kind: 'account_blocked', id: account, entity: 'account', name: account, reason: expect.stringMatching(/^Invalid API key: the organization's API key was revoked or rotated: .*--api-key NEW_KEY/) as unknown,
+    });
 
     // The way out works, and what was queued goes out.
     expect((await cli(['connect', '--service', svc.url, '--api-key', newKey, '--account', account])).status).toBe(0);

@@ -3,10 +3,10 @@ import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Mirror } from '../db/mirror.ts';
-import { furrowHome } from '../sync/credentials.ts';
-import { UsageError, durationsFromEnv, parseHectares, parseWhole } from '../sync/cli-args.ts';
-import { needsUser, problemLine, statusLines } from '../sync/status.ts';
-import type { BlockedCode } from '../sync/blocked.ts';
+import { furrowHome } from '../backend/home.ts';
+import { SettingsError, durationsFromEnv } from '../backend/settings.ts';
+import { UsageError, parseHectares, parseWhole } from './args.ts';
+import { needsUser, problemLine, problemsWithWayOut, statusJson, statusLines } from './status.ts';
 import type { ProgressEvent } from '../sync/progress.ts';
 import { RpcError, inProcess, type ClientOf } from '../core/rpc.ts';
 import type { Api } from '../core/api.ts';
@@ -105,7 +105,7 @@ function connectCall(api: ClientOf<Api>, v: Values) {
 
 async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   const home = furrowHome(io.env);
-  // Checked before anything is opened or sent: a bad duration is a usage error, not a silent default.
+  // Checked before anything is opened or sent: a bad duration (backend/settings.ts) is a usage error, not a silent default.
   if (cmd === 'sync' || cmd === 'push' || cmd === 'pull' || cmd === 'connect') durationsFromEnv(io.env);
   const hectares = cmd === 'set-parcel-limit' ? need(v, 'hectares') : undefined;
   const limit = hectares === undefined || hectares === 'default' ? null : parseHectares(hectares, '--hectares');
@@ -156,13 +156,12 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         return s.exit;
       }
       case 'status': {
-        const { counts, blocked } = await api.status({ account: str(v, 'account') });
-        const s = { ...counts, blocked_accounts: blocked.map((b) => ({ account: b.account, service: b.service, code: b.code as BlockedCode | null, reason: b.reason, way_out: b.wayOut, waiting: b.waiting })) };
+        const s = statusJson(m, await api.status({ account: str(v, 'account') }));
         out(v.json ? s : statusLines(s).join('\n'));
         return needsUser(s) ? 2 : 0;
       }
       case 'problems': {
-        const list = await api.problems({ account: str(v, 'account') });
+        const list = problemsWithWayOut(m, await api.problems({ account: str(v, 'account') }));
         if (v.json) out(list);
         else out(list.length ? list.map(problemLine).join('\n') : 'Nothing needs you.');
         return list.length ? 2 : 0;
@@ -252,7 +251,7 @@ export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): 
     }
     return await run(cmd, v, full);
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof SettingsError) {
       full.stderr.write(`${err.message}\n\n${USAGE}\n`);
       return 2;
     }
@@ -275,6 +274,9 @@ function refused(err: RpcError, stderr: OutStream): number {
       for (const p of (err.details ?? []) as { path?: string; message: string }[]) write(`  ${p.path ? `${p.path}: ` : ''}${p.message}`);
       return 1;
     }
+    case ApiErrorCode.badSetting:
+      write(`${err.message}\n\n${USAGE}`);
+      return 2;
     case ApiErrorCode.connectRefused:
       if ((err.details as { reason?: string } | undefined)?.reason === 'bad_input') {
         write(`${err.message}\n\n${USAGE}`);

@@ -5,8 +5,9 @@
 
 import type { Mirror } from '../db/mirror.ts';
 import type { AccountSync } from '../core/api.ts';
-import { wayOut, type BlockedCode } from '../sync/blocked.ts';
-import { problemLine, problems } from '../sync/status.ts';
+import { problems } from '../sync/status.ts';
+import { problemLine } from './status.ts';
+import { wayOut } from './way-out.ts';
 import { pullStoppedAt } from '../sync/pull.ts';
 import type { PullProgress } from '../sync/context.ts';
 
@@ -26,7 +27,7 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
   const waiting = a.left ? ` ${plural(a.left, 'change')} still waiting, none lost.` : '';
   if (a.blocked) {
     const account = mirror?.read.account(a.account);
-    const out = account ? wayOut(a.blockedCode as BlockedCode | null, account) : 'connect the account again';
+    const out = account ? wayOut(a.blockedCode ?? 'refused', account) : 'connect the account again';
     return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}${pulled}.${pull}`, error: false };
   }
   if (a.cancelled) {

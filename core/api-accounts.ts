@@ -4,8 +4,8 @@
 // bearer token, whose expiry is shown and which is renewed by pasting a new token or from a token provider address
 // (core/accounts/token-provider.ts). Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import { PAGE_AND_CLI, type Contract } from './rpc.ts';
-import { AccountId, Nullable, Obj } from './api-schemas.ts';
+import { CLI_ONLY, PAGE_AND_CLI, type Contract, type EventContract } from './rpc.ts';
+import { AccountId, BlockedAccount, Nullable, Obj, StatusCounts, ViewportFilter } from './api-schemas.ts';
 import { MAX_EMAIL_LENGTH } from './accounts/email.ts';
 import { MAX_TOKEN_URL_LENGTH } from './accounts/token-provider.ts';
 
@@ -86,7 +86,63 @@ export type DeactivationResult = Static<typeof DeactivationResult>;
 const Org = { organization: OrganizationId };
 const Label = Type.Optional(Type.String({ maxLength: 200 }));
 
+export const AccountSummary = Obj({
+  id: AccountId,
+  label: Type.String(),
+  service: Type.String(),
+  method: Type.Union([Type.Literal('api_key'), Type.Literal('bearer')]),
+  /** Why syncing this account needs the user (its code and reason: the app words what to do), and how many changes wait (none lost). */
+  blocked: Type.Union([BlockedAccount, Type.Null()]),
+  lastPull: Type.Union([Type.String(), Type.Null()]),
+  /** The agreed maximum parcel size in hectares (setParcelLimit): the map refuses a drawn parcel above it before saving. */
+  parcelLimit: Type.Number(),
+  counts: StatusCounts,
+});
+export type AccountSummary = Static<typeof AccountSummary>;
+
+const ServiceAddress = Type.String({ minLength: 1, maxLength: 2000 });
+const ConnectArgs = Obj({
+  service: ServiceAddress,
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000 })),
+  apiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  account: Type.Optional(AccountId),
+  accountHeader: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  bearer: Type.Optional(Type.Boolean()),
+  label: Type.Optional(Type.String({ maxLength: 200 })),
+});
+const ConnectResult = Obj({ account: AccountSummary, tokenExpires: Type.Union([Type.String(), Type.Null()]) });
+
 export const ACCOUNTS_API = {
+  accounts: { callers: PAGE_AND_CLI, description: 'The connected accounts with their counts and what blocks them', args: Obj({}), result: Type.Array(AccountSummary) },
+  connect: {
+    callers: PAGE_AND_CLI,
+    description: "Adds an account once the service accepts its credentials (an account_access token, or the organization's API key and the account); the secrets stay in the backend",
+    args: ConnectArgs,
+    result: ConnectResult,
+  },
+  connectWithCommand: {
+    callers: CLI_ONLY,
+    description: 'As connect with an account_access token, kept fresh by running a command of the user\'s (at once when the token is refused, and at later syncs): the command line only — a page never supplies a command (its token provider is an address, setTokenProvider)',
+    args: Obj({
+      service: ServiceAddress, token: Type.String({ minLength: 1, maxLength: 10_000 }), tokenCommand: Type.String({ minLength: 1, maxLength: 2000 }),
+      label: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+    result: ConnectResult,
+  },
+  disconnect: {
+    callers: PAGE_AND_CLI, description: "Removes an account and all its data from this computer (the service keeps it); refused with the counts while it has unsynced work, unless discardUnsynced",
+    args: Obj({ account: AccountId, discardUnsynced: Type.Optional(Type.Boolean()) }),
+    result: Obj({ farms: Type.Integer(), parcels: Type.Integer(), crops: Type.Integer(), plants: Type.Integer(), discarded: Type.Integer() }),
+  },
+  setParcelLimit: {
+    callers: PAGE_AND_CLI, description: "The account's agreed maximum parcel size (null: the default, 100 ha); the hectares now in force",
+    args: Obj({ account: AccountId, hectares: Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), result: Obj({ hectares: Type.Number() }),
+  },
+  embeddedMap: {
+    callers: PAGE_AND_CLI, description: "The account's embedded map on the service, with the metadata filter given (the spec's metadata[<key>]=<value>): an address to open in the system browser",
+    args: Obj({ account: AccountId, metadata: Type.Optional(ViewportFilter) }),
+    result: Obj({ url: Type.String() }),
+  },
   organizations: {
     callers: PAGE_AND_CLI, description: "The organizations whose API key the backend holds, each with its accounts on the service (connected here or not)",
     args: Obj({}), result: Type.Array(Organization),
@@ -146,3 +202,7 @@ export const ACCOUNTS_API = {
     args: Obj({ account: AccountId }), result: TokenState,
   },
 } satisfies Contract;
+
+export const ACCOUNTS_EVENTS = {
+  accounts: { callers: PAGE_AND_CLI, payload: Obj({}), description: 'The connected accounts changed (one connected, removed, its credentials or state): read them again' },
+} satisfies EventContract;

@@ -16,7 +16,7 @@ export const ApiErrorCode = {
   connectRefused: 'connect_refused',
   /** A crop the service would refuse (core/crops/validate.ts), with every problem in the details. */
   invalidCrop: 'invalid_crop',
-  /** More than an answer may carry (an export to the app above EXPORT_TEXT_MAX parcels: the CLI writes a file). */
+  /** More than the app takes at once (a dropped file above IMPORT_PREVIEW_MAX_BYTES: the CLI imports any size). */
   tooLarge: 'too_large',
   /** The service could not be reached, or refused, for something only it can answer (the embedded map's address). */
   serviceUnavailable: 'service_unavailable',
@@ -42,7 +42,6 @@ export const ApiErrorCode = {
   notAccountMode: 'not_account_mode',
   /** The account's farms on the service changed since the preview the user confirmed: look again. */
   previewChanged: 'preview_changed',
+  /** A FURROW_* setting of the backend's environment it cannot use (backend/settings.ts): the message names it; details `{variable}`. */
+  badSetting: 'bad_setting',
 } as const;
-
-/** The most parcels the app's exportText writes into one answer (about 1 KB each); more: the CLI's `export` writes a file. */
-export const EXPORT_TEXT_MAX = 50_000;

@@ -3,7 +3,7 @@
 // of every feature — valid or why not, by the import's own rules (core/parcels/validate.ts) — then imports the valid
 // ones through the same import as importFile. Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import { PAGE_AND_CLI, type Contract } from './rpc.ts';
+import { CLI_ONLY, PAGE_AND_CLI, type Contract } from './rpc.ts';
 import { AccountId, BBox, Id, Name, Nullable, Obj } from './api-schemas.ts';
 
 /**
@@ -63,7 +63,26 @@ export type ImportPreview = Static<typeof ImportPreview>;
 /** Where the valid features go: an existing farm of the preview's account, or a new farm by name. */
 const ImportTarget = Type.Union([Obj({ id: Id }), Obj({ name: Name })]);
 
+export const ImportProgress = Obj({ phase: Type.Union([Type.Literal('reading'), Type.Literal('writing')]), done: Type.Integer(), total: Type.Integer(), unit: Type.Union([Type.Literal('bytes'), Type.Literal('parcels')]) });
+export const ImportSummary = Obj({
+  farm: Id, farmName: Type.String(),
+  /** Parcels created, counting each part of a split MultiPolygon (`parts` of them). */
+  imported: Type.Integer(), parts: Type.Integer(),
+  /** With skipInvalid: features left out, and their problems (the first 1,000 of `problemCount`). */
+  skipped: Type.Integer(),
+  problems: Type.Array(Obj({ feature: Type.Integer(), message: Type.String() })),
+  problemCount: Type.Integer(),
+  notes: Type.Array(Type.String()),
+});
+
 export const IMPORTS_API = {
+  importFile: {
+    // A path names any file the user may read: the command line's. The page sends the file's bytes (importPreview).
+    callers: CLI_ONLY, description: 'Imports a GeoJSON, KML/KMZ or zipped Shapefile into a farm (created when missing); all or nothing, cancellable',
+    args: Obj({ account: AccountId, path: Type.String({ minLength: 1, maxLength: 4096 }), farm: Name, skipInvalid: Type.Optional(Type.Boolean()) }),
+    result: ImportSummary,
+    progress: ImportProgress,
+  },
   importPreview: {
     callers: PAGE_AND_CLI, description: 'Reads a dropped GeoJSON, KML/KMZ or zipped Shapefile (its bytes in base64) and checks every feature with the service\'s rules and the account\'s limit, importing nothing; too_large above IMPORT_PREVIEW_MAX_BYTES (the CLI imports any size)',
     args: Obj({

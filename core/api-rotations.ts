@@ -1,12 +1,8 @@
-// The app's backend contract, crop rotations and plants (farm managers): a parcel's rotation timeline, a farm's
-// parcels × campaigns, crop CRUD through the outbox, and the plants the service detected. Part of API (core/api.ts).
+// The app's backend contract, crop rotations (farm managers): a parcel's rotation timeline, a farm's parcels ×
+// campaigns, crop CRUD through the outbox. Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { PAGE_AND_CLI, type Contract } from './rpc.ts';
-import { Id, AccountId, BBox, Nullable, Obj, PolygonGeometry, Position, SyncState } from './api-schemas.ts';
-
-const Account = Obj({ account: AccountId });
-const One = Obj({ id: Id });
-const Nothing = Type.Null();
+import { Account, Id, Nothing, Nullable, Obj, One, SyncState } from './api-schemas.ts';
 
 /** A crop's family: id null for one named on a crop here and not yet synced (the service creates it then). */
 const FamilyRef = Obj({ id: Nullable(Type.Integer()), name: Type.String() });
@@ -52,25 +48,6 @@ const CropFields = {
   sowing: Type.Optional(Nullable(Type.String())), closure: Type.Optional(Nullable(Type.String())),
   harvestedQty: Type.Optional(Nullable(Type.Number())), area: Type.Optional(Nullable(Type.Number())), active: Type.Optional(Type.Boolean()),
 };
-export const PlantFeature = Obj({
-  type: Type.Literal('Feature'),
-  /** The service's id: plants are detected there and only pulled. */
-  id: Type.Integer(),
-  geometry: Obj({ type: Type.Literal('Point'), coordinates: Position }),
-  properties: Obj({
-    /** The crown's outline. */
-    crown: Nullable(PolygonGeometry),
-    /** The crown's geodesic area in square metres (0 without a crown). */
-    area: Type.Number(),
-    /** The detection's free JSON. */
-    info: Type.Unknown(),
-    /** Local ids of its parcel and crop, when the mirror has them. */
-    parcel: Nullable(Id), crop: Nullable(Id),
-  }),
-});
-export type PlantFeature = Static<typeof PlantFeature>;
-const PlantLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 }));
-
 export const ROTATIONS_API = {
   rotation: { callers: PAGE_AND_CLI, description: "A parcel's crops, newest first, each with its family, sync state and rotation warnings", args: Obj({ parcel: Id }), result: Type.Array(RotationCrop) },
   farmRotation: {
@@ -81,14 +58,4 @@ export const ROTATIONS_API = {
   createCrop: { callers: PAGE_AND_CLI, description: 'A new crop on a parcel (sent once the parcel is on the service)', args: Obj({ parcel: Id, ...CropFields }), result: RotationCrop },
   updateCrop: { callers: PAGE_AND_CLI, description: 'Changes the fields given of a crop', args: Obj({ id: Id, ...CropFields }), result: RotationCrop },
   deleteCrop: { callers: PAGE_AND_CLI, description: 'Deletes a crop (on the service at the next sync)', args: One, result: Nothing },
-  plantsInView: {
-    callers: PAGE_AND_CLI, description: "An account's plants whose point or crown meets the box (R*Tree), for the map",
-    args: Obj({ account: AccountId, bbox: BBox, limit: PlantLimit }),
-    result: Obj({ type: Type.Literal('FeatureCollection'), features: Type.Array(PlantFeature), truncated: Type.Boolean() }),
-  },
-  plants: {
-    callers: PAGE_AND_CLI, description: "A parcel's plants: how many, then the first `limit` (10,000 unless told) by id",
-    args: Obj({ parcel: Id, limit: PlantLimit }),
-    result: Obj({ count: Type.Integer(), truncated: Type.Boolean(), features: Type.Array(PlantFeature) }),
-  },
 } satisfies Contract;

@@ -10,6 +10,22 @@ export const BASEMAP_IMG_SOURCES = ['https:', 'http://127.0.0.1:*', 'http://loca
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost']);
 
+/**
+ * Whether a request for `url` is one BASEMAP_IMG_SOURCES allows (https from anywhere, http from 127.0.0.1 or
+ * localhost, any port), without a user or password in it: the same list as a network rule, for Electron's main, which
+ * cancels every request of its window that leaves the app (core/page-policy.ts allowsRequest).
+ */
+export function isBasemapImageUrl(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.username || u.password) return false;
+  return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK.has(u.hostname));
+}
+
 /** Why an XYZ URL template cannot be used (a sentence saying what to type instead), or null when it can. */
 export function basemapUrlProblem(template: string): string | null {
   const t = template.trim();

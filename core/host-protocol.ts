@@ -5,8 +5,9 @@
 
 /**
  * The first message the host reads, before it opens anything: the secrets it needs, handed over its channel (a
- * socketpair or a MessagePort), never in its environment or on its command line, where /proc/<pid>/environ and
- * /proc/<pid>/cmdline would show them to every local user.
+ * socketpair or a MessagePort), never on its command line, which /proc/<pid>/cmdline shows to every local user, nor in
+ * its environment, which every child of the host inherits and /proc/<pid>/environ (0400 on Linux) shows to the same
+ * user's processes and root.
  */
 export const HOST_SECRETS = 'furrow:secrets';
 export interface HostSecrets {
@@ -26,17 +27,29 @@ export function isHostSecrets(v: unknown): v is HostSecrets {
 
 /**
  * The host made an address for the user to open outside the app (the embedded map on the service): Electron's main
- * opens an external link only when the host announced it (electron/trust.ts), so a page cannot make main open any
- * address it likes.
+ * opens an external link only when the host announced it (electron/external-links.ts), so a page cannot make main
+ * open any address it likes. `service`: the address of the account's service, which gave the link. A page may have
+ * connected a service of its own choosing, whose answer is any link: main opens at once only a link on the service's
+ * own origin, and asks the user first for any other.
  */
 export const EXTERNAL_LINK = 'furrow:external-link';
 export interface ExternalLink {
   type: typeof EXTERNAL_LINK;
   url: string;
+  service: string;
 }
 export function isExternalLink(v: unknown): v is ExternalLink {
-  return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === EXTERNAL_LINK && typeof (v as { url?: unknown }).url === 'string';
+  if (typeof v !== 'object' || v === null || (v as { type?: unknown }).type !== EXTERNAL_LINK) return false;
+  const { url, service } = v as { url?: unknown; service?: unknown };
+  return typeof url === 'string' && typeof service === 'string';
 }
 
 /** What main posts to the host with a renderer's port in its transfer list. */
 export const RENDERER_PORT = 'furrow:renderer-port';
+
+/**
+ * What main posts to the host with a port of its own for one app://furrow/bytes/… request (core/bytes-protocol.ts:
+ * the request, the answer's head and its chunks go on that port). Main relays bytes only: it never sees an API
+ * message, and the page session's key it passes on is in the address the page asked for.
+ */
+export const BYTES_PORT = 'furrow:bytes-port';

@@ -16,6 +16,12 @@ const contract = {
   layer: { callers: PAGE_AND_CLI, description: 'an object with a list written as JSON texts', args: Type.Object({}), result: Type.Object({ kind: Type.String(), items: Type.Array(Type.Object({ n: Type.Number() })), more: Type.Boolean() }) },
 };
 
+const events = {
+  changed: { callers: PAGE_AND_CLI, description: 'something changed', payload: Type.Object({ what: Type.String() }) },
+  cliNews: { callers: CLI_ONLY, description: 'for the command line only', payload: Type.Object({ path: Type.String() }) },
+  other: { callers: PAGE_AND_CLI, description: 'another event', payload: Type.Object({}) },
+};
+
 const port = (p: MessagePort): Port => ({
   postMessage: (m) => p.postMessage(m),
   onMessage(l) {
@@ -32,8 +38,8 @@ afterEach(() => { for (const c of channels) { c.port1.close(); c.port2.close(); 
 function pair(handlers: HandlersOf<typeof contract>, caller: 'page' | 'cli' = 'cli') {
   const ch = new MessageChannel();
   channels.push(ch);
-  const server = serve<typeof contract, { kind: string }>(contract, port(ch.port1), handlers, { check: problemsOf, caller });
-  const client = createClient<typeof contract, { kind: string }>(contract, port(ch.port2));
+  const server = serve(contract, port(ch.port1), handlers, { check: problemsOf, caller, events });
+  const client = createClient(contract, port(ch.port2), events);
   return { server, client };
 }
 
@@ -62,7 +68,7 @@ describe('core/rpc', () => {
     // A client built for another contract (a newer app) calling a method this server does not have.
     const ch = channels[0]!;
     for (const method of ['nope', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
-      const other = createClient({ [method]: contract.add } as Record<string, typeof contract.add>, port(ch.port2));
+      const other = createClient({ [method]: contract.add } as Record<string, typeof contract.add>, port(ch.port2), {});
       await expect(other.api[method]!({ a: 1, b: 1 })).rejects.toMatchObject({ code: RpcCode.unknownMethod });
       other.close();
     }
@@ -103,18 +109,31 @@ describe('core/rpc', () => {
     await expect(client.api.boom({ coded: false })).rejects.toMatchObject({ code: RpcCode.internal, message: 'disk on fire' });
   });
 
-  it('sends events to every listener, and a closed client rejects what is waiting', async () => {
+  it("delivers each event by its name to that name's listeners, only to the callers it is for; a closed client rejects what is waiting", async () => {
     const { client, server } = pair(handlers);
     const a: string[] = [];
     const b: string[] = [];
-    client.onEvent((e) => a.push(e.kind));
-    const off = client.onEvent((e) => b.push(e.kind));
-    server.emit({ kind: 'changed' });
+    const others: unknown[] = [];
+    client.on('changed', (e) => a.push(e.what));
+    const off = client.on('changed', (e) => b.push(e.what));
+    client.on('other', (e) => others.push(e));
+    server.emit('changed', { what: 'parcels' });
     await new Promise((r) => setTimeout(r, 20));
     off();
-    server.emit({ kind: 'again' });
+    server.emit('changed', { what: 'farms' });
+    server.emit('other', {});
     await new Promise((r) => setTimeout(r, 20));
-    expect([a, b]).toEqual([['changed', 'again'], ['changed']]);
+    expect([a, b, others]).toEqual([['parcels', 'farms'], ['parcels'], [{}]]);
+    // An event the client's contract does not declare reaches nobody; one for the command line never reaches a page.
+    const page = pair(handlers, 'page');
+    const news: unknown[] = [];
+    page.client.on('cliNews', (e) => news.push(e));
+    page.server.emit('cliNews', { path: '/tmp/x' });
+    (page.server.emit as (name: string, payload: unknown) => void)('undeclared', {});
+    client.on('cliNews', (e) => news.push(e));
+    server.emit('cliNews', { path: '/tmp/y' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(news).toEqual([{ path: '/tmp/y' }]);
     const waiting = client.api.wait({});
     client.close('the backend stopped');
     await expect(waiting).rejects.toMatchObject({ code: RpcCode.disconnected, message: 'the backend stopped' });
@@ -128,7 +147,7 @@ describe('core/rpc', () => {
     // the client makes of the parts.
     const texts: string[] = [];
     let feed: (m: unknown) => void = () => {};
-    const server = serve(contract, { postMessage: (m) => { texts.push(messageText(m)); out.postMessage(m); }, onMessage: (l) => { feed = l; return () => {}; } }, handlers, { check: () => [], caller: 'cli' });
+    const server = serve(contract, { postMessage: (m) => { texts.push(messageText(m)); out.postMessage(m); }, onMessage: (l) => { feed = l; return () => {}; } }, handlers, { check: () => [], caller: 'cli', events });
     feed({ t: 'call', id: 1, method: 'layer', args: {} });
     feed({ t: 'call', id: 2, method: 'shapes', args: { bad: false } });
     feed({ t: 'call', id: 3, method: 'add', args: { a: 1, b: 2 } });
@@ -142,7 +161,7 @@ describe('core/rpc', () => {
     expect(sent).toHaveLength(3);
     expect(JSON.parse(messageText({ t: 'result', id: 4, json: { value: {}, lists: { a: [] } } }))).toEqual({ t: 'result', id: 4, value: { a: [] } });
     expect(JSON.parse(messageText({ t: 'result', id: 5, json: { value: { a: 1 }, lists: {} } }))).toEqual({ t: 'result', id: 5, value: { a: 1 } });
-    expect(messageText({ t: 'event', event: { x: '"' } })).toBe(JSON.stringify({ t: 'event', event: { x: '"' } }));
+    expect(messageText({ t: 'event', name: 'x', payload: { x: '"' } })).toBe(JSON.stringify({ t: 'event', name: 'x', payload: { x: '"' } }));
   });
 
   it('sends an answer given as JSON texts as texts, parsed once by the client (and by an in-process caller); text that is not JSON fails the call', async () => {

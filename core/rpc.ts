@@ -1,7 +1,7 @@
 // One typed contract between two processes, proxied both ways (as VS Code's ProxyChannel): the client gets one
 // function per method of the contract and the server dispatches each call to the handler of the same name, so no
 // side ever switches over message names. Calls carry ids, can be cancelled, report progress; the server also
-// sends events. Only plain JSON crosses the port. Pure: the port is given (a MessagePort, an Electron
+// sends events, declared like methods and delivered by name. Only plain JSON crosses the port. Pure: the port is given (a MessagePort, an Electron
 // MessagePortMain, a child process's IPC, a WebSocket), and runs in the renderer as well as in Node.
 import type { Static, TSchema } from '@sinclair/typebox';
 
@@ -31,6 +31,18 @@ export interface MethodSpec {
   callers: readonly Caller[];
 }
 export type Contract = Record<string, MethodSpec>;
+
+/** An event the server sends, declared like a method: its payload and who receives it. */
+export interface EventSpec {
+  payload: TSchema;
+  description: string;
+  /** The sessions it goes to; others never see it. */
+  callers: readonly Caller[];
+}
+export type EventContract = Record<string, EventSpec>;
+export type PayloadOf<E extends EventContract, K extends keyof E> = Static<E[K]['payload']>;
+/** A listener per event name, as the client delivers them. */
+export type EventListener<E extends EventContract, K extends keyof E> = (payload: PayloadOf<E, K>) => void;
 
 type ProgressOf<S extends MethodSpec> = S['progress'] extends TSchema ? Static<S['progress']> : never;
 export interface CallOptions<P = unknown> {
@@ -135,29 +147,34 @@ type Message =
   | { t: 'result'; id: number; value: unknown; json?: undefined }
   | { t: 'result'; id: number; json: JsonParts; value?: undefined }
   | { t: 'error'; id: number; code: string; message: string; details?: unknown }
-  | { t: 'event'; event: unknown };
+  | { t: 'event'; name: string; payload: unknown };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 
-export interface Client<C extends Contract, E> {
+export interface Client<C extends Contract, E extends EventContract> {
   api: ClientOf<C>;
-  /** Listens to the server's events; returns the function that stops. */
-  onEvent(listener: (event: E) => void): () => void;
+  /** Listens to one of the server's events, by its name; returns the function that stops. */
+  on<K extends keyof E & string>(name: K, listener: EventListener<E, K>): () => void;
   /** Rejects every call still waiting (code 'disconnected') and stops listening. */
   close(reason?: string): void;
 }
 
-export function createClient<C extends Contract, E = unknown>(contract: C, port: Port): Client<C, E> {
+/**
+ * The client of `contract` on `port`, with the server's `events` delivered by name to their listeners (an event the
+ * contract does not declare is dropped).
+ */
+export function createClient<C extends Contract, E extends EventContract>(contract: C, port: Port, events: E): Client<C, E> {
   let next = 0;
   let closed: string | null = null;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void; onProgress?: (p: unknown) => void; done(): void }>();
-  const listeners = new Set<(event: E) => void>();
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const stop = port.onMessage((raw) => {
     if (!isObject(raw)) return;
     const m = raw as Message;
     if (m.t === 'event') {
-      for (const l of listeners) l(m.event as E);
+      if (typeof m.name !== 'string' || !Object.hasOwn(events, m.name)) return;
+      for (const l of [...(listeners.get(m.name) ?? [])]) l(m.payload);
       return;
     }
     if (!('id' in m) || !isId(m.id)) return;
@@ -192,9 +209,11 @@ export function createClient<C extends Contract, E = unknown>(contract: C, port:
   for (const method of Object.keys(contract)) api[method] = (args, opts) => invoke(method, args, opts);
   return {
     api: api as ClientOf<C>,
-    onEvent(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    on(name, listener) {
+      const set = listeners.get(name) ?? new Set();
+      listeners.set(name, set);
+      set.add(listener as (payload: unknown) => void);
+      return () => { set.delete(listener as (payload: unknown) => void); };
     },
     close(reason = 'the connection to the backend was closed') {
       if (closed !== null) return;
@@ -222,17 +241,20 @@ export function inProcess<C extends Contract>(handlers: HandlersOf<C>): ClientOf
   });
 }
 
-export interface ServeOptions {
-  /** Who is at the other end of the port: a method whose `callers` lacks it is refused. */
+export interface ServeOptions<E extends EventContract> {
+  /** Who is at the other end of the port: a method whose `callers` lacks it is refused, an event it is not for never sent. */
   caller: Caller;
+  /** The events this server may send. */
+  events: E;
   /** Problems of `value` against `schema` (none: valid). Given by the server's runtime (a compiled TypeBox check in Node). */
   check(schema: TSchema, value: unknown): string[];
   /** Turns what a handler threw into a coded error; the default keeps RpcErrors and calls the rest internal. */
   toError?(err: unknown): RpcError;
 }
 
-export interface Server<E> {
-  emit(event: E): void;
+export interface Server<E extends EventContract> {
+  /** Sends event `name` when this session's caller is one of the event's (else nothing). */
+  emit<K extends keyof E & string>(name: K, payload: PayloadOf<E, K>): void;
   /** Aborts every call still running and stops listening. */
   close(): void;
 }
@@ -240,7 +262,7 @@ export interface Server<E> {
 const defaultToError = (err: unknown): RpcError => (err instanceof RpcError ? err : new RpcError(RpcCode.internal, err instanceof Error ? err.message : String(err)));
 
 /** Answers calls on `port` with `handlers`: arguments are checked against the contract before a handler runs. */
-export function serve<C extends Contract, E = unknown>(contract: C, port: Port, handlers: HandlersOf<C>, opts: ServeOptions): Server<E> {
+export function serve<C extends Contract, E extends EventContract>(contract: C, port: Port, handlers: HandlersOf<C>, opts: ServeOptions<E>): Server<E> {
   const running = new Map<number, AbortController>();
   const toError = opts.toError ?? defaultToError;
   const fail = (id: number, e: RpcError) => port.postMessage({ t: 'error', id, code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } satisfies Message);
@@ -278,7 +300,9 @@ export function serve<C extends Contract, E = unknown>(contract: C, port: Port, 
       .finally(() => running.delete(m.id));
   });
   return {
-    emit: (event) => port.postMessage({ t: 'event', event } satisfies Message),
+    emit(name, payload) {
+      if (Object.hasOwn(opts.events, name) && opts.events[name]!.callers.includes(opts.caller)) port.postMessage({ t: 'event', name, payload } satisfies Message);
+    },
     close() {
       stop();
       for (const c of running.values()) c.abort();

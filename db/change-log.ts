@@ -3,7 +3,7 @@
 // into one change event per account. A write rolled back (a cancelled import) rolls its log back with it, and a
 // pull that writes nothing logs nothing, so nothing is sent.
 import type { Db } from './open.ts';
-import type { ChangeEvent } from '../core/api.ts';
+import type { ChangeEvent } from '../core/api-parcels.ts';
 
 /** Above this many parcels in one drain, the event says "reload" instead of listing them (an import, a first pull). */
 export const MANY_PARCELS = 5_000;
@@ -53,7 +53,7 @@ export class ChangeLog {
       const present = many ? new Set<string>() : new Set(live.pluck().all(JSON.stringify([...a.parcels])) as string[]);
       const ids = many ? [] : [...a.parcels];
       events.push({
-        type: 'changed', account, farms: [...a.farms],
+        account, farms: [...a.farms],
         parcels: { upserted: ids.filter((id) => present.has(id)), removed: ids.filter((id) => !present.has(id)) },
         manyParcels: many, crops: [...a.crops], plants: a.plants,
       });

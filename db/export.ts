@@ -25,6 +25,11 @@ export interface ExportFileOptions extends ExportOptions {
   signal?: AbortSignal;
   /** Parcels written so far, of how many. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The file's mode. By default the one the user's umask gives (userFileMode): a file at a path the user chose. The
+   * host's own temporary exports for the page (backend/downloads.ts) are 0600, in FURROW_HOME.
+   */
+  mode?: number;
 }
 
 /** Parcels read and written a page at a time: the thread is free between pages (the host answers the app). */
@@ -208,7 +213,7 @@ export async function exportFile(mirror: Mirror, file: string, opts: ExportFileO
   opts.signal?.throwIfAborted();
   const snap = new Snapshot(mirror.syncDb.name, opts);
   const tmp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
-  const mode = userFileMode();
+  const mode = opts.mode ?? userFileMode();
   const out = await open(tmp, 'w', mode ?? 0o666).catch((e: unknown) => { snap.close(); throw e; });
   try {
     // The process's owner-only umask narrowed the mode asked for.

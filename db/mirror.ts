@@ -3,6 +3,8 @@ import { MirrorReader } from './reader.ts';
 import { MirrorWriter } from './writer.ts';
 import { inFlightToUncertain } from './outbox.ts';
 import { liveSyncHolder } from './settings.ts';
+import { ChangeLog } from './change-log.ts';
+import { checkpointNow } from './bulk.ts';
 
 /**
  * The mirror with its two faces typed apart: `read` for everything that shows data, `write` for user edits
@@ -27,6 +29,16 @@ export class Mirror {
     const db = openDb(file);
     if (liveSyncHolder(db) === null) inFlightToUncertain(db);
     return new Mirror(db);
+  }
+
+  /** Logs every write made on this connection from now on, for change events (db/change-log.ts). */
+  changeLog(): ChangeLog {
+    return new ChangeLog(this.syncDb);
+  }
+
+  /** Copies the WAL into the database now (after an import, on its own thread). */
+  checkpoint(): void {
+    checkpointNow(this.syncDb);
   }
 
   close(): void {

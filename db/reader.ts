@@ -1,6 +1,12 @@
 import type { Db } from './open.ts';
 import { filtersOnRef, metadataFilterSql, type MetadataFilter } from '../core/parcels/metadata-filter.ts';
-import type { AccountRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow, StatusCounts } from './types.ts';
+import type { AccountRow, ConflictRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow } from './types.ts';
+import type { StatusCounts } from '../core/api-schemas.ts';
+import { cropFamilies, farmCrops, findFamily, type FamilyRow } from './rotations.ts';
+import { parcelPlants, plantsInBox, type PlantHit } from './plants.ts';
+import { syncItems, syncPreview, type SyncItem, type SyncPreview } from './sync-preview.ts';
+import { unsyncedWork, type UnsyncedWork } from './accounts.ts';
+import { openConflictById } from './conflicts.ts';
 
 export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string; point: string | null }
 
@@ -264,4 +270,16 @@ export class MirrorReader {
   canRedo(): boolean {
     return this.db.prepare('SELECT 1 FROM history WHERE undone = 1 LIMIT 1').get() !== undefined;
   }
+
+  // ---- the named queries of db/'s other modules, on this handle: the backend reads through the reader only ----
+
+  cropFamilies(accountId: string): FamilyRow[] { return cropFamilies(this.db, accountId); }
+  findFamily(accountId: string, by: { id: number } | { name: string }): FamilyRow | undefined { return findFamily(this.db, accountId, by); }
+  farmCrops(farmLocalId: string): CropRow[] { return farmCrops(this.db, farmLocalId); }
+  plantsInBox(accountId: string, bbox: readonly [number, number, number, number], limit: number): PlantHit[] { return plantsInBox(this.db, accountId, bbox, limit); }
+  parcelPlants(accountId: string, parcelServerId: number, limit: number): { count: number; plants: PlantHit[] } { return parcelPlants(this.db, accountId, parcelServerId, limit); }
+  syncPreview(accountId: string): SyncPreview { return syncPreview(this.db, accountId); }
+  syncItems(accountId: string): SyncItem[] { return syncItems(this.db, accountId); }
+  unsyncedWork(accountId: string): UnsyncedWork { return unsyncedWork(this.db, accountId); }
+  openConflict(id: number): ConflictRow | undefined { return openConflictById(this.db, id); }
 }

@@ -11,7 +11,7 @@ export interface AccountRow {
   mode: 'api_key' | 'bearer';
   label: string;
   blocked: string | null;
-  /** The code of the block (sync/blocked.ts BlockedCode), with `blocked`. */
+  /** The code of the block (core/accounts/blocked.ts BlockedCode), with `blocked`. */
   blocked_code: string | null;
   last_pull: string | null;
   created: string;
@@ -155,16 +155,6 @@ export interface CropState {
   closure: string | null;
   is_active: boolean;
   family_id: number | null;
-}
-
-export interface StatusCounts {
-  pending: number;
-  in_flight: number;
-  uncertain: number;
-  synced: number;
-  rejected: number;
-  conflicts: number;
-  blocked: number;
 }
 
 export type Row = FarmRow | ParcelRow | CropRow;

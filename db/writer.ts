@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from './open.ts';
 import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './types.ts';
 import { getRow, insertRow, updateRow } from './rows.ts';
-import { enqueue, enqueueCreated } from './outbox.ts';
+import { enqueue, enqueueCreated, releaseBackoff, requeueRejected } from './outbox.ts';
+import { removeAccount, type RemovedAccount } from './accounts.ts';
 import { insertIndexEntries, insertNewParcels, timeOrderedIds, type Utf8Text } from './bulk.ts';
 import { parcelLimit, setParcelLimit } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
@@ -44,6 +45,21 @@ export class MirrorWriter {
   }
 
   // ---- accounts and settings ----
+
+  /** Removes an account and all its data from this computer (db/accounts.ts removeAccount). */
+  removeAccount(accountId: string, opts: { discardUnsynced?: boolean } = {}): RemovedAccount {
+    return removeAccount(this.db, accountId, opts);
+  }
+
+  /** Queues an account's (or every account's) rejected items again; how many. */
+  requeueRejected(accountId: string | null): number {
+    return requeueRejected(this.db, accountId);
+  }
+
+  /** Releases work waiting on a backoff, to be sent at the next sync; how many. */
+  releaseBackoff(accountId: string | null): number {
+    return releaseBackoff(this.db, accountId);
+  }
 
   addAccount(a: { id: string; service_url: string; mode: 'api_key' | 'bearer'; label?: string }): AccountRow {
     const row: AccountRow = { id: a.id, service_url: a.service_url, mode: a.mode, label: a.label ?? '', blocked: null, blocked_code: null, last_pull: null, created: now() };

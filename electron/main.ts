@@ -1,7 +1,8 @@
 // Electron's main process: the mirror host in a utilityProcess, one hardened window loading the built renderer from
-// app://furrow/ (a privileged scheme served here, every answer with the strict CSP), and one IPC channel on which the
-// window's preload asks for a MessagePort straight to the host. Main validates every sender (electron/trust.ts), never
-// sees the API's messages (the port runs renderer ⇄ host) and never holds an account's secret: the host keeps them.
+// app://furrow/ (a privileged scheme served here, every answer with the app's page policy, core/page-policy.ts), and
+// one IPC channel on which the window's preload asks for a MessagePort straight to the host. Main validates every
+// sender (electron/trust.ts), never sees the API's messages (the port runs renderer ⇄ host) and never holds an
+// account's secret: the host keeps them. The host's bytes for the page (app://furrow/bytes/…) pass through main.
 // The host's own secret (the sealing key) goes to it as the first message on its channel, never in its environment;
 // the system browser opens only the web links the host announced (electron/external-links.ts). One instance only.
 //
@@ -12,16 +13,17 @@
 //   The bridge carries each renderer port over the child's IPC as a session (backend/host-bridge.ts).
 // Untested here: Electron's binary cannot be downloaded on these machines (docs/app.md, Electron).
 import {
-  app, BrowserWindow, ipcMain, Menu, MessageChannelMain, net, protocol, safeStorage, session, shell, utilityProcess, type UtilityProcess, type WebContents,
+  app, BrowserWindow, dialog, ipcMain, Menu, MessageChannelMain, net, protocol, safeStorage, session, shell, utilityProcess, type UtilityProcess, type WebContents,
 } from 'electron';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isExternalLink } from '../core/host-protocol.ts';
-import { ExternalLinks } from './external-links.ts';
+import { BYTES_PORT, isExternalLink } from '../core/host-protocol.ts';
+import { ExternalLinks, linkDialog, OPEN_BUTTON, type LinkDecision } from './external-links.ts';
+import { bytesResponse } from './bytes.ts';
 import {
-  APP_SCHEME, APP_URL, appFile, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, packagedMenu, PORT_CHANNEL, trustedSender,
+  allowedRequest, APP_SCHEME, APP_URL, appFile, appHeaders, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, PORT_CHANNEL, trustedSender,
 } from './trust.ts';
 
 // Read and removed at once: the GPU, network and utility processes Electron starts inherit none of them.
@@ -74,7 +76,7 @@ function startHost(dist: string, links: ExternalLinks): UtilityProcess {
   // Always, key or not: the host waits for it. Posted before any renderer's port (handOutPorts runs later), and a
   // utilityProcess's channel keeps order (messages wait for the child to listen).
   host.postMessage(hostSecrets(key));
-  host.on('message', (message: unknown) => { if (isExternalLink(message)) links.announce(message.url); });
+  host.on('message', (message: unknown) => { if (isExternalLink(message)) links.announce(message.url, message.service); });
   host.once('exit', (code) => {
     process.stderr.write(`The mirror host exited (${code}): Furrow stops.\n`);
     app.quit();
@@ -83,14 +85,24 @@ function startHost(dist: string, links: ExternalLinks): UtilityProcess {
   return host;
 }
 
-/** app://furrow/…: the built renderer's files only, each with the policy, nosniff and no referrer. */
-function serveRenderer(root: string): void {
+/**
+ * app://furrow/…: the built renderer's files only, each with the app's page policy (core/page-policy.ts, as browser
+ * mode's); and app://furrow/bytes/…, the host's byte resources (an export to download), asked of the host on a port of
+ * their own per request (electron/bytes.ts): main passes the bytes on, a chunk at a time.
+ */
+function serveApp(root: string, host: UtilityProcess): void {
   protocol.handle(APP_SCHEME, async (request) => {
+    if (isBytesUrl(request.url)) {
+      return bytesResponse(request, () => {
+        const { port1, port2 } = new MessageChannelMain();
+        host.postMessage({ type: BYTES_PORT }, [port1]);
+        return port2;
+      });
+    }
     const file = request.method === 'GET' ? appFile(root, request.url) : null;
-    const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cross-Origin-Opener-Policy': 'same-origin' };
-    if (!file || !existsSync(file.path)) return new Response('Not found', { status: 404, headers: { ...headers, 'Content-Type': 'text/plain' } });
+    if (!file || !existsSync(file.path)) return new Response('Not found', { status: 404, headers: appHeaders('text/plain; charset=utf-8') });
     const res = await net.fetch(pathToFileURL(file.path).href);
-    return new Response(res.body, { status: res.status, headers: { ...headers, 'Content-Type': file.type } });
+    return new Response(res.body, { status: res.status, headers: appHeaders(file.type) });
   });
 }
 
@@ -106,10 +118,12 @@ function guard(links: ExternalLinks): void {
     contents.on('will-frame-navigate', (event) => { if (!isAppUrl(event.url)) event.preventDefault(); });
     // No second window ever. The system browser opens only an address the host announced (the account's embedded
     // map) within the last minutes, http(s) without credentials, and as the host spelled it: a page cannot make main
-    // open anything it likes (a file:, smb: or custom-protocol address, a web page of its choosing).
+    // open anything it likes (a file:, smb: or custom-protocol address, a web page of its choosing). One off its
+    // service's origin (a service the page connected may answer any link) only once the user said so.
     contents.setWindowOpenHandler(({ url }) => {
-      const href = links.opens(url);
-      if (href) void shell.openExternal(href);
+      const decision = links.decide(url);
+      if (decision?.action === 'open') void shell.openExternal(decision.href);
+      else if (decision?.action === 'ask') void askToOpen(contents, decision);
       return { action: 'deny' };
     });
   });
@@ -118,8 +132,17 @@ function guard(links: ExternalLinks): void {
   s.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   s.setPermissionCheckHandler(() => false);
   s.setDevicePermissionHandler(() => false);
-  // Nothing leaves the window over the network: the backend is a MessagePort, the renderer's files app://.
-  s.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isAppUrl(details.url) && !/^(data|blob|devtools):/.test(details.url) }));
+  // Nothing leaves the window over the network but a basemap's tiles, as images (the page policy's img-src, as in
+  // browser mode): the backend is a MessagePort, the renderer's files and the host's bytes app://.
+  s.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !allowedRequest(details) }));
+}
+
+/** Asks the user, in a native dialog over the window (Cancel the default), before a link off its service is opened. */
+async function askToOpen(contents: WebContents, ask: Extract<LinkDecision, { action: 'ask' }>): Promise<void> {
+  const options = linkDialog(ask);
+  const parent = BrowserWindow.fromWebContents(contents);
+  const { response } = await (parent ? dialog.showMessageBox(parent, options) : dialog.showMessageBox(options));
+  if (response === OPEN_BUTTON) await shell.openExternal(ask.href);
 }
 
 /**
@@ -150,8 +173,8 @@ async function main(): Promise<void> {
   const dist = join(app.getAppPath(), 'dist');
   const links = new ExternalLinks();
   guard(links);
-  serveRenderer(join(dist, 'renderer'));
   const host = startHost(dist, links);
+  serveApp(join(dist, 'renderer'), host);
   handOutPorts(host, () => win);
   win = new BrowserWindow({
     width: 1280, height: 820, show: false, title: 'Furrow', autoHideMenuBar: true,

@@ -1,11 +1,15 @@
 // main's trust decisions, run under plain Node (Electron cannot run here): which IPC senders get the backend's port,
-// which app:// requests are answered with which file, what main hands the host (its secrets on the channel, not in its
+// which app:// requests are answered with which file, the page's policy and network rule, what main hands the host (its secrets on the channel, not in its
 // environment) and the packaged app's menu.
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RENDERER_PORT } from '../backend/node-ports.ts';
 import { HOST_SECRETS, isHostSecrets, RENDERER_PORT as PROTOCOL_RENDERER_PORT } from '../core/host-protocol.ts';
-import { APP_URL, appFile, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, packagedMenu, trustedSender } from './trust.ts';
+import { APP_ORIGIN, ELECTRON_SHELL, pageCsp, pageHeaders } from '../core/page-policy.ts';
+import { BASEMAP_IMG_SOURCES } from '../core/basemap.ts';
+import {
+  allowedRequest, APP_HOST, APP_SCHEME, APP_URL, appFile, appHeaders, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, trustedSender,
+} from './trust.ts';
 
 describe('trustedSender', () => {
   const app = { contentsId: 7, frameUrl: APP_URL, mainFrame: true };
@@ -51,11 +55,42 @@ describe('appFile', () => {
   });
 });
 
-it('the policy allows no network, no inline script and no framing', () => {
-  expect(CSP).toContain("connect-src 'none'");
-  expect(CSP).toContain("script-src 'self'");
-  expect(CSP).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
-  expect(CSP).toContain("frame-ancestors 'none'");
+describe("the page's policy and network", () => {
+  it("is the app's one page policy: no connection but the app's own origin, no inline script, no framing; a basemap's tiles and OpenLayers' worker allowed", () => {
+    expect(CSP).toBe(pageCsp(ELECTRON_SHELL));
+    expect(CSP).toContain("connect-src 'self';");
+    expect(CSP).toContain("script-src 'self'");
+    expect(CSP).not.toMatch(/unsafe-inline|unsafe-eval|ws:/);
+    expect(CSP).toContain("frame-ancestors 'none'");
+    expect(CSP).toContain(`img-src 'self' data: blob: ${BASEMAP_IMG_SOURCES.join(' ')};`);
+    expect(CSP).toContain('worker-src blob:;');
+    expect(appHeaders('text/html; charset=utf-8')).toEqual(pageHeaders(ELECTRON_SHELL, 'text/html; charset=utf-8'));
+    expect(`${APP_SCHEME}://${APP_HOST}`).toBe(APP_ORIGIN);
+    expect(APP_URL.startsWith(`${APP_ORIGIN}/`)).toBe(true);
+  });
+
+  it("cancels every request but the app's own, data:, blob:, the developer tools and a basemap's tiles as images", () => {
+    expect(allowedRequest({ url: APP_URL, resourceType: 'mainFrame' })).toBe(true);
+    expect(allowedRequest({ url: 'app://furrow/bytes/k/i/n.csv', resourceType: 'other' })).toBe(true);
+    expect(allowedRequest({ url: 'devtools://devtools/bundled/inspector.html', resourceType: 'mainFrame' })).toBe(true);
+    expect(allowedRequest({ url: 'blob:app://furrow/1234', resourceType: 'other' })).toBe(true);
+    expect(allowedRequest({ url: 'https://tile.openstreetmap.org/1/0/0.png', resourceType: 'image' })).toBe(true);
+    expect(allowedRequest({ url: 'http://127.0.0.1:8088/1/0/0.png', resourceType: 'image' })).toBe(true);
+    expect(allowedRequest({ url: 'https://tile.openstreetmap.org/1/0/0.png', resourceType: 'xhr' })).toBe(false);
+    expect(allowedRequest({ url: 'https://evil.example/x.js', resourceType: 'script' })).toBe(false);
+    expect(allowedRequest({ url: 'http://tiles.example.org/1/0/0.png', resourceType: 'image' })).toBe(false);
+    expect(allowedRequest({ url: 'file:///etc/passwd', resourceType: 'image' })).toBe(false);
+    expect(allowedRequest({ url: 'app://other/x', resourceType: 'mainFrame' })).toBe(false);
+  });
+
+  it('tells the bytes path from the renderer\'s files', () => {
+    expect(isBytesUrl('app://furrow/bytes/k/i/n.csv')).toBe(true);
+    expect(isBytesUrl('app://furrow/index.html')).toBe(false);
+    expect(isBytesUrl('app://other/bytes/k/i/n.csv')).toBe(false);
+    expect(isBytesUrl('https://evil.example/bytes/k/i/n.csv')).toBe(false);
+    // The renderer's files never include it: a bytes request is the host's.
+    expect(appFile(resolve('/srv/renderer'), 'app://furrow/bytes/k/i/n.csv')).toBeNull();
+  });
 });
 
 it("main's message with a renderer port is the one the host accepts (electron/ cannot import backend/)", () => {

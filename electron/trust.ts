@@ -2,9 +2,12 @@
 // window's page comes from one origin, app://furrow/ (a privileged scheme main registers); main answers an IPC
 // message only from that page's main frame in the app's own window, and serves only files inside the renderer's
 // folder, each with the strict policy. Also what main hands the host it starts: its secrets in the first message on
-// its channel, never in its environment.
+// its channel, never in its environment. The page's policy and network rule are the app's one page policy
+// (core/page-policy.ts), the same as browser mode's.
 import { extname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { HOST_SECRETS, type HostSecrets } from '../core/host-protocol.ts';
+import { allowsRequest, ELECTRON_SHELL, pageCsp, pageHeaders, type PageRequest } from '../core/page-policy.ts';
+import { BYTES_PREFIX } from '../core/bytes-protocol.ts';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'furrow';
@@ -40,11 +43,34 @@ export function trustedSender(s: Sender, appContentsId: number | null): boolean 
   return appContentsId !== null && s.contentsId === appContentsId && s.mainFrame && isAppUrl(s.frameUrl);
 }
 
-/** The policy every app:// answer carries: the page's own scripts and styles, no network at all (its backend is a MessagePort). */
-export const CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "font-src 'self'", "connect-src 'none'",
-  "worker-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
-].join('; ');
+/**
+ * The policy every page answer of app:// carries: the app's page policy in Electron's shell (core/page-policy.ts) —
+ * the page's own scripts and styles, a basemap's tiles as images, OpenLayers' blob: worker, no connection but to its
+ * own origin (its backend is a MessagePort).
+ */
+export const CSP = pageCsp(ELECTRON_SHELL);
+
+/** The headers of a renderer file of type `type` (the CSP with nosniff, no referrer, COOP, CORP, no framing, no-cache). */
+export const appHeaders = (type: string): Record<string, string> => pageHeaders(ELECTRON_SHELL, type);
+
+/**
+ * The default session's network rule (webRequest.onBeforeRequest): what the page policy allows in Electron's shell
+ * (the app's own origin, data: and blob:, a basemap's tiles as images only), and the developer tools' own pages.
+ * Everything else is cancelled.
+ */
+export function allowedRequest(details: PageRequest): boolean {
+  return /^devtools:/.test(details.url) || allowsRequest(ELECTRON_SHELL, details);
+}
+
+/** Whether an app:// request is for the host's bytes (app://furrow/bytes/…, served by asking the host: electron/bytes.ts). */
+export function isBytesUrl(url: string): boolean {
+  if (!isAppUrl(url)) return false;
+  try {
+    return new URL(url).pathname.startsWith(BYTES_PREFIX);
+  } catch {
+    return false;
+  }
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',

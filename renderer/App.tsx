@@ -1,10 +1,11 @@
 // The app's window: toolbar, map with legend, farms and the parcel panel, status line. It follows the host's events:
 // a change of the account reads what is shown again, a sync's progress moves the bar.
 import { useEffect } from 'react';
-import type { ApiEvent } from '../core/api.ts';
 import { preferredAccount, type Backend } from './backend.ts';
 import { ApiContext } from './context.ts';
-import { redo, refreshAccount, syncNow, undo } from './actions.ts';
+import { redo, undo } from './actions.ts';
+import { refreshAccount } from './account.ts';
+import { syncNow } from './features/status/sync-now.ts';
 import { chooseAccount, set, startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { MapView } from './MapView.tsx';
 import { Toolbar } from './Toolbar.tsx';
@@ -68,20 +69,24 @@ export function App({ backend }: { backend: Backend }) {
   useEffect(() => {
     let quiet: ReturnType<typeof setTimeout> | undefined;
     let refresh: ReturnType<typeof setTimeout> | undefined;
-    const stop = backend.onEvent((e: ApiEvent) => {
-      const current = useApp.getState().account?.id;
-      if (e.type === 'changed' && e.account === current) {
+    const shown = (account: string) => account === useApp.getState().account?.id;
+    const stops = [
+      backend.on('changed', (e) => {
+        if (!shown(e.account)) return;
         set((s) => ({ version: s.version + 1 }));
         // Farms' totals and the undo history follow, a burst of changes (a pull) read once.
         clearTimeout(refresh);
         refresh = setTimeout(() => void refreshAccount(api).catch(() => {}), 100);
-      } else if (e.type === 'sync' && e.progress.account === current) {
-        set({ sync: e.progress });
+      }),
+      backend.on('sync', (progress) => {
+        if (!shown(progress.account)) return;
+        set({ sync: progress });
         clearTimeout(quiet);
         quiet = setTimeout(() => { if (!useApp.getState().syncing) set({ sync: null }); }, SYNC_QUIET_MS);
-      } else if (e.type === 'accounts') void refreshAccount(api).catch(() => {});
-    });
-    return () => { stop(); clearTimeout(quiet); clearTimeout(refresh); };
+      }),
+      backend.on('accounts', () => void refreshAccount(api).catch(() => {})),
+    ];
+    return () => { for (const stop of stops) stop(); clearTimeout(quiet); clearTimeout(refresh); };
   }, [api, backend]);
 
   // The toolbar's shortcuts; never while typing in a field.

@@ -1,6 +1,7 @@
 // Online or offline (as the service answered the last sync), and the app's last message.
 import { useApi } from './context.ts';
-import { refreshAccount, syncNow } from './actions.ts';
+import { refreshAccount } from './account.ts';
+import { syncNow } from './features/status/sync-now.ts';
 import { chooseAccount, useApp } from './store.ts';
 import { conflictsNote, connectionLabel } from './features/status/status-words.ts';
 import { SyncProgress } from './features/status/SyncProgress.tsx';

@@ -1,7 +1,8 @@
 // The toolbar: every button named for screen readers, with its shortcut announced (aria-keyshortcuts) and shown
-// in its tooltip. The shortcuts themselves are App.tsx's; drawing's own keys are the map's (MapView.tsx).
+// in its tooltip. The shortcuts themselves are App.tsx's; drawing's own keys are the map's (features/draw/).
 import { useApi } from './context.ts';
-import { redo, syncNow, undo } from './actions.ts';
+import { redo, undo } from './actions.ts';
+import { syncNow } from './features/status/sync-now.ts';
 import { EditTools } from './features/edit/EditTools.tsx';
 import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { SettingsButton } from './features/settings/SettingsButton.tsx';

@@ -1,12 +1,12 @@
 // The renderer's one way to the app's backend: core/api.ts's client over Electron's MessagePort (electron-port.ts) or
 // browser mode's WebSocket. For the WebSocket, the token comes in the URL's fragment (never sent to any server), is
 // kept for this tab's reloads in sessionStorage (this origin only) and removed from the address bar.
-import { API, API_VERSION, type Api, type ApiEvent } from '../core/api.ts';
+import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
 import { createClient, type Client } from '../core/rpc.ts';
 import { webSocketPort } from './ws-port.ts';
 import { electronBridge, messagePortPort, requestPort } from './electron-port.ts';
 
-export type Backend = Client<Api, ApiEvent>;
+export type Backend = Client<Api, ApiEvents>;
 export type AppApi = Backend['api'];
 
 function launchToken(): string | null {
@@ -32,7 +32,7 @@ export const preferredAccount = (): string | null => new URLSearchParams(locatio
  */
 export async function connectBackend(onLost: (reason: string) => void): Promise<Backend> {
   const bridge = electronBridge();
-  const client = bridge ? createClient<Api, ApiEvent>(API, messagePortPort(await requestPort(bridge))) : await webSocketClient(onLost);
+  const client = bridge ? createClient(API, messagePortPort(await requestPort(bridge)), API_EVENTS) : await webSocketClient(onLost);
   await client.api.hello({ apiVersion: API_VERSION });
   return client;
 }
@@ -45,7 +45,7 @@ async function webSocketClient(onLost: (reason: string) => void): Promise<Backen
   await port.opened.catch(() => {
     throw new Error('The app refused this page: open the address it printed at its latest start.');
   });
-  const client = createClient<Api, ApiEvent>(API, port);
+  const client = createClient(API, port, API_EVENTS);
   port.onClose((reason) => client.close(reason));
   return client;
 }

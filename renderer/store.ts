@@ -1,5 +1,6 @@
 // The app's state as plain data (ids, modes, numbers, coordinates): never OpenLayers objects or the client, which
-// live in the components that own them (renderer/MapView.tsx) and in renderer/backend.ts.
+// live in the components and hooks that own them (renderer/MapView.tsx, the features' map hooks such as
+// features/draw/) and in renderer/backend.ts.
 import { create } from 'zustand';
 import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
 

@@ -6,7 +6,8 @@ import { clientFactory } from './client-factory.ts';
 import type { AccountCredentials, CredentialStore } from './credentials.ts';
 import { errorMessage } from './http.ts';
 import { tokenExpiry, tokenSubject } from './tokens.ts';
-import type { DurationOptions } from './cli-args.ts';
+import { serviceAddressProblem } from '../core/accounts/service-address.ts';
+import type { DurationOptions } from './context.ts';
 
 export interface ConnectInput {
   service: string;
@@ -31,12 +32,19 @@ export class ConnectRefused extends Error {
   }
 }
 
+/** The service address as an account keeps it (trimmed, without trailing slashes), or ConnectRefused bad_input. */
+export function serviceAddress(text: string): string {
+  const service = text.trim().replace(/\/+$/, '');
+  const problem = serviceAddressProblem(service);
+  if (problem) throw new ConnectRefused(problem, 'bad_input');
+  return service;
+}
+
 /** The account a token is for (its `sub`), or null when it is not an account_access token. */
 export const tokenAccount = (token: string): string | null => tokenSubject(token);
 
 export async function connectAccount(m: Mirror, store: CredentialStore, input: ConnectInput, durations: DurationOptions = {}): Promise<{ account: AccountRow; tokenExpires: string | null }> {
-  const service = input.service.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/i.test(service)) throw new ConnectRefused(`Not a service address: ${input.service}`, 'bad_input');
+  const service = serviceAddress(input.service);
   let accountId: string;
   let creds: AccountCredentials;
   if (input.token) {

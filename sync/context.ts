@@ -50,6 +50,19 @@ export interface SyncOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The waits and bounds a user may set (backend/settings.ts reads them from FURROW_* variables), each left to its
+ * default when unset: the engine's `settleMs` and `maxWaitMs` (SyncOptions), and the HTTP client's idle timeout,
+ * deadline and answer cap (sync/http.ts ClientOptions).
+ */
+export interface DurationOptions {
+  settleMs?: number;
+  maxWaitMs?: number;
+  timeoutMs?: number;
+  deadlineMs?: number;
+  maxAnswerBytes?: number;
+}
+
 export const defaultSyncOptions = (): SyncOptions => ({
   settleMs: 30_000, retryBudget: 30, backoffBaseMs: 250, backoffCapMs: 30_000, maxWaitMs: 120_000, connectTries: 4, connectRetryBaseMs: 1000, pushWindow: 2, markAhead: 8, acceptRemoteDeletions: false,
   now: Date.now, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), random: Math.random,

@@ -1,5 +1,4 @@
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../platform/node/private-files.ts';
 
@@ -20,13 +19,6 @@ export interface AccountCredentials {
   service?: string;
   /** The API key is read from FURROW_API_KEY (not set when this is true and apiKey is missing). */
   keyFromEnv?: boolean;
-}
-
-export function furrowHome(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.FURROW_HOME) return env.FURROW_HOME;
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Furrow');
-  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Furrow');
-  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'furrow');
 }
 
 const file = (home: string) => join(home, 'credentials.json');

@@ -6,7 +6,8 @@ import { liveSyncHolder, parcelLimit, releaseSyncLock, takeSyncLock } from '../d
 import { blockAccount, resumeAccount, runOutcome } from '../db/sync-state.ts';
 import type { ServiceClient } from './http.ts';
 import { defaultSyncOptions, readyOps, sleepUnlessCancelled, SyncCancelled, unreachableText, waitingMessage, type AccountCtx, type PullProgress, type SyncOptions } from './context.ts';
-import { AccountBlocked, type BlockedCode } from './blocked.ts';
+import { AccountBlocked } from './blocked.ts';
+import type { BlockedCode } from '../core/accounts/blocked.ts';
 import { farmCreatesDue, pushFarmCreate, pushFarmDelete, pushFarmUpdate, reconcileFarmCreate } from './farms.ts';
 import { pushParcelDelete, pushParcelUpdate, reconcileParcelCreates } from './parcels.ts';
 import { pushParcelCreates } from './parcel-creates.ts';

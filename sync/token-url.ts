@@ -60,15 +60,14 @@ export async function fetchProviderToken(template: string, accountId: string, no
   }
   if (status === 429 || status >= 500) throw new NetworkError(`token provider: HTTP ${status}`, { sent: false, reason: `the token provider answered HTTP ${status}` });
   if (status >= 300 && status < 400) throw failed(`The token provider redirected (HTTP ${status}): give the address it redirects to`);
-  if (status !== 200) {
-    const said = tokenOf(text) === null && text.trim() ? `: ${text.trim().slice(0, 200)}` : '';
-    throw failed(`The token provider refused (HTTP ${status})${said}`);
-  }
+  // Its status only, never its body: the address is a page's to set, and what it answers would reach the page (a
+  // loopback or intranet server's error page read through the app).
+  if (status !== 200) throw failed(`The token provider refused (HTTP ${status})`);
   const token = tokenOf(text);
   if (!token) throw failed('The token provider answered without a token (expected {"token": "…"} or the token as text)');
   const sub = tokenSubject(token);
   if (sub === null) throw failed('The token provider gave something that is not an account token');
-  if (sub !== accountId) throw failed(`The token provider gave a token for another account (${sub}): it must answer for ${accountId}`);
+  if (sub !== accountId) throw failed(`The token provider gave a token for another account (${sub.length > 100 ? `${sub.slice(0, 99)}…` : sub}): it must answer for ${accountId}`);
   const exp = tokenExpiry(token);
   if (exp !== null && exp * 1000 <= now) throw failed('The token provider gave an expired token');
   return token;

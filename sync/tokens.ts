@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import type { BlockedCode } from './blocked.ts';
+import type { BlockedCode } from '../core/accounts/blocked.ts';
+import { saidMessage } from './answers.ts';
 import { NetworkError, classifyTransportError } from './transport.ts';
 
 const run = promisify(execFile);
@@ -148,7 +149,8 @@ export class ServiceTokenProvider extends CachingProvider {
     }
     const body = parseOrNull(text) as { account_access?: unknown; message?: unknown; code?: unknown } | null;
     if (res.statusCode === 200 && typeof body?.account_access === 'string') return body.account_access;
-    const message = typeof body?.message === 'string' ? body.message : `HTTP ${res.statusCode}`;
+    // The service's own words only (sync/answers.ts): the page chose the address, and reads what is said here.
+    const message = saidMessage(body) ?? `HTTP ${res.statusCode}`;
     if (res.statusCode === 429 || res.statusCode >= 500) {
       throw new NetworkError(`token request: the service answered ${message}`, { sent: false, reason: `the token request got ${message}` });
     }

@@ -1,6 +1,6 @@
 // `npm start` where there is a display: the browser is opened on a launch page only the user can read, never on the
 // address with the token, so no process's command line or environment holds this launch's token (/proc/<pid>/cmdline
-// and /environ are readable by every local user). A stand-in `xdg-open` on PATH records what it was given; Debian's
+// is readable by every local user, /environ by the user's other processes and root, and children inherit it). A stand-in `xdg-open` on PATH records what it was given; Debian's
 // Chromium then opens that file as the browser would, and lands on the app with a working session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -20,7 +20,8 @@ import {
   type FaultMix, type Feature, type World,
 } from '../helpers/chaos.ts';
 import { Mirror } from '../../db/mirror.ts';
-import type { OutboxRow, ParcelRow, StatusCounts } from '../../db/types.ts';
+import type { OutboxRow, ParcelRow } from '../../db/types.ts';
+import type { StatusCounts } from '../../core/api.ts';
 import { REF_KEY } from '../../sync/state.ts';
 
 // ---------------------------------------------------------------- parameters

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { syncWorld, type SyncWorld } from './sync.ts';
 import { launchHost, type Host } from '../../backend/launch.ts';
-import type { ApiEvent, ChangeEvent } from '../../core/api.ts';
+import type { ChangeEvent, SyncProgress } from '../../core/api.ts';
 
 /** Short settle and wait times: a test's sync does not wait out a production backoff. */
 export const HOST_ENV = { FURROW_SETTLE_MS: '200', FURROW_MAX_WAIT_MS: '3000' };
@@ -47,15 +47,28 @@ export async function hostWorld(): Promise<HostWorld> {
   };
 }
 
+/** An event as a test keeps it: its name as `type`, beside its payload. */
+export type SeenEvent = ({ type: 'changed' } & ChangeEvent) | { type: 'accounts' } | { type: 'sync'; progress: SyncProgress };
+
+/** Every event `on` delivers, by name, in one list (tests look at their order). */
+export function allEvents(on: Host['client']['on'], push: (e: SeenEvent) => void): () => void {
+  const stops = [
+    on('changed', (e) => push({ type: 'changed', ...e })),
+    on('accounts', () => push({ type: 'accounts' })),
+    on('sync', (progress) => push({ type: 'sync', progress })),
+  ];
+  return () => { for (const s of stops) s(); };
+}
+
 /** Collects the host's events; `until` waits for one that matches. */
 export function events(h: Host) {
-  const seen: ApiEvent[] = [];
-  h.client.onEvent((e) => seen.push(e));
+  const seen: SeenEvent[] = [];
+  allEvents(h.client.on.bind(h.client), (e) => seen.push(e));
   return {
     seen,
-    changes: () => seen.filter((e): e is ChangeEvent => e.type === 'changed'),
+    changes: () => seen.filter((e): e is { type: 'changed' } & ChangeEvent => e.type === 'changed'),
     clear: () => { seen.length = 0; },
-    until: async (pred: (e: ApiEvent) => boolean) => {
+    until: async (pred: (e: SeenEvent) => boolean) => {
       for (let i = 0; i < 500 && !seen.some(pred); i++) await new Promise((r) => setTimeout(r, 10));
       expect(seen.some(pred)).toBe(true);
     },

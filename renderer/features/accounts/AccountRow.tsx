@@ -8,7 +8,8 @@ import { useApi } from '../../context.ts';
 import { useApp } from '../../store.ts';
 import { showAccount } from '../settings/account-actions.ts';
 import { closeAccounts } from './accounts-store.ts';
-import { hereWords, serviceState, tokenWords, wayOutHere } from './account-words.ts';
+import { hereWords, serviceState, tokenWords } from './account-words.ts';
+import { wayOutHere } from '../../blocked-words.ts';
 import { TokenControls } from './TokenControls.tsx';
 
 export interface RowProps {

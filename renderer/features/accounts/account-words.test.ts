@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountSummary, DeactivationPreview } from '../../../core/api.ts';
-import { accountChoices, deactivationWords, duration, hereWords, tokenWords, wayOutHere } from './account-words.ts';
+import { accountChoices, deactivationWords, duration, hereWords, tokenWords } from './account-words.ts';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
 const token = (minutes: number | null, source: 'pasted' | 'url' | 'organization' = 'pasted') => ({
@@ -22,14 +22,12 @@ describe('the Accounts screen words', () => {
     expect([duration(30_000), duration(61 * 60_000), duration(3 * 24 * 3600_000)]).toEqual(['under a minute', '1 h 01 min', '3 days']);
   });
 
-  it("says an account's state here and the way out of a block in the app's terms", () => {
+  it("says an account's state here", () => {
     expect(hereWords(account())).toEqual({ text: 'Synced (12 items)', level: 'ok' });
     expect(hereWords(account({ counts: { ...counts, pending: 3, rejected: 1 } }))).toEqual({ text: '3 to send, 1 need a look', level: 'attention' });
     expect(hereWords(account({ lastPull: null }))).toMatchObject({ text: 'Not pulled yet' });
-    const blocked = { account: 'acc-1', service: 'http://s', code: 'invalid_token', reason: 'Invalid token (no fresh one could be had)', wayOut: 'connect again', waiting: 3 };
+    const blocked = { account: 'acc-1', service: 'http://s', code: 'invalid_token' as const, reason: 'Invalid token (no fresh one could be had)', waiting: 3 };
     expect(hereWords(account({ blocked }))).toEqual({ text: 'Blocked: Invalid token (no fresh one could be had)', level: 'attention' });
-    expect(wayOutHere(blocked)).toBe('Paste a new token, or get one from its token provider. Its 3 changes wait here, none lost.');
-    expect(wayOutHere({ ...blocked, code: 'refused', waiting: 0 })).toBe('Connect again.');
   });
 
   it('states the orphan consequence of a deactivation with counts and hectares', () => {

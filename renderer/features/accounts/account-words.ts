@@ -1,5 +1,5 @@
 // The Accounts screen's words: an account's state here, its token's expiry, and what deactivating it does to its
-// farms, in sentences with counts and hectares. Pure, tested beside it.
+// farms, in sentences with counts and hectares (a block's way out: renderer/blocked-words.ts). Pure, tested beside it.
 import type { AccountSummary, DeactivationPreview, OrgAccount, TokenState } from '../../../core/api.ts';
 import { hectares } from '../../states.ts';
 
@@ -28,17 +28,6 @@ export function tokenWords(t: TokenState, now = Date.now()): TokenWords {
   const at = new Date(t.expires).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
   if (t.expired || left <= 0) return { text: `Expired ${duration(left)} ago (${at})`, level: 'expired' };
   return { text: `Expires in ${duration(left)} (${at})`, level: left < NEAR_EXPIRY_MS ? 'near' : 'ok' };
-}
-
-/** What a blocked account's user does about it, in the app's own terms (the backend's way out names CLI commands). */
-export function wayOutHere(b: NonNullable<AccountSummary['blocked']>): string {
-  const waiting = b.waiting ? ` Its ${plural(b.waiting, 'change')} wait${b.waiting === 1 ? 's' : ''} here, none lost.` : '';
-  switch (b.code) {
-    case 'invalid_token': return `Paste a new token, or get one from its token provider.${waiting}`;
-    case 'token_provider_failed': return `Fix the token provider address, or paste a new token.${waiting}`;
-    case 'account_not_found': return `The service no longer knows it (deactivated or deleted): the organization can reactivate it in the service's admin panel.${waiting}`;
-    default: return `${b.wayOut[0]?.toUpperCase() ?? ''}${b.wayOut.slice(1)}.${waiting}`;
-  }
 }
 
 /** An account's state on this computer in a few words: blocked, work to send, or synced. */

@@ -5,6 +5,7 @@ import { create } from 'zustand';
 import type { Organization, TokenState } from '../../../core/api.ts';
 import type { AppApi } from '../../backend.ts';
 import { set as setApp } from '../../store.ts';
+import { onPanelAsked } from '../../panels.ts';
 
 export interface AccountsState {
   open: boolean;
@@ -19,6 +20,8 @@ export const useAccounts = create<AccountsState>(() => ({ open: false, orgs: nul
 export const openAccounts = () => useAccounts.setState({ open: true });
 export const closeAccounts = () => useAccounts.setState({ open: false });
 export const toggleAccounts = () => useAccounts.setState((s) => ({ open: !s.open }));
+// Other features open the Accounts screen by its name (the first run's Connect form does), never through this store.
+onPanelAsked('accounts', openAccounts);
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

@@ -8,12 +8,14 @@ import { create } from 'zustand';
 import type { AccountSummary, SyncDetails, SyncItem } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import type { AppApi } from '../../backend.ts';
-import { refreshAccount, syncNow } from '../../actions.ts';
+import { refreshAccount } from '../../account.ts';
+import { syncNow } from '../status/sync-now.ts';
 import { ConflictSides, type Side } from '../conflicts/ConflictSides.tsx';
 import { resolvedFieldsMessage } from '../conflicts/conflict-words.ts';
 import { chooseAccount, say, set, useApp } from '../../store.ts';
 import { startModify } from '../edit/actions.ts';
 import { usePanel } from '../../panel.ts';
+import { wayOutHere } from '../../blocked-words.ts';
 import { billableLine, evidence, previewLines } from './sync-words.ts';
 import { syncedMessage } from '../status/status-words.ts';
 import './cockpit.css';
@@ -138,7 +140,7 @@ export function SyncCockpit() {
       {account && details ? (
         <>
           <h3>Next sync of {account.label || account.id}</h3>
-          {account.blocked ? <p className="error" role="alert">Blocked: {account.blocked.reason}. {account.blocked.wayOut}</p> : null}
+          {account.blocked ? <p className="error" role="alert">Blocked: {account.blocked.reason}. {wayOutHere(account.blocked)}</p> : null}
           <ul className="preview" aria-label="What the next sync sends">
             {lines.length ? lines.map((l) => <li key={l}>{l}</li>) : <li className="muted">Nothing waits to be sent.</li>}
             {lines.length ? <li>{billableLine(details.preview)}</li> : null}

@@ -1,6 +1,6 @@
 // Drawing without a pointer: vertices typed as "longitude, latitude" join the polygon being drawn as clicks do (the
-// map's Draw appends them, renderer/MapView.tsx), with buttons to take the last one back and to finish. The same
-// field places a hectare point (PointAt). Reachable with Tab; Enter in the field adds the vertex.
+// map's Draw appends them, features/draw/useDrawPolygon.ts), with buttons to take the last one back and to finish.
+// The same field places a hectare point (PointAt). Reachable with Tab; Enter in the field adds the vertex.
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { commandDraft, set, useApp } from '../../store.ts';
 import { formatLonLat, parseLonLat } from './lon-lat.ts';

@@ -21,7 +21,7 @@ import { useApp, type Position2 } from '../../store.ts';
 import { closeRing } from '../../preview.ts';
 import { setEdit, useEdit } from './edit-store.ts';
 import { cancelModify, saveModify } from './actions.ts';
-import { parcelSnap } from './snap.ts';
+import { parcelSnap } from '../map/snap.ts';
 import { shapeHectares, type Rings } from './shape.ts';
 import { isField, ownsEnter } from '../../keys.ts';
 

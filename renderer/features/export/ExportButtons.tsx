@@ -1,22 +1,22 @@
 // Export from the app: the selected parcel, or the chosen farm, as GeoJSON (re-importable) or CSV with WKT
-// (docs/import-export.md), written by the backend (exportText) and saved by the browser as a download: Electron asks
-// where to save it, a browser puts it in its downloads.
+// (docs/import-export.md). The host writes the file (exportDownload: any size, from one read of the mirror) and
+// answers a bytes path; the page downloads it from there with an <a download> on its shell's origin
+// (renderer/bytes-url.ts), so the file streams from disk through the shell and never crosses the API as one string.
+// Electron asks where to save it, a browser puts it in its downloads.
 import { useState } from 'react';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
+import { bytesUrl } from '../../bytes-url.ts';
 
-const TYPES = { geojson: 'application/geo+json', csv: 'text/csv' } as const;
-
-/** Saves `text` as a file through the browser's download (a blob: address, revoked once taken). */
-function save(text: string, fileName: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: `${type};charset=utf-8` }));
+/** Downloads the file at `url` under `fileName` (the answer's Content-Disposition names it too). */
+function download(url: string, fileName: string): void {
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;
+  a.hidden = true;
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** The selected parcel (`parcel`, its local id) or a farm (`farm`); `label` names it for screen readers. */
@@ -28,9 +28,11 @@ export function ExportButtons({ parcel, farm, label }: { parcel?: string; farm?:
     if (!account || busy) return;
     setBusy(true);
     try {
-      const r = await api.exportText({ account, format, ...(parcel ? { parcels: [parcel] } : {}), ...(farm ? { farm } : {}) });
-      save(r.text, r.fileName, TYPES[format]);
-      say(`Exported ${r.parcels} parcel${r.parcels === 1 ? '' : 's'} to ${r.fileName}.`);
+      const r = await api.exportDownload({ account, format, ...(parcel ? { parcels: [parcel] } : {}), ...(farm ? { farm } : {}) }, {
+        onProgress: ({ done, total }) => { if (total > 2000) say(`Exporting ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} parcels…`); },
+      });
+      download(bytesUrl(r.path), r.fileName);
+      say(`Exported ${r.parcels.toLocaleString('en-US')} parcel${r.parcels === 1 ? '' : 's'} to ${r.fileName}.`);
     } catch (err) {
       say(`Not exported: ${err instanceof Error ? err.message : String(err)}`, true);
     } finally {

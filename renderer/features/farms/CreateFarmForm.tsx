@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { farmNameProblem } from './farm-name.ts';
 import { useApi } from '../../context.ts';
-import { refreshAccount } from '../../actions.ts';
+import { refreshAccount } from '../../account.ts';
 import { say, set, useApp } from '../../store.ts';
 import { isField } from '../../keys.ts';
 

@@ -4,7 +4,7 @@
 import { RpcError, RpcCode } from '../../../core/rpc.ts';
 import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AppApi } from '../../backend.ts';
-import { refreshAccount } from '../../actions.ts';
+import { refreshAccount } from '../../account.ts';
 import { say, useApp } from '../../store.ts';
 import { zoomToFarm } from '../zoom/zoom.ts';
 import { setImports, useImports } from './import-store.ts';

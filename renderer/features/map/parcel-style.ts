@@ -7,7 +7,7 @@ import type { FlatStyle } from 'ol/style/flat.js';
 import { STATES, stateColor } from '../../states.ts';
 import type { ColourBy } from '../rotations/rotation-store.ts';
 import { colourKey, type ActiveCrop } from '../rotations/crop-legend.ts';
-import { familyColour } from '../rotations/family-colour.ts';
+import { familyColour } from '../../../core/crops/family-colours.ts';
 
 /** Below this resolution (m/pixel, field scale) parcels carry their names; above, a region's labels would stack. */
 export const LABEL_RESOLUTION = 25;

@@ -9,7 +9,7 @@ import { hectares } from '../../states.ts';
 import { setRotations, useRotations } from './rotation-store.ts';
 import { usePanel } from '../../panel.ts';
 import { zoomToParcel } from '../zoom/zoom.ts';
-import { familyColour, inkOn } from './family-colour.ts';
+import { familyColour, inkOn } from '../../../core/crops/family-colours.ts';
 import './rotations.css';
 
 const label = (c: string | null) => c ?? 'No campaign';

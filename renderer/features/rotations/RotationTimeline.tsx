@@ -9,7 +9,7 @@ import { say, useApp } from '../../store.ts';
 import { stateColor, stateLabel } from '../../states.ts';
 import { CropForm } from './CropForm.tsx';
 import { draftOf, emptyCrop, nextCampaign, type CropArgs, type FamilyChoice } from './crop-form.ts';
-import { familyColour, inkOn } from './family-colour.ts';
+import { familyColour, inkOn } from '../../../core/crops/family-colours.ts';
 import './rotations.css';
 
 const when = (c: RotationCrop) => (c.sowing || c.closure ? `${c.sowing ?? '…'} → ${c.closure ?? '…'}` : null);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { colourKey, cropLegend, LEGEND_MAX } from './crop-legend.ts';
-import { familyColour } from './family-colour.ts';
+import { familyColour } from '../../../core/crops/family-colours.ts';
 
 describe('the map coloured by crop', () => {
   it('colours a parcel by its active crop family or name, none without', () => {

@@ -1,6 +1,6 @@
 // What a map coloured by crop shows: the key each parcel is coloured by, and the legend of those in view.
 import type { ColourBy, LegendEntry } from './rotation-store.ts';
-import { familyColour } from './family-colour.ts';
+import { familyColour } from '../../../core/crops/family-colours.ts';
 
 export interface ActiveCrop { name: string | null; family: string | null }
 

@@ -12,6 +12,7 @@ import { disconnected, showAccount } from './account-actions.ts';
 import { unsyncedSummary } from './connect-errors.ts';
 import { closeSettings } from './settings-store.ts';
 import { usePanel } from '../../panel.ts';
+import { wayOutHere } from '../../blocked-words.ts';
 import './settings.css';
 
 /** A disconnect refused for unsynced work: which account and what would be lost. */
@@ -40,7 +41,7 @@ function AccountRow({ a, current, onRefused, refusal }: { a: AccountSummary; cur
       <div>
         <strong>{name}</strong>{current ? <span className="muted"> (shown)</span> : null}
         <div className="muted">{a.service} · {a.method === 'bearer' ? 'token' : 'API key'}{a.lastPull ? ` · last pull ${a.lastPull.slice(0, 16).replace('T', ' ')}` : ''}</div>
-        {a.blocked ? <div className="error">{a.blocked.reason} — {a.blocked.wayOut}</div> : null}
+        {a.blocked ? <div className="error">{a.blocked.reason} — {wayOutHere(a.blocked)}</div> : null}
       </div>
       <div className="buttons">
         {!current ? <button type="button" aria-label={`Show ${name}`} disabled={busy} onClick={() => { closeSettings(); void showAccount(api, a); }}>Show</button> : null}

@@ -1,8 +1,9 @@
 // What connecting and disconnecting do to the rest of the app: the account list read again, the account shown
-// chosen, the map and farms following (renderer/actions.ts). The secrets only pass through `connect`'s arguments.
+// chosen, the map and farms following (renderer/account.ts). The secrets only pass through `connect`'s arguments.
 import type { AccountSummary } from '../../../core/api.ts';
 import type { AppApi } from '../../backend.ts';
-import { refreshAccount, syncNow } from '../../actions.ts';
+import { refreshAccount } from '../../account.ts';
+import { syncNow } from '../status/sync-now.ts';
 import { chooseAccount, say, set, useApp } from '../../store.ts';
 
 /** Shows `account` (the map, farms, undo history) and pulls it. */

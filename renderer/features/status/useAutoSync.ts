@@ -2,7 +2,7 @@
 // at once when the operating system says the network is back. Any sync's end, the user's too, restarts the clock.
 import { useEffect } from 'react';
 import type { AppApi } from '../../backend.ts';
-import { syncNow } from '../../actions.ts';
+import { syncNow } from './sync-now.ts';
 import { useApp } from '../../store.ts';
 import { nextAutoSyncMs } from './auto-sync.ts';
 

@@ -1,6 +1,6 @@
-// Snapping to the neighbouring parcels, for Draw and Modify: vertices and edges of the parcels shown. While a parcel
-// is modified its own outline (still shown under the edited copy, as a reference) is left out, or every small drag
-// would snap back to where the vertex was.
+// Snapping to the neighbouring parcels, shared by Draw (features/draw/) and Modify (features/edit/), so it sits with
+// the parcel layers: vertices and edges of the parcels shown. While a parcel is modified its own outline (still shown
+// under the edited copy, as a reference) is left out, or every small drag would snap back to where the vertex was.
 import Snap from 'ol/interaction/Snap.js';
 import Collection from 'ol/Collection.js';
 import type Feature from 'ol/Feature.js';

@@ -1,0 +1,182 @@
+// The host's byte resources: binary content a feature makes for one page session — an export written to a private
+// file under FURROW_HOME/exports/, later a map's tiles read by range from the user's MBTiles/PMTiles file — registered
+// here and fetched by the page at /bytes/<session key>/<id>/<name> (core/bytes-protocol.ts), which browser mode's
+// server (backend/browser-server.ts) and Electron's main (through backend/bytes-port.ts) both serve.
+//
+// Who may read one: the page session that asked for it, and no other. Each page session (a browser tab's WebSocket,
+// an Electron window's port) gets a key of 32 random bytes, which reaches the page only inside the paths answered on
+// that session; a resource is served only while its session is open, for BYTES_TTL_MS after it was made. Why not any
+// page of this host: a session is the unit the host already trusts (each is served as a 'page' caller), and a path
+// outlives its use — a browser keeps a download's address in its history — so once the tab that asked is closed or
+// reloaded, its addresses must lead nowhere. Why a key in the path and no header or cookie: a page cannot put a
+// header on an <a download> or an <img>, and a cookie for 127.0.0.1 goes to every port of it. The files are the
+// registry's: 0600 in a 0700 folder, removed when they expire, when their session ends and when the host stops; the
+// folder is emptied at the host's start (a host killed before it could).
+import { randomBytes } from 'node:crypto';
+import { rmSync, statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bytesPath, BYTES_TYPES, validBytesName, type BytesMeta, type BytesPath } from '../core/bytes-protocol.ts';
+import { ensurePrivateDir } from '../platform/node/private-files.ts';
+
+/** How long a resource stays readable after it was made. */
+export const BYTES_TTL_MS = 10 * 60_000;
+/** The most resources a session keeps: a new one beyond removes the oldest. */
+export const BYTES_PER_SESSION = 20;
+
+interface Resource {
+  id: string;
+  file: string;
+  name: string;
+  type: string;
+  download: boolean;
+  /** The file is the registry's (made for the page): removed with the resource. */
+  owned: boolean;
+  size: number;
+  expires: number;
+}
+
+/** A resource opened for reading: its answer's facts and the open file (the caller closes it). */
+export interface OpenedBytes {
+  meta: BytesMeta;
+  handle: FileHandle;
+}
+
+/** What serves bytes reads: the registry (browser-server.ts and bytes-port.ts take only this). */
+export interface BytesSource {
+  open(path: BytesPath): Promise<OpenedBytes | null>;
+}
+
+export interface ByteResourcesOptions {
+  ttlMs?: number;
+  perSession?: number;
+  now?: () => number;
+}
+
+export class ByteResources implements BytesSource {
+  private readonly sessions = new Map<string, ByteSession>();
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  readonly ttlMs: number;
+  readonly perSession: number;
+  readonly now: () => number;
+
+  /** `dir`: FURROW_HOME/exports, emptied now (what a host that was killed left is no session's). */
+  constructor(readonly dir: string, opts: ByteResourcesOptions = {}) {
+    this.ttlMs = opts.ttlMs ?? BYTES_TTL_MS;
+    this.perSession = opts.perSession ?? BYTES_PER_SESSION;
+    this.now = opts.now ?? Date.now;
+    rmSync(dir, { recursive: true, force: true });
+    ensurePrivateDir(dir);
+    this.sweeper = setInterval(() => { for (const s of this.sessions.values()) s.sweep(); }, Math.min(60_000, this.ttlMs)).unref();
+  }
+
+  /** A new page session's scope; closing it removes its resources. */
+  session(): ByteSession {
+    const s = new ByteSession(this, () => this.sessions.delete(s.key));
+    this.sessions.set(s.key, s);
+    return s;
+  }
+
+  /** The resource at `path` opened for reading, or null: unknown key, id or name, expired, or its session closed. */
+  async open(path: BytesPath): Promise<OpenedBytes | null> {
+    const session = this.sessions.get(path.key);
+    const r = session?.get(path.id);
+    if (!session || !r || r.name !== path.name) return null;
+    const handle = await open(r.file, 'r').catch(() => null);
+    if (!handle) return null;
+    // Still served once open (its session may have ended meanwhile); and the size the file has, should it differ.
+    if (session.get(path.id) !== r) {
+      await handle.close();
+      return null;
+    }
+    const size = (await handle.stat()).size;
+    return { handle, meta: { size, type: r.type, fileName: r.name, download: r.download, etag: `"${r.id}-${size.toString(36)}"` } };
+  }
+
+  /** Every session ended and the folder removed (the host stops). */
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const s of [...this.sessions.values()]) s.close();
+    remove(this.dir);
+  }
+}
+
+/** Removes a file or the folder, quietly: one still open for a download (Windows) goes at the host's next start. */
+function remove(file: string): void {
+  try {
+    rmSync(file, { recursive: true, force: true });
+  } catch {
+    // kept until the folder goes
+  }
+}
+
+/** One page session's resources, and its key. */
+export class ByteSession {
+  readonly key = randomBytes(32).toString('base64url');
+  private readonly resources = new Map<string, Resource>();
+  private closed = false;
+
+  constructor(private readonly registry: ByteResources, private readonly onClose: () => void) {}
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /**
+   * A new file's path in the registry's private folder, for a feature to write (created 0600 by the writer: the
+   * host runs under umask 077) and then `add`. `ext`: its extension, letters and digits.
+   */
+  file(ext: string): string {
+    if (!/^[a-z0-9]{1,10}$/.test(ext)) throw new Error(`not an extension: ${ext}`);
+    return join(this.registry.dir, `${randomBytes(16).toString('hex')}.${ext}`);
+  }
+
+  /**
+   * Registers `file` (one the feature wrote with `file()`, removed with the resource; or, `owned: false`, a user's
+   * file read in place) under `name`; its path for the page, and its size. A session closed meanwhile refuses it
+   * (and removes an owned file).
+   */
+  add(r: { file: string; name: string; type: string; download?: boolean; owned?: boolean }): { path: string; size: number } {
+    const owned = r.owned ?? true;
+    if (this.closed) {
+      if (owned) remove(r.file);
+      throw new Error('the page that asked for it has gone');
+    }
+    if (!BYTES_TYPES.has(r.type)) throw new Error(`bytes of type ${r.type} are not served`);
+    if (!validBytesName(r.name)) throw new Error(`not a file name: ${r.name}`);
+    const id = randomBytes(16).toString('hex');
+    const size = statSync(r.file).size;
+    this.resources.set(id, { id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, owned, size, expires: this.registry.now() + this.registry.ttlMs });
+    while (this.resources.size > this.registry.perSession) this.drop(this.resources.keys().next().value!);
+    return { path: bytesPath(this.key, id, r.name), size };
+  }
+
+  /** A live resource (an expired one is removed on the way). */
+  get(id: string): Resource | undefined {
+    const r = this.resources.get(id);
+    if (r && r.expires <= this.registry.now()) {
+      this.drop(id);
+      return undefined;
+    }
+    return r;
+  }
+
+  /** Removes what has expired. */
+  sweep(): void {
+    for (const id of [...this.resources.keys()]) this.get(id);
+  }
+
+  private drop(id: string): void {
+    const r = this.resources.get(id);
+    this.resources.delete(id);
+    if (r?.owned) remove(r.file);
+  }
+
+  /** The session ended: its resources are removed, its key leads nowhere. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const id of [...this.resources.keys()]) this.drop(id);
+    this.onClose();
+  }
+}

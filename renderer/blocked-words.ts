@@ -1,0 +1,25 @@
+// What the app's user does about a blocked account, in the app's own terms — its screens and buttons, never a
+// command: one sentence for every code the engine blocks with (core/accounts/blocked.ts), shown by the Accounts
+// screen, Settings and Sync details alike. The CLI words the same codes with its commands (cli/way-out.ts).
+import type { BlockedCode } from '../core/accounts/blocked.ts';
+import type { BlockedAccount } from '../core/api.ts';
+
+/** Where the token of an account connected with its own token is renewed (renderer/features/accounts/TokenControls.tsx). */
+const TOKEN_CONTROLS = 'Accounts → Token…';
+
+export const BLOCKED_WORDS: Record<BlockedCode, string> = {
+  invalid_api_key: "The organization's API key was revoked or rotated: connect the account again with the current key in Settings → Connect.",
+  account_not_found: "The service no longer knows it (deactivated or deleted): the organization can reactivate it in the service's admin panel.",
+  invalid_token: `Paste a new token, or get one from its token provider. Both are in ${TOKEN_CONTROLS}: Paste new token, or Token provider URL and Get new token now.`,
+  token_command_failed: `Its token command failed or printed nothing: paste a new token in ${TOKEN_CONTROLS} (Paste new token), or fix the command on the command line it was connected with.`,
+  token_provider_failed: `Fix the token provider address, or paste a new token. Both are in ${TOKEN_CONTROLS}: Token provider URL, or Paste new token.`,
+  no_credentials: 'Its credentials are not on this computer (or its API key is read from FURROW_API_KEY, which is not set): connect it again in Settings → Connect.',
+  refused: 'The service refused its credentials: check them and connect it again in Settings → Connect.',
+};
+
+/** The way out of a block, and the changes that wait meanwhile (none lost). */
+export function wayOutHere(b: Pick<BlockedAccount, 'code' | 'waiting'>): string {
+  const n = b.waiting;
+  const waiting = n ? ` Its ${n.toLocaleString('en-US')} change${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} here, none lost.` : '';
+  return `${BLOCKED_WORDS[b.code]}${waiting}`;
+}
