@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { csvField, exportCSV, exportFile, exportGeoJSON, polygonWkt, wktNumber } from './export.ts';
+import { csvField, exportCSV, exportFile, exportGeoJSON, polygonWkt, spreadsheetSafe, wktNumber } from './export.ts';
 import { importFile } from './import/index.ts';
 import { ACCOUNT, featureCollection, pointFeature, polygonFeature, square, tempMirror, type TempMirror } from './import/fixtures/temp-mirror.ts';
 
@@ -111,8 +111,18 @@ describe('exportCSV', () => {
     expect(rows[3]![5]!.split(',')).toHaveLength(5);
   });
 
+  it('writes names, farm names, keys and text values a spreadsheet would run as formulas as text', () => {
+    const farm = farmWith('=Farm', [polygonInput('=1+1', { '@key': '-2+3+cmd', depth: -12.5, code: '+34' }, [square(-5.9, 37.4)])]);
+    const rows = parseCsv(exportCSV(t.mirror.read, { farmLocalId: farm }));
+    expect(rows[0]!.slice(6)).toEqual(["'@key", 'depth', 'code']);
+    expect([rows[1]![2], rows[1]![3], ...rows[1]!.slice(6)]).toEqual(["'=Farm", "'=1+1", "'-2+3+cmd", '-12.5', '+34']);
+  });
+
   it('quotes only what needs quoting', () => {
     expect(csvField('plain')).toBe('plain');
+    // CSV injection: a formula reaches a spreadsheet as text; a plain number stays a number.
+    for (const formula of ['=1+1', '+SUM(A1)', '-2+3+cmd|\' /C calc\'!A0', '@SUM(A1)', '\t=1', '\r=1', '=HYPERLINK("http://x")']) expect(spreadsheetSafe(formula)).toBe(`'${formula}`);
+    for (const plain of ['-12.5', '+3', '-1e-7', '.5', 'wheat', '', 'a=b', "'already"]) expect(spreadsheetSafe(plain)).toBe(plain);
     expect(csvField('a,b')).toBe('"a,b"');
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
     expect(csvField('line\nbreak')).toBe('"line\nbreak"');

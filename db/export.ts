@@ -104,14 +104,24 @@ function csvOf({ rows, farmName }: Selected): string {
 }
 
 function csvHeader(metaKeys: readonly string[]): string {
-  return [...CSV_FIELDS, ...metaKeys.map((k) => exportKey(k, CSV_FIELDS))].map(csvField).join(',') + '\r\n';
+  return [...CSV_FIELDS, ...metaKeys.map((k) => spreadsheetSafe(exportKey(k, CSV_FIELDS)))].map(csvField).join(',') + '\r\n';
+}
+
+/**
+ * A text a spreadsheet would run as a formula — one starting with =, +, -, @, a tab or a carriage return — with an
+ * apostrophe before it, as OWASP advises against CSV injection: names and metadata come from the service, from
+ * imported files and from other users, and a cell like `=HYPERLINK(…)` or `=cmd|…` must reach Excel or LibreOffice
+ * as text. A plain number (`-12.5`, `+3`) is left as it is: it is no formula, and it must stay a number.
+ */
+export function spreadsheetSafe(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) && !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? `'${text}` : text;
 }
 
 function csvRecord(r: ParcelRow, m: Record<string, unknown>, metaKeys: readonly string[], farmName: (id: string) => string): string {
   const fields = [
-    r.local_id, r.server_id === null ? '' : String(r.server_id), farmName(r.farm_local_id), r.name, String(r.hectares),
+    r.local_id, r.server_id === null ? '' : String(r.server_id), spreadsheetSafe(farmName(r.farm_local_id)), spreadsheetSafe(r.name), String(r.hectares),
     polygonWkt(JSON.parse(r.geometry) as { coordinates: number[][][] }),
-    ...metaKeys.map((k) => (Object.hasOwn(m, k) ? String(m[k]) : '')),
+    ...metaKeys.map((k) => (Object.hasOwn(m, k) ? spreadsheetSafe(String(m[k])) : '')),
   ];
   return fields.map(csvField).join(',') + '\r\n';
 }

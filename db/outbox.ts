@@ -237,28 +237,6 @@ export function recordSentState(db: Db, id: number, state: string, at: string, i
     .run(state, at, id);
 }
 
-/**
- * The outcome of these ops' request is unknown (a 504, a timeout, an answer lost): uncertain since `at`, one
- * instant for the whole batch, and looked at again from `recheckAt`. The caller's transaction holds both writes.
- */
-export function markUncertain(db: Db, ids: readonly number[], why: string, at: string, recheckAt: string): void {
-  setOpState(db, ids, 'uncertain', { last_error: why, next_attempt_at: recheckAt });
-  const stmt = cachedStatement(db, 'UPDATE outbox SET uncertain_at = ? WHERE id = ?');
-  for (const id of ids) stmt.run(at, id);
-}
-
-/** A request that never left cannot have created anything: it does not count as an attempt. */
-export function uncountAttempt(db: Db, ids: readonly number[]): void {
-  const stmt = cachedStatement(db, 'UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE id = ?');
-  for (const id of ids) stmt.run(id);
-}
-
-/** The creates among refused ops certainly created nothing: attempts back to 0, so an edit resends without reconciling. */
-export function resetCreateAttempts(db: Db, ids: readonly number[]): void {
-  const stmt = cachedStatement(db, 'UPDATE outbox SET attempts = 0 WHERE id = ? AND op = ?');
-  for (const id of ids) stmt.run(id, 'create');
-}
-
 /** Creates the service turned away (a 400, a refusal) created nothing: attempts back to 0, in one statement. */
 export function resetAttempts(db: Db, ids: readonly number[]): void {
   if (!ids.length) return;

@@ -1,5 +1,6 @@
 // What the map's colours mean, and how much of the account the map shows. The parcels are coloured by sync state, or
 // by their active crop's family or name (features/rotations/): then the legend lists those shown.
+import { NO_CROP_COLOUR } from '../core/crops/family-colours.ts';
 import { useApp } from './store.ts';
 import { STATES } from './states.ts';
 import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
@@ -30,7 +31,7 @@ export function Legend() {
           <ul className="crop-legend" aria-label={colourBy === 'family' ? 'Crop families shown' : 'Active crops shown'}>
             {legend.map((e) => <li key={e.name}><span className="swatch" style={{ background: e.colour, borderColor: e.colour }} />{e.name} <span className="muted">({e.parcels})</span></li>)}
             {others ? <li><span className="swatch" />Others <span className="muted">({others})</span></li> : null}
-            {bare ? <li><span className="swatch" />No active crop <span className="muted">({bare})</span></li> : null}
+            {bare ? <li><span className="swatch" style={{ background: `${NO_CROP_COLOUR}59`, borderColor: NO_CROP_COLOUR }} />No active crop <span className="muted">({bare})</span></li> : null}
           </ul>
           <p className="muted note">Outlines: sync state</p>
         </>

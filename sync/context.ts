@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { AccountRow, Entity, OutboxRow, SendOp } from '../db/types.ts';
-import { dueOps, markUncertain as markOpsUncertain, recordSentState, resetCreateAttempts, setOpState, uncountAttempt } from '../db/outbox.ts';
-import { deleteRow } from '../db/rows.ts';
+import { dueOps, recordSentState } from '../db/outbox.ts';
+import { commitOpIds, completeDelete, rejectOps, retryOps, uncertainOps } from '../db/op-transitions.ts';
 import { NetworkError, errorMessage, type AnswerReader, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
@@ -166,20 +166,12 @@ export function retryLater(ctx: AccountCtx, ops: readonly SendOp[], error: strin
   if (!notTried && !exhausted) ctx.retriesLeft--;
   const attempt = Math.max(...ops.map((o) => o.attempts), 1);
   const at = iso(ctx.unreachable ? Math.max(ctx.unreachable.until, ctx.opts.now()) : ctx.opts.now() + backoffMs(ctx, attempt, retryAfterMs));
-  ctx.db.transaction(() => {
-    setOpState(ctx.db, ops.map((o) => o.id), 'queued', { last_error: error, next_attempt_at: at });
-    // A request that never left cannot have created anything: it does not count as an attempt.
-    if (notSent) uncountAttempt(ctx.db, ops.map((o) => o.id));
-  })();
+  retryOps(ctx.db, ops.map((o) => o.id), { error, at, notSent });
   if (exhausted) throw new BudgetExhausted(`retry budget used up: ${error}`);
 }
 
 export function reject(ctx: AccountCtx, ops: readonly SendOp[], reason: string): void {
-  // A refused create certainly created nothing: attempts go back to 0 so an edit can resend without reconciling.
-  ctx.db.transaction(() => {
-    setOpState(ctx.db, ops.map((o) => o.id), 'rejected', { last_error: reason, next_attempt_at: null });
-    resetCreateAttempts(ctx.db, ops.map((o) => o.id));
-  })();
+  rejectOps(ctx.db, ops.map((o) => o.id), reason);
   ctx.stats.rejected += ops.length;
 }
 
@@ -187,7 +179,7 @@ export function markUncertain(ctx: AccountCtx, ops: readonly SendOp[], why: stri
   // One instant for the whole batch: read per op, a slow machine spread a batch's times over milliseconds, so its
   // ops settled (and were resent) in two requests instead of one.
   const now = ctx.opts.now();
-  ctx.db.transaction(() => markOpsUncertain(ctx.db, ops.map((o) => o.id), why, iso(now), iso(now + ctx.opts.settleMs)))();
+  uncertainOps(ctx.db, ops.map((o) => o.id), { why, at: iso(now), recheckAt: iso(now + ctx.opts.settleMs) });
 }
 
 /**
@@ -290,7 +282,7 @@ export const readyOps = (ctx: AccountCtx, entity: Entity, op: OutboxRow['op'], s
   dueOps(ctx.db, ctx.account.id, entity, op, state, iso(ctx.opts.now()));
 
 export const commitOps = (ctx: AccountCtx, ids: readonly number[]) => {
-  setOpState(ctx.db, ids, 'committed', { last_error: null, next_attempt_at: null });
+  commitOpIds(ctx.db, ids);
   ctx.stats.committed += ids.length;
 };
 
@@ -307,17 +299,14 @@ export async function sendIdempotent(ctx: AccountCtx, op: OutboxRow, method: 'PA
   return handleCommon(ctx, [op], res, false) ? null : res;
 }
 
-/** A DELETE's answer: 204, or 404 (already gone), completes the op and removes the op's row with it. */
-export function finishDelete(ctx: AccountCtx, op: OutboxRow, res: HttpResponse, before?: () => void): void {
+/** A DELETE's answer: 204, or 404 (already gone), completes the op and removes its row (a farm's, its children's ops too). */
+export function finishDelete(ctx: AccountCtx, op: OutboxRow, res: HttpResponse): void {
   if (res.status !== 204 && res.status !== 404) {
     reject(ctx, [op], errorMessage(res));
     return;
   }
-  ctx.db.transaction(() => {
-    before?.();
-    commitOps(ctx, [op.id]);
-    deleteRow(ctx.db, op.entity, op.local_id);
-  })();
+  completeDelete(ctx.db, op);
+  ctx.stats.committed += 1;
 }
 
 /**

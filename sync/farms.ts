@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FarmRow, OutboxRow } from '../db/types.ts';
 import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
-import { checkAgainAt, commitUnderFarm, markInFlight, parcelOpsOfBatch, requeueAsNew, unmarkRefused, unsentParcelCreatesOf } from '../db/outbox.ts';
+import { checkAgainAt, markInFlight, parcelOpsOfBatch, requeueAsNew, unmarkRefused, unsentParcelCreatesOf } from '../db/outbox.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
@@ -151,5 +151,5 @@ export async function pushFarmDelete(ctx: AccountCtx, op: OutboxRow): Promise<vo
   const res = await sendIdempotent(ctx, op, 'DELETE', `/api/farms/${farm.server_id}/`);
   if (!res) return;
   // The service deleted the farm's parcels and crops with it: their own pending ops are moot.
-  finishDelete(ctx, op, res, () => commitUnderFarm(ctx.db, farm.local_id));
+  finishDelete(ctx, op, res);
 }

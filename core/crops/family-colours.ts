@@ -12,6 +12,11 @@ export const FAMILY_PALETTE = ['#cc6677', '#332288', '#ddcc77', '#117733', '#88c
 
 /** The colour of no family (a crop without one, or none at all). */
 export const NO_FAMILY_COLOUR = '#9e9e9e';
+/**
+ * A parcel with no active crop, on a map coloured by crop: a cool grey apart from every palette colour and from
+ * NO_FAMILY_COLOUR, never the parcel's sync-state fill (a pending parcel's pale yellow read as cereals).
+ */
+export const NO_CROP_COLOUR = '#8b929c';
 
 /**
  * The crop families a rotation meets most, each with a palette colour of its own: hashed, two of them could share one

@@ -60,7 +60,7 @@ export class ParcelLayers {
     // imageRatio 1.5: the image covers half a view more on every side, so a short pan shows drawn parcels at once.
     this.canvas = new VectorImageLayer({ source, style: parcelStyle(() => this.colouring), imageRatio: 1.5 });
     this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
-    this.selection = new VectorLayer({ source: this.picked, style: selectedStyle });
+    this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring) });
   }
 
   /** The layers, bottom to top, for the map's layer list. */
@@ -104,6 +104,7 @@ export class ParcelLayers {
     if (by === this.colouring) return;
     this.colouring = by;
     this.canvas.changed();
+    this.selection.changed();
   }
 
   /** Shows `id` as selected (or nothing), from the parcels in the source. */

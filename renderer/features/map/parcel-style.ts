@@ -7,7 +7,7 @@ import type { FlatStyle } from 'ol/style/flat.js';
 import { STATES, stateColor } from '../../states.ts';
 import type { ColourBy } from '../rotations/rotation-store.ts';
 import { colourKey, type ActiveCrop } from '../rotations/crop-legend.ts';
-import { familyColour } from '../../../core/crops/family-colours.ts';
+import { familyColour, NO_CROP_COLOUR } from '../../../core/crops/family-colours.ts';
 
 /** Below this resolution (m/pixel, field scale) parcels carry their names; above, a region's labels would stack. */
 export const LABEL_RESOLUTION = 25;
@@ -18,22 +18,32 @@ export function rgba(hex: string, alpha: number): string {
   return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
 }
 
+/** A parcel's fill colour on a map coloured by crop: its active crop's (family's) colour, or grey; null by sync state. */
+function cropFill(f: FeatureLike, by: ColourBy): string | null {
+  if (by === 'state') return null;
+  const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
+  return key === null ? NO_CROP_COLOUR : familyColour(key);
+}
+
 /**
  * The canvas layer's style function: one cached Style per state (and per crop colour); names only at field scale.
  * Coloured by crop (`colourBy()` 'family' or 'crop'), a parcel's fill is its active crop's colour and its outline
- * still its sync state's; a parcel without an active crop keeps the plain fill.
+ * still its sync state's; a parcel without an active crop is grey (the legend's "No active crop"), never its sync
+ * state's fill, which a reader of a crop map would take for a crop.
  */
 export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
   const cache = new Map<string, Style>();
   return (f: FeatureLike, resolution: number) => {
     const state = String(f.get('state'));
-    const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, colourBy());
-    const id = key === null ? state : `${state}|${familyColour(key)}`;
+    const by = colourBy();
+    const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
+    const fill = cropFill(f, by);
+    const id = fill === null ? state : `${state}|${fill}`;
     let s = cache.get(id);
     if (!s) {
       const color = stateColor(state);
       s = new Style({
-        fill: new Fill({ color: key === null ? rgba(color, 0.2) : rgba(familyColour(key), 0.6) }),
+        fill: new Fill({ color: fill === null ? rgba(color, 0.2) : rgba(fill, key === null ? 0.35 : 0.6) }),
         stroke: new Stroke({ color, width: 1.5 }),
         // A name wider than its parcel is left out (a region's labels would pile up), except on parcels with work
         // of the user's not yet synced: new and edited parcels are the ones people look for on the map.
@@ -46,9 +56,14 @@ export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
   };
 }
 
-/** The selected parcel, above the others: darker fill, a thick black outline, and its name however narrow it is. */
-export const selectedStyle = (f: FeatureLike) => new Style({
-  fill: new Fill({ color: rgba(stateColor(String(f.get('state'))), 0.4) }),
+/**
+ * The selected parcel, above the others: a thick black outline and its name however narrow it is; coloured by sync
+ * state, a darker fill of its state's colour; coloured by crop, a darker fill of its own crop's colour: a state colour
+ * laid over a crop colour made another crop's colour (a selected cereal read as an olive grove). The fill also fades
+ * the parcel's own label under the bold one.
+ */
+export const selectedStyle = (colourBy: () => ColourBy = () => 'state') => (f: FeatureLike) => new Style({
+  fill: new Fill({ color: rgba(cropFill(f, colourBy()) ?? stateColor(String(f.get('state'))), 0.5) }),
   stroke: new Stroke({ color: '#111', width: 3 }),
   text: new Text({
     text: String(f.get('name')), font: 'bold 12px system-ui, sans-serif', overflow: true,
