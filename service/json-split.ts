@@ -2,7 +2,11 @@
 // parsing it, so that each item can be parsed and validated as its own job on a worker thread, and no thread
 // spends a whole 30 MB parse in one go. The split is exact or refused: JSON.parse of the envelope, with the
 // array's items put back as JSON.parse of each item, is JSON.parse of the body whenever every piece parses; and
-// the body is valid JSON only if every piece is (the separators in between are checked here).
+// the body is valid JSON only if every piece is (the separators in between are checked here). The scanning itself is
+// core/json/scan.ts's, loose: it finds where each value ends and leaves checking it to JSON.parse of its piece.
+import { BYTE, bytesAre, member, seen, skipSpace, skipValue, text } from '../core/json/scan.ts';
+
+const { CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET } = BYTE;
 
 export interface SplitBody {
   /** The body's text with the array emptied (`"parcels":[]`), to parse as the request's envelope. */
@@ -11,71 +15,15 @@ export interface SplitBody {
   items: [number, number][];
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+/** The text of bytes [start, end), decoded as the whole body would have been (a byte-order mark kept as U+FEFF). */
+export const decodeRange = text;
 
-/** Keeps a byte-order mark as U+FEFF: where JSON.parse of the whole would fail on one, so must a piece's. */
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** The text of bytes [start, end), decoded as the whole body would have been. */
-export function decodeRange(b: Uint8Array, start: number, end: number): string {
-  return decoder.decode(b.subarray(start, end));
-}
-
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
-function skipSpace(b: Uint8Array, i: number): number {
-  while (i < b.length && isSpace(b[i]!)) i++;
-  return i;
-}
-
-/** Index just past the string starting at b[i] (a quote), or b.length if it never ends. */
-function skipString(b: Uint8Array, i: number): number {
-  for (i++; i < b.length; i++) {
-    const c = b[i]!;
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
-  }
-  return b.length;
-}
-
-/**
- * Index just past the value starting at b[i]. Loose on purpose: it only has to find where a valid value ends;
- * an invalid one is caught when its piece is parsed.
- */
-function skipValue(b: Uint8Array, i: number): number {
-  const c = b[i];
-  if (c === QUOTE) return skipString(b, i);
-  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-    let depth = 0;
-    for (; i < b.length; i++) {
-      const d = b[i]!;
-      if (d === QUOTE) i = skipString(b, i) - 1;
-      else if (d === OPEN_OBJECT || d === OPEN_ARRAY) depth++;
-      else if (d === CLOSE_OBJECT || d === CLOSE_ARRAY) {
-        if (--depth === 0) return i + 1;
-      }
-    }
-    return b.length;
-  }
-  while (i < b.length) {
-    const d = b[i]!;
-    if (d === COMMA || d === CLOSE_OBJECT || d === CLOSE_ARRAY || isSpace(d)) break;
-    i++;
-  }
-  return i;
-}
-
-function keyIs(b: Uint8Array, start: number, end: number, key: Uint8Array): boolean {
-  if (end - start - 2 !== key.length) return false;
-  for (let k = 0; k < key.length; k++) if (b[start + 1 + k] !== key[k]) return false;
-  return true;
+const wantedKeys = new Map<string, Uint8Array>();
+/** The key's bytes with its quotes, as member() finds it (a key with an escape is refused before any comparison). */
+function wantedKey(key: string): Uint8Array {
+  let k = wantedKeys.get(key);
+  if (!k) wantedKeys.set(key, (k = new TextEncoder().encode(JSON.stringify(key))));
+  return k;
 }
 
 /** Where a split stopped: the next byte, and what is expected there. */
@@ -115,16 +63,17 @@ export function splitArrayMember(b: Uint8Array, key: string): SplitBody | null {
  * of items were read, between two items; the items found so far in this step come back with where to go on.
  */
 export function splitStep(b: Uint8Array, key: string, from: SplitProgress | undefined, budget: number): SplitStep {
-  const wanted = new TextEncoder().encode(key);
+  const wanted = wantedKey(key);
+  const end = b.length;
   let i: number;
   let expect: SplitProgress['expect'] = 'member';
   let open = -1;
   let close = -1;
   if (from === undefined) {
-    i = skipSpace(b, 0);
-    if (b[i] !== OPEN_OBJECT) return { kind: 'refused' };
-    i = skipSpace(b, i + 1);
-    if (b[i] === CLOSE_OBJECT) return { kind: 'refused' };
+    i = skipSpace(b, 0, end);
+    if (b[i] !== OPEN_BRACE) return { kind: 'refused' };
+    i = skipSpace(b, i + 1, end);
+    if (b[i] === CLOSE_BRACE) return { kind: 'refused' };
   } else {
     ({ i, expect, open, close } = from);
   }
@@ -134,54 +83,47 @@ export function splitStep(b: Uint8Array, key: string, from: SplitProgress | unde
     if (expect === 'item') {
       if (items.length > 0 && i - start >= budget) return { kind: 'more', progress: { i, expect, open, close }, items };
       const itemStart = i;
-      i = skipValue(b, i);
-      if (i === itemStart) return { kind: 'refused' };
+      i = skipValue(b, i, end);
+      if (i < 0) return { kind: 'refused' };
       items.push([itemStart, i]);
-      i = skipSpace(b, i);
-      if (b[i] === CLOSE_ARRAY) {
+      i = skipSpace(b, i, end);
+      if (b[i] === CLOSE_BRACKET) {
         close = i;
-        i = skipSpace(b, i + 1);
+        i = skipSpace(b, i + 1, end);
         expect = 'after';
       } else if (b[i] === COMMA) {
-        i = skipSpace(b, i + 1);
+        i = skipSpace(b, i + 1, end);
       } else {
         return { kind: 'refused' };
       }
     } else if (expect === 'member') {
-      if (b[i] !== QUOTE) return { kind: 'refused' };
-      const keyStart = i;
-      i = skipString(b, i);
-      for (let k = keyStart + 1; k < i - 1; k++) if (b[k] === BACKSLASH) return { kind: 'refused' };
-      const isKey = keyIs(b, keyStart, i, wanted);
-      i = skipSpace(b, i);
-      if (b[i] !== COLON) return { kind: 'refused' };
-      i = skipSpace(b, i + 1);
-      if (isKey) {
-        if (open !== -1 || b[i] !== OPEN_ARRAY) return { kind: 'refused' };
+      i = member(b, i, end);
+      if (i < 0 || seen.escaped) return { kind: 'refused' };
+      if (bytesAre(b, seen.keyStart, seen.keyEnd, wanted)) {
+        if (open !== -1 || b[i] !== OPEN_BRACKET) return { kind: 'refused' };
         open = i;
-        i = skipSpace(b, i + 1);
-        if (b[i] === CLOSE_ARRAY) {
+        i = skipSpace(b, i + 1, end);
+        if (b[i] === CLOSE_BRACKET) {
           close = i;
-          i = skipSpace(b, i + 1);
+          i = skipSpace(b, i + 1, end);
           expect = 'after';
         } else {
           expect = 'item';
         }
       } else {
-        const valueStart = i;
-        i = skipValue(b, i);
-        if (i === valueStart) return { kind: 'refused' };
-        i = skipSpace(b, i);
+        i = skipValue(b, i, end);
+        if (i < 0) return { kind: 'refused' };
+        i = skipSpace(b, i, end);
         expect = 'after';
       }
     } else {
       if (b[i] === COMMA) {
-        i = skipSpace(b, i + 1);
+        i = skipSpace(b, i + 1, end);
         expect = 'member';
         continue;
       }
-      if (b[i] !== CLOSE_OBJECT || open === -1 || skipSpace(b, i + 1) !== b.length) return { kind: 'refused' };
-      const envelope = decoder.decode(b.subarray(0, open + 1)) + decoder.decode(b.subarray(close));
+      if (b[i] !== CLOSE_BRACE || open === -1 || skipSpace(b, i + 1, end) !== end) return { kind: 'refused' };
+      const envelope = text(b, 0, open + 1) + text(b, close, end);
       return { kind: 'done', split: { envelope, items } };
     }
   }

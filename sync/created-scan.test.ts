@@ -1,9 +1,12 @@
 // The 201 scanner against JSON.parse, its oracle: whenever it answers, the text is JSON and each field is what
 // JSON.parse gives; it gives up (undefined) on anything it does not read plainly, and never throws.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { REF_KEY } from '../core/parcels/client-ref.ts';
-import { scanCreated, type ScannedCreated } from './created-scan.ts';
+import { ScannedCreated, scanCreated } from './created-scan.ts';
+import { ServiceClient } from './http.ts';
 
 const RUNS = process.env.CI_LONG ? 2000 : 300;
 
@@ -119,5 +122,29 @@ describe('scanCreated', () => {
       if (!ok) expect(scan, changed).toBeUndefined();
       else if (scan) agrees(changed);
     }), { numRuns: RUNS * 5 });
+  });
+
+  it("reads the answer's bytes as the client receives them, and leaves what it gives up on to JSON.parse", async () => {
+    const plain = JSON.stringify([feature(1, 'r1'), feature(2, 'r2')]);
+    const escaped = plain.replace('"key"', '"k\\u0065y"');
+    // Sent in pieces that cut multi-byte characters in two: the scan reads the bytes whole, never a piece decoded alone.
+    const server = createServer((req, res) => {
+      const body = Buffer.from(req.url === '/plain' ? plain : escaped);
+      res.writeHead(201, { 'content-type': 'application/json' });
+      for (let k = 0; k < body.length; k += 7) res.write(body.subarray(k, k + 7));
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, accountId: 'acc-1', credentials: { mode: 'api_key', apiKey: 'fk_x' } });
+    try {
+      const read = await client.send('POST', '/plain', {}, scanCreated);
+      expect(read.body).toBeInstanceOf(ScannedCreated);
+      expect(viaScan(read.body as ScannedCreated)).toEqual(viaParse(plain));
+      const parsed = await client.send('POST', '/escaped', {}, scanCreated);
+      expect(parsed.body).toEqual(JSON.parse(escaped));
+    } finally {
+      await client.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

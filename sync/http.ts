@@ -7,10 +7,11 @@ export { NetworkError } from './transport.ts';
 export { errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse } from './answers.ts';
 
 /**
- * Reads a 2xx answer's text faster than JSON.parse would (sync/created-scan.ts): a value only when the text is valid
- * JSON and the value stands for it as the caller needs; undefined to have it parsed with JSON.parse as usual.
+ * Reads a 2xx answer's bytes faster than decoding and JSON.parse would (sync/created-scan.ts): a value only when the
+ * bytes are valid JSON and the value stands for it as the caller needs; undefined to have them decoded and parsed with
+ * JSON.parse as usual.
  */
-export type AnswerReader = (text: string) => unknown;
+export type AnswerReader = (bytes: Buffer) => unknown;
 
 /** A request body already serialized (the engine builds parcel JSON from the mirror's stored JSON text). */
 export class JsonText {
@@ -166,16 +167,17 @@ export class ServiceClient {
       const reason = deadline.aborted ? late : c.reason;
       throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${reason})`, { ...c, reason, cause: err });
     }
-    const text = await this.readAnswer(method, path, res, deadline, late);
+    const bytes = await this.readAnswer(method, path, res, deadline, late);
     // A redirect or a 2xx that is not JSON comes from something in between (a proxy, a captive portal, a moved
     // service), not from the service's handling of the request: a transport failure to retry, never a refusal.
     if (res.statusCode >= 300 && res.statusCode < 400) {
       throw new NetworkError(`${method} ${path}: redirected (HTTP ${res.statusCode}) instead of answered`, { sent: true, reason: `redirected (HTTP ${res.statusCode})` });
     }
     let parsed: unknown = null;
-    const fast = text && read && res.statusCode >= 200 && res.statusCode < 300 ? read(text) : undefined;
+    const fast = bytes.length > 0 && read && res.statusCode >= 200 && res.statusCode < 300 ? read(bytes) : undefined;
     if (fast !== undefined) parsed = fast;
-    else if (text) {
+    else if (bytes.length > 0) {
+      const text = bytes.toString('utf8');
       try {
         parsed = JSON.parse(text);
       } catch {
@@ -197,8 +199,8 @@ export class ServiceClient {
     return `${u.pathname}${u.search}`;
   }
 
-  /** The body, within the deadline and the size cap (a larger answer is cut, not read to the end). */
-  private async readAnswer(method: string, path: string, res: Dispatcher.ResponseData, deadline: AbortSignal, late: string): Promise<string> {
+  /** The body's bytes, within the deadline and the size cap (a larger answer is cut, not read to the end). */
+  private async readAnswer(method: string, path: string, res: Dispatcher.ResponseData, deadline: AbortSignal, late: string): Promise<Buffer> {
     const cap = this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -216,7 +218,7 @@ export class ServiceClient {
       const reason = deadline.aborted ? late : 'the answer was cut off';
       throw new NetworkError(`${method} ${path}: ${reason}`, { sent: true, reason, cause: err });
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   async close(): Promise<void> {

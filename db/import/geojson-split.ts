@@ -16,7 +16,10 @@
 // one input (see convertFeature) — everything else is left for the feature's conversion to tell.
 
 import { readSync } from 'node:fs';
-import { CLOSE_BRACE, COLON, COMMA, KEY_FEATURES, OPEN_BRACE, OPEN_BRACKET, QUOTE, Scanner, UNKNOWN, type TailSplit, type TailTables } from './split-scanner.ts';
+import { BYTE, isSpace, seen } from '../../core/json/scan.ts';
+import { KEY_FEATURES, Scanner, UNKNOWN, type TailSplit, type TailTables } from './split-scanner.ts';
+
+const { CLOSE_BRACE, COMMA, OPEN_BRACE, OPEN_BRACKET } = BYTE;
 
 export { UNKNOWN };
 export type { TailSplit, TailTables };
@@ -104,8 +107,6 @@ function elementStartNear(fd: number, at: number): number {
   return -1;
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
 /**
  * The features of the file's features array from file offset `start` on, taken as the start of one of its elements:
  * what another thread's splitFeatureFile will use if its own scan finds an element starting there. Null when the
@@ -119,36 +120,32 @@ export function splitFeaturesFrom(fd: number, size: number, start: number, windo
 
 function split(s: Scanner, from: number): SplitCollection | null {
   let i = s.ws(from);
-  if (s.b[i] !== OPEN_BRACE) return null;
+  if (s.byte(i) !== OPEN_BRACE) return null;
   const rest: string[] = [];
   let found = false;
   i = s.ws(i + 1);
-  if (s.b[i] === CLOSE_BRACE) return null;
+  if (s.byte(i) === CLOSE_BRACE) return null;
   for (;;) {
-    if (s.b[i] !== QUOTE) return null;
-    const keyStart = i;
-    const keyEnd = s.string(i);
-    if (keyEnd < 0) return null;
-    i = s.ws(keyEnd);
-    if (s.b[i] !== COLON) return null;
-    i = s.ws(i + 1);
-    if (s.is(keyStart, keyEnd, KEY_FEATURES)) {
-      if (found || s.b[i] !== OPEN_BRACKET) return null;
+    const v = s.member(i);
+    if (v < 0) return null;
+    const keyStart = seen.keyStart;
+    if (s.is(keyStart, seen.keyEnd, KEY_FEATURES)) {
+      if (found || s.byte(v) !== OPEN_BRACKET) return null;
       found = true;
-      i = s.features(i);
+      i = s.features(v);
     } else {
-      const end = s.value(i);
+      const end = s.value(v);
       if (end < 0) return null;
       rest.push(s.text(keyStart, end));
       i = end;
     }
     if (i < 0) return null;
     i = s.ws(i);
-    if (s.b[i] === COMMA) {
+    if (s.byte(i) === COMMA) {
       i = s.ws(i + 1);
       continue;
     }
-    if (s.b[i] !== CLOSE_BRACE) return null;
+    if (s.byte(i) !== CLOSE_BRACE) return null;
     break;
   }
   if (!found || !s.atEnd(s.ws(i + 1)) || s.count === 0) return null;

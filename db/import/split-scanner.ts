@@ -1,37 +1,22 @@
 // The byte scanner of geojson-split.ts: walks a FeatureCollection's bytes (in memory, or a file through a moving
-// window), following strings and brackets without parsing values, and records where each feature lies. In a file
-// of its own so that the split and its handing over to another thread (geojson-split.ts) read on their own.
+// window), following strings and brackets without parsing values (core/json/scan.ts, loose), and records where each
+// feature lies. In a file of its own so that the split and its handing over to another thread (geojson-split.ts)
+// read on their own.
+//
+// The window: core/json/scan.ts reads the bytes the window holds, b[0, n), and says MORE when a token runs past them;
+// the scanner then reads more of the file into the window and scans that token again from its start (a feature, a
+// member of the collection). The window moves only between features, so a feature is scanned again only when it
+// straddles a read: once every few MiB.
 
 import { isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
+import { BAD, BYTE, MORE, ascii, bytesAre, member, seen, skipSpace, skipValue, text } from '../../core/json/scan.ts';
+
+const { CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET } = BYTE;
 
 /** inputs[i] of a feature whose count only its conversion and validation can tell. */
 export const UNKNOWN = -1;
 
-export const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-export const COMMA = 0x2c;
-export const COLON = 0x3a;
-export const OPEN_BRACE = 0x7b;
-export const CLOSE_BRACE = 0x7d;
-export const OPEN_BRACKET = 0x5b;
-export const CLOSE_BRACKET = 0x5d;
-
-// Byte classes for the scan loops: most bytes of a feature (coordinates) are none of these.
-const OTHER = 0;
-const STRING = 1;
-const OPEN = 2;
-const CLOSE = 3;
-const WS = 4;
-const CLASS = new Uint8Array(256);
-CLASS[QUOTE] = STRING;
-CLASS[OPEN_BRACE] = OPEN;
-CLASS[OPEN_BRACKET] = OPEN;
-CLASS[CLOSE_BRACE] = CLOSE;
-CLASS[CLOSE_BRACKET] = CLOSE;
-for (const c of [0x20, 0x09, 0x0a, 0x0d]) CLASS[c] = WS;
-
-const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 export const KEY_FEATURES = ascii('"features"');
 const KEY_TYPE = ascii('"type"');
 const KEY_GEOMETRY = ascii('"geometry"');
@@ -163,73 +148,36 @@ export class Scanner {
     return i >= this.n && !this.more();
   }
 
+  /** The byte at window position i, or -1 past the bytes read (the window may hold stale bytes there). */
+  byte(i: number): number {
+    return i < this.n ? this.b[i]! : -1;
+  }
+
+  /** The first byte from i on that is not whitespace, reading more as needed (past the end at the end of the file). */
   ws(i: number): number {
     for (;;) {
-      if (i >= this.n && !this.more()) return i;
-      if (CLASS[this.b[i]!] !== WS) return i;
-      i++;
+      i = skipSpace(this.b, i, this.n);
+      if (i < this.n || !this.more()) return i;
     }
   }
 
-  /** Just past the string starting at i (a quote), or -1. */
-  string(i: number): number {
-    let { b, n } = this;
-    for (i++; ; i++) {
-      if (i >= n) {
-        if (!this.more()) return -1;
-        ({ b, n } = this);
-      }
-      const c = b[i];
-      if (c === QUOTE) return i + 1;
-      if (c === BACKSLASH) i++;
-    }
-  }
-
-  /** Just past the value starting at i, or -1: strings and brackets are followed, primitives run to a delimiter. */
-  value(i: number): number {
-    if (i >= this.n && !this.more()) return -1;
-    let { b, n } = this;
-    const k = CLASS[b[i]!];
-    if (k === STRING) return this.string(i);
-    if (k === OPEN) {
-      let depth = 0;
-      for (;;) {
-        if (i >= n) {
-          if (!this.more()) return -1;
-          ({ b, n } = this);
-        }
-        const byte = b[i]!;
-        // Digits, commas, dots and minus signs first: coordinates are most of a file.
-        if (byte >= 0x2c && byte <= 0x39) {
-          i++;
-          continue;
-        }
-        const c = CLASS[byte];
-        if (c === OTHER || c === WS) i++;
-        else if (c === STRING) {
-          i = this.string(i);
-          if (i < 0) return -1;
-          ({ b, n } = this);
-        } else if (c === OPEN) {
-          depth++;
-          i++;
-        } else {
-          i++;
-          if (--depth === 0) return i;
-        }
-      }
-    }
-    const start = i;
+  /** `scan` of the window from i, again after reading more for as long as it says MORE; BAD at the end of the file. */
+  private whole(i: number, scan: (b: Uint8Array, i: number, n: number) => number): number {
     for (;;) {
-      if (i >= n) {
-        if (!this.more()) break;
-        ({ b, n } = this);
-      }
-      const c = b[i]!;
-      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || CLASS[c] === WS) break;
-      i++;
+      const end = scan(this.b, i, this.n);
+      if (end !== MORE) return end;
+      if (!this.more()) return BAD;
     }
-    return i > start ? i : -1;
+  }
+
+  /** The member whose key is at i (core member(): seen.keyStart/keyEnd): its value's first byte, or BAD. */
+  member(i: number): number {
+    return this.whole(i, member);
+  }
+
+  /** Just past the value at i (core skipValue), or BAD. */
+  value(i: number): number {
+    return this.whole(i, skipValue);
   }
 
   is(start: number, end: number, what: Uint8Array): boolean {
@@ -239,13 +187,13 @@ export class Scanner {
   }
 
   text(start: number, end: number): string {
-    return Buffer.from(this.b.buffer, this.b.byteOffset + start, end - start).toString('utf8');
+    return text(this.b, start, end);
   }
 
   /** The features array at i (its bracket): records each element (file offsets); just past the array, or -1. */
   features(i: number): number {
     i = this.ws(i + 1);
-    if (this.b[i] === CLOSE_BRACKET) return i + 1;
+    if (this.byte(i) === CLOSE_BRACKET) return i + 1;
     return this.elements_(i);
   }
 
@@ -273,23 +221,15 @@ export class Scanner {
         }
       }
       const start = i;
-      let inputs = UNKNOWN;
-      let end: number;
-      this.lastPolygon[0] = this.lastPolygon[1] = -1;
-      if (this.b[i] === OPEN_BRACE) {
-        end = this.feature(i);
-        inputs = this.lastInputs;
-      } else {
-        end = this.value(i);
-      }
+      const end = this.whole(i, this.element);
       if (end < 0) return -1;
-      this.push(start, end, inputs, this.lastPolygon);
+      this.push(start, end, this.lastInputs, this.lastPolygon);
       i = this.ws(end);
-      if (this.b[i] === COMMA) {
+      if (this.byte(i) === COMMA) {
         i = this.ws(i + 1);
         continue;
       }
-      return this.b[i] === CLOSE_BRACKET ? i + 1 : -1;
+      return this.byte(i) === CLOSE_BRACKET ? i + 1 : -1;
     }
   }
 
@@ -335,99 +275,110 @@ export class Scanner {
     this.polygons = grow(this.polygons, (n) => new Float64Array(n));
   }
 
-  /** Set by feature(): its parcel inputs, 1 or UNKNOWN; and its polygon's coordinates, or -1, -1. */
+  /** Set by element(): the feature's parcel inputs, 1 or UNKNOWN; and its polygon's coordinates, or -1, -1. */
   lastInputs = UNKNOWN;
   readonly lastPolygon = new Float64Array(2);
   /** Set by geometry(). */
   private geometryInputs = UNKNOWN;
   private readonly geometryPolygon = new Float64Array(2);
+  /** Set by countElements(). */
+  private counted = 0;
+
+  /** An element of the features array at b[i], read from the window b[0, n): a feature object, or any value. */
+  private readonly element = (b: Uint8Array, i: number, n: number): number => {
+    this.lastInputs = UNKNOWN;
+    this.lastPolygon[0] = this.lastPolygon[1] = -1;
+    return b[i] === OPEN_BRACE ? this.feature(b, i, n) : skipValue(b, i, n);
+  };
 
   /**
-   * The members of an object at i, handing each key's range and the value's start to `member`, which returns
-   * the value's end. Just past the object, or -1. A key with an escape is reported through `escaped`.
+   * The members of the object at b[i] (its brace): `read(keyStart, keyEnd, value)` reads each member's value from its
+   * first byte and returns just past it. Just past the object, BAD or MORE; sets `plain`.
    */
-  private members(i: number, member: (keyStart: number, keyEnd: number, value: number) => number): number {
-    i = this.ws(i + 1);
-    if (this.b[i] === CLOSE_BRACE) return i + 1;
-    for (;;) {
-      if (this.b[i] !== QUOTE) return -1;
-      const keyStart = i;
-      const keyEnd = this.string(i);
-      if (keyEnd < 0) return -1;
-      i = this.ws(keyEnd);
-      if (this.b[i] !== COLON) return -1;
-      i = member(keyStart, keyEnd, this.ws(i + 1));
-      if (i < 0) return -1;
-      i = this.ws(i);
-      if (this.b[i] === COMMA) {
-        i = this.ws(i + 1);
-        continue;
+  private members(b: Uint8Array, i: number, n: number, read: (keyStart: number, keyEnd: number, value: number) => number): number {
+    let plain = true;
+    i = skipSpace(b, i + 1, n);
+    if (i >= n) return MORE;
+    if (b[i] !== CLOSE_BRACE) {
+      for (;;) {
+        const v = member(b, i, n);
+        if (v < 0) return v;
+        if (seen.escaped) plain = false;
+        const end = read(seen.keyStart, seen.keyEnd, v);
+        if (end < 0) return end;
+        i = skipSpace(b, end, n);
+        if (i >= n) return MORE;
+        const c = b[i];
+        if (c === COMMA) {
+          i = skipSpace(b, i + 1, n);
+          continue;
+        }
+        if (c !== CLOSE_BRACE) return BAD;
+        break;
       }
-      return this.b[i] === CLOSE_BRACE ? i + 1 : -1;
     }
+    this.plain = plain;
+    return i + 1;
   }
+  /** Set by members(): no key of the object had an escape. */
+  private plain = true;
 
-  private hasEscape(start: number, end: number): boolean {
-    for (let k = start; k < end; k++) if (this.b[k] === BACKSLASH) return true;
-    return false;
-  }
-
-  /** A feature object at i; sets lastInputs. */
-  private feature(i: number): number {
+  /** A feature object at b[i]; sets lastInputs and lastPolygon. */
+  private feature(b: Uint8Array, i: number, n: number): number {
     // Later duplicates of a key win, as in JSON.parse: each occurrence overwrites.
     let isFeature = false;
     let geometry = UNKNOWN;
-    let plain = true;
     const polygon = this.lastPolygon;
-    const end = this.members(i, (ks, ke, v) => {
-      if (this.hasEscape(ks, ke)) plain = false;
-      if (this.is(ks, ke, KEY_TYPE)) {
-        const e = this.value(v);
-        isFeature = e >= 0 && this.is(v, e, VALUE_FEATURE);
+    const end = this.members(b, i, n, (ks, ke, v) => {
+      if (bytesAre(b, ks, ke, KEY_TYPE)) {
+        const e = skipValue(b, v, n);
+        isFeature = e >= 0 && bytesAre(b, v, e, VALUE_FEATURE);
         return e;
       }
-      if (this.is(ks, ke, KEY_GEOMETRY)) {
-        if (this.b[v] !== OPEN_BRACE) {
+      if (bytesAre(b, ks, ke, KEY_GEOMETRY)) {
+        if (b[v] !== OPEN_BRACE) {
           geometry = UNKNOWN;
           polygon[0] = polygon[1] = -1;
-          return this.value(v);
+          return skipValue(b, v, n);
         }
-        const e = this.geometry(v);
+        const e = this.geometry(b, v, n);
         geometry = this.geometryInputs;
         polygon.set(this.geometryPolygon);
         return e;
       }
-      return this.value(v);
+      return skipValue(b, v, n);
     });
+    const plain = this.plain;
     this.lastInputs = plain && isFeature ? geometry : UNKNOWN;
     if (!(plain && isFeature)) polygon[0] = polygon[1] = -1;
     return end;
   }
 
-  /** A geometry object at i; sets geometryInputs. */
-  private geometry(i: number): number {
+  /** A geometry object at b[i]; sets geometryInputs and geometryPolygon. */
+  private geometry(b: Uint8Array, i: number, n: number): number {
     let type = 'other' as 'polygon' | 'point' | 'multi' | 'other';
     let polygons = -1; // elements of `coordinates`; -1 when it is not an array
     let coordsStart = -1;
     let coordsEnd = -1;
-    let plain = true;
-    const end = this.members(i, (ks, ke, v) => {
-      if (this.hasEscape(ks, ke)) plain = false;
-      if (this.is(ks, ke, KEY_TYPE)) {
-        const e = this.value(v);
-        type = e < 0 ? 'other' : this.is(v, e, VALUE_POLYGON) ? 'polygon' : this.is(v, e, VALUE_POINT) ? 'point' : this.is(v, e, VALUE_MULTIPOLYGON) ? 'multi' : 'other';
+    const end = this.members(b, i, n, (ks, ke, v) => {
+      if (bytesAre(b, ks, ke, KEY_TYPE)) {
+        const e = skipValue(b, v, n);
+        type = e < 0 ? 'other' : bytesAre(b, v, e, VALUE_POLYGON) ? 'polygon' : bytesAre(b, v, e, VALUE_POINT) ? 'point' : bytesAre(b, v, e, VALUE_MULTIPOLYGON) ? 'multi' : 'other';
         return e;
       }
-      if (this.is(ks, ke, KEY_COORDINATES)) {
+      if (bytesAre(b, ks, ke, KEY_COORDINATES)) {
         coordsStart = v;
-        if (this.b[v] !== OPEN_BRACKET) {
+        if (b[v] !== OPEN_BRACKET) {
           polygons = -1;
-          return (coordsEnd = this.value(v));
+          return (coordsEnd = skipValue(b, v, n));
         }
-        return (coordsEnd = this.elements(v, (n) => (polygons = n)));
+        coordsEnd = this.countElements(b, v, n);
+        polygons = this.counted;
+        return coordsEnd;
       }
-      return this.value(v);
+      return skipValue(b, v, n);
     });
+    const plain = this.plain;
     // convertFeature: Polygon and Point give one input; so does a MultiPolygon of one polygon, or one whose
     // coordinates are not an array (the core then says what is wrong with them).
     const one = type === 'polygon' || type === 'point' || (type === 'multi' && polygons <= 1 && polygons !== 0);
@@ -438,25 +389,28 @@ export class Scanner {
     return end;
   }
 
-  /** An array at i: counts its elements (handed to `count`); just past it, or -1. */
-  private elements(i: number, count: (n: number) => void): number {
-    let n = 0;
-    i = this.ws(i + 1);
-    if (this.b[i] === CLOSE_BRACKET) {
-      count(0);
+  /** An array at b[i]: counts its elements (into `counted`); just past it, BAD or MORE. */
+  private countElements(b: Uint8Array, i: number, n: number): number {
+    let count = 0;
+    i = skipSpace(b, i + 1, n);
+    if (i >= n) return MORE;
+    if (b[i] === CLOSE_BRACKET) {
+      this.counted = 0;
       return i + 1;
     }
     for (;;) {
-      i = this.value(i);
-      if (i < 0) return -1;
-      n++;
-      i = this.ws(i);
-      if (this.b[i] === COMMA) {
-        i = this.ws(i + 1);
+      i = skipValue(b, i, n);
+      if (i < 0) return i;
+      count++;
+      i = skipSpace(b, i, n);
+      if (i >= n) return MORE;
+      const c = b[i];
+      if (c === COMMA) {
+        i = skipSpace(b, i + 1, n);
         continue;
       }
-      count(n);
-      return this.b[i] === CLOSE_BRACKET ? i + 1 : -1;
+      this.counted = count;
+      return c === CLOSE_BRACKET ? i + 1 : BAD;
     }
   }
 }
