@@ -11,6 +11,7 @@ import { embeddedMapUrl } from '../core/parcels/metadata-filter.ts';
 import { accountSummary } from './views.ts';
 import { organizationHandlers } from './organizations.ts';
 import { tokenHandlers } from './account-tokens.ts';
+import { removeHere } from './remove-account.ts';
 import type { HostContext } from './context.ts';
 
 const syncJobs = () => import('./sync-jobs.ts');
@@ -42,20 +43,13 @@ export function accountHandlers(ctx: HostContext): HandlersOf<typeof ACCOUNTS_AP
 
     disconnect: async ({ account, discardUnsynced = false }) => {
       if (ctx.jobs.running === 'sync') throw new RpcError(ApiErrorCode.busy, 'A sync is running: disconnect once it ends');
-      const r = await ctx.jobs.write(() => {
-        try {
-          return ctx.mirror.write.removeAccount(account, { discardUnsynced });
-        } catch (err) {
-          if (err instanceof AccountNotRemoved) {
-            const code = err.code === 'unsynced' ? ApiErrorCode.unsyncedWork : err.code === 'unknown_account' ? ApiErrorCode.noAccount : ApiErrorCode.busy;
-            throw new RpcError(code, err.message, err.unsynced);
-          }
-          throw err;
+      const r = await removeHere(ctx, account, discardUnsynced).catch((err: unknown) => {
+        if (err instanceof AccountNotRemoved) {
+          const code = err.code === 'unsynced' ? ApiErrorCode.unsyncedWork : err.code === 'unknown_account' ? ApiErrorCode.noAccount : ApiErrorCode.busy;
+          throw new RpcError(code, err.message, err.unsynced);
         }
+        throw err;
       });
-      ctx.credentials.forget(account);
-      // Its dropped files go with it (backend/import-previews.ts): nothing of the account is left in FURROW_HOME.
-      ctx.previews.removeAccount(account);
       ctx.emit('accounts', {});
       return { farms: r.farms, parcels: r.parcels, crops: r.crops, plants: r.plants, discarded: r.discarded.total + r.discarded.conflicts };
     },

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { API, API_EVENTS, API_VERSION } from '../core/api.ts';
-import { createClient, RpcCode, type Port } from '../core/rpc.ts';
+import { createClient, RpcCode } from '../core/rpc.ts';
+import { wsPort } from '../test/helpers/ws-port.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { launchHost, type Host } from './launch.ts';
 import { PROTOCOL } from './browser-server.ts';
@@ -55,14 +56,6 @@ function open(opts: { token?: string; origin?: string; host?: string }): Promise
   });
 }
 
-const portOf = (ws: WebSocket): Port => ({
-  postMessage: (m) => ws.send(JSON.stringify(m)),
-  onMessage(listener) {
-    const on = (d: Buffer) => listener(JSON.parse(d.toString()));
-    ws.on('message', on);
-    return () => ws.off('message', on);
-  },
-});
 
 describe('browser mode', () => {
   it('serves the renderer to its own loopback address only, with a strict CSP', async () => {
@@ -101,7 +94,7 @@ describe('browser mode', () => {
     expect(ws).toBeInstanceOf(WebSocket);
     const socket = ws as WebSocket;
     expect(socket.protocol).toBe(PROTOCOL);
-    const client = createClient(API, portOf(socket), API_EVENTS);
+    const client = createClient(API, wsPort(socket), API_EVENTS);
     expect(await client.api.hello({ apiVersion: API_VERSION })).toEqual({ apiVersion: API_VERSION, pid: host.pid });
     expect(await client.api.accounts({})).toEqual([]);
     await expect(client.api.farms({ account: 'acc-nope' })).rejects.toMatchObject({ code: 'no_account' });

@@ -97,15 +97,15 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     void (async () => {
       if (!hosts().has(req.headers.host ?? '')) return refuse(res, 421, 'Wrong Host: open the address the app printed');
       if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed');
-      let raw: string;
+      const raw = new URL(req.url ?? '/', 'http://x').pathname;
+      // A bytes path is parsed as it came, still percent-encoded (core/bytes-protocol.ts parseBytesPath).
+      if (raw.startsWith(BYTES_PREFIX)) return bytes(req, res, raw);
       let path: string;
       try {
-        raw = new URL(req.url ?? '/', 'http://x').pathname;
-        path = raw.startsWith(BYTES_PREFIX) ? raw : decodeURIComponent(raw);
+        path = decodeURIComponent(raw);
       } catch {
         return refuse(res, 400, 'Bad path');
       }
-      if (raw.startsWith(BYTES_PREFIX)) return bytes(req, res, raw);
       const file = resolve(join(root, path === '/' ? 'index.html' : path));
       if (file !== root && !file.startsWith(root + sep)) return refuse(res, 404, 'Not found');
       let body: Buffer;

@@ -4,13 +4,12 @@
 // server sends — then one chunk of the file per `more`, so neither side ever holds the whole file. In the packaged app
 // the port comes straight on the parentPort; in development the bridge (backend/host-bridge.ts) carries it over the
 // system-Node host's channel as a session of its own (node-ports.ts BYTES_SESSION).
-import type { Port } from '../core/rpc.ts';
+import { isObject, type Port } from '../core/rpc.ts';
 import { BYTES_CHUNK, bytesHead, parseBytesPath, type BytesToHost, type BytesToMain } from '../core/bytes-protocol.ts';
 import { BYTES_PORT } from '../core/host-protocol.ts';
 import type { BytesSource, OpenedBytes } from './bytes.ts';
 import { acceptRendererPorts, acceptSessions, BYTES_SESSION, electronParent, type ParentPort } from './node-ports.ts';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length <= 8192 ? v : null);
 
 /**

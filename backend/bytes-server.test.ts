@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
-import { createClient, RpcCode, type Client, type Port } from '../core/rpc.ts';
+import { createClient, RpcCode, type Client } from '../core/rpc.ts';
+import { wsPort } from '../test/helpers/ws-port.ts';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
 import { BYTES_CSP } from '../core/page-policy.ts';
 import { Mirror } from '../db/mirror.ts';
@@ -78,15 +79,7 @@ async function tab(): Promise<{ api: Client<Api, ApiEvents>['api']; close(): Pro
     s.once('open', () => resolve(s));
     s.once('error', reject);
   });
-  const p: Port = {
-    postMessage: (m) => ws.send(JSON.stringify(m)),
-    onMessage(listener) {
-      const on = (d: Buffer) => listener(JSON.parse(d.toString()));
-      ws.on('message', on);
-      return () => ws.off('message', on);
-    },
-  };
-  const client = createClient(API, p, API_EVENTS);
+  const client = createClient(API, wsPort(ws), API_EVENTS);
   await client.api.hello({ apiVersion: API_VERSION });
   return {
     api: client.api,

@@ -1,7 +1,7 @@
 // The host's byte resources: binary content a feature makes for one page session — an export written to a private
-// file under FURROW_HOME/exports/, later a map's tiles read by range from the user's MBTiles/PMTiles file — registered
-// here and fetched by the page at /bytes/<session key>/<id>/<name> (core/bytes-protocol.ts), which browser mode's
-// server (backend/browser-server.ts) and Electron's main (through backend/bytes-port.ts) both serve.
+// file under FURROW_HOME/exports/ — registered here and fetched by the page at /bytes/<session key>/<id>/<name>
+// (core/bytes-protocol.ts), which browser mode's server (backend/browser-server.ts) and Electron's main (through
+// backend/bytes-port.ts) both serve.
 //
 // Who may read one: the page session that asked for it, and no other. Each page session (a browser tab's WebSocket,
 // an Electron window's port) gets a key of 32 random bytes, which reaches the page only inside the paths answered on
@@ -30,9 +30,6 @@ interface Resource {
   name: string;
   type: string;
   download: boolean;
-  /** The file is the registry's (made for the page): removed with the resource. */
-  owned: boolean;
-  size: number;
   expires: number;
 }
 
@@ -118,10 +115,6 @@ export class ByteSession {
 
   constructor(private readonly registry: ByteResources, private readonly onClose: () => void) {}
 
-  get open(): boolean {
-    return !this.closed;
-  }
-
   /**
    * A new file's path in the registry's private folder, for a feature to write (created 0600 by the writer: the
    * host runs under umask 077) and then `add`. `ext`: its extension, letters and digits.
@@ -132,21 +125,19 @@ export class ByteSession {
   }
 
   /**
-   * Registers `file` (one the feature wrote with `file()`, removed with the resource; or, `owned: false`, a user's
-   * file read in place) under `name`; its path for the page, and its size. A session closed meanwhile refuses it
-   * (and removes an owned file).
+   * Registers `file` (one the feature wrote with `file()`, removed with the resource) under `name`; its path for the
+   * page, and its size. A session closed meanwhile refuses it (and removes the file).
    */
-  add(r: { file: string; name: string; type: string; download?: boolean; owned?: boolean }): { path: string; size: number } {
-    const owned = r.owned ?? true;
+  add(r: { file: string; name: string; type: string; download?: boolean }): { path: string; size: number } {
     if (this.closed) {
-      if (owned) remove(r.file);
+      remove(r.file);
       throw new Error('the page that asked for it has gone');
     }
     if (!BYTES_TYPES.has(r.type)) throw new Error(`bytes of type ${r.type} are not served`);
     if (!validBytesName(r.name)) throw new Error(`not a file name: ${r.name}`);
     const id = randomBytes(16).toString('hex');
     const size = statSync(r.file).size;
-    this.resources.set(id, { id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, owned, size, expires: this.registry.now() + this.registry.ttlMs });
+    this.resources.set(id, { id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, expires: this.registry.now() + this.registry.ttlMs });
     while (this.resources.size > this.registry.perSession) this.drop(this.resources.keys().next().value!);
     return { path: bytesPath(this.key, id, r.name), size };
   }
@@ -169,7 +160,7 @@ export class ByteSession {
   private drop(id: string): void {
     const r = this.resources.get(id);
     this.resources.delete(id);
-    if (r?.owned) remove(r.file);
+    if (r) remove(r.file);
   }
 
   /** The session ended: its resources are removed, its key leads nowhere. */

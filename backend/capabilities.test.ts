@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { TSchema } from '@sinclair/typebox';
 import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
-import { createClient, RpcCode, RpcError, type Client, type Port } from '../core/rpc.ts';
+import { createClient, RpcCode, RpcError, type Client } from '../core/rpc.ts';
+import { wsPort } from '../test/helpers/ws-port.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { syncWorld, type SyncWorld } from '../test/helpers/sync.ts';
 import { messagePortPort } from '../renderer/electron-port.ts';
@@ -58,15 +59,7 @@ async function tab(): Promise<{ client: Client<Api, ApiEvents>; close(): void }>
     if (!ws) await new Promise((r) => setTimeout(r, 50));
   }
   const socket = ws!;
-  const p: Port = {
-    postMessage: (m) => socket.send(JSON.stringify(m)),
-    onMessage(listener) {
-      const on = (d: Buffer) => listener(JSON.parse(d.toString()));
-      socket.on('message', on);
-      return () => socket.off('message', on);
-    },
-  };
-  const client = createClient(API, p, API_EVENTS);
+  const client = createClient(API, wsPort(socket), API_EVENTS);
   return { client, close: () => { client.close(); socket.close(); } };
 }
 

@@ -1,4 +1,4 @@
-// The app's export as a download (core/api-downloads.ts exportDownload) through the handlers of one page session,
+// The app's export as a download (core/api-export.ts exportDownload) through the handlers of one page session,
 // on a real mirror: a farm's parcels (written page by page, as the CLI's exportFile — the same bytes) or the ones
 // chosen, as GeoJSON or CSV, registered in that session's bytes and named after what they hold; another account's
 // farm refused, another account's parcel left out, a deleted one too; none without a page session. (bytes-server.test.ts

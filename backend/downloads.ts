@@ -1,9 +1,9 @@
-// Downloads (core/api-downloads.ts): a file the host writes for one page session and registers as a byte resource
+// Downloads (core/api-export.ts exportDownload): a file the host writes for one page session and registers as a byte resource
 // (backend/bytes.ts), which the page then downloads at the path answered, of any size — the bytes stream from disk
 // through either shell, never as one string in an answer. The first: exportDownload, the app's Export buttons.
 import { writeFile, rm } from 'node:fs/promises';
 import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
-import type { DOWNLOADS_API } from '../core/api-downloads.ts';
+import type { EXPORT_API } from '../core/api-export.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { Mirror } from '../db/mirror.ts';
 import type { ByteSession } from './bytes.ts';
@@ -16,7 +16,7 @@ const TYPES = { geojson: 'application/geo+json', csv: 'text/csv; charset=utf-8' 
  * The handlers of a page session whose byte resources are `bytes`; none (the CLI in process, the parent's channel):
  * refused, as the contract's callers already refuse them to anyone but a page.
  */
-export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null): HandlersOf<typeof DOWNLOADS_API> {
+export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null): Pick<HandlersOf<typeof EXPORT_API>, 'exportDownload'> {
   return {
     exportDownload: async ({ account, farm, parcels, format }, call) => {
       if (!bytes) throw new RpcError(RpcCode.forbidden, "'exportDownload' is for the app's page: the command line exports with exportFile");

@@ -9,7 +9,7 @@ import type { HostContext } from './context.ts';
 /** A file name from a farm's or parcel's name: letters, digits, spaces, dots, dashes and underscores kept, the rest dropped. */
 export const fileBase = (name: string): string => name.normalize('NFC').replace(/[^\p{L}\p{N} ._-]+/gu, '').replace(/\s+/g, ' ').trim().slice(0, 80) || 'parcels';
 
-export function exportHandlers(ctx: HostContext): HandlersOf<typeof EXPORT_API> {
+export function exportHandlers(ctx: HostContext): Pick<HandlersOf<typeof EXPORT_API>, 'exportFile'> {
   return {
     exportFile: async ({ path, account, farm }, call) => {
       if (account !== undefined) ctx.account(account);

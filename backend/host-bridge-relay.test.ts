@@ -6,9 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { BYTES_PORT, EXTERNAL_LINK, HOST_SECRETS } from '../core/host-protocol.ts';
 import type { Port } from '../core/rpc.ts';
 import { bridgeHost } from './host-bridge.ts';
-import { RENDERER_PORT, type MessagePortMainLike } from './node-ports.ts';
+import { RENDERER_PORT, type MessagePortMainLike, type ParentEvent } from './node-ports.ts';
 
-type ParentEvent = { data: unknown; ports?: MessagePortMainLike[] };
 
 function world() {
   const parentListeners = new Set<(e: ParentEvent) => void>();

@@ -24,6 +24,7 @@ import { ByteResources } from './bytes.ts';
 import { acceptBytes } from './bytes-port.ts';
 import { downloadHandlers } from './downloads.ts';
 import { sessionErrors } from './session-errors.ts';
+import { bytesTtlFromEnv, SettingsError } from './settings.ts';
 
 // Whatever the host or a library it runs creates (SQLite's -wal and -shm, the import threads' files) is the user's
 // alone: the mirror is not every local user's to read.
@@ -40,6 +41,17 @@ const secrets = await parent.take(isHostSecrets, SECRETS_WAIT_MS).catch((err: un
 });
 
 const home = furrowHome(process.env);
+
+/** A setting the host needs from the start: a bad one stops it, saying which (backend/settings.ts). */
+function setting<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof SettingsError)) throw err;
+    process.stderr.write(`The mirror host stops: ${err.message}\n`);
+    process.exit(1);
+  }
+}
 // The packaged app's main process hands the key its keychain guards (electron/main.ts): the secrets are then kept
 // sealed (sync/sealed-credentials.ts); without it, in the 0600 file or FURROW_API_KEY.
 const credentials = secrets.credentialKey ? new SealedCredentialStore(home, Buffer.from(secrets.credentialKey, 'base64')) : undefined;
@@ -51,7 +63,7 @@ const backend = new Backend({
 const servers = new Set<Server<ApiEvents>>();
 const channel = portOf(parent);
 // What the host makes for a page to fetch (an export to download), each page session's own (backend/bytes.ts).
-const bytes = new ByteResources(join(home, 'exports'), { ttlMs: Number(process.env.FURROW_BYTES_TTL_MS) || undefined });
+const bytes = new ByteResources(join(home, 'exports'), { ttlMs: setting(() => bytesTtlFromEnv(process.env)) });
 
 function session(port: Port, caller: Caller): () => void {
   const scope = caller === 'page' ? bytes.session() : null;

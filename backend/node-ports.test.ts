@@ -3,12 +3,12 @@
 import { EventEmitter } from 'node:events';
 import { expect, it } from 'vitest';
 import type { Port } from '../core/rpc.ts';
-import { acceptRendererPorts, acceptSessions, processPort, RENDERER_PORT, sessionPort } from './node-ports.ts';
+import { acceptRendererPorts, acceptSessions, parentChannel, portOf, RENDERER_PORT, sessionPort } from './node-ports.ts';
 
 it("speaks over Electron's parentPort when the host runs in a utilityProcess", () => {
   const sent: unknown[] = [];
   const parentPort = Object.assign(new EventEmitter(), { postMessage: (m: unknown) => sent.push(m) });
-  const port = processPort({ parentPort } as unknown as NodeJS.Process);
+  const port = portOf(parentChannel({ parentPort } as unknown as NodeJS.Process));
   const got: unknown[] = [];
   const stop = port.onMessage((m) => got.push(m));
   parentPort.emit('message', { data: { id: 1, method: 'hello' }, ports: [] });

@@ -53,11 +53,6 @@ export function portOf(parent: ParentPort): Port {
   };
 }
 
-/** The host's side of its channel (parentChannel as a Port). */
-export function processPort(proc: NodeJS.Process = process): Port {
-  return portOf(parentChannel(proc));
-}
-
 /**
  * The parent's messages held from the host's first moment until it is ready (released): the host first waits for
  * its secrets (`take`), and a call, a session or a renderer's port sent meanwhile must wait, not be lost to a channel

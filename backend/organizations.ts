@@ -9,8 +9,9 @@ import { RpcCode, RpcError, type CallContext, type HandlersOf } from '../core/rp
 import type { Api, DeactivationPreview, OrgAccount, Organization } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { emailProblem } from '../core/accounts/email.ts';
-import { serviceAddressProblem } from '../core/accounts/service-address.ts';
+import { serviceAddress } from '../core/accounts/service-address.ts';
 import type { HostContext } from './context.ts';
+import { removeHere } from './remove-account.ts';
 
 type Handlers = HandlersOf<Api>;
 
@@ -32,10 +33,9 @@ function refused(err: unknown, what: string): RpcError {
 
 /** The service address as connect keeps it, or a refusal (core/accounts/service-address.ts: the same rule). */
 function serviceUrl(text: string): string {
-  const s = text.trim().replace(/\/+$/, '');
-  const problem = serviceAddressProblem(s);
-  if (problem) throw new RpcError(ApiErrorCode.connectRefused, problem, { reason: 'bad_input' });
-  return s;
+  const a = serviceAddress(text);
+  if ('problem' in a) throw new RpcError(ApiErrorCode.connectRefused, a.problem, { reason: 'bad_input' });
+  return a.service;
 }
 
 export function organizationHandlers(ctx: HostContext): Pick<Handlers, 'organizations' | 'addOrganization' | 'forgetOrganization' | 'createAccount' | 'connectOrgAccount' | 'deactivation' | 'deactivateAccount'> {
@@ -145,9 +145,7 @@ export function organizationHandlers(ctx: HostContext): Pick<Handlers, 'organiza
       let removedHere = false;
       if (p.connectedHere) {
         try {
-          await ctx.jobs.write(() => ctx.mirror.write.removeAccount(account, { discardUnsynced }));
-          ctx.credentials.forget(account);
-          ctx.previews.removeAccount(account);
+          await removeHere(ctx, account, discardUnsynced);
           removedHere = true;
         } catch (err) {
           if (!(err instanceof AccountNotRemoved)) throw err;

@@ -7,7 +7,7 @@
 // Except a request that got no answer (sync/transport.ts NetworkError: a method, an API path and the transport's
 // reason, all the app's own words), which a page is told as the service being unreachable.
 import { randomBytes } from 'node:crypto';
-import { RpcCode, RpcError, type Caller } from '../core/rpc.ts';
+import { defaultToError, RpcCode, RpcError, type Caller } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 
 /** sync/transport.ts's NetworkError, told by its shape (that module loads the HTTP client, which the host loads late). */
@@ -20,7 +20,7 @@ export const PAGE_INTERNAL_MESSAGE = "Something went wrong in the app's backend 
 export function sessionErrors(caller: Caller, log: (text: string) => void): (err: unknown) => RpcError {
   return (err) => {
     if (err instanceof RpcError && err.code !== RpcCode.internal) return err;
-    if (caller === 'cli') return err instanceof RpcError ? err : new RpcError(RpcCode.internal, err instanceof Error ? err.message : String(err));
+    if (caller === 'cli') return defaultToError(err);
     if (isNetworkError(err)) return new RpcError(ApiErrorCode.serviceUnavailable, err.message);
     const ref = randomBytes(4).toString('hex');
     const what = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);

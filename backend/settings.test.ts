@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
-import { SettingsError, durationSettings, durationsFromEnv } from './settings.ts';
+import { SettingsError, bytesTtlFromEnv, durationSettings, durationsFromEnv } from './settings.ts';
 
 describe('the FURROW_* settings', () => {
   it('reads the durations and the answer cap, unset or empty leaving the defaults', () => {
@@ -27,5 +27,13 @@ describe('the FURROW_* settings', () => {
     const err = (() => { try { durationSettings({ FURROW_HTTP_TIMEOUT_MS: 'soon' }); } catch (e) { return e; } })();
     expect(err).toBeInstanceOf(RpcError);
     expect(err).toMatchObject({ code: ApiErrorCode.badSetting, details: { variable: 'FURROW_HTTP_TIMEOUT_MS' }, message: expect.stringContaining("FURROW_HTTP_TIMEOUT_MS (milliseconds) must be a whole number from 1 to 3600000 (got 'soon')") });
+  });
+
+  it('reads how long a download stays readable, and refuses a bad value as the durations do', () => {
+    expect(bytesTtlFromEnv({})).toBeUndefined();
+    expect(bytesTtlFromEnv({ FURROW_BYTES_TTL_MS: ' 4000 ' })).toBe(4000);
+    for (const value of ['-5', '1e3', 'soon', '0']) {
+      expect(() => bytesTtlFromEnv({ FURROW_BYTES_TTL_MS: value }), value).toThrow(SettingsError);
+    }
   });
 });

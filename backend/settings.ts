@@ -5,6 +5,7 @@
 import type { DurationOptions } from '../sync/context.ts';
 import { RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
+import { wholeNumber } from '../core/whole-number.ts';
 
 /** A FURROW_* variable whose value cannot be used: the message names it, its unit, its range and the value. */
 export class SettingsError extends Error {
@@ -27,12 +28,9 @@ export const DURATION_VARS = {
 /** FURROW_MAX_ANSWER_BYTES: the largest answer read from the service (default 256 MiB, sync/http.ts MAX_ANSWER_BYTES). */
 const ANSWER_BYTES = { min: 1 << 20, max: 2 ** 31 } as const;
 
-const WHOLE = /^\d+$/;
-
 function whole(variable: string, unit: string, raw: string, min: number, max: number): number {
-  const s = raw.trim();
-  const n = WHOLE.test(s) ? Number(s) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new SettingsError(variable, `${variable} (${unit}) must be a whole number from ${min} to ${max} (got '${raw}')`);
+  const n = wholeNumber(raw, min, max);
+  if (n === null) throw new SettingsError(variable, `${variable} (${unit}) must be a whole number from ${min} to ${max} (got '${raw}')`);
   return n;
 }
 
@@ -47,6 +45,16 @@ export function durationsFromEnv(env: NodeJS.ProcessEnv): DurationOptions {
   const cap = env['FURROW_MAX_ANSWER_BYTES'];
   if (cap !== undefined && cap.trim() !== '') out.maxAnswerBytes = whole('FURROW_MAX_ANSWER_BYTES', 'bytes', cap, ANSWER_BYTES.min, ANSWER_BYTES.max);
   return out;
+}
+
+/**
+ * FURROW_BYTES_TTL_MS: how long a page's byte resource (a download) stays readable (backend/bytes.ts); unset or
+ * empty: its default. A bad value throws SettingsError, as the durations do.
+ */
+export function bytesTtlFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.FURROW_BYTES_TTL_MS;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return whole('FURROW_BYTES_TTL_MS', 'milliseconds', raw, 1, 24 * HOUR);
 }
 
 /**

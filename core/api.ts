@@ -13,7 +13,6 @@ import { HISTORY_API } from './api-history.ts';
 import { SYNC_API, SYNC_EVENTS } from './api-sync.ts';
 import { CONFLICTS_API } from './api-conflicts.ts';
 import { EXPORT_API } from './api-export.ts';
-import { DOWNLOADS_API } from './api-downloads.ts';
 import { IMPORTS_API } from './api-imports.ts';
 import { ROTATIONS_API } from './api-rotations.ts';
 import { PLANTS_API } from './api-plants.ts';
@@ -45,7 +44,6 @@ export const API = {
   ...SYNC_API,
   ...CONFLICTS_API,
   ...EXPORT_API,
-  ...DOWNLOADS_API,
   ...IMPORTS_API,
   ...ROTATIONS_API,
   ...PLANTS_API,

@@ -7,7 +7,7 @@
 //
 // Pure: the path's syntax, Range parsing, an answer's status and headers, and the messages of Electron's answer on a
 // MessagePort (read back into a ReadableStream by receiveBytes), so all of it is tested under Node.
-import type { Port } from './rpc.ts';
+import { isObject, type Port } from './rpc.ts';
 
 export const BYTES_PREFIX = '/bytes/';
 
@@ -184,7 +184,6 @@ export const BYTES_CHUNK = 256 * 1024;
 const ANSWER_HEADERS = new Set(['content-type', 'content-length', 'content-range', 'accept-ranges', 'content-disposition', 'etag', 'allow']);
 const STATUSES = new Set([200, 206, 404, 405, 416]);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
 /** What receiveBytes makes of the host's answer: a Response's parts. */
 export interface ReceivedBytes {

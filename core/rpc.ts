@@ -20,6 +20,7 @@ export interface Port {
 export type Caller = 'page' | 'cli';
 export const PAGE_AND_CLI = ['page', 'cli'] as const satisfies readonly Caller[];
 export const CLI_ONLY = ['cli'] as const satisfies readonly Caller[];
+export const PAGE_ONLY = ['page'] as const satisfies readonly Caller[];
 
 export interface MethodSpec {
   args: TSchema;
@@ -149,7 +150,8 @@ type Message =
   | { t: 'error'; id: number; code: string; message: string; details?: unknown }
   | { t: 'event'; name: string; payload: unknown };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+/** An object (not null): what a message off a port must be before any of its members is read. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 
 export interface Client<C extends Contract, E extends EventContract> {
@@ -259,7 +261,8 @@ export interface Server<E extends EventContract> {
   close(): void;
 }
 
-const defaultToError = (err: unknown): RpcError => (err instanceof RpcError ? err : new RpcError(RpcCode.internal, err instanceof Error ? err.message : String(err)));
+/** What a handler threw as a coded error: RpcErrors kept, anything else internal with its message (serve's default). */
+export const defaultToError = (err: unknown): RpcError => (err instanceof RpcError ? err : new RpcError(RpcCode.internal, err instanceof Error ? err.message : String(err)));
 
 /** Answers calls on `port` with `handlers`: arguments are checked against the contract before a handler runs. */
 export function serve<C extends Contract, E extends EventContract>(contract: C, port: Port, handlers: HandlersOf<C>, opts: ServeOptions<E>): Server<E> {

@@ -4,7 +4,8 @@ import { ACCOUNT_NOT_FOUND_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_FARM_ID_MESSA
 
 export interface HttpResponse { status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number }
 
-const codeOf = (body: unknown) => (typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined);
+/** An answer's `code`, when its body is an object that has one. */
+export const codeOf = (body: unknown): unknown => (typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined);
 const messageOf = (body: unknown) => {
   if (typeof body !== 'object' || body === null) return undefined;
   const b = body as { message?: unknown; detail?: unknown };

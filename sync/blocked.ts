@@ -3,7 +3,7 @@
 // it is said by whoever shows it: the CLI (cli/way-out.ts), the app (renderer/blocked-words.ts).
 
 import type { BlockedCode } from '../core/accounts/blocked.ts';
-import { isAccountNotFound, isInvalidToken, saidMessage, type HttpResponse } from './answers.ts';
+import { codeOf, isAccountNotFound, isInvalidToken, saidMessage, type HttpResponse } from './answers.ts';
 
 /** Why an account stopped: its queue is kept, nothing is dropped. */
 export class AccountBlocked extends Error {
@@ -12,8 +12,6 @@ export class AccountBlocked extends Error {
     this.name = 'AccountBlocked';
   }
 }
-
-const codeOf = (body: unknown): unknown => (typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined);
 
 /** The block a 401 or a 403 stands for, or null for any other answer. The client has already refreshed a token once. */
 export function blockedBy(res: HttpResponse): AccountBlocked | null {

@@ -6,7 +6,7 @@ import { clientFactory } from './client-factory.ts';
 import type { AccountCredentials, CredentialStore } from './credentials.ts';
 import { errorMessage } from './http.ts';
 import { tokenExpiry, tokenSubject } from './tokens.ts';
-import { serviceAddressProblem } from '../core/accounts/service-address.ts';
+import { serviceAddress } from '../core/accounts/service-address.ts';
 import type { DurationOptions } from './context.ts';
 
 export interface ConnectInput {
@@ -32,19 +32,18 @@ export class ConnectRefused extends Error {
   }
 }
 
-/** The service address as an account keeps it (trimmed, without trailing slashes), or ConnectRefused bad_input. */
-export function serviceAddress(text: string): string {
-  const service = text.trim().replace(/\/+$/, '');
-  const problem = serviceAddressProblem(service);
-  if (problem) throw new ConnectRefused(problem, 'bad_input');
-  return service;
+/** The service address as an account keeps it, or ConnectRefused bad_input. */
+function serviceUrl(text: string): string {
+  const a = serviceAddress(text);
+  if ('problem' in a) throw new ConnectRefused(a.problem, 'bad_input');
+  return a.service;
 }
 
 /** The account a token is for (its `sub`), or null when it is not an account_access token. */
 export const tokenAccount = (token: string): string | null => tokenSubject(token);
 
 export async function connectAccount(m: Mirror, store: CredentialStore, input: ConnectInput, durations: DurationOptions = {}): Promise<{ account: AccountRow; tokenExpires: string | null }> {
-  const service = serviceAddress(input.service);
+  const service = serviceUrl(input.service);
   let accountId: string;
   let creds: AccountCredentials;
   if (input.token) {

@@ -27,3 +27,10 @@ export function serviceAddressProblem(text: string): string | null {
   if (url.search || url.hash || /[?#]/.test(t)) return 'The service address takes no ? or # part: give the address the service answers on, like https://parcels.example.org or https://example.org/furrow.';
   return null;
 }
+
+/** `text` as an account or an organization keeps its service's address (trimmed, no trailing slash), or why it cannot be one. */
+export function serviceAddress(text: string): { service: string } | { problem: string } {
+  const service = text.trim().replace(/\/+$/, '');
+  const problem = serviceAddressProblem(service);
+  return problem === null ? { service } : { problem };
+}
