@@ -106,7 +106,7 @@ export default tseslint.config(
   },
   {
     // The mirror's SQL lives in db/, its only write path (docs/sync.md): the sync engine calls named transitions and
-    // queries there (db/outbox.ts, db/conflicts.ts, db/sync-state.ts, db/pull.ts, db/rows.ts) and runs no SQL of its
+    // queries there (db/op-transitions.ts, db/outbox.ts, db/conflicts.ts, db/remote-deletes.ts, db/sync-state.ts, db/pull.ts, db/rows.ts) and runs no SQL of its
     // own. Nor do the app's backend and the CLI above it. Their tests may set up states with raw SQL.
     files: ['sync/**/*.ts', 'backend/**/*.ts', 'cli/**/*.ts', 'app/**/*.ts'],
     ignores: ['**/*.test.ts', '**/*.test-helpers.ts'],

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { updateRow } from './rows.ts';
 import { importFile } from './import/index.ts';
-import { markInFlight } from './outbox.ts';
+import { markInFlight } from './op-transitions.ts';
 import { withoutFsync } from './open.ts';
 import type { OutboxRow } from './types.ts';
 import { MAX_METADATA_KEYS, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';

@@ -1,6 +1,6 @@
 // Conflicts the user resolves (`resolve ID --keep mine|theirs`), and the outbox ops that wait on them. The sync
 // engine opens them (sync/conflicts.ts), holds the work under a farm or parcel deleted on the service
-// (sync/remote-deletes.ts), and settles them; every statement of that is here, named for what it does.
+// (db/remote-deletes.ts), and settles them; every statement of that is here, named for what it does.
 import type { Db } from './open.ts';
 import type { ConflictKind, ConflictRow, Entity, OutboxRow } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
@@ -33,6 +33,19 @@ export function openConflict(db: Db, c: NewConflict, at: string = now()): boolea
   cachedStatement(db, 'INSERT INTO conflicts (account_id, entity, local_id, kind, base, mine, theirs, fields, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
     .run(c.account_id, c.entity, c.local_id, c.kind, c.base, c.mine, c.theirs, JSON.stringify(c.fields), at);
   return true;
+}
+
+/**
+ * Keeps a conflict for the user: opened (or brought up to date), and the row's open ops wait in 'conflict' (nothing
+ * is sent or overwritten), except for a duplicate on the service, which is informational: our own copy is already
+ * committed. True when the conflict is new.
+ */
+export function keepConflict(db: Db, c: NewConflict): boolean {
+  return db.transaction(() => {
+    const opened = openConflict(db, c);
+    if (c.kind !== 'duplicate_on_service') holdInConflict(db, c.entity, c.local_id, `${c.kind}: ${c.fields.join(', ')}`);
+    return opened;
+  })();
 }
 
 /** Settles a conflict; `resolution` says when and how ("<time> mine"). */

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { FutureSchemaError, MIRROR_PAGE_SIZE, migrate, openDb } from './open.ts';
 import { migrations } from './migrations/index.ts';
 import { Mirror } from './mirror.ts';
-import { parcelsEditedSinceSent } from './rows.ts';
+import { parcelsEditedSinceSent } from './op-transitions.ts';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });

@@ -1,12 +1,128 @@
-// The outcomes of the push, one function each: the sync engine decides (sync/context.ts: from the answer, the
-// budget and the clock) and hands the decision here, where its whole write happens in one transaction — the op's
-// state, its attempts, its times, and the rows that go with it. The engine runs no SQL (eslint.config.js), and no
-// transition is spread over several calls from it.
+// The push's state machine in the mirror: every write the sync engine makes to the outbox, one function per outcome
+// of a request or step of a batch. The engine decides (sync/: from the answer, the budget and the clock) and hands
+// its decision here, where the whole step happens in one transaction: the op's state, its attempts and times, the
+// rows that go with it (a 201's ids, a settled create's requeue, a conflict). A batch goes down into the mirror
+// once, and no transition is spread over several calls from above. The engine runs no SQL (eslint.config.js).
 import type { Db } from './open.ts';
-import type { Entity } from './types.ts';
+import type { Entity, OpState, OutboxRow, SendOp } from './types.ts';
+import { withoutFsync } from './open.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
-import { commitUnderFarm, setOpState } from './outbox.ts';
-import { deleteRow } from './rows.ts';
+import { timeOrderedIds } from './bulk.ts';
+import { ParcelFeature } from '../core/schemas/parcels.ts';
+import { problemsOf } from '../core/schemas/check.ts';
+import { forgetOps } from './outbox.ts';
+import { keepConflict, type NewConflict } from './conflicts.ts';
+import { deleteRow, updateRow } from './rows.ts';
+import { parcelStateOfFeature } from './parcel-state.ts';
+
+const now = () => new Date().toISOString();
+
+// ---- one op's or one batch's transitions ----
+
+/** An IN list of n parameters, for batches (at most 50 ops) whose statement must stay one statement. */
+const list = (n: number) => Array.from({ length: n }, () => '?').join(',');
+
+export function setOpState(db: Db, ids: readonly number[], state: OpState, fields: { last_error?: string | null; next_attempt_at?: string | null } = {}): void {
+  if (!ids.length) return;
+  // One statement for the whole batch: the engine moves 50 ops at a time.
+  cachedStatement(db, `UPDATE outbox SET state = @state, modified = @t,
+    last_error = CASE WHEN @set_err THEN @err ELSE last_error END,
+    next_attempt_at = CASE WHEN @set_next THEN @next ELSE next_attempt_at END WHERE id IN (SELECT value FROM json_each(@ids))`).run({
+    ids: JSON.stringify(ids), state, t: now(),
+    set_err: fields.last_error !== undefined ? 1 : 0, err: fields.last_error ?? null,
+    set_next: fields.next_attempt_at !== undefined ? 1 : 0, next: fields.next_attempt_at ?? null,
+  });
+}
+
+/**
+ * A new batch id, time-ordered (RFC 9562 version 7): each batch's entries in the outbox's batch index go after the
+ * last one's. A random id put every batch of a push on a page of that index at random, one more page written to the
+ * WAL (16 KiB) per batch.
+ */
+export const newBatchId = (): string => timeOrderedIds(1)[0]!;
+
+/**
+ * Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out.
+ * Returns the ids it marked: an op withdrawn meanwhile (its never-sent parcel deleted by the user) is not sent.
+ */
+export function markInFlight(db: Db, ids: readonly number[], batchId: string = newBatchId()): Set<number> {
+  const t = now();
+  // One statement, so the batch is marked all or none, with one commit (and fsync).
+  return new Set(cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
+    WHERE id IN (SELECT value FROM json_each(?)) RETURNING id`).pluck().all(batchId, t, t, JSON.stringify(ids)) as number[]);
+}
+
+/**
+ * Ops marked in flight ahead of their request (a group of batches marked with one commit) whose request certainly
+ * never left, because the run stopped or failed first: back to the queue as they were before the mark. Only for
+ * first sends (attempts was 0), so nothing of an earlier attempt is erased.
+ */
+export function unmarkNeverSent(db: Db, ids: readonly number[]): number {
+  if (!ids.length) return 0;
+  return cachedStatement(db, `UPDATE outbox SET state = 'queued', batch_id = NULL, attempts = attempts - 1, sent_at = NULL, modified = ?
+    WHERE id IN (SELECT value FROM json_each(?)) AND state = 'in_flight' AND attempts = 1`).run(now(), JSON.stringify(ids)).changes;
+}
+
+/** A delete is marked in flight before it leaves (no batch: repeating a DELETE is harmless). */
+export function markDeleteInFlight(db: Db, id: number, at: string): void {
+  cachedStatement(db, "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(at, id);
+}
+
+/**
+ * Records, before the request leaves, the state an update's PATCH asks the service to hold (migration 003, JSON);
+ * with `inFlight`, the op is marked in flight in the same statement.
+ */
+export function recordSentState(db: Db, id: number, state: string, at: string, inFlight: boolean): void {
+  cachedStatement(db, `UPDATE outbox SET sent_state = ?, sent_at = ?${inFlight ? ", state = 'in_flight', attempts = attempts + 1" : ''} WHERE id = ?`)
+    .run(state, at, id);
+}
+
+/** Creates the service turned away (a 400, a refusal) created nothing: attempts back to 0, in one statement. */
+export function resetAttempts(db: Db, ids: readonly number[]): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET attempts = 0 WHERE id IN (${list(ids.length)})`).run(...ids);
+}
+
+/** A refused farm create created nothing: the farm and the parcels sent with it go back to the queue as never sent. */
+export function unmarkRefused(db: Db, ids: readonly number[]): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${list(ids.length)})`).run(...ids);
+}
+
+/** Uncertain creates certainly not on the service (not found, and settled): back to fresh creates, sent again. */
+export function requeueAsNew(db: Db, ids: readonly number[]): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id IN (${list(ids.length)})`).run(...ids);
+}
+
+/** Uncertain creates not found yet, and not settled: one more empty check, and a look again at `at`. */
+export function checkAgainAt(db: Db, ids: readonly number[], at: string): void {
+  if (!ids.length) return;
+  db.prepare(`UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id IN (${list(ids.length)})`).run(at, ...ids);
+}
+
+/** Uncertain parcel creates missing from their farm's listing: one more empty check each, each looked at again at its own time. */
+export function notListedYet(db: Db, checks: readonly { id: number; at: string }[]): void {
+  const stmt = cachedStatement(db, "UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
+  for (const c of checks) stmt.run(c.at, c.id);
+}
+
+/** An update or delete uncertain carries the whole state (or is a delete): sending it again is harmless. */
+export function requeueUncertainUpdates(db: Db, accountId: string): void {
+  cachedStatement(db, "UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(accountId);
+}
+
+/** The service named why it refused this op (one of a batch). */
+export function setLastError(db: Db, id: number, error: string): void {
+  cachedStatement(db, 'UPDATE outbox SET last_error = ? WHERE id = ?').run(error, id);
+}
+
+/** The service deleted a farm's parcels and crops with it: their own pending ops are moot. */
+export function commitUnderFarm(db: Db, farmLocalId: string): void {
+  cachedStatement(db, `UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
+    (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
+    (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farmLocalId, farmLocalId);
+}
 
 /** Back to the queue for another try at `at`; a request that never left cannot have created anything, so it is no attempt. */
 export function retryOps(db: Db, ids: readonly number[], t: { error: string; at: string; notSent: boolean }): void {
@@ -59,5 +175,160 @@ export function completeDelete(db: Db, op: { id: number; entity: Entity; local_i
     if (op.entity === 'farm') commitUnderFarm(db, op.local_id);
     commitOpIds(db, [op.id]);
     deleteRow(db, op.entity, op.local_id);
+  })();
+}
+
+// ---- the steps of a batch of parcel creates, and of a farm created with its parcels ----
+
+/**
+ * A parcel the service created, as far as its booking needs: the ids, checked (sync/parcels.ts Created). `text` gives
+ * the whole feature's JSON when only the ids were read from the answer (sync/created-scan.ts).
+ */
+export interface CreatedParcel { id: number; properties: { key: string }; text?: () => string }
+export interface Created { op: SendOp; feature: CreatedParcel }
+/** When the outcome of some ops became unknown, and when to look at them again (sync/context.ts uncertainNow). */
+export interface UncertainAt { at: string; recheckAt: string }
+/** What a booking did: ops committed, and ops whose answer could not be read whole (now uncertain). */
+export interface Booked { committed: number; unread: number }
+
+/**
+ * Books a 201: the service's ids into the parcels and their ops committed, in one transaction without an fsync of its
+ * own (inside a caller's transaction, the caller's). Until the next in-flight mark, or the end of the run, makes it
+ * durable, a power cut leaves these ops in flight on disk, which means a reconciliation by client reference, never a
+ * resend. The base stays NULL: the service holds exactly what was sent (parcel-state.ts parcelBase).
+ */
+export function bookCreated(db: Db, pairs: readonly Created[], uncertain: UncertainAt): Booked {
+  return withoutFsync(db, () => {
+    // A parcel edited while its create was out (or uncertain) is not what the service created: its base is the created
+    // state, so that its pending update merges against it. An implicit base (NULL: the row itself) made the edit look
+    // like the service's state and the merge took the service's older name back (found by the chaos test).
+    const edited = parcelsEditedSinceSent(db, pairs.map((p) => p.op.local_id));
+    const byRowid = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ?');
+    const byLocalId = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE local_id = ?');
+    const ids: number[] = [];
+    const unread: number[] = [];
+    for (const { op, feature } of pairs) {
+      let base: string | null = null;
+      if (edited.has(op.local_id)) {
+        // The answer was checked only for the ids: a feature that is not whole cannot be this base, so the op is
+        // settled from the farm's listing instead (reconciliation), never guessed.
+        const whole: unknown = feature.text ? JSON.parse(feature.text()) : feature;
+        if (problemsOf(ParcelFeature, whole).length) {
+          unread.push(op.id);
+          continue;
+        }
+        base = JSON.stringify(parcelStateOfFeature(whole as ParcelFeature).state);
+      }
+      // By rowid when known (the table's own key; the local id is still checked, on the row itself): found through the
+      // local id's index, the 20,000 rows of a push took about a fifth longer. One statement per parcel: one
+      // UPDATE … FROM json_each for the batch took half as long again.
+      const { id, properties: { key } } = feature;
+      if (op.rowid === undefined || byRowid.run(id, key, base, op.rowid, op.local_id).changes === 0) byLocalId.run(id, key, base, op.local_id);
+      ids.push(op.id);
+    }
+    commitOpIds(db, ids);
+    uncertainOps(db, unread, { why: 'the 201 does not hold the whole created parcel', ...uncertain });
+    return { committed: ids.length, unread: unread.length };
+  });
+}
+
+/**
+ * Of these parcels, those with an update not yet on the service: edited after their create was sent, so the row is
+ * no longer what the service holds and needs an explicit base (the created state), not the implicit one.
+ */
+export function parcelsEditedSinceSent(db: Db, localIds: readonly string[]): Set<string> {
+  return new Set(cachedStatement(db, `SELECT DISTINCT local_id FROM outbox WHERE entity = 'parcel' AND op = 'update' AND state != 'committed'
+    AND local_id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(localIds)) as string[]);
+}
+
+/**
+ * A 400 created nothing: the batch's attempts go back to 0 (what is sent again is a first send, not a reconciliation),
+ * and the parcels it refused are rejected, each with its own reasons.
+ */
+export function refuseInBatch(db: Db, batch: readonly number[], refused: readonly { id: number; reason: string }[]): void {
+  db.transaction(() => {
+    resetAttempts(db, batch);
+    rejectOps(db, refused.map((r) => r.id), '');
+    for (const r of refused) setLastError(db, r.id, r.reason);
+  })();
+}
+
+/**
+ * An account's uncertain parcel creates due at `at`, by the service's id of their farm: what a round reconciles, one
+ * farm's listing each. A create whose parcel or farm is gone from the mirror has nothing left to settle (committed
+ * here); one whose farm has no id yet is settled with its farm. `total` counts them all, for the progress.
+ */
+export function uncertainCreatesByFarm(db: Db, accountId: string, at: string): { total: number; byFarm: Map<number, OutboxRow[]> } {
+  return db.transaction(() => {
+    const rows = cachedStatement(db, `SELECT o.*, f.server_id AS farm_server_id, f.local_id IS NULL AS gone FROM outbox o
+      LEFT JOIN parcels p ON p.local_id = o.local_id LEFT JOIN farms f ON f.local_id = p.farm_local_id
+      WHERE o.account_id = ? AND o.entity = 'parcel' AND o.op = 'create' AND o.state = 'uncertain'
+      AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?) ORDER BY o.id`).all(accountId, at) as (OutboxRow & { farm_server_id: number | null; gone: number })[];
+    const byFarm = new Map<number, OutboxRow[]>();
+    const gone: number[] = [];
+    for (const { farm_server_id: farm, gone: isGone, ...op } of rows) {
+      if (isGone) gone.push(op.id);
+      else if (farm !== null) {
+        const list = byFarm.get(farm);
+        if (list) list.push(op);
+        else byFarm.set(farm, [op]);
+      }
+    }
+    setOpState(db, gone, 'committed', { last_error: 'row gone' });
+    return { total: rows.length, byFarm };
+  })();
+}
+
+/** What the reconciliation of one farm's uncertain creates found, decided by the engine (sync/parcels.ts). */
+export interface Reconciled {
+  /** Listed by the service: booked with its ids. */
+  found: readonly Created[];
+  /** For the user: a parcel the service holds twice, or one missing from a batch of which the rest is there. */
+  conflicts: readonly NewConflict[];
+  /** Certainly not on the service (not listed, and settled): a fresh create again, or gone if the user deleted it meanwhile. */
+  absent: readonly OutboxRow[];
+  /** Not listed yet, and not settled: one more empty check each, looked at again at `at`. */
+  notYet: readonly { id: number; at: string }[];
+}
+
+/** Settles one farm's uncertain creates as the engine decided, in one transaction; how many ops and conflicts it booked. */
+export function settleReconciled(db: Db, r: Reconciled, uncertain: UncertainAt): Booked & { conflicts: number } {
+  return db.transaction(() => {
+    const booked = r.found.length ? bookCreated(db, r.found, uncertain) : { committed: 0, unread: 0 };
+    let conflicts = 0;
+    for (const c of r.conflicts) if (keepConflict(db, c)) conflicts++;
+    const deleted = cachedStatement(db, 'SELECT deleted FROM parcels WHERE local_id = ?').pluck();
+    const requeue: number[] = [];
+    for (const o of r.absent) {
+      // Certainly not on the service and deleted by the user meanwhile: gone, like a never-sent create (not created to be deleted).
+      if (deleted.get(o.local_id) === 1) {
+        forgetOps(db, 'parcel', o.local_id);
+        deleteRow(db, 'parcel', o.local_id);
+      } else requeue.push(o.id);
+    }
+    // Certainly not on the service: back to a fresh create. If that send is uncertain too, it is reconciled again.
+    requeueAsNew(db, requeue);
+    notListedYet(db, r.notYet);
+    return { ...booked, conflicts };
+  })();
+}
+
+/** The farm as the service holds it: its id, and its name as the base of a later rename's merge. */
+export interface FarmCreated { opId: number; localId: string; serverId: number; name: string }
+
+export function bookFarmCreated(db: Db, farm: FarmCreated, parcels: readonly Created[], uncertain: UncertainAt): Booked {
+  return db.transaction(() => {
+    updateRow(db, 'farm', farm.localId, { server_id: farm.serverId, base: JSON.stringify({ name: farm.name }) });
+    commitOpIds(db, [farm.opId]);
+    const booked = parcels.length ? bookCreated(db, parcels, uncertain) : { committed: 0, unread: 0 };
+    return { committed: booked.committed + 1, unread: booked.unread };
+  })();
+}
+
+/** A crop's create answered 201, or found again by its fields: the service's ids and its state as the base, and its op committed. */
+export function bookCropCreated(db: Db, opId: number, localId: string, ids: { server_id: number; key: string; family_id: number | null; family_name: string | null; base: string }): void {
+  db.transaction(() => {
+    updateRow(db, 'crop', localId, ids);
+    commitOpIds(db, [opId]);
   })();
 }

@@ -1,8 +1,7 @@
 import type { Db } from './open.ts';
-import type { Entity, OpKind, OpState, OutboxRow, SendOp } from './types.ts';
+import type { CropRow, Entity, FarmRow, OpKind, OpState, OutboxRow, ParcelToSend, SendOp } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
-import { getRow, tableOf, updateRow } from './rows.ts';
-import { timeOrderedIds } from './bulk.ts';
+import { getRow, mappedServerIds, tableOf, updateRow } from './rows.ts';
 
 const now = () => new Date().toISOString();
 
@@ -88,49 +87,6 @@ export function forgetOps(db: Db, entity: Entity, localId: string): void {
   cachedStatement(db, 'DELETE FROM outbox WHERE entity = ? AND local_id = ?').run(entity, localId);
 }
 
-// ---- transitions driven by the sync engine ----
-
-export function setOpState(db: Db, ids: readonly number[], state: OpState, fields: { last_error?: string | null; next_attempt_at?: string | null } = {}): void {
-  if (!ids.length) return;
-  // One statement for the whole batch: the engine moves 50 ops at a time.
-  cachedStatement(db, `UPDATE outbox SET state = @state, modified = @t,
-    last_error = CASE WHEN @set_err THEN @err ELSE last_error END,
-    next_attempt_at = CASE WHEN @set_next THEN @next ELSE next_attempt_at END WHERE id IN (SELECT value FROM json_each(@ids))`).run({
-    ids: JSON.stringify(ids), state, t: now(),
-    set_err: fields.last_error !== undefined ? 1 : 0, err: fields.last_error ?? null,
-    set_next: fields.next_attempt_at !== undefined ? 1 : 0, next: fields.next_attempt_at ?? null,
-  });
-}
-
-/**
- * A new batch id, time-ordered (RFC 9562 version 7): each batch's entries in the outbox's batch index go after the
- * last one's. A random id put every batch of a push on a page of that index at random, one more page written to the
- * WAL (16 KiB) per batch.
- */
-export const newBatchId = (): string => timeOrderedIds(1)[0]!;
-
-/**
- * Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out.
- * Returns the ids it marked: an op withdrawn meanwhile (its never-sent parcel deleted by the user) is not sent.
- */
-export function markInFlight(db: Db, ids: readonly number[], batchId: string = newBatchId()): Set<number> {
-  const t = now();
-  // One statement, so the batch is marked all or none, with one commit (and fsync).
-  return new Set(cachedStatement(db, `UPDATE outbox SET state = 'in_flight', batch_id = ?, attempts = attempts + 1, checks = 0, sent_at = ?, modified = ?
-    WHERE id IN (SELECT value FROM json_each(?)) RETURNING id`).pluck().all(batchId, t, t, JSON.stringify(ids)) as number[]);
-}
-
-/**
- * Ops marked in flight ahead of their request (a group of batches marked with one commit) whose request certainly
- * never left, because the run stopped or failed first: back to the queue as they were before the mark. Only for
- * first sends (attempts was 0), so nothing of an earlier attempt is erased.
- */
-export function unmarkNeverSent(db: Db, ids: readonly number[]): number {
-  if (!ids.length) return 0;
-  return cachedStatement(db, `UPDATE outbox SET state = 'queued', batch_id = NULL, attempts = attempts - 1, sent_at = NULL, modified = ?
-    WHERE id IN (SELECT value FROM json_each(?)) AND state = 'in_flight' AND attempts = 1`).run(now(), JSON.stringify(ids)).changes;
-}
-
 /**
  * After a crash, or a sync that stopped early, every in-flight op is uncertain: it may or may not have reached
  * the service. All accounts' ops, or one account's.
@@ -156,10 +112,7 @@ export function purgeTombstones(db: Db, accountId: string | null = null): void {
   }
 }
 
-// ---- the push's reads and transitions (sync/), one per outcome of a request ----
-
-/** An IN list of n parameters, for batches (at most 50 ops) whose statement must stay one statement. */
-const list = (n: number) => Array.from({ length: n }, () => '?').join(',');
+// ---- the push's reads (sync/); its writes are db/op-transitions.ts ----
 
 /** An account's ops of one kind in `state` (queued to send, uncertain to reconcile) whose wait is over at `at`, in order. */
 export function dueOps(db: Db, accountId: string, entity: Entity, op: OpKind, state: OpState, at: string): OutboxRow[] {
@@ -211,77 +164,33 @@ export function parcelCreatesDueCount(db: Db, accountId: string, at: string): nu
   return all - waiting;
 }
 
-/** The queued, never-sent parcel creates of a farm, in order: the parcels that may go with the farm's own create. */
-export function unsentParcelCreatesOf(db: Db, farmLocalId: string): OutboxRow[] {
-  return cachedStatement(db, `SELECT o.* FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
-    AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id`).all(farmLocalId) as OutboxRow[];
-}
-
-/** The parcel ops sent in one batch (a farm's create carries its first parcels): what identifies the farm on the service. */
-export function parcelOpsOfBatch(db: Db, batchId: string): OutboxRow[] {
-  return cachedStatement(db, "SELECT * FROM outbox WHERE batch_id = ? AND entity = 'parcel'").all(batchId) as OutboxRow[];
-}
-
-
-/** A delete is marked in flight before it leaves (no batch: repeating a DELETE is harmless). */
-export function markDeleteInFlight(db: Db, id: number, at: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'in_flight', attempts = attempts + 1, sent_at = ? WHERE id = ?").run(at, id);
+/**
+ * What a farm's create sends, read together: the farm, and the first `limit` of its queued, never-sent parcel creates
+ * in order, each with its row (what may go with the farm's own create; the rest go later in batches of their own).
+ */
+export function farmCreateToSend(db: Db, farmLocalId: string, limit: number): { farm: FarmRow | undefined; parcels: { op: OutboxRow; row: ParcelToSend }[] } {
+  const farm = getRow(db, 'farm', farmLocalId);
+  if (!farm) return { farm, parcels: [] };
+  const rows = cachedStatement(db, `SELECT o.*, p.farm_local_id, p.name, p.source_type, p.point, p.geometry, p.hectares, p.metadata, p.checked
+    FROM outbox o JOIN parcels p ON p.local_id = o.local_id WHERE o.entity = 'parcel' AND o.op = 'create'
+    AND o.state = 'queued' AND o.attempts = 0 AND p.farm_local_id = ? ORDER BY o.id LIMIT ?`).all(farmLocalId, limit) as (OutboxRow & Omit<ParcelToSend, 'local_id'>)[];
+  return {
+    farm,
+    parcels: rows.map(({ farm_local_id, name, source_type, point, geometry, hectares, metadata, checked, ...op }) =>
+      ({ op, row: { local_id: op.local_id, farm_local_id, name, source_type, point, geometry, hectares, metadata, checked } })),
+  };
 }
 
 /**
- * Records, before the request leaves, the state an update's PATCH asks the service to hold (migration 003, JSON);
- * with `inFlight`, the op is marked in flight in the same statement.
+ * What settling a farm's uncertain create reads, together: the farm, the parcel ops sent in its batch (a farm's create
+ * carries its first parcels, whose client references identify the farm on the service), and the server ids the
+ * account's farms already hold (a listed farm one of them holds is not the lost one).
  */
-export function recordSentState(db: Db, id: number, state: string, at: string, inFlight: boolean): void {
-  cachedStatement(db, `UPDATE outbox SET sent_state = ?, sent_at = ?${inFlight ? ", state = 'in_flight', attempts = attempts + 1" : ''} WHERE id = ?`)
-    .run(state, at, id);
-}
-
-/** Creates the service turned away (a 400, a refusal) created nothing: attempts back to 0, in one statement. */
-export function resetAttempts(db: Db, ids: readonly number[]): void {
-  if (!ids.length) return;
-  db.prepare(`UPDATE outbox SET attempts = 0 WHERE id IN (${list(ids.length)})`).run(...ids);
-}
-
-/** A refused farm create created nothing: the farm and the parcels sent with it go back to the queue as never sent. */
-export function unmarkRefused(db: Db, ids: readonly number[]): void {
-  if (!ids.length) return;
-  db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, batch_id = NULL WHERE id IN (${list(ids.length)})`).run(...ids);
-}
-
-/** Uncertain creates certainly not on the service (not found, and settled): back to fresh creates, sent again. */
-export function requeueAsNew(db: Db, ids: readonly number[]): void {
-  if (!ids.length) return;
-  db.prepare(`UPDATE outbox SET state = 'queued', attempts = 0, checks = 0, next_attempt_at = NULL, last_error = NULL WHERE id IN (${list(ids.length)})`).run(...ids);
-}
-
-/** Uncertain creates not found yet, and not settled: one more empty check, and a look again at `at`. */
-export function checkAgainAt(db: Db, ids: readonly number[], at: string): void {
-  if (!ids.length) return;
-  db.prepare(`UPDATE outbox SET checks = checks + 1, next_attempt_at = ? WHERE id IN (${list(ids.length)})`).run(at, ...ids);
-}
-
-/** Uncertain parcel creates missing from their farm's listing: one more empty check each, each looked at again at its own time. */
-export function notListedYet(db: Db, checks: readonly { id: number; at: string }[]): void {
-  const stmt = cachedStatement(db, "UPDATE outbox SET checks = checks + 1, next_attempt_at = ?, last_error = 'not on the service yet: checking again' WHERE id = ?");
-  for (const c of checks) stmt.run(c.at, c.id);
-}
-
-/** An update or delete uncertain carries the whole state (or is a delete): sending it again is harmless. */
-export function requeueUncertainUpdates(db: Db, accountId: string): void {
-  cachedStatement(db, "UPDATE outbox SET state = 'queued' WHERE account_id = ? AND state = 'uncertain' AND op IN ('update', 'delete')").run(accountId);
-}
-
-/** The service named why it refused this op (one of a batch). */
-export function setLastError(db: Db, id: number, error: string): void {
-  cachedStatement(db, 'UPDATE outbox SET last_error = ? WHERE id = ?').run(error, id);
-}
-
-/** The service deleted a farm's parcels and crops with it: their own pending ops are moot. */
-export function commitUnderFarm(db: Db, farmLocalId: string): void {
-  cachedStatement(db, `UPDATE outbox SET state = 'committed', last_error = 'deleted with its farm' WHERE state != 'committed' AND (
-    (entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE farm_local_id = ?)) OR
-    (entity = 'crop' AND local_id IN (SELECT c.local_id FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id WHERE p.farm_local_id = ?)))`).run(farmLocalId, farmLocalId);
+export function farmCreateToReconcile(db: Db, accountId: string, op: OutboxRow): { farm: FarmRow | undefined; batchParcels: OutboxRow[]; mapped: Set<number> } {
+  const farm = getRow(db, 'farm', op.local_id);
+  if (!farm) return { farm, batchParcels: [], mapped: new Set() };
+  const batchParcels = op.batch_id ? cachedStatement(db, "SELECT * FROM outbox WHERE batch_id = ? AND entity = 'parcel'").all(op.batch_id) as OutboxRow[] : [];
+  return { farm, batchParcels, mapped: mappedServerIds(db, 'farm', accountId) };
 }
 
 /** The user's "retry": rejected work (of one account, or all) is queued again from scratch. How many ops. */
@@ -297,4 +206,22 @@ export function requeueRejected(db: Db, accountId: string | null): number {
 export function releaseBackoff(db: Db, accountId: string | null): number {
   return cachedStatement(db, "UPDATE outbox SET next_attempt_at = NULL WHERE state IN ('queued', 'uncertain') AND next_attempt_at IS NOT NULL AND (? IS NULL OR account_id = ?)")
     .run(accountId, accountId).changes;
+}
+
+/** The server id of a crop's parcel: null for a crop on no parcel, undefined while its parcel has none yet (the crop waits for it). */
+export function cropParcelServerId(db: Db, row: Pick<CropRow, 'parcel_local_id'>): number | null | undefined {
+  if (row.parcel_local_id === null) return null;
+  return (cachedStatement(db, 'SELECT server_id FROM parcels WHERE local_id = ?').pluck().get(row.parcel_local_id) as number | null | undefined) ?? undefined;
+}
+
+/** A crop to send, and its parcel's server id (cropParcelServerId). */
+export function cropToSend(db: Db, localId: string): { row: CropRow | undefined; parcel: number | null | undefined } {
+  const row = getRow(db, 'crop', localId);
+  return { row, parcel: row ? cropParcelServerId(db, row) : undefined };
+}
+
+/** What settling a crop's uncertain create reads, together: the crop and its parcel's id (cropToSend), and the server ids the account's crops already hold. */
+export function cropCreateToReconcile(db: Db, accountId: string, localId: string): { row: CropRow | undefined; parcel: number | null | undefined; mapped: Set<number> } {
+  const { row, parcel } = cropToSend(db, localId);
+  return { row, parcel, mapped: row ? mappedServerIds(db, 'crop', accountId) : new Set() };
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { parcelBase, parcelStateOfRow } from './parcel-state.ts';
-import { setOpState } from './outbox.ts';
+import { setOpState } from './op-transitions.ts';
 import { updateRow } from './rows.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
 

@@ -1,5 +1,7 @@
 // A parcel row as the state the merge compares, and its merge base.
 import type { Metadata } from '../core/parcels/validate.ts';
+import type { ParcelFeature } from '../core/schemas/parcels.ts';
+import { REF_KEY } from '../core/parcels/client-ref.ts';
 import type { ParcelRow, ParcelState } from './types.ts';
 
 export function parcelStateOfRow(r: Pick<ParcelRow, 'name' | 'metadata' | 'geometry' | 'source_type' | 'point' | 'hectares'>): ParcelState {
@@ -23,4 +25,20 @@ export function parcelStateOfRow(r: Pick<ParcelRow, 'name' | 'metadata' | 'geome
 export function parcelBase(r: ParcelRow): string | null {
   if (r.base !== null) return r.base;
   return r.server_id === null ? null : JSON.stringify(parcelStateOfRow(r));
+}
+
+/** A parcel as the service lists or creates it: the state the merge compares, and the client reference it carries. */
+export function parcelStateOfFeature(f: ParcelFeature): { state: ParcelState; ref: string | null } {
+  const { [REF_KEY]: ref, ...metadata } = f.properties.metadata;
+  return {
+    state: {
+      name: f.properties.name,
+      metadata,
+      geometry: f.geometry as ParcelState['geometry'],
+      source_type: f.properties.source_type,
+      point: f.properties.point ? [f.properties.point[0]!, f.properties.point[1]!] : null,
+      hectares: f.properties.hectares,
+    },
+    ref: typeof ref === 'string' ? ref : null,
+  };
 }

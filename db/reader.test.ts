@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { markInFlight, setOpState } from './outbox.ts';
+import { markInFlight, setOpState } from './op-transitions.ts';
 import type { OutboxRow } from './types.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 

@@ -67,36 +67,6 @@ export function deleteRow(db: Db, entity: Entity, localId: string): void {
   cachedStatement(db, `DELETE FROM ${TABLE[entity]} WHERE local_id = ?`).run(localId);
 }
 
-/**
- * One created parcel: the service's ids, and its base (null: the row is exactly what the service holds); its rowid
- * when the push knows it.
- */
-export interface CreatedIds { localId: string; serverId: number; key: string; base: string | null; rowid?: number }
-
-/**
- * A create's 201: the service's ids into the parcels. Only sync columns change (no user field, so the stamp and the
- * search indexes stay as they are); the base is NULL when the row is exactly what the service holds (parcelBase),
- * else the state the service created. One statement per parcel: one UPDATE … FROM json_each for the batch took half
- * as long again. By rowid when known (the table's own key; the local id is still checked, on the row itself): found
- * through the local id's index, the 20,000 rows of a push took about a fifth longer.
- */
-export function setParcelServerIds(db: Db, created: readonly CreatedIds[]): void {
-  const byRowid = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ?');
-  const byLocalId = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE local_id = ?');
-  for (const c of created) {
-    if (c.rowid === undefined || byRowid.run(c.serverId, c.key, c.base, c.rowid, c.localId).changes === 0) byLocalId.run(c.serverId, c.key, c.base, c.localId);
-  }
-}
-
-/**
- * Of these parcels, those with an update not yet on the service: edited after their create was sent, so the row is
- * no longer what the service holds and needs an explicit base (the created state), not the implicit one.
- */
-export function parcelsEditedSinceSent(db: Db, localIds: readonly string[]): Set<string> {
-  return new Set(cachedStatement(db, `SELECT DISTINCT local_id FROM outbox WHERE entity = 'parcel' AND op = 'update' AND state != 'committed'
-    AND local_id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(localIds)) as string[]);
-}
-
 /** The server ids the account's farms or crops already map to: a service row that one of them holds is not a lost create's. */
 export function mappedServerIds(db: Db, entity: 'farm' | 'crop', accountId: string): Set<number> {
   return new Set((cachedStatement(db, `SELECT server_id FROM ${TABLE[entity]} WHERE account_id = ? AND server_id IS NOT NULL`).all(accountId) as { server_id: number }[])

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { EditError } from './writer.ts';
-import { markInFlight, setOpState } from './outbox.ts';
+import { markInFlight, setOpState } from './op-transitions.ts';
 import type { OutboxRow } from './types.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
 import { pointParcel, polygonParcel } from '../test/helpers/service.ts';

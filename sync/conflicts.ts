@@ -1,16 +1,14 @@
 import type { Db } from '../db/open.ts';
 import type { ConflictKind, Entity, ParcelRow } from '../db/types.ts';
-import { parcelBase } from '../db/parcel-state.ts';
 import { deleteRow, getRow, updateRow } from '../db/rows.ts';
 import { enqueue } from '../db/outbox.ts';
 import {
-  closeConflict, dropOpenOps, eachRow, holdInConflict, keepServiceVersion, openConflict, openConflictById, openConflictId, parkUnderConflict,
-  releaseParked, reopenHeld, resendHeld, subtree, unsentWork,
+  closeConflict, dropOpenOps, eachRow, keepConflict, keepServiceVersion, openConflictById, openConflictId,
+  releaseParked, reopenHeld, resendHeld, subtree,
 } from '../db/conflicts.ts';
 import type { AccountCtx } from './context.ts';
 import { cropColumns, parcelColumns } from './state.ts';
-import { describeWork, keepMineAfterRemoteDelete, keepTheirsAfterRemoteDelete } from './remote-deletes.ts';
-import type { OutboxRow } from '../db/types.ts';
+import { holdForRemoteDeletion, keepMineAfterRemoteDelete, keepTheirsAfterRemoteDelete } from '../db/remote-deletes.ts';
 import type { ConflictRow, CropRow, CropState, ParcelState } from '../db/types.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { REF_KEY, cropStateOfRow, parcelStateOfRow } from './state.ts';
@@ -19,46 +17,16 @@ import { jsonEqual } from './merge.ts';
 
 export type { ConflictKind, ConflictRow } from '../db/types.ts';
 
-/**
- * Keeps a conflict for the user. The entity's open ops wait in 'conflict' (nothing is sent or overwritten)
- * except for a duplicate on the service, which is informational: our own copy is already committed.
- */
+/** Keeps a conflict for the user (db/conflicts.ts keepConflict), counted in the run's report when it is new. */
 export function recordConflict(ctx: AccountCtx, entity: Entity, localId: string, kind: ConflictKind, fields: string[], base: string | null, mine: string | null, theirs: string | null): void {
-  ctx.db.transaction(() => {
-    if (openConflict(ctx.db, { account_id: ctx.account.id, entity, local_id: localId, kind, fields, base, mine, theirs })) ctx.stats.conflicts++;
-    if (kind !== 'duplicate_on_service') holdInConflict(ctx.db, entity, localId, `${kind}: ${fields.join(', ')}`);
-  })();
+  if (keepConflict(ctx.db, { account_id: ctx.account.id, entity, local_id: localId, kind, fields, base, mine, theirs })) ctx.stats.conflicts++;
 }
 
-/**
- * The service no longer has this farm or parcel, and `work` lies under it: a conflict, and every op under it
- * waits in 'conflict' (nothing is sent into a farm that no longer exists, nothing is deleted) until resolved.
- */
-export function holdRemoteDeletion(ctx: AccountCtx, entity: 'farm' | 'parcel', localId: string, work: readonly OutboxRow[]): void {
-  const row = getRow(ctx.db, entity, localId);
-  if (!row) return;
-  const base = entity === 'parcel' ? parcelBase(row as ParcelRow) : row.base;
-  const what = describeWork(ctx.db, work);
-  const fields = [
-    'deleted on the service',
-    `unsent here: ${what}`,
-    `keep mine: re-create the ${entity} on the service and send that work; keep theirs: discard the ${entity} and that work here`,
-  ];
-  const mine = JSON.stringify(entity === 'farm' ? { name: row.name } : { name: row.name, work: what });
-  ctx.db.transaction(() => {
-    recordConflict(ctx, entity, localId, 'remote_delete', fields, base, mine, null);
-    const id = openConflictId(ctx.db, entity, localId, 'remote_delete')!;
-    parkUnderConflict(ctx.db, work.map((o) => o.id), `its ${entity} was deleted on the service: waiting for conflict #${id} (resolve ${id} --keep mine|theirs)`);
-  })();
-}
-
-/** Deleted on the service with unsent work under it (see remote-deletes.ts): a conflict, nothing deleted. True if held. */
+/** Deleted on the service with unsent work under it (db/remote-deletes.ts): a conflict, nothing deleted. True if held. */
 export function heldForWork(ctx: AccountCtx, entity: 'farm' | 'parcel', localId: string): boolean {
-  const work = unsentWork(ctx.db, subtree(ctx.db, entity, localId));
-  // A pending edit of the row itself is the classic remote-delete conflict (removedRemotely records it).
-  if (!work.length || work.every((o) => o.entity === entity && o.local_id === localId)) return false;
-  holdRemoteDeletion(ctx, entity, localId, work);
-  return true;
+  const held = holdForRemoteDeletion(ctx.db, ctx.account.id, entity, localId);
+  if (held?.opened) ctx.stats.conflicts++;
+  return held !== null;
 }
 
 /**

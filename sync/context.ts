@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { AccountRow, Entity, OutboxRow, SendOp } from '../db/types.ts';
-import { dueOps, recordSentState } from '../db/outbox.ts';
-import { commitOpIds, completeDelete, rejectOps, retryOps, uncertainOps } from '../db/op-transitions.ts';
+import { dueOps } from '../db/outbox.ts';
+import { commitOpIds, completeDelete, recordSentState, rejectOps, retryOps, uncertainOps, type UncertainAt } from '../db/op-transitions.ts';
 import { NetworkError, errorMessage, type AnswerReader, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
@@ -176,10 +176,17 @@ export function reject(ctx: AccountCtx, ops: readonly SendOp[], reason: string):
 }
 
 export function markUncertain(ctx: AccountCtx, ops: readonly SendOp[], why: string): void {
-  // One instant for the whole batch: read per op, a slow machine spread a batch's times over milliseconds, so its
-  // ops settled (and were resent) in two requests instead of one.
+  const t = uncertainNow(ctx);
+  uncertainOps(ctx.db, ops.map((o) => o.id), { why, ...t });
+}
+
+/**
+ * Uncertain from now, looked at again once settled. One instant for a whole batch: read per op, a slow machine spread a
+ * batch's times over milliseconds, so its ops settled (and were resent) in two requests instead of one.
+ */
+export function uncertainNow(ctx: AccountCtx): UncertainAt {
   const now = ctx.opts.now();
-  uncertainOps(ctx.db, ops.map((o) => o.id), { why, at: iso(now), recheckAt: iso(now + ctx.opts.settleMs) });
+  return { at: iso(now), recheckAt: iso(now + ctx.opts.settleMs) };
 }
 
 /**

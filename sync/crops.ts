@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { CropRow, CropState, OutboxRow } from '../db/types.ts';
-import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
-import { checkAgainAt, markInFlight, requeueAsNew, resetAttempts } from '../db/outbox.ts';
+import { getRow } from '../db/rows.ts';
+import { cropCreateToReconcile, cropParcelServerId, cropToSend } from '../db/outbox.ts';
+import { bookCropCreated, checkAgainAt, markInFlight, requeueAsNew } from '../db/op-transitions.ts';
 import { Crop } from '../core/schemas/crops.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { errorMessage, type NetworkError } from './http.ts';
@@ -13,11 +14,6 @@ import { pushUpdate, type UpdateSpec } from './updates.ts';
 
 const CropList = Type.Array(Crop);
 
-function parcelServerId(ctx: AccountCtx, row: CropRow): number | null | undefined {
-  if (row.parcel_local_id === null) return null;
-  return getRow(ctx.db, 'parcel', row.parcel_local_id)?.server_id ?? undefined;
-}
-
 function cropBody(row: CropRow, parcel: number | null): Record<string, unknown> {
   const s = cropStateOfRow(row);
   const { family_id: _f, ...fields } = s;
@@ -25,13 +21,12 @@ function cropBody(row: CropRow, parcel: number | null): Record<string, unknown> 
   return { ...fields, parcel, family };
 }
 
+/** The crop as the service created it (db/op-transitions.ts bookCropCreated), counted for the report. */
 function commitCrop(ctx: AccountCtx, op: OutboxRow, crop: Crop): void {
-  ctx.db.transaction(() => {
-    updateRow(ctx.db, 'crop', op.local_id, {
-      server_id: crop.id, key: crop.key, family_id: crop.family?.id ?? null, family_name: crop.family?.name ?? null, base: JSON.stringify(cropStateOfWire(crop)),
-    });
-    commitOps(ctx, [op.id]);
-  })();
+  bookCropCreated(ctx.db, op.id, op.local_id, {
+    server_id: crop.id, key: crop.key, family_id: crop.family?.id ?? null, family_name: crop.family?.name ?? null, base: JSON.stringify(cropStateOfWire(crop)),
+  });
+  ctx.stats.committed += 1;
 }
 
 /** Crops wait for their parcel's server id; they carry no metadata, so a lost answer is settled by their fields. */
@@ -40,10 +35,8 @@ export const cropCreatesDue = (ctx: AccountCtx): OutboxRow[] => readyOps(ctx, 'c
 
 /** Creates a crop once its parcel has a server id; every outcome leaves the op in a definite state. */
 export async function pushCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<void> {
-  const row = getRow(ctx.db, 'crop', op.local_id);
-  if (!row) return;
-  const parcel = parcelServerId(ctx, row);
-  if (parcel === undefined) return;
+  const { row, parcel } = cropToSend(ctx.db, op.local_id);
+  if (!row || parcel === undefined) return;
   throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
   markInFlight(ctx.db, [op.id]);
   const res = await call(ctx, 'POST', '/api/crops/', cropBody(row, parcel), 1);
@@ -58,14 +51,13 @@ export async function pushCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<vo
     }
     return;
   }
-  resetAttempts(ctx.db, [op.id]);
+  // Refused: it created nothing (rejectOps puts a create's attempts back to 0, so an edit resends it as new).
   reject(ctx, [op], errorMessage(r));
 }
 
 export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promise<'done' | 'waiting'> {
-  const row = getRow(ctx.db, 'crop', op.local_id);
+  const { row, parcel, mapped } = cropCreateToReconcile(ctx.db, ctx.account.id, op.local_id);
   if (!row) { commitOps(ctx, [op.id]); return 'done'; }
-  const parcel = parcelServerId(ctx, row);
   let candidates: Crop[] = [];
   if (typeof parcel === 'number') {
     candidates = expectShape(CropList, (await getJson(ctx, `/api/parcels/${parcel}/crops/`)).body, 'rotation');
@@ -76,7 +68,6 @@ export async function reconcileCropCreate(ctx: AccountCtx, op: OutboxRow): Promi
       if (!page.next) break;
     }
   }
-  const mapped = mappedServerIds(ctx.db, 'crop', ctx.account.id);
   const mine = cropStateOfRow(row);
   const same = candidates.filter((c) => !mapped.has(c.id) && jsonEqual({ ...cropStateOfWire(c), family_id: null }, { ...mine, family_id: null }))
     .sort((a, b) => a.id - b.id);
@@ -99,7 +90,7 @@ export const cropUpdates: UpdateSpec<CropRow, CropState, typeof Crop, number | n
   entity: 'crop',
   wire: Crop,
   target(ctx, row) {
-    const parcel = parcelServerId(ctx, row);
+    const parcel = cropParcelServerId(ctx.db, row);
     return parcel === undefined ? null : { path: `/api/crops/${row.server_id}/`, extra: parcel };
   },
   stateOfRow: cropStateOfRow,

@@ -8,7 +8,7 @@ import { serviceCli } from '../test/helpers/process.ts';
 import { as, farmOnService, posts, recordingEngine, refCounts, resetFaults, serviceAccount, serviceFarms, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { Mirror } from '../db/mirror.ts';
-import { markInFlight } from '../db/outbox.ts';
+import { markInFlight } from '../db/op-transitions.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import type { FarmRow, OutboxRow, ParcelRow } from '../db/types.ts';
 import { parcelInput, parcelStateOfRow } from './state.ts';

@@ -1,7 +1,7 @@
 import type { Mirror } from '../db/mirror.ts';
 import type { AccountRow, OutboxRow } from '../db/types.ts';
-import { getRow } from '../db/rows.ts';
-import { committedCount, inFlightToUncertain, requeueUncertainUpdates, setOpState, waitingOps } from '../db/outbox.ts';
+import { uncertainCreatesByFarm, requeueUncertainUpdates } from '../db/op-transitions.ts';
+import { committedCount, inFlightToUncertain, waitingOps } from '../db/outbox.ts';
 import { liveSyncHolder, parcelLimit, releaseSyncLock, takeSyncLock } from '../db/settings.ts';
 import { blockAccount, resumeAccount, runOutcome } from '../db/sync-state.ts';
 import type { ServiceClient } from './http.ts';
@@ -210,18 +210,8 @@ export class SyncEngine {
   private async pushRound(ctx: AccountCtx): Promise<void> {
     // 1. Settle what is uncertain before sending anything new.
     for (const op of readyOps(ctx, 'farm', 'create', 'uncertain')) await reconcileFarmCreate(ctx, op);
-    const uncertainParcels = readyOps(ctx, 'parcel', 'create', 'uncertain');
-    const byFarm = new Map<number, OutboxRow[]>();
-    for (const op of uncertainParcels) {
-      const row = getRow(ctx.db, 'parcel', op.local_id);
-      const farm = row ? getRow(ctx.db, 'farm', row.farm_local_id) : undefined;
-      if (!row || !farm) { setOpState(ctx.db, [op.id], 'committed', { last_error: 'row gone' }); continue; }
-      if (farm.server_id === null) continue; // settled with its farm
-      const list = byFarm.get(farm.server_id);
-      if (list) list.push(op);
-      else byFarm.set(farm.server_id, [op]);
-    }
-    if (byFarm.size) ctx.emit({ phase: 'reconcile', done: 0, total: uncertainParcels.length, bytes: ctx.stats.bytes });
+    const { total, byFarm } = uncertainCreatesByFarm(ctx.db, ctx.account.id, new Date(this.opts.now()).toISOString());
+    if (byFarm.size) ctx.emit({ phase: 'reconcile', done: 0, total, bytes: ctx.stats.bytes });
     for (const [farmId, ops] of byFarm) await reconcileParcelCreates(ctx, farmId, ops);
     for (const op of readyOps(ctx, 'crop', 'create', 'uncertain')) await reconcileCropCreate(ctx, op);
     // An update or delete carries the whole state (or is a delete): sending it again is harmless.

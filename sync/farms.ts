@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FarmRow, OutboxRow } from '../db/types.ts';
-import { getRow, mappedServerIds, updateRow } from '../db/rows.ts';
-import { checkAgainAt, markInFlight, parcelOpsOfBatch, requeueAsNew, unmarkRefused, unsentParcelCreatesOf } from '../db/outbox.ts';
+import { getRow } from '../db/rows.ts';
+import { bookFarmCreated, checkAgainAt, markInFlight, requeueAsNew, unmarkRefused, type Created, type FarmCreated } from '../db/op-transitions.ts';
+import { farmCreateToReconcile, farmCreateToSend } from '../db/outbox.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { Farm, FarmCreateResponse } from '../core/schemas/farms.ts';
 import { ParcelCollection } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { JsonText, errorMessage, type NetworkError } from './http.ts';
-import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
+import { call, commitOps, finishDelete, getJson, handleCommon, markUncertain, readyOps, recheckAt, reject, retryLater, sendIdempotent, settledFor, uncertainNow, type AccountCtx, throwIfCancelled } from './context.ts';
 import { parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
-import { commitCreated, nearLimit, validItems, type Item } from './parcels.ts';
+import { nearLimit, validItems, type Item } from './parcels.ts';
 import { recordConflict } from './conflicts.ts';
 import { mergeFarmName } from './merge.ts';
 import { pushUpdate, type UpdateSpec } from './updates.ts';
@@ -26,16 +27,14 @@ export const farmCreatesDue = (ctx: AccountCtx): OutboxRow[] => readyOps(ctx, 'f
  * client references are what identify the farm on the service if the answer is lost.
  */
 export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: number = parcelLimit(ctx.db, ctx.account.id)): Promise<void> {
-  const farm = getRow(ctx.db, 'farm', op.local_id);
+  // Twice what one request carries: a parcel refused here (invalid, or near the limit) leaves room for the next.
+  const { farm, parcels: unsent } = farmCreateToSend(ctx.db, op.local_id, 2 * MAX_PARCELS_PER_REQUEST);
   if (!farm) return;
-  const parcelOps = unsentParcelCreatesOf(ctx.db, farm.local_id);
   const items: Item[] = [];
-  for (const po of parcelOps) {
+  for (const p of unsent) {
     if (items.length >= MAX_PARCELS_PER_REQUEST) break;
-    const row = getRow(ctx.db, 'parcel', po.local_id);
-    if (!row) continue;
-    const [valid] = validItems(ctx, [{ op: po, row }], limit);
-    if (valid && !nearLimit(row, limit)) items.push(valid); // near the limit: sent alone later
+    const [valid] = validItems(ctx, [p], limit);
+    if (valid && !nearLimit(p.row, limit)) items.push(valid); // near the limit: sent alone later
   }
   const ops = [op, ...items.map((i) => i.op)];
   throwIfCancelled(ctx); // before the mark: a stopped run leaves this queued, not uncertain
@@ -49,11 +48,7 @@ export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: numb
       const created = expectShape(FarmCreateResponse, r.body, 'farm create response');
       const refs = created.parcels.map((f) => parcelStateOfFeature(f).ref);
       if (created.parcels.length === items.length && refs.every((ref, i) => ref === items[i]!.row.local_id)) {
-        ctx.db.transaction(() => {
-          updateRow(ctx.db, 'farm', farm.local_id, { server_id: created.id, base: JSON.stringify({ name: created.name }) });
-          commitOps(ctx, [op.id]);
-          commitCreated(ctx, items.map((it, i) => ({ op: it.op, feature: created.parcels[i]! })));
-        })();
+        bookFarm(ctx, { opId: op.id, localId: farm.local_id, serverId: created.id, name: created.name }, items.map((it, i) => ({ op: it.op, feature: created.parcels[i]! })));
         return;
       }
       markUncertain(ctx, ops, 'the 201 does not match the farm sent');
@@ -77,12 +72,16 @@ export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: numb
   }
 }
 
+/** The farm's id and its op, with the parcels created with it (db/farm-creates.ts), counted for the report. */
+function bookFarm(ctx: AccountCtx, farm: FarmCreated, parcels: readonly Created[]): void {
+  const uncertain = uncertainNow(ctx);
+  ctx.stats.committed += bookFarmCreated(ctx.db, farm, parcels, uncertain).committed;
+}
+
 /** Finds a farm whose creation answer was lost: by its parcels' client references, else by name. */
 export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promise<'done' | 'waiting'> {
-  const farm = getRow(ctx.db, 'farm', op.local_id);
+  const { farm, batchParcels, mapped } = farmCreateToReconcile(ctx.db, ctx.account.id, op);
   if (!farm) { commitOps(ctx, [op.id]); return 'done'; }
-  const batchParcels = op.batch_id ? parcelOpsOfBatch(ctx.db, op.batch_id) : [];
-  const mapped = mappedServerIds(ctx.db, 'farm', ctx.account.id);
   const list = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
   const candidates = list.filter((f) => f.name === farm.name && !mapped.has(f.id));
   let match: number | null = null;
@@ -95,21 +94,14 @@ export async function reconcileFarmCreate(ctx: AccountCtx, op: OutboxRow): Promi
       if (!hits.length) continue;
       if (match === null) {
         match = c.id;
-        ctx.db.transaction(() => {
-          updateRow(ctx.db, 'farm', farm.local_id, { server_id: c.id, base: JSON.stringify({ name: c.name }) });
-          commitOps(ctx, [op.id]);
-          commitCreated(ctx, hits.map((f) => ({ op: batchParcels.find((o) => o.local_id === parcelStateOfFeature(f).ref)!, feature: f })));
-        })();
+        bookFarm(ctx, { opId: op.id, localId: farm.local_id, serverId: c.id, name: c.name }, hits.map((f) => ({ op: batchParcels.find((o) => o.local_id === parcelStateOfFeature(f).ref)!, feature: f })));
       } else duplicates.push(c.id);
     }
   } else if (candidates.length) {
     const sorted = [...candidates].sort((a, b) => a.id - b.id);
     match = sorted[0]!.id;
     duplicates = sorted.slice(1).map((c) => c.id);
-    ctx.db.transaction(() => {
-      updateRow(ctx.db, 'farm', farm.local_id, { server_id: match, base: JSON.stringify({ name: farm.name }) });
-      commitOps(ctx, [op.id]);
-    })();
+    bookFarm(ctx, { opId: op.id, localId: farm.local_id, serverId: match, name: farm.name }, []);
   }
   if (match !== null) {
     if (duplicates.length) recordConflict(ctx, 'farm', farm.local_id, 'duplicate_on_service', [`farm '${farm.name}' exists ${duplicates.length + 1} times`], null, null, JSON.stringify({ duplicates, entity: 'farm' }));

@@ -4,7 +4,7 @@
 // are still out.
 import type { SendOp } from '../db/types.ts';
 import { parcelsToSend } from '../db/rows.ts';
-import { markInFlight, unmarkNeverSent } from '../db/outbox.ts';
+import { markInFlight, unmarkNeverSent } from '../db/op-transitions.ts';
 import { withoutFsync } from '../db/open.ts';
 import { WalSync } from '../platform/node/wal-sync.ts';
 import { startCheckpointer, type Checkpointer } from '../platform/node/checkpointer.ts';

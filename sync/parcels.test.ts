@@ -9,7 +9,7 @@ import { square } from '../test/helpers/service.ts';
 import type { ParcelRow } from '../db/types.ts';
 import { randomUUID } from 'node:crypto';
 import { updateRow } from '../db/rows.ts';
-import { markInFlight } from '../db/outbox.ts';
+import { markInFlight } from '../db/op-transitions.ts';
 import { commitCreated, parcelJson, type CreatedFeature } from './parcels.ts';
 import { defaultSyncOptions, type AccountCtx } from './context.ts';
 import { parcelInput, parcelStateOfRow, REF_KEY } from './state.ts';

@@ -1,19 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { OutboxRow, ParcelRow, ParcelState, ParcelToSend, SendOp } from '../db/types.ts';
-import { deleteRow, getRow, parcelsEditedSinceSent, setParcelServerIds, type CreatedIds } from '../db/rows.ts';
-import { forgetOps, markDeleteInFlight, markInFlight, notListedYet, requeueAsNew, resetAttempts, setLastError } from '../db/outbox.ts';
+import { getRow } from '../db/rows.ts';
+import { markDeleteInFlight, markInFlight, bookCreated, refuseInBatch, settleReconciled } from '../db/op-transitions.ts';
 import { parcelBase } from '../db/parcel-state.ts';
-import { withoutFsync } from '../db/open.ts';
+import type { NewConflict } from '../db/conflicts.ts';
+import type { ConflictKind } from '../db/types.ts';
 import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
 import { withoutPlace } from '../core/parcels/problems.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
-import { expectShape, problemsOf, SchemaMismatch } from '../core/schemas/check.ts';
+import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { IntegerId, Uuid } from '../core/schemas/common.ts';
 import type { NetworkError} from './http.ts';
 import { JsonText, errorMessage } from './http.ts';
-import { call, commitOps, finishDelete, handleCommon, markUncertain, recheckAt, reject, sendIdempotent, settledFor, type AccountCtx, throwIfCancelled } from './context.ts';
+import { call, commitOps, finishDelete, handleCommon, markUncertain, recheckAt, reject, sendIdempotent, settledFor, uncertainNow, type AccountCtx, throwIfCancelled } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
-import { heldForWork, recordConflict } from './conflicts.ts';
+import { heldForWork } from './conflicts.ts';
 import { ScannedCreated, scanCreated } from './created-scan.ts';
 import { farmListing } from './listing.ts';
 import { mergeParcel } from './merge.ts';
@@ -34,40 +35,10 @@ export type CreatedFeature = Static<typeof Created>[number] & { text?: () => str
 /** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
 export const nearLimit = (row: Pick<ParcelRow, 'hectares'>, limit: number): boolean => row.hectares >= 0.98 * limit;
 
-/**
- * Writes the service's ids into the rows and commits the ops, in one transaction. The base stays NULL: the
- * service holds exactly what was sent (parcel-state.ts parcelBase), so the row is its own base. Without an fsync of its own:
- * until the next in-flight mark (or the end of the run) makes it durable, a power cut leaves these ops in flight
- * on disk, which means a reconciliation by client reference, never a resend.
- */
+/** Books a 201 (db/parcel-creates.ts bookCreated): the service's ids into the rows and the ops committed. */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: SendOp; feature: CreatedFeature }[]): void {
-  withoutFsync(ctx.db, () => {
-    // A parcel edited while its create was out (or uncertain) is not what the service created: its base is the
-    // created state, so that its pending update merges against it. An implicit base (NULL: the row itself) made the
-    // edit look like the service's state and the merge took the service's older name back (found by the chaos test).
-    const edited = parcelsEditedSinceSent(ctx.db, pairs.map((p) => p.op.local_id));
-    const booked: CreatedIds[] = [];
-    const unread: SendOp[] = [];
-    const ids: number[] = [];
-    for (const { op, feature } of pairs) {
-      let base: string | null = null;
-      if (edited.has(op.local_id)) {
-        // The answer was checked only for the ids: a feature that is not whole cannot be this base, so the op is
-        // settled from the farm's listing instead (reconciliation), never guessed.
-        const whole: unknown = feature.text ? JSON.parse(feature.text()) : feature;
-        if (problemsOf(ParcelFeature, whole).length) {
-          unread.push(op);
-          continue;
-        }
-        base = JSON.stringify(parcelStateOfFeature(whole as ParcelFeature).state);
-      }
-      booked.push({ localId: op.local_id, serverId: feature.id, key: feature.properties.key, base, rowid: op.rowid });
-      ids.push(op.id);
-    }
-    setParcelServerIds(ctx.db, booked);
-    commitOps(ctx, ids);
-    if (unread.length) markUncertain(ctx, unread, 'the 201 does not hold the whole created parcel');
-  });
+  const uncertain = uncertainNow(ctx);
+  ctx.stats.committed += bookCreated(ctx.db, pairs, uncertain).committed;
 }
 
 /** Sends one batch of parcel creates; every outcome leaves each op in a definite state. */
@@ -138,22 +109,28 @@ async function isolateInvalid(ctx: AccountCtx, farmServerId: number, batch: read
     }
   }
   const reason = (typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string') ? (body as { message: string }).message : 'invalid';
-  resetAttempts(ctx.db, batch.map((b) => b.op.id));
+  const ids = batch.map((b) => b.op.id);
   if (batch.length === 1) {
-    reject(ctx, [batch[0]!.op], named.get(0)?.join('; ') ?? reason);
+    refused(ctx, ids, [{ id: ids[0]!, reason: named.get(0)?.join('; ') ?? reason }]);
     return;
   }
   if (named.size > 0) {
-    reject(ctx, [...named.keys()].map((i) => batch[i]!.op), '');
-    for (const [i, msgs] of named) setLastError(ctx.db, batch[i]!.op.id, msgs.join('; '));
+    refused(ctx, ids, [...named].map(([i, msgs]) => ({ id: ids[i]!, reason: msgs.join('; ') })));
     const rest = batch.filter((_, i) => !named.has(i)).map((b) => ({ ...b, op: { ...b.op, attempts: 0 } }));
     if (rest.length) await sendBatch(ctx, farmServerId, rest);
     return;
   }
+  refused(ctx, ids, []);
   const mid = Math.ceil(batch.length / 2);
   const fresh = batch.map((b) => ({ ...b, op: { ...b.op, attempts: 0 } }));
   await sendBatch(ctx, farmServerId, fresh.slice(0, mid));
   await sendBatch(ctx, farmServerId, fresh.slice(mid));
+}
+
+/** The parcels a 400 named are rejected, and the whole batch's attempts go back to 0 (it created nothing). */
+function refused(ctx: AccountCtx, batch: readonly number[], ops: readonly { id: number; reason: string }[]): void {
+  refuseInBatch(ctx.db, batch, ops);
+  ctx.stats.rejected += ops.length;
 }
 
 /** A queued create and its row; `json` is the request form of the row, once validItems has built it. */
@@ -217,47 +194,36 @@ export async function reconcileParcelCreates(ctx: AccountCtx, farmServerId: numb
     if (ref) byRef.set(ref, [...(byRef.get(ref) ?? []), f]);
   }
   const found: { op: OutboxRow; feature: ParcelFeature }[] = [];
+  const conflicts: NewConflict[] = [];
+  const conflict = (localId: string, kind: ConflictKind, fields: string[], theirs: string | null): NewConflict =>
+    ({ account_id: ctx.account.id, entity: 'parcel', local_id: localId, kind, fields, base: null, mine: null, theirs });
   const missing: OutboxRow[] = [];
   for (const op of ops) {
     const hits = byRef.get(op.local_id);
     if (hits?.length) {
       found.push({ op, feature: hits[0]! });
-      if (hits.length > 1) recordConflict(ctx, 'parcel', op.local_id, 'duplicate_on_service', [`the service holds it ${hits.length} times (ids ${hits.map((h) => h.id).join(', ')})`], null, null, JSON.stringify({ duplicates: hits.slice(1).map((h) => h.id) }));
+      if (hits.length > 1) conflicts.push(conflict(op.local_id, 'duplicate_on_service', [`the service holds it ${hits.length} times (ids ${hits.map((h) => h.id).join(', ')})`], JSON.stringify({ duplicates: hits.slice(1).map((h) => h.id) })));
     } else missing.push(op);
   }
-  if (found.length) commitCreated(ctx, found);
-  if (!missing.length) return 'done';
-  // Not on the pages read is not "absent" when the listing stopped short: wait, never resend.
-  if (!listing.complete) return 'waiting';
-  // One empty listing proves nothing (the service may still be committing): believe it only on the second
-  // check, and only once the settle time has passed since the request went out.
-  const settled = missing.filter((o) => settledFor(ctx, o));
-  const waiting = missing.filter((o) => !settled.includes(o));
-  if (settled.length) {
-    // Part of an atomic batch present and part absent cannot come from the service: someone deleted parcels
-    // since. Resending could resurrect them, so the user decides.
-    const batchIds = new Set(found.map((f) => f.op.batch_id));
-    const partial = settled.filter((o) => o.batch_id !== null && batchIds.has(o.batch_id));
-    for (const o of partial) recordConflict(ctx, 'parcel', o.local_id, 'partial_batch', ['missing from its committed batch'], null, null, null);
-    // Certainly not on the service and deleted by the user meanwhile: gone, like a never-sent create (not created to be deleted).
-    const dropped = settled.filter((o) => !partial.includes(o) && getRow(ctx.db, 'parcel', o.local_id)?.deleted);
-    ctx.db.transaction(() => {
-      for (const o of dropped) {
-        forgetOps(ctx.db, 'parcel', o.local_id);
-        deleteRow(ctx.db, 'parcel', o.local_id);
-      }
-    })();
-    const requeue = settled.filter((o) => !partial.includes(o) && !dropped.includes(o));
-    // Certainly not on the service: back to a fresh create. If that send is uncertain too, it is reconciled again.
-    requeueAsNew(ctx.db, requeue.map((o) => o.id));
-  }
-  if (waiting.length) {
-    const now = ctx.opts.now();
-    const at = (o: OutboxRow) => recheckAt(ctx, o, now);
-    ctx.db.transaction(() => notListedYet(ctx.db, waiting.map((o) => ({ id: o.id, at: at(o) }))))();
-    return 'waiting';
-  }
-  return 'done';
+  // Not on the pages read is not "absent" when the listing stopped short: wait, never resend. One empty listing proves
+  // nothing either (the service may still be committing): believe it only on the second check, and only once the
+  // settle time has passed since the outcome became unknown.
+  const settled = listing.complete ? missing.filter((o) => settledFor(ctx, o)) : [];
+  const waiting = listing.complete ? missing.filter((o) => !settled.includes(o)) : missing;
+  // Part of an atomic batch present and part absent cannot come from the service: someone deleted parcels since.
+  // Resending could resurrect them, so the user decides.
+  const batchIds = new Set(found.map((f) => f.op.batch_id));
+  const partial = new Set(settled.filter((o) => o.batch_id !== null && batchIds.has(o.batch_id)));
+  for (const o of partial) conflicts.push(conflict(o.local_id, 'partial_batch', ['missing from its committed batch'], null));
+  const now = ctx.opts.now();
+  const uncertain = uncertainNow(ctx);
+  const settledHere = settleReconciled(ctx.db, {
+    found, conflicts, absent: settled.filter((o) => !partial.has(o)),
+    notYet: listing.complete ? waiting.map((o) => ({ id: o.id, at: recheckAt(ctx, o, now) })) : [],
+  }, uncertain);
+  ctx.stats.committed += settledHere.committed;
+  ctx.stats.conflicts += settledHere.conflicts;
+  return waiting.length ? 'waiting' : 'done';
 }
 
 /** How a parcel is updated (sync/updates.ts): the whole metadata, and the geometry only when it changed. */
@@ -295,7 +261,7 @@ export async function pushParcelDelete(ctx: AccountCtx, op: OutboxRow): Promise<
 
 /**
  * The farm is gone from the service (404 on a create into it): the work in it waits as a conflict on the farm
- * (see remote-deletes.ts), to be re-created with it or discarded, never rejected and then cascaded away.
+ * (see db/remote-deletes.ts), to be re-created with it or discarded, never rejected and then cascaded away.
  */
 function farmGone(ctx: AccountCtx, farmLocalId: string, ops: readonly SendOp[]): void {
   if (!heldForWork(ctx, 'farm', farmLocalId)) reject(ctx, ops, 'The farm no longer exists on the service');

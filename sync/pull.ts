@@ -6,7 +6,8 @@ import {
   byServerId, farmCreateUnsettled, markPulled, parcelIdOf, replaceCropFamilies, replacePlants, syncedCrops, syncedFarms, syncedParcelCount,
   syncedParcelCountIn, syncedParcelsOf,
 } from '../db/pull.ts';
-import { openOps, setOpState } from '../db/outbox.ts';
+import { openOps } from '../db/outbox.ts';
+import { setOpState } from '../db/op-transitions.ts';
 import { setParcelLimit } from '../db/settings.ts';
 import { parcelBase } from '../db/parcel-state.ts';
 import { Farm } from '../core/schemas/farms.ts';

@@ -1,31 +1,15 @@
 // Conversions between mirror rows, the merge states and the wire shapes of the service.
 
 import type { CropRow, CropState, ParcelState } from '../db/types.ts';
-import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import type { Crop } from '../core/schemas/crops.ts';
 import type { Metadata } from '../core/parcels/validate.ts';
 import { parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
 import { REF_KEY } from '../core/parcels/client-ref.ts';
-import { parcelStateOfRow } from '../db/parcel-state.ts';
+import { parcelStateOfFeature, parcelStateOfRow } from '../db/parcel-state.ts';
 
-export { parcelStateOfRow };
+export { parcelStateOfFeature, parcelStateOfRow };
 
 export { REF_KEY };
-
-export function parcelStateOfFeature(f: ParcelFeature): { state: ParcelState; ref: string | null } {
-  const { [REF_KEY]: ref, ...metadata } = f.properties.metadata;
-  return {
-    state: {
-      name: f.properties.name,
-      metadata,
-      geometry: f.geometry as ParcelState['geometry'],
-      source_type: f.properties.source_type,
-      point: f.properties.point ? [f.properties.point[0]!, f.properties.point[1]!] : null,
-      hectares: f.properties.hectares,
-    },
-    ref: typeof ref === 'string' ? ref : null,
-  };
-}
 
 /** Row columns for a parcel state (what pull and merge write). */
 export function parcelColumns(s: ParcelState): ParcelColumns {

@@ -4,13 +4,45 @@
 // parcels never sent, edited parcels or new crops in it is a conflict, and every row under it stays until the user
 // decides (`resolve --keep mine` re-creates the farm and sends the work, `--keep theirs` discards it). Without
 // this, the foreign keys cascaded the farm's deletion over work nobody had sent.
-import type { Db } from '../db/open.ts';
-import type { Entity, OutboxRow } from '../db/types.ts';
-import { deleteRow, getRow, updateRow } from '../db/rows.ts';
-import { enqueue } from '../db/outbox.ts';
-import { closeConflictsOf, dropOpenOps, eachRow, keepServiceDeletion, requeueUnsent, subtree, type Subtree } from '../db/conflicts.ts';
+import type { Db } from './open.ts';
+import type { Entity, OutboxRow, ParcelRow } from './types.ts';
+import { deleteRow, getRow, updateRow } from './rows.ts';
+import { enqueue } from './outbox.ts';
+import { parcelBase } from './parcel-state.ts';
+import {
+  closeConflictsOf, dropOpenOps, eachRow, keepConflict, keepServiceDeletion, openConflictId, parkUnderConflict, requeueUnsent, subtree, unsentWork, type Subtree,
+} from './conflicts.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The service no longer has this farm or parcel, and unsent work lies under it: a conflict, and every op under it waits
+ * in 'conflict' (nothing is sent into a farm that no longer exists, nothing is deleted) until resolved; in one
+ * transaction. Null when there is no such work (a pending edit of the row itself is the classic remote-delete
+ * conflict, which the pull records); else whether the conflict is new.
+ */
+export function holdForRemoteDeletion(db: Db, accountId: string, entity: 'farm' | 'parcel', localId: string): { opened: boolean } | null {
+  return db.transaction(() => {
+    const work = unsentWork(db, subtree(db, entity, localId));
+    if (!work.length || work.every((o) => o.entity === entity && o.local_id === localId)) return null;
+    const row = getRow(db, entity, localId);
+    if (!row) return { opened: false };
+    const what = describeWork(db, work);
+    const fields = [
+      'deleted on the service',
+      `unsent here: ${what}`,
+      `keep mine: re-create the ${entity} on the service and send that work; keep theirs: discard the ${entity} and that work here`,
+    ];
+    const opened = keepConflict(db, {
+      account_id: accountId, entity, local_id: localId, kind: 'remote_delete', fields,
+      base: entity === 'parcel' ? parcelBase(row as ParcelRow) : row.base,
+      mine: JSON.stringify(entity === 'farm' ? { name: row.name } : { name: row.name, work: what }), theirs: null,
+    });
+    const id = openConflictId(db, entity, localId, 'remote_delete')!;
+    parkUnderConflict(db, work.map((o) => o.id), `its ${entity} was deleted on the service: waiting for conflict #${id} (resolve ${id} --keep mine|theirs)`);
+    return { opened };
+  })();
+}
 
 /** "2 parcels never sent ('North', 'South'), 1 edited parcel ('East')": what a remote deletion would have taken. */
 export function describeWork(db: Db, work: readonly OutboxRow[]): string {
