@@ -23,6 +23,7 @@ import { messageText, type Port } from '../core/rpc.ts';
 import { browserShell, bytesPolicyHeaders, pageHeaders } from '../core/page-policy.ts';
 import { BYTES_PREFIX, bytesHead, parseBytesPath } from '../core/bytes-protocol.ts';
 import type { BytesSource } from './bytes.ts';
+import { boundConnections, httpServerOptions, type ConnectionLimits } from '../platform/node/connections.ts';
 
 /** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>`. */
 export const PROTOCOL = 'furrow.v1';
@@ -38,6 +39,8 @@ export interface BrowserServerOptions {
   onConnection(port: Port): () => void;
   /** The host's byte resources, served at /bytes/…; none: every /bytes/ path is 404. */
   bytes?: BytesSource;
+  /** Slow clients and connections (HOST_LIMITS unless a test sets shorter ones). */
+  limits?: ConnectionLimits;
 }
 
 export interface BrowserServer {
@@ -46,6 +49,14 @@ export interface BrowserServer {
   url: string;
   close(): Promise<void>;
 }
+
+/**
+ * The service's rules for slow clients (platform/node/connections.ts), on the loopback: the page only GETs, so a
+ * request has 30 s to arrive whole (a body trickled at the host was read for ~300 s before); an idle HTTP connection
+ * is closed (a WebSocket, once upgraded, is not: ws takes its socket's timeout off); and the connections are bounded
+ * in all, not per address (every tab comes from 127.0.0.1).
+ */
+export const HOST_LIMITS: ConnectionLimits = { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, idleTimeoutMs: 75_000, maxConnections: 256, maxConnectionsPerAddress: 0 };
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
@@ -93,7 +104,8 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     }
   };
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const limits = opts.limits ?? HOST_LIMITS;
+  const server = createServer(httpServerOptions(limits), (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       if (!hosts().has(req.headers.host ?? '')) return refuse(res, 421, 'Wrong Host: open the address the app printed');
       if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed');
@@ -117,6 +129,18 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
       res.writeHead(200, headers(TYPES[extname(file)] ?? 'application/octet-stream'));
       res.end(req.method === 'HEAD' ? undefined : body);
     })().catch(() => { if (!res.headersSent) refuse(res, 500, 'Internal error'); else res.destroy(); });
+  });
+
+  server.setTimeout(limits.idleTimeoutMs);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable && !(socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.write(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status.slice(4)}\n`);
+    }
+    socket.destroy();
+  });
+  boundConnections(server, limits, (socket) => {
+    socket.write('HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 2\r\nConnection: close\r\n\r\nToo many connections: try again in a moment\n');
   });
 
   const wss = new WebSocketServer({

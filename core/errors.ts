@@ -18,6 +18,8 @@ export const ErrorCode = {
   emailTaken: 'email_taken',
   conflict: 'conflict',
   gatewayTimeout: 'gateway_timeout',
+  requestTimeout: 'request_timeout',
+  tooManyConnections: 'too_many_connections',
   methodNotAllowed: 'method_not_allowed',
   internal: 'internal_error',
 } as const;

@@ -8,6 +8,8 @@ import { ErrorCode } from '../core/errors.ts';
 import { strictQueries, validatorCompiler } from './validation.ts';
 import { registerAuthentication } from './route-auth.ts';
 import { clientErrorHandler, frameworkErrors, registerBaseHeaders } from './headers.ts';
+import { serverTimeouts, turnAway } from './connections.ts';
+import { boundConnections } from '../platform/node/connections.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
@@ -68,6 +70,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     } : false,
     bodyLimit: config.bodyLimitBytes,
+    ...serverTimeouts(config.connections),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: true,
@@ -80,6 +83,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     onConstructorPoisoning: 'ignore',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  boundConnections(app.server, config.connections, turnAway, (line) => app.log.warn(line));
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser('text/plain');
   registerJsonParser(app);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
+import type { ConnectionLimits } from './connections.ts';
 
 export interface ServiceConfig {
   host: string;
@@ -20,6 +21,8 @@ export interface ServiceConfig {
   stallTimeoutMs: number;
   /** Enables POST /__faults__ (tests only). */
   faults: boolean;
+  /** Timeouts of slow clients and bounds on open connections (connections.ts). */
+  connections: ConnectionLimits;
   /**
    * Largest request body of the routes that take parcels (POST /api/parcels/, POST /api/farms/, PATCH
    * /api/parcels/{id}/), in bytes (413 payload_too_large past it). 32 MiB: 50 parcels at the 10,000-position cap
@@ -67,6 +70,24 @@ function databaseUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * The connection bounds (docs/api.md, "Timeouts and connections"). A connection idle for less than the gateway's
+ * limit would be closed under a request still being worked on, so that is refused at start.
+ */
+function connectionLimits(env: NodeJS.ProcessEnv, gatewayTimeoutMs: number): ConnectionLimits {
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: int(env.HEADERS_TIMEOUT_MS, 20_000, 'HEADERS_TIMEOUT_MS'),
+    requestTimeoutMs: int(env.REQUEST_TIMEOUT_MS, 120_000, 'REQUEST_TIMEOUT_MS'),
+    idleTimeoutMs: int(env.IDLE_TIMEOUT_MS, Math.max(75_000, gatewayTimeoutMs + 15_000), 'IDLE_TIMEOUT_MS'),
+    maxConnections: int(env.MAX_CONNECTIONS, 1000, 'MAX_CONNECTIONS'),
+    maxConnectionsPerAddress: int(env.MAX_CONNECTIONS_PER_ADDRESS, 100, 'MAX_CONNECTIONS_PER_ADDRESS'),
+  };
+  if (limits.idleTimeoutMs !== 0 && gatewayTimeoutMs !== 0 && limits.idleTimeoutMs <= gatewayTimeoutMs) {
+    throw new Error(`IDLE_TIMEOUT_MS (${limits.idleTimeoutMs}) must be longer than GATEWAY_TIMEOUT_MS (${gatewayTimeoutMs}): a connection would be closed under a request still at work`);
+  }
+  return limits;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   // It used to replace the one secret signing every organization's tokens. Secrets are now per organization, in
   // the database (rotate-signing-key); a value left set would make an operator believe it still does something.
@@ -86,6 +107,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     gatewayTimeoutMs: int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS'),
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     faults: env.FAULTS === '1',
+    connections: connectionLimits(env, int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS')),
     parcelBodyLimitBytes: int(env.PARCEL_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES, 'PARCEL_BODY_LIMIT_BYTES'),
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),

@@ -10,8 +10,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   invalid_token: 401, invalid_api_key: 401, not_authenticated: 401,
   forbidden: 403, account_not_found: 403,
   not_found: 404, method_not_allowed: 405, conflict: 409, email_taken: 409,
-  payload_too_large: 413, unsupported_media_type: 415,
-  internal_error: 500, gateway_timeout: 504,
+  request_timeout: 408, payload_too_large: 413, unsupported_media_type: 415,
+  internal_error: 500, too_many_connections: 503, gateway_timeout: 504,
 };
 
 /** Every expected failure is an ApiError: a stable code, a message, details; the error handler answers it. */

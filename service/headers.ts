@@ -31,15 +31,28 @@ export function registerBaseHeaders(app: FastifyInstance): void {
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const message = status === 408 ? 'The request did not arrive in time' : status === 431 ? 'The request headers are too large' : 'The HTTP request could not be read';
-  const body = JSON.stringify(errorBody(ErrorCode.validationFailed, message));
-  if (socket.writable) {
-    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Connection: close', 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`];
-    for (const [k, v] of Object.entries(BASE_HEADERS)) head.push(`${k}: ${v}`);
-    socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
+  // An answer already begun (a refusal sent while the rest of the upload was being discarded): no second one.
+  if ((socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
   }
+  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = timeout ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const message = timeout ? 'The request did not arrive in time (REQUEST_TIMEOUT_MS)' : status === 431 ? 'The request headers are too large' : 'The HTTP request could not be read';
+  writeRawAnswer(socket, status, timeout ? ErrorCode.requestTimeout : ErrorCode.validationFailed, message);
   socket.destroy(err);
+}
+
+/**
+ * Writes a whole answer in the service's error format, with the common headers and `Connection: close`, straight
+ * onto a socket that fastify does not answer on (the request could not be read, or was never let in).
+ */
+export function writeRawAnswer(socket: Socket, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify(errorBody(code, message));
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, 'Connection: close', 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`];
+  for (const [k, v] of Object.entries({ ...BASE_HEADERS, ...headers })) head.push(`${k}: ${v}`);
+  socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
 /**

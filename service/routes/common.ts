@@ -7,9 +7,10 @@ const ErrorRef = Type.Ref(ErrorBody);
 /**
  * What every API operation can answer besides its own: 400 (a malformed request; x-api-key and a bearer token
  * together), 401 (no, bad or revoked credentials), 403 ('Account not found', or a bearer token on an API-key-only
- * operation) and 504 (the gateway's time limit: the work may still commit).
+ * operation), 408 (the request did not arrive whole in time), 503 (too many connections open: turned away before
+ * the request was read, with Retry-After) and 504 (the gateway's time limit: the work may still commit).
  */
-const EVERY_OPERATION = [400, 401, 403, 504];
+const EVERY_OPERATION = [400, 401, 403, 408, 503, 504];
 
 /**
  * What a POST, PATCH or DELETE can answer about its body: 413 over the route's body limit (BODY_LIMIT_BYTES, or PARCEL_BODY_LIMIT_BYTES on the parcel routes), 415 for any content type but

@@ -1,0 +1,72 @@
+// Bounds on an HTTP server's connections and on clients too slow to serve, for every server this project runs (the
+// service, the app's loopback host). Without them Node waits 300 s for a request to arrive (fastify: for ever), and
+// anyone able to open sockets holds the server's memory and descriptors with bodies trickled in a byte at a time.
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ConnectionLimits {
+  /** The request line and headers must have arrived within this (408 after). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must have arrived within this (408 after; 0: no limit). */
+  requestTimeoutMs: number;
+  /** A connection on which no byte moves either way for this long is closed (0: never). */
+  idleTimeoutMs: number;
+  /** Connections open at once, all clients together; a new one past it is turned away (0: no bound). */
+  maxConnections: number;
+  /** Connections open at once from one address (0: no bound, as behind a load balancer, where all share one). */
+  maxConnectionsPerAddress: number;
+}
+
+/**
+ * The options of http.createServer that carry the request timeouts. Node checks them every
+ * `connectionsCheckingInterval`, 30 s by default: checked every second, a trickled body is cut within a second of
+ * its limit.
+ */
+export function httpServerOptions(limits: ConnectionLimits): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  return {
+    headersTimeout: limits.requestTimeoutMs ? Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) : limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: 1000,
+  };
+}
+
+/** Why a connection is turned away, in words for the client and for the log. */
+export interface TurnedAway { overall: boolean; open: number; fromAddress: number; address: string; message: string; log: string }
+
+/**
+ * Counts the open connections, in all and per address, and hands a connection past either bound to `turnAway`
+ * (which answers it) before any byte of its request is read, then closes it. `log` hears of it once a minute at
+ * most: a flood must not become a flood of log lines.
+ */
+export function boundConnections(server: Server, limits: ConnectionLimits, turnAway: (socket: Socket, why: TurnedAway) => void, log: (line: string) => void = () => {}): { open: () => number } {
+  let open = 0;
+  const perAddress = new Map<string, number>();
+  let logged = 0;
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const mine = perAddress.get(address) ?? 0;
+    const overall = limits.maxConnections > 0 && open >= limits.maxConnections;
+    if (overall || (limits.maxConnectionsPerAddress > 0 && mine >= limits.maxConnectionsPerAddress)) {
+      const why: TurnedAway = overall
+        ? { overall, open, fromAddress: mine, address, message: `${open} connections are open, the limit (MAX_CONNECTIONS)`, log: `${open} open (MAX_CONNECTIONS ${limits.maxConnections})` }
+        : { overall, open, fromAddress: mine, address, message: `Too many connections from your address (${mine}, the limit is MAX_CONNECTIONS_PER_ADDRESS)`, log: `${mine} open from ${address} (MAX_CONNECTIONS_PER_ADDRESS ${limits.maxConnectionsPerAddress})` };
+      const now = Date.now();
+      if (now - logged > 60_000) {
+        logged = now;
+        log(`turning connections away: ${why.log}`);
+      }
+      turnAway(socket, why);
+      socket.destroy();
+      return;
+    }
+    open++;
+    perAddress.set(address, mine + 1);
+    socket.once('close', () => {
+      open--;
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
+  });
+  return { open: () => open };
+}
