@@ -24,7 +24,9 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
   // A pull that stopped partway says where ("Pull stopped after 9 of 15 farms: …"), one that never got going why not.
   const at = a.pullStopped ? pullStoppedAt(a.pullStopped as PullProgress) : null;
   const pull = !a.pullNotDone ? '' : at ? ` Pull ${a.pullNotDone}.` : ` Pull not done: ${a.pullNotDone}.`;
-  const waiting = a.left ? ` ${plural(a.left, 'change')} still waiting, none lost.` : '';
+  const waitingPlain = a.left ? ` ${plural(a.left, 'change')} still waiting, none lost.` : '';
+  // Why they wait, in the service's words (its disk full, say), unless the line already says it could not be reached.
+  const waiting = a.left && a.waitingWhy ? ` ${plural(a.left, 'change')} still waiting, none lost (${a.waitingWhy}).` : waitingPlain;
   if (a.blocked) {
     const account = mirror?.read.account(a.account);
     const out = account ? wayOut(a.blockedCode ?? 'refused', account) : 'connect the account again';
@@ -37,7 +39,7 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
   if (a.unreachable) {
     // Plainly: nothing of what is left reached the service. The reason is said once, first.
     const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
-    return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}${conflicts}${pulled}.${waiting}${where} Run sync again once the service can be reached.`, error: true };
+    return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once the service can be reached.`, error: true };
   }
   // An error in the pull is the reason the pull line gives; one in the push stopped the run before the pull.
   if (a.error && a.pullStopped) return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}.${waiting}${pull}`, error: true };

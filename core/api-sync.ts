@@ -63,6 +63,8 @@ export const AccountSync = Obj({
   plantsChanged: Type.Integer(),
   /** Changes still queued or uncertain when the run ended (waiting for a retry or for settling), none lost. */
   left: Type.Integer(),
+  /** Why they wait: the latest reason given (the service's refusal, "its disk is full…"); null when none was. */
+  waitingWhy: Nullable(Type.String()),
   pullNotDone: Nullable(Type.String()),
   pullStopped: Nullable(Obj({ stage: Type.String(), farmsDone: Type.Integer(), farms: Type.Integer() })),
   /** Remote deletions held because they would remove too much at once (run again with acceptRemoteDeletions). */

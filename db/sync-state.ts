@@ -30,12 +30,16 @@ export function blockAccount(db: Db, accountId: string, reason: string, code: st
  * What a run left of an account: ops still to go (`left`: queued, uncertain or in flight), ops that need the user
  * (`stuck`: rejected, in conflict or blocked), and open conflicts. All zero means synced.
  */
-export function runOutcome(db: Db, accountId: string): { left: number; stuck: number; open: number } {
+export function runOutcome(db: Db, accountId: string): { left: number; stuck: number; open: number; waitingWhy: string | null } {
   const count = (sql: string) => (cachedStatement(db, sql).get(accountId) as { n: number }).n;
+  const left = count("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain', 'in_flight')");
   return {
-    left: count("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain', 'in_flight')"),
+    left,
     stuck: count("SELECT COUNT(*) AS n FROM outbox WHERE account_id = ? AND state IN ('rejected', 'conflict', 'blocked')"),
     open: count('SELECT COUNT(*) AS n FROM conflicts WHERE account_id = ? AND resolved IS NULL'),
+    // Why what is left waits: the latest reason given for one of them (a refusal's message, "not on the service yet").
+    waitingWhy: left ? (cachedStatement(db, `SELECT last_error FROM outbox WHERE account_id = ? AND state IN ('queued', 'uncertain')
+      AND last_error IS NOT NULL ORDER BY modified DESC, id DESC LIMIT 1`).pluck().get(accountId) as string | undefined) ?? null : null,
   };
 }
 

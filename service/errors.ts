@@ -11,7 +11,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   forbidden: 403, account_not_found: 403,
   not_found: 404, method_not_allowed: 405, conflict: 409, email_taken: 409,
   request_timeout: 408, payload_too_large: 413, unsupported_media_type: 415,
-  internal_error: 500, too_many_connections: 503, gateway_timeout: 504,
+  internal_error: 500, too_many_connections: 503, gateway_timeout: 504, insufficient_storage: 507,
 };
 
 /** Every expected failure is an ApiError: a stable code, a message, details; the error handler answers it. */
@@ -89,6 +89,30 @@ function lingerForUnreadBody(request: FastifyRequest, reply: FastifyReply): void
   raw.resume();
 }
 
+/** How soon a client refused for a full disk is told to try again: freeing space takes someone a while. */
+const DISK_FULL_RETRY_AFTER_S = 60;
+
+/**
+ * The store could not write for want of space: SQLite's SQLITE_FULL, PostgreSQL's disk_full (53100), or the file
+ * system's ENOSPC (the data folder's other files). The write's transaction rolled back whole, so the request is
+ * refused (507), never half done; once space is freed the next one succeeds, without a restart.
+ */
+function outOfSpace(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.code === 'SQLITE_FULL' || e.code === '53100' || e.code === 'ENOSPC') return true;
+  }
+  return false;
+}
+
+/** Said in the log once a minute at most: every write fails alike until someone frees space. */
+let diskFullLogged = 0;
+function diskFull(request: FastifyRequest): void {
+  const now = Date.now();
+  if (now - diskFullLogged < 60_000) return;
+  diskFullLogged = now;
+  request.log.error('the disk holding the service\'s data is full: writes are refused with 507 until space is freed');
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     let api: ApiError;
@@ -118,6 +142,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
             api = new ApiError(ErrorCode.payloadTooLarge, 'The request body is too large');
           } else if ((err as FastifyError).statusCode === 415) {
             api = new ApiError(ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+          } else if (outOfSpace(err)) {
+            diskFull(request);
+            api = new ApiError(ErrorCode.insufficientStorage, "The service's disk is full: nothing of this request was written. Try again later", undefined, { 'retry-after': String(DISK_FULL_RETRY_AFTER_S) });
           } else {
             request.log.error({ err }, 'unhandled error');
             api = new ApiError(ErrorCode.internal, 'Internal error');

@@ -83,6 +83,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   408: '`request_timeout`: the request did not arrive whole in time (HEADERS_TIMEOUT_MS for its headers, REQUEST_TIMEOUT_MS for all of it)',
   503: '`too_many_connections`: the service, or this address, has as many connections open as it allows (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS); nothing was read. Try again after `Retry-After` seconds',
   504: 'The gateway gave up waiting: the work may still have committed',
+  507: "`insufficient_storage`: the disk holding the service's data is full. Nothing of the request was written; try again after `Retry-After` seconds",
 };
 
 function describeErrors(doc: { paths?: Record<string, Record<string, unknown>> }): void {

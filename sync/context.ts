@@ -199,6 +199,9 @@ export const settledFor = (ctx: AccountCtx, o: OutboxRow): boolean => o.checks >
 export const recheckAt = (ctx: AccountCtx, o: OutboxRow, now: number = ctx.opts.now()): string =>
   iso(Math.max(now + Math.max(1000, ctx.opts.settleMs / 2), uncertainSince(o) + ctx.opts.settleMs));
 
+/** Answers that say nothing of the request was done: 408, 429, 503 and 507 (its disk full; the write rolled back whole). */
+export const REFUSED_UNDONE: ReadonlySet<number> = new Set([408, 429, 503, 507]);
+
 /**
  * Turns failures every request shares into their outcome: blocked account, retry later, or uncertain.
  * Returns true when it handled the response (the caller stops), false for a response the caller must read.
@@ -213,8 +216,10 @@ export function handleCommon(ctx: AccountCtx, ops: readonly SendOp[], res: HttpR
   // The client already refreshed a token once; credentials still refused cannot be fixed by retrying.
   const blocked = blockedBy(res);
   if (blocked) throw blocked;
-  if (res.status === 429 || res.status === 503) {
-    // Throttled or unavailable: refused before any work, by the service's own description.
+  if (REFUSED_UNDONE.has(res.status)) {
+    // Throttled, unavailable (too many connections), the request did not arrive whole in time, or the service's disk
+    // is full: refused with nothing done, by the service's own description (docs/api.md). Not uncertain: waited for
+    // (Retry-After) and sent again.
     retryLater(ctx, ops, errorMessage(res), res.retryAfterMs, true);
     return true;
   }
@@ -268,7 +273,7 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
 export async function getJson(ctx: AccountCtx, path: string): Promise<HttpResponse> {
   for (let attempt = 1; ; attempt++) {
     const res = await call(ctx, 'GET', path);
-    if (!(res instanceof NetworkError) && res.status < 500 && res.status !== 429) {
+    if (!(res instanceof NetworkError) && res.status < 500 && !REFUSED_UNDONE.has(res.status)) {
       const blocked = blockedBy(res);
       if (blocked) throw blocked;
       return res;
@@ -299,7 +304,7 @@ export const commitOps = (ctx: AccountCtx, ids: readonly number[]) => {
  */
 export async function sendIdempotent(ctx: AccountCtx, op: OutboxRow, method: 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse | null> {
   const res = await call(ctx, method, path, body, 1);
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+  if (res instanceof NetworkError || (res.status >= 500 && !REFUSED_UNDONE.has(res.status))) {
     retryLater(ctx, [op], res instanceof NetworkError ? res.message : errorMessage(res), null, res instanceof NetworkError && !res.sent, res instanceof NetworkError && res.notTried);
     return null;
   }

@@ -45,6 +45,8 @@ export interface AccountReport {
   plantsChanged: number;
   /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
   left: number;
+  /** Why they wait, in the words of the latest reason given (the service's refusal: "its disk is full…"); null when none was. */
+  waitingWhy: string | null;
   /**
    * Why a pull that was asked for did not happen or did not finish (null: done, or not asked for); for one that
    * stopped partway, where: "stopped after 9 of 15 farms: <reason>".
@@ -143,7 +145,7 @@ export class SyncEngine {
       }
     }
     this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes });
-    const { left, stuck, open } = runOutcome(this.db, account.id);
+    const { left, stuck, open, waitingWhy } = runOutcome(this.db, account.id);
     const unreachable = ctx?.unreachable ? unreachableText(ctx, ctx.unreachable) : null;
     // Pull began: whatever stopped the run stopped the pull, at the point it had reached.
     const began = ctx?.pull ?? null;
@@ -154,7 +156,7 @@ export class SyncEngine {
     return {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
-      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, plantsChanged: stats.plantsChanged, left, pullNotDone,
+      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, plantsChanged: stats.plantsChanged, left, waitingWhy, pullNotDone,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],
       cancelled,

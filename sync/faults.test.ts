@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { fakeClock, farmOnService, pendingFaults, posts, recordingEngine, refCounts, resetFaults, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import type { FarmRow, ParcelRow } from '../db/types.ts';
+import { summarizeRun } from '../cli/summary.ts';
 
 let w: SyncWorld;
 beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });
@@ -113,6 +114,45 @@ describe('a bulk create whose answer is lost', () => {
     // A refusal is not an uncertain send: no listing was needed before the retry.
     expect(listings(log, farm).filter((g) => g.seq < sent[1]!.seq)).toEqual([]);
     await expectExactlyOnce(acc, farm, created);
+  });
+
+  it('408 (the request did not arrive whole in time): nothing was done, sent again, never rejected', async () => {
+    const { acc, farm } = await farmOnService(w, 'F408');
+    const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(6, 'e408'));
+    await w.fault('POST /api/parcels/', 'error', { status: 408, count: 1 });
+    const log: SentRequest[] = [];
+    const clock = fakeClock();
+    const r = await recordingEngine(w, log, { sync: { maxWaitMs: 600_000, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
+    expect(r.accounts[0]).toMatchObject({ synced: true, left: 0, rejected: 0 });
+    expect(posts(log, '/api/parcels/').map((s) => s.status)).toEqual([408, 201]);
+    await expectExactlyOnce(acc, farm, created);
+  });
+
+  it("507, the service's disk full: a certain refusal, waited for (Retry-After) and sent again; the run says why if it ends first", async () => {
+    const { acc, farm } = await farmOnService(w, 'F507');
+    const { created } = w.mirror.write.createParcels(farm.local_id, parcelInputs(12, 'e507'));
+    await w.fault('POST /api/parcels/', 'error', { status: 507, retry_after: 60, count: 1 });
+    const log: SentRequest[] = [];
+    const clock = fakeClock();
+    const r = await recordingEngine(w, log, { sync: { maxWaitMs: 600_000, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
+    expect(r.accounts[0]).toMatchObject({ synced: true, left: 0, rejected: 0 });
+    const sent = posts(log, '/api/parcels/');
+    expect(sent.map((s) => s.status)).toEqual([507, 201]);
+    expect(clock.slept).toEqual([60_000]);
+    // Not an uncertain outcome: nothing was listed to reconcile before the batch went again.
+    expect(listings(log, farm).filter((g) => g.seq < sent[1]!.seq)).toEqual([]);
+    await expectExactlyOnce(acc, farm, created);
+
+    // Still full when the run's wait is over: every change waits, none refused or uncertain, and the run says why.
+    const more = w.mirror.write.createParcels(farm.local_id, parcelInputs(5, 'f507')).created;
+    await w.fault('POST /api/parcels/', 'error', { status: 507, retry_after: 60, count: 100 });
+    const r2 = await recordingEngine(w, [], { sync: { maxWaitMs: 100_000, now: clock.now, sleep: clock.sleep } }).sync({ accounts: [acc], pull: false });
+    expect(r2.accounts[0]).toMatchObject({ synced: false, left: 5, rejected: 0, error: null });
+    // The service's own words (here the fault's; a real full disk says so: test/e2e/disk-full.test.ts).
+    expect(r2.accounts[0]!.waitingWhy).toMatch(/Injected fault 507/);
+    const ops = w.mirror.read.outbox(acc).filter((o) => more.some((p) => p.local_id === o.local_id));
+    expect(ops.map((o) => o.state)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued']);
+    expect(summarizeRun(r2, w.mirror).out.join('\n')).toMatch(/5 changes still waiting, none lost \(.*Injected fault 507.*\)\./);
   });
 
   it('a farm create with a 504 after commit: the farm and its parcels are adopted, not created twice', async () => {

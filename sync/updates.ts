@@ -7,7 +7,7 @@ import type { Entity, OutboxRow, Row } from '../db/types.ts';
 import { getRow, updateRow } from '../db/rows.ts';
 import { expectShape } from '../core/schemas/check.ts';
 import { NetworkError, errorMessage, type HttpResponse } from './http.ts';
-import { call, commitOps, handleCommon, mergeBase, recordSent, reject, retryLater, type AccountCtx } from './context.ts';
+import { call, commitOps, handleCommon, mergeBase, recordSent, REFUSED_UNDONE, reject, retryLater, type AccountCtx } from './context.ts';
 import { recordConflict } from './conflicts.ts';
 import { jsonEqual, type Json } from './merge.ts';
 
@@ -56,7 +56,7 @@ export async function pushUpdate<R extends Row, S, W extends TSchema, X>(ctx: Ac
   recordSent(ctx, op, merged, true);
   const res = await call(ctx, 'PATCH', target.path, spec.body(row, merged, theirs, target.extra), 1);
   // A PATCH carries the whole state: repeating it is harmless, so "uncertain" simply means "send it again".
-  if (res instanceof NetworkError || (res.status >= 500 && res.status !== 503)) {
+  if (res instanceof NetworkError || (res.status >= 500 && !REFUSED_UNDONE.has(res.status))) {
     const net = res instanceof NetworkError ? res : null;
     retryLater(ctx, [op], net ? net.message : errorMessage(res as HttpResponse), null, net !== null && !net.sent, net?.notTried);
     return;

@@ -13,10 +13,12 @@ const ErrorRef = Type.Ref(ErrorBody);
 const EVERY_OPERATION = [400, 401, 403, 408, 503, 504];
 
 /**
- * What a POST, PATCH or DELETE can answer about its body: 413 over the route's body limit (BODY_LIMIT_BYTES, or PARCEL_BODY_LIMIT_BYTES on the parcel routes), 415 for any content type but
- * JSON. fastify reads the body of these methods whether the route expects one or not (a DELETE too).
+ * What a POST, PATCH or DELETE can answer besides its own: 413 over the route's body limit (BODY_LIMIT_BYTES, or
+ * PARCEL_BODY_LIMIT_BYTES on the parcel routes), 415 for any content type but JSON (fastify reads the body of these
+ * methods whether the route expects one or not, a DELETE too), and 507 when the disk holding the data is full
+ * (nothing written).
  */
-export const BODY = [413, 415];
+export const BODY = [413, 415, 507];
 
 /** The responses of an operation for the OpenAPI document: its own, the common errors, and `extra` error statuses. */
 export function responses(ok: Record<number, TSchema>, extra: number[] = []): Record<number, TSchema> {

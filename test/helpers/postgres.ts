@@ -54,16 +54,24 @@ async function asAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
  * A new database. `postgis: false` clones template0 instead: a database without the extension, as a managed
  * PostgreSQL hands it out before anyone ran CREATE EXTENSION.
  */
-export async function createTestDatabase(opts: { postgis?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { postgis?: boolean; location?: string } = {}): Promise<TestDatabase> {
   // Random, not a counter: a worker process runs several files, and names must not collide across workers either.
   const name = `furrow_t_${randomBytes(6).toString('hex')}`;
   const template = opts.postgis === false ? 'template0' : PG_TEMPLATE;
-  await asAdmin((a) => a.query(`CREATE DATABASE ${name} TEMPLATE ${template} OWNER ${PG_TEST_ROLE}`));
+  // `location`: the database's files in a tablespace there (a folder the server's user owns, a small tmpfs to fill).
+  const space = opts.location ? `${name}_space` : null;
+  await asAdmin(async (a) => {
+    if (space) await a.query(`CREATE TABLESPACE ${space} LOCATION '${opts.location!.replace(/'/g, "''")}'`);
+    await a.query(`CREATE DATABASE ${name} TEMPLATE ${template} OWNER ${PG_TEST_ROLE}${space ? ` TABLESPACE ${space}` : ''}`);
+  });
   const c = cluster() as { socketDir: string };
   return {
     name,
     url: urlOf(c.socketDir, PG_TEST_ROLE, name),
-    drop: () => asAdmin(async (a) => void await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: () => asAdmin(async (a) => {
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (space) await a.query(`DROP TABLESPACE IF EXISTS ${space}`);
+    }),
   };
 }
 

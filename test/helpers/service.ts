@@ -18,8 +18,9 @@ export interface TestService extends TestStore {
   close(): Promise<void>;
 }
 
-export async function startService(config: Partial<ServiceConfig> = {}, build: Pick<BuildOptions, 'logger' | 'logStream' | 'validator'> = {}): Promise<TestService> {
-  const dir = mkdtempSync(join(tmpdir(), 'furrow-svc-'));
+export async function startService(config: Partial<ServiceConfig> = {}, build: Pick<BuildOptions, 'logger' | 'logStream' | 'validator'> & { parent?: string } = {}): Promise<TestService> {
+  // `parent`: where the data folder is made (a small tmpfs, to fill the disk under the service).
+  const dir = mkdtempSync(join(build.parent ?? tmpdir(), 'furrow-svc-'));
   const opened = await openTestStore(dir);
   const app = await buildApp({
     store: opened.store, ...build,
@@ -52,7 +53,7 @@ export interface Account { id: string; account_email: string; embedded_url: stri
 
 export const newOrg = (svc: Pick<TestService, 'store'>, name = 'Test Org'): Promise<Org> => svc.store.organizations.create(name);
 
-export async function newAccount(svc: TestService, org: Org, email = `grower-${Math.random().toString(36).slice(2)}@example.com`): Promise<Account> {
+export async function newAccount(svc: Pick<TestService, 'app'>, org: Org, email = `grower-${Math.random().toString(36).slice(2)}@example.com`): Promise<Account> {
   const res = await svc.app.inject({ method: 'POST', url: '/api/accounts/', headers: { 'x-api-key': org.api_key }, payload: { account_email: email } });
   if (res.statusCode !== 201) throw new Error(`account creation failed: ${res.statusCode} ${res.body}`);
   return res.json() as Account;
@@ -82,7 +83,7 @@ export function pointParcel(name: string, hectares: number | undefined, lon = -4
   return { name, geom: { type: 'Feature', properties: { metadata: hectares === undefined ? {} : { hectares } }, geometry: { type: 'Point', coordinates: [lon, lat] } } };
 }
 
-export async function newFarm(svc: TestService, org: Org, acc: Account, name = 'Farm', parcels: unknown[] = []): Promise<{ id: number; parcels: { id: number }[] }> {
+export async function newFarm(svc: Pick<TestService, 'app'>, org: Org, acc: Account, name = 'Farm', parcels: unknown[] = []): Promise<{ id: number; parcels: { id: number }[] }> {
   const res = await svc.app.inject({ method: 'POST', url: '/api/farms/', headers: asAccount(org, acc), payload: { farm: { name }, parcels } });
   if (res.statusCode !== 201) throw new Error(`farm creation failed: ${res.statusCode} ${res.body}`);
   return res.json() as { id: number; parcels: { id: number }[] };

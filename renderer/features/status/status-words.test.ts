@@ -9,6 +9,9 @@ describe('the status line', () => {
     expect(syncedMessage({ ...none, committed: 1 })).toBe('Synced: 1 sent.');
     expect(syncedMessage({ ...none, received: 1200, rejected: 1, left: 2 })).toBe('Synced: 1,200 received, 1 rejected, 2 waiting.');
     expect(syncedMessage({ ...none, plantsChanged: 3, conflicts: 1 })).toBe('Synced: 3 plants updated, 1 in conflict.');
+    // The service turned changes away for now: said why (they go again by themselves).
+    expect(syncedMessage({ ...none, left: 12, waitingWhy: "The service's disk is full: nothing of this request was written. Try again later" }))
+      .toBe("Synced: 12 waiting. Waiting because: The service's disk is full: nothing of this request was written. Try again later");
   });
   it('says "Not synced yet" only for an account never synced', () => {
     const now = new Date(2026, 10, 25, 16, 30);

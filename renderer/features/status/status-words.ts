@@ -5,7 +5,7 @@ import type { AccountSync } from '../../../core/api.ts';
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** A finished sync that reached the service: only what happened ("Synced: 2 sent, 14 received."), or that nothing changed. */
-export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'>): string {
+export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'> & { waitingWhy?: string | null }): string {
   const parts: string[] = [];
   if (r.committed) parts.push(`${r.committed.toLocaleString('en-US')} sent`);
   // What came in and changed something here, not every parcel listed (a sync of an unchanged account received nothing).
@@ -14,7 +14,9 @@ export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'r
   if (r.rejected) parts.push(`${r.rejected.toLocaleString('en-US')} rejected`);
   if (r.conflicts) parts.push(`${r.conflicts.toLocaleString('en-US')} in conflict`);
   if (r.left) parts.push(`${r.left.toLocaleString('en-US')} waiting`);
-  return parts.length ? `Synced: ${parts.join(', ')}.` : 'Synced: up to date, nothing changed.';
+  // Why changes still wait, when the service said (its disk full, say): they go again by themselves.
+  const why = r.left && r.waitingWhy ? ` Waiting because: ${r.waitingWhy}` : '';
+  return parts.length ? `Synced: ${parts.join(', ')}.${why}` : 'Synced: up to date, nothing changed.';
 }
 
 /**

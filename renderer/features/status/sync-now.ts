@@ -41,8 +41,10 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
     } else if (r.error) {
       tell({ connection: before, text: `Sync failed: ${r.error}`, error: true, news: true });
     } else {
-      const news = r.committed + r.received + r.plantsChanged + r.rejected + r.conflicts > 0;
-      tell({ connection: 'online', text: syncedMessage(r), error: r.rejected + r.conflicts > 0, news });
+      // Changes the service turned away for now (its disk full, say) are news too, and said as a problem.
+      const refusedForNow = r.left > 0 && r.waitingWhy !== null;
+      const news = r.committed + r.received + r.plantsChanged + r.rejected + r.conflicts > 0 || refusedForNow;
+      tell({ connection: 'online', text: syncedMessage(r), error: r.rejected + r.conflicts > 0 || refusedForNow, news });
     }
   } catch (err) {
     // Busy: another sync (the launcher's, the CLI's) is on it; the timer's own try has nothing to say then.
