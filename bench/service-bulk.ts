@@ -3,7 +3,7 @@
 // part of a bulk create on the same batches (bench/lib/bulk-cpu-parts.ts), so a miss can be traced to where
 // the time goes.
 import { parseArgs } from 'node:util';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -65,6 +65,9 @@ interface HttpRun {
   stored_parcels: number;
   expected_parcels: number;
   mean_response_bytes: number;
+  /** The WAL file's largest size during the measured run, and at its end, in MiB. */
+  wal_peak_mb: number;
+  wal_end_mb: number;
   profile?: ProfileSummary;
   /** Profiles of the service's other busy threads (validation workers), same window. */
   thread_profiles?: { file: string; busy_ms: number; summary: ProfileSummary }[];
@@ -90,7 +93,14 @@ async function serviceRun(synchronous: 'FULL' | 'NORMAL', profileDir?: string): 
     checkRun('warm-up', await runLoad(p, WARMUP, spec(0), CONCURRENCY, 201), 201);
     const from = monotonicUs();
     const cpu = cpuWindow({ service: svc.pid, bench: process.pid }, { service_main: { pid: svc.pid, tid: svc.pid } });
+    // The WAL's size through the run: the checkpointer keeps it under its limit (platform/node/checkpointer.ts).
+    let walPeak = 0;
+    const walNow = () => { try { return statSync(`${dbFile(dir)}-wal`).size; } catch { return 0; } };
+    const walSampler = setInterval(() => { walPeak = Math.max(walPeak, walNow()); }, 100);
     const run = await runLoad(p, BATCHES, spec(WARMUP), CONCURRENCY, 201);
+    clearInterval(walSampler);
+    walPeak = Math.max(walPeak, walNow());
+    const walEnd = walNow();
     const window = cpu.end();
     const to = monotonicUs();
     checkRun(`bulk create (${synchronous})`, run, 201);
@@ -112,6 +122,8 @@ async function serviceRun(synchronous: 'FULL' | 'NORMAL', profileDir?: string): 
       stored_parcels: stored,
       expected_parcels: (WARMUP + BATCHES) * BATCH_SIZE,
       mean_response_bytes: Math.round(run.response_bytes / BATCHES),
+      wal_peak_mb: r1(walPeak / 1024 / 1024),
+      wal_end_mb: r1(walEnd / 1024 / 1024),
     };
     if (stored !== result.expected_parcels) throw new Error(`stored ${stored} parcels, expected ${result.expected_parcels}`);
     if (profileDir) {
@@ -208,6 +220,7 @@ async function main(): Promise<void> {
     metric(`Bulk create, synchronous=${r.synchronous}: 50-parcel batches per second`, r.batches_per_s, 'batches/s'),
     metric(`Bulk create, synchronous=${r.synchronous}: batch latency p50`, r.latency.p50_ms, 'ms'),
     metric(`Bulk create, synchronous=${r.synchronous}: batch latency p99`, r.latency.p99_ms, 'ms'),
+    metric(`Bulk create, synchronous=${r.synchronous}: the WAL's largest size during the run (limit 64 MiB)`, r.wal_peak_mb, 'MiB', { op: '<=', value: 64 + 16 }),
   ];
   const metrics: Metric[] = [
     ...run(full, TARGET),

@@ -47,6 +47,51 @@ describe('startCheckpointer', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM blobs').get()).toEqual({ n: 8 });
   });
 
+  it('keeps the WAL bounded: one grown past the limit behind a reader holding an old snapshot is cut back once the reader goes', async () => {
+    const { db, file } = fresh();
+    open[open.length - 1]!.cp = startCheckpointer(db, file, 'NORMAL', 50, 1024 * 1024);
+    // A reader in the middle of a long read (a streamed listing): no checkpoint can get past its snapshot.
+    const reader = openSqlite(file, { synchronous: 'NORMAL', migrations: [(d) => d.exec('CREATE TABLE blobs (b TEXT)')], future: () => 'from the future' });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT COUNT(*) FROM blobs').get();
+    for (let i = 0; i < 8; i++) write(db, 1);
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(8 * 1024 * 1024);
+    reader.exec('COMMIT');
+    reader.close();
+    // Before, the WAL kept its largest size until the last connection closed.
+    expect(await until(() => statSync(`${file}-wal`).size <= 1024 * 1024)).toBe(true);
+    write(db, 1);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM blobs').get()).toEqual({ n: 9 });
+  });
+
+  it('keeps the WAL bounded under sustained writes, and never makes a write transaction fail (read, then write, as the service commits)', async () => {
+    const { db, file } = fresh();
+    open[open.length - 1]!.cp = startCheckpointer(db, file, 'NORMAL', 50, 1024 * 1024);
+    const tx = db.transaction(() => {
+      db.prepare('SELECT COUNT(*) FROM blobs').get();
+      db.prepare('INSERT INTO blobs VALUES (?)').run('x'.repeat(64 * 1024));
+    });
+    let peak = 0;
+    const until = Date.now() + 2000;
+    let n = 0;
+    while (Date.now() < until) {
+      tx();
+      n++;
+      if (n % 8 === 0) {
+        peak = Math.max(peak, statSync(`${file}-wal`).size);
+        // Let the thread's messages in, as an event loop serving requests does.
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    expect(db.prepare('SELECT COUNT(*) AS n FROM blobs').get()).toEqual({ n });
+    // Over 2 s of writes (tens of MB, as fast as this machine writes): the WAL is started over again and again, its
+    // size bounded by the limit and what is written between two checkpoints, not by what was written in all (with the
+    // truncation from the thread, and before it none, it reached the whole amount).
+    const written = n * 64 * 1024;
+    expect(written).toBeGreaterThan(24 * 1024 * 1024);
+    expect(peak).toBeLessThan(written / 3);
+  });
+
   it('closes its thread and connection, leaving the database usable and checkpointing on its own again', async () => {
     const { db, file } = fresh();
     db.pragma('wal_autocheckpoint = 500');

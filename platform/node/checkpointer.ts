@@ -6,6 +6,9 @@
 import { Worker } from 'node:worker_threads';
 import type { Db } from './sqlite.ts';
 
+/** The WAL's size past which it is started over (checkpoint TRUNCATE) and to which it is cut back: 64 MiB. */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export interface Checkpointer {
   /** Stops the thread (after its checkpoint under way) and gives the connection back its own checkpoints. */
   close(): Promise<void>;
@@ -16,14 +19,24 @@ export interface Checkpointer {
  * `intervalMs`, concurrently with reads and writes (WAL mode allows it). Durability is unchanged: a commit is on disk
  * once its WAL frames are synced, checkpointed or not.
  */
-export function startCheckpointer(db: Db, file: string, synchronous: 'FULL' | 'NORMAL', intervalMs = 250): Checkpointer {
+export function startCheckpointer(db: Db, file: string, synchronous: 'FULL' | 'NORMAL', intervalMs = 250, walLimitBytes = WAL_LIMIT_BYTES): Checkpointer {
   const own = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  const ownLimit = db.pragma('journal_size_limit', { simple: true }) as number;
   const giveBack = () => {
-    if (db.open) db.pragma(`wal_autocheckpoint = ${own}`);
+    if (db.open) {
+      db.pragma(`wal_autocheckpoint = ${own}`);
+      db.pragma(`journal_size_limit = ${ownLimit}`);
+    }
   };
   db.pragma('wal_autocheckpoint = 0');
-  const worker = new Worker(new URL('./checkpoint-worker.mjs', import.meta.url), { workerData: { file, synchronous, intervalMs } });
+  // When the WAL starts over after a complete checkpoint, the connection that starts it cuts the file back to this
+  // (without it, SQLite keeps the largest size the WAL ever reached until the last connection closes).
+  db.pragma(`journal_size_limit = ${walLimitBytes}`);
+  const worker = new Worker(new URL('./checkpoint-worker.mjs', import.meta.url), { workerData: { file, synchronous, intervalMs, walLimitBytes } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('message', (m) => {
+    if (m === 'wal-over-limit') startWalOver(db);
+  });
   // Should the thread fail, the connection goes back to checkpointing itself: the WAL must not grow without end.
   worker.once('error', giveBack);
   worker.unref();
@@ -37,4 +50,23 @@ export function startCheckpointer(db: Db, file: string, synchronous: 'FULL' | 'N
       giveBack();
     },
   };
+}
+
+/**
+ * The WAL has grown past its limit: the committing connection starts it over (TRUNCATE), between its transactions, on
+ * its own thread. The thread has copied nearly all of it already, so little is left to copy; it waits for no reader
+ * (busy_timeout 0: a reader on an old snapshot makes it give up, and the thread asks again at its next checkpoint), so the
+ * connection's commits are held a few milliseconds at most, once per WAL limit of writes.
+ */
+function startWalOver(db: Db): void {
+  if (!db.open || db.inTransaction) return;
+  const busy = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // Busy or locked: the thread asks again after its next checkpoint.
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`);
+  }
 }
