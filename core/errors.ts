@@ -20,6 +20,7 @@ export const ErrorCode = {
   gatewayTimeout: 'gateway_timeout',
   requestTimeout: 'request_timeout',
   tooManyConnections: 'too_many_connections',
+  serviceBusy: 'service_busy',
   insufficientStorage: 'insufficient_storage',
   methodNotAllowed: 'method_not_allowed',
   internal: 'internal_error',

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { ConnectionLimits } from './connections.ts';
+import { defaultMaxConnections, openFilesLimit } from '../platform/node/connections.ts';
 
 export interface ServiceConfig {
   host: string;
@@ -79,7 +80,7 @@ function connectionLimits(env: NodeJS.ProcessEnv, gatewayTimeoutMs: number): Con
     headersTimeoutMs: int(env.HEADERS_TIMEOUT_MS, 20_000, 'HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: int(env.REQUEST_TIMEOUT_MS, 120_000, 'REQUEST_TIMEOUT_MS'),
     idleTimeoutMs: int(env.IDLE_TIMEOUT_MS, Math.max(75_000, gatewayTimeoutMs + 15_000), 'IDLE_TIMEOUT_MS'),
-    maxConnections: int(env.MAX_CONNECTIONS, 1000, 'MAX_CONNECTIONS'),
+    maxConnections: int(env.MAX_CONNECTIONS, defaultMaxConnections(openFilesLimit()), 'MAX_CONNECTIONS'),
     maxConnectionsPerAddress: int(env.MAX_CONNECTIONS_PER_ADDRESS, 100, 'MAX_CONNECTIONS_PER_ADDRESS'),
   };
   if (limits.idleTimeoutMs !== 0 && gatewayTimeoutMs !== 0 && limits.idleTimeoutMs <= gatewayTimeoutMs) {

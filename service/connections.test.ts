@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { asAccount, newAccount, newOrg, startService, type Account, type Org, type TestService } from '../test/helpers/service.ts';
 import { configFromEnv } from './config.ts';
 import type { ConnectionLimits } from './connections.ts';
+import { defaultMaxConnections, openFilesLimit } from '../platform/node/connections.ts';
 
 interface Conn { socket: Socket; text: () => string; closed: Promise<number> }
 
@@ -170,7 +171,7 @@ describe('bounds on connections', () => {
 
 describe('the limits from the environment', () => {
   it('has defaults, reads each variable, and refuses an idle timeout that would cut a request still at work', () => {
-    expect(configFromEnv({}).connections).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 120_000, idleTimeoutMs: 75_000, maxConnections: 1000, maxConnectionsPerAddress: 100 });
+    expect(configFromEnv({}).connections).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 120_000, idleTimeoutMs: 75_000, maxConnections: defaultMaxConnections(openFilesLimit()), maxConnectionsPerAddress: 100 });
     expect(configFromEnv({ REQUEST_TIMEOUT_MS: '5000', MAX_CONNECTIONS_PER_ADDRESS: '0' }).connections).toMatchObject({ requestTimeoutMs: 5000, maxConnectionsPerAddress: 0 });
     expect(() => configFromEnv({ GATEWAY_TIMEOUT_MS: '30000', IDLE_TIMEOUT_MS: '30000' })).toThrow(/IDLE_TIMEOUT_MS .* must be longer than GATEWAY_TIMEOUT_MS/);
     expect(() => configFromEnv({ MAX_CONNECTIONS: '-1' })).toThrow(/MAX_CONNECTIONS must be a non-negative integer/);

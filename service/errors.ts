@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { openFilesLimit, outOfDescriptors } from '../platform/node/connections.ts';
 import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
 
 /**
@@ -11,7 +12,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   forbidden: 403, account_not_found: 403,
   not_found: 404, method_not_allowed: 405, conflict: 409, email_taken: 409,
   request_timeout: 408, payload_too_large: 413, unsupported_media_type: 415,
-  internal_error: 500, too_many_connections: 503, gateway_timeout: 504, insufficient_storage: 507,
+  internal_error: 500, too_many_connections: 503, service_busy: 503, gateway_timeout: 504, insufficient_storage: 507,
 };
 
 /** Every expected failure is an ApiError: a stable code, a message, details; the error handler answers it. */
@@ -104,13 +105,26 @@ function outOfSpace(err: unknown): boolean {
   return false;
 }
 
-/** Said in the log once a minute at most: every write fails alike until someone frees space. */
-let diskFullLogged = 0;
-function diskFull(request: FastifyRequest): void {
+/**
+ * The process has no descriptor left to open a file (a streamed listing's own connection, say): EMFILE or ENFILE, or
+ * SQLite's "unable to open database file" while the process is at its limit of open files.
+ */
+function outOfFiles(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'EMFILE' || code === 'ENFILE') return true;
+  return code === 'SQLITE_CANTOPEN' && outOfDescriptors(FILES_LIMIT);
+}
+
+/** Read once, at start: when the descriptors have run out, reading it would take one more. */
+const FILES_LIMIT = openFilesLimit();
+
+/** Said in the log once a minute at most, per cause: every request fails alike until the cause is gone. */
+const lastSaid = new Map<string, number>();
+function sayOnce(request: FastifyRequest, cause: string, line: string): void {
   const now = Date.now();
-  if (now - diskFullLogged < 60_000) return;
-  diskFullLogged = now;
-  request.log.error('the disk holding the service\'s data is full: writes are refused with 507 until space is freed');
+  if (now - (lastSaid.get(cause) ?? 0) < 60_000) return;
+  lastSaid.set(cause, now);
+  request.log.error(line);
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
@@ -142,8 +156,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
             api = new ApiError(ErrorCode.payloadTooLarge, 'The request body is too large');
           } else if ((err as FastifyError).statusCode === 415) {
             api = new ApiError(ErrorCode.unsupportedMediaType, 'Send the body as application/json');
+          } else if (outOfFiles(err)) {
+            sayOnce(request, 'files', 'the service has as many files open as it may (its limit of open files, ulimit -n): requests that need one more are refused with 503 until some close; lower MAX_CONNECTIONS or raise the limit');
+            api = new ApiError(ErrorCode.serviceBusy, 'The service cannot take this request right now (too many files open): try again in a moment', undefined, { 'retry-after': '5' });
           } else if (outOfSpace(err)) {
-            diskFull(request);
+            sayOnce(request, 'disk', "the disk holding the service's data is full: writes are refused with 507 until space is freed");
             api = new ApiError(ErrorCode.insufficientStorage, "The service's disk is full: nothing of this request was written. Try again later", undefined, { 'retry-after': String(DISK_FULL_RETRY_AFTER_S) });
           } else {
             request.log.error({ err }, 'unhandled error');

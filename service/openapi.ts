@@ -81,7 +81,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   413: 'The body is over the size limit (PARCEL_BODY_LIMIT_BYTES, 32 MiB, on the routes that take parcels; BODY_LIMIT_BYTES, 1 MiB, elsewhere)',
   415: 'The body is not application/json',
   408: '`request_timeout`: the request did not arrive whole in time (HEADERS_TIMEOUT_MS for its headers, REQUEST_TIMEOUT_MS for all of it)',
-  503: '`too_many_connections`: the service, or this address, has as many connections open as it allows (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS); nothing was read. Try again after `Retry-After` seconds',
+  503: '`too_many_connections`: the service, or this address, has as many connections open as it allows (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS); nothing was read. `service_busy`: the service has as many files open as its limit allows. Either way nothing was done; try again after `Retry-After` seconds',
   504: 'The gateway gave up waiting: the work may still have committed',
   507: "`insufficient_storage`: the disk holding the service's data is full. Nothing of the request was written; try again after `Retry-After` seconds",
 };

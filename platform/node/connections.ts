@@ -1,6 +1,7 @@
 // Bounds on an HTTP server's connections and on clients too slow to serve, for every server this project runs (the
 // service, the app's loopback host). Without them Node waits 300 s for a request to arrive (fastify: for ever), and
 // anyone able to open sockets holds the server's memory and descriptors with bodies trickled in a byte at a time.
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -69,4 +70,35 @@ export function boundConnections(server: Server, limits: ConnectionLimits, turnA
     });
   });
   return { open: () => open };
+}
+
+/** This process's limit of open files (the soft RLIMIT_NOFILE, from /proc on Linux); null where it cannot be read. */
+export function openFilesLimit(): number | null {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m && m[1] !== 'unlimited' ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The default bound on connections: 1,000, or fewer where the limit of open files would not leave a quarter of it
+ * (at least 128) to the rest of the process — its databases and their WALs, a streamed listing's own connection, the
+ * validation threads, the log. At `ulimit -n 256`, 220 connections left none: new clients were reset and the farm
+ * listing answered 500.
+ */
+export function defaultMaxConnections(limit: number | null): number {
+  if (limit === null) return 1000;
+  return Math.max(16, Math.min(1000, limit - Math.max(128, Math.floor(limit / 4))));
+}
+
+/** Whether this process has (nearly) all the files it may open: a failure to open one is then for want of descriptors. */
+export function outOfDescriptors(limit: number | null): boolean {
+  try {
+    return limit !== null && readdirSync('/proc/self/fd').length >= limit - 4;
+  } catch (err) {
+    // Listing the descriptors takes one: none left.
+    return (err as NodeJS.ErrnoException).code === 'EMFILE' || (err as NodeJS.ErrnoException).code === 'ENFILE';
+  }
 }

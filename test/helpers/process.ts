@@ -30,23 +30,28 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
   /** Everything the process wrote to stderr so far (banners, start-up messages). */
   stderr(): string;
+  /** The last 100 kB it wrote to stdout (its log). */
+  stdout(): string;
 }
 
 /**
  * `args`: the service CLI command, `serve` unless told (`['demo', '--serve']` is what `npm start` runs). A PORT in
  * `env` is kept (a restart on the same address), otherwise a free one is taken.
  */
-export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = ['serve']): Promise<ServiceProcess> {
+export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = ['serve'], wrap: string[] = []): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   // Node itself, not a wrapper (npm, tsx) that would run the service in a grandchild: killing `child` (SIGKILL in
-  // the crash tests) would orphan the real service with its port and database still open.
-  const child = spawn(process.execPath, [SERVICE, ...args], {
+  // the crash tests) would orphan the real service with its port and database still open. `wrap`: a command that
+  // execs it in its own process (prlimit), so the pid stays the service's.
+  const [command, ...before] = [...wrap, process.execPath];
+  const child = spawn(command!, [...before, SERVICE, ...args], {
     cwd: ROOT, env: { ...process.env, ...dataDirEnv(dataDir), PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let log = '';
   child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
-  child.stdout!.on('data', () => {});
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out = (out + d.toString()).slice(-100_000); });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -61,6 +66,7 @@ export async function spawnService(dataDir: string, env: NodeJS.ProcessEnv = {},
   return {
     url, port, child, exited,
     stderr: () => log,
+    stdout: () => out,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
