@@ -18,6 +18,9 @@ const EXPECTED: Record<BlockedCode, [apiKey: string, bearer: string]> = {
   invalid_token: Array(2).fill(
     `the token expired or was revoked: paste a new one in the app's Accounts or set its token provider there, or connect again with a fresh token (${connect} --token NEW_TOKEN), or with the organization's key and --bearer so tokens renew by themselves`,
   ) as [string, string],
+  clock_skew: Array(2).fill(
+    "set the clock right that the reason names (this computer's, the service's, or that of whatever issues the tokens), then sync; a fresh token from an issuer whose clock is right works at once",
+  ) as [string, string],
   token_command_failed: Array(2).fill('fix the token command (it runs with FURROW_ACCOUNT set to the account id and must print a token), then sync') as [string, string],
   token_provider_failed: Array(2).fill(
     'fix the token provider (its address must answer GET with the account\'s token: {"token": "…"} or the token as text), or paste a new token in the app\'s Accounts, then sync',

@@ -18,6 +18,7 @@ const WAY_OUT: Record<BlockedCode, (a: BlockedAccountRow) => string> = {
   invalid_api_key: (a) => `the organization's API key was revoked or rotated: connect again with the current key (${connectAgain(a, 'api_key')}), then sync`,
   account_not_found: (a) => `the service does not know this account or it was deactivated: ask the organization to reactivate it (reactivate-account ${a.id}), then sync; if it was deleted, export its parcels (export FILE --account ${a.id})`,
   invalid_token: (a) => `the token expired or was revoked: paste a new one in the app's Accounts or set its token provider there, or connect again with a fresh token (${connectAgain(a, 'token')}), or with the organization's key and --bearer so tokens renew by themselves`,
+  clock_skew: () => "set the clock right that the reason names (this computer's, the service's, or that of whatever issues the tokens), then sync; a fresh token from an issuer whose clock is right works at once",
   token_command_failed: () => 'fix the token command (it runs with FURROW_ACCOUNT set to the account id and must print a token), then sync',
   token_provider_failed: () => "fix the token provider (its address must answer GET with the account's token: {\"token\": \"…\"} or the token as text), or paste a new token in the app's Accounts, then sync",
   no_credentials: (a) => `its credentials are missing from this computer: connect again (${connectAgain(a, a.mode === 'bearer' ? 'token' : 'api_key')})`,

@@ -11,6 +11,7 @@ export const BLOCKED_WORDS: Record<BlockedCode, string> = {
   invalid_api_key: "The organization's API key was revoked or rotated: connect the account again with the current key in Settings → Connect.",
   account_not_found: "The service no longer knows it (deactivated or deleted): the organization can reactivate it in the service's admin panel.",
   invalid_token: `Paste a new token, or get one from its token provider. Both are in ${TOKEN_CONTROLS}: Paste new token, or Token provider URL and Get new token now.`,
+  clock_skew: `Clocks disagree (the reason says whose, and by how much): set that clock right and sync again, or get a fresh token from an issuer whose clock is right in ${TOKEN_CONTROLS}.`,
   token_command_failed: `Its token command failed or printed nothing: paste a new token in ${TOKEN_CONTROLS} (Paste new token), or fix the command on the command line it was connected with.`,
   token_provider_failed: `Fix the token provider address, or paste a new token. Both are in ${TOKEN_CONTROLS}: Token provider URL, or Paste new token.`,
   no_credentials: 'Its credentials are not on this computer (or its API key is read from FURROW_API_KEY, which is not set): connect it again in Settings → Connect.',

@@ -2,7 +2,13 @@
 // without loading undici (a tenth of a second at every start), which only the commands that talk to a service need.
 import { ACCOUNT_NOT_FOUND_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_FARM_ID_MESSAGE } from '../core/errors.ts';
 
-export interface HttpResponse { status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number }
+export interface HttpResponse {
+  status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number;
+  /** The bearer token the request carried, as its claims say (its issuer's clock): what a refusal of it is held against. */
+  token?: { iat: number | null; exp: number | null };
+  /** This computer's clock when the answer came (ms): held against the service's `Date`. */
+  receivedAt?: number;
+}
 
 /** An answer's `code`, when its body is an object that has one. */
 export const codeOf = (body: unknown): unknown => (typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined);

@@ -118,6 +118,21 @@ describe('bearer tokens', () => {
     expect(w.mirror.read.account(acc)!.blocked).toBeNull();
     await expectOnService(acc, farm.local_id, rows.map((x) => x.local_id));
   });
+
+  it('a token issued by a clock 10 minutes ahead of the service is refused as such: the block names the clocks and by how much, not "expired or revoked"', async () => {
+    const acc = await w.account();
+    localFarm(acc, 'Clock ahead', 2);
+    // Signed with the organization's real key by an instance whose clock runs 10 minutes ahead of the service's.
+    const ahead = (await signAccountAccess(serviceStore, acc, { nowSeconds: Math.floor(Date.now() / 1000) + 600 })).token;
+    const r = await recordingEngine(w, [], { credentials: bearer(new StaticTokenProvider({ [acc]: ahead })) }).sync({ accounts: [acc] });
+    expect(r.accounts[0]).toMatchObject({ synced: false, committed: 0, blockedCode: 'clock_skew' });
+    expect(r.accounts[0]!.blocked).toMatch(/^Invalid token: it was issued 10 min ahead of the service's clock \(.* GMT\): the clock of what issued it runs that far ahead/);
+    expect(w.mirror.read.account(acc)!.blocked_code).toBe('clock_skew');
+    // A token issued within the allowed skew (30 s ahead) is taken.
+    const near = (await signAccountAccess(serviceStore, acc, { nowSeconds: Math.floor(Date.now() / 1000) + 30 })).token;
+    const r2 = await recordingEngine(w, [], { credentials: bearer(new StaticTokenProvider({ [acc]: near })) }).sync({ accounts: [acc] });
+    expect(r2.accounts[0]).toMatchObject({ synced: true, blocked: null });
+  });
 });
 
 describe('a deactivated account', () => {

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { TokenUnavailable, type TokenProvider } from './tokens.ts';
+import { TokenUnavailable, tokenExpiry, tokenIssuedAt, type TokenProvider } from './tokens.ts';
 import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 import { isInvalidToken, type HttpResponse } from './answers.ts';
 
@@ -185,7 +185,11 @@ export class ServiceClient {
         parsed = { unparsed: text.slice(0, 200) };
       }
     }
-    return { status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload === undefined ? 0 : Buffer.byteLength(payload) };
+    const bearer = headers.authorization?.startsWith('Bearer ') ? headers.authorization.slice(7) : null;
+    return {
+      status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload === undefined ? 0 : Buffer.byteLength(payload),
+      receivedAt: Date.now(), ...(bearer ? { token: { iat: tokenIssuedAt(bearer), exp: tokenExpiry(bearer) } } : {}),
+    };
   }
 
   /**

@@ -39,6 +39,12 @@ function claims(jwt: string): Record<string, unknown> | null {
   }
 }
 
+/** When a token says it was issued (its `iat`, seconds), by its issuer's clock; null when it has none. */
+export function tokenIssuedAt(jwt: string): number | null {
+  const iat = claims(jwt)?.iat;
+  return typeof iat === 'number' ? iat : null;
+}
+
 export function tokenExpiry(jwt: string): number | null {
   const exp = claims(jwt)?.exp;
   return typeof exp === 'number' ? exp : null;

@@ -11,6 +11,8 @@ export const BLOCKED_CODES = [
   'account_not_found',
   /** The token is refused (expired, revoked) and no fresh one can be had. */
   'invalid_token',
+  /** The token is refused because clocks disagree: its issuer's, the service's or this computer's (the reason says by how much). */
+  'clock_skew',
   /** The token command failed or printed nothing. */
   'token_command_failed',
   /** The token provider address gave no token for the account (sync/token-url.ts). */
