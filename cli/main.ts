@@ -15,6 +15,7 @@ import { Backend } from '../backend/backend.ts';
 import { importPrinter, progressPrinter, type OutStream } from './output.ts';
 import { importErrorLines, importReportLines } from './import-report.ts';
 import { privateUmask } from '../platform/node/private-files.ts';
+import { fullDiskNote, isFullDisk } from './full-disk.ts';
 
 // For scripts/cli.mjs, which loads the built CLI: it calls this before runCli, as the branch below does.
 export { privateUmask };
@@ -249,11 +250,21 @@ export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): 
       full.stderr.write(`${USAGE}\n`);
       return 2;
     }
-    return await run(cmd, v, full);
+    const exit = await run(cmd, v, full);
+    // A sync that stopped on a write (its account line says "error: database or disk is full"): say where, and what to do.
+    const note = exit === 1 ? fullDiskNote(furrowHome(full.env)) : null;
+    if (note) full.stderr.write(`${note}\n`);
+    return exit;
   } catch (err) {
     if (err instanceof UsageError || err instanceof SettingsError) {
       full.stderr.write(`${err.message}\n\n${USAGE}\n`);
       return 2;
+    }
+    const home = furrowHome(full.env);
+    const note = isFullDisk(err, home) || (err instanceof RpcError && /disk is full|disk I\/O error/.test(err.message)) ? fullDiskNote(home) : null;
+    if (note) {
+      full.stderr.write(`error: ${note}\n`);
+      return 1;
     }
     if (err instanceof RpcError) return refused(err, full.stderr);
     full.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

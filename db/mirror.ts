@@ -1,4 +1,6 @@
+import { dirname } from 'node:path';
 import { openDb, type Db } from './open.ts';
+import { diskFull } from '../platform/node/sqlite.ts';
 import { MirrorReader } from './reader.ts';
 import { MirrorWriter } from './writer.ts';
 import { inFlightToUncertain } from './outbox.ts';
@@ -27,7 +29,16 @@ export class Mirror {
    */
   static open(file: string): Mirror {
     const db = openDb(file);
-    if (liveSyncHolder(db) === null) inFlightToUncertain(db);
+    try {
+      if (liveSyncHolder(db) === null) inFlightToUncertain(db);
+    } catch (err) {
+      // A full disk: what was in flight stays so on disk, and is made uncertain by the next open that can write (a
+      // sync cannot run before then: it writes too). Reading the mirror still works.
+      if (!diskFull(err, dirname(file))) {
+        db.close();
+        throw err;
+      }
+    }
     return new Mirror(db);
   }
 

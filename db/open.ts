@@ -34,7 +34,7 @@ export const MIRROR_PAGE_SIZE = 16384;
  */
 export function openDb(file: string): Db {
   if (file !== ':memory:') ensurePrivateDir(dirname(file));
-  return openSqlite(file, { ...SCHEMA, synchronous: 'FULL', pageSize: MIRROR_PAGE_SIZE, ownerOnly: true });
+  return openSqlite(file, { ...SCHEMA, synchronous: 'FULL', pageSize: MIRROR_PAGE_SIZE, ownerOnly: true, exclusiveOnFullDisk: true });
 }
 
 /** Brings the mirror's schema up to version `upTo` (all of them by default). */

@@ -4,7 +4,7 @@
 // need while two processes open a fresh file.
 
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate, refuseFuture, type SchemaOptions } from './migrations.ts';
 import { narrowFile, privateFile } from './private-files.ts';
@@ -23,6 +23,12 @@ export interface OpenOptions extends SchemaOptions {
    * change it by leaving WAL for a VACUUM). SQLite's default is 4096.
    */
   pageSize?: number;
+  /**
+   * On a full disk, where the WAL's shared-memory index cannot even be made (every read fails "disk I/O error"):
+   * open anyway with the connection holding the file alone (locking_mode EXCLUSIVE, the index in this process's
+   * memory), so that what only reads still works; a write then fails with SQLITE_FULL, nothing half done.
+   */
+  exclusiveOnFullDisk?: boolean;
 }
 
 export function openSqlite(file: string, opts: OpenOptions): Db {
@@ -30,8 +36,38 @@ export function openSqlite(file: string, opts: OpenOptions): Db {
     if (opts.ownerOnly) ownerOnly(file);
     else mkdirSync(dirname(file), { recursive: true });
   }
+  try {
+    return openWith(file, opts, false);
+  } catch (err) {
+    if (!opts.exclusiveOnFullDisk || !diskFull(err, dirname(file))) throw err;
+    return openWith(file, opts, true);
+  }
+}
+
+/** Bytes free for this user on the disk holding `dir` (null where it cannot be told). */
+export function freeBytes(dir: string): number | null {
+  try {
+    const s = statfsSync(dir);
+    return Number(s.bavail) * Number(s.bsize);
+  } catch {
+    return null;
+  }
+}
+
+/** A failure to write for want of space: SQLITE_FULL, ENOSPC, or an I/O error of SQLite's on a disk with (nearly) nothing free. */
+export function diskFull(err: unknown, dir: string): boolean {
+  const code = String((err as { code?: unknown }).code ?? '');
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return true;
+  if (!code.startsWith('SQLITE_IOERR')) return false;
+  const free = freeBytes(dir);
+  return free !== null && free < 1024 * 1024;
+}
+
+function openWith(file: string, opts: OpenOptions, exclusive: boolean): Db {
   const db = new Database(file);
   try {
+    // Before anything touches the file: with it, SQLite never makes the shared-memory index (see exclusiveOnFullDisk).
+    if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('busy_timeout = 5000');
     // Refuse a database from the future before anything writes to it (journal_mode = WAL rewrites the header).
     refuseFuture(db, opts);
