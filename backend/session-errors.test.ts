@@ -3,7 +3,7 @@
 // backend's own refusals as they are. (backend/capabilities.test.ts checks it on a real host's sessions.)
 import { describe, expect, it } from 'vitest';
 import { RpcCode, RpcError } from '../core/rpc.ts';
-import { PAGE_INTERNAL_MESSAGE, sessionErrors } from './session-errors.ts';
+import { PAGE_DISK_FULL_MESSAGE, PAGE_INTERNAL_MESSAGE, sessionErrors } from './session-errors.ts';
 
 const PATH = "/home/grower/.local/share/furrow/imports/0f8e/€€€.geojson";
 const fsError = () => Object.assign(new Error(`ENAMETOOLONG: name too long, open '${PATH}'`), { code: 'ENAMETOOLONG' });
@@ -24,6 +24,14 @@ describe('sessionErrors', () => {
       expect(log.at(-1)).toContain(PATH);
     }
     expect(log).toHaveLength(3);
+  });
+
+  it("tells a page a full disk in words, without the folder (SQLite's SQLITE_FULL, ENOSPC)", () => {
+    const toError = sessionErrors('page', () => {});
+    for (const err of [Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }), Object.assign(new Error(`ENOSPC: no space left on device, write '${PATH}'`), { code: 'ENOSPC' })]) {
+      expect(toError(err)).toMatchObject({ code: 'disk_full', message: PAGE_DISK_FULL_MESSAGE });
+      expect(toError(err).message).not.toContain('/home/');
+    }
   });
 
   it('says the command line everything, and writes nothing', () => {

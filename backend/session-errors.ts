@@ -14,6 +14,15 @@ import { ApiErrorCode } from '../core/api-codes.ts';
 const isNetworkError = (err: unknown): err is Error =>
   err instanceof Error && err.name === 'NetworkError' && typeof (err as { reason?: unknown }).reason === 'string' && typeof (err as { sent?: unknown }).sent === 'boolean';
 
+/** A write that failed for want of room (SQLite's SQLITE_FULL, the file system's ENOSPC). */
+const isDiskFull = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+};
+
+/** A page is told a full disk in words, without the folder's path (a page never gets one): the CLI names it. */
+export const PAGE_DISK_FULL_MESSAGE = "The disk holding the app's data is full: nothing of this was written, and nothing queued was lost. Free at least 64 MB on that disk, then try again.";
+
 export const PAGE_INTERNAL_MESSAGE = "Something went wrong in the app's backend (internal_error); details are in its log";
 
 /** The toError of a session of `caller`; `log` writes one entry of the host's log. */
@@ -22,6 +31,7 @@ export function sessionErrors(caller: Caller, log: (text: string) => void): (err
     if (err instanceof RpcError && err.code !== RpcCode.internal) return err;
     if (caller === 'cli') return defaultToError(err);
     if (isNetworkError(err)) return new RpcError(ApiErrorCode.serviceUnavailable, err.message);
+    if (isDiskFull(err)) return new RpcError(ApiErrorCode.diskFull, PAGE_DISK_FULL_MESSAGE);
     const ref = randomBytes(4).toString('hex');
     const what = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
     log(`Internal error in a page's call (ref ${ref}): ${what}\n`);

@@ -18,6 +18,8 @@ export const ApiErrorCode = {
   invalidCrop: 'invalid_crop',
   /** More than the app takes at once (a dropped file above IMPORT_PREVIEW_MAX_BYTES: the CLI imports any size). */
   tooLarge: 'too_large',
+  /** The disk holding the app's data (FURROW_HOME) is full: nothing was written; free space there and try again. */
+  diskFull: 'disk_full',
   /** The service could not be reached, or refused, for something only it can answer (the embedded map's address). */
   serviceUnavailable: 'service_unavailable',
   /** A conflict settled field by field with a field it does not have, or into a parcel the service would refuse. */
