@@ -7,10 +7,12 @@ const ErrorRef = Type.Ref(ErrorBody);
 /**
  * What every API operation can answer besides its own: 400 (a malformed request; x-api-key and a bearer token
  * together), 401 (no, bad or revoked credentials), 403 ('Account not found', or a bearer token on an API-key-only
- * operation), 408 (the request did not arrive whole in time), 503 (too many connections open: turned away before
- * the request was read, with Retry-After) and 504 (the gateway's time limit: the work may still commit).
+ * operation), 408 (the request did not arrive whole in time), 414 and 431 (a path segment or the headers too long for
+ * the request to be read), 500 (a failure the service did not foresee: a bug, reported as such), 503 (too many
+ * connections or files open: nothing was done, with Retry-After) and 504 (the gateway's time limit: the work may
+ * still commit).
  */
-const EVERY_OPERATION = [400, 401, 403, 408, 503, 504];
+const EVERY_OPERATION = [400, 401, 403, 408, 414, 431, 500, 503, 504];
 
 /**
  * What a POST, PATCH or DELETE can answer besides its own: 413 over the route's body limit (BODY_LIMIT_BYTES, or
