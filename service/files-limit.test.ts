@@ -44,8 +44,8 @@ async function openMany(port: number, n: number): Promise<{ turnedAway: number; 
   return { turnedAway: results.filter((r) => r === 'away').length, kept: results.filter((r) => r === 'kept').length };
 }
 
-// The service's own process, on SQLite (a PostgreSQL store's connections are the pool's, opened at start).
-describe.runIf(TEST_STORE === 'sqlite')(`the service at ulimit -n ${NOFILE}`, () => {
+// The service's own process, on either store.
+describe(`the service at ulimit -n ${NOFILE}`, () => {
   let svc: ServiceProcess | undefined;
   afterEach(async () => {
     await svc?.stop();
@@ -92,8 +92,13 @@ describe.runIf(TEST_STORE === 'sqlite')(`the service at ulimit -n ${NOFILE}`, ()
           expect(res.headers['retry-after']).toBe('5');
         }
       }
-      expect(answers).toContain(503);
-      expect(s.svc.stdout().match(/as many files open as it may/g)).toHaveLength(1);
+      // Never 500. The SQLite store's listing opens a connection of its own, so it runs out; the PostgreSQL store's uses
+      // the pool's, opened already, and is served.
+      expect(answers.every((a) => a === 200 || a === 503)).toBe(true);
+      if (TEST_STORE === 'sqlite') {
+        expect(answers).toContain(503);
+        expect(s.svc.stdout().match(/as many files open as it may/g)).toHaveLength(1);
+      }
       for (const f of flood.splice(0)) f.destroy();
       await expect.poll(async () => (await s.client.request({ method: 'GET', path: `/api/farms/${s.farm}/parcels/`, headers: s.headers }).then(async (r) => { await r.body.dump(); return r.statusCode; })), { timeout: 10_000 }).toBe(200);
     } finally {
