@@ -60,6 +60,9 @@ export interface AccountReport {
 
 export interface SyncReport { accounts: AccountReport[] }
 
+/** How many accounts one run syncs side by side. */
+export const ACCOUNTS_AT_ONCE = 4;
+
 
 /**
  * Pushes each account's outbox and pulls its data, accounts independently (one blocked or failing account
@@ -96,7 +99,14 @@ export class SyncEngine {
     this.lastProgress.clear();
     try {
       const accounts = this.mirror.read.accounts().filter((a) => !o.accounts || o.accounts.includes(a.id));
-      const reports = await Promise.all(accounts.map((a) => this.syncAccount(a, o.push ?? true, o.pull ?? true)));
+      // A few accounts at a time, each in its own queue: a consultant's dozens of accounts must not open dozens of
+      // connections and pushes at once (ACCOUNTS_AT_ONCE), and one slow account does not hold the others back.
+      const reports = new Array<AccountReport>(accounts.length);
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < accounts.length; i = next++) reports[i] = await this.syncAccount(accounts[i]!, o.push ?? true, o.pull ?? true);
+      };
+      await Promise.all(Array.from({ length: Math.min(ACCOUNTS_AT_ONCE, accounts.length) }, worker));
       return { accounts: reports };
     } finally {
       this.unlock();

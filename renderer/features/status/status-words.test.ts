@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conflictsNote, connectionLabel, syncedMessage } from './status-words.ts';
+import { conflictsNote, connectionLabel, labelOf, othersMessage, syncedMessage } from './status-words.ts';
 
 const none = { committed: 0, received: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
@@ -25,5 +25,17 @@ describe('the status line', () => {
     expect(conflictsNote(0)).toBeNull();
     expect(conflictsNote(1)).toBe('1 conflict — select the purple parcel to settle it');
     expect(conflictsNote(1200)).toBe('1,200 conflicts — select a purple parcel to settle each');
+  });
+});
+
+describe('othersMessage', () => {
+  const base = { service: 's', synced: true, cancelled: false, error: null, blocked: null, blockedCode: null, unreachable: null, sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, left: 0, waitingWhy: null, pullNotDone: null, pullStopped: null, deletionsHeld: [] };
+  const label = labelOf([{ id: 'acc-b', label: 'Grower B' }, { id: 'acc-c', label: 'Grower C' }]);
+
+  it("says what an automatic sync did for the accounts not on show, by their labels, and nothing when nothing happened", () => {
+    expect(othersMessage([{ ...base, account: 'acc-b' }], label)).toEqual({ text: '', news: false, error: false });
+    expect(othersMessage([{ ...base, account: 'acc-b', committed: 1 }, { ...base, account: 'acc-c', blocked: 'Invalid token', blockedCode: 'invalid_token' }], label))
+      .toEqual({ text: 'Also: Grower B 1 sent; Grower C needs you (Invalid token).', news: true, error: true });
+    expect(othersMessage([{ ...base, account: 'acc-x', unreachable: 'could not reach …', left: 2 }], label)).toEqual({ text: 'Also: acc-x 2 waiting (offline).', news: false, error: false });
   });
 });

@@ -40,3 +40,35 @@ export function conflictsNote(conflicts: number): string | null {
   return conflicts === 1 ? '1 conflict — select the purple parcel to settle it'
     : `${conflicts.toLocaleString('en-US')} conflicts — select a purple parcel to settle each`;
 }
+
+/** An account's label by its id, as the app shows it (never the raw id where it has a label). */
+export const labelOf = (accounts: readonly { id: string; label: string }[]) => (id: string): string => accounts.find((a) => a.id === id)?.label || id;
+
+/**
+ * What an automatic sync did for the accounts not on show, when anything: "Also: Grower B 1 sent; Grower C needs you
+ * (Invalid token)." `news`: something changed or needs the user; `error`: something needs the user or failed.
+ */
+export function othersMessage(others: readonly AccountSync[], label: (id: string) => string): { text: string; news: boolean; error: boolean } {
+  const parts: string[] = [];
+  let news = false;
+  let error = false;
+  for (const o of others) {
+    const name = label(o.account);
+    if (o.blocked) {
+      parts.push(`${name} needs you (${o.blocked})`);
+      news = error = true;
+    } else if (o.unreachable) {
+      if (o.left) parts.push(`${name} ${o.left.toLocaleString('en-US')} waiting (offline)`);
+    } else if (o.error) {
+      parts.push(`${name} failed (${o.error})`);
+      news = error = true;
+    } else {
+      const done = syncedMessage(o);
+      const changed = o.committed + o.received + o.plantsChanged + o.rejected + o.conflicts > 0;
+      if (changed || o.left) parts.push(`${name} ${done.replace(/^Synced: /, '').replace(/\.$/, '')}`);
+      if (changed) news = true;
+      if (o.rejected + o.conflicts > 0) error = true;
+    }
+  }
+  return { text: parts.length ? `Also: ${parts.join('; ')}.` : '', news, error };
+}
