@@ -68,6 +68,10 @@ describe('demo credentials', () => {
       .map((p) => ({ name: p.name, crop_type: (JSON.parse(p.metadata) as { crop_type: string }).crop_type, active: current.get(p.id)!.name }));
     expect(crops).toHaveLength(25);
     expect(crops.filter((c) => c.crop_type !== c.active)).toEqual([]);
+    // Each start says whether it created the demo or kept it (a kept start must not read as a reset).
+    expect(first.banner).toContain(`Demo data created in ${dir}.`);
+    expect(second.banner).toContain(`Demo data kept from an earlier start, with your changes (in ${dir}; remove that folder to start afresh).`);
+    expect(second.banner).not.toMatch(/Demo data (created|is loaded)/);
     // Shown again on every start, with the line the README's commands read.
     expect(second.banner).toContain(`x-api-key     ${key}`);
     expect(second.banner).toContain(`(${DEMO_ADMIN} / ${password})`);

@@ -66,7 +66,10 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
     // Whoever could read the exposed key could also have fetched the embedded map's link: that link goes too.
     if (saved.state === 'exposed') account = await store.accounts.rotateAuthId(org, account.id);
     const scope: Scope = { organizationId: org, accountId: account.id, via: 'api_key' };
-    if (account.state === 'active' && (await store.farms.list(scope)).length === 0) await loadFarms(store, scope);
+    // Created now, or kept from an earlier start (with whatever was changed in it since): said in the banner, so that a
+    // start never reads as if the demo had been reset.
+    const loaded = account.state === 'active' && (await store.farms.list(scope)).length === 0;
+    if (loaded) await loadFarms(store, scope);
     const { token, expiresAt } = await signAccountAccess(store, account.id);
     const adminPassword = await demoAdminPassword(store, org, reuse?.admin_password, notices);
     writeDemoSecrets(config.dataDir, { organization_id: org, api_key: apiKey, admin_email: DEMO_ADMIN, admin_password: adminPassword });
@@ -79,7 +82,7 @@ export async function runDemo(config: ServiceConfig): Promise<DemoResult> {
     const exports = { FURROW_URL: service, KEY: apiKey, ACCOUNT: account.id, TOKEN: token };
     const banner = [
       ...notices.map((n) => `! ${n}`),
-      `Demo data is loaded. Credentials (saved in ${file}, readable by you only; the same on every start):`,
+      `${fresh ? `Demo data created in ${config.dataDir}.` : loaded ? `Demo farms loaded again in ${config.dataDir} (the account had none).` : `Demo data kept from an earlier start, with your changes (in ${config.dataDir}; remove that folder to start afresh).`} Credentials (saved in ${file}, readable by you only; the same on every start):`,
       `  organization  ${org}`,
       `  x-api-key     ${apiKey}`,
       `  account       ${account.id}   (send as Service-Account)`,
