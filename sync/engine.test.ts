@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { serviceCli } from '../test/helpers/process.ts';
-import { as, farmOnService, posts, recordingEngine, refCounts, resetFaults, serviceAccount, serviceFarms, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
+import { as, farmOnService, posts, recordingEngine, refCounts, resetFaults, serviceAccount, serviceFarms, serviceParcels, type Gate, type SentRequest } from '../test/helpers/engine.ts';
+import { ACCOUNTS_AT_ONCE } from './engine.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { Mirror } from '../db/mirror.ts';
 import { markInFlight } from '../db/op-transitions.ts';
@@ -102,6 +103,27 @@ describe('happy path', () => {
 
 const opOf = (mirror: Mirror, localId: string): OutboxRow | undefined =>
   mirror.syncDb.prepare("SELECT * FROM outbox WHERE entity = 'parcel' AND local_id = ? ORDER BY id DESC LIMIT 1").get(localId) as OutboxRow | undefined;
+
+describe('many accounts', () => {
+  it(`syncs them side by side, never more than ACCOUNTS_AT_ONCE (${ACCOUNTS_AT_ONCE}) at a time, and every one of them`, async () => {
+    const accs = await Promise.all(Array.from({ length: ACCOUNTS_AT_ONCE + 2 }, () => w.account()));
+    for (const a of accs) w.mirror.write.createFarm(a, `Side by side ${a.slice(-6)}`);
+    // Each farm's create is held a moment at the door: the accounts inside at once are the ones being synced.
+    const inside = new Set<string>();
+    let most = 0;
+    const gate: Gate = async (entry) => {
+      if (entry.method !== 'POST' || entry.path !== '/api/farms/') return;
+      inside.add(entry.account);
+      most = Math.max(most, inside.size);
+      await new Promise((r) => setTimeout(r, 200));
+      inside.delete(entry.account);
+    };
+    const r = await recordingEngine(w, [], { gate }).sync({ accounts: accs });
+    expect(r.accounts.map((a) => a.account)).toEqual(accs);
+    expect(r.accounts.every((a) => a.synced)).toBe(true);
+    expect(most).toBe(ACCOUNTS_AT_ONCE);
+  });
+});
 
 describe('rejections', () => {
   it('a parcel only the service refuses (its agreed limit is 5 ha, the mirror believes 100): the other 49 commit, it is rejected with the reason', async () => {
