@@ -10,6 +10,28 @@ import { announce, type SyncOutcome } from './auto-sync.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** How long a sync waits for another one to end (a second tab's, an automatic one of every account, the CLI's). */
+const BUSY_WAIT_MS = 30_000;
+const BUSY_POLL_MS = 1_000;
+
+/**
+ * api.sync, waiting for another sync to end first when one is running: a tab opened while another tab's automatic
+ * sync of every account went on got "busy" and said nothing, its status stale until the next minute.
+ */
+export async function syncWhenFree(api: AppApi, args: Parameters<AppApi['sync']>[0], auto: boolean): ReturnType<AppApi['sync']> {
+  const until = Date.now() + BUSY_WAIT_MS;
+  for (let told = false; ;) {
+    try {
+      return await api.sync(args);
+    } catch (err) {
+      if (!(err instanceof RpcError && err.code === ApiErrorCode.busy) || Date.now() >= until) throw err;
+      if (!auto && !told) say('A sync is already running: this one follows when it ends.');
+      told = true;
+      await new Promise((r) => setTimeout(r, BUSY_POLL_MS));
+    }
+  }
+}
+
 /** The last message an automatic sync put in the status line: the same one again is not news. */
 let lastAuto: string | null = null;
 
@@ -31,7 +53,7 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
   try {
     // The app's own syncs cover every connected account, each in its own queue (the engine runs a few side by side):
     // another account's edits must not wait for its Sync button. The user's Sync now is the shown account's.
-    const results = await api.sync(auto ? {} : { account: account.id });
+    const results = await syncWhenFree(api, auto ? {} : { account: account.id }, auto);
     const r = results.find((x) => x.account === account.id);
     if (!r) return;
     const others = othersMessage(results.filter((x) => x !== r), labelOf(useApp.getState().accounts));
@@ -53,7 +75,7 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
       tell({ connection: 'online', text: `${syncedMessage(r)}${also}`, error: r.rejected + r.conflicts > 0 || refusedForNow || others.error, news });
     }
   } catch (err) {
-    // Busy: another sync (the launcher's, the CLI's) is on it; the timer's own try has nothing to say then.
+    // Still busy after waiting (another sync, the CLI's say, going on for long): the timer's own try says nothing.
     if (err instanceof RpcError && err.code === ApiErrorCode.busy) {
       if (!auto) say('A sync is already running.');
     } else tell({ connection: before, text: `Sync failed: ${why(err)}`, error: true, news: true });
