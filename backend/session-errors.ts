@@ -9,16 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { defaultToError, RpcCode, RpcError, type Caller } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
+import { noRoomError } from '../platform/node/no-room.ts';
 
 /** sync/transport.ts's NetworkError, told by its shape (that module loads the HTTP client, which the host loads late). */
 const isNetworkError = (err: unknown): err is Error =>
   err instanceof Error && err.name === 'NetworkError' && typeof (err as { reason?: unknown }).reason === 'string' && typeof (err as { sent?: unknown }).sent === 'boolean';
-
-/** A write that failed for want of room (SQLite's SQLITE_FULL, the file system's ENOSPC). */
-const isDiskFull = (err: unknown): boolean => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC';
-};
 
 /** A page is told a full disk in words, without the folder's path (a page never gets one): the CLI names it. */
 export const PAGE_DISK_FULL_MESSAGE = "The disk holding the app's data is full: nothing of this was written, and nothing queued was lost. Free at least 64 MB on that disk, then try again.";
@@ -31,7 +26,7 @@ export function sessionErrors(caller: Caller, log: (text: string) => void): (err
     if (err instanceof RpcError && err.code !== RpcCode.internal) return err;
     if (caller === 'cli') return defaultToError(err);
     if (isNetworkError(err)) return new RpcError(ApiErrorCode.serviceUnavailable, err.message);
-    if (isDiskFull(err)) return new RpcError(ApiErrorCode.diskFull, PAGE_DISK_FULL_MESSAGE);
+    if (noRoomError(err)) return new RpcError(ApiErrorCode.diskFull, PAGE_DISK_FULL_MESSAGE);
     const ref = randomBytes(4).toString('hex');
     const what = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
     log(`Internal error in a page's call (ref ${ref}): ${what}\n`);

@@ -2,7 +2,7 @@
 // the mirror still works on a full disk (db/open.ts opens it holding it alone); what writes — an import, an edit, a
 // sync, which records every batch before sending it — fails with nothing half done, and this says why instead of
 // SQLite's "disk I/O error".
-import { diskFull, freeBytes } from '../platform/node/sqlite.ts';
+import { freeBytes } from '../platform/node/sqlite.ts';
 
 /**
  * What to free: the mirror's WAL may grow to 64 MiB before it is started over (platform/node/checkpointer.ts), and a
@@ -18,6 +18,3 @@ export function fullDiskNote(home: string): string | null {
   if (free === null || free >= 1024 * 1024) return null;
   return `FURROW_HOME (${home}) is on a full disk (${mb(free)} free): Furrow needs room there to record what it sends, receives and changes. Free at least ${ROOM_NEEDED} on that disk, then run the command again; nothing queued was lost.`;
 }
-
-/** Whether a failure is for want of room under FURROW_HOME. */
-export const isFullDisk = (err: unknown, home: string): boolean => diskFull(err, home);

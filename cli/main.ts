@@ -15,7 +15,8 @@ import { Backend } from '../backend/backend.ts';
 import { importPrinter, progressPrinter, type OutStream } from './output.ts';
 import { importErrorLines, importReportLines } from './import-report.ts';
 import { privateUmask } from '../platform/node/private-files.ts';
-import { fullDiskNote, isFullDisk } from './full-disk.ts';
+import { fullDiskNote } from './full-disk.ts';
+import { diskFull } from '../platform/node/sqlite.ts';
 
 // For scripts/cli.mjs, which loads the built CLI: it calls this before runCli, as the branch below does.
 export { privateUmask };
@@ -261,7 +262,7 @@ export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): 
       return 2;
     }
     const home = furrowHome(full.env);
-    const note = isFullDisk(err, home) || (err instanceof RpcError && /disk is full|disk I\/O error/.test(err.message)) ? fullDiskNote(home) : null;
+    const note = diskFull(err, home) || (err instanceof RpcError && /disk is full|disk I\/O error/.test(err.message)) ? fullDiskNote(home) : null;
     if (note) {
       full.stderr.write(`error: ${note}\n`);
       return 1;

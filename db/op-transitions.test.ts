@@ -1,4 +1,4 @@
-// The push's parcel-create steps (db/parcel-creates.ts) on a real mirror file: each does its whole step's reads and
+// The push's parcel-create steps (db/op-transitions.ts) on a real mirror file: each does its whole step's reads and
 // writes, books into the right row, and leaves every op in a definite state.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';

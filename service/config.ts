@@ -96,6 +96,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     throw new Error('JWT_SECRET is no longer used: each organization has its own signing keys in the database (see rotate-signing-key). Unset it.');
   }
   const host = env.HOST || '127.0.0.1';
+  const gatewayTimeoutMs = int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS');
   const port = int(env.PORT, 8080, 'PORT');
   const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   return {
@@ -105,10 +106,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     publicUrl,
     embedUrl: (env.EMBED_URL || `${publicUrl}/embed`).replace(/\/+$/, ''),
     embedFrameAncestors: env.EMBED_FRAME_ANCESTORS?.trim() || "'self'",
-    gatewayTimeoutMs: int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS'),
+    gatewayTimeoutMs,
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     faults: env.FAULTS === '1',
-    connections: connectionLimits(env, int(env.GATEWAY_TIMEOUT_MS, 30_000, 'GATEWAY_TIMEOUT_MS')),
+    connections: connectionLimits(env, gatewayTimeoutMs),
     parcelBodyLimitBytes: int(env.PARCEL_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES, 'PARCEL_BODY_LIMIT_BYTES'),
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openFilesLimit, outOfDescriptors } from '../platform/node/connections.ts';
+import { noRoomError } from '../platform/node/no-room.ts';
 import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
 
 /**
@@ -100,7 +101,7 @@ const DISK_FULL_RETRY_AFTER_S = 60;
  */
 function outOfSpace(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.code === 'SQLITE_FULL' || e.code === '53100' || e.code === 'ENOSPC') return true;
+    if (noRoomError(e) || e.code === '53100') return true;
   }
   return false;
 }

@@ -72,7 +72,7 @@ export async function pushFarmCreate(ctx: AccountCtx, op: OutboxRow, limit: numb
   }
 }
 
-/** The farm's id and its op, with the parcels created with it (db/farm-creates.ts), counted for the report. */
+/** The farm's id and its op, with the parcels created with it (db/op-transitions.ts bookFarmCreated), counted for the report. */
 function bookFarm(ctx: AccountCtx, farm: FarmCreated, parcels: readonly Created[]): void {
   const uncertain = uncertainNow(ctx);
   ctx.stats.committed += bookFarmCreated(ctx.db, farm, parcels, uncertain).committed;

@@ -35,7 +35,7 @@ export type CreatedFeature = Static<typeof Created>[number] & { text?: () => str
 /** A parcel this close to the account's limit is sent alone, so a server-side rejection cannot sink a batch. */
 export const nearLimit = (row: Pick<ParcelRow, 'hectares'>, limit: number): boolean => row.hectares >= 0.98 * limit;
 
-/** Books a 201 (db/parcel-creates.ts bookCreated): the service's ids into the rows and the ops committed. */
+/** Books a 201 (db/op-transitions.ts bookCreated): the service's ids into the rows and the ops committed. */
 export function commitCreated(ctx: AccountCtx, pairs: readonly { op: SendOp; feature: CreatedFeature }[]): void {
   const uncertain = uncertainNow(ctx);
   ctx.stats.committed += bookCreated(ctx.db, pairs, uncertain).committed;

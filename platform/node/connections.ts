@@ -32,14 +32,14 @@ export function httpServerOptions(limits: ConnectionLimits): { headersTimeout: n
 }
 
 /** Why a connection is turned away, in words for the client and for the log. */
-export interface TurnedAway { overall: boolean; open: number; fromAddress: number; address: string; message: string; log: string }
+export interface TurnedAway { message: string; log: string }
 
 /**
  * Counts the open connections, in all and per address, and hands a connection past either bound to `turnAway`
  * (which answers it) before any byte of its request is read, then closes it. `log` hears of it once a minute at
  * most: a flood must not become a flood of log lines.
  */
-export function boundConnections(server: Server, limits: ConnectionLimits, turnAway: (socket: Socket, why: TurnedAway) => void, log: (line: string) => void = () => {}): { open: () => number } {
+export function boundConnections(server: Server, limits: ConnectionLimits, turnAway: (socket: Socket, why: TurnedAway) => void, log: (line: string) => void = () => {}): void {
   let open = 0;
   const perAddress = new Map<string, number>();
   let logged = 0;
@@ -49,8 +49,8 @@ export function boundConnections(server: Server, limits: ConnectionLimits, turnA
     const overall = limits.maxConnections > 0 && open >= limits.maxConnections;
     if (overall || (limits.maxConnectionsPerAddress > 0 && mine >= limits.maxConnectionsPerAddress)) {
       const why: TurnedAway = overall
-        ? { overall, open, fromAddress: mine, address, message: `${open} connections are open, the limit (MAX_CONNECTIONS)`, log: `${open} open (MAX_CONNECTIONS ${limits.maxConnections})` }
-        : { overall, open, fromAddress: mine, address, message: `Too many connections from your address (${mine}, the limit is MAX_CONNECTIONS_PER_ADDRESS)`, log: `${mine} open from ${address} (MAX_CONNECTIONS_PER_ADDRESS ${limits.maxConnectionsPerAddress})` };
+        ? { message: `${open} connections are open, the limit (MAX_CONNECTIONS)`, log: `${open} open (MAX_CONNECTIONS ${limits.maxConnections})` }
+        : { message: `Too many connections from your address (${mine}, the limit is MAX_CONNECTIONS_PER_ADDRESS)`, log: `${mine} open from ${address} (MAX_CONNECTIONS_PER_ADDRESS ${limits.maxConnectionsPerAddress})` };
       const now = Date.now();
       if (now - logged > 60_000) {
         logged = now;
@@ -69,7 +69,6 @@ export function boundConnections(server: Server, limits: ConnectionLimits, turnA
       else perAddress.delete(address);
     });
   });
-  return { open: () => open };
 }
 
 /** This process's limit of open files (the soft RLIMIT_NOFILE, from /proc on Linux); null where it cannot be read. */

@@ -8,6 +8,7 @@ import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate, refuseFuture, type SchemaOptions } from './migrations.ts';
 import { narrowFile, privateFile } from './private-files.ts';
+import { noRoomError } from './no-room.ts';
 
 export type Db = Database.Database;
 
@@ -54,10 +55,10 @@ export function freeBytes(dir: string): number | null {
   }
 }
 
-/** A failure to write for want of space: SQLITE_FULL, ENOSPC, or an I/O error of SQLite's on a disk with (nearly) nothing free. */
+/** A failure to write for want of space: noRoomError, or an I/O error of SQLite's on a disk with (nearly) nothing free. */
 export function diskFull(err: unknown, dir: string): boolean {
+  if (noRoomError(err)) return true;
   const code = String((err as { code?: unknown }).code ?? '');
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return true;
   if (!code.startsWith('SQLITE_IOERR')) return false;
   const free = freeBytes(dir);
   return free !== null && free < 1024 * 1024;
