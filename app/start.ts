@@ -10,7 +10,8 @@
 // FURROW_DEMO_ACCOUNT=0 leaves the embedded demo's account unconnected (the app's first run: its Connect form).
 // FURROW_NO_ELECTRON=1 opens the browser where Electron's window would open.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,7 @@ import { runDemo } from '../service/demo.ts';
 import { furrowHome } from '../backend/home.ts';
 import { launchHost, type Host } from '../backend/launch.ts';
 import { ensureRenderer, ROOT } from './renderer-build.ts';
-import { freePort } from '../platform/node/free-port.ts';
+import { portPreferring } from '../platform/node/free-port.ts';
 import { openInBrowser } from './open-browser.ts';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -91,6 +92,20 @@ async function openWindow(binary: string, home: string, account: string | undefi
   });
 }
 
+const lastPort = (file: string): number | null => {
+  try {
+    return Number(readFileSync(file, 'utf8').trim()) || null;
+  } catch {
+    return null;
+  }
+};
+
+const rememberPort = (file: string, port: number) => {
+  try {
+    writeFileSync(file, `${port}\n`, { mode: 0o600 });
+  } catch { /* not kept: the next start takes any free port, as before */ }
+};
+
 const hasDisplay = () => process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 
 async function main(): Promise<void> {
@@ -98,7 +113,10 @@ async function main(): Promise<void> {
   const service = process.env.FURROW_SERVICE ? configuredService(process.env) : await embeddedService();
   const home = furrowHome(process.env);
   const token = randomBytes(32).toString('base64url');
-  const port = process.env.FURROW_APP_PORT ? Number(process.env.FURROW_APP_PORT) : await freePort();
+  // The port of the last start when it is free: an open tab reconnects by itself (backend/tab-passes.ts) and the
+  // address can be bookmarked.
+  const portFile = join(home, 'app-port');
+  const port = process.env.FURROW_APP_PORT ? Number(process.env.FURROW_APP_PORT) : await portPreferring(lastPort(portFile));
   let host: Host | null = null;
   let electronWindow: ChildProcess | null = null;
   let stopping = false;
@@ -160,11 +178,12 @@ async function main(): Promise<void> {
   }
   // The host answers `hello` before its browser server listens: the address is printed once it does.
   for (let i = 0; i < 100 && !(await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!process.env.FURROW_APP_PORT) rememberPort(portFile, port);
   const url = `http://127.0.0.1:${port}/#token=${token}${account ? `&account=${encodeURIComponent(account)}` : ''}`;
   say('path' in electron
     ? `${process.env.FURROW_NO_BROWSER ? 'FURROW_NO_BROWSER is set' : process.env.FURROW_NO_ELECTRON ? 'FURROW_NO_ELECTRON is set' : 'No display'}: Electron's window does not open.`
     : `Electron's binary is not installed (${electron.missing}): the app runs in your browser.`);
-  say(`Open Furrow at ${url}   (this address works until the app stops; Ctrl+C stops it)`);
+  say(`Open Furrow at ${url}   (a tab left open reconnects by itself when the app starts again; Ctrl+C stops it)`);
   // Through a page only the user can read: the token on xdg-open's command line would be every local user's.
   if (hasDisplay() && !process.env.FURROW_NO_BROWSER) removeLaunchPage = openInBrowser(url, home, port);
 }

@@ -1,7 +1,7 @@
 // Browser mode's transport through a real mirror host process: only a page of this server's own origin, on its own
 // loopback address, holding this launch's token, reaches the API; a call then round-trips over the WebSocket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,11 +14,16 @@ import { freePort } from '../test/helpers/process.ts';
 import { launchHost, type Host } from './launch.ts';
 import { PROTOCOL } from './browser-server.ts';
 import { browserShell, pageHeaders } from '../core/page-policy.ts';
+import { passOf } from '../core/tab-pass.ts';
+
+/** The first frame each socket received, listened for from its creation on (it may come with the upgrade's answer). */
+const firstFrames = new WeakMap<WebSocket, Promise<string>>();
+const nextMessage = (ws: WebSocket) => firstFrames.get(ws)!;
 
 let dir: string;
 let host: Host;
 let port: number;
-const token = randomBytes(32).toString('base64url');
+let token = randomBytes(32).toString('base64url');
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'furrow-browser-'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Furrow</title>');
@@ -45,11 +50,12 @@ function get(path: string, hostHeader = `127.0.0.1:${port}`): Promise<{ status: 
 }
 
 /** Opens a socket as a page would; resolves with it open, or with the status of the refusal. */
-function open(opts: { token?: string; origin?: string; host?: string }): Promise<WebSocket | number> {
+function open(opts: { token?: string; origin?: string; host?: string; pass?: string }): Promise<WebSocket | number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${opts.token ?? token}`], {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${opts.token ?? token}`, ...(opts.pass ? [`furrow-pass.${opts.pass}`] : [])], {
       origin: opts.origin ?? `http://127.0.0.1:${port}`, headers: opts.host ? { host: opts.host } : {},
     });
+    firstFrames.set(ws, new Promise((r) => ws.once('message', (d: Buffer) => r(d.toString()))));
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => resolve(res.statusCode!));
     ws.once('error', reject);
@@ -87,6 +93,42 @@ describe('browser mode', () => {
     expect(await open({ origin: 'http://evil.example' })).toBe(403);
     expect(await open({ origin: `http://127.0.0.1:${port + 1}` })).toBe(403);
     expect(await open({ host: `evil.example:${port}` })).toBe(403);
+  });
+
+  it("hands each tab a pass that lets it back in after the app restarts, once, with another pass", async () => {
+    const first = await open({});
+    const pass = passOf(JSON.parse(String(await nextMessage(first as WebSocket))));
+    expect(pass).toMatch(/^[\w-]{43}$/);
+    (first as WebSocket).close();
+    // Only its digest is kept, readable by the user alone.
+    const file = join(dir, 'home', 'tab-passes.json');
+    expect(readFileSync(file, 'utf8')).not.toContain(pass!);
+    if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // The app restarts: a new launch token, the same port and home.
+    await host.close();
+    host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir }, secrets: { browserToken: randomBytes(32).toString('base64url') } });
+    for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
+    // The old launch token alone no longer opens anything; a made-up pass neither.
+    expect(await open({})).toBe(403);
+    expect(await open({ pass: randomBytes(32).toString('base64url') })).toBe(403);
+    // Another site's page with a stolen pass is still refused by its Origin, and the pass is not spent by it.
+    expect(await open({ pass: pass!, origin: 'http://evil.example' })).toBe(403);
+    const back = await open({ pass: pass! });
+    expect(back).toBeInstanceOf(WebSocket);
+    const next = passOf(JSON.parse(String(await nextMessage(back as WebSocket))));
+    expect(next).toMatch(/^[\w-]{43}$/);
+    expect(next).not.toBe(pass);
+    const client = createClient(API, wsPort(back as WebSocket), API_EVENTS);
+    expect(await client.api.hello({ apiVersion: API_VERSION })).toEqual({ apiVersion: API_VERSION, pid: host.pid });
+    client.close();
+    (back as WebSocket).close();
+    // Spent: the same pass a second time (a copy of it) is refused.
+    expect(await open({ pass: pass! })).toBe(403);
+    token = randomBytes(32).toString('base64url');
+    await host.close();
+    host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir }, secrets: { browserToken: token } });
+    for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
   });
 
   it('carries calls and their errors to the host and back', async () => {

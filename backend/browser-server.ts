@@ -24,10 +24,11 @@ import { browserShell, bytesPolicyHeaders, pageHeaders } from '../core/page-poli
 import { BYTES_PREFIX, bytesHead, parseBytesPath } from '../core/bytes-protocol.ts';
 import type { BytesSource } from './bytes.ts';
 import { boundConnections, httpServerOptions, type ConnectionLimits } from '../platform/node/connections.ts';
+import { offeredSecrets, type PassFrame } from '../core/tab-pass.ts';
+import type { TabPasses } from './tab-passes.ts';
 
-/** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>`. */
+/** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>` (core/tab-pass.ts). */
 export const PROTOCOL = 'furrow.v1';
-const TOKEN_PREFIX = 'furrow-token.';
 
 export interface BrowserServerOptions {
   /** 0: any free port. */
@@ -41,6 +42,8 @@ export interface BrowserServerOptions {
   bytes?: BytesSource;
   /** Slow clients and connections (HOST_LIMITS unless a test sets shorter ones). */
   limits?: ConnectionLimits;
+  /** Reconnect passes: a tab let in is handed one, and gets back in with it after a restart. None: the token only. */
+  passes?: TabPasses;
 }
 
 export interface BrowserServer {
@@ -151,21 +154,32 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {}); // a peer that resets the connection ends it, never the host
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
-    const token = offered.find((p) => p.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length) ?? '';
-    const why = !hosts().has(req.headers.host ?? '') ? 'wrong Host'
-      : !origins().has(String(req.headers.origin ?? '')) ? 'wrong Origin'
-        : !sameSecret(token, opts.token) ? 'wrong token'
-          : null;
+    const { token, pass } = offeredSecrets(offered);
+    const place = !hosts().has(req.headers.host ?? '') ? 'wrong Host' : !origins().has(String(req.headers.origin ?? '')) ? 'wrong Origin' : null;
+    // A pass offered is spent whether or not the token also lets the tab in: a tab holds only its latest.
+    const passed = !place && pass !== null && (opts.passes?.redeem(pass) ?? false);
+    const why = place ?? (sameSecret(token, opts.token) || passed ? null : 'wrong token');
     if (why) {
       socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
+      handPass(ws);
       const stop = opts.onConnection(socketPort(ws));
       ws.once('close', () => { sockets.delete(ws); stop(); });
     });
   });
+
+  /** The tab's pass for the next start, sent before anything else on its socket. */
+  const handPass = (ws: WebSocket) => {
+    if (!opts.passes) return;
+    try {
+      ws.send(JSON.stringify({ furrowPass: opts.passes.issue() } satisfies PassFrame));
+    } catch {
+      // Not written (the disk full): the tab works now and asks for the printed address after a restart.
+    }
+  };
 
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);

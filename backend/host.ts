@@ -18,6 +18,7 @@ import { furrowHome } from './home.ts';
 import { SealedCredentialStore } from '../sync/sealed-credentials.ts';
 import { Backend } from './backend.ts';
 import { startBrowserServer, type BrowserServer } from './browser-server.ts';
+import { TabPasses } from './tab-passes.ts';
 import { acceptRendererPorts, acceptSessions, electronParent, holdParent, parentChannel, portOf } from './node-ports.ts';
 import { privateUmask } from '../platform/node/private-files.ts';
 import { ByteResources } from './bytes.ts';
@@ -90,7 +91,7 @@ let browser: BrowserServer | null = null;
 if (secrets.browserToken) {
   browser = await startBrowserServer({
     port: Number(process.env.FURROW_BROWSER_PORT ?? 0), token: secrets.browserToken, root: process.env.FURROW_RENDERER_DIR ?? 'dist/renderer',
-    onConnection: page, bytes,
+    onConnection: page, bytes, passes: new TabPasses(join(home, 'tab-passes.json')),
   });
 }
 

@@ -36,7 +36,13 @@ export function StatusBar() {
           </select>
         </label>
       ) : account ? <span className="account">{account.label || account.id} · {account.service}</span> : null}
-      {lost ? <span className="error" role="alert" title={lost}>The app stopped ({lost}): start it again and open the address it prints. Nothing saved is lost.</span> : null}
+      {lost ? (
+        <span className="error" role="alert" title={lost.reason}>
+          {lost.reconnecting
+            ? 'The app stopped. Nothing saved is lost: start it again and this page reconnects by itself.'
+            : `The app stopped (${lost.reason}): start it again and open the address it prints. Nothing saved is lost.`}
+        </span>
+      ) : null}
       {/* One line, however long: the full text in its tooltip, so the line never changes height. */}
       {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
       {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}

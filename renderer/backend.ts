@@ -1,6 +1,8 @@
 // The renderer's one way to the app's backend: core/api.ts's client over Electron's MessagePort (electron-port.ts) or
 // browser mode's WebSocket. For the WebSocket, the token comes in the URL's fragment (never sent to any server), is
-// kept for this tab's reloads in sessionStorage (this origin only) and removed from the address bar.
+// kept for this tab's reloads in sessionStorage (this origin only) and removed from the address bar. The host hands a
+// tab it let in a reconnect pass (core/tab-pass.ts), kept the same way: after the app restarts (on the same port,
+// app/start.ts), the tab gets back in with it and reloads by itself (waitForHost).
 import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
 import { createClient, type Client } from '../core/rpc.ts';
 import { webSocketPort } from './ws-port.ts';
@@ -37,15 +39,43 @@ export async function connectBackend(onLost: (reason: string) => void): Promise<
   return client;
 }
 
+const PASS_KEY = 'furrow-pass';
+
 async function webSocketClient(onLost: (reason: string) => void): Promise<Backend> {
   const token = launchToken();
-  if (!token) throw new Error('This page needs the address the app printed when it started (it holds this launch\'s token).');
-  const port = webSocketPort(`ws://${location.host}/`, token);
+  const pass = sessionStorage.getItem(PASS_KEY);
+  if (!token && !pass) throw new Error('This page needs the address the app printed when it started (it holds this launch\'s token).');
+  const port = webSocketPort(`ws://${location.host}/`, { token: token ?? '', pass, onPass: (p) => sessionStorage.setItem(PASS_KEY, p) });
   port.onClose(onLost);
   await port.opened.catch(() => {
+    sessionStorage.removeItem(PASS_KEY); // spent or lapsed: it would only be refused again
     throw new Error('The app refused this page: open the address it printed at its latest start.');
   });
   const client = createClient(API, port, API_EVENTS);
   port.onClose((reason) => client.close(reason));
   return client;
+}
+
+/** Whether this page came through browser mode's WebSocket, and so can get back in by itself after a restart. */
+export const canReconnect = (): boolean => !electronBridge() && sessionStorage.getItem(PASS_KEY) !== null;
+
+/**
+ * Browser mode, the app stopped: asks the page's own address every `everyMs` until the app answers again (started
+ * anew, on the same port), then reloads the page, which connects with its pass. Returns the function that stops asking.
+ */
+export function waitForHost(everyMs = 1_000): () => void {
+  let stopped = false;
+  const ask = async () => {
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, everyMs));
+      if (stopped) return;
+      const up = await fetch(location.pathname, { method: 'HEAD', cache: 'no-store' }).then((r) => r.ok, () => false);
+      if (up && !stopped) {
+        location.reload();
+        return;
+      }
+    }
+  };
+  void ask();
+  return () => { stopped = true; };
 }

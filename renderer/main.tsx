@@ -1,7 +1,7 @@
 // The renderer's entry: connect to the app's backend, then show the app (or say why it cannot).
 import { createRoot } from 'react-dom/client';
 import 'ol/ol.css';
-import { connectBackend } from './backend.ts';
+import { canReconnect, connectBackend, waitForHost } from './backend.ts';
 import { App } from './App.tsx';
 import { set } from './store.ts';
 
@@ -10,7 +10,13 @@ import { set } from './store.ts';
 window.addEventListener('hashchange', () => { if (new URLSearchParams(location.hash.slice(1)).has('token')) location.reload(); });
 
 const root = createRoot(document.getElementById('root')!);
-connectBackend((reason) => set({ backendLost: reason })).then(
+// The app stopped: a browser tab it let in waits for it to come back and gets in again by itself.
+const lost = (reason: string) => {
+  const back = canReconnect();
+  set({ backendLost: { reason, reconnecting: back } });
+  if (back) waitForHost();
+};
+connectBackend(lost).then(
   (backend) => root.render(<App backend={backend} />),
   (err: unknown) => root.render(<p className="fatal" role="alert">{err instanceof Error ? err.message : String(err)}</p>),
 );

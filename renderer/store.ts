@@ -45,7 +45,8 @@ export interface AppState {
   connection: Connection;
   /** The last thing the app has to tell (a sync's outcome, a refusal), for the status line. */
   message: { text: string; error: boolean } | null;
-  backendLost: string | null;
+  /** The app's backend gone (it stopped): why, and whether this page gets back in by itself once it is back. */
+  backendLost: { reason: string; reconnecting: boolean } | null;
 }
 
 const initial: AppState = {

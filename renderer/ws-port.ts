@@ -1,7 +1,8 @@
 // core/rpc.ts's Port over the browser's WebSocket (browser mode; backend/browser-server.ts is the other side). Pure
-// browser code, no Node: messages are JSON text frames. The per-launch token is offered as a second subprotocol so
-// that it is in no URL the server logs.
+// browser code, no Node: messages are JSON text frames. The per-launch token (and the tab's reconnect pass, when it
+// has one: core/tab-pass.ts) is offered as a further subprotocol so that it is in no URL the server logs.
 import type { Port } from '../core/rpc.ts';
+import { PASS_PREFIX, passOf, TOKEN_PREFIX } from '../core/tab-pass.ts';
 
 export const PROTOCOL = 'furrow.v1';
 
@@ -13,8 +14,26 @@ export interface SocketPort extends Port {
   close(): void;
 }
 
-export function webSocketPort(url: string, token: string): SocketPort {
-  const ws = new WebSocket(url, [PROTOCOL, `furrow-token.${token}`]);
+export interface Secrets {
+  /** This launch's token, from the printed address ('' when the tab has none). */
+  token: string;
+  /** The pass the host handed this tab at its last connection, for getting back in after a restart. */
+  pass: string | null;
+  /** A new pass the host sent: kept for the next connection (each is good once). */
+  onPass(pass: string): void;
+}
+
+export function webSocketPort(url: string, secrets: Secrets): SocketPort {
+  const ws = new WebSocket(url, [PROTOCOL, `${TOKEN_PREFIX}${secrets.token}`, ...(secrets.pass ? [`${PASS_PREFIX}${secrets.pass}`] : [])]);
+  // The pass comes first, before any rpc message: taken here, never handed to rpc.
+  ws.addEventListener('message', (e: MessageEvent) => {
+    if (typeof e.data !== 'string' || !e.data.startsWith('{"furrowPass"')) return;
+    let pass: string | null = null;
+    try {
+      pass = passOf(JSON.parse(e.data));
+    } catch { /* not a pass */ }
+    if (pass) secrets.onPass(pass);
+  });
   // What is sent before the socket opens waits for it: the client's first call goes out at once.
   const queue: string[] = [];
   const closers: ((reason: string) => void)[] = [];

@@ -10,3 +10,13 @@ export function freePort(): Promise<number> {
     }).on('error', fail);
   });
 }
+
+/** `preferred` when it is free on 127.0.0.1 right now (the app's port of its last start), else any free port. */
+export function portPreferring(preferred: number | null): Promise<number> {
+  if (!preferred || !Number.isInteger(preferred) || preferred < 1024 || preferred > 65535) return freePort();
+  return new Promise((ok) => {
+    const s = createServer();
+    s.once('error', () => ok(freePort()));
+    s.listen(preferred, '127.0.0.1', () => s.close(() => ok(preferred)));
+  });
+}
