@@ -166,6 +166,35 @@ describe('organization mode', () => {
     expect(await h.api.organizations({})).toHaveLength(1);
     await expect(h.api.forgetOrganization({ organization: org })).rejects.toMatchObject({ code: 'no_organization' });
   });
+
+  it("names each organization as its service does, labels an account by its e-mail, and says when the service no longer knows a key", async () => {
+    const { h, acc, org } = await orgHost();
+    const [mine] = await h.api.organizations({});
+    const ours = (await hw.w.api('GET', '/api/organization/')).body as { id: string; name: string };
+    expect(mine).toMatchObject({ name: ours.name, remoteId: ours.id, stale: false });
+    // Connected without a label: named by its e-mail on the service, never by its raw id.
+    const email = ((await hw.w.api('GET', `/api/accounts/${acc}/`)).body as { account_email: string }).account_email;
+    expect((await h.api.accounts({})).find((a) => a.id === acc)!.label).toBe(email);
+
+    // Another organization on the same service, one of its accounts connected here; then its key is revoked, as a
+    // reset service would no longer know it.
+    const other = serviceCli(join(hw.w.dir, 'service'), ['create-org', '--name', 'Gone Co-op']).json as { organization_id: string; api_key: string };
+    const added = await h.api.addOrganization({ service: hw.w.svc.url, apiKey: other.api_key });
+    expect(added).toMatchObject({ name: 'Gone Co-op', remoteId: other.organization_id, stale: false });
+    const theirs = (await h.api.createAccount({ organization: added.id, email: `gone-${Date.now()}@example.com` })).account;
+    for (const k of await serviceStore.apiKeys.list(other.organization_id)) if (!k.revoked) await serviceStore.apiKeys.revoke(other.organization_id, k.prefix);
+
+    const orgs = await h.api.organizations({});
+    const gone = orgs.find((o) => o.id === added.id)!;
+    // Still named as it was last told, and stale: its account listed as unknown to the service, to export and remove.
+    expect(gone).toMatchObject({ name: 'Gone Co-op', remoteId: other.organization_id, stale: true });
+    expect(gone.accounts).toEqual([expect.objectContaining({ id: theirs, state: 'missing', connected: true })]);
+    expect(gone.problem).toContain("no longer knows Gone Co-op's API key");
+    expect(gone.problem).toContain(`It now answers for ${ours.name}.`);
+    expect(orgs.find((o) => o.id === org)).toMatchObject({ stale: false, name: ours.name });
+    await h.api.disconnect({ account: theirs, discardUnsynced: true });
+    await h.api.forgetOrganization({ organization: added.id });
+  });
 });
 
 /** A token for the account signed by the service's own key, expiring `seconds` from now. */

@@ -54,21 +54,45 @@ export function organizationHandlers(ctx: HostContext): Pick<Handlers, 'organiza
 
   /** The organization with its accounts as the service lists them, and the ones connected here it no longer knows. */
   async function organization(o: OrgKey): Promise<Organization> {
-    const base = { id: o.id, service: o.service, method: o.method };
+    const base = { id: o.id, service: o.service, method: o.method, name: o.known?.name ?? null, remoteId: o.known?.id ?? null, stale: false };
     const c = await client(o);
+    const missing = (ids: readonly string[]) => ids.map((id): OrgAccount => ({
+      id, email: ctx.mirror.read.account(id)?.label ?? '', state: 'missing', deactivated: null, connected: true,
+    }));
     try {
       const listed = await c.accounts();
+      // Who the key speaks for, remembered: shown by name, and told apart from another at the same address later.
+      const who = await c.organization().catch(() => null);
+      if (who) remember(o, who);
       const known = new Set(listed.map((a) => a.id));
       const row = (a: ServiceAccountRow): OrgAccount => ({ ...a, connected: here(o, a.id) });
-      const gone = o.via.filter((id) => !known.has(id)).map((id): OrgAccount => ({
-        id, email: ctx.mirror.read.account(id)?.label ?? '', state: 'missing', deactivated: null, connected: true,
-      }));
-      return { ...base, accounts: [...listed.map(row), ...gone], problem: null };
+      const gone = missing(o.via.filter((id) => !known.has(id)));
+      return { ...base, ...(who ? { name: who.name, remoteId: who.id } : {}), accounts: [...listed.map(row), ...gone], problem: null };
     } catch (err) {
+      if (err instanceof OrgRefused && err.code === 'unknown_key') {
+        return { ...base, stale: true, accounts: missing(o.via), problem: staleWords(o, null) };
+      }
       return { ...base, accounts: null, problem: refused(err, `The accounts of ${o.service} could not be listed`).message };
     } finally {
       await c.close();
     }
+  }
+
+  /** The service's word for who the key speaks for, kept with each credential entry holding the key when it changed. */
+  function remember(o: OrgKey, who: { id: string; name: string }) {
+    if (o.known?.id === who.id && o.known.name === who.name) return;
+    const all = ctx.credentials.load();
+    for (const name of [...(o.entry ? [o.entry] : []), ...o.via]) {
+      const c = all[name];
+      if (c) ctx.credentials.save(name, { ...c, organization: who });
+    }
+  }
+
+  /** Why the key is refused, for people: the service reset, or another organization's service at the address (`now`). */
+  function staleWords(o: OrgKey, now: string | null): string {
+    const was = o.known ? `${o.known.name}'s API key` : "this organization's API key";
+    const instead = now ? ` It now answers for ${now}.` : '';
+    return `The service at ${o.service} no longer knows ${was} (its data was reset, or another service now answers at this address).${instead} The ${plural(o.via.length, 'account')} connected with it here cannot sync any more: export what was not sent, then remove them.`;
   }
 
   /** What deactivating would do, read from the service now (another organization's account is not found). */
@@ -161,7 +185,13 @@ export function organizationHandlers(ctx: HostContext): Pick<Handlers, 'organiza
   return {
     organizations: async () => {
       const all = [...orgs().values()].sort((a, b) => a.service.localeCompare(b.service) || a.id.localeCompare(b.id));
-      return Promise.all(all.map(organization));
+      const listed = await Promise.all(all.map(organization));
+      // A stale key's service answering another key held here says whom it answers for now.
+      return listed.map((x, i) => {
+        const now = x.stale ? listed.find((y) => y.service === x.service && !y.stale && y.name && y.remoteId !== x.remoteId) : undefined;
+        const named = now && (now.name === x.name ? `${now.name!} (…${(now.remoteId ?? '').slice(-6)})` : now.name);
+        return named ? { ...x, problem: staleWords(all[i]!, named) } : x;
+      });
     },
 
     addOrganization: async ({ service, apiKey, accountHeader, bearer = false }) => {
@@ -171,7 +201,7 @@ export function organizationHandlers(ctx: HostContext): Pick<Handlers, 'organiza
       try {
         await c.accounts();
       } catch (err) {
-        if (err instanceof OrgRefused && err.code === 'refused') throw new RpcError(ApiErrorCode.connectRefused, err.message, { reason: 'refused' });
+        if (err instanceof OrgRefused && (err.code === 'refused' || err.code === 'unknown_key')) throw new RpcError(ApiErrorCode.connectRefused, err.message, { reason: 'refused' });
         throw refused(err, `${url} could not list the organization's accounts`);
       } finally {
         await c.close();

@@ -36,6 +36,15 @@ export const Organization = Obj({
   accounts: Nullable(Type.Array(OrgAccount)),
   /** Why the list is missing (the service unreachable, the key refused), for people. */
   problem: Nullable(Type.String()),
+  /** Its name as the service gave it (GET /api/organization/: our service's extension), now or when last asked; null when never told. */
+  name: Nullable(Type.String()),
+  /** Its id on the service (not the app's `id`), to tell two of the same name apart; null when never told. */
+  remoteId: Nullable(Type.String()),
+  /**
+   * The service at the address answered and does not know the key (its data was reset, or another service now answers
+   * there): the accounts connected with it are stale, listed in `accounts` as `missing`, to export and remove.
+   */
+  stale: Type.Boolean(),
 });
 export type Organization = Static<typeof Organization>;
 

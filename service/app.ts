@@ -19,6 +19,7 @@ import { registerJsonParser } from './raw-body.ts';
 import { registerNulGuard } from './nul.ts';
 import { CENSOR, REDACT_PATHS, scrubLogLine, serializeRequest } from './log-redaction.ts';
 import accounts from './routes/accounts/index.ts';
+import organization from './routes/organization/index.ts';
 import farms from './routes/farms/index.ts';
 import parcels from './routes/parcels/index.ts';
 import crops from './routes/crops/index.ts';
@@ -124,6 +125,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     if (faults) injectFaults(api, faults);
     strictQueries(api);
     await api.register(async (i) => accounts(i, ctx));
+    await api.register(async (i) => organization(i, ctx));
     await api.register(async (i) => farms(i, ctx));
     await api.register(async (i) => parcels(i, ctx));
     await api.register(async (i) => crops(i, ctx));

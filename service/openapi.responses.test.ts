@@ -111,6 +111,9 @@ describe('live responses match the document', () => {
     await call('POST', '/api/accounts/', { ...key, ...b }, { account_email: 'x@example.com' }, 400);
     await call('GET', '/api/accounts/', key, undefined, 200);
     await call('GET', '/api/accounts/', b, undefined, 200);
+    await call('GET', '/api/organization/', key, undefined, 200);
+    await call('GET', '/api/organization/', b, undefined, 200);
+    await call('GET', '/api/organization/', {}, undefined, 401);
     await call('GET', `/api/accounts/${acc.id}/`, key, undefined, 200);
     await call('GET', '/api/accounts/acc-nobody/', key, undefined, 403);
     await call('POST', `/api/accounts/${acc.id}/token/`, key, undefined, 200);

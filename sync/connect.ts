@@ -39,6 +39,13 @@ function serviceUrl(text: string): string {
   return a.service;
 }
 
+/** The account's e-mail as the service lists it (the spec's GET /api/accounts/{id}/), or undefined when it will not say. */
+async function accountEmail(client: { send(method: string, path: string): Promise<{ status: number; body: unknown }> }, id: string): Promise<string | undefined> {
+  const res = await client.send('GET', `/api/accounts/${encodeURIComponent(id)}/`).catch(() => null);
+  const email = res?.status === 200 ? (res.body as { account_email?: unknown }).account_email : undefined;
+  return typeof email === 'string' && email.length <= 200 ? email : undefined;
+}
+
 /** The account a token is for (its `sub`), or null when it is not an account_access token. */
 export const tokenAccount = (token: string): string | null => tokenSubject(token);
 
@@ -58,14 +65,22 @@ export async function connectAccount(m: Mirror, store: CredentialStore, input: C
   }
   const { timeoutMs, deadlineMs, maxAnswerBytes } = durations;
   const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs, maxAnswerBytes })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, created: '' });
+  let label = input.label?.trim() || undefined;
   try {
     const res = await client.send('GET', '/api/farms/');
     if (res.status !== 200) throw new ConnectRefused(`The service refused the credentials: ${errorMessage(res)}`, 'refused');
+    // Named by its e-mail when not by the user: an account is never shown by its raw id.
+    label ??= await accountEmail(client, accountId);
+    if (creds.apiKey) {
+      const who = await client.send('GET', '/api/organization/').catch(() => null);
+      const body = who?.status === 200 ? who.body as { id?: unknown; name?: unknown } : null;
+      if (typeof body?.id === 'string' && typeof body.name === 'string') creds = { ...creds, organization: { id: body.id, name: body.name } };
+    }
   } finally {
     await client.close();
   }
   store.save(accountId, creds);
-  const account = m.write.addAccount({ id: accountId, service_url: service, mode: creds.method, label: input.label });
+  const account = m.write.addAccount({ id: accountId, service_url: service, mode: creds.method, label });
   const exp = input.token ? tokenExpiry(input.token) : null;
   return { account, tokenExpires: exp ? new Date(exp * 1000).toISOString() : null };
 }

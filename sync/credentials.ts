@@ -19,6 +19,8 @@ export interface AccountCredentials {
   service?: string;
   /** The API key is read from FURROW_API_KEY (not set when this is true and apiKey is missing). */
   keyFromEnv?: boolean;
+  /** With an API key: the organization the service said it speaks for (not a secret; kept to tell when it changes). */
+  organization?: { id: string; name: string };
 }
 
 const file = (home: string) => join(home, 'credentials.json');

@@ -26,7 +26,7 @@ function shape<T extends Parameters<typeof expectShape>[0]>(schema: T, res: Http
 
 function refusal(res: HttpResponse, what: string): OrgRefused {
   if (res.status === 403 && isAccountNotFound(res.body)) return new OrgRefused('Account not found', 'account_not_found');
-  if (res.status === 401) return new OrgRefused(`The service refused the organization's API key: ${errorMessage(res)}`, 'refused');
+  if (res.status === 401) return new OrgRefused(`The service refused the organization's API key: ${errorMessage(res)}`, 'unknown_key');
   return new OrgRefused(`${what}: the service answered ${errorMessage(res)}`, 'refused');
 }
 
@@ -57,6 +57,17 @@ export class OrgClient {
     return shape(Type.Array(ServiceAccount), res, 'the account list').map((a) => ({
       id: a.id, email: a.account_email, state: a.state === 'deactivated' ? 'deactivated' : 'active', deactivated: a.deactivated ?? null,
     }));
+  }
+
+  /**
+   * Who the key speaks for (GET /api/organization/, our service's extension: docs/api.md), or null where the service
+   * does not offer it (the hosted original: 404).
+   */
+  async organization(): Promise<{ id: string; name: string } | null> {
+    const res = await this.client().send('GET', '/api/organization/');
+    if (res.status === 404 || res.status === 405) return null;
+    if (res.status !== 200) throw refusal(res, 'Reading the organization');
+    return shape(Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), name: Type.String({ maxLength: 500 }) }), res, 'the organization');
   }
 
   /** One account of the organization, or OrgRefused account_not_found (another organization's is not found either). */

@@ -15,6 +15,8 @@ export interface OrgKey {
   entry: string | null;
   /** Accounts connected here with this key. */
   via: string[];
+  /** Who the service said the key speaks for, when it was last asked (GET /api/organization/). */
+  known: { id: string; name: string } | null;
 }
 
 /** The organization's name in the app's API: a digest of the service and the key, from which neither can be read back. */
@@ -30,8 +32,9 @@ export function organizationsOf(creds: Record<string, AccountCredentials>, accou
   const add = (service: string, c: AccountCredentials, entry: string | null, via: string | null) => {
     if (!c.apiKey) return;
     const id = organizationId(service, c.apiKey);
-    const o = out.get(id) ?? { id, service, apiKey: c.apiKey, accountHeader: c.accountHeader, method: c.method, entry: null, via: [] };
+    const o = out.get(id) ?? { id, service, apiKey: c.apiKey, accountHeader: c.accountHeader, method: c.method, entry: null, via: [], known: null };
     if (entry) o.entry = entry;
+    if (c.organization && !o.known) o.known = c.organization;
     if (via) o.via.push(via);
     out.set(id, o);
   };
@@ -45,7 +48,8 @@ export function organizationsOf(creds: Record<string, AccountCredentials>, accou
 
 /** The service refused (or could not be understood): `code` says how, the message is the service's reason. */
 export class OrgRefused extends Error {
-  constructor(message: string, readonly code: 'invalid_email' | 'email_taken' | 'account_not_found' | 'refused' | 'unexpected') {
+  /** `unknown_key`: the service answered 401 — it does not know the key (its data reset, or another service at the address). */
+  constructor(message: string, readonly code: 'invalid_email' | 'email_taken' | 'account_not_found' | 'refused' | 'unknown_key' | 'unexpected') {
     super(message);
     this.name = 'OrgRefused';
   }

@@ -56,7 +56,7 @@ async function serviceAccount(email: string, hectares: number[] = []): Promise<{
 const billed = async (id: string) => ((await http('GET', '/api/billing/')).body.accounts as { account: string; state: string; farms: number; hectares: number }[]).find((a) => a.account === id);
 
 const panel = () => page.getByRole('dialog', { name: 'Accounts' });
-const orgTable = () => panel().getByRole('table', { name: `Accounts of the organization at ${ctx.service}` });
+const orgTable = () => panel().getByRole('table', { name: `Accounts of Furrow Demo Co-op at ${ctx.service}` });
 const row = (id: string) => panel().locator(`tr[data-account="${id}"]`);
 const message = () => page.getByRole('status', { name: 'Message' }).textContent();
 const confirm = () => page.getByRole('alertdialog');
@@ -77,7 +77,7 @@ describe('the Accounts screen', () => {
     await poll(() => orgTable().locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
     await expect(orgTable().locator('tbody tr').first().textContent()).resolves.toMatch(/Demo grower.*Active.*Synced.*API key: never expires.*Shown/);
 
-    const form = panel().getByRole('form', { name: `Create an account at ${ctx.service}` });
+    const form = panel().getByRole('form', { name: `Create an account in Furrow Demo Co-op at ${ctx.service}` });
     const before = (await http('GET', '/api/accounts/')).body.length as number;
     await form.getByLabel("New account's e-mail").fill('not-an-email');
     await form.getByRole('button', { name: 'Create account' }).click();

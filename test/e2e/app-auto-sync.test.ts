@@ -32,7 +32,7 @@ describe("the app's automatic syncs", () => {
     // A second account, connected here from the Accounts screen (not shown).
     await page.locator('.top h1').click();
     await page.keyboard.press('a');
-    const form = page.getByRole('dialog', { name: 'Accounts' }).getByRole('form', { name: `Create an account at ${ctx.service}` });
+    const form = page.getByRole('dialog', { name: 'Accounts' }).getByRole('form', { name: `Create an account in Furrow Demo Co-op at ${ctx.service}` });
     await form.getByLabel("New account's e-mail").fill('second@example.com');
     await form.getByLabel('Label (optional)').fill('Second grower');
     await form.getByRole('button', { name: 'Create account' }).click();

@@ -13,6 +13,8 @@ import { AccountRow } from './AccountRow.tsx';
 import { CreateAccountForm } from './CreateAccountForm.tsx';
 import { DeactivateDialog, type Deactivating } from './DeactivateDialog.tsx';
 import { AddOrganizationForm } from './AddOrganizationForm.tsx';
+import { StaleOrganization } from './StaleOrganization.tsx';
+import { orgTitles } from './account-words.ts';
 import './accounts.css';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -35,7 +37,7 @@ function Head() {
   );
 }
 
-function OrgSection({ org, now, onDeactivate }: { org: Organization; now: number; onDeactivate(d: Deactivating): void }) {
+function OrgSection({ org, title, now, onDeactivate }: { org: Organization; title: string; now: number; onDeactivate(d: Deactivating): void }) {
   const api = useApi();
   const accounts = useApp((s) => s.accounts);
   const tokens = useAccounts((s) => s.tokens);
@@ -52,13 +54,13 @@ function OrgSection({ org, now, onDeactivate }: { org: Organization; now: number
       setConnecting(null);
     }
   };
-  const title = `Organization at ${org.service}`;
+  if (org.stale) return <StaleOrganization org={org} title={title} />;
   return (
     <section className="org" aria-label={title}>
       <h3>{title} <span className="muted">({org.method === 'bearer' ? 'its key fetches each account a bearer token' : 'its key with the account header'})</span></h3>
       {org.problem ? <p className="error" role="alert">{org.problem}</p> : null}
       {org.accounts ? (
-        <table className="accounts-list" aria-label={`Accounts of the organization at ${org.service}`}>
+        <table className="accounts-list" aria-label={`Accounts of ${title}`}>
           <Head />
           <tbody>
             {org.accounts.map((l) => (
@@ -71,7 +73,7 @@ function OrgSection({ org, now, onDeactivate }: { org: Organization; now: number
         </table>
       ) : null}
       {org.accounts && !org.accounts.length ? <p className="muted">No account yet: create the first one.</p> : null}
-      <CreateAccountForm org={org} />
+      <CreateAccountForm org={org} title={title} />
     </section>
   );
 }
@@ -88,6 +90,7 @@ export function AccountsPanel() {
   useEffect(() => { void loadOrganizations(api); }, [api]);
   useEffect(() => { void loadTokens(api).catch(() => {}); }, [api, accounts]);
 
+  const titles = orgTitles(orgs ?? []);
   const listed = new Set((orgs ?? []).flatMap((o) => (o.accounts ?? []).map((a) => a.id)));
   // Only once the organizations have answered: an account listed by one would otherwise show here first, then move.
   const others: AccountSummary[] = orgs === null && !error ? [] : accounts.filter((a) => !listed.has(a.id));
@@ -102,7 +105,7 @@ export function AccountsPanel() {
       </div>
       {error ? <p className="error" role="alert">{error}</p> : null}
       {orgs === null && !error ? <p className="muted" role="status">Reading the organizations' accounts from their services…</p> : null}
-      {(orgs ?? []).map((o) => <OrgSection key={o.id} org={o} now={now} onDeactivate={setDeactivating} />)}
+      {(orgs ?? []).map((o) => <OrgSection key={o.id} org={o} title={titles.get(o.id)!} now={now} onDeactivate={setDeactivating} />)}
       {others.length ? (
         <section className="org" aria-label="Accounts connected with their own token">
           <h3>Connected with their own token{orgs?.length ? ' or outside these organizations' : ''}</h3>

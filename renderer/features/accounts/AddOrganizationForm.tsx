@@ -29,7 +29,7 @@ export function AddOrganizationForm() {
     setProblem(null);
     try {
       const o = await api.addOrganization({ service: address.url, apiKey: given, ...(bearer ? { bearer } : {}) });
-      say(`The organization at ${o.service} is kept here: ${o.accounts?.length ?? 0} account(s) listed.`);
+      say(`${o.name ?? 'The organization'} at ${o.service} is kept here: ${o.accounts?.length ?? 0} account(s) listed.`);
       await accountsChanged(api);
     } catch (err) {
       setProblem(why(err));

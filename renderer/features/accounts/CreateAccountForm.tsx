@@ -10,7 +10,7 @@ import { accountsChanged } from './accounts-store.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export function CreateAccountForm({ org }: { org: Organization }) {
+export function CreateAccountForm({ org, title }: { org: Organization; title: string }) {
   const api = useApi();
   const [email, setEmail] = useState('');
   const [label, setLabel] = useState('');
@@ -44,7 +44,7 @@ export function CreateAccountForm({ org }: { org: Organization }) {
 
   const shown = live ?? problem;
   return (
-    <form className="create-account" aria-label={`Create an account at ${org.service}`} noValidate onSubmit={(e) => void submit(e)}>
+    <form className="create-account" aria-label={`Create an account in ${title}`} noValidate onSubmit={(e) => void submit(e)}>
       <label>New account's e-mail
         <input type="email" name="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="grower@example.com" autoComplete="off" spellCheck={false}
           aria-invalid={shown ? true : undefined} aria-describedby={shown ? `${id}-problem` : undefined} maxLength={300} />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountSummary, DeactivationPreview } from '../../../core/api.ts';
-import { accountChoices, deactivationWords, duration, hereWords, tokenWords } from './account-words.ts';
+import { accountChoices, deactivationWords, duration, hereWords, orgTitles, tokenWords, unsentWords } from './account-words.ts';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
 const token = (minutes: number | null, source: 'pasted' | 'url' | 'organization' = 'pasted') => ({
@@ -55,5 +55,32 @@ describe('the account chooser', () => {
     expect(names.get(old.id)).toBe('Demo grower (…aaaaaa) · http://s');
     expect(names.get(now.id)).toBe('Demo grower (…bbbbbb) · http://s');
     expect(accountChoices([now, account({ id: 'acc-3', label: 'Demo grower', service: 'http://t' })]).get(now.id)).toBe('Demo grower · http://s');
+  });
+});
+
+describe('orgTitles', () => {
+  const org = (id: string, name: string | null, remoteId: string | null, service = 'http://s') => ({ id, name, remoteId, service });
+  it('names an organization by its name on the service, "Organization" when never told', () => {
+    const t = orgTitles([org('org-a', 'Agro Sur', 'o1'), org('org-b', null, null, 'http://other')]);
+    expect(t.get('org-a')).toBe('Agro Sur at http://s');
+    expect(t.get('org-b')).toBe('Organization at http://other');
+  });
+  it("adds the end of each id where two read alike, and only there", () => {
+    const t = orgTitles([org('org-a', 'Co-op', 'org_aaaa111111'), org('org-b', 'Co-op', 'org_bbbb222222'), org('org-c', 'Co-op', 'x', 'http://t')]);
+    expect(t.get('org-a')).toBe('Co-op (…111111) at http://s');
+    expect(t.get('org-b')).toBe('Co-op (…222222) at http://s');
+    expect(t.get('org-c')).toBe('Co-op at http://t');
+    // Never named: the app's own id's end tells them apart.
+    const u = orgTitles([org('org-0000000000aaaaaa', null, null), org('org-0000000000bbbbbb', null, null)]);
+    expect([...u.values()]).toEqual(['Organization (…aaaaaa) at http://s', 'Organization (…bbbbbb) at http://s']);
+  });
+});
+
+describe('unsentWords', () => {
+  const counts = { pending: 0, in_flight: 0, uncertain: 0, synced: 9, rejected: 0, conflicts: 0, blocked: 0 };
+  it('counts every change the service never got, and conflicts', () => {
+    expect(unsentWords(counts)).toBeNull();
+    expect(unsentWords({ ...counts, pending: 1 })).toBe('1 change not sent');
+    expect(unsentWords({ ...counts, pending: 1, blocked: 2, uncertain: 1, rejected: 1, conflicts: 2 })).toBe('5 changes not sent, 2 conflicts');
   });
 });

@@ -1,6 +1,6 @@
 // The Accounts screen's words: an account's state here, its token's expiry, and what deactivating it does to its
 // farms, in sentences with counts and hectares (a block's way out: renderer/blocked-words.ts). Pure, tested beside it.
-import type { AccountSummary, DeactivationPreview, OrgAccount, TokenState } from '../../../core/api.ts';
+import type { AccountSummary, DeactivationPreview, OrgAccount, Organization, TokenState } from '../../../core/api.ts';
 import { hectares } from '../../states.ts';
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -68,4 +68,24 @@ export function deactivationWords(p: DeactivationPreview): { consequence: string
 export function accountChoices(accounts: readonly Pick<AccountSummary, 'id' | 'label' | 'service'>[]): Map<string, string> {
   const plain = accounts.map((a) => `${a.label || a.id} · ${a.service}`);
   return new Map(accounts.map((a, i) => [a.id, plain.indexOf(plain[i]!) === plain.lastIndexOf(plain[i]!) ? plain[i]! : `${a.label || a.id} (…${a.id.slice(-6)}) · ${a.service}`]));
+}
+
+/**
+ * Each organization's heading: "Agro Consult Sur at http://…" by the name its service gave, with the end of its id on
+ * the service where two read alike (two organizations of one name, or never named); "Organization at …" unnamed.
+ */
+export function orgTitles(orgs: readonly Pick<Organization, 'id' | 'service' | 'name' | 'remoteId'>[]): Map<string, string> {
+  const plain = orgs.map((o) => `${o.name ?? 'Organization'} at ${o.service}`);
+  return new Map(orgs.map((o, i) => {
+    if (plain.indexOf(plain[i]!) === plain.lastIndexOf(plain[i]!)) return [o.id, plain[i]!];
+    const tail = (o.remoteId ?? o.id).slice(-6);
+    return [o.id, `${o.name ?? 'Organization'} (…${tail}) at ${o.service}`];
+  }));
+}
+
+/** What a stale account has that the service never got, in words: "3 changes not sent, 1 conflict", or null. */
+export function unsentWords(c: AccountSummary['counts']): string | null {
+  const toSend = c.pending + c.in_flight + c.uncertain + c.rejected + c.blocked;
+  const parts = [toSend ? plural(toSend, 'change') + ' not sent' : '', c.conflicts ? plural(c.conflicts, 'conflict') : ''].filter(Boolean);
+  return parts.length ? parts.join(', ') : null;
 }

@@ -19,10 +19,14 @@ function download(url: string, fileName: string): void {
   a.remove();
 }
 
-/** The selected parcel (`parcel`, its local id) or a farm (`farm`); `label` names it for screen readers. */
-export function ExportButtons({ parcel, farm, label }: { parcel?: string; farm?: string; label: string }) {
+/**
+ * The selected parcel (`parcel`, its local id) or a farm (`farm`) of the shown account, or all of `account`'s parcels;
+ * `label` names it for screen readers.
+ */
+export function ExportButtons({ parcel, farm, label, account: of }: { parcel?: string; farm?: string; label: string; account?: string }) {
   const api = useApi();
-  const account = useApp((s) => s.account?.id);
+  const shown = useApp((s) => s.account?.id);
+  const account = of ?? shown;
   const [busy, setBusy] = useState(false);
   const run = async (format: 'geojson' | 'csv') => {
     if (!account || busy) return;
