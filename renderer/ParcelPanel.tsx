@@ -5,7 +5,7 @@ import type { ParcelFeature } from '../core/api.ts';
 import { useApi } from './context.ts';
 import { set, useApp } from './store.ts';
 import { NewParcelForm } from './NewParcelForm.tsx';
-import { draftHectares, draftProblems, parseHectares, pointPreview } from './preview.ts';
+import { draftHectares, draftProblems, hectaresProblem, parseHectares, pointPreview } from './preview.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 import { ZoomToParcel } from './features/zoom/ZoomToParcel.tsx';
 import { shapeGeometry } from './features/edit/shape.ts';
@@ -109,7 +109,7 @@ function PointPanel() {
   }
   const typed = parseHectares(text);
   const { square, problems } = typed > 0 ? pointPreview(point, typed, limit)
-    : { square: null, problems: ['Type the hectares: a number above 0, such as 2.5 or 2,5.'] };
+    : { square: null, problems: [hectaresProblem(text, limit)!] };
   return (
     <>
       <h2 id="panel-title">New hectare point</h2>
@@ -119,7 +119,7 @@ function PointPanel() {
           onChange={(e) => { setText(e.target.value); const v = parseHectares(e.target.value); set({ pointHectares: v > 0 ? v : 0 }); }} />
       </label>
       {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>
-        : <p className="muted">The square the service will make: {hectares(typed)} centred on {point[0].toFixed(5)}, {point[1].toFixed(5)}. Click elsewhere to move it.</p>}
+        : <p className="muted">The square the service will make: {hectares(typed)} centred on {+point[0].toFixed(6)}, {+point[1].toFixed(6)}. Click elsewhere to move it.</p>}
       <PointAt />
       <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: typed })} />
     </>

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { hectareSquare } from '../core/geo/square.ts';
 import { polygonHectares } from '../core/geo/area.ts';
-import { closeRing, draftHectares, draftProblems, parseHectares, pointPreview, type LonLat } from './preview.ts';
+import { closeRing, draftHectares, draftProblems, hectaresProblem, parseHectares, pointPreview, type LonLat } from './preview.ts';
 
 describe('previews', () => {
   it('measures a polygon being drawn geodesically, open ring or not, and nothing below three vertices', () => {
@@ -38,5 +38,18 @@ describe('previews', () => {
   it('reads hectares with a decimal comma or point, and nothing else', () => {
     expect([parseHectares('2,5'), parseHectares(' 2.5 '), parseHectares('5'), parseHectares('.5'), parseHectares('3.')]).toEqual([2.5, 2.5, 5, 0.5, 3]);
     for (const bad of ['', '-3', '1.000,5', '1,000.5', '2,5,1', 'abc', '1e3', '5 ha']) expect(parseHectares(bad)).toBeNaN();
+  });
+});
+
+describe('hectaresProblem', () => {
+  it('answers what was typed, not a generic "above 0"', () => {
+    expect(hectaresProblem('2,5')).toBeNull();
+    expect(hectaresProblem('')).toMatch(/^Type the hectares/);
+    expect(hectaresProblem('1e9', 100)).toBe('"1e9" is 1,000,000,000 ha: above the account\'s limit of 100 ha.');
+    expect(hectaresProblem('1e-3', 100)).toMatch(/Write the hectares out in full/);
+    expect(hectaresProblem('-3')).toMatch(/cannot be negative/);
+    expect(hectaresProblem('0')).toMatch(/must be above 0/);
+    expect(hectaresProblem('1.000,5')).toMatch(/without thousands separators/);
+    expect(hectaresProblem('5 ha')).toBe('"5 ha" is not a number of hectares: type one number above 0, such as 2.5 or 2,5.');
   });
 });

@@ -49,3 +49,23 @@ export function parseHectares(text: string): number {
   const t = text.trim().replace(',', '.');
   return /^(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
 }
+
+/**
+ * Why typed hectares cannot be used, in words that fit what was typed; null when they can (parseHectares > 0).
+ * `limit`: the account's largest parcel, named when a number written as a power of ten is over it.
+ */
+export function hectaresProblem(text: string, limit = Infinity): string | null {
+  const t = text.trim();
+  const v = parseHectares(t);
+  if (v > 0) return null;
+  if (!t) return 'Type the hectares: a number above 0, such as 2.5 or 2,5.';
+  if (/^[-−]/.test(t)) return `Hectares cannot be negative (${t}): type a number above 0.`;
+  if (v === 0) return 'Hectares must be above 0: a point of 0 ha has no square.';
+  if (/^[\d.]+e[-+]?\d+$/i.test(t)) {
+    const n = Number(t);
+    if (n > limit) return `"${t}" is ${n.toLocaleString('en-US')} ha: above the account's limit of ${limit.toLocaleString('en-US')} ha.`;
+    return `Write the hectares out in full, such as 2.5: "${t}" (a power of ten) is not read.`;
+  }
+  if (/^\d{1,3}([.,]\d{3})+([.,]\d+)?$/.test(t)) return `Type the hectares without thousands separators, such as 1200.5: "${t}" is ambiguous.`;
+  return `"${t}" is not a number of hectares: type one number above 0, such as 2.5 or 2,5.`;
+}

@@ -14,4 +14,10 @@ const BY_STATE = new Map(STATES.map((s) => [s.state, s]));
 export const stateColor = (s: string): string => BY_STATE.get(s as SyncState)?.color ?? '#616161';
 export const stateLabel = (s: string): string => BY_STATE.get(s as SyncState)?.label ?? s;
 
-export const hectares = (ha: number): string => `${ha.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ha`;
+/**
+ * Hectares for people: two decimals, and for a small area (under 0.1 ha) two significant digits, so 0.001 ha is
+ * "0.001 ha", not "0.00 ha" (a hectare point can be that small).
+ */
+export const hectares = (ha: number): string => (ha !== 0 && Math.abs(ha) < 0.1
+  ? `${ha.toLocaleString('en-US', { maximumSignificantDigits: 2 })} ha`
+  : `${ha.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ha`);

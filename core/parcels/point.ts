@@ -2,7 +2,7 @@ import { bboxOf } from '../geo/bbox.ts';
 import { hectareSquare } from '../geo/square.ts';
 import type { PolygonCoords } from '../geo/types.ts';
 import { MAX_POINT_LATITUDE } from './limits.ts';
-import { describeValue, formatHectares, isPlainObject, joinPath, report } from './problems.ts';
+import { describeValue, formatCoordinate, formatHectares, isPlainObject, joinPath, report } from './problems.ts';
 import type { Reporter } from './problems.ts';
 import { checkPosition } from './position.ts';
 import type { Emit } from './position.ts';
@@ -48,7 +48,7 @@ export function checkPoint(
     // Only reachable with an account limit large enough for a square to span a pole.
     if (!(e instanceof RangeError)) throw e;
     report(r, coordPath, 'latitude_out_of_range',
-      `a ${formatHectares(hectares)} ha square centred on latitude ${lat} would reach the pole`);
+      `a ${formatHectares(hectares)} ha square centred on latitude ${formatCoordinate(lat)} would reach the pole`);
     return null;
   }
   // Longitudes are not wrapped, so a square next to the antimeridian would leave
@@ -56,7 +56,7 @@ export function checkPoint(
   const box = bboxOf(square);
   if (box[0] < -180 || box[2] > 180) {
     report(r, coordPath, 'longitude_out_of_range',
-      `a ${formatHectares(hectares)} ha square centred on longitude ${lon} would cross the antimeridian (±180)`);
+      `a ${formatHectares(hectares)} ha square centred on longitude ${formatCoordinate(lon)} would cross the antimeridian (±180)`);
     return null;
   }
   return { point: [lon, lat], square, hectares };

@@ -1,6 +1,6 @@
 import { isPosition } from '../geo/position.ts';
 import type { Position } from '../geo/types.ts';
-import { describeValue } from './problems.ts';
+import { describeValue, formatCoordinate } from './problems.ts';
 import type { ParcelProblemCode } from './problems.ts';
 
 export type Emit = (path: string, code: ParcelProblemCode, detail: string) => void;
@@ -18,14 +18,14 @@ export function checkPosition(value: unknown, path: string, what: string, maxLat
   const lat = value[1]!;
   let ok = true;
   if (lon < -180 || lon > 180) {
-    emit(path, 'longitude_out_of_range', `${what} has longitude ${lon}, outside [-180, 180]`);
+    emit(path, 'longitude_out_of_range', `${what} has longitude ${formatCoordinate(lon, 180)}, outside [-180, 180]`);
     ok = false;
   }
   if (lat < -maxLat || lat > maxLat) {
     // The commonest cause by far is [lat, lon] order, which GeoJSON does not use.
     const hint = Math.abs(lat) > 90 && Math.abs(lon) <= 90 ? ' (GeoJSON order is [longitude, latitude]; were they swapped?)' : '';
     const scope = maxLat === 90 ? '' : ' allowed for point parcels';
-    emit(path, 'latitude_out_of_range', `${what} has latitude ${lat}, outside [-${maxLat}, ${maxLat}]${scope}${hint}`);
+    emit(path, 'latitude_out_of_range', `${what} has latitude ${formatCoordinate(lat, maxLat)}, outside [-${maxLat}, ${maxLat}]${scope}${hint}`);
     ok = false;
   }
   return ok;

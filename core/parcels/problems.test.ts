@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { charLength, describeValue, formatHectares, isPlainObject, joinPath, longerThan, report, reporter, withoutPlace } from './problems.ts';
+import { charLength, describeValue, formatCoordinate, formatHectares, formatPoint, isPlainObject, joinPath, longerThan, report, reporter, withoutPlace } from './problems.ts';
 
 describe('joinPath', () => {
   it('joins with / and starts bare at the root', () => {
@@ -66,5 +66,19 @@ describe('withoutPlace', () => {
     expect(withoutPlace(p.message)).toBe('area 8.01 ha exceeds the account\'s limit of 5 ha');
     expect(withoutPlace('Parcel id 7: name is required')).toBe('Parcel id 7: name is required');
     expect(withoutPlace('Invalid body: Parcel 3: x')).toBe('Invalid body: Parcel 3: x');
+  });
+});
+
+describe('formatCoordinate', () => {
+  it('says at most 7 decimals, without the float noise or trailing zeros', () => {
+    expect(formatCoordinate(37.605000000000004)).toBe('37.605');
+    expect(formatCoordinate(-4.7652243660077644)).toBe('-4.7652244');
+    expect(formatPoint(-4.7652243660077644, 37.88847980090086)).toBe('[-4.7652244, 37.8884798]');
+    expect(formatCoordinate(5)).toBe('5');
+  });
+  it('never rounds a value outside its limit onto the limit', () => {
+    expect(formatCoordinate(90.00000001, 90)).toBe('90.00000001');
+    expect(formatCoordinate(-180.000000004, 180)).toBe('-180.000000004');
+    expect(formatCoordinate(91.123456789, 90)).toBe('91.1234568');
   });
 });

@@ -97,6 +97,20 @@ export function formatHectares(value: number, limit?: number): string {
   return String(value);
 }
 
+/**
+ * A longitude or latitude for messages: at most 7 decimals (about 1 cm, more than any GPS means), trailing zeros
+ * dropped, so a float's noise (37.605000000000004) never reaches a person; more decimals only when 7 would round a
+ * value outside `limit` onto it (90.00000001 is not "90, outside [-90, 90]").
+ */
+export function formatCoordinate(value: number, limit?: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  for (let digits = 7; digits < 16; digits++) {
+    const n = Number(value.toFixed(digits));
+    if (limit === undefined || Math.abs(value) <= limit || Math.abs(n) > limit) return String(n);
+  }
+  return String(value);
+}
+
 export function formatPoint(lon: number, lat: number): string {
-  return `[${lon}, ${lat}]`;
+  return `[${formatCoordinate(lon)}, ${formatCoordinate(lat)}]`;
 }

@@ -177,6 +177,11 @@ describe('editing parcels in the app', () => {
     await poll(() => badRow.getByRole('alert').textContent()).toMatch(/^Metadata key "k+"… has 201 characters; at most 200 are allowed\.$/);
     expect(await editor.getByLabel(`Key ${rows + 2}`, { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await editor.getByRole('button', { name: 'Save changes' }).isDisabled()).toBe(true);
+    // The message quoting the long key wraps inside the side panel, never past its edge.
+    const side = (await page.locator('.side').boundingBox())!;
+    const said = (await badRow.getByRole('alert').boundingBox())!;
+    expect(said.x + said.width).toBeLessThanOrEqual(side.x + side.width);
+    expect(await page.locator('.side').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'app-edit.png') });
     await editor.getByLabel(`Key ${rows + 2}`, { exact: true }).fill('note');
     await editor.getByLabel(`Value ${rows + 2}`, { exact: true }).fill('v'.repeat(2001));

@@ -159,6 +159,13 @@ describe('the app from the keyboard', () => {
     await poll(() => page.locator('#panel-title').textContent()).toBe('New hectare point');
     // The hectares field has the focus, its text selected.
     expect(await focused(page)).toBe('Hectares');
+    // What was typed is answered in its own terms: a power of ten over the limit, a tiny area in enough digits.
+    await page.keyboard.type('1e9');
+    await poll(() => page.locator('.side [role=alert]').textContent()).toBe('"1e9" is 1,000,000,000 ha: above the account\'s limit of 100 ha.');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('0.001');
+    await poll(() => page.locator('.side p.muted').filter({ hasText: 'The square the service will make' }).textContent()).toMatch(/^The square the service will make: 0\.001 ha centred on -?\d+\.\d{1,6}, -?\d+\.\d{1,6}\./);
+    await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('5');
     await tabTo(page, 'Name');
     await page.keyboard.press('ControlOrMeta+a');
