@@ -4,7 +4,10 @@
 // switched to with Show; two accounts deactivated from the confirmation that states the orphan consequence with
 // counts and hectares — one keeping its farms (still billed, over the service's HTTP API), one deleting them first —
 // and, for an account connected with its own bearer token, its expiry shown, then expired (the sync blocked, the way
-// out said), a token of another account refused, and a new token pasted that resumes the sync.
+// out said), a token of another account refused, and a new token pasted that resumes the sync. Then two
+// organizations of one name on the service, told apart by their ids' ends; and one whose key the service no longer
+// knows (its data reset, another service at the address: here, its key revoked), shown stale with what its accounts
+// never sent and an export, its accounts removed once the user confirms losing that work.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { copyFileSync, readFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-
 import { signAccountAccess } from '../../service/store/tokens.ts';
 import type { Store } from '../../service/store/store.ts';
 import { openDataDirStore } from '../helpers/store.ts';
+import { DEMO_ORG } from '../../service/demo.ts';
 
 let ctx: DemoApp;
 let browser: Browser;
@@ -60,6 +64,8 @@ const orgTable = () => panel().getByRole('table', { name: `Accounts of Furrow De
 const row = (id: string) => panel().locator(`tr[data-account="${id}"]`);
 const message = () => page.getByRole('status', { name: 'Message' }).textContent();
 const confirm = () => page.getByRole('alertdialog');
+/** The organizations' headings (not the section of accounts on their own token). */
+const headings = async () => (await panel().locator('section.org h3').allTextContents()).filter((t) => t.includes(' at http'));
 
 async function openAccounts(): Promise<void> {
   if (await panel().count()) return;
@@ -180,6 +186,74 @@ describe('the Accounts screen', () => {
     await poll(() => r().textContent()).toMatch(/Token grower.*Synced.*Expires in 2 h 59 min/);
     await waitOnline(page);
     expect(JSON.stringify(await page.evaluate(() => ({ ...localStorage, ...sessionStorage })))).not.toContain(fresh);
+    expect(await problems()).toEqual([]);
+  }, 180_000);
+
+  it('names each by its name on the service, told apart by its id where two share a name', async () => {
+    await openAccounts();
+    await panel().getByRole('button', { name: 'Refresh' }).click();
+    await poll(headings).toEqual([`${DEMO_ORG} at ${ctx.service} (its key with the account header)`]);
+
+    // A second organization of the very same name on the same service, its key added in the screen.
+    const other = await serviceStore.organizations.create(DEMO_ORG);
+    const demo = await serviceStore.organizations.findByName(DEMO_ORG);
+    await panel().getByText('Add an organization by its API key').click();
+    const form = panel().getByRole('form', { name: 'Add an organization' });
+    await form.getByLabel('Service address').fill(ctx.service);
+    await form.getByLabel('Organization API key').fill(other.api_key);
+    await form.getByRole('button', { name: 'Add organization' }).click();
+    await poll(async () => (await headings()).length).toBe(2);
+    const both = await headings();
+    expect(both).toContain(`${DEMO_ORG} (…${demo!.id.slice(-6)}) at ${ctx.service} (its key with the account header)`);
+    expect(both).toContain(`${DEMO_ORG} (…${other.organization_id.slice(-6)}) at ${ctx.service} (its key with the account header)`);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-two-orgs.png') });
+  }, 120_000);
+
+  it("shows an organization whose key the service no longer knows as stale, with what its accounts never sent, and removes them", async () => {
+    const other = (await serviceStore.organizations.findByName(DEMO_ORG))!;
+    expect(await panel().locator('section.org').count()).toBe(2);
+    // The second organization's section: not the demo's (findByName answers the oldest of the name).
+    const second = panel().locator('section.org').filter({ hasNotText: other.id.slice(-6) });
+    const create = second.getByRole('form', { name: /^Create an account in / });
+    await create.getByLabel("New account's e-mail").fill('field@second.example');
+    await create.getByRole('button', { name: 'Create account' }).click();
+    await poll(message).toContain('field@second.example');
+    await poll(() => second.locator('tr[data-account]').count()).toBe(1);
+    const accountId = (await second.locator('tr[data-account]').getAttribute('data-account'))!;
+    // Named by its e-mail everywhere, never by its id.
+    await second.getByRole('button', { name: 'Show field@second.example' }).click();
+    await poll(() => page.locator('.statusbar select option:checked').textContent()).toBe(`field@second.example · ${ctx.service}`);
+
+    // The service forgets the key (as when its data is reset): every request with it is now 401.
+    const secondOrg = (await serviceStore.organizations.get((await serviceStore.accounts.get(accountId))!.organization_id))!;
+    for (const k of await serviceStore.apiKeys.list(secondOrg.id)) if (!k.revoked) await serviceStore.apiKeys.revoke(secondOrg.id, k.prefix);
+    // Work made here meanwhile: a farm the service will never get through this key.
+    await page.getByRole('button', { name: 'Create farm' }).click();
+    await page.getByRole('form', { name: 'Create farm' }).getByLabel('Farm name').fill('Never sent');
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.farms').textContent()).toContain('Never sent');
+
+    await openAccounts();
+    await panel().getByRole('button', { name: 'Refresh' }).click();
+    const stale = panel().locator('section.org.stale');
+    await poll(() => stale.count()).toBe(1);
+    await poll(() => stale.getByRole('alert').textContent()).toContain(`no longer knows ${DEMO_ORG}'s API key`);
+    expect(await stale.getByRole('alert').textContent()).toContain(`It now answers for ${DEMO_ORG} (…${other.id.slice(-6)}).`);
+    const item = stale.locator(`li[data-account="${accountId}"]`);
+    await poll(() => item.textContent()).toContain('field@second.example');
+    expect(await item.textContent()).toContain('1 change not sent');
+    expect(await item.getByRole('button', { name: 'GeoJSON' }).isEnabled()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-stale.png') });
+
+    await stale.getByRole('button', { name: /^Remove 1 stale account/ }).click();
+    const confirm = stale.getByRole('group', { name: 'Confirm removing the stale accounts' });
+    expect(await confirm.textContent()).toContain('changes the service never got');
+    await confirm.getByRole('button', { name: 'Remove, losing what was not sent' }).click();
+    await poll(message).toContain('Removed 1 stale account');
+    await poll(() => panel().locator('section.org.stale').count()).toBe(0);
+    await poll(headings).toEqual([`${DEMO_ORG} at ${ctx.service} (its key with the account header)`]);
+    // Gone from the account chooser too.
+    await poll(async () => (await page.locator('.statusbar select option').allTextContents()).some((t) => t.startsWith('field@second.example'))).toBe(false);
     expect(await problems()).toEqual([]);
   }, 180_000);
 });
