@@ -165,33 +165,34 @@ describe('sync states told apart without colour', () => {
 
     // A conflict: renamed here and on the service, then synced.
     const api = demoApi(ctx);
-    const olivarB = (await api.parcel('Olivar B'))!;
+    const olivarH = (await api.parcel('Olivar H'))!;
     await page.locator('.top h1').click();
     await page.keyboard.press('/');
-    await page.keyboard.type('Olivar B');
-    await poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent()).toMatch(/^Olivar B/);
+    await page.keyboard.type('Olivar H');
+    await poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent()).toMatch(/^Olivar H/);
     await page.keyboard.press('Enter');
-    await poll(() => page.locator('[data-field=name]').textContent()).toBe('Olivar B');
+    await poll(() => page.locator('[data-field=name]').textContent()).toBe('Olivar H');
     const form = page.getByRole('form', { name: 'Edit parcel' });
-    await form.getByLabel('Name').fill('Olivar B here');
+    await form.getByLabel('Name').fill('Olivar H here');
     await form.getByRole('button', { name: 'Save changes' }).click();
     await poll(() => page.locator('[data-field=state]').textContent()).toBe('Pending');
-    expect((await api.send('PATCH', `/api/parcels/${olivarB.id}/`, { name: 'Olivar B there' })).status).toBe(200);
+    expect((await api.send('PATCH', `/api/parcels/${olivarH.id}/`, { name: 'Olivar H there' })).status).toBe(200);
     await page.getByRole('button', { name: 'Sync now' }).click();
     await poll(() => page.locator('[data-field=state]').textContent()).toBe('Conflict');
-    // Back to the farm's view (the search zoomed to Olivar B), once there nothing selected.
+    // Back to the farm's view (the search zoomed to Olivar H), once there nothing selected.
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await poll(async () => (await labels())?.parcels).toBe(13);
     await page.mouse.click(cx - 150, cy);
     await poll(() => page.locator('[data-field=name]').count()).toBe(0);
-    await poll(async () => (await labels())?.placed.map((p) => p.text)).toContain('! Olivar B here');
+    await poll(async () => (await labels())?.placed.map((p) => p.text)).toContain('! Olivar H here');
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(SHOTS, 'app-states-on-map.png') });
     copyFileSync(join(SHOTS, 'app-states-on-map.png'), join(ROOT, 'docs/img/app-map-states.png'));
 
-    // Olivar B's fill: the conflict's crossed hatch in its purple, under its name inside it or where its leader ends.
-    const b = (await labels())!.placed.find((p) => p.text === '! Olivar B here')!;
-    const [bx, by] = b.leader ? [map.x + b.leader[1][0], map.y + b.leader[1][1] + 3] : [map.x + (b.box[0] + b.box[2]) / 2, map.y + b.box[3] + 2];
+    // Olivar H's fill, under its name (inside it: the shape is wide enough): the conflict's crossed hatch in purple.
+    const b = (await labels())!.placed.find((p) => p.text === '! Olivar H here')!;
+    expect(b.kind).toBe('inside');
+    const [bx, by] = [map.x + (b.box[0] + b.box[2]) / 2, map.y + b.box[3] + 2];
     const fill = await region(bx - 10, by, 20, 12);
     let purple = 0;
     for (let y = by; y < by + 12; y++) for (let x = bx - 10; x < bx + 10; x++) if (near(at(fill, x, y), hex('#8e24aa'), 60)) purple++;

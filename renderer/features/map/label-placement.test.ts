@@ -32,17 +32,29 @@ describe('parcel label placement', () => {
     expect(p!.box[0]).toBeGreaterThan(100 - 4);
   });
 
-  it('puts a name wider than its shape beside it, with a leader to a point inside the shape, off the shape', () => {
+  it('puts a name wider than its shape beside it, off the shape, with a short leader from its box to the shape', () => {
     const shape = rect(300, 300, 320, 320);
     const [p] = placeLabels([parcel('Trial plot', shape)], opts);
     expect(p!.kind).toBe('beside');
     expect(overlaps(p!.box, [300, 300, 320, 320])).toBe(false);
     const [from, to] = p!.leader!;
-    expect(to[0]).toBeGreaterThan(300); expect(to[0]).toBeLessThan(320);
-    expect(to[1]).toBeGreaterThan(300); expect(to[1]).toBeLessThan(320);
-    // The leader starts on the name's box and is short.
+    // It ends on the shape's outline and starts on the name's box, the gap between them long.
+    expect(to[0]).toBeGreaterThanOrEqual(300); expect(to[0]).toBeLessThanOrEqual(320);
+    expect(to[1]).toBeGreaterThanOrEqual(300); expect(to[1]).toBeLessThanOrEqual(320);
     expect(from[0]).toBeGreaterThanOrEqual(p!.box[0]); expect(from[0]).toBeLessThanOrEqual(p!.box[2]);
-    expect(Math.hypot(to[0] - from[0], to[1] - from[1])).toBeLessThan(40);
+    expect(from[1]).toBeGreaterThanOrEqual(p!.box[1]); expect(from[1]).toBeLessThanOrEqual(p!.box[3]);
+    expect(Math.hypot(to[0] - from[0], to[1] - from[1])).toBeLessThanOrEqual(6.01);
+  });
+
+  it('keeps the leader short when the name goes below the end of a tall sliver of a shape at the map\'s edge', () => {
+    // A field mostly beyond the top and right edges, 8 px of it showing down to y = 330; a wide neighbour takes the
+    // room at its left, so its name goes below it.
+    const sliver = parcel('Sonnenfeld D', rect(790, -500, 1500, 330));
+    const neighbour = parcel('Sonnenfeld C', rect(100, 0, 780, 340));
+    const p = placeLabels([neighbour, sliver], opts).find((x) => x.id === 'Sonnenfeld D')!;
+    expect(p.kind).toBe('beside');
+    const [from, to] = p.leader!;
+    expect(Math.hypot(to[0] - from[0], to[1] - from[1])).toBeLessThan(30);
   });
 
   it('keeps a name inside a concave shape, never across its notch', () => {
@@ -64,6 +76,16 @@ describe('parcel label placement', () => {
     const [p] = placeLabels([parcel('Corner plot', rect(785, 5, 798, 18))], opts);
     expect(p!.kind).toBe('beside');
     expectTidy([p!]);
+  });
+
+  it('puts the name of a shape mostly out of view beside the part that shows, with a short leader', () => {
+    // 12 px of a long field show at the right edge, its middle 700 px beyond it.
+    const [p] = placeLabels([parcel('Long field beyond the edge', rect(788, 100, 1500, 400))], opts);
+    expect(p!.kind).toBe('beside');
+    expectTidy([p!]);
+    const [from, to] = p!.leader!;
+    expect(to[0]).toBeGreaterThanOrEqual(788);
+    expect(Math.hypot(to[0] - from[0], to[1] - from[1])).toBeLessThan(40);
   });
 
   it('keeps names off what covers the map', () => {

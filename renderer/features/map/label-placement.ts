@@ -1,5 +1,5 @@
 // Where parcel names go on the map, in screen pixels, as a GIS user expects from QGIS: inside the shape when the name
-// fits (at 12 px, else at 10 px), otherwise beside it with a short leader line to it; never over another name or
+// fits (at 12 px, else at 10 px), otherwise beside it with a short leader line to its outline; never over another name or
 // over what covers the map (legend, buttons), never past the map's edge. Pure: parcel-labels.ts feeds it the
 // parcels in view as pixel rings and a text measure, and draws what it returns.
 
@@ -28,7 +28,7 @@ export interface Placement {
   box: Box;
   /** 'inside' its shape at the full size; 'small': inside at the smaller size; 'beside': outside, with a leader. */
   kind: 'inside' | 'small' | 'beside';
-  /** The leader line from the name's box to a point inside the shape ('beside' only). */
+  /** The leader line from the name's box to the nearest point of its shape's outline ('beside' only). */
   leader: [Pt, Pt] | null;
 }
 
@@ -196,6 +196,32 @@ class BoxGrid<T> {
 /** The point of the box nearest `p`. */
 const nearestOnBox = (box: Box, p: Pt): Pt => [Math.min(box[2], Math.max(box[0], p[0])), Math.min(box[3], Math.max(box[1], p[1]))];
 
+/** The point of the segment a–b nearest `p`. */
+function nearestOnSegment(a: Pt, b: Pt, p: Pt): Pt {
+  const dx = b[0] - a[0];
+  const dy = b[1] - a[1];
+  const len = dx * dx + dy * dy;
+  const t = len === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len));
+  return [a[0] + t * dx, a[1] + t * dy];
+}
+
+/**
+ * Where a leader from a name's box meets its shape: the point of the shape's outline (within the map) nearest the
+ * box, so the leader is as short as the gap between them; a leader to the shape's middle crossed a long shape.
+ */
+function leaderEnd(box: Box, outer: Pt[], view: Box, fallback: Pt): Pt {
+  const centre: Pt = [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2];
+  let best = fallback;
+  let bestD = Infinity;
+  for (let i = 0, j = outer.length - 1; i < outer.length; j = i++) {
+    const q = nearestOnSegment(outer[j]!, outer[i]!, centre);
+    const onBox = nearestOnBox(box, q);
+    const d = Math.hypot(q[0] - onBox[0], q[1] - onBox[1]);
+    if (d < bestD && q[0] >= view[0] && q[0] <= view[2] && q[1] >= view[1] && q[1] <= view[3]) { best = q; bestD = d; }
+  }
+  return best;
+}
+
 /**
  * Every parcel's name placed, or left out where there is no room at all. The selected parcel first, then by the
  * order given; each name inside its shape where it fits (full size, then smaller), and only then, in a second round,
@@ -246,7 +272,9 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
     const visible = p.polygons.filter((poly) => poly[0]?.length).map((poly) => ({ poly, anchor: anchors(poly, view, 2)[0] })).filter((v) => v.anchor);
     if (visible.length === 0) continue;
     const { poly, anchor } = visible[0]!;
-    const b = bounds(poly[0]!);
+    // Around the shape's visible part: around the whole of one mostly out of view, the name went far from what shows.
+    const whole = bounds(poly[0]!);
+    const b: Box = [Math.max(whole[0], view[0]), Math.max(whole[1], view[1]), Math.min(whole[2], view[2]), Math.min(whole[3], view[3])];
     // A shape of a pixel or two is a dot at this scale: a name beside it would only crowd the others.
     if (b[2] - b[0] < MIN_BESIDE && b[3] - b[1] < MIN_BESIDE) continue;
     const [cx, cy] = anchor!;
@@ -271,7 +299,8 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
       if (best && best.cost < 1000) break;
     }
     if (!best) continue;
-    put(p, { at: best.at, size, box: best.box, kind: 'beside', leader: [nearestOnBox(best.box, anchor!), anchor!] });
+    const end = leaderEnd(best.box, poly[0]!, view, anchor!);
+    put(p, { at: best.at, size, box: best.box, kind: 'beside', leader: [nearestOnBox(best.box, end), end] });
   }
   return order.flatMap((p) => placed.get(p.id) ?? []);
 }
