@@ -101,13 +101,18 @@ describe('parcel label placement', () => {
     expectTidy(placed);
   });
 
-  it('leaves a name out rather than over another when there is no room at all, and places the selected one first', () => {
+  it('leaves a name out rather than over another name or parcel when there is no room, and places the selected one first', () => {
     // Forty tiny parcels packed in 80 × 80 px: not all names can go around them.
-    const packed = Array.from({ length: 40 }, (_, i) => parcel(`Strip number ${i}`, rect(380 + (i % 8) * 10, 260 + Math.floor(i / 8) * 16, 388 + (i % 8) * 10, 272 + Math.floor(i / 8) * 16), `Strip number ${i}`, i === 39));
+    const cell = (i: number): Box => [380 + (i % 8) * 10, 260 + Math.floor(i / 8) * 16, 388 + (i % 8) * 10, 272 + Math.floor(i / 8) * 16];
+    const packed = Array.from({ length: 40 }, (_, i) => parcel(`Strip number ${i}`, rect(...cell(i)), `Strip number ${i}`, i === 39));
     const placed = placeLabels(packed, opts);
     expect(placed.length).toBeLessThan(40);
+    expect(placed.length).toBeGreaterThan(0);
     expect(placed[0]).toMatchObject({ id: 'Strip number 39', bold: true });
     expectTidy(placed);
+    for (const p of placed) {
+      for (let i = 0; i < 40; i++) if (p.id !== `Strip number ${i}`) expect(overlaps(p.box, cell(i)), `${p.id} over strip ${i}`).toBe(false);
+    }
   });
 
   it('names a multipolygon once, in its largest part that has room', () => {

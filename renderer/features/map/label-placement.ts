@@ -1,7 +1,7 @@
 // Where parcel names go on the map, in screen pixels, as a GIS user expects from QGIS: inside the shape when the name
-// fits (at 12 px, else at 10 px), otherwise beside it with a short leader line to its outline; never over another name or
-// over what covers the map (legend, buttons), never past the map's edge. Pure: parcel-labels.ts feeds it the
-// parcels in view as pixel rings and a text measure, and draws what it returns.
+// fits (at 12 px, else at 10 px), otherwise beside it with a short leader line to its outline; never over another
+// name, another parcel or what covers the map (legend, buttons), never past the map's edge. Pure: parcel-labels.ts
+// feeds it the parcels in view as pixel rings and a text measure, and draws what it returns.
 
 export type Pt = [number, number];
 /** [minX, minY, maxX, maxY] in pixels. */
@@ -226,7 +226,7 @@ function leaderEnd(box: Box, outer: Pt[], view: Box, fallback: Pt): Pt {
  * Every parcel's name placed, or left out where there is no room at all. The selected parcel first, then by the
  * order given; each name inside its shape where it fits (full size, then smaller), and only then, in a second round,
  * the names that fit nowhere inside go beside their shapes, on the first free spot around them (right, left, above,
- * below, then the corners, nearest first), avoiding other parcels' shapes where it can.
+ * below, then the corners, nearest first) that covers no other parcel.
  */
 export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placement[] {
   const view: Box = [EDGE, EDGE, opts.width - EDGE, opts.height - EDGE];
@@ -252,6 +252,9 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
       const w = opts.measure(p.text, size, Boolean(p.bold));
       const h = Math.round(size * 1.2);
       for (const poly of largestFirst) {
+        // A shape narrower or lower than the text has no room for it: most of a crowd of small parcels, not searched.
+        const b = bounds(poly[0]!);
+        if (Math.min(b[2], view[2]) - Math.max(b[0], view[0]) < w || Math.min(b[3], view[3]) - Math.max(b[1], view[1]) < h) continue;
         for (const at of anchors(poly, view, h)) {
           const box = boxAt(at, w, h);
           // The text itself (not its halo) inside the shape, and its halo clear of other names and the map's edge.
@@ -280,23 +283,20 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
     const [cx, cy] = anchor!;
     const hw = w / 2 + PAD;
     const hh = h / 2 + PAD;
-    let best: { box: Box; at: Pt; cost: number } | null = null;
-    for (const [gi, gap] of GAPS.entries()) {
+    let best: { box: Box; at: Pt } | null = null;
+    spots: for (const gap of GAPS) {
       const spots: Pt[] = [
         [b[2] + gap + hw, cy], [b[0] - gap - hw, cy], [cx, b[1] - gap - hh], [cx, b[3] + gap + hh],
         [b[2] + gap + hw, b[1] - gap - hh], [b[0] - gap - hw, b[1] - gap - hh], [b[2] + gap + hw, b[3] + gap + hh], [b[0] - gap - hw, b[3] + gap + hh],
       ];
-      for (const [si, at] of spots.entries()) {
+      for (const at of spots) {
         const box = boxAt(at, w, h);
-        if (!free(box)) continue;
-        // Over another parcel's shape only when nothing else is free: it hides that parcel's fill and outline.
-        const onShape = shapes.near(box).some((other) => other !== poly && boxMeetsPolygon(box, other));
-        const cost = gi * 10 + si + (onShape ? 1000 : 0);
-        if (!best || cost < best.cost) best = { box, at, cost };
-        // Spots come nearest and most natural first: the first clear of every shape is the one.
-        if (!onShape) break;
+        // Never over another parcel: in a crowd of small parcels, names laid over their neighbours hid them all
+        // under text; such a name is left out (hovering names it) until the map is closer.
+        if (!free(box) || shapes.near(box).some((other) => other !== poly && boxMeetsPolygon(box, other))) continue;
+        best = { box, at };
+        break spots;
       }
-      if (best && best.cost < 1000) break;
     }
     if (!best) continue;
     const end = leaderEnd(best.box, poly[0]!, view, anchor!);
