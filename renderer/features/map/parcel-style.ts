@@ -10,9 +10,6 @@ import type { ColourBy } from '../rotations/rotation-store.ts';
 import { colourKey, type ActiveCrop } from '../rotations/crop-legend.ts';
 import { familyColour, NO_CROP_COLOUR } from '../../../core/crops/family-colours.ts';
 
-/** Below this resolution (m/pixel, field scale) parcels carry their names; above, a region's labels would stack. */
-export const LABEL_RESOLUTION = 25;
-
 /** '#rrggbb' and an alpha (0–1) as the rgba() text both renderers read. */
 export function rgba(hex: string, alpha: number): string {
   const n = Number.parseInt(hex.slice(1), 16);
