@@ -1,8 +1,10 @@
-// What the map's colours mean, and how much of the account the map shows. The parcels are coloured by sync state, or
-// by their active crop's family or name (features/rotations/): then the legend lists those shown.
+// What the map's colours and marks mean (a state's dashes, hatch and symbol as the map draws them), and how much of
+// the account the map shows. The parcels are coloured by sync state, or by their active crop's family or name
+// (features/rotations/): then the legend lists those shown.
 import { NO_CROP_COLOUR } from '../core/crops/family-colours.ts';
 import { useApp } from './store.ts';
-import { STATES } from './states.ts';
+import { STATE_LEGEND } from './features/map/state-marks.ts';
+import { StateSwatch } from './features/map/StateSwatch.tsx';
 import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
 import { hasFilter, useBrowse } from './features/browse-store.ts';
 import { setRotations, useRotations, type ColourBy } from './features/rotations/rotation-store.ts';
@@ -22,8 +24,8 @@ export function Legend() {
       </label>
       {colourBy === 'state' ? (
         <ul>
-          {STATES.map((s) => (
-            <li key={s.state}><span className="swatch" style={{ background: `${s.color}55`, borderColor: s.color }} />{s.label}</li>
+          {STATE_LEGEND.map((s) => (
+            <li key={s.state} data-state={s.state}><StateSwatch color={s.color} dash={s.dash} hatch={s.hatch} />{s.symbol ? <span className="state-symbol" aria-hidden="true">{s.symbol}</span> : null}{s.label}</li>
           ))}
         </ul>
       ) : (

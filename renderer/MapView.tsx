@@ -6,13 +6,11 @@ import { useEffect, useRef } from 'react';
 import OlMap from 'ol/Map.js';
 import View from 'ol/View.js';
 import VectorSource from 'ol/source/Vector.js';
-import Graticule from 'ol/layer/Graticule.js';
 import GeoJSON from 'ol/format/GeoJSON.js';
 import ScaleLine from 'ol/control/ScaleLine.js';
 import MousePosition from 'ol/control/MousePosition.js';
 import { defaults as defaultControls } from 'ol/control/defaults.js';
 import { defaults as defaultInteractions } from 'ol/interaction/defaults.js';
-import { Stroke } from 'ol/style.js';
 import { fromLonLat, transformExtent } from 'ol/proj.js';
 import { createStringXY } from 'ol/coordinate.js';
 import { unByKey } from 'ol/Observable.js';
@@ -27,6 +25,7 @@ import { useDraw } from './features/draw/useDraw.ts';
 import { useModify } from './features/edit/useModify.ts';
 import { useImportLayer } from './features/imports/useImportLayer.ts';
 import { ParcelLayers } from './features/map/parcel-layers.ts';
+import { makeGraticule } from './features/map/graticule.ts';
 import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
 import { BasemapControl } from './features/map/BasemapControl.tsx';
 import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
@@ -79,9 +78,8 @@ export function MapView() {
     layers.current = parcelLayers;
     const m = new OlMap({
       target: el.current!,
-      // A graticule gives bearings offline (an optional basemap goes below it). Its labels run along the top and right
-      // edges: at the bottom and left they crowded the scale line and the legend.
-      layers: [new Graticule({ strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false, lonLabelPosition: 0.985, latLabelPosition: 0.985 }), ...parcelLayers.layers()],
+      // A graticule for bearings offline, its labels along the top and right edges, the parcels' names kept off them.
+      layers: [makeGraticule(), ...parcelLayers.layers()],
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
       // The map element takes the keyboard's focus (tabIndex, for its arrow and +/- keys); OpenLayers then, by default,
       // pans and zooms with the mouse only while it has the focus, so a wheel over the map did nothing until it was
@@ -99,6 +97,7 @@ export function MapView() {
     const key = m.on('moveend', () => load.current());
     return () => {
       unByKey(key);
+      parcelLayers.detach();
       m.setTarget(undefined);
       map.current = null;
     };

@@ -1,9 +1,10 @@
-// How the map and the legend show a sync state: one colour per state the contract names (core/api.ts SyncState).
+// How the map and the legend show a sync state: one colour per state the contract names (core/api.ts SyncState), each
+// at least 3:1 against the map's background (WCAG 1.4.11; features/map/state-marks.ts adds a mark per state).
 import type { SyncState } from '../core/api.ts';
 
 export const STATES: { state: SyncState; label: string; color: string }[] = [
   { state: 'synced', label: 'Synced', color: '#2e7d32' },
-  { state: 'pending', label: 'Pending', color: '#e69500' },
+  { state: 'pending', label: 'Pending', color: '#b26b00' },
   { state: 'sending', label: 'Sending', color: '#1565c0' },
   { state: 'uncertain', label: 'Uncertain', color: '#5c6bc0' },
   { state: 'rejected', label: 'Rejected', color: '#c62828' },

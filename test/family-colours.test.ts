@@ -25,8 +25,8 @@ describe('crop family colours', () => {
     for (const e of legend) expect(e.colour, e.name).toBe(familyColour(e.name));
     const style = parcelStyle(() => 'family');
     for (const family of FAMILIES) {
-      const s = style(new Feature({ state: 'synced', name: 'p', crop: { name: 'x', family } }), 1) as Style;
-      expect(s.getFill()!.getColor(), family).toBe(rgba(familyColour(family), 0.6));
+      const [s] = style(new Feature({ state: 'synced', name: 'p', crop: { name: 'x', family } })) as Style[];
+      expect(s!.getFill()!.getColor(), family).toBe(rgba(familyColour(family), 0.6));
     }
   });
 

@@ -5,6 +5,7 @@
 // - webgl: a WebGLVector layer on the same source, used for large answers when this browser has WebGL. Without it
 //   (webglAvailable() false) the canvas layer draws every answer: the fallback.
 // - selection: the selected parcel alone on a small Vector layer above, so selecting never redraws the parcel image.
+// - labels: the parcels' names, placed as QGIS would (parcel-labels.ts), on a layer above all these and the plants.
 // The renderer in use and WebGL's availability are written on the map element (data-parcel-renderer, data-webgl)
 // for the tests and the benchmark; performance marks say when parcels were first drawn and how long hits took.
 import type OlMap from 'ol/Map.js';
@@ -18,10 +19,11 @@ import type { Pixel } from 'ol/pixel.js';
 import type { Coordinate } from 'ol/coordinate.js';
 import { parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
 import { webglAvailable } from './webgl.ts';
+import { LABELS_UP_TO, ParcelLabels } from './parcel-labels.ts';
 import type { ColourBy } from '../rotations/rotation-store.ts';
 
 /** Answers larger than this go to the WebGL layer when there is one; smaller ones keep the canvas layer's names. */
-export const WEBGL_FROM = 5000;
+export const WEBGL_FROM = LABELS_UP_TO;
 
 export type ParcelRenderer = 'canvas' | 'webgl';
 
@@ -48,6 +50,7 @@ export class ParcelLayers {
   readonly canvas: VectorImageLayer<VectorSource>;
   readonly webgl: WebGLVectorLayer<VectorSource> | null;
   readonly selection: VectorLayer<VectorSource>;
+  readonly labels: ParcelLabels;
   private readonly picked = new VectorSource();
   private renderer: ParcelRenderer = 'canvas';
   /** What the canvas layer colours parcels by; anything but the sync state keeps every answer on it (see shown). */
@@ -61,16 +64,24 @@ export class ParcelLayers {
     this.canvas = new VectorImageLayer({ source, style: parcelStyle(() => this.colouring), imageRatio: 1.5 });
     this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
     this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring) });
+    this.labels = new ParcelLabels(source);
   }
 
   /** The layers, bottom to top, for the map's layer list. */
   layers(): BaseLayer[] {
-    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.selection];
+    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.selection, this.labels.layer];
   }
 
   attach(map: OlMap): void {
     this.map = map;
+    this.labels.attach(map);
     this.mark();
+  }
+
+  /** The map is going: its listeners are removed. */
+  detach(): void {
+    this.labels.detach();
+    this.map = null;
   }
 
   /** The parcels of a new view are asked for (after a move, a change): marked, so reading and drawing them is timed. */
@@ -113,6 +124,7 @@ export class ParcelLayers {
     const f = id === null ? null : this.source.getFeatureById(id);
     if (f) this.picked.addFeature(f as Feature);
     this.picked.changed();
+    this.labels.select(id);
   }
 
   /** The parcel under the pixel (3 px of tolerance); its time is measured. */

@@ -1,48 +1,59 @@
 import { describe, expect, it } from 'vitest';
 import Feature from 'ol/Feature.js';
 import type { Style } from 'ol/style.js';
-import { LABEL_RESOLUTION, parcelStyle, rgba, selectedStyle } from './parcel-style.ts';
+import { parcelStyle, rgba, selectedStyle } from './parcel-style.ts';
+import { stateMark } from './state-marks.ts';
 import { familyColour, NO_CROP_COLOUR } from '../../../core/crops/family-colours.ts';
 import { stateColor } from '../../states.ts';
 
 const parcel = (state: string, name = 'North block with a long name') => new Feature({ state, name });
 
-describe('parcel labels', () => {
-  it('names every parcel at field scale, none above it', () => {
-    const style = parcelStyle();
-    expect((style(parcel('synced'), LABEL_RESOLUTION / 2) as Style).getText()!.getText()).toBe('North block with a long name');
-    expect((style(parcel('synced'), LABEL_RESOLUTION * 2) as Style).getText()!.getText()).toBe('');
-  });
+/** Hatches as text, so the styles can be read in Node (the map's are canvas patterns). */
+const hatchText = (hatch: string, color: string) => `hatch ${hatch} ${color}`;
 
-  it('lets the name of a parcel with unsynced work overflow its shape; a synced one keeps inside it', () => {
-    const style = parcelStyle();
-    for (const state of ['pending', 'sending', 'uncertain', 'rejected', 'conflict', 'blocked']) {
-      expect((style(parcel(state), 1) as Style).getText()!.getOverflow(), state).toBe(true);
+describe('parcels marked by sync state', () => {
+  const outline = (styles: Style[]) => styles.at(-1)!.getStroke()!;
+
+  it('draws each state with its own dashes and hatch, in its colour, the hatch over the fill and under the outline', () => {
+    const style = parcelStyle(() => 'state', hatchText);
+    for (const state of ['synced', 'pending', 'sending', 'uncertain', 'rejected', 'conflict', 'blocked']) {
+      const styles = style(parcel(state)) as Style[];
+      const mark = stateMark(state);
+      expect(outline(styles).getColor(), state).toBe(stateColor(state));
+      expect(outline(styles).getLineDash() ?? null, state).toEqual(mark.dash);
+      expect(styles.slice(0, -1).map((s) => s.getFill()?.getColor()), state).toEqual([
+        rgba(stateColor(state), 0.2), ...(mark.hatch ? [hatchText(mark.hatch, stateColor(state))] : []),
+      ]);
     }
-    expect((style(parcel('synced'), 1) as Style).getText()!.getOverflow()).toBe(false);
+    expect(outline(style(parcel('pending')) as Style[]).getLineDash()).toEqual([7, 4]);
+    expect(outline(style(parcel('synced')) as Style[]).getLineDash()).toBeNull();
+    expect((style(parcel('rejected')) as Style[])[1]!.getFill()!.getColor()).toBe(hatchText('diagonal', stateColor('rejected')));
   });
 
-  it('names the selected parcel however narrow it is', () => {
-    const text = selectedStyle()(parcel('synced', 'Strip 3')).getText()!;
-    expect(text.getText()).toBe('Strip 3');
-    expect(text.getOverflow()).toBe(true);
+  it('keeps the hatch over a crop colour: a rejected parcel on a crop map is still hatched', () => {
+    const style = parcelStyle(() => 'family', hatchText);
+    const wheat = parcel('rejected');
+    wheat.set('crop', { name: 'Wheat', family: 'Poaceae' });
+    const styles = style(wheat) as Style[];
+    expect(styles.slice(0, -1).map((s) => s.getFill()?.getColor())).toEqual([rgba(familyColour('Poaceae'), 0.6), hatchText('diagonal', stateColor('rejected'))]);
+    expect(outline(styles).getColor()).toBe(stateColor('rejected'));
   });
 });
 
 describe('parcels coloured by crop', () => {
-  const fill = (s: Style) => s.getFill()!.getColor();
+  const fill = (s: Style | Style[]) => (Array.isArray(s) ? s[0]! : s).getFill()!.getColor();
 
   it('fills a parcel with its family colour, and one without an active crop grey whatever its sync state', () => {
-    const style = parcelStyle(() => 'family');
+    const style = parcelStyle(() => 'family', hatchText);
     const wheat = parcel('pending');
     wheat.set('crop', { name: 'Wheat', family: 'Poaceae' });
-    expect(fill(style(wheat, 1) as Style)).toBe(rgba(familyColour('Poaceae'), 0.6));
+    expect(fill(style(wheat) as Style[])).toBe(rgba(familyColour('Poaceae'), 0.6));
     for (const state of ['pending', 'synced', 'rejected']) {
       const bare = parcel(state);
       bare.set('crop', null);
       // Never the sync state's fill: a pending parcel's pale yellow read as cereals.
-      expect(fill(style(bare, 1) as Style), state).toBe(rgba(NO_CROP_COLOUR, 0.35));
-      expect(fill(style(bare, 1) as Style), state).not.toBe(rgba(stateColor(state), 0.2));
+      expect(fill(style(bare) as Style[]), state).toBe(rgba(NO_CROP_COLOUR, 0.35));
+      expect(fill(style(bare) as Style[]), state).not.toBe(rgba(stateColor(state), 0.2));
     }
   });
 

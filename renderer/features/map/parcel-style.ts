@@ -1,16 +1,14 @@
-// How parcels look: one colour per sync state (renderer/states.ts), the canvas layer's styles and the WebGL layer's
-// flat style built from the same colours, and the selected parcel's outline drawn on a layer of its own (so a
-// selection never makes the whole parcel image draw again).
-import { Fill, Stroke, Style, Text } from 'ol/style.js';
+// How parcels look: one colour and one set of marks per sync state (renderer/states.ts, state-marks.ts), the canvas
+// layer's styles and the WebGL layer's flat style built from the same colours and dashes, and the selected parcel's
+// outline drawn on a layer of its own (so a selection never makes the whole parcel image draw again).
+import { Fill, Stroke, Style } from 'ol/style.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import type { FlatStyle } from 'ol/style/flat.js';
 import { STATES, stateColor } from '../../states.ts';
+import { stateMark, type Hatch } from './state-marks.ts';
 import type { ColourBy } from '../rotations/rotation-store.ts';
 import { colourKey, type ActiveCrop } from '../rotations/crop-legend.ts';
 import { familyColour, NO_CROP_COLOUR } from '../../../core/crops/family-colours.ts';
-
-/** Below this resolution (m/pixel, field scale) parcels carry their names; above, a region's labels would stack. */
-export const LABEL_RESOLUTION = 25;
 
 /** '#rrggbb' and an alpha (0–1) as the rgba() text both renderers read. */
 export function rgba(hex: string, alpha: number): string {
@@ -25,15 +23,48 @@ function cropFill(f: FeatureLike, by: ColourBy): string | null {
   return key === null ? NO_CROP_COLOUR : familyColour(key);
 }
 
+/** A canvas pattern of `hatch` lines in `color` on a clear ground, laid over a parcel's fill. */
+export function hatchPattern(hatch: Hatch, color: string): CanvasPattern | string {
+  const size = 8;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = size;
+  const g = canvas.getContext('2d');
+  if (!g) return rgba(color, 0.35);
+  g.strokeStyle = color;
+  g.lineWidth = 1.5;
+  g.beginPath();
+  if (hatch === 'horizontal') {
+    g.moveTo(0, size / 2);
+    g.lineTo(size, size / 2);
+  } else {
+    // Corner to corner and across the two opposite corners, so the lines join from one tile to the next.
+    g.moveTo(0, size); g.lineTo(size, 0);
+    g.moveTo(-1, 1); g.lineTo(1, -1);
+    g.moveTo(size - 1, size + 1); g.lineTo(size + 1, size - 1);
+    if (hatch === 'cross') {
+      g.moveTo(0, 0); g.lineTo(size, size);
+      g.moveTo(size - 1, -1); g.lineTo(size + 1, 1);
+      g.moveTo(-1, size - 1); g.lineTo(1, size + 1);
+    }
+  }
+  g.stroke();
+  return g.createPattern(canvas, 'repeat') ?? rgba(color, 0.35);
+}
+
+/** How a hatch becomes a fill: a canvas pattern on the map; tests pass their own. */
+export type HatchFill = (hatch: Hatch, color: string) => CanvasPattern | string;
+
 /**
- * The canvas layer's style function: one cached Style per state (and per crop colour); names only at field scale.
- * Coloured by crop (`colourBy()` 'family' or 'crop'), a parcel's fill is its active crop's colour and its outline
- * still its sync state's; a parcel without an active crop is grey (the legend's "No active crop"), never its sync
- * state's fill, which a reader of a crop map would take for a crop.
+ * The canvas layer's style function: one cached pair of Styles per state (and per crop colour). Each state has its
+ * colour and its marks (state-marks.ts): the outline's dashes and a hatch over the fill, so states differ without
+ * their hue. Coloured by crop (`colourBy()` 'family' or 'crop'), a parcel's fill is its active crop's colour and its
+ * outline and hatch still its sync state's; a parcel without an active crop is grey (the legend's "No active crop"),
+ * never its sync state's fill, which a reader of a crop map would take for a crop. Names are drawn by the label
+ * layer (parcel-labels.ts), above the plants.
  */
-export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
-  const cache = new Map<string, Style>();
-  return (f: FeatureLike, resolution: number) => {
+export function parcelStyle(colourBy: () => ColourBy = () => 'state', hatchFill: HatchFill = hatchPattern) {
+  const cache = new Map<string, Style[]>();
+  return (f: FeatureLike) => {
     const state = String(f.get('state'));
     const by = colourBy();
     const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
@@ -42,36 +73,33 @@ export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
     let s = cache.get(id);
     if (!s) {
       const color = stateColor(state);
-      s = new Style({
-        fill: new Fill({ color: fill === null ? rgba(color, 0.2) : rgba(fill, key === null ? 0.35 : 0.6) }),
-        stroke: new Stroke({ color, width: 1.5 }),
-        // A name wider than its parcel is left out (a region's labels would pile up), except on parcels with work
-        // of the user's not yet synced: new and edited parcels are the ones people look for on the map.
-        text: new Text({ font: '12px system-ui, sans-serif', fill: new Fill({ color: '#222' }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: state !== 'synced' }),
-      });
+      const mark = stateMark(state);
+      // The fill, the hatch over it (a fill of its own, so a crop's colour stays beneath it), the outline on top.
+      s = [
+        new Style({ fill: new Fill({ color: fill === null ? rgba(color, 0.2) : rgba(fill, key === null ? 0.35 : 0.6) }) }),
+        ...(mark.hatch ? [new Style({ fill: new Fill({ color: hatchFill(mark.hatch, color) }) })] : []),
+        new Style({ stroke: new Stroke({ color, width: 2, lineDash: mark.dash ?? undefined }) }),
+      ];
       cache.set(id, s);
     }
-    s.getText()!.setText(resolution < LABEL_RESOLUTION ? String(f.get('name')) : '');
     return s;
   };
 }
 
 /**
- * The selected parcel, above the others: a thick black outline and its name however narrow it is; coloured by sync
- * state, a darker fill of its state's colour; coloured by crop, a darker fill of its own crop's colour: a state colour
- * laid over a crop colour made another crop's colour (a selected cereal read as an olive grove). The fill also fades
- * the parcel's own label under the bold one.
+ * The selected parcel, above the others: a thick black outline; coloured by sync state, a darker fill of its state's
+ * colour; coloured by crop, a darker fill of its own crop's colour: a state colour laid over a crop colour made
+ * another crop's colour (a selected cereal read as an olive grove). Its name, in bold, is the label layer's first.
  */
 export const selectedStyle = (colourBy: () => ColourBy = () => 'state') => (f: FeatureLike) => new Style({
   fill: new Fill({ color: rgba(cropFill(f, colourBy()) ?? stateColor(String(f.get('state'))), 0.5) }),
   stroke: new Stroke({ color: '#111', width: 3 }),
-  text: new Text({
-    text: String(f.get('name')), font: 'bold 12px system-ui, sans-serif', overflow: true,
-    fill: new Fill({ color: '#111' }), stroke: new Stroke({ color: '#fff', width: 3 }),
-  }),
 });
 
-/** The WebGL layer's flat style: the same colours by state, as a `match` expression on the feature's `state`. */
+/**
+ * The WebGL layer's flat style: the same colours by state, as a `match` expression on the feature's `state`; no
+ * dashes or hatches (it draws answers over 5,000 parcels, each a few pixels wide, where they would not show).
+ */
 export function parcelFlatStyle(): FlatStyle {
   const by = (alpha: number) => ['match', ['get', 'state'], ...STATES.flatMap((s) => [s.state, rgba(s.color, alpha)]), rgba('#616161', alpha)];
   return { 'fill-color': by(0.2), 'stroke-color': by(1), 'stroke-width': 1.5 } as FlatStyle;

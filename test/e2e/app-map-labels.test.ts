@@ -1,0 +1,202 @@
+// How parcels are drawn on the map, end to end (`npm start`'s launcher with the embedded demo service, Debian's
+// Chromium at 1280×800), issue 29 items 8 and 16:
+// - names: at each demo farm's zoom every parcel in view is named (inside its shape, smaller, or beside it with a
+//   leader), no name over another, over the graticule's labels or over the legend, none past the map's edge; the
+//   names the placement chose (its `furrow:labels` mark) are checked for ink in a screenshot, so a name hidden under
+//   something (the orchard's under its plants) counts as missing;
+// - sync states: each has its own mark in the legend (dashes, hatch, symbol), a pending parcel's outline is dashed in
+//   the darker orange, a conflict's fill hatched and its name marked.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Page } from 'playwright-core';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/process.ts';
+import { SHOTS } from './embed-harness.ts';
+import { demoApi, drawSquare, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+
+type Box = [number, number, number, number];
+interface Labels { parcels: number; graticule: Box[]; placed: { id: string; text: string; kind: string; size: number; box: Box; leader: [[number, number], [number, number]] | null }[] }
+
+let ctx: DemoApp;
+let page: Page;
+let problems: () => Promise<string[]>;
+/** A blank page of the same browser that decodes screenshots. */
+let decoder: Page | undefined;
+const poll = <T>(f: () => Promise<T>, timeout = 30_000) => expect.poll(f, { timeout });
+
+beforeAll(async () => {
+  ctx = await startDemoApp('furrow-map-labels-');
+  ({ page, problems } = await openApp(ctx.browser, ctx.app.url));
+}, 180_000);
+
+afterAll(async () => {
+  await ctx?.stop();
+});
+
+/** The names the map placed last (parcel-labels.ts's mark), or null before any. */
+const labels = () => page.evaluate(() => ((performance.getEntriesByName('furrow:labels', 'mark').at(-1) as PerformanceMark | undefined)?.detail ?? null) as Labels | null);
+
+/** The map's viewport in the page. */
+const mapBox = async () => (await page.locator('.map .ol-viewport').boundingBox())!;
+
+/** The page's pixels in a box (page pixels), from a screenshot decoded by Chromium in a page of its own (Node has no PNG decoder here). */
+async function region(x: number, y: number, width: number, height: number): Promise<Shot> {
+  const clip = { x: Math.floor(x), y: Math.floor(y), width: Math.ceil(width), height: Math.ceil(height) };
+  const png = await page.screenshot({ clip });
+  decoder ??= await ctx.browser.newPage();
+  const data = await decoder.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d')!;
+    g.drawImage(img, 0, 0);
+    return { width: img.width, data: [...g.getImageData(0, 0, img.width, img.height).data] };
+  }, png.toString('base64'));
+  return { x: clip.x, y: clip.y, ...data };
+}
+
+interface Shot { x: number; y: number; width: number; data: number[] }
+/** The colour at a page pixel inside the shot. */
+const at = (s: Shot, x: number, y: number): [number, number, number] => {
+  const i = ((Math.round(y) - s.y) * s.width + (Math.round(x) - s.x)) * 4;
+  return [s.data[i]!, s.data[i + 1]!, s.data[i + 2]!];
+};
+const hex = (h: string): [number, number, number] => [1, 3, 5].map((i) => Number.parseInt(h.slice(i, i + 2), 16)) as [number, number, number];
+const near = (a: [number, number, number], b: [number, number, number], tolerance: number) => Math.max(...a.map((v, i) => Math.abs(v - b[i]!))) <= tolerance;
+/** Pixels of a label's text (#222 on a white halo) in its box (page pixels): darker than any fill, outline, plant or graticule line. */
+async function ink(box: Box): Promise<number> {
+  const s = await region(box[0], box[1], box[2] - box[0], box[3] - box[1]);
+  let n = 0;
+  for (let i = 0; i < s.data.length; i += 4) if (s.data[i]! < 80 && s.data[i + 1]! < 80 && s.data[i + 2]! < 80) n++;
+  return n;
+}
+const overlaps = (a: Box, b: Box) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
+/**
+ * The names at rest once the map shows `count` parcels: every one placed, apart, inside the map, off the graticule's
+ * labels and the legend, and drawn (ink in a screenshot where each was placed).
+ */
+async function expectEveryParcelNamed(count: number, shot: string): Promise<Labels> {
+  await poll(() => shownOn(page)).toBe(count);
+  await poll(async () => (await labels())?.parcels).toBe(count);
+  await page.waitForTimeout(500); // the last frame drawn after the placement
+  const l = (await labels())!;
+  const map = await mapBox();
+  expect(l.placed.map((p) => p.text).sort(), 'every parcel in view named').toHaveLength(count);
+  const legend = (await page.locator('.legend').boundingBox())!;
+  const legendBox: Box = [legend.x - map.x, legend.y - map.y, legend.x + legend.width - map.x, legend.y + legend.height - map.y];
+  for (const p of l.placed) {
+    expect(p.box[0], p.text).toBeGreaterThanOrEqual(0);
+    expect(p.box[1], p.text).toBeGreaterThanOrEqual(0);
+    expect(p.box[2], p.text).toBeLessThanOrEqual(map.width);
+    expect(p.box[3], p.text).toBeLessThanOrEqual(map.height);
+    expect(overlaps(p.box, legendBox), `${p.text} under the legend`).toBe(false);
+    for (const g of l.graticule) expect(overlaps(p.box, g), `${p.text} over a graticule label`).toBe(false);
+  }
+  for (const [i, a] of l.placed.entries()) for (const b of l.placed.slice(i + 1)) expect(overlaps(a.box, b.box), `${a.text} over ${b.text}`).toBe(false);
+  await page.screenshot({ path: join(SHOTS, `${shot}.png`) });
+  for (const p of l.placed) expect(await ink([p.box[0] + map.x, p.box[1] + map.y, p.box[2] + map.x, p.box[3] + map.y]), `${p.text} drawn`).toBeGreaterThan(40);
+  return l;
+}
+
+describe('parcel names on the map', () => {
+  it('names every parcel of the start\'s farm at its zoom, the ones too small for their name beside them', async () => {
+    await waitOnline(page);
+    const l = await expectEveryParcelNamed(12, 'app-labels-olivar');
+    // The small ones: a smaller font inside, or beside with a leader.
+    expect(l.placed.find((p) => p.text === 'Olivar G')?.kind).toMatch(/^(small|beside)$/);
+    expect(l.placed.find((p) => p.text === 'El trial plot')?.kind).toBe('beside');
+    expect(l.placed.filter((p) => p.kind === 'inside').length).toBeGreaterThanOrEqual(10);
+  }, 60_000);
+
+  it('names every parcel of the other farm at its zoom', async () => {
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await poll(async () => (await labels())?.placed.some((p) => p.text.startsWith('Sonnenfeld'))).toBe(true);
+    await expectEveryParcelNamed(12, 'app-labels-sonnenfeld');
+  }, 60_000);
+
+  it('draws the orchard\'s name above its plants', async () => {
+    await page.getByRole('button', { name: /Almendral La Vega/ }).click();
+    await poll(async () => (await labels())?.placed.map((p) => p.text)).toEqual(['Almond orchard']);
+    await page.getByLabel('Plants').check();
+    await poll(() => page.locator('.legend').textContent()).toMatch(/Plants — \d+ shown/);
+    await expectEveryParcelNamed(1, 'app-labels-orchard');
+    expect(await problems()).toEqual([]);
+  }, 60_000);
+});
+
+describe('sync states told apart without colour', () => {
+  it('shows each state\'s own mark in the legend', async () => {
+    const rows = await page.locator('.legend li[data-state]').evaluateAll((lis) => lis.map((li) => ({
+      state: li.getAttribute('data-state'), text: li.textContent,
+      dash: li.querySelector('svg')?.getAttribute('data-dash'), hatch: li.querySelector('svg')?.getAttribute('data-hatch'),
+    })));
+    expect(rows.map((r) => r.state)).toEqual(['synced', 'pending', 'sending', 'uncertain', 'rejected', 'conflict', 'blocked']);
+    expect(new Set(rows.map((r) => `${r.dash}|${r.hatch}|${r.text}`)).size).toBe(7);
+    expect(rows.find((r) => r.state === 'synced')).toMatchObject({ dash: 'solid', hatch: 'none', text: 'Synced' });
+    expect(rows.find((r) => r.state === 'pending')).toMatchObject({ dash: '7 4', hatch: 'none' });
+    expect(rows.find((r) => r.state === 'rejected')).toMatchObject({ hatch: 'diagonal', text: '×Rejected' });
+    expect(rows.find((r) => r.state === 'conflict')).toMatchObject({ hatch: 'cross', text: '!Conflict' });
+    await page.locator('.legend').screenshot({ path: join(SHOTS, 'app-legend-states.png') });
+  });
+
+  it('draws a pending parcel\'s outline dashed in the darker orange, and a conflict hatched with its mark', async () => {
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    await poll(async () => (await labels())?.placed.some((p) => p.text === 'Olivar F')).toBe(true);
+    const map = await mapBox();
+    // Between the farm's second and third rows of parcels.
+    const [cx, cy, half] = [map.x + map.width * 0.58, map.y + map.height * 0.62, 24];
+    await drawSquare(page, cx, cy, half, 'E2E pending square');
+    expect(await page.locator('[data-field=state]').textContent()).toBe('Pending');
+    // Nothing selected (a click on the map's empty ground), so no selection outline hides the marks.
+    await page.mouse.click(cx - 150, cy);
+    await poll(() => page.locator('[data-field=name]').count()).toBe(0);
+    await page.waitForTimeout(500);
+    // Its top edge: dashes of the darker orange (#b26b00) with gaps of background between them.
+    const edge = await region(cx - half, cy - half - 3, 2 * half, 7);
+    const runs: boolean[] = [];
+    for (let x = cx - half + 4; x <= cx + half - 4; x++) runs.push([-1, 0, 1].some((d) => near(at(edge, x, cy - half + d), hex('#b26b00'), 40)));
+    expect(runs.filter(Boolean).length, 'outline in the darker orange').toBeGreaterThan(10);
+    expect(runs.filter((on, i) => on && !runs[i - 1]).length, 'separate dashes along one edge').toBeGreaterThanOrEqual(3);
+    await page.screenshot({ path: join(SHOTS, 'app-state-pending.png') });
+
+    // A conflict: renamed here and on the service, then synced.
+    const api = demoApi(ctx);
+    const olivarH = (await api.parcel('Olivar H'))!;
+    await page.locator('.top h1').click();
+    await page.keyboard.press('/');
+    await page.keyboard.type('Olivar H');
+    await poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent()).toMatch(/^Olivar H/);
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('[data-field=name]').textContent()).toBe('Olivar H');
+    const form = page.getByRole('form', { name: 'Edit parcel' });
+    await form.getByLabel('Name').fill('Olivar H here');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await poll(() => page.locator('[data-field=state]').textContent()).toBe('Pending');
+    expect((await api.send('PATCH', `/api/parcels/${olivarH.id}/`, { name: 'Olivar H there' })).status).toBe(200);
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await poll(() => page.locator('[data-field=state]').textContent()).toBe('Conflict');
+    // Back to the farm's view (the search zoomed to Olivar H), once there nothing selected.
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    await poll(async () => (await labels())?.parcels).toBe(13);
+    await page.mouse.click(cx - 150, cy);
+    await poll(() => page.locator('[data-field=name]').count()).toBe(0);
+    await poll(async () => (await labels())?.placed.map((p) => p.text)).toContain('! Olivar H here');
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(SHOTS, 'app-states-on-map.png') });
+    copyFileSync(join(SHOTS, 'app-states-on-map.png'), join(ROOT, 'docs/img/app-map-states.png'));
+
+    // Olivar H's fill, under its name (inside it: the shape is wide enough): the conflict's crossed hatch in purple.
+    const b = (await labels())!.placed.find((p) => p.text === '! Olivar H here')!;
+    expect(b.kind).toBe('inside');
+    const [bx, by] = [map.x + (b.box[0] + b.box[2]) / 2, map.y + b.box[3] + 2];
+    const fill = await region(bx - 10, by, 20, 12);
+    let purple = 0;
+    for (let y = by; y < by + 12; y++) for (let x = bx - 10; x < bx + 10; x++) if (near(at(fill, x, y), hex('#8e24aa'), 60)) purple++;
+    expect(purple, 'hatch lines in the conflict colour').toBeGreaterThan(20);
+    expect(await problems()).toEqual([]);
+  }, 120_000);
+});
