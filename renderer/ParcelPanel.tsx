@@ -25,7 +25,7 @@ export function ParcelPanel() {
   // Drawing, placing a point or modifying begins: the side column starts at its heading (the area, the limit), not
   // where the parcel's details were scrolled to.
   useEffect(() => { if (mode !== 'browse') document.querySelector('.side')?.scrollTo({ top: 0 }); }, [mode]);
-  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
+  return <section className="panel" aria-labelledby="panel-title" tabIndex={-1}>{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
 }
 
 function SelectedParcel() {
