@@ -2,7 +2,8 @@
 // (`npm start`'s launcher with the embedded demo service, Debian's Chromium at 1280x800): the map, search, the
 // metadata filter, a parcel's editor, Modify, the delete confirmation, drawing and the new parcel form, the hectare
 // point, a conflict, the six panels (Settings, Accounts, Sync details, Help, Crop rotation, Import), the
-// deactivation confirmation, the basemap form, the create-farm form and the map coloured by crop. Every rule axe
+// deactivation confirmation, the basemap form, the create-farm form, the map coloured by crop, and the map at 200 %
+// zoom with its legend folded and opened. Every rule axe
 // runs by default (WCAG 2.0/2.1/2.2 A and AA, and its best practices) must find nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -220,9 +221,21 @@ describe('axe-core on every screen of the app', () => {
     await poll(() => page.getByRole('alertdialog').isVisible()).toBe(true);
     await audit('deactivate');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Keep the account' }).click();
+    // The Accounts screen again, with the new account's row and its buttons (Connect here, Deactivate…).
+    await poll(() => page.getByRole('alertdialog').isVisible()).toBe(false);
+    await audit('accounts-rows');
+    await closeWith('Accounts', 'Close accounts');
+
+    // At 200 % zoom (640x400 CSS pixels): the folded legend, then opened; the rotation table over the whole window.
+    await page.setViewportSize({ width: 640, height: 400 });
+    await poll(() => page.locator('.legend-toggle').count()).toBe(1);
+    await audit('small-window');
+    await page.locator('.legend-toggle').click();
+    await poll(() => page.getByLabel('Colour by').isVisible()).toBe(true);
+    await audit('small-window-legend');
 
     const report = [...found].flatMap(([screen, vs]) => vs.map((v) => `${screen}: ${v.id} (${v.impact}) ${v.help}\n    ${v.nodes.slice(0, 4).join('\n    ')}`));
-    expect(found.size).toBe(20);
+    expect(found.size).toBe(23);
     expect(report).toEqual([]);
   }, 400_000);
 });
