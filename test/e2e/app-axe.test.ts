@@ -1,6 +1,6 @@
 // axe-core (the accessibility engine browsers' audit tools run) on every screen of the app, as app.test.ts runs it
 // (`npm start`'s launcher with the embedded demo service, Debian's Chromium at 1280x800): the map, search, the
-// metadata filter, a parcel's editor, Modify, the delete confirmation, drawing and the new parcel form, the hectare
+// metadata filter, a parcel's editor, its crop form and crop deletion, the parcel list and the map's keys, Modify, the delete confirmation, drawing and the new parcel form, the hectare
 // point, a conflict, the six panels (Settings, Accounts, Sync details, Help, Crop rotation, Import), the
 // deactivation confirmation, the basemap form, the create-farm form, the map coloured by crop, and the map at 200 %
 // zoom with its legend folded and opened. Every rule axe
@@ -104,6 +104,27 @@ describe('axe-core on every screen of the app', () => {
     // A parcel's panel: facts, editor, plants, crops.
     await select('Olivar B');
     await audit('parcel');
+
+    // A crop added (its form), and a crop's deletion asked.
+    await page.getByRole('button', { name: '+ Add crop' }).click();
+    await poll(() => page.getByRole('button', { name: 'Save crop' }).count()).toBe(1);
+    await audit('crop-form');
+    await page.locator('.crop-form').getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('.rotation .crops li').first().getByRole('button', { name: /^Delete / }).click();
+    await poll(() => page.getByRole('button', { name: 'Delete crop' }).count()).toBe(1);
+    await audit('crop-delete');
+    await page.getByRole('button', { name: 'Keep it' }).click();
+
+    // The parcel list, a row chosen from the keyboard; the map's keys selecting a parcel in view.
+    await page.getByRole('listbox', { name: /^Parcels of / }).getByRole('option').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await audit('parcel-list');
+    await page.locator('.map').focus();
+    await page.keyboard.press(']');
+    await poll(() => page.getByRole('status', { name: 'Parcel selected on the map' }).textContent()).toMatch(/in view/);
+    await audit('map-keys');
+    await select('Olivar B');
 
     await away();
     await page.keyboard.press('m');
@@ -235,7 +256,7 @@ describe('axe-core on every screen of the app', () => {
     await audit('small-window-legend');
 
     const report = [...found].flatMap(([screen, vs]) => vs.map((v) => `${screen}: ${v.id} (${v.impact}) ${v.help}\n    ${v.nodes.slice(0, 4).join('\n    ')}`));
-    expect(found.size).toBe(23);
+    expect(found.size).toBe(27);
     expect(report).toEqual([]);
   }, 400_000);
 });
