@@ -136,6 +136,7 @@ describe("a farm's parcels without the map", () => {
     await poll(() => page.evaluate(() => document.activeElement?.querySelector('.parcel-name')?.textContent)).toBe('Plot 0050');
     await page.keyboard.press('ArrowUp');
     await poll(() => page.locator('#parcel-list-page').textContent()).toBe('1–50 of 1,200');
+    await poll(() => page.evaluate(() => document.activeElement?.querySelector('.parcel-name')?.textContent)).toBe('Plot 0049');
     await page.getByRole('button', { name: 'Next', exact: true }).click();
     await poll(() => page.locator('#parcel-list-page').textContent()).toBe('51–100 of 1,200');
 

@@ -26,6 +26,8 @@ export function ParcelList() {
   const [active, setActive] = useState(0);
   const list = useRef<HTMLUListElement>(null);
   const focusActive = useRef(false);
+  // ArrowUp past a page's top lands on the previous page's last row, not its first.
+  const landOnLast = useRef(false);
 
   // A new selection (on the map, the search, here): its page. A farm chosen in the farms list: its first page.
   useEffect(() => setAt(null), [selectedId]);
@@ -47,19 +49,22 @@ export function ParcelList() {
   // The row with the keyboard's focus: the selected one when it is on this page, else the first.
   const rows = page?.parcels ?? [];
   const selectedRow = rows.findIndex((p) => p.id === selectedId);
-  useEffect(() => { setActive(selectedRow >= 0 ? selectedRow : 0); }, [page?.farm, page?.offset, selectedRow]);
+  const option = (i: number) => list.current?.querySelectorAll<HTMLElement>('[role=option]')[i];
+  // A page turned from the keyboard: the focus goes on with it, to its first row (or its last, going up).
+  useEffect(() => {
+    const i = landOnLast.current ? rows.length - 1 : selectedRow >= 0 ? selectedRow : 0;
+    landOnLast.current = false;
+    setActive(i);
+    if (focusActive.current) option(i)?.focus();
+    focusActive.current = false;
+  }, [page?.farm, page?.offset, selectedRow]);
   // The selected row in sight within the list's own scroll (not the side panel's, which starts at the parcel's panel).
   useEffect(() => {
     const ul = list.current;
-    const li = selectedRow >= 0 ? ul?.querySelectorAll<HTMLElement>('[role=option]')[selectedRow] : undefined;
+    const li = selectedRow >= 0 ? option(selectedRow) : undefined;
     if (!ul || !li) return;
     if (li.offsetTop < ul.scrollTop || li.offsetTop + li.offsetHeight > ul.scrollTop + ul.clientHeight) ul.scrollTop = li.offsetTop - (ul.clientHeight - li.offsetHeight) / 2;
   }, [page, selectedRow]);
-  useEffect(() => {
-    if (!focusActive.current) return;
-    focusActive.current = false;
-    list.current?.querySelectorAll<HTMLElement>('[role=option]')[active]?.focus();
-  }, [active, page]);
 
   if (!page) return null;
   const farm = farms.find((f) => f.id === page.farm)?.name ?? '';
@@ -72,13 +77,14 @@ export function ParcelList() {
     setAt({ farm: page.farm, offset });
   };
   const move = (i: number) => {
-    focusActive.current = true;
-    setActive(Math.max(0, Math.min(rows.length - 1, i)));
+    const to = Math.max(0, Math.min(rows.length - 1, i));
+    setActive(to);
+    option(to)?.focus();
   };
   const onKey = (e: KeyboardEvent, i: number, id: string) => {
     const last = page.offset + PAGE < page.total;
     if (e.key === 'ArrowDown') { e.preventDefault(); if (i === rows.length - 1 && last) turn(page.offset + PAGE); else move(i + 1); }
-    else if (e.key === 'ArrowUp') { e.preventDefault(); if (i === 0 && page.offset > 0) { turn(page.offset - PAGE); } else move(i - 1); }
+    else if (e.key === 'ArrowUp') { e.preventDefault(); if (i === 0 && page.offset > 0) { landOnLast.current = true; turn(Math.max(0, page.offset - PAGE)); } else move(i - 1); }
     else if (e.key === 'Home') { e.preventDefault(); move(0); }
     else if (e.key === 'End') { e.preventDefault(); move(rows.length - 1); }
     else if (e.key === 'PageDown' && last) { e.preventDefault(); turn(page.offset + PAGE); }
