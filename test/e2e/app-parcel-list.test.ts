@@ -6,6 +6,7 @@
 // PageDown, and a parcel found by search is shown selected on its own page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pointParcel } from '../helpers/service.ts';
 import { SHOTS } from './embed-harness.ts';
@@ -157,4 +158,30 @@ describe("a farm's parcels without the map", () => {
     await list().scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SHOTS, 'app-parcel-list-pages.png') });
   }, 180_000);
+
+  it("shows nothing of the last account's farms once another, without farms, is shown", async () => {
+    const key = (JSON.parse(readFileSync(join(ctx.dir, 'data', 'demo-credentials.json'), 'utf8')) as { api_key: string }).api_key;
+    const made = await fetch(`${ctx.service}/api/accounts/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ account_email: 'empty@example.com' }) });
+    expect(made.status).toBe(201);
+    const { id } = await made.json() as { id: string };
+    // Nothing selected (a click beside the parcel, which fills the map's middle), then a page of the chosen farm turned.
+    const map = (await page.locator('.map').boundingBox())!;
+    await page.mouse.click(map.x + map.width - 80, map.y + 80);
+    await poll(() => page.locator('[data-field=name]').count()).toBe(0);
+    await poll(() => page.locator('#parcel-list-page').textContent()).toBe('1–50 of 1,200');
+    await page.getByRole('button', { name: 'Next', exact: true }).click();
+    await poll(() => page.locator('#parcel-list-page').textContent()).toBe('51–100 of 1,200');
+
+    await page.locator('.top h1').click();
+    await page.keyboard.press('a');
+    const accounts = page.getByRole('dialog', { name: 'Accounts' });
+    await accounts.getByRole('button', { name: 'Refresh' }).click();
+    const row = accounts.locator(`tr[data-account="${id}"]`);
+    await row.getByRole('button', { name: 'Connect here: empty@example.com' }).click();
+    await poll(() => row.getByRole('button', { name: /^Show / }).count()).toBe(1);
+    await row.getByRole('button', { name: /^Show / }).click();
+    await poll(() => page.locator('.statusbar select').inputValue()).toBe(id);
+    await poll(() => shownOn(page)).toBe(0);
+    await poll(() => page.locator('.parcel-list').count()).toBe(0);
+  }, 120_000);
 });

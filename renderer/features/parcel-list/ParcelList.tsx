@@ -29,13 +29,14 @@ export function ParcelList() {
   // ArrowUp past a page's top lands on the previous page's last row, not its first.
   const landOnLast = useRef(false);
 
-  // A new selection (on the map, the search, here): its page. A farm chosen in the farms list: its first page.
+  // A new selection (on the map, the search, here): its page. A farm chosen in the farms list: its first page; none
+  // (another account shown, without farms yet): nothing of the last account's.
   useEffect(() => setAt(null), [selectedId]);
   const chosen = useRef(farmId);
   useEffect(() => {
     if (chosen.current === farmId) return;
     chosen.current = farmId;
-    if (farmId) setAt({ farm: farmId, offset: 0 });
+    setAt(farmId ? { farm: farmId, offset: 0 } : null);
   }, [farmId]);
 
   useEffect(() => {
