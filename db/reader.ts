@@ -98,8 +98,11 @@ export class MirrorReader {
    */
   farmParcelPage(farmLocalId: string, offset: number, limit: number): { total: number; parcels: { id: string; name: string; hectares: number; state: ParcelSyncState }[] } {
     const total = this.db.prepare('SELECT count(*) FROM parcels WHERE farm_local_id = ? AND deleted = 0').pluck().get(farmLocalId) as number;
+    // The page's ids first, the states then for those alone: SQLite computes a sorted query's columns for every row
+    // before it sorts, and the state of 20,000 parcels made a page deep in the list take 200 ms.
     const parcels = this.db.prepare(`SELECT p.local_id AS id, p.name, p.hectares, coalesce((SELECT state FROM (${openState('parcel', 'p.local_id')})), 'synced') AS state
-        FROM parcels p WHERE p.farm_local_id = ? AND p.deleted = 0 ORDER BY p.name COLLATE NOCASE, p.local_id LIMIT ? OFFSET ?`)
+        FROM (SELECT local_id FROM parcels WHERE farm_local_id = ? AND deleted = 0 ORDER BY name COLLATE NOCASE, local_id LIMIT ? OFFSET ?) page
+        JOIN parcels p ON p.local_id = page.local_id ORDER BY p.name COLLATE NOCASE, p.local_id`)
       .all(farmLocalId, limit, offset) as { id: string; name: string; hectares: number; state: ParcelSyncState }[];
     return { total, parcels };
   }
