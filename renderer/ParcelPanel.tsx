@@ -43,7 +43,7 @@ function SelectedParcel() {
     return () => { live = false; };
   }, [api, id, version]);
   if (!id || !parcel) {
-    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it, or draw one (D).</p></>);
+    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it (or choose it in the list of the farm&apos;s parcels below, or with ] on the map), or draw one (D).</p></>);
   }
   const p = parcel.properties;
   return (

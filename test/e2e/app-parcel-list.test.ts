@@ -43,6 +43,7 @@ describe("a farm's parcels without the map", () => {
     await poll(() => page.locator('#parcel-list-title').textContent()).toBe(`Parcels of ${farm}`);
     await poll(() => options().count()).toBe(count);
     await expect(page.locator('#parcel-list-page').textContent()).resolves.toBe(`${count} parcels`);
+    expect(await page.locator('.parcel-list .pager button').count()).toBe(0);
     // Name, hectares and the state in words, in name order.
     const texts = await options().allTextContents();
     for (const t of texts) expect(t).toMatch(/^.+\d+\.\d\d ha(Synced|Pending|Sending|Uncertain|Rejected|Conflict|Blocked)$/);

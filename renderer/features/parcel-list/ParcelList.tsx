@@ -108,10 +108,11 @@ export function ParcelList() {
               </li>
             ))}
           </ul>
+          {/* Pages only for a farm that needs them; one page says how many. */}
           <div className="pager">
-            <button type="button" disabled={page.offset === 0} onClick={() => turn(Math.max(0, page.offset - PAGE))}>Previous</button>
+            {page.total > PAGE ? <button type="button" disabled={page.offset === 0} onClick={() => turn(Math.max(0, page.offset - PAGE))}>Previous</button> : null}
             <span id="parcel-list-page" aria-live="polite">{words}</span>
-            <button type="button" disabled={page.offset + PAGE >= page.total} onClick={() => turn(page.offset + PAGE)}>Next</button>
+            {page.total > PAGE ? <button type="button" disabled={page.offset + PAGE >= page.total} onClick={() => turn(page.offset + PAGE)}>Next</button> : null}
           </div>
         </>
       )}
