@@ -2,7 +2,7 @@
 // embedded demo service, Debian's Chromium): 1280x800 at 200 % is a 640x400 CSS-pixel window, drawn at a device
 // scale of 2 as Ctrl+ draws it. Checked by the boxes of what a person reads: the crop rotation table keeps a usable
 // scroll area, the import preview stays inside its dialog, the legend covers neither the Basemap button nor the
-// hectare point's preview, and a long status message is never cut (it wraps, or is there in full on demand).
+// hectare point's preview, a long status message is never cut (it wraps), and the header stays one line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { join } from 'node:path';
@@ -39,6 +39,12 @@ describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
     await waitOnline(page);
     await poll(() => page.locator('.legend .shown').textContent(), 60_000).toMatch(/^[1-9]\d* parcels? shown/);
     await shot('map');
+    // The header is one line (the toolbar's buttons by their symbols, each still named), so the map keeps its height.
+    expect((await box(page.locator('header.top'))).height).toBeLessThan(50);
+    for (const name of ['Draw polygon', 'Drop hectare point', 'Modify', 'Delete', 'Undo', 'Redo', 'Sync now', 'Import', 'Settings']) {
+      expect(await page.getByRole('toolbar', { name: 'Tools' }).getByRole('button', { name, exact: true }).isVisible()).toBe(true);
+    }
+    expect((await box(page.locator('.map'))).height).toBeGreaterThanOrEqual(250);
 
     // The legend and the Basemap button, both on the map: apart, the legend folded or opened.
     const legend = page.locator('.legend');
