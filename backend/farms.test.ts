@@ -59,4 +59,39 @@ describe("an account's farms", () => {
       m.close();
     }
   });
+
+  it("list their parcels a page at a time by name (case aside), with hectares and state, and say where a parcel's page is", () => {
+    const m = Mirror.open(join(dir, 'pages.db'));
+    try {
+      m.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'farms', '2026-01-01')").run(ACC);
+      const f = m.write.createFarm(ACC, 'Many');
+      // 120 parcels named out of order, one lower case, so that the order is the names' and not the creation's.
+      const names = Array.from({ length: 120 }, (_, i) => `P${String(119 - i).padStart(3, '0')}`);
+      names[5] = 'p114';
+      const made = m.write.createParcels(f.local_id, names.map((n, i) => pointParcel(n, 1 + i / 100, -4 + i * 0.001, 37))).created;
+      m.write.deleteParcel(made[0]!.local_id); // P119: gone from the list
+      // One synced (its op done), the others pending.
+      const synced = made.find((p) => p.name === 'P050')!;
+      m.syncDb.prepare("DELETE FROM outbox WHERE entity = 'parcel' AND local_id = ?").run(synced.local_id);
+
+      const first = m.read.farmParcelPage(f.local_id, 0, 50);
+      expect(first.total).toBe(119);
+      expect(first.parcels.map((p) => p.name).slice(0, 3)).toEqual(['P000', 'P001', 'P002']);
+      expect(first.parcels.find((p) => p.name === 'P050')).toBeUndefined();
+      const second = m.read.farmParcelPage(f.local_id, 50, 50);
+      expect(second.parcels[0]).toMatchObject({ name: 'P050', state: 'synced', id: synced.local_id });
+      expect(second.parcels[1]).toMatchObject({ name: 'P051', state: 'pending' });
+      expect(second.parcels[1]!.hectares).toBeCloseTo(1 + 68 / 100, 9);
+      const last = m.read.farmParcelPage(f.local_id, 100, 50).parcels.map((p) => p.name);
+      expect(last).toHaveLength(19);
+      expect(last).toContain('p114');
+      expect(last.indexOf('p114')).toBe(last.indexOf('P113') + 1);
+      expect(last.at(-1)).toBe('P118');
+      // Each parcel's index is where the pages put it.
+      const all = [first, second, m.read.farmParcelPage(f.local_id, 100, 50)].flatMap((p) => p.parcels);
+      for (const [i, p] of all.entries()) if (i % 7 === 0 || p.name === 'p114') expect(m.read.farmParcelIndex(f.local_id, p.id, p.name)).toBe(i);
+    } finally {
+      m.close();
+    }
+  });
 });

@@ -78,6 +78,10 @@ describe('the mirror host', () => {
     expect(e0).toBeGreaterThan(-4);
     expect([s0 < 37, n0 > 37]).toEqual([true, true]);
     await expect(h.api.farmExtent({ farm: 'no-such-farm' })).rejects.toMatchObject({ code: 'not_found' });
+    // The list beside the map: a page by name, and the page holding a parcel (a page of one here).
+    expect((await h.api.farmParcels({ farm: farm.id })).parcels.map((p) => [p.name, p.state])).toEqual([['Drawn and renamed', 'pending'], ['Dropped', 'pending']]);
+    expect(await h.api.farmParcels({ around: dropped.id, limit: 1 })).toMatchObject({ farm: farm.id, total: 2, offset: 1, parcels: [{ id: dropped.id, name: 'Dropped', hectares: 3 }] });
+    await expect(h.api.farmParcels({ around: 'no-such-parcel' })).rejects.toMatchObject({ code: 'not_found' });
     expect(await h.api.undo({ account: acc })).toBe('Edit parcel');
     expect((await h.api.parcel({ id: drawn.id })).properties.name).toBe('Drawn');
     await ev2.until((e) => e.type === 'changed' && e.parcels.upserted.includes(drawn.id));

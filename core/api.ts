@@ -20,7 +20,7 @@ import { PLANTS_API } from './api-plants.ts';
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
 export { AccountSummary, DeactivationPreview, DeactivationResult, OrgAccount, Organization, TokenState } from './api-accounts.ts';
-export { FarmSummary } from './api-farms.ts';
+export { FarmSummary, ParcelListItem, ParcelPage } from './api-farms.ts';
 export { ChangeEvent, NewParcel, ParcelCollection, ParcelFeature, ParcelProperties } from './api-parcels.ts';
 export { AccountSync, Problem, SyncDetails, SyncItem, SyncPreview, SyncProgress } from './api-sync.ts';
 export { ConflictDifference, ParcelConflict } from './api-conflicts.ts';

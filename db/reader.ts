@@ -92,6 +92,25 @@ export class MirrorReader {
       .get(localId) as { w: number | null; s: number; e: number; n: number };
     return r.w === null ? null : [r.w, r.s, r.e, r.n];
   }
+  /**
+   * A page of a farm's live parcels ordered by name (case aside, then id), each with its hectares and sync state as
+   * the map names it, and how many the farm has: the list beside the map reads a farm of thousands a page at a time.
+   */
+  farmParcelPage(farmLocalId: string, offset: number, limit: number): { total: number; parcels: { id: string; name: string; hectares: number; state: ParcelSyncState }[] } {
+    const total = this.db.prepare('SELECT count(*) FROM parcels WHERE farm_local_id = ? AND deleted = 0').pluck().get(farmLocalId) as number;
+    // The page's ids first, the states then for those alone: SQLite computes a sorted query's columns for every row
+    // before it sorts, and the state of 20,000 parcels made a page deep in the list take 200 ms.
+    const parcels = this.db.prepare(`SELECT p.local_id AS id, p.name, p.hectares, coalesce((SELECT state FROM (${openState('parcel', 'p.local_id')})), 'synced') AS state
+        FROM (SELECT local_id FROM parcels WHERE farm_local_id = ? AND deleted = 0 ORDER BY name COLLATE NOCASE, local_id LIMIT ? OFFSET ?) page
+        JOIN parcels p ON p.local_id = page.local_id ORDER BY p.name COLLATE NOCASE, p.local_id`)
+      .all(farmLocalId, limit, offset) as { id: string; name: string; hectares: number; state: ParcelSyncState }[];
+    return { total, parcels };
+  }
+  /** Where a live parcel stands in its farm's list (farmParcelPage's order), from 0. */
+  farmParcelIndex(farmLocalId: string, parcelLocalId: string, name: string): number {
+    return this.db.prepare(`SELECT count(*) FROM parcels WHERE farm_local_id = ? AND deleted = 0
+        AND (name < ? COLLATE NOCASE OR (name = ? COLLATE NOCASE AND local_id < ?))`).pluck().get(farmLocalId, name, name, parcelLocalId) as number;
+  }
   farmByName(accountId: string, name: string): FarmRow | undefined {
     return this.db.prepare('SELECT * FROM farms WHERE account_id = ? AND name = ? AND deleted = 0 ORDER BY created LIMIT 1').get(accountId, name) as FarmRow | undefined;
   }

@@ -143,7 +143,7 @@ export function App({ backend }: { backend: Backend }) {
         {accountsOpen ? <AccountsPanel /> : null}
         <main className="body">
           {firstRun ? <FirstRun /> : null}
-          <div className="map-wrap" hidden={firstRun}>
+          <div className="map-wrap" role="region" aria-label="Map" hidden={firstRun}>
             <MapView />
             <Legend />
             <FilterBanner />

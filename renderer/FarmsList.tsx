@@ -1,10 +1,11 @@
 // The account's farms with their parcel counts and hectares; choosing one makes it the farm new parcels go to and
-// fits the map to it.
+// fits the map to it. Below, the list of a farm's parcels (features/parcel-list/).
 import { set, useApp } from './store.ts';
 import { hectares, stateColor, stateLabel } from './states.ts';
 import { CreateFarmForm } from './features/farms/CreateFarmForm.tsx';
 import { setRotations } from './features/rotations/rotation-store.ts';
 import { ExportButtons } from './features/export/ExportButtons.tsx';
+import { ParcelList } from './features/parcel-list/ParcelList.tsx';
 
 export function FarmsList() {
   const farms = useApp((s) => s.farms);
@@ -29,6 +30,7 @@ export function FarmsList() {
           </li>
         ))}
       </ul>
+      <ParcelList />
       {farmId ? <ExportButtons farm={farmId} label={`the farm ${farms.find((f) => f.id === farmId)?.name ?? ''}`} /> : null}
       <CreateFarmForm />
     </section>

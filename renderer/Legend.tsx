@@ -1,6 +1,8 @@
 // What the map's colours and marks mean (a state's dashes, hatch and symbol as the map draws them), and how much of
 // the account the map shows. The parcels are coloured by sync state, or by their active crop's family or name
-// (features/rotations/): then the legend lists those shown.
+// (features/rotations/): then the legend lists those shown. In a small window (200 % zoom) it folds to a Legend button
+// and its count, so that it covers neither the map's controls nor the map.
+import { useEffect, useState } from 'react';
 import { NO_CROP_COLOUR } from '../core/crops/family-colours.ts';
 import { useApp } from './store.ts';
 import { STATE_LEGEND } from './features/map/state-marks.ts';
@@ -8,13 +10,19 @@ import { StateSwatch } from './features/map/StateSwatch.tsx';
 import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
 import { hasFilter, useBrowse } from './features/browse-store.ts';
 import { setRotations, useRotations, type ColourBy } from './features/rotations/rotation-store.ts';
+import { useSmallWindow } from './features/small-window/small-window.ts';
+import './features/small-window/small-window.css';
 
 export function Legend() {
   const shown = useApp((s) => s.shown);
   const filtered = useBrowse((s) => hasFilter(s.filter));
   const { colourBy, legend, bare, others } = useRotations();
+  const small = useSmallWindow();
+  const [open, setOpen] = useState(!small);
+  useEffect(() => setOpen(!small), [small]);
   return (
-    <aside className="legend" aria-label="Legend">
+    <aside className={open ? 'legend' : 'legend folded'} aria-label="Legend">
+      {small ? <button type="button" className="legend-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>Legend</button> : null}
       <label className="colour-by">Colour by{' '}
         <select value={colourBy} onChange={(e) => setRotations({ colourBy: e.target.value as ColourBy })}>
           <option value="state">Sync state</option>

@@ -30,6 +30,8 @@ import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
 import { BasemapControl } from './features/map/BasemapControl.tsx';
 import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { cropLegend } from './features/rotations/crop-legend.ts';
+import { useMapKeys } from './features/parcel-list/useMapKeys.ts';
+import { MapKeys, MAP_KEYS_ID } from './features/parcel-list/MapKeys.tsx';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -195,9 +197,13 @@ export function MapView() {
   // Modify and move a parcel (renderer/features/edit/): its interactions and layer, in effects of its own.
   useModify(map, parcels);
 
+  // Selecting parcels in view with ] and [, Enter opening one (renderer/features/parcel-list/).
+  useMapKeys(map, parcels);
+
   return (
     <>
-      <div ref={el} className="map" role="application" aria-label="Map of parcels" tabIndex={0} />
+      <div ref={el} className="map" role="application" aria-label="Map of parcels" aria-describedby={MAP_KEYS_ID} aria-keyshortcuts="] [ Enter" tabIndex={0} />
+      <MapKeys />
       <BasemapControl />
     </>
   );

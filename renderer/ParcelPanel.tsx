@@ -25,7 +25,7 @@ export function ParcelPanel() {
   // Drawing, placing a point or modifying begins: the side column starts at its heading (the area, the limit), not
   // where the parcel's details were scrolled to.
   useEffect(() => { if (mode !== 'browse') document.querySelector('.side')?.scrollTo({ top: 0 }); }, [mode]);
-  return <section className="panel" aria-labelledby="panel-title">{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
+  return <section className="panel" aria-labelledby="panel-title" tabIndex={-1}>{mode === 'draw' ? <DraftPanel /> : mode === 'point' ? <PointPanel /> : mode === 'modify' ? <ModifyPanel /> : <SelectedParcel />}</section>;
 }
 
 function SelectedParcel() {
@@ -43,7 +43,7 @@ function SelectedParcel() {
     return () => { live = false; };
   }, [api, id, version]);
   if (!id || !parcel) {
-    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it, or draw one (D).</p></>);
+    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it (or choose it in the list of the farm&apos;s parcels below, or with ] on the map), or draw one (D).</p></>);
   }
   const p = parcel.properties;
   return (

@@ -18,23 +18,23 @@ export function Toolbar() {
     <div className="toolbar" role="toolbar" aria-label="Tools">
       <button type="button" aria-label="Draw polygon" aria-keyshortcuts="D" title="Draw polygon (D)" aria-pressed={mode === 'draw'} disabled={!ready}
         onClick={() => (mode === 'draw' ? stopDrawing() : startDrawing())}>
-        ⬠ Draw polygon
+        ⬠<span className="tool-words"> Draw polygon</span>
       </button>
       <button type="button" aria-label="Drop hectare point" aria-keyshortcuts="P" title="Drop hectare point (P)" aria-pressed={mode === 'point'} disabled={!ready}
         onClick={() => (mode === 'point' ? stopDrawing() : startPoint())}>
-        ⊡ Drop hectare point
+        ⊡<span className="tool-words"> Drop hectare point</span>
       </button>
       <EditTools />
       <button type="button" aria-label="Undo" aria-keyshortcuts="Control+Z" title={history.undo ? `Undo: ${history.undo} (Ctrl+Z)` : 'Undo (Ctrl+Z)'}
         disabled={!history.undo || mode !== 'browse'} onClick={() => void undo(api)}>
-        ↶ Undo
+        ↶<span className="tool-words"> Undo</span>
       </button>
       <button type="button" aria-label="Redo" aria-keyshortcuts="Control+Shift+Z" title={history.redo ? `Redo: ${history.redo} (Ctrl+Shift+Z)` : 'Redo (Ctrl+Shift+Z)'}
         disabled={!history.redo || mode !== 'browse'} onClick={() => void redo(api)}>
-        ↷ Redo
+        ↷<span className="tool-words"> Redo</span>
       </button>
       <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title={syncing ? 'A sync is running: it goes on by itself until the service answers (S)' : 'Sync now (S)'} disabled={!ready || syncing} onClick={() => void syncNow(api)}>
-        ⟳ Sync now
+        ⟳<span className="tool-words"> Sync now</span>
       </button>
       <ImportButton />
       <SettingsButton />

@@ -58,7 +58,7 @@ export function AccountRow({ summary, listed, token, now, onConnect, onDeactivat
           {summary && !shown ? (
             <button type="button" aria-label={`Show ${name}`} title="Switch the map to this account" onClick={() => { closeAccounts(); void showAccount(api, summary); }}>Show</button>
           ) : null}
-          {!summary && onConnect ? <button type="button" aria-label={`Connect ${name} here`} disabled={busy} onClick={onConnect}>Connect here</button> : null}
+          {!summary && onConnect ? <button type="button" aria-label={`Connect here: ${name}`} disabled={busy} onClick={onConnect}>Connect here</button> : null}
           {ownToken && summary ? (
             <button type="button" aria-label={`Token of ${name}`} aria-expanded={open} onClick={() => setOpen(!open)}>Token…</button>
           ) : null}

@@ -46,11 +46,11 @@ export function EditTools() {
         title={selected || mode === 'modify' ? 'Modify the selected parcel: drag its vertices, or drag it whole (M)' : 'Modify: select a parcel first (M)'}
         disabled={!(selected && mode === 'browse') && mode !== 'modify'}
         onClick={() => (mode === 'modify' ? cancelModify() : void startModify(api))}>
-        ✎ Modify
+        ✎<span className="tool-words"> Modify</span>
       </button>
       <button type="button" aria-label="Delete" aria-keyshortcuts="Delete" title={selected ? 'Delete the selected parcel (Delete)' : 'Delete: select a parcel first (Delete)'}
         disabled={!selected || mode !== 'browse' || deleting} onClick={() => void askDelete(api)}>
-        ✕ Delete
+        ✕<span className="tool-words"> Delete</span>
       </button>
       <DeleteDialog />
     </>

@@ -7,5 +7,7 @@ describe('keyLabel', () => {
     expect(keyLabel('Shift+?')).toBe('?');
     expect(keyLabel('Escape')).toBe('Esc');
     expect(keyLabel('D')).toBe('D');
+    expect(keyLabel('ArrowDown')).toBe('↓');
+    expect(keyLabel(']')).toBe(']');
   });
 });

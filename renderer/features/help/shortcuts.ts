@@ -45,7 +45,17 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Shift+? F1', what: 'This list of keys' },
     ],
   },
+  {
+    group: 'On the map (once it has the focus) and in the list of parcels',
+    items: [
+      { keys: '] [', what: 'Select the next or previous parcel in view (north to south, west to east)' },
+      { keys: 'Enter', what: 'On the map: open the selected parcel in the side panel. In the list: select the parcel, show it on the map' },
+      { keys: 'ArrowUp ArrowDown', what: 'Move along the list of parcels (past its ends: the other pages); on the map: pan' },
+      { keys: 'PageUp PageDown', what: "The list's previous or next page of parcels" },
+    ],
+  },
 ];
 
 /** "Control+Shift+Z" as people read it on a keyboard: "Ctrl+Shift+Z". */
-export const keyLabel = (key: string): string => key.replace(/Control/g, 'Ctrl').replace(/^Shift\+\?$/, '?').replace(/^Escape$/, 'Esc');
+export const keyLabel = (key: string): string =>
+  key.replace(/Control/g, 'Ctrl').replace(/^Shift\+\?$/, '?').replace(/^Escape$/, 'Esc').replace(/^Arrow(Up|Down)$/, (_, d: string) => (d === 'Up' ? '↑' : '↓'));

@@ -28,7 +28,7 @@ export function ImportButton() {
     <>
       <button type="button" aria-label="Import" aria-keyshortcuts="I" title="Import a GeoJSON, KML or zipped Shapefile: preview every feature first (I), or drop the file on the map"
         disabled={!ready} onClick={() => input.current?.click()}>
-        ⇪ Import
+        ⇪<span className="tool-words"> Import</span>
       </button>
       <input ref={input} type="file" hidden accept={ACCEPT} aria-label="File to import"
         onChange={(e) => {

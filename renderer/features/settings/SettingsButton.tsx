@@ -17,7 +17,7 @@ export function SettingsButton() {
   }, []);
   return (
     <button type="button" className="settings-button" aria-label="Settings" aria-keyshortcuts="Control+," title="Settings: accounts and services (Ctrl+,)" aria-expanded={open} onClick={toggleSettings}>
-      ⚙ Settings
+      ⚙<span className="tool-words"> Settings</span>
     </button>
   );
 }

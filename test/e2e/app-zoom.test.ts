@@ -1,0 +1,119 @@
+// The app at 200 % browser zoom (issue 29, item 18), as app.test.ts runs it (`npm start`'s launcher with the
+// embedded demo service, Debian's Chromium): 1280x800 at 200 % is a 640x400 CSS-pixel window, drawn at a device
+// scale of 2 as Ctrl+ draws it. Checked by the boxes of what a person reads: the crop rotation table keeps a usable
+// scroll area, the import preview stays inside its dialog, the legend covers neither the Basemap button nor the
+// hectare point's preview, a long status message is never cut (it wraps), and the header stays one line.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/process.ts';
+import { SHOTS } from './embed-harness.ts';
+import { startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+
+let ctx: DemoApp;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  ctx = await startDemoApp('furrow-app-zoom-');
+  ({ browser } = ctx);
+}, 150_000);
+
+afterAll(async () => {
+  await ctx?.stop();
+});
+
+const poll = <T>(fn: () => Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout });
+type Box = { x: number; y: number; width: number; height: number };
+const box = async (l: Locator): Promise<Box> => (await l.boundingBox())!;
+const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+const inside = (a: Box, b: Box) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `app-zoom-${name}.png`) });
+const away = () => page.locator('.top h1').click();
+
+describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
+  it('keeps the rotation table scrollable, the import preview in its dialog, the legend clear of the Basemap button and the point preview, and the status message whole', async () => {
+    const context = await browser.newContext({ viewport: { width: 640, height: 400 }, deviceScaleFactor: 2 });
+    page = await context.newPage();
+    await page.goto(ctx.app.url);
+    await waitOnline(page);
+    await poll(() => page.locator('.legend .shown').textContent(), 60_000).toMatch(/^[1-9]\d* parcels? shown/);
+    await shot('map');
+    // The header is one line (the toolbar's buttons by their symbols, each still named), so the map keeps its height.
+    expect((await box(page.locator('header.top'))).height).toBeLessThan(50);
+    for (const name of ['Draw polygon', 'Drop hectare point', 'Modify', 'Delete', 'Undo', 'Redo', 'Sync now', 'Import', 'Settings']) {
+      expect(await page.getByRole('toolbar', { name: 'Tools' }).getByRole('button', { name, exact: true }).isVisible()).toBe(true);
+    }
+    expect((await box(page.locator('.map'))).height).toBeGreaterThanOrEqual(250);
+
+    // The legend and the Basemap button, both on the map: apart, the legend folded or opened.
+    const legend = page.locator('.legend');
+    const basemap = page.locator('.basemap-control > button');
+    expect(await basemap.isVisible()).toBe(true);
+    expect(overlap(await box(legend), await box(basemap))).toBe(false);
+    const toggle = legend.getByRole('button', { name: 'Legend' });
+    await toggle.click();
+    await poll(() => toggle.getAttribute('aria-expanded')).toBe('true');
+    await poll(() => legend.getByLabel('Colour by').isVisible()).toBe(true);
+    await shot('legend');
+    expect(overlap(await box(legend), await box(basemap))).toBe(false);
+    await toggle.click();
+    await poll(() => legend.getByLabel('Colour by').isVisible()).toBe(false);
+
+    // A hectare point placed in the map's lower half, where the legend was: its square in sight, not under the legend.
+    await away();
+    await page.keyboard.press('p');
+    const map = await box(page.locator('.map'));
+    const at = { x: map.x + map.width / 2, y: map.y + map.height * 0.7 };
+    await page.mouse.click(at.x, at.y);
+    await poll(() => page.getByLabel('Hectares').count()).toBe(1);
+    await shot('point');
+    const l = await box(legend);
+    expect(overlap(l, { x: at.x - 4, y: at.y - 4, width: 8, height: 8 })).toBe(false);
+    await page.keyboard.press('Escape');
+    await away();
+    await page.keyboard.press('Escape');
+    await poll(() => page.getByLabel('Hectares').count()).toBe(0);
+
+    // The crop rotation table: its scroll area keeps rows to read.
+    await away();
+    await page.keyboard.press('r');
+    const table = page.locator('.rotation-table');
+    await poll(() => table.locator('tbody tr').count()).toBeGreaterThan(0);
+    await shot('rotation');
+    const wrap = await box(table.locator('.table-wrap'));
+    expect(wrap.height).toBeGreaterThanOrEqual(120);
+    expect(inside(wrap, await box(table))).toBe(true);
+    await page.getByRole('button', { name: 'Close the rotation table' }).click();
+
+    // The import preview: the table, the farm form and its buttons inside the dialog, the dialog inside the window.
+    await page.getByLabel('File to import').setInputFiles(join(ROOT, 'examples', 'fields.geojson'));
+    const dialog = page.locator('.import-dialog');
+    await poll(() => dialog.locator('#import-summary').count()).toBe(1);
+    await shot('import');
+    const d = await box(dialog);
+    expect(inside(d, { x: 0, y: 0, width: 640, height: 400 })).toBe(true);
+    const importWrap = await box(dialog.locator('.table-wrap'));
+    expect(importWrap.height).toBeGreaterThanOrEqual(60);
+    // Each part, scrolled to within the dialog, is inside it: nothing spills past its edges.
+    for (const l of [dialog.locator('#import-summary'), dialog.locator('.table-wrap'), dialog.getByRole('form', { name: 'Import into a farm' }), dialog.getByRole('button', { name: /^Import \d/ })]) {
+      await l.scrollIntoViewIfNeeded();
+      expect(inside(await box(l), await box(dialog))).toBe(true);
+    }
+    expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+    await dialog.getByRole('button', { name: 'Close the import preview' }).click();
+    await poll(() => dialog.count()).toBe(0);
+
+    // The status message (the last sync's, as long as any a sync says): all of it readable, none cut off.
+    await away();
+    await page.keyboard.press('s');
+    const message = page.getByRole('status', { name: 'Message' });
+    await poll(() => message.textContent()).toMatch(/^Synced: /);
+    await shot('message');
+    const m = await box(message);
+    expect(inside(m, { x: 0, y: 0, width: 640, height: 400 })).toBe(true);
+    // Not cut: what is drawn is as tall and wide as the text needs.
+    expect(await message.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1)).toBe(true);
+    await context.close();
+  }, 240_000);
+});
