@@ -248,12 +248,21 @@ describe('the app with the keyboard alone', () => {
 
     // Import (I): the keyboard opens the chooser, the file is given through it; the dialog takes the focus, and
     // after the import the focus is on the farm the parcels went into.
-    const chooserShown = page.waitForEvent('filechooser');
-    await page.keyboard.press('i');
-    await (await chooserShown).setFiles(join(ROOT, 'examples/fields.geojson'));
     const dialog = page.locator('.import-dialog');
-    await poll(() => dialog.locator('#import-summary').count()).toBe(1);
-    await poll(() => inside('.import-dialog')).toBe(true);
+    const choose = async () => {
+      const chooserShown = page.waitForEvent('filechooser');
+      await page.keyboard.press('i');
+      await (await chooserShown).setFiles(join(ROOT, 'examples/fields.geojson'));
+      await poll(() => dialog.locator('#import-summary').count()).toBe(1);
+      await poll(() => inside('.import-dialog')).toBe(true);
+    };
+    // Esc cancels it, and the focus is back where it was.
+    const crop = await where();
+    await choose();
+    await page.keyboard.press('Escape');
+    await poll(() => dialog.count()).toBe(0);
+    expect(await where()).toBe(crop);
+    await choose();
     await tabTo(/^Import \d+ valid features?$/);
     await page.keyboard.press('Enter');
     await poll(() => dialog.count()).toBe(0);
