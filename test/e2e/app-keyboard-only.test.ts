@@ -250,7 +250,10 @@ describe('the app with the keyboard alone', () => {
     // after the import the focus is on the farm the parcels went into.
     const dialog = page.locator('.import-dialog');
     const choose = async () => {
+      // A round trip between listening and the key: Playwright turns Chromium's chooser interception on
+      // asynchronously, and a key sent right behind it can reach the page first under load (app-import's finding).
       const chooserShown = page.waitForEvent('filechooser');
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
       await page.keyboard.press('i');
       await (await chooserShown).setFiles(join(ROOT, 'examples/fields.geojson'));
       await poll(() => dialog.locator('#import-summary').count()).toBe(1);

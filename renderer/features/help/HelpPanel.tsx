@@ -2,7 +2,7 @@
 // with Esc. A dialog that takes the focus, so a screen reader reads it at once.
 import { create } from 'zustand';
 import { SHORTCUTS, currentKeys, keyLabel } from './shortcuts.ts';
-import { useKeymap } from '../../keymap.ts';
+import { useKeyName, useKeymap } from '../../keymap.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import './help.css';
 
@@ -11,8 +11,10 @@ export const toggleHelp = () => useHelp.setState((s) => ({ open: !s.open }));
 
 export function HelpButton() {
   const open = useHelp((s) => s.open);
+  const key = useKeyName('help');
   return (
-    <button type="button" className="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts="Shift+? F1" title="Keyboard shortcuts (?)" aria-pressed={open} onClick={toggleHelp}>?</button>
+    <button type="button" className="help-button" aria-label="Keyboard shortcuts" aria-keyshortcuts={key ? `${key === '?' ? 'Shift+?' : key} F1` : 'F1'}
+      title={`Keyboard shortcuts (${key ? `${key} or ` : ''}F1)`} aria-pressed={open} onClick={toggleHelp}>?</button>
   );
 }
 

@@ -71,7 +71,7 @@ export function SearchBox() {
   const showList = open && text.trim() !== '' && (results !== null || failed !== null);
   return (
     <div className="search" role="search">
-      <input ref={input} type="search" className="search-input" placeholder="Search (Ctrl+F or /)" aria-label="Search parcels"
+      <input ref={input} type="search" className="search-input" placeholder={`Search (Ctrl+F${key ? ` or ${key}` : ''})`} aria-label="Search parcels"
         aria-keyshortcuts={key ? `Control+F ${key}` : 'Control+F'} title={`Search parcel names and metadata values (Ctrl+F${key ? ` or ${key}` : ''})`} disabled={!account} value={text} autoComplete="off"
         role="combobox" aria-expanded={showList} aria-controls="search-results" aria-autocomplete="list"
         aria-activedescendant={showList && results?.[active] ? `search-result-${active}` : undefined}
