@@ -5,6 +5,7 @@ import { say, set, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
 import { setEdit, useEdit } from './edit-store.ts';
 import { openRings, sameShape, shapeGeometry, shapeHectares, shapeProblems } from './shape.ts';
+import { focusSoon, savedParcel } from '../focus/focus-soon.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -53,8 +54,13 @@ export async function saveModify(api: AppApi): Promise<void> {
   setEdit({ saving: true });
   try {
     const p = await api.updateParcel({ id: editing.id, geometry: shapeGeometry(rings) });
+    // Saved from the panel (a vertex field, Save) or with nothing focused: the panel's fields go, the focus goes to
+    // the saved parcel's heading. Saved with Enter on the map, the map keeps it.
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active.closest('.panel') !== null;
     cancelModify();
     set({ selectedId: p.id });
+    if (lost) focusSoon(savedParcel(p.id), true);
     say(`Saved the new shape of ${p.properties.name} (${hectares(p.properties.hectares)}): it is sent at the next sync.`);
   } catch (err) {
     setEdit({ saving: false });
