@@ -47,7 +47,8 @@ function SelectedParcel() {
     return () => { live = false; };
   }, [api, id, version]);
   if (!id || !parcel) {
-    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it, or draw one (D).</p></>);
+    // Focusable too: a parcel deleted from its heading leaves the focus here, not on the page's body.
+    return (<><h2 id="panel-title" tabIndex={-1}>Parcel</h2><p className="muted">Click a parcel on the map to see it, or draw one (D).</p></>);
   }
   const p = parcel.properties;
   return (

@@ -323,6 +323,24 @@ describe('the app with the keyboard alone', () => {
     await page.keyboard.press('Escape');
     await poll(title).toBe('Parcel');
 
+    // Delete a parcel from the keyboard: selected by search, Delete, Shift+Tab from Cancel to Delete, Enter; the focus
+    // goes to the side panel's heading, not the page's body.
+    await page.keyboard.press('/');
+    await page.keyboard.type('Keyboard field');
+    await poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent()).toMatch(/^Keyboard field/);
+    await page.keyboard.press('Enter');
+    await poll(() => text('name')).toBe('Keyboard field');
+    await page.keyboard.press('Escape');
+    expect(await where()).toBe('body');
+    await page.keyboard.press('Delete');
+    await poll(() => confirm.isVisible()).toBe(true);
+    expect(await focused()).toBe('Cancel');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Delete Keyboard field');
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('[data-field=name]').count()).toBe(0);
+    await poll(where).toMatch(/^H2#panel-title\./);
+
     expect(await page.evaluate(() => (window as unknown as { __mouse?: string[] }).__mouse ?? [])).toEqual([]);
     expect(await problems()).toEqual([]);
   }, 300_000);

@@ -85,8 +85,13 @@ export async function confirmDelete(api: AppApi): Promise<void> {
   if (!d) return;
   setEdit({ deleting: null });
   try {
+    // Where the confirmation gave the focus back (the Delete button, the parcel's heading) goes with the parcel:
+    // the side panel's heading keeps it, not the page's body; the map, if it had it, keeps it.
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active.closest('.toolbar, .panel') !== null;
     await api.deleteParcel({ id: d.id });
     if (useApp.getState().selectedId === d.id) set({ selectedId: null });
+    if (lost) focusSoon('#panel-title', true);
     say(`Deleted ${d.name} (${hectares(d.hectares)}): Undo (Ctrl+Z) brings it back; the service deletes it at the next sync.`);
   } catch (err) {
     say(`Not deleted: ${why(err)}`, true);
