@@ -130,6 +130,12 @@ describe('the app with the keyboard alone', () => {
       expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(24);
     }
     expect(await page.locator('.legend .shown').evaluate((e) => e.closest('[role=status], [aria-live]') === null)).toBe(true);
+    // Nor the plants' count beside it (T shows them): nothing in the legend speaks up at every move.
+    await page.keyboard.press('t');
+    await poll(() => page.locator('.legend .plants-shown').count()).toBe(1);
+    expect(await page.locator('.legend [role=status]:not([aria-live=off]), .legend [aria-live]:not([aria-live=off])').count()).toBe(0);
+    await page.keyboard.press('t');
+    await poll(() => page.locator('.legend .plants-shown').count()).toBe(0);
 
     // Select a parcel by search (/): the live region says which.
     await page.keyboard.press('/');

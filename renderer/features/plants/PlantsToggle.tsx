@@ -24,7 +24,8 @@ export function PlantsToggle() {
       <label title={`Show plants${keyHint(key)}`}>
         <input type="checkbox" checked={show} onChange={toggle} aria-keyshortcuts={key ?? undefined} /> <span className="swatch plant" /> Plants
       </label>
-      {status ? <span className="plants-shown" role="status" aria-label="Plants shown"> — {status}</span> : null}
+      {/* A status, not a live one: it changes at every move of the map and would interrupt what is being read. */}
+      {status ? <span className="plants-shown" role="status" aria-live="off" aria-label="Plants shown"> — {status}</span> : null}
     </div>
   );
 }
