@@ -22,6 +22,8 @@ import { FilterBanner } from './features/filter/FilterBanner.tsx';
 import { useZoomKey } from './features/zoom/useZoomKey.ts';
 import { useAutoSync } from './features/status/useAutoSync.ts';
 import { isField } from './keys.ts';
+import { behindPanel, isShortcut } from './keymap.ts';
+import { focusSoon } from './features/focus/focus-soon.ts';
 import { parcelsDrawn } from './features/map/first-paint.ts';
 import { FarmRotationTable } from './features/rotations/FarmRotationTable.tsx';
 import { rotationFarm, setRotations, useRotations } from './features/rotations/rotation-store.ts';
@@ -31,6 +33,7 @@ import { ImportDropZone } from './features/imports/ImportDropZone.tsx';
 import { ImportDialog } from './features/imports/ImportDialog.tsx';
 import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
 import { useAccounts } from './features/accounts/accounts-store.ts';
+import { useAnnounce } from './features/focus/announce.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -46,6 +49,7 @@ export function App({ backend }: { backend: Backend }) {
   const help = useHelp((s) => s.open);
   const cockpit = useCockpit((s) => s.open);
   const accountsOpen = useAccounts((s) => s.open);
+  const said = useAnnounce((s) => s.text);
   useZoomKey(api);
   useAutoSync(api);
 
@@ -89,37 +93,36 @@ export function App({ backend }: { backend: Backend }) {
     return () => { for (const stop of stops) stop(); clearTimeout(quiet); clearTimeout(refresh); };
   }, [api, backend]);
 
-  // The toolbar's shortcuts; never while typing in a field.
+  // The toolbar's shortcuts (keymap.ts: as the user mapped them); never while typing in a field, nor behind a panel.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target;
       // F1 even in a field (it types nothing); ? only outside one.
-      if (e.key === 'F1' || (e.key === '?' && !isField(t) && !e.ctrlKey && !e.metaKey && !e.altKey)) {
+      if ((e.key === 'F1' && !behindPanel()) || isShortcut(e, 'help')) {
         e.preventDefault();
         toggleHelp();
         return;
       }
-      if (isField(t)) return;
+      if (isField(e.target) || behindPanel()) return;
       const { mode } = useApp.getState();
-      const key = e.key.toLowerCase();
-      if ((e.ctrlKey || e.metaKey) && key === 'z' && mode === 'browse') {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'z' && mode === 'browse') {
         e.preventDefault();
         void (e.shiftKey ? redo(api) : undo(api));
-      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'd' && account) {
+      } else if (isShortcut(e, 'draw') && account) {
         e.preventDefault();
         if (mode === 'draw') stopDrawing();
-        else startDrawing();
-      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'p' && account) {
+        // From the keyboard: straight to the field its vertices are typed in.
+        else { startDrawing(); focusSoon('.lonlat input'); }
+      } else if (isShortcut(e, 'point') && account) {
         e.preventDefault();
         if (mode === 'point') stopDrawing();
-        else startPoint();
-      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 's' && account) {
+        else { startPoint(); focusSoon('.lonlat input'); }
+      } else if (isShortcut(e, 'sync') && account) {
         e.preventDefault();
         void syncNow(api);
-      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'c' && account) {
+      } else if (isShortcut(e, 'cockpit') && account) {
         e.preventDefault();
         toggleCockpit();
-      } else if (!e.ctrlKey && !e.metaKey && !e.altKey && key === 'r' && account && mode === 'browse') {
+      } else if (isShortcut(e, 'rotation') && account && mode === 'browse') {
         // The rotation table of the selected parcel's farm, else of the chosen farm; R again closes it.
         e.preventDefault();
         if (useRotations.getState().table) setRotations({ table: null });
@@ -133,6 +136,8 @@ export function App({ backend }: { backend: Backend }) {
   return (
     <ApiContext.Provider value={api}>
       <div className="app">
+        {/* The first Tab stop: past the toolbar and the map, straight to the parcel's panel. */}
+        <button type="button" className="skip-link" onClick={() => document.getElementById('side')?.focus()}>Skip to the side panel</button>
         <header className="top">
           <h1>Furrow</h1>
           <Toolbar />
@@ -154,13 +159,14 @@ export function App({ backend }: { backend: Backend }) {
             <ImportDropZone />
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
-          <div className="side" hidden={firstRun}>
+          <div className="side" id="side" tabIndex={-1} role="region" aria-label="Side panel" hidden={firstRun}>
             <ParcelPanel />
             <FarmsList />
             <MetadataFilterForm />
           </div>
         </main>
         <StatusBar />
+        <p className="visually-hidden" role="status" aria-label="Selection">{said}</p>
       </div>
     </ApiContext.Provider>
   );

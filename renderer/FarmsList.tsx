@@ -6,22 +6,24 @@ import { CreateFarmForm } from './features/farms/CreateFarmForm.tsx';
 import { setRotations } from './features/rotations/rotation-store.ts';
 import { ExportButtons } from './features/export/ExportButtons.tsx';
 import { ParcelList } from './features/parcel-list/ParcelList.tsx';
+import { keyHint, useKeyName } from './keymap.ts';
 
 export function FarmsList() {
   const farms = useApp((s) => s.farms);
   const farmId = useApp((s) => s.farmId);
+  const rotationKey = useKeyName('rotation');
   return (
     <section className="farms" aria-labelledby="farms-title">
       <div className="farms-head">
         <h2 id="farms-title">Farms</h2>
-        <button type="button" className="rotation-open" disabled={!farmId} aria-keyshortcuts="R" title="The chosen farm's crop rotation, parcels × campaigns (R)"
+        <button type="button" className="rotation-open" disabled={!farmId} aria-keyshortcuts={rotationKey ?? undefined} title={`The chosen farm's crop rotation, parcels × campaigns${keyHint(rotationKey)}`}
           onClick={() => setRotations({ table: farmId })}>Crop rotation</button>
       </div>
       {farms.length === 0 ? <p className="muted">No farms yet.</p> : null}
       <ul>
         {farms.map((f) => (
           <li key={f.id}>
-            <button type="button" className={f.id === farmId ? 'farm current' : 'farm'} aria-pressed={f.id === farmId} title="Zoom to this farm; new parcels go to it"
+            <button type="button" className={f.id === farmId ? 'farm current' : 'farm'} data-farm={f.id} aria-pressed={f.id === farmId} title="Zoom to this farm; new parcels go to it"
               onClick={() => set((s) => ({ farmId: f.id, zoomTo: { farm: f.id, nonce: (s.zoomTo?.nonce ?? 0) + 1 } }))}>
               <span className="dot" style={{ background: stateColor(f.state) }} title={stateLabel(f.state)} />
               <span className="farm-name">{f.name}</span>

@@ -47,7 +47,8 @@ export function Legend() {
         </>
       )}
       <PlantsToggle />
-      <p className="shown" role="status">
+      {/* Not a live region: it changes at every move of the map (the selection is announced instead, features/focus/announce.ts). */}
+      <p className="shown">
         {shown.count} parcel{shown.count === 1 ? '' : 's'} shown{shown.truncated ? ' (zoom in to see all)' : ''}{filtered ? ', filtered by metadata' : ''}
       </p>
     </aside>

@@ -4,6 +4,7 @@ import type { ParcelFeature } from '../core/api.ts';
 import { say, set, stopDrawing, useApp } from './store.ts';
 import { hectares } from './states.ts';
 import { useBrowse } from './features/browse-store.ts';
+import { focusSoon, savedParcel } from './features/focus/focus-soon.ts';
 
 /** `focusName`: the name field takes the focus, its text selected, when the form appears (a polygon just finished). */
 export function NewParcelForm({ refused, create, focusName = false }: { refused: boolean; create(farm: string, name: string): Promise<ParcelFeature>; focusName?: boolean }) {
@@ -22,6 +23,8 @@ export function NewParcelForm({ refused, create, focusName = false }: { refused:
       const created = await create(farm, name.trim() || 'Parcel');
       stopDrawing();
       set({ selectedId: created.id });
+      // The form goes with the drawing: the focus goes to the saved parcel, not the page's body.
+      focusSoon(savedParcel(created.id));
       // A metadata filter naming a key the new parcel has not hides it from the map the moment it is saved.
       const hidden = Object.keys(useBrowse.getState().filter).some((k) => !Object.hasOwn(created.properties.metadata ?? {}, k));
       say(`Saved ${created.properties.name} (${hectares(created.properties.hectares)}): it is sent at the next sync.${hidden ? ' The metadata filter hides it from the map: Clear filter to see it.' : ''}`);

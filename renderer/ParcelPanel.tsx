@@ -16,6 +16,7 @@ import { PointAt, VertexEntry } from './features/coordinates/VertexEntry.tsx';
 import { RotationTimeline } from './features/rotations/RotationTimeline.tsx';
 import { ParcelPlants } from './features/plants/ParcelPlants.tsx';
 import { ExportButtons } from './features/export/ExportButtons.tsx';
+import { announce } from './features/focus/announce.ts';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -34,6 +35,9 @@ function SelectedParcel() {
   const version = useApp((s) => s.version);
   const farms = useApp((s) => s.farms);
   const [parcel, setParcel] = useState<ParcelFeature | null>(null);
+  // Said once per parcel selected (not at each edit of it): the screen reader hears what the map's click chose.
+  const said = parcel ? `Selected ${parcel.properties.name}, ${hectares(parcel.properties.hectares)}, ${stateLabel(parcel.properties.state)}.` : null;
+  useEffect(() => { if (said) announce(said); }, [parcel?.id]);
   // Another parcel chosen: the side column starts at its name again, not where the last one was scrolled to.
   useEffect(() => { if (id) document.querySelector('.side')?.scrollTo({ top: 0 }); }, [id]);
   useEffect(() => {
@@ -43,12 +47,14 @@ function SelectedParcel() {
     return () => { live = false; };
   }, [api, id, version]);
   if (!id || !parcel) {
-    return (<><h2 id="panel-title">Parcel</h2><p className="muted">Click a parcel on the map to see it (or choose it in the list of the farm&apos;s parcels below, or with ] on the map), or draw one (D).</p></>);
+    // Focusable too: a parcel deleted from its heading leaves the focus here, not on the page's body.
+    return (<><h2 id="panel-title" tabIndex={-1}>Parcel</h2><p className="muted">Click a parcel on the map to see it (or choose it in the list of the farm&apos;s parcels below, or with ] on the map), or draw one (D).</p></>);
   }
   const p = parcel.properties;
   return (
     <>
-      <h2 id="panel-title">Parcel</h2>
+      {/* Focused after the parcel is saved (features/focus/focus-soon.ts): a screen reader reads the saved parcel. */}
+      <h2 id="panel-title" tabIndex={-1} data-parcel={parcel.id}>Parcel</h2>
       <dl className="facts" aria-label="Selected parcel">
         <dt>Name</dt><dd data-field="name">{p.name}</dd>
         <dt>Area</dt><dd data-field="hectares">{hectares(p.hectares)}</dd>
@@ -115,11 +121,11 @@ function PointPanel() {
       <h2 id="panel-title">New hectare point</h2>
       <label>Hectares{' '}
         {/* Focused and selected when the point is placed: typing "3" right after the click sets the hectares. */}
-        <input type="text" inputMode="decimal" autoComplete="off" value={text} aria-invalid={problems.length > 0} autoFocus onFocus={(e) => e.target.select()}
+        <input type="text" inputMode="decimal" autoComplete="off" value={text} aria-invalid={problems.length > 0} aria-describedby="point-hectares-note" autoFocus onFocus={(e) => e.target.select()}
           onChange={(e) => { setText(e.target.value); const v = parseHectares(e.target.value); set({ pointHectares: v > 0 ? v : 0 }); }} />
       </label>
-      {problems.length ? <p role="alert" className="error">{problems.join(' ')}</p>
-        : <p className="muted">The square the service will make: {hectares(typed)} centred on {+point[0].toFixed(6)}, {+point[1].toFixed(6)}. Click elsewhere to move it.</p>}
+      {problems.length ? <p id="point-hectares-note" role="alert" className="error">{problems.join(' ')}</p>
+        : <p id="point-hectares-note" className="muted">The square the service will make: {hectares(typed)} centred on {+point[0].toFixed(6)}, {+point[1].toFixed(6)}. Click elsewhere to move it.</p>}
       <PointAt />
       <NewParcelForm refused={!square} create={(farm, name) => api.createParcel({ farm, name, point, hectares: typed })} />
     </>

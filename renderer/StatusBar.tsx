@@ -8,6 +8,7 @@ import { SyncProgress } from './features/status/SyncProgress.tsx';
 import { toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 import { AccountsButton } from './features/accounts/AccountsButton.tsx';
 import { accountChoices } from './features/accounts/account-words.ts';
+import { keyHint, useKeyName } from './keymap.ts';
 
 export function StatusBar() {
   const connection = useApp((s) => s.connection);
@@ -17,6 +18,7 @@ export function StatusBar() {
   const accounts = useApp((s) => s.accounts);
   const conflicts = conflictsNote(account?.counts.conflicts ?? 0);
   const cockpitOpen = useCockpit((s) => s.open);
+  const cockpitKey = useKeyName('cockpit');
   const attention = accounts.reduce((n, a) => n + a.counts.rejected + a.counts.conflicts + a.counts.blocked + a.counts.uncertain, 0);
   const api = useApi();
   const choose = (id: string) => {
@@ -48,7 +50,7 @@ export function StatusBar() {
       {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}
       {conflicts ? <span className="conflicts-note error" role="status" aria-label="Conflicts">· {conflicts}</span> : null}
       {account ? (
-        <button type="button" className={attention ? 'details attention' : 'details'} aria-keyshortcuts="C" title="Every account's queue, what the next sync sends, and what needs you (C)"
+        <button type="button" className={attention ? 'details cockpit-button attention' : 'details cockpit-button'} aria-keyshortcuts={cockpitKey ?? undefined} title={`Every account's queue, what the next sync sends, and what needs you${keyHint(cockpitKey)}`}
           aria-pressed={cockpitOpen} onClick={toggleCockpit}>Sync details{attention ? ` (${attention} need you)` : ''}</button>
       ) : null}
       <AccountsButton />

@@ -7,6 +7,7 @@ import { EditTools } from './features/edit/EditTools.tsx';
 import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { SettingsButton } from './features/settings/SettingsButton.tsx';
 import { ImportButton } from './features/imports/ImportButton.tsx';
+import { keyHint, useKeyName } from './keymap.ts';
 
 export function Toolbar() {
   const api = useApi();
@@ -14,13 +15,14 @@ export function Toolbar() {
   const history = useApp((s) => s.history);
   const syncing = useApp((s) => s.syncing);
   const ready = useApp((s) => s.account !== null);
+  const keys = { draw: useKeyName('draw'), point: useKeyName('point'), sync: useKeyName('sync') };
   return (
     <div className="toolbar" role="toolbar" aria-label="Tools">
-      <button type="button" aria-label="Draw polygon" aria-keyshortcuts="D" title="Draw polygon (D)" aria-pressed={mode === 'draw'} disabled={!ready}
+      <button type="button" aria-label="Draw polygon" aria-keyshortcuts={keys.draw ?? undefined} title={`Draw polygon${keyHint(keys.draw)}`} aria-pressed={mode === 'draw'} disabled={!ready}
         onClick={() => (mode === 'draw' ? stopDrawing() : startDrawing())}>
         ⬠<span className="tool-words"> Draw polygon</span>
       </button>
-      <button type="button" aria-label="Drop hectare point" aria-keyshortcuts="P" title="Drop hectare point (P)" aria-pressed={mode === 'point'} disabled={!ready}
+      <button type="button" aria-label="Drop hectare point" aria-keyshortcuts={keys.point ?? undefined} title={`Drop hectare point${keyHint(keys.point)}`} aria-pressed={mode === 'point'} disabled={!ready}
         onClick={() => (mode === 'point' ? stopDrawing() : startPoint())}>
         ⊡<span className="tool-words"> Drop hectare point</span>
       </button>
@@ -33,7 +35,7 @@ export function Toolbar() {
         disabled={!history.redo || mode !== 'browse'} onClick={() => void redo(api)}>
         ↷<span className="tool-words"> Redo</span>
       </button>
-      <button type="button" aria-label="Sync now" aria-keyshortcuts="S" title={syncing ? 'A sync is running: it goes on by itself until the service answers (S)' : 'Sync now (S)'} disabled={!ready || syncing} onClick={() => void syncNow(api)}>
+      <button type="button" aria-label="Sync now" aria-keyshortcuts={keys.sync ?? undefined} title={`${syncing ? 'A sync is running: it goes on by itself until the service answers' : 'Sync now'}${keyHint(keys.sync)}`} disabled={!ready || syncing} onClick={() => void syncNow(api)}>
         ⟳<span className="tool-words"> Sync now</span>
       </button>
       <ImportButton />

@@ -147,6 +147,8 @@ describe('the app from the keyboard', () => {
     await page.keyboard.press('Enter');
     await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
     await poll(() => text(page, 'hectares')).toBe(hectares(expectedModified));
+    // Saved: the focus is on the saved parcel's heading, not the page's body.
+    await poll(() => page.evaluate(() => document.activeElement?.id)).toBe('panel-title');
 
     // Drop hectare point (P) at a typed position, 5 ha.
     const point: [number, number] = [round(lon0 + 0.012), round(lat0 - 0.006)];

@@ -1,14 +1,15 @@
 // The status line's Accounts button, with its shortcut A (outside a field): the Accounts screen opens over the map.
 import { useEffect } from 'react';
-import { isField } from '../../keys.ts';
+import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { toggleAccounts, useAccounts } from './accounts-store.ts';
 import './accounts.css';
 
 export function AccountsButton() {
   const open = useAccounts((s) => s.open);
+  const key = useKeyName('accounts');
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key.toLowerCase() !== 'a' || e.ctrlKey || e.metaKey || e.altKey || isField(e.target)) return;
+      if (!isShortcut(e, 'accounts')) return;
       e.preventDefault();
       toggleAccounts();
     };
@@ -16,7 +17,7 @@ export function AccountsButton() {
     return () => document.removeEventListener('keydown', onKey);
   }, []);
   return (
-    <button type="button" className="details accounts-button" aria-keyshortcuts="A" title="Accounts: every account with its state and token, create, deactivate (A)"
+    <button type="button" className="details accounts-button" aria-keyshortcuts={key ?? undefined} title={`Accounts: every account with its state and token, create, deactivate${keyHint(key)}`}
       aria-expanded={open} onClick={toggleAccounts}>Accounts</button>
   );
 }

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import type { AccountSummary, Organization } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
-import { usePanel } from '../../panel.ts';
+import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { accountsChanged, closeAccounts, loadOrganizations, loadTokens, useAccounts } from './accounts-store.ts';
 import { AccountRow } from './AccountRow.tsx';
 import { CreateAccountForm } from './CreateAccountForm.tsx';
@@ -82,7 +82,7 @@ export function AccountsPanel() {
   const api = useApi();
   const [deactivating, setDeactivating] = useState<Deactivating | null>(null);
   // Esc inside the deactivation dialog is the dialog's (it keeps the account); elsewhere it closes the screen.
-  const panel = usePanel<HTMLElement>(() => { if (!deactivating) closeAccounts(); });
+  const panel = useDialogFocus<HTMLElement>(() => { if (!deactivating) closeAccounts(); }, { opener: '.accounts-button' });
   const accounts = useApp((s) => s.accounts);
   const { orgs, loading, error, tokens } = useAccounts();
   const now = useNow();

@@ -3,6 +3,7 @@
 // (removed from this computer, with any work the service does not have). A modal dialog: nothing happens before the
 // second click, Keep the account has the focus, Esc keeps it; deleting farms shows its progress.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { RpcError } from '../../../core/rpc.ts';
 import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { DeactivationPreview } from '../../../core/api.ts';
@@ -19,7 +20,6 @@ export interface Deactivating { organization: string; account: string; email: st
 
 export function DeactivateDialog({ target, onClose }: { target: Deactivating; onClose(): void }) {
   const api = useApi();
-  const dialog = useRef<HTMLDialogElement>(null);
   const keep = useRef<HTMLButtonElement>(null);
   const [preview, setPreview] = useState<DeactivationPreview | null>(null);
   const [deleteFarms, setDeleteFarms] = useState(false);
@@ -28,17 +28,8 @@ export function DeactivateDialog({ target, onClose }: { target: Deactivating; on
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    d.showModal();
-    keep.current?.focus();
-    return () => {
-      if (d.open) d.close();
-      before?.focus();
-    };
-  }, []);
+  // Its keys are its own (onKey below): the hook opens it modal, focuses Keep the account, and gives the focus back.
+  const dialog = useDialogFocus<HTMLDialogElement>(onClose, { initial: keep });
 
   useEffect(() => {
     let live = true;

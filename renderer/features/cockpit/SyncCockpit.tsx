@@ -14,7 +14,7 @@ import { ConflictSides, type Side } from '../conflicts/ConflictSides.tsx';
 import { resolvedFieldsMessage } from '../conflicts/conflict-words.ts';
 import { chooseAccount, say, set, useApp } from '../../store.ts';
 import { startModify } from '../edit/actions.ts';
-import { usePanel } from '../../panel.ts';
+import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { wayOutHere } from '../../blocked-words.ts';
 import { billableLine, evidence, previewLines } from './sync-words.ts';
 import { syncedMessage } from '../status/status-words.ts';
@@ -91,7 +91,7 @@ export function SyncCockpit() {
   const version = useApp((s) => s.version);
   const [details, setDetails] = useState<SyncDetails | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const panel = usePanel(close);
+  const panel = useDialogFocus(close, { opener: '.statusbar .cockpit-button' });
 
   useEffect(() => {
     if (!account) return;

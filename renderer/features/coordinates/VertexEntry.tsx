@@ -1,7 +1,7 @@
 // Drawing without a pointer: vertices typed as "longitude, latitude" join the polygon being drawn as clicks do (the
 // map's Draw appends them, features/draw/useDrawPolygon.ts), with buttons to take the last one back and to finish.
 // The same field places a hectare point (PointAt). Reachable with Tab; Enter in the field adds the vertex.
-import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { commandDraft, set, useApp } from '../../store.ts';
 import { formatLonLat, parseLonLat } from './lon-lat.ts';
 
@@ -15,6 +15,7 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
   const [text, setText] = useState(initial);
   const [error, setError] = useState<string | null>(null);
   const field = useRef<HTMLInputElement>(null);
+  const problemId = useId();
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const r = parseLonLat(text);
@@ -28,7 +29,7 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
     <form className="lonlat" aria-label={name} onSubmit={submit}>
       <label>{label}{' '}
         <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="-4.0123, 37.2045" value={text}
-          aria-invalid={error !== null} onChange={(e) => { setText(e.target.value); setError(null); }}
+          aria-invalid={error !== null} aria-describedby={error ? problemId : undefined} onChange={(e) => { setText(e.target.value); setError(null); }}
           // Esc leaves the field (the map's keys work again); a second Esc, outside it, cancels as it does everywhere.
           onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); e.currentTarget.blur(); } }} />
       </label>
@@ -36,7 +37,7 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
         <button type="submit">{button}</button>
         {children}
       </div>
-      {error ? <p role="alert" className="error">{error}</p> : null}
+      {error ? <p id={problemId} role="alert" className="error">{error}</p> : null}
     </form>
   );
 }

@@ -2,6 +2,7 @@
 // what each key does is tested without a browser.
 import { isField } from '../../keys.ts';
 import { stopDrawing } from '../../store.ts';
+import { behindPanel } from '../../keymap.ts';
 
 export type DrawKeyAction = 'finish' | 'abort' | 'undo';
 
@@ -36,7 +37,7 @@ function leaveField(e: KeyboardEvent): boolean {
  * thrown away cannot be undone.
  */
 export function escapeDiscards(e: KeyboardEvent): void {
-  if (e.key !== 'Escape') return;
+  if (e.key !== 'Escape' || behindPanel()) return; // a panel's Esc closes the panel only
   e.preventDefault();
   if (!leaveField(e)) stopDrawing();
 }

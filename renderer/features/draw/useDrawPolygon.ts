@@ -10,6 +10,7 @@ import type Polygon from 'ol/geom/Polygon.js';
 import { unByKey } from 'ol/Observable.js';
 import type { EventsKey } from 'ol/events.js';
 import { set, useApp } from '../../store.ts';
+import { behindPanel } from '../../keymap.ts';
 import { isField, ownsEnter } from '../../keys.ts';
 import { parcelSnap } from '../map/snap.ts';
 import { draftStyle } from './draft-style.ts';
@@ -37,7 +38,7 @@ export function useDrawPolygon(map: RefObject<OlMap | null>, parcels: VectorSour
     });
     draw.on('drawabort', () => set({ draft: [] }));
     const onKey = (e: KeyboardEvent) => {
-      const action = drawKey(e, { inField: isField(e.target), ownsEnter: ownsEnter(e.target), ring: useApp.getState().draft.length });
+      const action = drawKey(e, { inField: isField(e.target) || behindPanel(), ownsEnter: ownsEnter(e.target), ring: useApp.getState().draft.length });
       if (!action) return;
       e.preventDefault();
       if (action === 'finish') draw.finishDrawing();

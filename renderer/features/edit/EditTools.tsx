@@ -8,12 +8,14 @@ import { DeleteDialog } from './DeleteDialog.tsx';
 import { useEdit } from './edit-store.ts';
 import { useUnsavedWarning } from './useUnsavedWarning.ts';
 import { isField } from '../../keys.ts';
+import { behindPanel, isShortcut, useKeyName } from '../../keymap.ts';
 
 export function EditTools() {
   const api = useApi();
   const mode = useApp((s) => s.mode);
   const selected = useApp((s) => s.selectedId !== null);
   const deleting = useEdit((s) => s.deleting !== null);
+  const key = useKeyName('modify');
   useUnsavedWarning();
 
   // Another tool taken while modifying (D, P, another account): the shape being modified is dropped with Modify.
@@ -23,11 +25,9 @@ export function EditTools() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target;
-      if (isField(t)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey || useEdit.getState().deleting) return;
+      if (isField(e.target) || e.ctrlKey || e.metaKey || e.altKey || useEdit.getState().deleting || behindPanel()) return;
       const { mode: now } = useApp.getState();
-      if (e.key.toLowerCase() === 'm') {
+      if (isShortcut(e, 'modify')) {
         e.preventDefault();
         if (now === 'modify') cancelModify();
         else void startModify(api);
@@ -42,8 +42,8 @@ export function EditTools() {
 
   return (
     <>
-      <button type="button" aria-label="Modify" aria-keyshortcuts="M" aria-pressed={mode === 'modify'}
-        title={selected || mode === 'modify' ? 'Modify the selected parcel: drag its vertices, or drag it whole (M)' : 'Modify: select a parcel first (M)'}
+      <button type="button" aria-label="Modify" aria-keyshortcuts={key ?? undefined} aria-pressed={mode === 'modify'}
+        title={`${selected || mode === 'modify' ? 'Modify the selected parcel: drag its vertices, or drag it whole' : 'Modify: select a parcel first'}${key ? ` (${key})` : ''}`}
         disabled={!(selected && mode === 'browse') && mode !== 'modify'}
         onClick={() => (mode === 'modify' ? cancelModify() : void startModify(api))}>
         ✎<span className="tool-words"> Modify</span>

@@ -9,6 +9,7 @@ import { reporter } from '../../../core/parcels/problems.ts';
 import { useApi } from '../../context.ts';
 import { say } from '../../store.ts';
 import { checkRows, rowsOf, sentence, type MetaRow } from './metadata-rows.ts';
+import { focusSoon, savedParcel } from '../focus/focus-soon.ts';
 
 const nameProblems = (name: string): string[] => {
   const r = reporter(0, '');
@@ -38,6 +39,8 @@ export function ParcelEditor({ parcel }: { parcel: ParcelFeature }) {
     try {
       const p = await api.updateParcel({ id: parcel.id, ...(nameChanged ? { name: name.trim() } : {}), ...(metaChanged ? { metadata: checked.metadata! } : {}) });
       say(`Saved ${p.properties.name}: it is sent at the next sync.`);
+      // The form starts afresh with what was saved: the focus goes to the parcel's heading, not the page's body.
+      focusSoon(savedParcel(p.id), true);
     } catch (err) {
       say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true);
       setSaving(false);
@@ -69,7 +72,7 @@ export function ParcelEditor({ parcel }: { parcel: ParcelFeature }) {
           );
         })}
         {checked.whole.length ? <p role="alert" className="error">{checked.whole.join(' ')}</p> : null}
-        <button type="button" onClick={() => setRows((rs) => [...rs, { key: '', value: '' }])}>+ Add key</button>
+        <button type="button" onClick={() => { setRows((rs) => [...rs, { key: '', value: '' }]); focusSoon(`.parcel-editor [aria-label="Key ${rows.length + 1}"]`, true); }}>+ Add key</button>
       </fieldset>
       <div className="buttons">
         <button type="submit" disabled={invalid || saving || !(nameChanged || metaChanged)}>Save changes</button>

@@ -1,7 +1,7 @@
 // Modify without a pointer: the shape's vertices as "longitude, latitude" fields, ring by ring. A vertex typed and
 // committed (Enter, or leaving the field) moves on the map as a drag would (useModify.ts takes typed rings); a vertex
 // can be removed, or one added halfway to the next. Closed by default: a parcel may have hundreds of vertices.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { typeRings, useEdit } from './edit-store.ts';
 import { withVertex } from './shape.ts';
 import { formatLonLat, parseLonLat } from '../coordinates/lon-lat.ts';
@@ -10,6 +10,7 @@ function VertexField({ r, i, pos, label }: { r: number; i: number; pos: [number,
   const [text, setText] = useState(formatLonLat(pos));
   const [error, setError] = useState<string | null>(null);
   const field = useRef<HTMLInputElement>(null);
+  const problemId = useId();
   // Moved on the map, or shifted by a vertex added or removed before it: the field follows, unless it is being typed in.
   useEffect(() => { if (document.activeElement !== field.current) { setText(formatLonLat(pos)); setError(null); } }, [pos]);
   const commit = () => {
@@ -22,14 +23,14 @@ function VertexField({ r, i, pos, label }: { r: number; i: number; pos: [number,
   };
   return (
     <>
-      <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} aria-label={label} value={text} aria-invalid={error !== null}
+      <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} aria-label={label} value={text} aria-invalid={error !== null} aria-describedby={error ? problemId : undefined}
         onChange={(e) => { setText(e.target.value); setError(null); }} onBlur={commit}
         onKeyDown={(e) => {
           // Enter takes the vertex and keeps the focus here; Esc leaves the field (Modify's own Enter and Esc are outside fields).
           if (e.key === 'Enter') { e.preventDefault(); e.stopPropagation(); commit(); }
           else if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); e.currentTarget.blur(); }
         }} />
-      {error ? <span role="alert" className="error">{error}</span> : null}
+      {error ? <span id={problemId} role="alert" className="error">{error}</span> : null}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { say, set, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
 import { setEdit, useEdit } from './edit-store.ts';
 import { openRings, sameShape, shapeGeometry, shapeHectares, shapeProblems } from './shape.ts';
+import { focusSoon, savedParcel } from '../focus/focus-soon.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -53,8 +54,13 @@ export async function saveModify(api: AppApi): Promise<void> {
   setEdit({ saving: true });
   try {
     const p = await api.updateParcel({ id: editing.id, geometry: shapeGeometry(rings) });
+    // Saved from the panel (a vertex field, Save) or with nothing focused: the panel's fields go, the focus goes to
+    // the saved parcel's heading. Saved with Enter on the map, the map keeps it.
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active.closest('.panel') !== null;
     cancelModify();
     set({ selectedId: p.id });
+    if (lost) focusSoon(savedParcel(p.id), true);
     say(`Saved the new shape of ${p.properties.name} (${hectares(p.properties.hectares)}): it is sent at the next sync.`);
   } catch (err) {
     setEdit({ saving: false });
@@ -79,8 +85,13 @@ export async function confirmDelete(api: AppApi): Promise<void> {
   if (!d) return;
   setEdit({ deleting: null });
   try {
+    // Where the confirmation gave the focus back (the Delete button, the parcel's heading) goes with the parcel:
+    // the side panel's heading keeps it, not the page's body; the map, if it had it, keeps it.
+    const active = document.activeElement;
+    const lost = !active || active === document.body || active.closest('.toolbar, .panel') !== null;
     await api.deleteParcel({ id: d.id });
     if (useApp.getState().selectedId === d.id) set({ selectedId: null });
+    if (lost) focusSoon('#panel-title', true);
     say(`Deleted ${d.name} (${hectares(d.hectares)}): Undo (Ctrl+Z) brings it back; the service deletes it at the next sync.`);
   } catch (err) {
     say(`Not deleted: ${why(err)}`, true);

@@ -24,6 +24,7 @@ import { cancelModify, saveModify } from './actions.ts';
 import { parcelSnap } from '../map/snap.ts';
 import { shapeHectares, type Rings } from './shape.ts';
 import { isField, ownsEnter } from '../../keys.ts';
+import { behindPanel } from '../../keymap.ts';
 
 /**
  * The copy's rings as [lon, lat]. A vertex still where it was put (the parcel's own, or typed) keeps its exact
@@ -85,7 +86,7 @@ export function useModify(map: RefObject<OlMap | null>, parcels: VectorSource): 
     });
     const onKey = (e: KeyboardEvent) => {
       const t = e.target;
-      if (isField(t)) return;
+      if (isField(t) || behindPanel()) return;
       if (e.key === 'Enter' && !ownsEnter(t)) { e.preventDefault(); void saveModify(api); }
       else if (e.key === 'Escape') { e.preventDefault(); cancelModify(); }
     };

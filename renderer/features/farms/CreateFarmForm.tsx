@@ -6,7 +6,7 @@ import { farmNameProblem } from './farm-name.ts';
 import { useApi } from '../../context.ts';
 import { refreshAccount } from '../../account.ts';
 import { say, set, useApp } from '../../store.ts';
-import { isField } from '../../keys.ts';
+import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 
 export function CreateFarmForm() {
   const api = useApi();
@@ -16,13 +16,12 @@ export function CreateFarmForm() {
   const [problem, setProblem] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const field = useRef<HTMLInputElement>(null);
+  const key = useKeyName('farm');
 
   useEffect(() => { if (open) field.current?.focus(); }, [open]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target;
-      if (isField(t)) return;
-      if (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === 'n' && account) { e.preventDefault(); setOpen(true); }
+      if (isShortcut(e, 'farm') && account) { e.preventDefault(); setOpen(true); }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
@@ -50,7 +49,7 @@ export function CreateFarmForm() {
 
   if (!open) {
     return (
-      <button type="button" className="new-farm" aria-label="Create farm" aria-keyshortcuts="N" title="Create farm (N)" disabled={!account} onClick={() => setOpen(true)}>
+      <button type="button" className="new-farm" aria-label="Create farm" aria-keyshortcuts={key ?? undefined} title={`Create farm${keyHint(key)}`} disabled={!account} onClick={() => setOpen(true)}>
         + Create farm
       </button>
     );

@@ -35,11 +35,11 @@ export function MetadataFilterForm() {
       <h2 id="filter-title">Filter by metadata</h2>
       <form className="filter-form" onSubmit={add} aria-label="Add a metadata filter">
         {/* Named apart from the parcel editor's Key and Value fields, which can be on screen at the same time. */}
-        <label>Key <input aria-label="Filter key" value={key} onChange={(e) => setKey(e.target.value)} placeholder="crop_type" autoComplete="off" disabled={!ready} /></label>
-        <label>Value <input aria-label="Filter value" value={value} onChange={(e) => setValue(e.target.value)} placeholder="Wheat" autoComplete="off" disabled={!ready} /></label>
+        <label>Key <input aria-label="Filter key" aria-invalid={problem !== null} aria-describedby={problem ? 'filter-problem' : undefined} value={key} onChange={(e) => setKey(e.target.value)} placeholder="crop_type" autoComplete="off" disabled={!ready} /></label>
+        <label>Value <input aria-label="Filter value" aria-invalid={problem !== null} aria-describedby={problem ? 'filter-problem' : undefined} value={value} onChange={(e) => setValue(e.target.value)} placeholder="Wheat" autoComplete="off" disabled={!ready} /></label>
         <button type="submit" disabled={!ready} title="Show only parcels with this value (Enter)">Filter</button>
       </form>
-      {problem ? <p className="error" role="alert">{problem}</p> : null}
+      {problem ? <p id="filter-problem" className="error" role="alert">{problem}</p> : null}
       {conditions.length ? (
         <ul className="conditions" aria-label="Metadata filter">
           {conditions.map(([k, v]) => (

@@ -1,27 +1,31 @@
 // Every keyboard shortcut of the app, for the help panel (HelpPanel.tsx): one list, checked against the controls'
 // own aria-keyshortcuts by test/keyboard-help.test.ts so that the help cannot forget a key a button announces.
 
+import { DEFAULT_KEYS, keyName, type Keymap, type ShortcutId } from '../../keymap.ts';
+
 export interface Shortcut {
   /** As aria-keyshortcuts spells it ("Control+Shift+Z"); several alternatives separated by spaces. */
   keys: string;
   what: string;
+  /** A single key the user may remap or switch off (keymap.ts): `keys` is its default then. */
+  id?: ShortcutId;
 }
 
 export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
   {
     group: 'Tools',
     items: [
-      { keys: 'D', what: 'Draw polygon (D again stops)' },
-      { keys: 'P', what: 'Drop hectare point' },
-      { keys: 'M', what: 'Modify the selected parcel: move vertices, or the parcel whole' },
+      { id: 'draw', keys: 'D', what: 'Draw polygon (D again stops)' },
+      { id: 'point', keys: 'P', what: 'Drop hectare point' },
+      { id: 'modify', keys: 'M', what: 'Modify the selected parcel: move vertices, or the parcel whole' },
       { keys: 'Delete', what: 'Delete the selected parcel (asks first)' },
       { keys: 'Control+Z', what: 'Undo the last edit (while drawing: the last vertex)' },
       { keys: 'Control+Shift+Z', what: 'Redo' },
-      { keys: 'S', what: 'Sync now' },
-      { keys: 'I', what: 'Import a GeoJSON, KML or zipped Shapefile: preview every feature, then import the valid ones (or drop the file on the map)' },
-      { keys: 'C', what: "Sync details: every account's queue, the next sync, what needs you" },
+      { id: 'sync', keys: 'S', what: 'Sync now' },
+      { id: 'import', keys: 'I', what: 'Import a GeoJSON, KML or zipped Shapefile: preview every feature, then import the valid ones (or drop the file on the map)' },
+      { id: 'cockpit', keys: 'C', what: "Sync details: every account's queue, the next sync, what needs you" },
       { keys: 'Control+,', what: 'Settings: connected accounts, connect another service' },
-      { keys: 'A', what: "Accounts: every account's state and token, create, switch, deactivate" },
+      { id: 'accounts', keys: 'A', what: "Accounts: every account's state and token, create, switch, deactivate" },
     ],
   },
   {
@@ -36,13 +40,13 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
   {
     group: 'Browsing',
     items: [
-      { keys: 'Control+F /', what: 'Search parcels by name or metadata value' },
-      { keys: 'Z', what: 'Zoom to the selected parcel, else the chosen farm' },
-      { keys: 'N', what: 'Create a farm' },
-      { keys: 'T', what: 'Show or hide plants (at field scale)' },
-      { keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
-      { keys: 'B', what: 'Basemap' },
-      { keys: 'Shift+? F1', what: 'This list of keys' },
+      { id: 'search', keys: 'Control+F /', what: 'Search parcels by name or metadata value' },
+      { id: 'zoom', keys: 'Z', what: 'Zoom to the selected parcel, else the chosen farm' },
+      { id: 'farm', keys: 'N', what: 'Create a farm' },
+      { id: 'plants', keys: 'T', what: 'Show or hide plants (at field scale)' },
+      { id: 'rotation', keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
+      { id: 'basemap', keys: 'B', what: 'Basemap' },
+      { id: 'help', keys: 'Shift+? F1', what: 'This list of keys' },
     ],
   },
   {
@@ -59,3 +63,13 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
 /** "Control+Shift+Z" as people read it on a keyboard: "Ctrl+Shift+Z". */
 export const keyLabel = (key: string): string =>
   key.replace(/Control/g, 'Ctrl').replace(/^Shift\+\?$/, '?').replace(/^Escape$/, 'Esc').replace(/^Arrow(Up|Down)$/, (_, d: string) => (d === 'Up' ? '↑' : '↓'));
+
+/** The keys of `s` as the user has them now: a remapped single key in place of its default, gone when single keys are off. */
+export function currentKeys(s: Shortcut, map: Keymap): string[] {
+  const all = s.keys.split(' ');
+  if (!s.id) return all;
+  const aria = (k: string) => (k === '?' ? 'Shift+?' : k);
+  const single = keyName(s.id, map);
+  // Ctrl+F beside / and F1 beside ? stay: they are not single characters.
+  return all.flatMap((k) => (k === aria(DEFAULT_KEYS[s.id!].toUpperCase()) ? (single ? [aria(single)] : []) : [k]));
+}

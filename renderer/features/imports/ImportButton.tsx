@@ -3,7 +3,7 @@
 import { useEffect, useRef } from 'react';
 import { useApi } from '../../context.ts';
 import { useApp } from '../../store.ts';
-import { isField } from '../../keys.ts';
+import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { previewFile } from './import-actions.ts';
 import { ACCEPT } from './import-words.ts';
 
@@ -11,11 +11,12 @@ export function ImportButton() {
   const api = useApi();
   const ready = useApp((s) => s.account !== null);
   const input = useRef<HTMLInputElement>(null);
+  const key = useKeyName('import');
 
   useEffect(() => {
     if (!ready) return;
     const onKey = (e: KeyboardEvent) => {
-      if (isField(e.target) || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'i') return;
+      if (!isShortcut(e, 'import')) return;
       if (useApp.getState().mode !== 'browse') return;
       e.preventDefault();
       input.current?.click();
@@ -26,7 +27,7 @@ export function ImportButton() {
 
   return (
     <>
-      <button type="button" aria-label="Import" aria-keyshortcuts="I" title="Import a GeoJSON, KML or zipped Shapefile: preview every feature first (I), or drop the file on the map"
+      <button type="button" className="import-button" aria-label="Import" aria-keyshortcuts={key ?? undefined} title={`Import a GeoJSON, KML or zipped Shapefile: preview every feature first${keyHint(key)}, or drop the file on the map`}
         disabled={!ready} onClick={() => input.current?.click()}>
         ⇪<span className="tool-words"> Import</span>
       </button>

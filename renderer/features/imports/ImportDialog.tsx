@@ -7,7 +7,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { ImportPreview, ImportPreviewFeature } from '../../../core/api-imports.ts';
 import { useApi } from '../../context.ts';
 import { useApp } from '../../store.ts';
-import { usePanel } from '../../panel.ts';
+import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { farmNameProblem } from '../farms/farm-name.ts';
 import { cancelImport, importValid } from './import-actions.ts';
 import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
@@ -117,7 +117,7 @@ export function ImportDialog() {
   const reading = useImports((s) => s.reading);
   const preview = useImports((s) => s.preview);
   const error = useImports((s) => s.error);
-  const panel = usePanel(() => cancelImport(api));
+  const panel = useDialogFocus(() => cancelImport(api), { modal: false, opener: '.import-button', open });
   const account = useApp((s) => s.account?.id);
   // Another account shown: the preview was checked against the other's limit, for the other's farms.
   useEffect(() => { if (preview && preview.account !== account && !useImports.getState().importing) cancelImport(api); }, [api, account, preview]);

@@ -7,6 +7,7 @@ import type { AppApi } from '../../backend.ts';
 import { refreshAccount } from '../../account.ts';
 import { say, useApp } from '../../store.ts';
 import { zoomToFarm } from '../zoom/zoom.ts';
+import { focusSoon } from '../focus/focus-soon.ts';
 import { setImports, useImports } from './import-store.ts';
 import { fileProblem, importedMessage } from './import-words.ts';
 
@@ -72,6 +73,8 @@ export async function importValid(api: AppApi, farm: { id: string } | { name: st
     say(importedMessage(r, preview.fileName));
     await refreshAccount(api).catch(() => {});
     zoomToFarm(r.farm);
+    // The dialog gave the focus back to Import: it goes on to the farm the parcels went into, in the farms list.
+    focusSoon(`.farm[data-farm="${r.farm}"]`, true);
   } catch (err) {
     if (err instanceof RpcError && err.code === RpcCode.cancelled) {
       setImports({ importing: null });

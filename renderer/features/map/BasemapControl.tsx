@@ -3,7 +3,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { basemapUrlProblem } from '../../../core/basemap.ts';
 import { chooseBasemap, useBasemap } from './basemap-store.ts';
-import { isField } from '../../keys.ts';
+import { behindPanel, isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 
 export function BasemapControl() {
   const { url, unavailable } = useBasemap();
@@ -12,13 +12,12 @@ export function BasemapControl() {
   const [text, setText] = useState(url ?? '');
   const [problem, setProblem] = useState<string | null>(null);
   const panel = useId();
+  const key = useKeyName('basemap');
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target;
-      if (e.key === 'Escape' && open) { setOpen(false); return; }
-      if (isField(t)) return;
-      if (!e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === 'b') { e.preventDefault(); setOpen((o) => !o); }
+      if (e.key === 'Escape' && open && !behindPanel()) { setOpen(false); return; }
+      if (isShortcut(e, 'basemap')) { e.preventDefault(); setOpen((o) => !o); }
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
@@ -39,17 +38,17 @@ export function BasemapControl() {
 
   return (
     <div className="basemap-control">
-      <button type="button" aria-expanded={open} aria-controls={panel} title="Basemap (B)" onClick={() => setOpen(!open)}>Basemap</button>
+      <button type="button" aria-expanded={open} aria-controls={panel} aria-keyshortcuts={key ?? undefined} title={`Basemap${keyHint(key)}`} onClick={() => setOpen(!open)}>Basemap</button>
       {url && unavailable && <span className="basemap-hint" role="status" aria-label="Basemap status">Basemap unavailable: the map works without it</span>}
       {open && (
         <form id={panel} aria-label="Basemap" onSubmit={apply}>
           <label><input type="radio" name="basemap" checked={choice === 'none'} onChange={() => setChoice('none')} /> No basemap</label>
           <label><input type="radio" name="basemap" checked={choice === 'xyz'} onChange={() => setChoice('xyz')} /> XYZ tiles</label>
           <label>Tile address
-            <input type="text" value={text} disabled={choice !== 'xyz'} placeholder="https://tile.example.org/{z}/{x}/{y}.png" spellCheck={false}
+            <input type="text" value={text} disabled={choice !== 'xyz'} aria-invalid={problem !== null} aria-describedby={problem ? `${panel}-problem` : undefined} placeholder="https://tile.example.org/{z}/{x}/{y}.png" spellCheck={false}
               onChange={(e) => setText(e.target.value)} />
           </label>
-          {problem && <p className="error" role="alert">{problem}</p>}
+          {problem && <p id={`${panel}-problem`} className="error" role="alert">{problem}</p>}
           <div className="buttons"><button type="submit">Apply</button></div>
         </form>
       )}

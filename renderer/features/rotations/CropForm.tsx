@@ -59,9 +59,9 @@ export function CropForm({ title, initial, families, parcelHectares, others, sav
           return (
             <label key={f.key}>{f.label}
               <input type={f.type ?? 'text'} value={draft[f.key]} placeholder={f.placeholder} autoFocus={i === 0} autoComplete="off"
-                list={f.key === 'family' ? list : undefined} aria-invalid={problem !== undefined}
+                list={f.key === 'family' ? list : undefined} aria-invalid={problem !== undefined} aria-describedby={problem ? `${list}-${f.key}-problem` : undefined}
                 onChange={(e) => { setDraft({ ...draft, [f.key]: e.target.value }); setRefusal(null); }} />
-              {problem ? <span role="alert" className="error">{problem}</span> : null}
+              {problem ? <span id={`${list}-${f.key}-problem`} role="alert" className="error">{problem}</span> : null}
             </label>
           );
         })}

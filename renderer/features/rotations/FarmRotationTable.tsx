@@ -7,7 +7,7 @@ import { useApi } from '../../context.ts';
 import { set, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
 import { setRotations, useRotations } from './rotation-store.ts';
-import { usePanel } from '../../panel.ts';
+import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { zoomToParcel } from '../zoom/zoom.ts';
 import { familyColour, inkOn } from '../../../core/crops/family-colours.ts';
 import './rotations.css';
@@ -42,7 +42,7 @@ export function FarmRotationTable() {
   const [all, setAll] = useState<(string | null)[]>([]);
   const [grid, setGrid] = useState<FarmRotation | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const panel = usePanel(close);
+  const panel = useDialogFocus(close, { opener: '.rotation-open' });
 
   useEffect(() => {
     if (!farm) return;

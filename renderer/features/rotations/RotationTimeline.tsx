@@ -10,6 +10,7 @@ import { stateColor, stateLabel } from '../../states.ts';
 import { CropForm } from './CropForm.tsx';
 import { draftOf, emptyCrop, nextCampaign, type CropArgs, type FamilyChoice } from './crop-form.ts';
 import { familyColour, inkOn } from '../../../core/crops/family-colours.ts';
+import { focusSoon } from '../focus/focus-soon.ts';
 import './rotations.css';
 
 const when = (c: RotationCrop) => (c.sowing || c.closure ? `${c.sowing ?? '…'} → ${c.closure ?? '…'}` : null);
@@ -44,7 +45,7 @@ function CropRow({ crop, onEdit, onDelete }: { crop: RotationCrop; onEdit(): voi
           </>
         ) : (
           <>
-            <button type="button" aria-label={`Edit ${crop.campaign ?? ''} ${crop.name ?? 'crop'}`.replace(/\s+/g, ' ')} onClick={onEdit}>Edit</button>
+            <button type="button" className="crop-edit" aria-label={`Edit ${crop.campaign ?? ''} ${crop.name ?? 'crop'}`.replace(/\s+/g, ' ')} onClick={onEdit}>Edit</button>
             <button type="button" aria-label={`Delete ${crop.campaign ?? ''} ${crop.name ?? 'crop'}`.replace(/\s+/g, ' ')} onClick={() => setConfirming(true)}>Delete</button>
           </>
         )}
@@ -73,11 +74,13 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
     return () => { live = false; };
   }, [api, account, version]);
 
-  const saved = (what: string) => { setEditing(null); say(`${what}: it is sent at the next sync.`); };
-  const create = async (c: CropArgs) => { const r = await api.createCrop({ parcel: parcel.id, ...c }); saved(`Added ${r.name ?? 'the crop'} to ${parcel.properties.name}`); };
-  const update = (id: string) => async (c: CropArgs) => { const r = await api.updateCrop({ id, ...c }); saved(`Saved ${r.name ?? 'the crop'}`); };
+  // The form goes once saved: the focus goes to the saved crop's Edit button (its row), never the page's body.
+  const saved = (what: string, id: string) => { setEditing(null); say(`${what}: it is sent at the next sync.`); focusSoon(`[data-crop="${id}"] .crop-edit`, true); };
+  const create = async (c: CropArgs) => { const r = await api.createCrop({ parcel: parcel.id, ...c }); saved(`Added ${r.name ?? 'the crop'} to ${parcel.properties.name}`, r.id); };
+  const update = (id: string) => async (c: CropArgs) => { const r = await api.updateCrop({ id, ...c }); saved(`Saved ${r.name ?? 'the crop'}`, r.id); };
+  const cancel = (id: string | null) => { setEditing(null); focusSoon(id ? `[data-crop="${id}"] .crop-edit` : '.rotation .add-crop', true); };
   const remove = (c: RotationCrop) => {
-    api.deleteCrop({ id: c.id }).then(() => say(`Deleted ${c.name ?? 'the crop'} (${c.campaign ?? 'no campaign'}): Undo (Ctrl+Z) brings it back.`),
+    api.deleteCrop({ id: c.id }).then(() => { say(`Deleted ${c.name ?? 'the crop'} (${c.campaign ?? 'no campaign'}): Undo (Ctrl+Z) brings it back.`); focusSoon('.rotation .add-crop', true); },
       (err: unknown) => say(`Not deleted: ${err instanceof Error ? err.message : String(err)}`, true));
   };
   // A new crop starts in the campaign after the newest one's, the season usually being added.
@@ -88,11 +91,11 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
       <h3 id="rotation-title">Crop rotation</h3>
       {crops === null ? <p className="muted">Reading…</p> : null}
       {crops?.length === 0 && editing !== 'new' ? <p className="muted">No crops recorded on this parcel.</p> : null}
-      {editing === 'new' ? <CropForm title="New crop" initial={emptyCrop(next)} families={families} parcelHectares={parcel.properties.hectares} others={crops ?? []} save={create} cancel={() => setEditing(null)} />
+      {editing === 'new' ? <CropForm title="New crop" initial={emptyCrop(next)} families={families} parcelHectares={parcel.properties.hectares} others={crops ?? []} save={create} cancel={() => cancel(null)} />
         : <button type="button" className="add-crop" onClick={() => setEditing('new')}>+ Add crop</button>}
       <ol className="crops">
         {(crops ?? []).map((c) => (editing === c.id
-          ? <li key={c.id}><CropForm title={`Edit ${c.name ?? 'crop'}`} initial={draftOf(c)} families={families} parcelHectares={parcel.properties.hectares} others={(crops ?? []).filter((o) => o.id !== c.id)} save={update(c.id)} cancel={() => setEditing(null)} /></li>
+          ? <li key={c.id}><CropForm title={`Edit ${c.name ?? 'crop'}`} initial={draftOf(c)} families={families} parcelHectares={parcel.properties.hectares} others={(crops ?? []).filter((o) => o.id !== c.id)} save={update(c.id)} cancel={() => cancel(c.id)} /></li>
           : <CropRow key={c.id} crop={c} onEdit={() => setEditing(c.id)} onDelete={() => remove(c)} />))}
       </ol>
     </section>

@@ -9,7 +9,7 @@ import { hectares, stateColor, stateLabel } from '../../states.ts';
 import { fitMap } from '../browse-store.ts';
 import { boxOf } from '../zoom/bbox.ts';
 import { matchedMetadata } from './matched.ts';
-import { isField } from '../../keys.ts';
+import { behindPanel, isShortcut, useKeyName } from '../../keymap.ts';
 
 /** Typing pauses this long before the mirror is asked: one query per word rather than per key. */
 const DEBOUNCE_MS = 150;
@@ -26,12 +26,11 @@ export function SearchBox() {
   const [open, setOpen] = useState(false);
   const [failed, setFailed] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  const key = useKeyName('search');
 
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
-      const t = e.target;
-      const typing = isField(t);
-      if (((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') || (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey)) {
+      if (((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f' && !behindPanel()) || isShortcut(e, 'search')) {
         e.preventDefault();
         input.current?.focus();
         input.current?.select();
@@ -72,8 +71,8 @@ export function SearchBox() {
   const showList = open && text.trim() !== '' && (results !== null || failed !== null);
   return (
     <div className="search" role="search">
-      <input ref={input} type="search" className="search-input" placeholder="Search (Ctrl+F or /)" aria-label="Search parcels"
-        aria-keyshortcuts="Control+F /" title="Search parcel names and metadata values (Ctrl+F or /)" disabled={!account} value={text} autoComplete="off"
+      <input ref={input} type="search" className="search-input" placeholder={`Search (Ctrl+F${key ? ` or ${key}` : ''})`} aria-label="Search parcels"
+        aria-keyshortcuts={key ? `Control+F ${key}` : 'Control+F'} title={`Search parcel names and metadata values (Ctrl+F${key ? ` or ${key}` : ''})`} disabled={!account} value={text} autoComplete="off"
         role="combobox" aria-expanded={showList} aria-controls="search-results" aria-autocomplete="list"
         aria-activedescendant={showList && results?.[active] ? `search-result-${active}` : undefined}
         onChange={(e) => { setText(e.target.value); setOpen(true); }} onFocus={() => setOpen(true)} onKeyDown={onKey}

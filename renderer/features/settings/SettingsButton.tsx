@@ -2,12 +2,13 @@
 // places it.
 import { useEffect } from 'react';
 import { toggleSettings, useSettings } from './settings-store.ts';
+import { behindPanel } from '../../keymap.ts';
 
 export function SettingsButton() {
   const open = useSettings((s) => s.open);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.ctrlKey || e.metaKey) && e.key === ',') {
+      if ((e.ctrlKey || e.metaKey) && e.key === ',' && (useSettings.getState().open || !behindPanel())) {
         e.preventDefault();
         toggleSettings();
       }

@@ -8,10 +8,11 @@ import type { AccountSummary } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
 import { ConnectForm } from './ConnectForm.tsx';
+import { ShortcutSettings } from './ShortcutSettings.tsx';
 import { disconnected, showAccount } from './account-actions.ts';
 import { unsyncedSummary } from './connect-errors.ts';
 import { closeSettings } from './settings-store.ts';
-import { usePanel } from '../../panel.ts';
+import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { wayOutHere } from '../../blocked-words.ts';
 import './settings.css';
 
@@ -64,8 +65,8 @@ export function SettingsPanel() {
   const accounts = useApp((s) => s.accounts);
   const current = useApp((s) => s.account?.id);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  // Focus moves into the panel when it opens; Escape closes it (the toolbar's button gets focus back from the browser).
-  const panel = usePanel(closeSettings);
+  // Modal over the side panel: focus inside while open, then back to the toolbar's Settings button.
+  const panel = useDialogFocus(closeSettings, { opener: '.settings-button' });
   const service = accounts.find((a) => a.id === current)?.service ?? '';
   return (
     <section className="settings" role="dialog" aria-label="Settings" tabIndex={-1} ref={panel}>
@@ -80,6 +81,7 @@ export function SettingsPanel() {
         </ul>
       ) : <p className="muted">No account is connected.</p>}
       <ConnectForm heading="Connect another service" service={service} onConnected={closeSettings} />
+      <ShortcutSettings />
     </section>
   );
 }

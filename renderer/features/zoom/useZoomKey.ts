@@ -2,13 +2,12 @@
 import { useEffect } from 'react';
 import type { AppApi } from '../../backend.ts';
 import { zoomToSelection } from './zoom.ts';
-import { isField } from '../../keys.ts';
-
+import { isShortcut } from '../../keymap.ts';
 
 export function useZoomKey(api: AppApi) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (isField(e.target) || e.ctrlKey || e.metaKey || e.altKey || e.key.toLowerCase() !== 'z') return;
+      if (!isShortcut(e, 'zoom')) return;
       e.preventDefault();
       void zoomToSelection(api);
     };
