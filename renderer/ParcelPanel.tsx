@@ -16,7 +16,7 @@ import { PointAt, VertexEntry } from './features/coordinates/VertexEntry.tsx';
 import { RotationTimeline } from './features/rotations/RotationTimeline.tsx';
 import { ParcelPlants } from './features/plants/ParcelPlants.tsx';
 import { ExportButtons } from './features/export/ExportButtons.tsx';
-import { announce } from './features/focus/announce.ts';
+import { announce, useAnnounce } from './features/focus/announce.ts';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -37,7 +37,8 @@ function SelectedParcel() {
   const [parcel, setParcel] = useState<ParcelFeature | null>(null);
   // Said once per parcel selected (not at each edit of it): the screen reader hears what the map's click chose.
   const said = parcel ? `Selected ${parcel.properties.name}, ${hectares(parcel.properties.hectares)}, ${stateLabel(parcel.properties.state)}.` : null;
-  useEffect(() => { if (said) announce(said); }, [parcel?.id]);
+  // Unless the map's keys just said it, with its place among those in view (features/parcel-list/useMapKeys.ts).
+  useEffect(() => { if (said && !useAnnounce.getState().text.startsWith(`${parcel!.properties.name},`)) announce(said); }, [parcel?.id]);
   // Another parcel chosen: the side column starts at its name again, not where the last one was scrolled to.
   useEffect(() => { if (id) document.querySelector('.side')?.scrollTo({ top: 0 }); }, [id]);
   useEffect(() => {

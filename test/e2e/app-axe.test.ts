@@ -122,7 +122,7 @@ describe('axe-core on every screen of the app', () => {
     await audit('parcel-list');
     await page.locator('.map').focus();
     await page.keyboard.press(']');
-    await poll(() => page.getByRole('status', { name: 'Parcel selected on the map' }).textContent()).toMatch(/in view/);
+    await poll(() => page.getByRole('status', { name: 'Selection' }).textContent()).toMatch(/in view/);
     await audit('map-keys');
     await select('Olivar B');
 

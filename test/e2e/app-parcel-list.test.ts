@@ -83,7 +83,7 @@ describe("a farm's parcels without the map", () => {
       await page.waitForTimeout(500); // the view's read again once it settles
     }
     await poll(() => shownOn(page)).toBeGreaterThanOrEqual(6);
-    const said = page.getByRole('status', { name: 'Parcel selected on the map' });
+    const said = page.getByRole('status', { name: 'Selection' });
     const picked: string[] = [];
     for (let i = 0; i < 3; i++) {
       const before = await field('name');

@@ -1,6 +1,5 @@
-// What the parcel list and the map's keys share, as plain data: the last thing the map's keys said of the parcel
-// they selected, for screen readers (MapKeys.tsx's live region).
-import { create } from 'zustand';
+// What the map's keys say of the parcel they selected, for screen readers: in the app's one live region of the
+// selection (features/focus/announce.ts), so a parcel chosen with ] is said once, with its place among those in view.
+import { announce } from '../focus/announce.ts';
 
-export const useMapKeysSaid = create<{ said: string }>(() => ({ said: '' }));
-export const sayOnMap = (said: string) => useMapKeysSaid.setState({ said });
+export const sayOnMap = (said: string) => announce(said);
