@@ -1,12 +1,13 @@
 // Modify without a pointer: the shape's vertices as "longitude, latitude" fields, ring by ring. A vertex typed and
 // committed (Enter, or leaving the field) moves on the map as a drag would (useModify.ts takes typed rings); a vertex
-// can be removed, or one added halfway to the next. Closed by default: a parcel may have hundreds of vertices.
+// can be removed, or one added halfway to the next. Closed by default: a parcel may have hundreds of vertices. The
+// same table fixes a drawn polygon that crosses itself (features/draw/DraftFix.tsx), given its ring and where to put it.
 import { useEffect, useRef, useState } from 'react';
 import { typeRings, useEdit } from './edit-store.ts';
-import { withVertex } from './shape.ts';
+import { withVertex, type Rings } from './shape.ts';
 import { formatLonLat, parseLonLat } from '../coordinates/lon-lat.ts';
 
-function VertexField({ r, i, pos, label }: { r: number; i: number; pos: [number, number]; label: string }) {
+function VertexField({ pos, label, onSet }: { pos: [number, number]; label: string; onSet(pos: [number, number]): void }) {
   const [text, setText] = useState(formatLonLat(pos));
   const [error, setError] = useState<string | null>(null);
   const field = useRef<HTMLInputElement>(null);
@@ -18,7 +19,7 @@ function VertexField({ r, i, pos, label }: { r: number; i: number; pos: [number,
     if ('error' in got) { setError(got.error); return; }
     setError(null);
     setText(formatLonLat(got.pos));
-    typeRings(withVertex(useEdit.getState().rings, r, i, { set: got.pos }));
+    onSet(got.pos);
   };
   return (
     <>
@@ -34,9 +35,12 @@ function VertexField({ r, i, pos, label }: { r: number; i: number; pos: [number,
   );
 }
 
-export function VertexTable() {
-  const rings = useEdit((s) => s.rings);
-  const [open, setOpen] = useState(false);
+/** The rings being modified (the edit store's), or `rings` changed through `onRings` (a drawn polygon's). */
+export function VertexTable({ rings: given, onRings, initiallyOpen = false }: { rings?: Rings; onRings?(rings: Rings): void; initiallyOpen?: boolean }) {
+  const edited = useEdit((s) => s.rings);
+  const rings = given ?? edited;
+  const change = onRings ?? typeRings;
+  const [open, setOpen] = useState(initiallyOpen);
   const count = rings.reduce((n, ring) => n + ring.length, 0);
   return (
     <details className="vertices" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
@@ -50,11 +54,12 @@ export function VertexTable() {
               return (
                 <li key={i}>
                   <span className="n" aria-hidden="true">{i + 1}</span>
-                  <VertexField r={r} i={i} pos={pos} label={`${name[0]!.toUpperCase()}${name.slice(1)} (longitude, latitude)`} />
+                  <VertexField pos={pos} label={`${name[0]!.toUpperCase()}${name.slice(1)} (longitude, latitude)`}
+                    onSet={(to) => change(withVertex(given ?? useEdit.getState().rings, r, i, { set: to }))} />
                   <button type="button" aria-label={`Remove ${name}`} title="Remove this vertex" disabled={ring.length <= 3}
-                    onClick={() => typeRings(withVertex(rings, r, i, { remove: true }))}>×</button>
+                    onClick={() => change(withVertex(rings, r, i, { remove: true }))}>×</button>
                   <button type="button" aria-label={`Add a vertex after ${name}`} title="Add a vertex halfway to the next"
-                    onClick={() => typeRings(withVertex(rings, r, i, { insertAfter: true }))}>+</button>
+                    onClick={() => change(withVertex(rings, r, i, { insertAfter: true }))}>+</button>
                 </li>
               );
             })}
