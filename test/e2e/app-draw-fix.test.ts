@@ -147,6 +147,29 @@ describe('fixing a polygon that crosses itself', () => {
     await page.getByLabel('Name').fill('Fixed by typing');
     await page.getByRole('button', { name: 'Save parcel' }).click();
     await poll(status).toMatch(/^Saved Fixed by typing \([\d.]+ ha\)/);
+
+    // Modify (M) of the parcel just saved: a vertex retyped latitude first is caught there too, and swapped with Enter.
+    await page.locator('.top h1').click();
+    await page.keyboard.press('m');
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Modifying Fixed by typing');
+    const before = await page.locator('[data-field=modify-hectares]').textContent();
+    await page.locator('.vertices summary').click();
+    const v1 = page.getByLabel('Vertex 1 (longitude, latitude)');
+    // Moved north: vertex 1's neighbours lie on one parallel, so a move along it would keep the area.
+    const moved: [number, number] = [third[0]![0], round(third[0]![1] + 0.001)];
+    await v1.fill(`${moved[1]}, ${moved[0]}`);
+    await v1.press('Enter');
+    const warning = page.locator('.vertices .swap-warning');
+    await poll(() => warning.locator('p').textContent()).toBe(`${moved[1]}, ${moved[0]} is far from the shape; ${moved[0]}, ${moved[1]} is by it. Longitude comes first: were they typed latitude, longitude?`);
+    expect(await page.locator('[data-field=modify-hectares]').textContent()).toBe(before);
+    await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(`Swap to ${moved[0]}, ${moved[1]}`);
+    await page.keyboard.press('Enter');
+    await poll(() => v1.inputValue()).toBe(`${moved[0]}, ${moved[1]}`);
+    await poll(() => page.locator('[data-field=modify-hectares]').textContent()).not.toBe(before);
+    expect(await warning.count()).toBe(0);
+    await page.locator('.top h1').click();
+    await page.keyboard.press('Escape');
+    await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
     expect(await problems()).toEqual([]);
   }, 180_000);
 });
