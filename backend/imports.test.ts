@@ -175,6 +175,12 @@ describe('importPreviewed', () => {
     expect([r.imported, r.duplicates]).toEqual([2, 4]);
     expect(backend.mirror.read.parcels(campana.farm).map((p) => p.name).slice(5)).toEqual(['Haza Larga', 'Nueva']);
 
+    // The app's own export of the farm, as written: every parcel is already here.
+    const file = join(home, 'campana.geojson');
+    await api.exportFile({ path: file, farm: campana.farm });
+    const own = await api.importPreview({ account: ACC, fileName: 'campana.geojson', data: b64(readFileSync(file)) });
+    expect([own.valid, own.duplicates, own.duplicateFeatures]).toEqual([7, 7, 7]);
+
     // Not asked to skip them: they are imported as they are (the CLI's import never skips).
     const again = await api.importPreview({ account: ACC, fileName: 'fields.kml', data: b64(readFileSync(join(ROOT, 'examples/fields.kml'))) });
     const all = await api.importPreviewed({ preview: again.preview, farm: { name: 'Cortijo KML' } });
