@@ -2,7 +2,8 @@
 // transaction for seconds, and the host's thread must go on answering the app meanwhile (reads see the mirror as
 // it was until the import commits). Started by backend/imports.ts; stopped through a flag in shared memory,
 // which the import reads after each chunk (it rolls back whole). The app's preview of a file runs here too
-// (checking every feature of a large file takes seconds as well), without opening the mirror.
+// (checking every feature of a large file takes seconds as well), its connection only read: the account's parcels
+// that features of the file are already (db/import/duplicates.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
