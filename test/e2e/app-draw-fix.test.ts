@@ -10,6 +10,7 @@ import { SHOTS } from './embed-harness.ts';
 import { demoApi, lonLatAt, mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 import { checkPolygon } from '../../core/parcels/polygon.ts';
 import { reporter } from '../../core/parcels/problems.ts';
+import { crossingsOf } from '../../core/parcels/fix-polygon.ts';
 
 let ctx: DemoApp;
 let page: Page;
@@ -167,6 +168,17 @@ describe('fixing a polygon that crosses itself', () => {
     await poll(() => v1.inputValue()).toBe(`${moved[0]}, ${moved[1]}`);
     await poll(() => page.locator('[data-field=modify-hectares]').textContent()).not.toBe(before);
     expect(await warning.count()).toBe(0);
+    // Vertex 3 retyped above the shape: the outline crosses itself, and Modify marks where, as drawing does.
+    const crossed: [number, number][] = [moved, third[3]!, [round(third[0]![0] + 0.0015), round(third[0]![1] + 0.002)], third[1]!];
+    const v3m = page.getByLabel('Vertex 3 (longitude, latitude)');
+    await v3m.fill(`${crossed[2]![0]}, ${crossed[2]![1]}`);
+    await v3m.press('Enter');
+    await poll(() => page.locator('.panel [role=alert]').first().textContent()).toMatch(/crosses or touches itself/);
+    const [at] = crossingsOf(crossed);
+    await page.waitForTimeout(300);
+    const onPage = await projection();
+    await page.mouse.move(box.x + box.width + 100, box.y + 10);
+    await poll(() => redNear(...onPage(...at!))).toBe(true);
     await page.locator('.top h1').click();
     await page.keyboard.press('Escape');
     await poll(() => page.locator('#panel-title').textContent()).toBe('Parcel');
