@@ -185,7 +185,7 @@ describe('importPreviewed', () => {
     const again = await api.importPreview({ account: ACC, fileName: 'fields.kml', data: b64(readFileSync(join(ROOT, 'examples/fields.kml'))) });
     const all = await api.importPreviewed({ preview: again.preview, farm: { name: 'Cortijo KML' } });
     expect([all.imported, all.duplicates]).toEqual([5, 0]);
-  });
+  }, 90_000); // seven previews and imports, each on a thread of its own: room for a machine shared with other runs
 
   it('is refused once the preview is discarded or replaced, and a file with no valid feature imports nothing', async () => {
     const first = await api.importPreview({ account: ACC, fileName: 'a.geojson', data: b64(MIXED) });
