@@ -83,7 +83,7 @@ describe('fixing a polygon that crosses itself', () => {
     await typePolygon(bowTie(origin[0], origin[1] - 0.002, 0.003, 0.002));
 
     const alert = page.locator('.draft-fix [role=alert]');
-    await poll(() => alert.textContent()).toMatch(/crosses or touches itself: .* — fix it before saving: drag a vertex on the map \(where it crosses is marked in red\), or retype it under Vertices\.$/);
+    await poll(() => alert.textContent()).toMatch(/crosses or touches itself: .* — it cannot be saved like this: drag a vertex on the map \(where it crosses is marked in red\), or retype it under Vertices\.$/);
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
     // The crossing, in the bow tie's middle, is marked on the map.
     await page.waitForTimeout(600); // the pan to the typed vertices

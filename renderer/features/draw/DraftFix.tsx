@@ -38,7 +38,7 @@ export function DraftFix({ problems }: { problems: string[] }) {
   }
   return (
     <div className="draft-fix">
-      <p role="alert" className="error">{problems.join(' ')} — fix it before saving: drag a vertex on the map (where it crosses is marked in red), or retype it under Vertices.</p>
+      <p role="alert" className="error">{problems.join(' ')} — it cannot be saved like this: drag a vertex on the map (where it crosses is marked in red), or retype it under Vertices.</p>
       {parts ? (
         <p>
           Or split it where it crosses into {parts.length} parcels ({areas(parts)}).{' '}
