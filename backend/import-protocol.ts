@@ -14,22 +14,29 @@ export interface ImportJob {
   /** That very farm (db/import ImportOptions.farmId), for the app's preview: its name is `farm`. */
   farmId?: string;
   skipInvalid: boolean;
+  /** Leave out parcels the account has already (db/import ImportOptions.skipDuplicates). */
+  skipDuplicates?: boolean;
   /** One Int32: 1 asks the import to stop (read between chunks). */
   stop: SharedArrayBuffer;
 }
 
-/** A preview on the thread: the file, and the account's limit and the answer's caps (no mirror is opened). */
+/**
+ * A preview on the thread: the file, and the account's limit and the answer's caps; with `home` and `account`, the
+ * mirror is opened (read only, as the import's thread does) to mark the features the account has already.
+ */
 export interface PreviewJob {
   preview: true;
   file: string;
-  opts: Omit<PreviewOptions, 'onProgress'>;
+  opts: Omit<PreviewOptions, 'onProgress' | 'sameAs'>;
+  home?: string;
+  account?: string;
 }
 
 /** Problems listed in an answer; past this many they are counted (a whole file of bad features is one cause). */
 export const MAX_PROBLEMS = 1000;
 
 export interface ImportResult {
-  farm: string; farmName: string; imported: number; parts: number; skipped: number;
+  farm: string; farmName: string; imported: number; parts: number; skipped: number; duplicates: number;
   problems: { feature: number; message: string }[]; problemCount: number; notes: string[]; events: ChangeEvent[];
 }
 export interface ImportFailure { code: string; message: string; problems: { feature: number; message: string }[]; problemCount: number; counts: { features: number; valid: number; invalid: number } | null }
@@ -43,7 +50,7 @@ export type ImportMessage =
 const problemsOf = (list: readonly { index: number; message: string }[]) => list.slice(0, MAX_PROBLEMS).map((p) => ({ feature: p.index, message: p.message }));
 
 export const importResult = (r: ImportReport, events: ChangeEvent[]): ImportResult => ({
-  farm: r.farm.local_id, farmName: r.farm.name, imported: r.imported, parts: r.parts, skipped: new Set(r.skipped.map((p) => p.index)).size,
+  farm: r.farm.local_id, farmName: r.farm.name, imported: r.imported, parts: r.parts, skipped: new Set(r.skipped.map((p) => p.index)).size, duplicates: r.duplicates,
   problems: problemsOf(r.skipped), problemCount: r.skipped.length, notes: r.notes, events,
 });
 

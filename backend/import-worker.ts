@@ -2,12 +2,14 @@
 // transaction for seconds, and the host's thread must go on answering the app meanwhile (reads see the mirror as
 // it was until the import commits). Started by backend/imports.ts; stopped through a flag in shared memory,
 // which the import reads after each chunk (it rolls back whole). The app's preview of a file runs here too
-// (checking every feature of a large file takes seconds as well), without opening the mirror.
+// (checking every feature of a large file takes seconds as well), its connection only read: the account's parcels
+// that features of the file are already (db/import/duplicates.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import { importFile } from '../db/import/index.ts';
 import { previewFile } from '../db/import/preview.ts';
+import { existingShapes } from '../db/import/duplicates.ts';
 import { importFailure, importResult, type ImportJob, type ImportMessage, type PreviewJob } from './import-protocol.ts';
 
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
@@ -19,7 +21,7 @@ async function importJob(job: ImportJob): Promise<void> {
   const log = mirror.changeLog();
   try {
     const r = await importFile(mirror, job.file, {
-      accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid,
+      accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, skipDuplicates: job.skipDuplicates,
       onProgress: (done, total) => post({ t: 'progress', done, total }),
       cancelled: () => Atomics.load(stop, 0) === 1,
     });
@@ -34,10 +36,15 @@ async function importJob(job: ImportJob): Promise<void> {
 }
 
 async function previewJob(job: PreviewJob): Promise<void> {
+  // Its own connection, only read: the parcels the account has, for the features that are among them already.
+  const mirror = job.home && job.account ? Mirror.open(join(job.home, 'mirror.db')) : null;
   try {
-    post({ t: 'previewed', preview: await previewFile(job.file, { ...job.opts, onProgress: (done, total) => post({ t: 'progress', done, total }) }) });
+    const sameAs = mirror && job.account ? existingShapes(mirror, job.account) : undefined;
+    post({ t: 'previewed', preview: await previewFile(job.file, { ...job.opts, sameAs, onProgress: (done, total) => post({ t: 'progress', done, total }) }) });
   } catch (err) {
     post({ t: 'failed', failure: importFailure(err) });
+  } finally {
+    mirror?.close();
   }
 }
 

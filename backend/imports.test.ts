@@ -149,6 +149,44 @@ describe('importPreviewed', () => {
     expect(backend.mirror.read.parcels(twin.local_id)).toHaveLength(5);
   });
 
+  it("marks the features the account has already (the same shape, another format or the app's export) and skips them when asked", async () => {
+    const geojson = readFileSync(join(ROOT, 'examples/fields.geojson'), 'utf8');
+    const first = await api.importPreview({ account: ACC, fileName: 'fields.geojson', data: b64(geojson) });
+    expect([first.duplicates, first.duplicateFeatures, first.features.map((f) => f.duplicates)]).toEqual([0, 0, [0, 0, 0, 0, 0]]);
+    const campana = await api.importPreviewed({ preview: first.preview, farm: { name: 'Cortijo La Campana' }, skipDuplicates: true });
+    expect([campana.imported, campana.duplicates]).toEqual([5, 0]);
+
+    // The same farm as KML: every feature is there already, named with its parcel and farm.
+    const kml = await api.importPreview({ account: ACC, fileName: 'fields.kml', data: b64(readFileSync(join(ROOT, 'examples/fields.kml'))) });
+    expect([kml.valid, kml.duplicates, kml.duplicateFeatures]).toEqual([5, 5, 5]);
+    expect(kml.features.map((f) => f.sameAs)).toEqual(['Haza del Pozo', 'Haza Larga', 'Cañada Honda', 'Olivar del Cerro', 'Parcela de ensayo'].map((name) => ({ name, farm: 'Cortijo La Campana' })));
+    // Nothing new: an import that skips them imports nothing, and says why.
+    await expect(api.importPreviewed({ preview: kml.preview, farm: { name: 'Cortijo KML' }, skipDuplicates: true }))
+      .rejects.toMatchObject({ code: 'import_failed', details: { code: 'nothing_new' }, message: expect.stringMatching(/every one of its 5 parcel\(s\) is in the account already/) });
+    expect(backend.mirror.read.farms(ACC).map((f) => f.name)).toEqual(['Cortijo La Campana']);
+
+    // The app's own export with one field more and one moved 3 m: the new and the moved one are imported, the rest skipped.
+    const exported = JSON.parse(geojson) as { features: { properties: { name: string }; geometry: { coordinates: number[][][] } }[] };
+    exported.features[1]!.geometry.coordinates = exported.features[1]!.geometry.coordinates.map((r) => r.map(([x, y]) => [x! + 0.00004, y!]));
+    exported.features.push({ type: 'Feature', properties: { name: 'Nueva' }, geometry: { type: 'Polygon', coordinates: [[[-5.3, 37.5], [-5.299, 37.5], [-5.299, 37.501], [-5.3, 37.501], [-5.3, 37.5]]] } } as never);
+    const mixed = await api.importPreview({ account: ACC, fileName: 'export.geojson', data: b64(JSON.stringify(exported)) });
+    expect([mixed.duplicates, mixed.duplicateFeatures, mixed.features.map((f) => f.duplicates)]).toEqual([4, 4, [1, 0, 1, 1, 1, 0]]);
+    const r = await api.importPreviewed({ preview: mixed.preview, farm: { id: campana.farm }, skipDuplicates: true });
+    expect([r.imported, r.duplicates]).toEqual([2, 4]);
+    expect(backend.mirror.read.parcels(campana.farm).map((p) => p.name).slice(5)).toEqual(['Haza Larga', 'Nueva']);
+
+    // The app's own export of the farm, as written: every parcel is already here.
+    const file = join(home, 'campana.geojson');
+    await api.exportFile({ path: file, farm: campana.farm });
+    const own = await api.importPreview({ account: ACC, fileName: 'campana.geojson', data: b64(readFileSync(file)) });
+    expect([own.valid, own.duplicates, own.duplicateFeatures]).toEqual([7, 7, 7]);
+
+    // Not asked to skip them: they are imported as they are (the CLI's import never skips).
+    const again = await api.importPreview({ account: ACC, fileName: 'fields.kml', data: b64(readFileSync(join(ROOT, 'examples/fields.kml'))) });
+    const all = await api.importPreviewed({ preview: again.preview, farm: { name: 'Cortijo KML' } });
+    expect([all.imported, all.duplicates]).toEqual([5, 0]);
+  }, 90_000); // seven previews and imports, each on a thread of its own: room for a machine shared with other runs
+
   it('is refused once the preview is discarded or replaced, and a file with no valid feature imports nothing', async () => {
     const first = await api.importPreview({ account: ACC, fileName: 'a.geojson', data: b64(MIXED) });
     const other = await api.importPreview({ account: OTHER, fileName: 'b.geojson', data: b64(MIXED) });

@@ -13,6 +13,7 @@ import { reporter } from '../core/parcels/problems.ts';
 import { importFailure, importResult, type ImportFailure, type ImportJob, type ImportMessage, type ImportResult, type PreviewJob } from './import-protocol.ts';
 import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
 import { PreviewRefused, safeFileName } from './import-previews.ts';
+import { existingShapes } from '../db/import/duplicates.ts';
 import { accountOf } from './views.ts';
 import type { HostContext } from './context.ts';
 
@@ -71,7 +72,9 @@ export const runImport = (job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onP
 export async function importHere(m: Mirror, job: Job, signal: AbortSignal, onProgress: Progress): Promise<ImportResult> {
   const { importFile } = await import('../db/import/index.ts');
   try {
-    const r = await importFile(m, job.file, { accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, onProgress, cancelled: () => signal.aborted });
+    const r = await importFile(m, job.file, {
+      accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, skipDuplicates: job.skipDuplicates, onProgress, cancelled: () => signal.aborted,
+    });
     return importResult(r, []);
   } catch (err) {
     throw failed(importFailure(err));
@@ -91,11 +94,11 @@ export async function importCall(c: HostContext, job: Job, signal: AbortSignal, 
   }
 }
 
-async function previewCall(c: HostContext, file: string, opts: Omit<PreviewOptions, 'onProgress'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
-  if (c.app) return onThread({ preview: true, file, opts }, signal, onProgress) as Promise<FilePreview>;
+async function previewCall(c: HostContext, account: string, file: string, opts: Omit<PreviewOptions, 'onProgress' | 'sameAs'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
+  if (c.app) return onThread({ preview: true, file, opts, home: c.home, account }, signal, onProgress) as Promise<FilePreview>;
   const { previewFile } = await import('../db/import/preview.ts');
   try {
-    return await previewFile(file, { ...opts, onProgress });
+    return await previewFile(file, { ...opts, sameAs: existingShapes(c.mirror, account), onProgress });
   } catch (err) {
     throw failed(importFailure(err));
   }
@@ -141,7 +144,7 @@ export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
         const parcelLimit = m.write.parcelLimit(account);
         const kept = previewRefusal(() => c.previews.keep(account, name, bytes));
         try {
-          const p = await previewCall(c, kept.file, { maxHectares: parcelLimit, maxListed: IMPORT_PREVIEW_MAX_LISTED, maxPositions: PREVIEW_MAX_POSITIONS },
+          const p = await previewCall(c, account, kept.file, { maxHectares: parcelLimit, maxListed: IMPORT_PREVIEW_MAX_LISTED, maxPositions: PREVIEW_MAX_POSITIONS },
             ctx.signal, (done, total) => ctx.progress({ done, total }));
           return { preview: kept.id, account, fileName: kept.fileName, ...p, parcelLimit, expires: new Date(kept.expires).toISOString() };
         } catch (err) {
@@ -154,7 +157,7 @@ export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
       }
     },
 
-    importPreviewed: async ({ preview, farm }, ctx) => {
+    importPreviewed: async ({ preview, farm, skipDuplicates = false }, ctx) => {
       const p = c.previews.get(preview);
       if (!p) {
         throw new RpcError(ApiErrorCode.previewGone, 'This preview is no longer kept (imported, cancelled, replaced by a newer one, or left over 30 minutes): drop the file again');
@@ -180,9 +183,9 @@ export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
       }
       p.importing = true;
       try {
-        const r = await importCall(c, { file: p.file, account: p.account, ...target, skipInvalid: true }, ctx.signal, (done, total) => ctx.progress({ done, total }));
+        const r = await importCall(c, { file: p.file, account: p.account, ...target, skipInvalid: true, skipDuplicates }, ctx.signal, (done, total) => ctx.progress({ done, total }));
         c.previews.remove(p.id);
-        return { farm: r.farm, farmName: r.farmName, imported: r.imported, parts: r.parts, skipped: r.skipped, problemCount: r.problemCount, notes: r.notes };
+        return { farm: r.farm, farmName: r.farmName, imported: r.imported, parts: r.parts, skipped: r.skipped, duplicates: r.duplicates, problemCount: r.problemCount, notes: r.notes };
       } finally {
         // Failed or stopped: kept to try again, unless its time ran out meanwhile.
         p.importing = false;

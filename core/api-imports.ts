@@ -34,6 +34,10 @@ export const ImportPreviewFeature = Obj({
   problems: Type.Array(Obj({ code: Type.String(), message: Type.String() })),
   /** An invalid feature's shape for the map (GeoJSON in WGS84), when it has one that can be drawn. */
   geometry: Nullable(Obj({ type: Type.String(), coordinates: Type.Unknown() })),
+  /** Its parcels that are the same shape as a parcel the account has already (core/geo/same-shape.ts): 0 when it cannot be imported. */
+  duplicates: Type.Integer({ minimum: 0 }),
+  /** The first parcel already there that one of them matches: its name and its farm's. */
+  sameAs: Nullable(Obj({ name: Type.String(), farm: Type.String() })),
 });
 export type ImportPreviewFeature = Static<typeof ImportPreviewFeature>;
 
@@ -48,6 +52,8 @@ export const ImportPreview = Obj({
   total: Type.Integer(), valid: Type.Integer(), invalid: Type.Integer(),
   /** What the valid features become: parcels (parts counted) and hectares. */
   parcels: Type.Integer(), hectares: Type.Number(),
+  /** Of those parcels, the ones the account has already (the same shape), and the valid features all of whose parcels are. */
+  duplicates: Type.Integer(), duplicateFeatures: Type.Integer(),
   /** More features than IMPORT_PREVIEW_MAX_LISTED: `features` lists every invalid one first (up to it). */
   truncated: Type.Boolean(),
   /** The account's parcel limit the features were checked against (hectares). */
@@ -68,6 +74,8 @@ export const ImportSummary = Obj({
   farm: Id, farmName: Type.String(),
   /** Parcels created, counting each part of a split MultiPolygon (`parts` of them). */
   imported: Type.Integer(), parts: Type.Integer(),
+  /** Parcels left out as already in the account (importPreviewed's skipDuplicates; importFile never does). */
+  duplicates: Type.Integer(),
   /** With skipInvalid: features left out, and their problems (the first 1,000 of `problemCount`). */
   skipped: Type.Integer(),
   problems: Type.Array(Obj({ feature: Type.Integer(), message: Type.String() })),
@@ -97,9 +105,15 @@ export const IMPORTS_API = {
   },
   importPreviewed: {
     callers: PAGE_AND_CLI, description: "Imports a preview's valid features into a farm of its account (or a new one), as importFile with skipInvalid does (undoable like it, with progress, cancellable); the preview's file is removed once imported",
-    args: Obj({ preview: Type.String({ minLength: 1, maxLength: 100 }), farm: ImportTarget }),
+    args: Obj({
+      preview: Type.String({ minLength: 1, maxLength: 100 }), farm: ImportTarget,
+      /** Leave out the parcels the preview marked as the account's already (the same shape); off unless asked. */
+      skipDuplicates: Type.Optional(Type.Boolean()),
+    }),
     result: Obj({
       farm: Id, farmName: Type.String(), imported: Type.Integer(), parts: Type.Integer(), skipped: Type.Integer(),
+      /** With skipDuplicates: parcels left out as already in the account. */
+      duplicates: Type.Integer(),
       problemCount: Type.Integer(), notes: Type.Array(Type.String()),
     }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),

@@ -136,6 +136,25 @@ export class MirrorReader {
   }
 
   /**
+   * The account's live parcels whose box lies within `margin` (degrees) of `box` on every side, with their farm's
+   * name: the candidates for core/geo/same-shape.ts (db/import/duplicates.ts). Only rows up to `maxRowid`.
+   */
+  sameBoxParcels(accountId: string, box: readonly [number, number, number, number], margin: { lon: number; lat: number }, maxRowid: number): { name: string; farm: string; geometry: string }[] {
+    // The R*Tree keeps its boxes in 32-bit floats, rounded outwards: a few millionths of a degree more.
+    const dx = margin.lon + 1e-5;
+    const dy = margin.lat + 1e-5;
+    return this.db.prepare(`SELECT p.name, f.name AS farm, p.geometry FROM parcels_rtree r JOIN parcels p ON p.rowid = r.id JOIN farms f ON f.local_id = p.farm_local_id
+      WHERE r.minx BETWEEN ? AND ? AND r.maxx BETWEEN ? AND ? AND r.miny BETWEEN ? AND ? AND r.maxy BETWEEN ? AND ?
+        AND p.deleted = 0 AND p.account_id = ? AND p.rowid <= ? LIMIT 50`)
+      .all(box[0] - dx, box[0] + dx, box[2] - dx, box[2] + dx, box[1] - dy, box[1] + dy, box[3] - dy, box[3] + dy, accountId, maxRowid) as { name: string; farm: string; geometry: string }[];
+  }
+
+  /** The largest rowid of the parcels (0 without any): what sameBoxParcels sees of an import's own rows is none. */
+  lastParcelRowid(): number {
+    return (this.db.prepare('SELECT coalesce(max(rowid), 0) FROM parcels').pluck().get() as number);
+  }
+
+  /**
    * Where each parcel stands with the service, for the map: its open outbox ops and conflicts, the most pressing
    * first (a conflict, then a rejection, a blocked account, an unknown outcome, a request out, a queued change).
    * A parcel with none is synced.

@@ -107,6 +107,9 @@ export class UndoHistory {
     const removals = changes.filter((c) => c.target === null).sort((a, b) => RANK[b.entity] - RANK[a.entity]);
     for (const c of removals) {
       const cur = getRow(this.db, c.entity, c.local_id);
+      // A farm this edit created that holds parcels the edit did not (pulled from the service since, say) stays: its
+      // delete would take them with it on the service.
+      if (c.entity === 'farm' && this.db.prepare('SELECT 1 FROM parcels WHERE farm_local_id = ? AND deleted = 0 LIMIT 1').get(c.local_id)) continue;
       if (cur && !cur.deleted) enqueue(this.db, cur.account_id, c.entity, c.local_id, 'delete');
     }
     for (const c of restores) {

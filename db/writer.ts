@@ -146,20 +146,41 @@ export class MirrorWriter {
   createPreparedParcels(farmLocalId: string, parcels: readonly PreparedParcel[], label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): number {
     if (parcels.length === 0) return 0;
     if (opts.savepoint === false && !this.db.inTransaction) throw new Error('createPreparedParcels without a savepoint needs an open transaction');
-    const create = (): number => {
-      const farm = this.live('farm', farmLocalId);
+    const create = (): number => this.insertPrepared(this.live('farm', farmLocalId), parcels, opts.indexes === true);
+    return opts.savepoint === false ? this.history.record(label, create) : this.edit(label, create);
+  }
+
+  /**
+   * createPreparedParcels into a farm created by the same edit: an import's first chunk into a new farm. One undo
+   * entry, so that undoing the import removes the farm it made too (and a farm never synced never reaches the
+   * service); UndoHistory keeps it when something else has come to use it meanwhile.
+   */
+  createFarmWithPreparedParcels(accountId: string, farmName: string, parcels: readonly PreparedParcel[], label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): FarmRow {
+    const trimmed = farmName.trim();
+    if (!trimmed) throw new EditError('A farm needs a name');
+    if (opts.savepoint === false && !this.db.inTransaction) throw new Error('createFarmWithPreparedParcels without a savepoint needs an open transaction');
+    const create = (): FarmRow => {
       const t = now();
-      const ids = timeOrderedIds(parcels.length);
-      const first = insertNewParcels(this.db, { parcels, ids, account_id: farm.account_id, farm_local_id: farm.local_id, created: t });
-      const last = first + parcels.length - 1;
-      enqueueCreated(this.db, 'parcel', first, last, t);
-      // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
-      // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.
-      if (opts.indexes) insertIndexEntries(this.db, first, last);
-      this.history.created('parcel', ids);
-      return parcels.length;
+      const farm: FarmRow = { local_id: randomUUID(), account_id: accountId, server_id: null, name: trimmed, base: null, deleted: 0, created: t, modified: t };
+      this.insert('farm', farm);
+      this.insertPrepared(farm, parcels, opts.indexes === true);
+      return farm;
     };
     return opts.savepoint === false ? this.history.record(label, create) : this.edit(label, create);
+  }
+
+  private insertPrepared(farm: FarmRow, parcels: readonly PreparedParcel[], indexes: boolean): number {
+    if (parcels.length === 0) return 0;
+    const t = now();
+    const ids = timeOrderedIds(parcels.length);
+    const first = insertNewParcels(this.db, { parcels, ids, account_id: farm.account_id, farm_local_id: farm.local_id, created: t });
+    const last = first + parcels.length - 1;
+    enqueueCreated(this.db, 'parcel', first, last, t);
+    // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
+    // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.
+    if (indexes) insertIndexEntries(this.db, first, last);
+    this.history.created('parcel', ids);
+    return parcels.length;
   }
 
   updateParcel(localId: string, patch: ParcelPatchInput): ParcelRow {

@@ -6,8 +6,13 @@ import { hectares } from './states.ts';
 import { useBrowse } from './features/browse-store.ts';
 import { focusSoon, savedParcel } from './features/focus/focus-soon.ts';
 
-/** `focusName`: the name field takes the focus, its text selected, when the form appears (a polygon just finished). */
-export function NewParcelForm({ refused, create, focusName = false }: { refused: boolean; create(farm: string, name: string): Promise<ParcelFeature>; focusName?: boolean }) {
+/**
+ * `focusName`: the name field takes the focus, its text selected, when the form appears (a polygon just finished).
+ * `create` may save several parcels (a polygon split into its parts), `saveLabel` then saying so.
+ */
+export function NewParcelForm({ refused, create, focusName = false, saveLabel = 'Save parcel' }: {
+  refused: boolean; create(farm: string, name: string): Promise<ParcelFeature | ParcelFeature[]>; focusName?: boolean; saveLabel?: string;
+}) {
   const farms = useApp((s) => s.farms);
   const farmId = useApp((s) => s.farmId);
   const [name, setName] = useState(() => `Parcel ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`);
@@ -20,14 +25,16 @@ export function NewParcelForm({ refused, create, focusName = false }: { refused:
     if (refused || !farm || saving) return;
     setSaving(true);
     try {
-      const created = await create(farm, name.trim() || 'Parcel');
+      const made = await create(farm, name.trim() || 'Parcel');
+      const all = Array.isArray(made) ? made : [made];
       stopDrawing();
-      set({ selectedId: created.id });
+      set({ selectedId: all[0]?.id ?? null });
       // The form goes with the drawing: the focus goes to the saved parcel, not the page's body.
-      focusSoon(savedParcel(created.id));
+      if (all[0]) focusSoon(savedParcel(all[0].id));
       // A metadata filter naming a key the new parcel has not hides it from the map the moment it is saved.
-      const hidden = Object.keys(useBrowse.getState().filter).some((k) => !Object.hasOwn(created.properties.metadata ?? {}, k));
-      say(`Saved ${created.properties.name} (${hectares(created.properties.hectares)}): it is sent at the next sync.${hidden ? ' The metadata filter hides it from the map: Clear filter to see it.' : ''}`);
+      const hidden = all.some((p) => Object.keys(useBrowse.getState().filter).some((k) => !Object.hasOwn(p.properties.metadata ?? {}, k)));
+      const what = all.map((p) => `${p.properties.name} (${hectares(p.properties.hectares)})`).join(' and ');
+      say(`Saved ${what}: ${all.length > 1 ? 'they are' : 'it is'} sent at the next sync.${hidden ? ` The metadata filter hides ${all.length > 1 ? 'them' : 'it'} from the map: Clear filter to see ${all.length > 1 ? 'them' : 'it'}.` : ''}`);
     } catch (err) {
       say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true);
     } finally {
@@ -45,7 +52,7 @@ export function NewParcelForm({ refused, create, focusName = false }: { refused:
         </select>
       </label>
       <div className="buttons">
-        <button type="submit" disabled={refused || !farm || saving}>Save parcel</button>
+        <button type="submit" disabled={refused || !farm || saving}>{saveLabel}</button>
         <button type="button" onClick={stopDrawing}>Discard</button>
       </div>
     </form>

@@ -17,6 +17,8 @@ import { RotationTimeline } from './features/rotations/RotationTimeline.tsx';
 import { ParcelPlants } from './features/plants/ParcelPlants.tsx';
 import { ExportButtons } from './features/export/ExportButtons.tsx';
 import { announce, useAnnounce } from './features/focus/announce.ts';
+import { DraftFix, createParts } from './features/draw/DraftFix.tsx';
+import { useSplit } from './features/draw/fix-store.ts';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -85,6 +87,8 @@ function DraftPanel() {
   const ha = draftHectares(ring);
   const over = ha > limit;
   const problems = draftProblems(ring);
+  // A polygon that crosses itself, split by the user into its valid parts (features/draw/DraftFix.tsx).
+  const split = useSplit();
   return (
     <>
       <h2 id="panel-title">{drawn ? 'New parcel' : 'Drawing a parcel'}</h2>
@@ -92,14 +96,15 @@ function DraftPanel() {
         Area <output aria-label="Drawn area" data-field="draft-hectares">{hectares(ha)}</output>
         {over ? <span role="alert"> — above this account&apos;s limit of {hectares(limit)}: it cannot be saved.</span> : null}
       </p>
-      {problems.length ? <p role="alert" className="error">{problems.join(' ')} — it cannot be saved: Esc, then draw it again.</p> : null}
+      {problems.length ? <DraftFix problems={problems} /> : null}
       {!drawn ? (
         <>
           <p className="muted">Click the map to add vertices, or type them below. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
           <VertexEntry />
         </>
       ) : (
-        <NewParcelForm focusName refused={over || problems.length > 0} create={(farm, name) => api.createParcel({ farm, name, geometry: shapeGeometry([ring]) })} />
+        <NewParcelForm focusName refused={split ? false : over || problems.length > 0} saveLabel={split ? `Save ${split.length} parcels` : undefined}
+          create={(farm, name) => (split ? createParts(api, farm, name, split) : api.createParcel({ farm, name, geometry: shapeGeometry([ring]) }))} />
       )}
     </>
   );

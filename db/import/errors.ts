@@ -10,6 +10,7 @@ export type ImportErrorCode =
   | 'projection' // coordinates are not WGS84 longitude/latitude
   | 'external_link' // a KML/KMZ NetworkLink to content outside the file (never fetched)
   | 'empty' // nothing to import
+  | 'nothing_new' // with skipDuplicates: every valid parcel of the file is in the account already
   | 'no_account'
   | 'no_farm_name'
   | 'no_farm' // ImportOptions.farmId is not a live farm of the account

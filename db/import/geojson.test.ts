@@ -182,13 +182,48 @@ describe('importFile: GeoJSON', () => {
     expectNothingCreated();
   });
 
-  it('is one undo step per chunk, plus one for a new farm', async () => {
+  it('is one undo step per chunk, the new farm in the first one: undone, nothing of the import is left to sync', async () => {
     const file = t.file('two.geojson', featureCollection([polygonFeature({ name: 'A' }, [square(-5.9, 37.4)]), polygonFeature({ name: 'B' }, [square(-5.8, 37.4)])]));
     const report = await importFile(t.mirror, file, opts);
     expect(t.mirror.write.undo()).toBe('Import two.geojson');
     expect(t.mirror.read.parcels(report.farm.local_id)).toEqual([]);
-    expect(t.mirror.write.undo()).toBe('Create farm Cortijo Norte');
     expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+    expect(t.mirror.read.outbox(ACCOUNT)).toEqual([]);
+    expect(t.mirror.read.canUndo()).toBe(false);
+    // Redo brings the farm and its parcels back, queued again.
+    expect(t.mirror.write.redo()).toBe('Import two.geojson');
+    expect(t.mirror.read.farms(ACCOUNT).map((f) => f.name)).toEqual(['Cortijo Norte']);
+    expect(t.mirror.read.parcels(report.farm.local_id).map((p) => p.name)).toEqual(['A', 'B']);
+    expect(t.mirror.read.outbox(ACCOUNT).map((o) => `${o.entity} ${o.op}`).sort()).toEqual(['farm create', 'parcel create', 'parcel create']);
+  });
+
+  it('leaves an existing farm when its import is undone', async () => {
+    const farm = t.mirror.write.createFarm(ACCOUNT, 'Cortijo Norte');
+    await importFile(t.mirror, t.file('one.geojson', featureCollection([polygonFeature({ name: 'A' }, [square(-5.9, 37.4)])])), opts);
+    expect(t.mirror.write.undo()).toBe('Import one.geojson');
+    expect(t.mirror.read.farms(ACCOUNT).map((f) => f.local_id)).toEqual([farm.local_id]);
+  });
+
+  it("queues the delete of a new farm the service has already, and keeps one that holds others' parcels", async () => {
+    const report = await importFile(t.mirror, t.file('one.geojson', featureCollection([polygonFeature({ name: 'A' }, [square(-5.9, 37.4)])])), opts);
+    // Synced: the service answered the farm's and the parcel's creates.
+    const db = t.mirror.syncDb;
+    db.prepare("UPDATE farms SET server_id = 41 WHERE local_id = ?").run(report.farm.local_id);
+    db.prepare("UPDATE parcels SET server_id = 42 WHERE farm_local_id = ?").run(report.farm.local_id);
+    db.prepare("UPDATE outbox SET state = 'committed'").run();
+    expect(t.mirror.write.undo()).toBe('Import one.geojson');
+    expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
+    expect(t.mirror.read.outbox(ACCOUNT).filter((o) => o.state !== 'committed').map((o) => `${o.entity} ${o.op}`).sort()).toEqual(['farm delete', 'parcel delete']);
+
+    // Another import into a new farm, then a parcel of the service's lands in it (a pull): undone, the farm stays.
+    const second = await importFile(t.mirror, t.file('two.geojson', featureCollection([polygonFeature({ name: 'B' }, [square(-5.8, 37.4)])])), { ...opts, farmName: 'Dehesa' });
+    const pulled = t.mirror.read.parcels(second.farm.local_id)[0]!;
+    const cols = (db.prepare('PRAGMA table_info(parcels)').all() as { name: string }[]).map((c) => c.name);
+    const values = cols.map((c) => (c === 'local_id' ? "'pulled-1'" : c === 'server_id' ? '77' : c));
+    db.prepare(`INSERT INTO parcels (${cols.join(', ')}) SELECT ${values.join(', ')} FROM parcels WHERE local_id = ?`).run(pulled.local_id);
+    expect(t.mirror.write.undo()).toBe('Import two.geojson');
+    expect(t.mirror.read.farms(ACCOUNT).map((f) => f.name)).toEqual(['Dehesa']);
+    expect(t.mirror.read.parcels(second.farm.local_id).map((p) => p.local_id)).toEqual(['pulled-1']);
   });
 
   it('accepts a single Feature or a bare geometry, and detects GeoJSON by content', async () => {

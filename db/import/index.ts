@@ -3,7 +3,7 @@
 // All or nothing, for the whole file: the farm (when new) and every chunk of parcels are written inside one
 // outer transaction, so a file is never half-imported — not on an invalid feature, and not on a crash or a
 // full disk halfway either. Each chunk is one undo entry ("Import fields.geojson (5,001–10,000 of 12,000)");
-// creating the farm is one more.
+// a new farm is created in the first chunk's, so that undoing the import removes it too.
 //
 // The work is in jobs of a hundred features (jobs.ts): each is converted and validated with the
 // service's rules (prepare.ts), then its parcels are written by MirrorWriter.createPreparedParcels. A large
@@ -27,6 +27,7 @@ import { acquirePool, releasePool, type ImportPool } from './pool.ts';
 import { FIELDS, POINT, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
 import { PARCEL_RULES_VERSION } from '../../core/parcels/validate.ts';
 import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
+import { existingShapes, rowShape } from './duplicates.ts';
 
 export { ImportError } from './errors.ts';
 export type { ImportErrorCode } from './errors.ts';
@@ -52,6 +53,11 @@ export interface ImportOptions {
   farmId?: string;
   /** Import the valid features and report the others, instead of importing nothing. */
   skipInvalid?: boolean;
+  /**
+   * Leave out the parcels that are the same shape as one the account had before the import (db/import/duplicates.ts),
+   * counted in the report's `duplicates`: the app's preview marks them and skips them unless told otherwise.
+   */
+  skipDuplicates?: boolean;
   /**
    * Parcels checked (validated, and written when valid) out of all the file's parcels, after each chunk. Nothing is
    * imported until the whole file's transaction commits: a caller must not show these as imported.
@@ -79,6 +85,8 @@ export interface ImportReport {
   skipped: ImportProblem[];
   /** How many of the imported parcels are parts of a split MultiPolygon. */
   parts: number;
+  /** With skipDuplicates: valid parcels left out as the same shape as one the account has. */
+  duplicates: number;
   /** What the user should know about what was read (z values not kept, say); nothing was dropped silently. */
   notes: string[];
 }
@@ -156,14 +164,21 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
   let chunkInputs = 0;
   let chunkParts = 0;
   let pointZ = 0;
+  const sameAs = opts.skipDuplicates ? existingShapes(mirror, opts.accountId) : null;
+  let duplicates = 0;
   const flush = () => {
     const start = done;
     done += chunkInputs;
     if (!failed && chunk.length > 0) {
-      farm ??= mirror.write.createFarm(opts.accountId, farmName);
       const label = chunks > 1 ? `Import ${name} (${fmt(start + 1)}–${fmt(done)} of ${fmt(total)})` : `Import ${name}`;
-      // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one.
-      imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes, savepoint: false });
+      // No savepoint per chunk: a failing chunk fails the whole import, which rolls back as one. A new farm is made in
+      // the first chunk's edit, so that undoing the import takes the farm away too.
+      if (farm === undefined) {
+        farm = mirror.write.createFarmWithPreparedParcels(opts.accountId, farmName, chunk, label, { indexes, savepoint: false });
+        imported += chunk.length;
+      } else {
+        imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes, savepoint: false });
+      }
       walSync.kick();
       parts += chunkParts;
     }
@@ -183,8 +198,12 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
     for (let k = 0, row = 0; k < r.inputs; k++) {
       const flags = r.flags[k]!;
       if (flags & VALID) {
-        if (!failed) chunk.push(rowOf(r, row, flags));
-        if (flags & SPLIT) chunkParts++;
+        const { box, shape } = sameAs ? rowShape(r, row) : { box: null, shape: null };
+        if (sameAs && sameAs(box!, shape!)) duplicates++;
+        else {
+          if (!failed) chunk.push(rowOf(r, row, flags));
+          if (flags & SPLIT) chunkParts++;
+        }
         row++;
       }
       if (++chunkInputs === IMPORT_CHUNK) flush();
@@ -201,6 +220,9 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
       `${name}: ${badFeatures} of ${jobs.features} feature(s) cannot be imported, so nothing was imported (${problems[0]!.message}). ` +
       'Fix them, or import only the valid ones.', problems, counts);
   }
+  if ((imported === 0 || farm === undefined) && duplicates > 0 && problems.length === 0) {
+    throw new ImportError('nothing_new', `${name}: every one of its ${duplicates} parcel(s) is in the account already (the same shape), so nothing was imported`, [], counts);
+  }
   if (imported === 0 || farm === undefined) {
     throw new ImportError('invalid_features', `${name}: none of its ${jobs.features} feature(s) can be imported (${problems[0]?.message ?? 'no parcels'})`, problems, counts);
   }
@@ -212,7 +234,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
     notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
       '(polygons keep theirs)');
   }
-  return { farm, imported, skipped: problems, parts, notes };
+  return { farm, imported, skipped: problems, parts, notes, duplicates };
 }
 
 /**

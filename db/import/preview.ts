@@ -9,6 +9,7 @@ import { featureLabel, featureName, type ImportProblem } from './convert.ts';
 import { prepareFeatures, VALID } from './prepare.ts';
 import { projectionError } from './index.ts';
 import { readImportSource, type ImportFormat } from './read.ts';
+import { rowShape, type FindSame, type SameAs } from './duplicates.ts';
 
 export interface PreviewOptions {
   /** The account's parcel size limit in hectares. */
@@ -17,6 +18,8 @@ export interface PreviewOptions {
   maxListed: number;
   /** Positions of invalid features' shapes sent for the map, in all; past it a shape is left out (null). */
   maxPositions: number;
+  /** The account's parcels a shape matches (duplicates.ts existingShapes); without it nothing is marked. */
+  sameAs?: FindSame;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -35,6 +38,10 @@ export interface PreviewFeature {
   problems: { code: string; message: string }[];
   /** An invalid feature's shape (GeoJSON, WGS84) when it can be drawn, for the map; null otherwise. */
   geometry: { type: string; coordinates: unknown } | null;
+  /** Its parcels that are the same shape as a parcel the account has already (core/geo/same-shape.ts). */
+  duplicates: number;
+  /** The first parcel already there that one of them matches. */
+  sameAs: SameAs | null;
 }
 
 export interface FilePreview {
@@ -43,6 +50,8 @@ export interface FilePreview {
   total: number; valid: number; invalid: number;
   /** Parcels and hectares the valid features become. */
   parcels: number; hectares: number;
+  /** Of those, the parcels already in the account, and the valid features all of whose parcels are. */
+  duplicates: number; duplicateFeatures: number;
   /** Some features are counted but not listed (maxListed). */
   truncated: boolean;
   /** The box of the valid parcels and the invalid shapes listed: where the map shows the file. */
@@ -68,6 +77,8 @@ export async function previewFile(file: string, opts: PreviewOptions): Promise<F
   let valid = 0;
   let parcels = 0;
   let hectares = 0;
+  let duplicates = 0;
+  let duplicateFeatures = 0;
   opts.onProgress?.(0, features.length);
   for (let i = 0; i < features.length; i++) {
     const f = features[i];
@@ -77,9 +88,19 @@ export async function previewFile(file: string, opts: PreviewOptions): Promise<F
     const label = featureLabel(i, own);
     let count = 0;
     let area = 0;
+    let same = 0;
+    let sameAs: SameAs | null = null;
     for (let k = 0, row = 0; k < r.inputs; k++) {
       if (!(r.flags[k]! & VALID)) continue;
       area += r.numbers[row * 5]!;
+      if (opts.sameAs && r.problems.length === 0) {
+        const { box, shape } = rowShape(r, row);
+        const found = opts.sameAs(box, shape);
+        if (found) {
+          same++;
+          sameAs ??= found;
+        }
+      }
       widen(box, r.numbers[row * 5 + 1]!, r.numbers[row * 5 + 2]!, r.numbers[row * 5 + 3]!, r.numbers[row * 5 + 4]!);
       row++;
       count++;
@@ -90,13 +111,15 @@ export async function previewFile(file: string, opts: PreviewOptions): Promise<F
       valid++;
       parcels += count;
       hectares += area;
+      duplicates += same;
+      if (same === count) duplicateFeatures++;
     }
     const geometry = isObject(f) && isObject(f['geometry']) ? f['geometry'] : null;
     all.push({
       index: i, name: own ?? null, geometryType: typeof geometry?.['type'] === 'string' ? geometry['type'] : null,
       parcels: ok ? count : 0, hectares: ok ? area : null,
       problems: r.problems.map((p) => ({ code: p.code, message: unlabel(p.message, label) })),
-      geometry: null,
+      geometry: null, duplicates: ok ? same : 0, sameAs: ok ? sameAs : null,
     });
     if ((i + 1) % STEP === 0) opts.onProgress?.(i + 1, features.length);
   }
@@ -114,7 +137,7 @@ export async function previewFile(file: string, opts: PreviewOptions): Promise<F
     widen(box, g.box[0], g.box[1], g.box[2], g.box[3]);
   }
   return {
-    format: source.format, features: listed, total: features.length, valid, invalid: features.length - valid, parcels, hectares,
+    format: source.format, features: listed, total: features.length, valid, invalid: features.length - valid, parcels, hectares, duplicates, duplicateFeatures,
     truncated: listed.length < all.length, bbox: box[0] <= box[2] ? box : null, notes: source.notes ?? [],
   };
 }

@@ -3,7 +3,9 @@
 // The same field places a hectare point (PointAt). Reachable with Tab; Enter in the field adds the vertex.
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { commandDraft, set, useApp } from '../../store.ts';
-import { formatLonLat, parseLonLat } from './lon-lat.ts';
+import { formatLonLat, parseLonLat, swapSuggestion, type LonLat } from './lon-lat.ts';
+import { placesNow } from './places-store.ts';
+import './coordinates.css';
 
 /** A "longitude, latitude" field with its inline error; `onPosition` gets what was typed once it reads. */
 function LonLatForm({ name, label, button, onPosition, initial = '', children }: {
@@ -14,22 +16,37 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
 }) {
   const [text, setText] = useState(initial);
   const [error, setError] = useState<string | null>(null);
+  // A position that looks typed latitude first: held until the user swaps it or keeps it as typed.
+  const [suspect, setSuspect] = useState<{ typed: LonLat; swapped: LonLat } | null>(null);
   const field = useRef<HTMLInputElement>(null);
   const problemId = useId();
+  const swapId = `${name.replace(/\W+/g, '-').toLowerCase()}-swap`;
+  const take = (pos: LonLat) => {
+    setSuspect(null);
+    const refused = onPosition(pos);
+    setError(refused || null);
+    // Selected: the next vertex is typed over it, or edited from it with the arrow keys.
+    field.current?.focus();
+    field.current?.select();
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const r = parseLonLat(text);
     if ('error' in r) { setError(r.error); return; }
-    const refused = onPosition(r.pos);
-    setError(refused || null);
-    // Selected: the next vertex is typed over it, or edited from it with the arrow keys.
-    field.current?.select();
+    const swapped = swapSuggestion(r.pos, placesNow());
+    if (swapped) { setSuspect({ typed: r.pos, swapped }); return; }
+    take(r.pos);
+  };
+  const swap = () => {
+    if (!suspect) return;
+    setText(formatLonLat(suspect.swapped));
+    take(suspect.swapped);
   };
   return (
     <form className="lonlat" aria-label={name} onSubmit={submit}>
       <label>{label}{' '}
         <input ref={field} type="text" inputMode="decimal" autoComplete="off" spellCheck={false} placeholder="-4.0123, 37.2045" value={text}
-          aria-invalid={error !== null} aria-describedby={error ? problemId : undefined} onChange={(e) => { setText(e.target.value); setError(null); }}
+          aria-invalid={error !== null} aria-describedby={suspect ? swapId : error ? problemId : undefined} onChange={(e) => { setText(e.target.value); setError(null); setSuspect(null); }}
           // Esc leaves the field (the map's keys work again); a second Esc, outside it, cancels as it does everywhere.
           onKeyDown={(e) => { if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); e.currentTarget.blur(); } }} />
       </label>
@@ -38,6 +55,16 @@ function LonLatForm({ name, label, button, onPosition, initial = '', children }:
         {children}
       </div>
       {error ? <p id={problemId} role="alert" className="error">{error}</p> : null}
+      {suspect ? (
+        // The swap has the focus: Enter (or a click) takes it; the typed order stays one button away.
+        <div className="swap-warning" role="alert" id={swapId}>
+          <p>{formatLonLat(suspect.typed)} is far from the farm and the map; {formatLonLat(suspect.swapped)} is on them. Longitude comes first: were they typed latitude, longitude?</p>
+          <div className="buttons">
+            <button type="button" autoFocus onClick={swap}>Swap to {formatLonLat(suspect.swapped)}</button>
+            <button type="button" onClick={() => take(suspect.typed)}>Keep {formatLonLat(suspect.typed)}</button>
+          </div>
+        </div>
+      ) : null}
     </form>
   );
 }

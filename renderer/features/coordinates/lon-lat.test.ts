@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLonLat, parseLonLat } from './lon-lat.ts';
+import { formatLonLat, parseLonLat, swapSuggestion } from './lon-lat.ts';
 
 const pos = (t: string) => { const r = parseLonLat(t); return 'pos' in r ? r.pos : r.error; };
 
@@ -29,6 +29,22 @@ describe('parseLonLat', () => {
     expect(pos('37.2045, -104.5')).toMatch(/Latitude -104.5 is outside −90…90. Longitude comes first: were they swapped\?/);
     expect(pos('37.2, 120')).toMatch(/were they swapped/);
     expect(pos('120, 37.2')).toEqual([120, 37.2]);
+  });
+
+  it('suggests the swap of a position typed latitude first, when swapped it is near the farm or the view and as typed it is not', () => {
+    const farm = [-4.8, 37.87, -4.78, 37.89] as const;
+    const view = [-4.9, 37.8, -4.7, 37.95] as const;
+    expect(swapSuggestion([37.88, -4.79], [farm, view])).toEqual([-4.79, 37.88]);
+    expect(swapSuggestion([37.88, -4.79], [view])).toEqual([-4.79, 37.88]);
+    // Typed the right way round, near the farm, or with nothing to go by: as typed.
+    expect(swapSuggestion([-4.79, 37.88], [farm, view])).toBeNull();
+    expect(swapSuggestion([37.88, -4.79], [])).toBeNull();
+    // Far from both either way (another region): no guess.
+    expect(swapSuggestion([10.5, 52.3], [farm, view])).toBeNull();
+    // Near the view as typed (the map shows Kenya): as typed.
+    expect(swapSuggestion([37.88, -4.79], [farm, [37, -5.5, 38.5, -4]])).toBeNull();
+    // A swap that would not be a latitude is never suggested.
+    expect(swapSuggestion([120, 37.2], [[37, 119, 38, 121]])).toBeNull();
   });
 
   it('formats positions so that they read back the same, to six decimals', () => {

@@ -38,5 +38,27 @@ export function parseLonLat(text: string): { pos: LonLat } | { error: string } {
   return { pos: [lon, lat] };
 }
 
+type Box = readonly [number, number, number, number];
+
+/** Degrees around a place within which a position counts as near it: the place's own size, and at least about 50 km. */
+const NEAR_MIN_DEGREES = 0.5;
+
+function near([lon, lat]: LonLat, box: Box): boolean {
+  const pad = Math.max(box[2] - box[0], box[3] - box[1], NEAR_MIN_DEGREES);
+  return lon >= box[0] - pad && lon <= box[2] + pad && lat >= box[1] - pad && lat <= box[3] + pad;
+}
+
+/**
+ * The position with its two numbers swapped, when it was most likely typed as latitude, longitude: the position as
+ * typed is far from every place the user works at (the farm's box, the map's view), and swapped it is near one of
+ * them (37.88, -4.79 typed for a farm at -4.79, 37.88 in Spain lands in Kenya). Null otherwise: without a place to go
+ * by, or when the typed position is near one, the typed order stands.
+ */
+export function swapSuggestion(pos: LonLat, places: readonly Box[]): LonLat | null {
+  const swapped: LonLat = [pos[1], pos[0]];
+  if (Math.abs(swapped[1]) > 90 || places.length === 0 || places.some((b) => near(pos, b))) return null;
+  return places.some((b) => near(swapped, b)) ? swapped : null;
+}
+
 /** A [lon, lat] as the field shows it: the map read-out's six decimals (about 10 cm), without trailing zeros. */
 export const formatLonLat = ([lon, lat]: LonLat): string => `${+lon.toFixed(6)}, ${+lat.toFixed(6)}`;

@@ -8,9 +8,12 @@ import type VectorSource from 'ol/source/Vector.js';
 import { useDrawPolygon } from './useDrawPolygon.ts';
 import { useDropPoint } from './useDropPoint.ts';
 import { useDraftLayer } from './useDraftLayer.ts';
+import { usePlaces } from '../coordinates/usePlaces.ts';
 
 export function useDraw(map: RefObject<OlMap | null>, parcels: VectorSource): void {
   useDrawPolygon(map, parcels);
   useDropPoint(map);
-  useDraftLayer(map);
+  useDraftLayer(map, parcels);
+  // Where the user works: a vertex typed latitude first is told from it (features/coordinates/).
+  usePlaces(map);
 }

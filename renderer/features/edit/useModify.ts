@@ -25,6 +25,10 @@ import { parcelSnap } from '../map/snap.ts';
 import { shapeHectares, type Rings } from './shape.ts';
 import { isField, ownsEnter } from '../../keys.ts';
 import { behindPanel } from '../../keymap.ts';
+import { crossingsOf } from '../../../core/parcels/fix-polygon.ts';
+
+/** Where the outline crosses itself, marked as the drawing's are (features/draw/useDraftLayer.ts). */
+const CROSSING = new Circle({ radius: 9, fill: new Fill({ color: '#ffffffaa' }), stroke: new Stroke({ color: '#d32f2f', width: 3 }) });
 
 /**
  * The copy's rings as [lon, lat]. A vertex still where it was put (the parcel's own, or typed) keeps its exact
@@ -44,10 +48,15 @@ function remember(exact: Map<string, Position2>, rings: Rings): number[][][] {
   }));
 }
 
-/** Cyan as Draw's draft, red and dashed above the account's limit; the vertices drawn as handles to grab. */
+/**
+ * Cyan as Draw's draft, red and dashed above the account's limit; the vertices drawn as handles to grab; where the
+ * outline crosses itself marked in red.
+ */
 function modifyStyle(f: FeatureLike): Style[] {
   const limit = useApp.getState().account?.parcelLimit ?? Infinity;
-  const over = shapeHectares(useEdit.getState().rings) > limit;
+  const { rings } = useEdit.getState();
+  const over = shapeHectares(rings) > limit;
+  const crossings = crossingsOf(rings[0] ?? []);
   const color = over ? '#d32f2f' : '#0097a7';
   const g = f.getGeometry();
   return [
@@ -56,6 +65,7 @@ function modifyStyle(f: FeatureLike): Style[] {
       image: new Circle({ radius: 4, fill: new Fill({ color: '#fff' }), stroke: new Stroke({ color, width: 2 }) }),
       geometry: () => new MultiPoint(g instanceof Polygon ? g.getCoordinates().flat() : []),
     }),
+    ...(crossings.length ? [new Style({ image: CROSSING, geometry: new MultiPoint(crossings.map((p) => fromLonLat(p))) })] : []),
   ];
 }
 

@@ -11,16 +11,17 @@ import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { farmNameProblem } from '../farms/farm-name.ts';
 import { cancelImport, importValid } from './import-actions.ts';
 import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
-import { farmNameOf, geometryWords, previewSummary } from './import-words.ts';
+import { farmNameOf, featuresToImport, geometryWords, previewSummary, sameAsWords } from './import-words.ts';
 import './imports.css';
 
 const NEW_FARM = '';
 const ha = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-function FeatureRow({ f }: { f: ImportPreviewFeature }) {
+function FeatureRow({ f, skipDuplicates }: { f: ImportPreviewFeature; skipDuplicates: boolean }) {
   const bad = f.problems.length > 0;
+  const there = sameAsWords(f);
   return (
-    <tr className={bad ? 'invalid' : undefined}>
+    <tr className={bad ? 'invalid' : there ? 'duplicate' : undefined}>
       <td className="num">{f.index + 1}</td>
       <td>{f.name ?? <span className="muted" title="A feature without a name is named after the farm and its number">(no name)</span>}</td>
       <td>{geometryWords(f.geometryType, f.parcels)}</td>
@@ -31,7 +32,7 @@ function FeatureRow({ f }: { f: ImportPreviewFeature }) {
             <ul className="problems">{f.problems.map((p, i) => <li key={i}>{p.message}</li>)}</ul>
             {f.geometry ? <button type="button" className="link" aria-label={`Show feature ${f.index + 1} on the map`} onClick={() => focusFeature(f.index)}>Show on map</button> : null}
           </>
-        ) : <span className="ok">✓ Can be imported</span>}
+        ) : there ? <span className="same">{there}{skipDuplicates ? ': skipped' : ': imported again'}</span> : <span className="ok">✓ Can be imported</span>}
       </td>
     </tr>
   );
@@ -46,6 +47,9 @@ function Preview({ p }: { p: ImportPreview }) {
   const failed = useImports((s) => s.error?.text ?? null);
   const edited = () => { setProblem(null); if (failed) setImports({ error: null }); };
   const [onlyProblems, setOnlyProblems] = useState(false);
+  // Features the account has already are left out unless the user asks for them again.
+  const [skipDuplicates, setSkipDuplicates] = useState(true);
+  const toImport = featuresToImport(p, skipDuplicates);
   const [farm, setFarm] = useState(NEW_FARM);
   const [name, setName] = useState(() => farmNameOf(p.fileName));
   const [problem, setProblem] = useState<string | null>(null);
@@ -54,12 +58,12 @@ function Preview({ p }: { p: ImportPreview }) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (importing || p.valid === 0) return;
-    if (farm !== NEW_FARM) return void importValid(api, { id: farm });
+    if (importing || toImport === 0) return;
+    if (farm !== NEW_FARM) return void importValid(api, { id: farm }, skipDuplicates);
     const checked = farmNameProblem(name);
     if (!checked.name) return setProblem(checked.problem);
     if (taken) return setProblem(`A farm named ${checked.name} exists: choose it in the list, or another name.`);
-    void importValid(api, { name: checked.name });
+    void importValid(api, { name: checked.name }, skipDuplicates);
   };
 
   return (
@@ -68,6 +72,12 @@ function Preview({ p }: { p: ImportPreview }) {
         {previewSummary(p)} <span className="muted">Checked with the service's rules and the account's limit of {p.parcelLimit.toLocaleString('en-US')} ha.</span>
       </p>
       {p.notes.map((n) => <p key={n} className="warning">{n}</p>)}
+      {p.duplicates > 0 ? (
+        <p className="same-summary" id="import-duplicates">
+          {p.duplicateFeatures.toLocaleString('en-US')} of them {p.duplicateFeatures === 1 ? 'is' : 'are'} in this account already (the same shape as a parcel here).{' '}
+          <label><input type="checkbox" checked={skipDuplicates} onChange={(e) => { setSkipDuplicates(e.target.checked); edited(); }} /> Skip the parcels already here</label>
+        </p>
+      ) : null}
       <div className="import-options">
         <label><input type="checkbox" checked={onlyProblems} onChange={(e) => setOnlyProblems(e.target.checked)} /> Only features with problems</label>
         <label><input type="checkbox" checked={showInvalid} disabled={p.invalid === 0} onChange={(e) => setImports({ showInvalid: e.target.checked })} /> Show the ones that cannot be imported on the map</label>
@@ -77,7 +87,7 @@ function Preview({ p }: { p: ImportPreview }) {
           <thead>
             <tr><th scope="col" className="num">#</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col" className="num">Hectares</th><th scope="col">Problems</th></tr>
           </thead>
-          <tbody>{rows.map((f) => <FeatureRow key={f.index} f={f} />)}</tbody>
+          <tbody>{rows.map((f) => <FeatureRow key={f.index} f={f} skipDuplicates={skipDuplicates} />)}</tbody>
         </table>
       </div>
       {p.truncated ? <p className="muted">Listed: {p.features.length.toLocaleString('en-US')} of {p.total.toLocaleString('en-US')} features, every one with a problem first.</p> : null}
@@ -101,8 +111,9 @@ function Preview({ p }: { p: ImportPreview }) {
           <span>{importing ? `Importing… ${importing.done.toLocaleString('en-US')} of ${importing.total.toLocaleString('en-US')} checked` : ''}</span>
         </div>
         <div className="buttons">
-          <button type="submit" disabled={importing !== null || p.valid === 0}>
-            {p.valid === 0 ? 'Nothing to import' : `Import ${p.valid.toLocaleString('en-US')} valid feature${p.valid === 1 ? '' : 's'}`}
+          <button type="submit" disabled={importing !== null || toImport === 0}>
+            {p.valid === 0 ? 'Nothing to import' : toImport === 0 ? 'Nothing new to import'
+              : `Import ${toImport.toLocaleString('en-US')} ${toImport < p.valid ? 'new' : 'valid'} feature${toImport === 1 ? '' : 's'}`}
           </button>
           <button type="button" onClick={() => cancelImport(api)}>{importing ? 'Stop import' : 'Cancel'}</button>
         </div>

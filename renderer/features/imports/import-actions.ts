@@ -61,14 +61,14 @@ export async function previewFile(api: AppApi, file: File): Promise<void> {
 }
 
 /** Imports the preview's valid features into a farm (by id) or a new farm (by name); closes the dialog when done. */
-export async function importValid(api: AppApi, farm: { id: string } | { name: string }): Promise<void> {
+export async function importValid(api: AppApi, farm: { id: string } | { name: string }, skipDuplicates = true): Promise<void> {
   const { preview, importing } = useImports.getState();
   if (!preview || importing) return;
   const mine = new AbortController();
   running = mine;
   setImports({ importing: { done: 0, total: preview.total }, error: null });
   try {
-    const r = await api.importPreviewed({ preview: preview.preview, farm }, { signal: mine.signal, onProgress: (p) => setImports({ importing: p }) });
+    const r = await api.importPreviewed({ preview: preview.preview, farm, skipDuplicates }, { signal: mine.signal, onProgress: (p) => setImports({ importing: p }) });
     setImports({ preview: null, importing: null, focus: null });
     say(importedMessage(r, preview.fileName));
     await refreshAccount(api).catch(() => {});

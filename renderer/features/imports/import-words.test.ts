@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { farmNameOf, fileProblem, geometryWords, importedMessage, previewSummary } from './import-words.ts';
+import { farmNameOf, featuresToImport, fileProblem, geometryWords, importedMessage, previewSummary, sameAsWords } from './import-words.ts';
 
 describe('the import preview', () => {
   it('takes GeoJSON, KML/KMZ and zipped Shapefiles up to its size, and says why not otherwise', () => {
@@ -22,7 +22,17 @@ describe('the import preview', () => {
     expect(farmNameOf('.kml')).toBe('.kml');
     expect(importedMessage({ imported: 6, skipped: 3, farmName: 'Cortijo' }, 'f.geojson'))
       .toBe('Imported 6 parcels from f.geojson into Cortijo; 3 features with problems left out. They go to the service at the next sync; Undo takes them back.');
+    expect(importedMessage({ imported: 1, skipped: 0, duplicates: 5, farmName: 'Cortijo' }, 'f.kml'))
+      .toBe('Imported 1 parcel from f.kml into Cortijo; 5 parcels already in the account left out. They go to the service at the next sync; Undo takes them back.');
     expect(geometryWords('MultiPolygon', 2)).toBe('MultiPolygon · 2 parcels');
     expect(geometryWords(null, 0)).toBe('No geometry');
+  });
+
+  it('says which features the account has already, and counts what an import then takes', () => {
+    const sameAs = { name: 'Haza del Pozo', farm: 'Cortijo La Campana' };
+    expect(sameAsWords({ duplicates: 1, parcels: 1, sameAs })).toBe('Already here: Haza del Pozo (Cortijo La Campana)');
+    expect(sameAsWords({ duplicates: 1, parcels: 2, sameAs })).toBe('Already here (1 of its 2 parcels): Haza del Pozo (Cortijo La Campana)');
+    expect(sameAsWords({ duplicates: 0, parcels: 1, sameAs: null })).toBeNull();
+    expect([featuresToImport({ valid: 6, duplicateFeatures: 5 }, true), featuresToImport({ valid: 6, duplicateFeatures: 5 }, false)]).toEqual([1, 6]);
   });
 });

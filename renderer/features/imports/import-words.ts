@@ -1,6 +1,6 @@
 // The import preview's words (features/imports/): which files the app takes, what a preview found, what an import
 // did. Pure, tested beside it.
-import { IMPORT_EXTENSIONS, IMPORT_PREVIEW_MAX_BYTES, type ImportPreview } from '../../../core/api-imports.ts';
+import { IMPORT_EXTENSIONS, IMPORT_PREVIEW_MAX_BYTES, type ImportPreview, type ImportPreviewFeature } from '../../../core/api-imports.ts';
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 const ha = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -36,10 +36,22 @@ export function previewSummary(p: Pick<ImportPreview, 'total' | 'valid' | 'inval
 export const farmNameOf = (fileName: string): string => fileName.replace(/\.[^.]+$/, '').trim() || fileName;
 
 /** What an import did, for the status line. */
-export function importedMessage(r: { imported: number; skipped: number; farmName: string }, fileName: string): string {
+export function importedMessage(r: { imported: number; skipped: number; farmName: string; duplicates?: number }, fileName: string): string {
   const left = r.skipped ? `; ${count(r.skipped, 'feature')} with problems left out` : '';
-  return `Imported ${count(r.imported, 'parcel')} from ${fileName} into ${r.farmName}${left}. They go to the service at the next sync; Undo takes them back.`;
+  const there = r.duplicates ? `; ${count(r.duplicates, 'parcel')} already in the account left out` : '';
+  return `Imported ${count(r.imported, 'parcel')} from ${fileName} into ${r.farmName}${left}${there}. They go to the service at the next sync; Undo takes them back.`;
 }
+
+/** A valid feature that is a parcel the account has already: "Already here: Haza del Pozo (Cortijo La Campana)". */
+export function sameAsWords(f: Pick<ImportPreviewFeature, 'duplicates' | 'parcels' | 'sameAs'>): string | null {
+  if (!f.duplicates || !f.sameAs) return null;
+  const some = f.duplicates < f.parcels ? ` (${f.duplicates} of its ${f.parcels} parcels)` : '';
+  return `Already here${some}: ${f.sameAs.name} (${f.sameAs.farm})`;
+}
+
+/** The features an import takes: the valid ones, less those all of whose parcels the account has when they are skipped. */
+export const featuresToImport = (p: Pick<ImportPreview, 'valid' | 'duplicateFeatures'>, skipDuplicates: boolean): number =>
+  p.valid - (skipDuplicates ? p.duplicateFeatures : 0);
 
 /** "Polygon", "MultiPolygon · 2 parcels", "No geometry". */
 export const geometryWords = (type: string | null, parcels: number): string => `${type ?? 'No geometry'}${parcels > 1 ? ` · ${count(parcels, 'parcel')}` : ''}`;
