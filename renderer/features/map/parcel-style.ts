@@ -18,11 +18,15 @@ export function rgba(hex: string, alpha: number): string {
   return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
 }
 
+/** The colour of a family or crop name, by what the map is coloured by (the account's, rotation-store.ts cropColour). */
+export type ColourOf = (by: 'family' | 'crop', key: string) => string;
+const alone: ColourOf = (_by, key) => familyColour(key);
+
 /** A parcel's fill colour on a map coloured by crop: its active crop's (family's) colour, or grey; null by sync state. */
-function cropFill(f: FeatureLike, by: ColourBy): string | null {
+function cropFill(f: FeatureLike, by: ColourBy, colourOf: ColourOf): string | null {
   if (by === 'state') return null;
   const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
-  return key === null ? NO_CROP_COLOUR : familyColour(key);
+  return key === null ? NO_CROP_COLOUR : colourOf(by, key);
 }
 
 /**
@@ -31,13 +35,13 @@ function cropFill(f: FeatureLike, by: ColourBy): string | null {
  * still its sync state's; a parcel without an active crop is grey (the legend's "No active crop"), never its sync
  * state's fill, which a reader of a crop map would take for a crop.
  */
-export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
+export function parcelStyle(colourBy: () => ColourBy = () => 'state', colourOf: ColourOf = alone) {
   const cache = new Map<string, Style>();
   return (f: FeatureLike, resolution: number) => {
     const state = String(f.get('state'));
     const by = colourBy();
     const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
-    const fill = cropFill(f, by);
+    const fill = cropFill(f, by, colourOf);
     const id = fill === null ? state : `${state}|${fill}`;
     let s = cache.get(id);
     if (!s) {
@@ -62,8 +66,8 @@ export function parcelStyle(colourBy: () => ColourBy = () => 'state') {
  * laid over a crop colour made another crop's colour (a selected cereal read as an olive grove). The fill also fades
  * the parcel's own label under the bold one.
  */
-export const selectedStyle = (colourBy: () => ColourBy = () => 'state') => (f: FeatureLike) => new Style({
-  fill: new Fill({ color: rgba(cropFill(f, colourBy()) ?? stateColor(String(f.get('state'))), 0.5) }),
+export const selectedStyle = (colourBy: () => ColourBy = () => 'state', colourOf: ColourOf = alone) => (f: FeatureLike) => new Style({
+  fill: new Fill({ color: rgba(cropFill(f, colourBy(), colourOf) ?? stateColor(String(f.get('state'))), 0.5) }),
   stroke: new Stroke({ color: '#111', width: 3 }),
   text: new Text({
     text: String(f.get('name')), font: 'bold 12px system-ui, sans-serif', overflow: true,
