@@ -13,8 +13,8 @@ describe("the view's choices", () => {
   it('are none at first, and the last ones saved after the host restarts', async () => {
     const { h, acc, home } = await hw.connected();
     expect(await h.api.viewSettings({})).toBeNull();
-    const first: ViewSettings = { account: acc, farm: null, colourBy: 'family', filter: {}, plants: false };
-    const last: ViewSettings = { account: acc, farm: 'f-1', colourBy: 'crop', filter: { 'Supplier ID': ['S-12', 'S-13'] }, plants: true };
+    const first: ViewSettings = { account: acc, farm: null, colourBy: 'family', filter: {}, plants: false, basemap: null };
+    const last: ViewSettings = { account: acc, farm: 'f-1', colourBy: 'crop', filter: { 'Supplier ID': ['S-12', 'S-13'] }, plants: true, basemap: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' };
     await h.api.saveViewSettings(first);
     await h.api.saveViewSettings(last);
     expect(await h.api.viewSettings({})).toEqual(last);
@@ -25,7 +25,7 @@ describe("the view's choices", () => {
 
   it('refuses what is not a view choice, keeping the last one', async () => {
     const { h, acc } = await hw.connected();
-    const good: ViewSettings = { account: acc, farm: null, colourBy: 'state', filter: {}, plants: false };
+    const good: ViewSettings = { account: acc, farm: null, colourBy: 'state', filter: {}, plants: false, basemap: null };
     await h.api.saveViewSettings(good);
     await expect(h.api.saveViewSettings({ ...good, colourBy: 'rainbow' } as unknown as ViewSettings)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
     await expect(h.api.saveViewSettings({ ...good, path: '/etc/passwd' } as unknown as ViewSettings)).rejects.toMatchObject({ code: RpcCode.invalidArguments });

@@ -1,5 +1,5 @@
 // The app's backend contract, the view's choices: what the map is coloured by, its metadata filter, the plants layer,
-// the account and farm shown — kept by the host in the mirror's settings (this computer's, like the accounts
+// the basemap, the account and farm shown — kept by the host in the mirror's settings (this computer's, like the accounts
 // connected here), so that they survive a restart. A browser's own storage would not: it belongs to the page's
 // origin, whose port may change from one start to the next. Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
@@ -17,6 +17,8 @@ export const ViewSettings = Obj({
   filter: ViewportFilter,
   /** The plants layer on. */
   plants: Type.Boolean(),
+  /** The basemap's XYZ tile address (core/basemap.ts checks it before use), or none. */
+  basemap: Nullable(Type.String({ maxLength: 2048 })),
 });
 export type ViewSettings = Static<typeof ViewSettings>;
 

@@ -12,6 +12,8 @@ export function BasemapControl() {
   const [text, setText] = useState(url ?? '');
   const [problem, setProblem] = useState<string | null>(null);
   const panel = useId();
+  // The choice can change from elsewhere (the last start's, put back: features/view/): the form follows it.
+  useEffect(() => { setChoice(url ? 'xyz' : 'none'); setText(url ?? ''); }, [url]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -6,7 +6,7 @@ import { useBrowse } from '../browse-store.ts';
 import { useRotations } from '../rotations/rotation-store.ts';
 
 const acc = (id: string) => ({ id }) as AccountSummary;
-const view = (o: Partial<ViewSettings>): ViewSettings => ({ account: 'b', farm: 'f2', colourBy: 'crop', filter: { certification: ['organic'] }, plants: true, ...o });
+const view = (o: Partial<ViewSettings>): ViewSettings => ({ account: 'b', farm: 'f2', colourBy: 'crop', filter: { certification: ['organic'] }, plants: true, basemap: 'https://tile.example.org/{z}/{x}/{y}.png', ...o });
 
 describe('startAccount', () => {
   it('shows the account shown last while it is connected, else the launcher\'s, else the first', () => {
@@ -28,7 +28,14 @@ describe('restoreView', () => {
     useBrowse.setState({ filter: {}, showPlants: false });
     useRotations.setState({ colourBy: 'state' });
     restoreView(view({ colourBy: 'family' }), 'c');
-    expect(currentView()).toEqual({ account: 'c', farm: null, colourBy: 'family', filter: {}, plants: true });
+    expect(currentView()).toEqual({ account: 'c', farm: null, colourBy: 'family', filter: {}, plants: true, basemap: 'https://tile.example.org/{z}/{x}/{y}.png' });
+  });
+
+  it('leaves out a basemap the rules refuse, and puts back none', () => {
+    restoreView(view({ basemap: 'javascript:alert(1)' }), 'b');
+    expect(currentView().basemap).toBe('https://tile.example.org/{z}/{x}/{y}.png');
+    restoreView(view({ basemap: null }), 'b');
+    expect(currentView().basemap).toBeNull();
   });
 
   it('changes nothing without saved choices', () => {
