@@ -92,6 +92,7 @@ describe("a farm manager's crops, colours and view", () => {
     await form.getByLabel('Crop', { exact: true }).fill('Lentil');
     expect(await form.getByLabel('Family').inputValue()).toBe('Fabaceae');
     expect(await form.getByText("From the crop's name").count()).toBe(1);
+    await page.screenshot({ path: join(SHOTS, 'app-crop-family-inferred.png') });
     await form.getByLabel('Crop', { exact: true }).fill('Durum wheat');
     expect(await form.getByLabel('Family').inputValue()).toBe('Poaceae');
     await form.getByLabel('Family').fill('Fabaceae');
@@ -104,6 +105,7 @@ describe("a farm manager's crops, colours and view", () => {
     // A second active crop: asked to close the first, which then ends at the new one's sowing.
     const ask = page.getByRole('alertdialog', { name: 'Close the active crop?' });
     await poll(() => ask.textContent()).toContain('Chickpea 2025/2026 (ending 2026-10-20) is active on this parcel.');
+    await page.screenshot({ path: join(SHOTS, 'app-crop-close-active.png') });
     await ask.getByRole('button', { name: 'Back' }).click();
     expect(await cropTexts()).toEqual(['Chickpea Active', 'Sunflower Past', 'Durum wheat Past']);
     await form.getByRole('button', { name: 'Save crop' }).click();

@@ -95,7 +95,8 @@ export function CropForm({ title, initial, families, parcelHectares, others, sav
       </div>
       <datalist id={list}>{families.map((f) => <option key={f.id} value={f.name} />)}</datalist>
       <label className="check"><input type="checkbox" checked={draft.active} onChange={(e) => { setDraft({ ...draft, active: e.target.checked }); setConfirm(null); }} /> Active (on the ground now)</label>
-      {warnings.map((w) => <p key={w} className="warning" role="note">{w}</p>)}
+      {/* While asking to close the active crop, the question says it all: the warnings come back with Back. */}
+      {confirm ? null : warnings.map((w) => <p key={w} className="warning" role="note">{w}</p>)}
       {refusal ? <p role="alert" className="error">Not saved: {refusal}</p> : null}
       {confirm && 'crop' in read ? (
         <div className="close-active" role="alertdialog" aria-label="Close the active crop?" aria-describedby={`${list}-close`}>
