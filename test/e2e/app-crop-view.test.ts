@@ -223,4 +223,30 @@ describe("a farm manager's crops, colours and view", () => {
     await page.screenshot({ path: join(SHOTS, 'app-view-restored.png') });
     expect(await problems()).toEqual([]);
   }, 180_000);
+
+  it('opens on the account shown last, not the launcher\'s, after a restart', async () => {
+    // A second account of the organization, created and shown from the Accounts screen.
+    await page.locator('.top h1').click();
+    await page.keyboard.press('a');
+    const panel = page.getByRole('dialog', { name: 'Accounts' });
+    const form = panel.getByRole('form', { name: `Create an account at ${service}` });
+    await form.getByLabel("New account's e-mail").fill('second-grower@example.com');
+    await form.getByLabel('Label (optional)').fill('Second grower');
+    await form.getByRole('button', { name: 'Create account' }).click();
+    await poll(() => panel.getByRole('button', { name: 'Show Second grower' }).count()).toBe(1);
+    await panel.getByRole('button', { name: 'Show Second grower' }).click();
+    const shown = () => page.locator('.statusbar select').inputValue();
+    const second = await shown();
+    expect(second).not.toBe(api().account());
+    await poll(() => shownOn(page)).toBe(0);
+    await page.waitForTimeout(500);
+    await page.context().close();
+    await app.stop();
+    app = await startApp(env);
+    ({ page, problems } = await openApp(browser, app.url));
+    await waitOnline(page);
+    // The launcher's address names the demo account; the one shown last is still connected, so it is the one shown.
+    await poll(shown).toBe(second);
+    expect(await problems()).toEqual([]);
+  }, 180_000);
 });
