@@ -142,22 +142,27 @@ describe("a farm manager's crops, colours and view", () => {
     // Lentil sown on the service too (Olivar I), so that this test stands on its own: the trial's pair is in view.
     const olivarI = (await api().parcel('Olivar I'))!;
     expect((await api().send('POST', '/api/crops/', { parcel: olivarI.id, name: 'Lentil', campaign: '2026/2027', family: { name: 'Fabaceae' }, sowing: '2026-10-25', is_active: true })).status).toBe(201);
+    // And a family of the organization's own (no colour of its own in core): both maps must still agree on it.
+    const olivarJ = (await api().parcel('Olivar J'))!;
+    expect((await api().send('POST', '/api/crops/', { parcel: olivarJ.id, name: 'Cotton', campaign: '2026/2027', family: { name: 'Malvaceae' }, sowing: '2026-10-25', is_active: true })).status).toBe(201);
     await sync();
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await page.getByLabel('Colour by').selectOption('crop');
     // Finca El Olivar's active crops (and the orchard's Almond where it is in view): Lentil and Durum wheat were one colour.
-    await poll(async () => [...(await legendColours()).keys()]).toEqual(expect.arrayContaining(['Durum wheat', 'Olive', 'Lentil', 'Sunflower']));
+    await poll(async () => [...(await legendColours()).keys()]).toEqual(expect.arrayContaining(['Durum wheat', 'Olive', 'Lentil', 'Sunflower', 'Cotton']));
     const crops = await legendColours();
     expect(new Set(crops.values()).size, JSON.stringify([...crops])).toBe(crops.size);
     await page.screenshot({ path: join(SHOTS, 'app-colour-by-crop.png') });
 
     await page.getByLabel('Colour by').selectOption('family');
-    await poll(async () => [...(await legendColours()).keys()]).toEqual(expect.arrayContaining(['Fabaceae', 'Poaceae', 'Oleaceae', 'Asteraceae']));
+    await poll(async () => [...(await legendColours()).keys()]).toEqual(expect.arrayContaining(['Fabaceae', 'Poaceae', 'Oleaceae', 'Asteraceae', 'Malvaceae']));
     const families = await legendColours();
     expect(new Set(families.values()).size).toBe(families.size);
     // The embedded map the customer sees, each of its parcels in its family's colour.
     const embedUrl = /embedded map\s+(\S+)/.exec(app.err())![1]!;
-    const data = await (await fetch(`${service}/embed/data/parcels?auth_id=${new URL(embedUrl).searchParams.get('auth_id')}`)).json() as { features: { properties: { name: string; crop: { family: string | null } | null } }[] };
+    const data = await (await fetch(`${service}/embed/data/parcels?auth_id=${new URL(embedUrl).searchParams.get('auth_id')}`)).json() as { families: string[]; features: { properties: { name: string; crop: { family: string | null } | null } }[] };
+    // It colours among the organization's families, as the app does: the service sends their names.
+    expect([...data.families].sort()).toEqual((await api().get<{ name: string }[]>('/api/crop-families/')).map((f) => f.name).sort());
     const embed = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     await embed.goto(embedUrl);
     await embed.evaluate(() => (window as unknown as { __furrowEmbed: { ready: Promise<void> } }).__furrowEmbed.ready);

@@ -65,7 +65,7 @@ export async function embedParcelsJson(store: Store, account: AccountRow, query:
     const crop = crops.get(r.id);
     return featureJson(r, crop && cropJson(crop));
   }).join(',');
-  return `{"type":"FeatureCollection","count":${page.count},"truncated":${page.count > rows.length},"farms":${await farmNames(store, scope, rows)},"features":[${features}]}`;
+  return `{"type":"FeatureCollection","count":${page.count},"truncated":${page.count > rows.length},"farms":${await farmNames(store, scope, rows)},"families":${families},"features":[${features}]}`;
 }
 
 /** GET /embed/data/plants: the account's plants, the features GET /api/plants/ gives the account (all, without next). */
