@@ -26,6 +26,7 @@ import { downloadHandlers } from './downloads.ts';
 import { importHandlers } from './imports.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
+import { viewHandlers } from './view-settings.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -91,6 +92,7 @@ export class Backend {
       ...importHandlers(ctx),
       ...rotationHandlers(ctx),
       ...plantHandlers(ctx),
+      ...viewHandlers(ctx),
     };
   }
 

@@ -50,6 +50,10 @@ describe('crop rotations through the mirror host', () => {
     expect(families.map((f) => f.name)).toEqual([...families.map((f) => f.name)].sort((a, b) => a.localeCompare(b)));
     const poaceae = families.find((f) => f.name === 'Poaceae')!.id;
     expect(poaceae).toBe(wheat.family!.id);
+    // What the map is coloured among: every family offered, and the active crops' names (the past ones are not shown).
+    const names = await h.api.cropColourNames({ account: acc });
+    expect(names.families.sort()).toEqual(families.map((f) => f.name).sort());
+    expect(names.crops.sort()).toEqual(['Chickpea', 'Oats']);
 
     const north = await h.api.rotation({ parcel: await parcelId(h, acc, 'North') });
     expect(north.map((c) => c.name)).toEqual(['Chickpea', 'Barley', 'Wheat']);

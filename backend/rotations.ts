@@ -114,7 +114,7 @@ const cropView = (m: Mirror, id: string): RotationCrop => {
   return cropViews(m, c.account_id, [c], m.read.crops(c.parcel_local_id!))[0]!;
 };
 
-export function rotationHandlers(ctx: HostContext): Pick<Handlers, 'rotation' | 'farmRotation' | 'cropFamilies' | 'createCrop' | 'updateCrop' | 'deleteCrop'> {
+export function rotationHandlers(ctx: HostContext): Pick<Handlers, 'rotation' | 'farmRotation' | 'cropFamilies' | 'cropColourNames' | 'createCrop' | 'updateCrop' | 'deleteCrop'> {
   return {
     rotation: ({ parcel }) => {
       const m = ctx.mirror;
@@ -146,6 +146,12 @@ export function rotationHandlers(ctx: HostContext): Pick<Handlers, 'rotation' | 
       const m = ctx.mirror;
       accountOf(m, account);
       return m.read.cropFamilies(account);
+    },
+
+    cropColourNames: ({ account }) => {
+      const m = ctx.mirror;
+      accountOf(m, account);
+      return m.read.colourNames(account);
     },
 
     createCrop: ({ parcel, ...fields }) => ctx.jobs.write(() => {

@@ -55,6 +55,10 @@ export const ROTATIONS_API = {
     args: Obj({ farm: Id, campaign: Type.Optional(Type.String({ maxLength: 120 })) }), result: FarmRotation,
   },
   cropFamilies: { callers: PAGE_AND_CLI, description: 'The crop families the service offered the account at its last pull, by name', args: Account, result: Type.Array(CropFamilySummary) },
+  cropColourNames: {
+    callers: PAGE_AND_CLI, description: "The names the account's map is coloured among (core/crops/family-colours.ts cropColours): its crop families and its active crops' names",
+    args: Account, result: Obj({ families: Type.Array(Type.String()), crops: Type.Array(Type.String()) }),
+  },
   createCrop: { callers: PAGE_AND_CLI, description: 'A new crop on a parcel (sent once the parcel is on the service)', args: Obj({ parcel: Id, ...CropFields }), result: RotationCrop },
   updateCrop: { callers: PAGE_AND_CLI, description: 'Changes the fields given of a crop', args: Obj({ id: Id, ...CropFields }), result: RotationCrop },
   deleteCrop: { callers: PAGE_AND_CLI, description: 'Deletes a crop (on the service at the next sync)', args: One, result: Nothing },

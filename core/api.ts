@@ -16,6 +16,7 @@ import { EXPORT_API } from './api-export.ts';
 import { IMPORTS_API } from './api-imports.ts';
 import { ROTATIONS_API } from './api-rotations.ts';
 import { PLANTS_API } from './api-plants.ts';
+import { VIEW_API } from './api-view.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -27,6 +28,7 @@ export { ConflictDifference, ParcelConflict } from './api-conflicts.ts';
 export { ImportPreview, ImportPreviewFeature, ImportProgress, ImportSummary } from './api-imports.ts';
 export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from './api-rotations.ts';
 export { PlantFeature } from './api-plants.ts';
+export { ViewSettings } from './api-view.ts';
 
 const SESSION_API = {
   hello: {
@@ -47,6 +49,7 @@ export const API = {
   ...IMPORTS_API,
   ...ROTATIONS_API,
   ...PLANTS_API,
+  ...VIEW_API,
 } satisfies Contract;
 export type Api = typeof API;
 

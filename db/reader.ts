@@ -2,7 +2,7 @@ import type { Db } from './open.ts';
 import { filtersOnRef, metadataFilterSql, type MetadataFilter } from '../core/parcels/metadata-filter.ts';
 import type { AccountRow, ConflictRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow } from './types.ts';
 import type { StatusCounts } from '../core/api-schemas.ts';
-import { cropFamilies, farmCrops, findFamily, type FamilyRow } from './rotations.ts';
+import { colourNames, cropFamilies, farmCrops, findFamily, type FamilyRow } from './rotations.ts';
 import { parcelPlants, plantsInBox, type PlantHit } from './plants.ts';
 import { syncItems, syncPreview, type SyncItem, type SyncPreview } from './sync-preview.ts';
 import { unsyncedWork, type UnsyncedWork } from './accounts.ts';
@@ -314,6 +314,7 @@ export class MirrorReader {
   cropFamilies(accountId: string): FamilyRow[] { return cropFamilies(this.db, accountId); }
   findFamily(accountId: string, by: { id: number } | { name: string }): FamilyRow | undefined { return findFamily(this.db, accountId, by); }
   farmCrops(farmLocalId: string): CropRow[] { return farmCrops(this.db, farmLocalId); }
+  colourNames(accountId: string): { families: string[]; crops: string[] } { return colourNames(this.db, accountId); }
   plantsInBox(accountId: string, bbox: readonly [number, number, number, number], limit: number): PlantHit[] { return plantsInBox(this.db, accountId, bbox, limit); }
   parcelPlants(accountId: string, parcelServerId: number, limit: number): { count: number; plants: PlantHit[] } { return parcelPlants(this.db, accountId, parcelServerId, limit); }
   syncPreview(accountId: string): SyncPreview { return syncPreview(this.db, accountId); }

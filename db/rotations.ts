@@ -23,6 +23,18 @@ export function findFamily(db: Db, accountId: string, by: { id: number } | { nam
   return families.find((f) => f.name.toLowerCase() === name);
 }
 
+/**
+ * The names the account's map is coloured among (core/crops/family-colours.ts cropColours): the crop families the
+ * service offers it with those named on its crops here (not yet sent), and its live parcels' active crops' names.
+ */
+export function colourNames(db: Db, accountId: string): { families: string[]; crops: string[] } {
+  const families = cachedStatement(db, `SELECT name FROM crop_families WHERE account_id = ?
+    UNION SELECT family_name FROM crops WHERE account_id = ? AND deleted = 0 AND family_name IS NOT NULL`).pluck().all(accountId, accountId) as string[];
+  const crops = cachedStatement(db, `SELECT DISTINCT c.name FROM crops c JOIN parcels p ON p.local_id = c.parcel_local_id
+    WHERE c.account_id = ? AND c.deleted = 0 AND c.is_active = 1 AND p.deleted = 0 AND c.name IS NOT NULL`).pluck().all(accountId) as string[];
+  return { families, crops };
+}
+
 /** Every live crop on the live parcels of a farm. */
 export function farmCrops(db: Db, farmLocalId: string): CropRow[] {
   return cachedStatement(db, `SELECT c.* FROM parcels p JOIN crops c ON c.parcel_local_id = p.local_id

@@ -56,3 +56,16 @@ export function takeSyncLock(db: Db, pid: number): void {
 export function releaseSyncLock(db: Db, pid: number): void {
   cachedStatement(db, 'DELETE FROM settings WHERE key = ? AND value = ?').run(SYNC_LOCK, String(pid));
 }
+
+/** The setting holding the app's view choices (core/api-view.ts ViewSettings), as JSON. */
+const VIEW = 'view';
+
+/** The app's view choices as kept, JSON text; null when none were. The backend checks them before use. */
+export function viewSettings(db: Db): string | null {
+  const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(VIEW) as { value: string } | undefined;
+  return r?.value ?? null;
+}
+
+export function setViewSettings(db: Db, json: string): void {
+  put(db, VIEW, json);
+}

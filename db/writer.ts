@@ -5,7 +5,7 @@ import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, releaseBackoff, requeueRejected } from './outbox.ts';
 import { removeAccount, type RemovedAccount } from './accounts.ts';
 import { insertIndexEntries, insertNewParcels, timeOrderedIds, type Utf8Text } from './bulk.ts';
-import { parcelLimit, setParcelLimit } from './settings.ts';
+import { parcelLimit, setParcelLimit, setViewSettings, viewSettings } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
@@ -74,6 +74,15 @@ export class MirrorWriter {
 
   parcelLimit(accountId: string): number {
     return parcelLimit(this.db, accountId);
+  }
+
+  /** The app's view choices, JSON text (backend/view-settings.ts checks them), or null. */
+  viewSettings(): string | null {
+    return viewSettings(this.db);
+  }
+
+  setViewSettings(json: string): void {
+    setViewSettings(this.db, json);
   }
 
   // ---- edits ----

@@ -34,6 +34,7 @@ import { ImportDialog } from './features/imports/ImportDialog.tsx';
 import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
 import { useAccounts } from './features/accounts/accounts-store.ts';
 import { useAnnounce } from './features/focus/announce.ts';
+import { keepView, restoreView, startAccount } from './features/view/view-settings.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -55,11 +56,15 @@ export function App({ backend }: { backend: Backend }) {
 
   useEffect(() => {
     let live = true;
-    void api.accounts({}).then(async (accounts) => {
+    let stopKeeping = () => {};
+    // The view's choices of the last start (features/view/): the account and farm shown, the colours, filter, plants.
+    void Promise.all([api.accounts({}), api.viewSettings({}).catch(() => null)]).then(async ([accounts, view]) => {
       if (!live) return;
-      const first = accounts.find((a) => a.id === preferredAccount()) ?? accounts[0] ?? null;
+      const first = startAccount(accounts, view, preferredAccount());
       set({ accounts });
       chooseAccount(first);
+      restoreView(view, first?.id ?? null);
+      stopKeeping = keepView(api);
       useSettings.setState({ loaded: true }); // none: the app opens on the Connect form (features/settings/FirstRun.tsx)
       await refreshAccount(api, accounts);
       // The start's sync waits for the map's first parcels (at most a few seconds): its pull and the first view's
@@ -67,7 +72,7 @@ export function App({ backend }: { backend: Backend }) {
       if (useApp.getState().farms.some((f) => f.parcels > 0)) await parcelsDrawn(START_SYNC_WAIT_MS);
       await syncNow(api);
     });
-    return () => { live = false; };
+    return () => { live = false; stopKeeping(); };
   }, [api]);
 
   useEffect(() => {

@@ -9,14 +9,16 @@ import { STATE_LEGEND } from './features/map/state-marks.ts';
 import { StateSwatch } from './features/map/StateSwatch.tsx';
 import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
 import { hasFilter, useBrowse } from './features/browse-store.ts';
-import { setRotations, useRotations, type ColourBy } from './features/rotations/rotation-store.ts';
+import { cropColour, setRotations, useRotations, type ColourBy } from './features/rotations/rotation-store.ts';
 import { useSmallWindow } from './features/small-window/small-window.ts';
 import './features/small-window/small-window.css';
 
 export function Legend() {
+  // Choosing another colouring empties the legend until the map's next answer: the entries of the one left, in the new
+  // one's colours, would be wrong for a moment.
   const shown = useApp((s) => s.shown);
   const filtered = useBrowse((s) => hasFilter(s.filter));
-  const { colourBy, legend, bare, others } = useRotations();
+  const { colourBy, colours, legend, bare, others } = useRotations();
   const small = useSmallWindow();
   const [open, setOpen] = useState(!small);
   useEffect(() => setOpen(!small), [small]);
@@ -24,7 +26,7 @@ export function Legend() {
     <aside className={open ? 'legend' : 'legend folded'} aria-label="Legend">
       {small ? <button type="button" className="legend-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>Legend</button> : null}
       <label className="colour-by">Colour by{' '}
-        <select value={colourBy} onChange={(e) => setRotations({ colourBy: e.target.value as ColourBy })}>
+        <select value={colourBy} onChange={(e) => setRotations({ colourBy: e.target.value as ColourBy, legend: [], bare: 0, others: 0 })}>
           <option value="state">Sync state</option>
           <option value="family">Crop family</option>
           <option value="crop">Active crop</option>
@@ -39,7 +41,11 @@ export function Legend() {
       ) : (
         <>
           <ul className="crop-legend" aria-label={colourBy === 'family' ? 'Crop families shown' : 'Active crops shown'}>
-            {legend.map((e) => <li key={e.name}><span className="swatch" style={{ background: e.colour, borderColor: e.colour }} />{e.name} <span className="muted">({e.parcels})</span></li>)}
+            {legend.map((e) => {
+              // The account's colours as they are now (they may come after the parcels were read).
+              const colour = cropColour(colours, colourBy, e.name);
+              return <li key={e.name}><span className="swatch" data-colour={colour} style={{ background: colour, borderColor: colour }} />{e.name} <span className="muted">({e.parcels})</span></li>;
+            })}
             {others ? <li><span className="swatch" />Others <span className="muted">({others})</span></li> : null}
             {bare ? <li><span className="swatch" style={{ background: `${NO_CROP_COLOUR}59`, borderColor: NO_CROP_COLOUR }} />No active crop <span className="muted">({bare})</span></li> : null}
           </ul>

@@ -28,10 +28,11 @@ import { ParcelLayers } from './features/map/parcel-layers.ts';
 import { makeGraticule } from './features/map/graticule.ts';
 import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
 import { BasemapControl } from './features/map/BasemapControl.tsx';
-import { setRotations, useRotations } from './features/rotations/rotation-store.ts';
+import { cropColour, setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { cropLegend } from './features/rotations/crop-legend.ts';
 import { useMapKeys } from './features/parcel-list/useMapKeys.ts';
 import { MapKeys, MAP_KEYS_ID } from './features/parcel-list/MapKeys.tsx';
+import { useCropColours } from './features/rotations/useCropColours.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -69,6 +70,7 @@ export function MapView() {
   const version = useApp((s) => s.version);
   const mode = useApp((s) => s.mode);
   const colourBy = useRotations((s) => s.colourBy);
+  const colours = useRotations((s) => s.colours);
   const selectedId = useApp((s) => s.selectedId);
   const zoomTo = useApp((s) => s.zoomTo);
   const farmsKnown = useApp((s) => s.farms.length > 0);
@@ -112,6 +114,8 @@ export function MapView() {
   useHoverName(map, (pixel) => layers.current?.hit(pixel) ?? null);
   useBasemapLayer(map);
   useImportLayer(map);
+  useCropColours(api);
+  useEffect(() => { layers.current?.colours(colours); }, [colours]);
 
   // The parcels in view, read again on every move and every change of the account; a late answer to an older view is dropped.
   useEffect(() => {
@@ -132,7 +136,7 @@ export function MapView() {
         parcels.addFeatures(geojson.readFeatures(fc));
         layers.current?.colourBy(colourBy);
         layers.current?.shown(fc.features.length);
-        if (colourBy !== 'state') setRotations(cropLegend(fc.features.map((f) => f.properties.crop), colourBy));
+        if (colourBy !== 'state') setRotations(cropLegend(fc.features.map((f) => f.properties.crop), colourBy, (key) => cropColour(useRotations.getState().colours, colourBy, key)));
         layers.current?.select(useApp.getState().selectedId);
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
@@ -152,9 +156,9 @@ export function MapView() {
     if (!account || (!zoomTo && !farmsKnown)) return;
     let live = true;
     const begin = () => { if (!started.current) { started.current = true; load.current(); } };
-    // At start, the largest farm: an account's farms can lie countries apart (the demo's), and a view of all of
-    // them shows each parcel as a dot.
-    const farm = zoomTo?.farm ?? largestFarm(useApp.getState().farms);
+    // At start, the farm chosen (the one of the last start, else the largest): an account's farms can lie countries
+    // apart (the demo's), and a view of all of them shows each parcel as a dot.
+    const farm = zoomTo?.farm ?? useApp.getState().farmId ?? largestFarm(useApp.getState().farms);
     if (!farm) {
       begin();
       return;

@@ -78,7 +78,12 @@ describe('crop rotations and plants in the app', () => {
     await form.getByLabel('Harvested quantity').fill('3,5');
     await expect.poll(() => form.getByRole('alert').count()).toBe(0);
     await form.getByRole('button', { name: 'Save crop' }).click();
-    await poll(() => cropTexts()).toEqual([[next, 'Vetch · Villosa', 'Active'], ...expected]);
+    // One active crop per parcel: saving asks to close the one on the ground, ending it at the new one's sowing.
+    const ask = page.getByRole('alertdialog', { name: 'Close the active crop?' });
+    expect(await ask.textContent()).toContain(`${expected[0]![1]} ${expected[0]![0]} (ending 2026-10-15) is active on this parcel.`);
+    await ask.getByRole('button', { name: 'Close it and save' }).click();
+    const past = expected.map(([campaign, name]) => [campaign, name, 'Past']);
+    await poll(() => cropTexts()).toEqual([[next, 'Vetch · Villosa', 'Active'], ...past]);
     await poll(() => page.locator('.statusbar .message').textContent()).toMatch(/Added Vetch to Olivar B/);
     expect(await timeline().first().locator('.family').textContent()).toBe('Fabaceae');
     await page.screenshot({ path: join(SHOTS, 'app-rotation.png') });
@@ -89,7 +94,7 @@ describe('crop rotations and plants in the app', () => {
     expect(await edit.getByLabel('Harvested quantity').inputValue()).toBe('3.5');
     await edit.getByLabel('Variety').fill('Sativa');
     await edit.getByRole('button', { name: 'Save crop' }).click();
-    await poll(() => cropTexts()).toEqual([[next, 'Vetch · Sativa', 'Active'], ...expected]);
+    await poll(() => cropTexts()).toEqual([[next, 'Vetch · Sativa', 'Active'], ...past]);
 
     // Delete the oldest, after its confirmation ("Keep it" first keeps it).
     const [oldCampaign, oldName] = expected[2]!;
@@ -98,7 +103,7 @@ describe('crop rotations and plants in the app', () => {
     expect(await timeline().count()).toBe(4);
     await page.getByRole('button', { name: `Delete ${oldCampaign} ${oldName}` }).click();
     await page.getByRole('button', { name: 'Delete crop' }).click();
-    await poll(() => cropTexts()).toEqual([[next, 'Vetch · Sativa', 'Active'], expected[0], expected[1]]);
+    await poll(() => cropTexts()).toEqual([[next, 'Vetch · Sativa', 'Active'], past[0], past[1]]);
 
     // Sync now (S): the service holds the new crop with its family and fields, and not the deleted one.
     await page.locator('.top h1').click();
@@ -107,6 +112,7 @@ describe('crop rotations and plants in the app', () => {
     const vetch = (await serviceCrops(parcel.id)).find((c) => c.name === 'Vetch')!;
     expect(vetch).toMatchObject({ campaign: next, variety: 'Sativa', sowing: '2026-10-15', closure: '2027-06-30', harvested_qty: 3.5, is_active: true });
     expect(families.get(vetch.family!.id)).toBe('Fabaceae');
+    expect((await serviceCrops(parcel.id)).find((c) => c.name === expected[0]![1])).toMatchObject({ is_active: false, closure: '2026-10-15' });
     await poll(() => timeline().first().locator('.crop-facts').textContent()).toMatch(/Synced$/);
   }, 120_000);
 

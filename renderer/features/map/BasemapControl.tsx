@@ -13,6 +13,8 @@ export function BasemapControl() {
   const [problem, setProblem] = useState<string | null>(null);
   const panel = useId();
   const key = useKeyName('basemap');
+  // The choice can change from elsewhere (the last start's, put back: features/view/): the form follows it.
+  useEffect(() => { setChoice(url ? 'xyz' : 'none'); setText(url ?? ''); }, [url]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

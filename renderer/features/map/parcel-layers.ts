@@ -20,7 +20,8 @@ import type { Coordinate } from 'ol/coordinate.js';
 import { parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
 import { webglAvailable } from './webgl.ts';
 import { LABELS_UP_TO, ParcelLabels } from './parcel-labels.ts';
-import type { ColourBy } from '../rotations/rotation-store.ts';
+import type { ColourBy, CropColours } from '../rotations/rotation-store.ts';
+import { colourIn } from '../../../core/crops/family-colours.ts';
 
 /** Answers larger than this go to the WebGL layer when there is one; smaller ones keep the canvas layer's names. */
 export const WEBGL_FROM = LABELS_UP_TO;
@@ -55,15 +56,18 @@ export class ParcelLayers {
   private renderer: ParcelRenderer = 'canvas';
   /** What the canvas layer colours parcels by; anything but the sync state keeps every answer on it (see shown). */
   private colouring: ColourBy = 'state';
+  /** The account's colours of families and crops (rotation-store.ts), which the canvas and selection styles read. */
+  private palette: CropColours = { family: new Map(), crop: new Map() };
   private map: OlMap | null = null;
   private firstDrawn = false;
   private loadStart = 0;
 
   constructor(readonly source: VectorSource, webgl = webglAvailable()) {
     // imageRatio 1.5: the image covers half a view more on every side, so a short pan shows drawn parcels at once.
-    this.canvas = new VectorImageLayer({ source, style: parcelStyle(() => this.colouring), imageRatio: 1.5 });
+    const colourOf = (by: 'family' | 'crop', key: string) => colourIn(this.palette[by], key);
+    this.canvas = new VectorImageLayer({ source, style: parcelStyle(() => this.colouring, colourOf), imageRatio: 1.5 });
     this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
-    this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring) });
+    this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring, colourOf) });
     this.labels = new ParcelLabels(source);
   }
 
@@ -114,6 +118,15 @@ export class ParcelLayers {
   colourBy(by: ColourBy): void {
     if (by === this.colouring) return;
     this.colouring = by;
+    this.canvas.changed();
+    this.selection.changed();
+  }
+
+  /** The account's colours of families and crops changed (a crop added or renamed): drawn again with them. */
+  colours(palette: CropColours): void {
+    if (palette === this.palette) return;
+    this.palette = palette;
+    if (this.colouring === 'state') return;
     this.canvas.changed();
     this.selection.changed();
   }

@@ -15,7 +15,7 @@ describe('parcels marked by sync state', () => {
   const outline = (styles: Style[]) => styles.at(-1)!.getStroke()!;
 
   it('draws each state with its own dashes and hatch, in its colour, the hatch over the fill and under the outline', () => {
-    const style = parcelStyle(() => 'state', hatchText);
+    const style = parcelStyle(() => 'state', undefined, hatchText);
     for (const state of ['synced', 'pending', 'sending', 'uncertain', 'rejected', 'conflict', 'blocked']) {
       const styles = style(parcel(state)) as Style[];
       const mark = stateMark(state);
@@ -31,7 +31,7 @@ describe('parcels marked by sync state', () => {
   });
 
   it('keeps the hatch over a crop colour: a rejected parcel on a crop map is still hatched', () => {
-    const style = parcelStyle(() => 'family', hatchText);
+    const style = parcelStyle(() => 'family', undefined, hatchText);
     const wheat = parcel('rejected');
     wheat.set('crop', { name: 'Wheat', family: 'Poaceae' });
     const styles = style(wheat) as Style[];
@@ -44,7 +44,7 @@ describe('parcels coloured by crop', () => {
   const fill = (s: Style | Style[]) => (Array.isArray(s) ? s[0]! : s).getFill()!.getColor();
 
   it('fills a parcel with its family colour, and one without an active crop grey whatever its sync state', () => {
-    const style = parcelStyle(() => 'family', hatchText);
+    const style = parcelStyle(() => 'family', undefined, hatchText);
     const wheat = parcel('pending');
     wheat.set('crop', { name: 'Wheat', family: 'Poaceae' });
     expect(fill(style(wheat) as Style[])).toBe(rgba(familyColour('Poaceae'), 0.6));

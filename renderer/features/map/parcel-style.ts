@@ -16,11 +16,15 @@ export function rgba(hex: string, alpha: number): string {
   return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
 }
 
+/** The colour of a family or crop name, by what the map is coloured by (the account's, rotation-store.ts cropColour). */
+export type ColourOf = (by: 'family' | 'crop', key: string) => string;
+const alone: ColourOf = (_by, key) => familyColour(key);
+
 /** A parcel's fill colour on a map coloured by crop: its active crop's (family's) colour, or grey; null by sync state. */
-function cropFill(f: FeatureLike, by: ColourBy): string | null {
+function cropFill(f: FeatureLike, by: ColourBy, colourOf: ColourOf): string | null {
   if (by === 'state') return null;
   const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
-  return key === null ? NO_CROP_COLOUR : familyColour(key);
+  return key === null ? NO_CROP_COLOUR : colourOf(by, key);
 }
 
 /** A canvas pattern of `hatch` lines in `color` on a clear ground, laid over a parcel's fill. */
@@ -62,13 +66,13 @@ export type HatchFill = (hatch: Hatch, color: string) => CanvasPattern | string;
  * never its sync state's fill, which a reader of a crop map would take for a crop. Names are drawn by the label
  * layer (parcel-labels.ts), above the plants.
  */
-export function parcelStyle(colourBy: () => ColourBy = () => 'state', hatchFill: HatchFill = hatchPattern) {
+export function parcelStyle(colourBy: () => ColourBy = () => 'state', colourOf: ColourOf = alone, hatchFill: HatchFill = hatchPattern) {
   const cache = new Map<string, Style[]>();
   return (f: FeatureLike) => {
     const state = String(f.get('state'));
     const by = colourBy();
     const key = colourKey(f.get('crop') as ActiveCrop | null | undefined, by);
-    const fill = cropFill(f, by);
+    const fill = cropFill(f, by, colourOf);
     const id = fill === null ? state : `${state}|${fill}`;
     let s = cache.get(id);
     if (!s) {
@@ -91,8 +95,8 @@ export function parcelStyle(colourBy: () => ColourBy = () => 'state', hatchFill:
  * colour; coloured by crop, a darker fill of its own crop's colour: a state colour laid over a crop colour made
  * another crop's colour (a selected cereal read as an olive grove). Its name, in bold, is the label layer's first.
  */
-export const selectedStyle = (colourBy: () => ColourBy = () => 'state') => (f: FeatureLike) => new Style({
-  fill: new Fill({ color: rgba(cropFill(f, colourBy()) ?? stateColor(String(f.get('state'))), 0.5) }),
+export const selectedStyle = (colourBy: () => ColourBy = () => 'state', colourOf: ColourOf = alone) => (f: FeatureLike) => new Style({
+  fill: new Fill({ color: rgba(cropFill(f, colourBy(), colourOf) ?? stateColor(String(f.get('state'))), 0.5) }),
   stroke: new Stroke({ color: '#111', width: 3 }),
 });
 

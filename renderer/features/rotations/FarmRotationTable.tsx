@@ -6,22 +6,22 @@ import type { FarmRotation, RotationCrop } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { set, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
-import { setRotations, useRotations } from './rotation-store.ts';
+import { cropColour, setRotations, useRotations, type CropColours } from './rotation-store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { zoomToParcel } from '../zoom/zoom.ts';
-import { familyColour, inkOn } from '../../../core/crops/family-colours.ts';
+import { inkOn } from '../../../core/crops/family-colours.ts';
 import './rotations.css';
 
 const label = (c: string | null) => c ?? 'No campaign';
 const close = () => setRotations({ table: null });
 
-function Cell({ crops, repeats }: { crops: RotationCrop[]; repeats: boolean }) {
+function Cell({ crops, repeats, colours }: { crops: RotationCrop[]; repeats: boolean; colours: CropColours }) {
   if (!crops.length) return <td className="empty">—</td>;
   const warning = crops.flatMap((c) => c.warnings.map((w) => w.message)).join('; ');
   return (
     <td className={repeats ? 'repeats' : undefined} title={warning || undefined}>
       {crops.map((c) => {
-        const colour = familyColour(c.family?.name);
+        const colour = cropColour(colours, 'family', c.family?.name);
         return (
           <span key={c.id} className="cell-crop" style={{ background: colour, color: inkOn(colour) }} title={[c.name, c.variety, c.family?.name, c.active ? 'active' : null].filter(Boolean).join(' · ')}>
             {c.name ?? 'Crop'}{c.active ? ' •' : ''}
@@ -38,6 +38,7 @@ export function FarmRotationTable() {
   const farm = useRotations((s) => s.table);
   const version = useApp((s) => s.version);
   const farms = useApp((s) => s.farms);
+  const colours = useRotations((s) => s.colours);
   const [campaign, setCampaign] = useState<string>('');
   const [all, setAll] = useState<(string | null)[]>([]);
   const [grid, setGrid] = useState<FarmRotation | null>(null);
@@ -60,7 +61,7 @@ export function FarmRotationTable() {
   const name = farms.find((f) => f.id === farm)?.name ?? 'Farm';
   const repeats = grid?.parcels.reduce((n, p) => n + p.cells.filter((c) => c.familyRepeats).length, 0) ?? 0;
   const families = new Map<string, string>();
-  for (const p of grid?.parcels ?? []) for (const c of p.cells) for (const crop of c.crops) if (crop.family) families.set(crop.family.name, familyColour(crop.family.name));
+  for (const p of grid?.parcels ?? []) for (const c of p.cells) for (const crop of c.crops) if (crop.family) families.set(crop.family.name, cropColour(colours, 'family', crop.family.name));
 
   return (
     <section className="rotation-table" role="dialog" aria-label={`Crop rotation of ${name}`} tabIndex={-1} ref={panel}>
@@ -93,7 +94,7 @@ export function FarmRotationTable() {
                       <button type="button" className="link" title="Select it and show it on the map" onClick={() => { set({ selectedId: p.parcel }); close(); void zoomToParcel(api, p.parcel); }}>{p.name}</button>
                       <span className="muted"> {hectares(p.hectares)}</span>
                     </th>
-                    {p.cells.map((c) => <Cell key={label(c.campaign)} crops={c.crops} repeats={c.familyRepeats} />)}
+                    {p.cells.map((c) => <Cell key={label(c.campaign)} crops={c.crops} repeats={c.familyRepeats} colours={colours} />)}
                   </tr>
                 ))}
               </tbody>

@@ -7,9 +7,11 @@ import type { ParcelFeature, RotationCrop } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
 import { stateColor, stateLabel } from '../../states.ts';
-import { CropForm } from './CropForm.tsx';
+import { CropForm, type Closing } from './CropForm.tsx';
+import { CropTypeMismatch } from './CropTypeMismatch.tsx';
 import { draftOf, emptyCrop, nextCampaign, type CropArgs, type FamilyChoice } from './crop-form.ts';
-import { familyColour, inkOn } from '../../../core/crops/family-colours.ts';
+import { inkOn } from '../../../core/crops/family-colours.ts';
+import { cropColour, useRotations } from './rotation-store.ts';
 import { focusSoon } from '../focus/focus-soon.ts';
 import './rotations.css';
 
@@ -18,7 +20,7 @@ const when = (c: RotationCrop) => (c.sowing || c.closure ? `${c.sowing ?? '…'}
 function CropRow({ crop, onEdit, onDelete }: { crop: RotationCrop; onEdit(): void; onDelete(): void }) {
   const [confirming, setConfirming] = useState(false);
   const family = crop.family?.name ?? null;
-  const colour = familyColour(family);
+  const colour = cropColour(useRotations((s) => s.colours), 'family', family);
   const title = [crop.name ?? 'A crop', crop.variety].filter(Boolean).join(' · ');
   return (
     <li className={crop.active ? 'crop active' : 'crop'} data-crop={crop.id} style={{ borderLeftColor: colour }}>
@@ -76,8 +78,19 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
 
   // The form goes once saved: the focus goes to the saved crop's Edit button (its row), never the page's body.
   const saved = (what: string, id: string) => { setEditing(null); say(`${what}: it is sent at the next sync.`); focusSoon(`[data-crop="${id}"] .crop-edit`, true); };
-  const create = async (c: CropArgs) => { const r = await api.createCrop({ parcel: parcel.id, ...c }); saved(`Added ${r.name ?? 'the crop'} to ${parcel.properties.name}`, r.id); };
-  const update = (id: string) => async (c: CropArgs) => { const r = await api.updateCrop({ id, ...c }); saved(`Saved ${r.name ?? 'the crop'}`, r.id); };
+  // The crop is saved first (the backend checks it whole), then the crops it replaces are closed.
+  const close = async (list: Closing) => { for (const c of list) await api.updateCrop({ id: c.id, active: false, closure: c.closure }); };
+  const closed = (list: Closing) => (list.length ? `, closed ${list.map((c) => c.label).join(', ')}` : '');
+  const create = async (c: CropArgs, list: Closing) => {
+    const r = await api.createCrop({ parcel: parcel.id, ...c });
+    await close(list);
+    saved(`Added ${r.name ?? 'the crop'} to ${parcel.properties.name}${closed(list)}`, r.id);
+  };
+  const update = (id: string) => async (c: CropArgs, list: Closing) => {
+    const r = await api.updateCrop({ id, ...c });
+    await close(list);
+    saved(`Saved ${r.name ?? 'the crop'}${closed(list)}`, r.id);
+  };
   const cancel = (id: string | null) => { setEditing(null); focusSoon(id ? `[data-crop="${id}"] .crop-edit` : '.rotation .add-crop', true); };
   const remove = (c: RotationCrop) => {
     api.deleteCrop({ id: c.id }).then(() => { say(`Deleted ${c.name ?? 'the crop'} (${c.campaign ?? 'no campaign'}): Undo (Ctrl+Z) brings it back.`); focusSoon('.rotation .add-crop', true); },
@@ -89,6 +102,7 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
   return (
     <section className="rotation" aria-labelledby="rotation-title">
       <h3 id="rotation-title">Crop rotation</h3>
+      {crops ? <CropTypeMismatch parcel={parcel} crops={crops} /> : null}
       {crops === null ? <p className="muted">Reading…</p> : null}
       {crops?.length === 0 && editing !== 'new' ? <p className="muted">No crops recorded on this parcel.</p> : null}
       {editing === 'new' ? <CropForm title="New crop" initial={emptyCrop(next)} families={families} parcelHectares={parcel.properties.hectares} others={crops ?? []} save={create} cancel={() => cancel(null)} />

@@ -45,7 +45,7 @@ describe('the crop form', () => {
     const others = [{ name: 'Durum wheat', campaign: '2025/2026', active: true }, { name: 'Chickpea', campaign: '2024/2025', active: false }];
     expect(cropWarnings({ ...emptyCrop(), area: '50' }, 22.77, [])).toEqual(['The area (50 ha) is larger than the parcel (22.77 ha).']);
     expect(cropWarnings({ ...emptyCrop(), area: '22,77' }, 22.77, [])).toEqual([]);
-    expect(cropWarnings(emptyCrop(), 22.77, others)).toEqual(['Durum wheat 2025/2026 is still marked active on this parcel: mark it past if this crop replaces it.']);
+    expect(cropWarnings(emptyCrop(), 22.77, others)).toEqual(['Durum wheat 2025/2026 is active on this parcel: one crop is active at a time, so saving asks whether to close it.']);
     expect(cropWarnings({ ...emptyCrop(), active: false }, 22.77, others)).toEqual([]);
   });
 });

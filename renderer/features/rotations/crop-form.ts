@@ -9,7 +9,8 @@ export interface CropDraft {
   sowing: string; closure: string; harvestedQty: string; area: string; active: boolean;
 }
 
-export interface FamilyChoice { id: number; name: string }
+/** A family the account may pick, with the service's observation naming its crops (which inferFamily reads). */
+export interface FamilyChoice { id: number; name: string; observation?: string }
 
 /** What the backend's createCrop and updateCrop take of a crop's fields. */
 export interface CropArgs {
@@ -83,7 +84,7 @@ export function nextCampaign(campaign: string): string {
 
 /**
  * What the service accepts but a farm manager would want to know before saving, as sentences (never a refusal): an
- * area larger than the parcel, or another crop of the parcel still marked active.
+ * area larger than the parcel, or another crop of the parcel active (saving then asks to close it: CropForm).
  */
 export function cropWarnings(d: CropDraft, parcelHectares: number, others: readonly { name: string | null; campaign: string | null; active: boolean }[]): string[] {
   const out: string[] = [];
@@ -94,7 +95,7 @@ export function cropWarnings(d: CropDraft, parcelHectares: number, others: reado
   const active = d.active ? others.filter((o) => o.active) : [];
   if (active.length) {
     const names = active.map((o) => [o.name ?? 'a crop', o.campaign].filter(Boolean).join(' ')).join(', ');
-    out.push(`${names} ${active.length === 1 ? 'is' : 'are'} still marked active on this parcel: mark ${active.length === 1 ? 'it' : 'them'} past if this crop replaces ${active.length === 1 ? 'it' : 'them'}.`);
+    out.push(`${names} ${active.length === 1 ? 'is' : 'are'} active on this parcel: one crop is active at a time, so saving asks whether to close ${active.length === 1 ? 'it' : 'them'}.`);
   }
   return out;
 }

@@ -14,8 +14,8 @@ export function colourKey(crop: ActiveCrop | null | undefined, by: ColourBy): st
 /** At most this many entries in the legend; the rest are counted as others. */
 export const LEGEND_MAX = 10;
 
-/** The legend of the parcels shown: each key once (case ignored, as its colour), most parcels first. */
-export function cropLegend(crops: readonly (ActiveCrop | null | undefined)[], by: ColourBy): { legend: LegendEntry[]; bare: number; others: number } {
+/** The legend of the parcels shown: each key once (case ignored, as its colour), most parcels first, in `colourOf`'s colour. */
+export function cropLegend(crops: readonly (ActiveCrop | null | undefined)[], by: ColourBy, colourOf: (key: string) => string = familyColour): { legend: LegendEntry[]; bare: number; others: number } {
   const seen = new Map<string, LegendEntry>();
   let bare = 0;
   for (const c of crops) {
@@ -24,7 +24,7 @@ export function cropLegend(crops: readonly (ActiveCrop | null | undefined)[], by
     const k = key.toLowerCase();
     const e = seen.get(k);
     if (e) e.parcels++;
-    else seen.set(k, { name: key, colour: familyColour(key), parcels: 1 });
+    else seen.set(k, { name: key, colour: colourOf(key), parcels: 1 });
   }
   const all = [...seen.values()].sort((a, b) => b.parcels - a.parcels || a.name.localeCompare(b.name));
   const legend = all.slice(0, LEGEND_MAX);

@@ -1,16 +1,23 @@
-// The crop view's plain data: what the map's parcels are coloured by, the crops or families the map shows then (for
-// the legend), and the farm whose rotation table is open. The map's features and layers stay in MapView.
+// The crop view's plain data: what the map's parcels are coloured by, the colour of each family and crop, the crops or
+// families the map shows then (for the legend), and the farm whose rotation table is open. The map's features and
+// layers stay in MapView.
 import { create } from 'zustand';
 import type { AppApi } from '../../backend.ts';
 import { useApp } from '../../store.ts';
+import { colourIn } from '../../../core/crops/family-colours.ts';
 
 /** 'state': by sync state (the default); 'family' or 'crop': by the parcel's active crop, its family or its name. */
 export type ColourBy = 'state' | 'family' | 'crop';
 
 export interface LegendEntry { name: string; colour: string; parcels: number }
 
+/** By name in lower case: the colours core/crops/family-colours.ts cropColours assigns among the account's names. */
+export interface CropColours { family: ReadonlyMap<string, string>; crop: ReadonlyMap<string, string> }
+
 export interface RotationsState {
   colourBy: ColourBy;
+  /** The account's families and active crops, each a colour no other has while the palette lasts (useCropColours). */
+  colours: CropColours;
   /** The families or crops of the parcels shown, most parcels first (what the legend lists while colouring by them). */
   legend: LegendEntry[];
   /** Parcels shown with no active crop, and those of the keys the legend leaves out. */
@@ -20,7 +27,7 @@ export interface RotationsState {
   table: string | null;
 }
 
-export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', legend: [], bare: 0, others: 0, table: null }));
+export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', colours: { family: new Map(), crop: new Map() }, legend: [], bare: 0, others: 0, table: null }));
 export const setRotations = useRotations.setState;
 
 /** The farm whose rotation R shows: the selected parcel's, else the farm chosen in the list. */
@@ -29,3 +36,6 @@ export async function rotationFarm(api: AppApi): Promise<string | null> {
   if (!selectedId) return farmId;
   return api.parcel({ id: selectedId }).then((p) => p.properties.farm, () => farmId);
 }
+
+/** The colour of a family (or, by 'crop', an active crop's name) among the account's (grey for none). */
+export const cropColour = (colours: CropColours, by: 'family' | 'crop', name: string | null | undefined): string => colourIn(colours[by], name);

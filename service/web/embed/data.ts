@@ -46,14 +46,18 @@ async function farmNames(store: Store, scope: Scope, rows: readonly ParcelRow[])
 
 /**
  * GET /embed/data/parcels: a FeatureCollection of the account's parcels matching every `metadata[k]=v` of the
- * query (AND across keys, an unknown key matches nothing), with `count` (all matches), `truncated`, and `farms`
- * (id → name of the farms of the parcels sent; each parcel's `farm` is such an id).
+ * query (AND across keys, an unknown key matches nothing), with `count` (all matches), `truncated`, `farms`
+ * (id → name of the farms of the parcels sent; each parcel's `farm` is such an id) and `families`: the names of the
+ * crop families the organization has (the shared ones and its own, as GET /api/crop-families/ lists them), which the
+ * map colours among with the app's rule (core/crops/family-colours.ts cropColours) so that a family has one colour in
+ * both, whatever the filter.
  * Assembled as a string like the API's listings: geometry and metadata go out as stored.
  */
 export async function embedParcelsJson(store: Store, account: AccountRow, query: Record<string, unknown>): Promise<string> {
   const scope = embedScope(account);
   const metadata = metadataFilters(query);
-  if (metadata.has(SYNC_REF_KEY)) return '{"type":"FeatureCollection","count":0,"truncated":false,"farms":{},"features":[]}';
+  const families = JSON.stringify((await store.cropFamilies.list(scope.organizationId)).map((f) => f.name));
+  if (metadata.has(SYNC_REF_KEY)) return `{"type":"FeatureCollection","count":0,"truncated":false,"farms":{},"families":${families},"features":[]}`;
   const page = await store.parcels.list(scope, { metadata, limit: MAX_EMBED_PARCELS });
   const rows = await pageRows(page);
   const crops = rows.length ? await store.crops.currentByParcel(scope) : new Map<number, CurrentCrop>();
@@ -61,7 +65,7 @@ export async function embedParcelsJson(store: Store, account: AccountRow, query:
     const crop = crops.get(r.id);
     return featureJson(r, crop && cropJson(crop));
   }).join(',');
-  return `{"type":"FeatureCollection","count":${page.count},"truncated":${page.count > rows.length},"farms":${await farmNames(store, scope, rows)},"features":[${features}]}`;
+  return `{"type":"FeatureCollection","count":${page.count},"truncated":${page.count > rows.length},"farms":${await farmNames(store, scope, rows)},"families":${families},"features":[${features}]}`;
 }
 
 /** GET /embed/data/plants: the account's plants, the features GET /api/plants/ gives the account (all, without next). */

@@ -6,7 +6,7 @@ import type Feature from 'ol/Feature.js';
 import type { Extent } from 'ol/extent.js';
 import { byId } from './dom.ts';
 import { areaLabel, areasOf } from './areas.ts';
-import { NO_CROP, categoryColor } from './colors.ts';
+import { NO_CROP, categoryColor, colourFamilies } from './colors.ts';
 import { createHook, type HookState } from './hook.ts';
 import { insideArea, openArea } from './layout.ts';
 import { createMap, cropCategory, loadParcels, loadPlants } from './map.ts';
@@ -82,6 +82,8 @@ async function start(root: HTMLElement, mapEl: HTMLElement, state: HookState): P
     getJson<unknown>(`data/plants?${new URLSearchParams({ auth_id: authId })}`).catch(() => null),
   ]);
   mark('data_received');
+  // Colours among the organization's families (the app's rule over the same names), and any family a parcel shows.
+  colourFamilies([...(parcels.families ?? []), ...parcels.features.flatMap((f) => (f.properties.crop?.family ? [f.properties.crop.family] : []))]);
   const features = loadParcels(pm, parcels);
   const shownIds = new Set(features.map((f) => f.getId()));
   // Under a filter, only the plants of the parcels shown; otherwise all of them (some may have no parcel).

@@ -25,6 +25,8 @@ export interface ParcelCollection {
   truncated: boolean;
   /** Farm names by id, for the farms of the parcels sent. */
   farms: Record<string, string>;
+  /** The organization's crop family names, which the map's colours are assigned among (colors.ts). */
+  families?: string[];
   features: { type: 'Feature'; id: number; geometry: unknown; properties: ParcelProps }[];
 }
 
