@@ -234,7 +234,7 @@ describe("a farm manager's crops, colours and view", () => {
     await page.locator('.top h1').click();
     await page.keyboard.press('a');
     const panel = page.getByRole('dialog', { name: 'Accounts' });
-    const form = panel.getByRole('form', { name: `Create an account at ${service}` });
+    const form = panel.getByRole('form', { name: `Create an account in Furrow Demo Co-op at ${service}` });
     await form.getByLabel("New account's e-mail").fill('second-grower@example.com');
     await form.getByLabel('Label (optional)').fill('Second grower');
     await form.getByRole('button', { name: 'Create account' }).click();

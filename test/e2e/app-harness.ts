@@ -86,7 +86,8 @@ export async function startDemoApp(prefix: string, env: NodeJS.ProcessEnv = {}):
 export async function openApp(browser: Browser, url: string): Promise<{ page: Page; problems(): Promise<string[]> }> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // STACKS=1 adds each error's stack (where in the bundle it was thrown), for a failure to be found.
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}${process.env.STACKS ? e.stack : ''}`));
   await page.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };
     w.__csp = [];

@@ -43,7 +43,10 @@ export function graticuleLabelBoxes(graticule: Graticule, map: OlMap, measure: (
   const y = height * (1 - LON_AT);
   for (const line of graticule.getMeridians()) {
     const c = line.getFirstCoordinate();
-    const x = map.getPixelFromCoordinate(c)[0]!;
+    // No pixel while the map has not been rendered (hidden, as on the first run's Connect form): no box either.
+    const px = map.getPixelFromCoordinate(c) as number[] | null;
+    if (!px) return [];
+    const x = px[0]!;
     const w = measure(lonText(toLonLat(c)[0]!));
     boxes.push([x - w / 2 - 3, y - 17, x + w / 2 + 3, y + 3]);
   }
@@ -51,7 +54,9 @@ export function graticuleLabelBoxes(graticule: Graticule, map: OlMap, measure: (
   const x = width * LAT_AT;
   for (const line of graticule.getParallels()) {
     const c = line.getFirstCoordinate();
-    const py = map.getPixelFromCoordinate(c)[1]!;
+    const px = map.getPixelFromCoordinate(c) as number[] | null;
+    if (!px) return [];
+    const py = px[1]!;
     const w = measure(latText(toLonLat(c)[1]!));
     boxes.push([x - w - 3, py - 10, x + 3, py + 10]);
   }

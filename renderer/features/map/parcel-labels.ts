@@ -147,6 +147,8 @@ export class ParcelLabels {
     const size = m?.getSize();
     const resolution = m?.getView().getResolution();
     if (!m || !size || resolution === undefined) return;
+    // Not rendered (the map hidden, as on the first run's Connect form): no pixel to place a name at.
+    if (!m.getPixelFromCoordinate([0, 0])) return;
     const extent = m.getView().calculateExtent(size);
     const inView = this.parcels.getFeaturesInExtent(extent);
     const all = resolution < LABEL_RESOLUTION && inView.length <= LABELS_UP_TO;
