@@ -4,9 +4,10 @@
 // its area in the panel, undo and redo, a hectare point, Sync now, and the service holding both over its HTTP API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, type Page } from 'playwright-core';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHOTS } from './embed-harness.ts';
+import { ROOT } from '../helpers/process.ts';
 import { mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 
 let ctx: DemoApp;
@@ -162,6 +163,8 @@ describe('npm start (browser mode)', () => {
     await expect.poll(() => page.locator('[data-field=name]').textContent()).toBe('E2E drawn field');
     await expect.poll(() => page.locator('[data-field=state]').textContent()).toBe('Synced');
     await page.screenshot({ path: join(SHOTS, 'app-synced.png') });
+    // The README's first picture: the demo farm with a parcel drawn and synced.
+    copyFileSync(join(SHOTS, 'app-synced.png'), join(ROOT, 'docs/img/app.png'));
 
     const farms = await onService('/api/farms/') as { id: number; name: string }[];
     const farm = farms.find((f) => f.name === 'Finca El Olivar')!;
