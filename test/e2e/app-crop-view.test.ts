@@ -12,7 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { demoApi, openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { demoApi, openApp, selectBySearch, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -44,14 +44,7 @@ const api = () => demoApi({ dir, app, service });
 
 interface Crop { id: number; name: string | null; family: { id: number } | null; closure: string | null; is_active: boolean }
 
-async function select(name: string): Promise<void> {
-  await page.locator('.top h1').click();
-  await page.keyboard.press('Control+f');
-  await page.keyboard.type(name);
-  await poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent()).toMatch(new RegExp(`^${name}`));
-  await page.keyboard.press('Enter');
-  await poll(() => page.locator('[data-field=name]').textContent()).toBe(name);
-}
+const select = (name: string) => selectBySearch(page, name);
 
 const timeline = () => page.locator('.rotation .crops > li.crop');
 const cropTexts = () => timeline().evaluateAll((els) => els.map((e) => `${e.querySelector('.crop-name')!.textContent} ${e.querySelector('.badge')!.textContent}`));

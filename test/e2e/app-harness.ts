@@ -164,3 +164,31 @@ export async function lonLatAt(page: Page, x: number, y: number): Promise<[numbe
   const [lon, lat] = ((await page.locator('.cursor-position').textContent()) ?? '').split(',').map(Number);
   return [lon!, lat!];
 }
+
+/** Selects a parcel by name with the search box (Ctrl+F), as a user finds one, and waits for its panel. */
+export async function selectBySearch(page: Page, name: string): Promise<void> {
+  await page.locator('.top h1').click();
+  await page.keyboard.press('Control+f');
+  await page.keyboard.type(name);
+  await expect.poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent(), { timeout: 30_000 }).toMatch(new RegExp(`^${name}`));
+  await page.keyboard.press('Enter');
+  await expect.poll(() => page.locator('[data-field=name]').textContent(), { timeout: 30_000 }).toBe(name);
+}
+
+/**
+ * A PNG's pixels (RGBA, row by row), decoded by Chromium in `decoder`, a blank page of its own (Node has no PNG
+ * decoder here, and the app's page policy would refuse the data: image).
+ */
+export async function decodePng(decoder: Page, png: Buffer): Promise<{ width: number; height: number; data: number[] }> {
+  return decoder.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d')!;
+    g.drawImage(img, 0, 0);
+    return { width: img.width, height: img.height, data: [...g.getImageData(0, 0, img.width, img.height).data] };
+  }, png.toString('base64'));
+}

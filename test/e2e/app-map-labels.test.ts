@@ -12,7 +12,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { demoApi, drawSquare, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { decodePng, demoApi, drawSquare, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 
 type Box = [number, number, number, number];
 interface Labels { parcels: number; graticule: Box[]; placed: { id: string; text: string; kind: string; size: number; box: Box; leader: [[number, number], [number, number]] | null }[] }
@@ -44,17 +44,7 @@ async function region(x: number, y: number, width: number, height: number): Prom
   const clip = { x: Math.floor(x), y: Math.floor(y), width: Math.ceil(width), height: Math.ceil(height) };
   const png = await page.screenshot({ clip });
   decoder ??= await ctx.browser.newPage();
-  const data = await decoder.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    return { width: img.width, data: [...g.getImageData(0, 0, img.width, img.height).data] };
-  }, png.toString('base64'));
+  const data = await decodePng(decoder, png);
   return { x: clip.x, y: clip.y, ...data };
 }
 

@@ -10,7 +10,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { demoApi, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { demoApi, openApp, selectBySearch, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 
 let ctx: DemoApp;
 let page: Page;
@@ -34,15 +34,7 @@ const serviceParcel = async (name: string) => (await api().parcel(name))!;
 const serviceCrops = async (parcelId: number) => api().get<Crop[]>(`/api/parcels/${parcelId}/crops/`);
 const familyNames = async () => new Map((await api().get<{ id: number; name: string }[]>('/api/crop-families/')).map((f) => [f.id, f.name]));
 
-/** Selects a parcel by name with the search box (Ctrl+F), as a user finds one. */
-async function select(name: string): Promise<void> {
-  await page.locator('.top h1').click();
-  await page.keyboard.press('Control+f');
-  await page.keyboard.type(name);
-  await poll(() => page.getByRole('listbox', { name: 'Search results' }).getByRole('option').first().textContent()).toMatch(new RegExp(`^${name}`));
-  await page.keyboard.press('Enter');
-  await poll(() => page.locator('[data-field=name]').textContent()).toBe(name);
-}
+const select = (name: string) => selectBySearch(page, name);
 
 const timeline = () => page.locator('.rotation .crops > li.crop');
 const cropTexts = () => timeline().evaluateAll((els) => els.map((e) => [e.querySelector('.crop-head strong')!.textContent, e.querySelector('.crop-name')!.textContent, e.querySelector('.badge')!.textContent]));

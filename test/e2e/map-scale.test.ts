@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { MILLION_ACCOUNT, millionMirror } from '../../bench/lib/million-mirror.ts';
 import { startBrowserApp, type BrowserApp } from '../../bench/lib/browser-app.ts';
 import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
-import { mapCentre, openApp, shownOn } from './app-harness.ts';
+import { decodePng, mapCentre, openApp, shownOn } from './app-harness.ts';
 
 const PARCELS = 10_000;
 /** A 1×1 green PNG: what the tile server answers for every tile. */
@@ -84,30 +84,19 @@ async function zoomOutTo(page: Page, n: number): Promise<void> {
 async function parcelPixels(page: Page): Promise<{ x: number; y: number }[]> {
   const viewport = page.locator('.map .ol-viewport');
   const box = (await viewport.boundingBox())!;
-  const png = (await viewport.screenshot()).toString('base64');
+  const png = await viewport.screenshot();
   const blank = await browser.newPage();
   try {
-    const found = await blank.evaluate(async (data) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${data}`;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width;
-      c.height = img.height;
-      const g = c.getContext('2d')!;
-      g.drawImage(img, 0, 0);
-      const px = g.getImageData(0, 0, c.width, c.height).data;
-      const out: { x: number; y: number }[] = [];
-      const step = Math.max(4, Math.floor(Math.min(c.width, c.height) / 40));
-      for (let y = Math.floor(c.height * 0.1); y < c.height * 0.9; y += step) {
-        for (let x = Math.floor(c.width * 0.1); x < c.width * 0.9; x++) {
-          const i = (y * c.width + x) * 4;
-          const r = px[i]!, gr = px[i + 1]!, b = px[i + 2]!;
-          if (gr - r > 40 && gr - b > 40) { out.push({ x: x / c.width, y: y / c.height }); x += step; }
-        }
+    const { width, height, data: px } = await decodePng(blank, png);
+    const found: { x: number; y: number }[] = [];
+    const step = Math.max(4, Math.floor(Math.min(width, height) / 40));
+    for (let y = Math.floor(height * 0.1); y < height * 0.9; y += step) {
+      for (let x = Math.floor(width * 0.1); x < width * 0.9; x++) {
+        const i = (y * width + x) * 4;
+        const r = px[i]!, gr = px[i + 1]!, b = px[i + 2]!;
+        if (gr - r > 40 && gr - b > 40) { found.push({ x: x / width, y: y / height }); x += step; }
       }
-      return out;
-    }, png);
+    }
     // Spread over the map: every k-th of them, at most 20.
     const k = Math.max(1, Math.floor(found.length / 20));
     return found.filter((_, i) => i % k === 0).slice(0, 20).map((p) => ({ x: box.x + p.x * box.width, y: box.y + p.y * box.height }));
