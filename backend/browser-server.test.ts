@@ -15,6 +15,7 @@ import { launchHost, type Host } from './launch.ts';
 import { PROTOCOL } from './browser-server.ts';
 import { browserShell, pageHeaders } from '../core/page-policy.ts';
 import { passOf } from '../core/tab-pass.ts';
+import { hostProves } from '../renderer/host-proof.ts';
 
 /** The first frame each socket received, listened for from its creation on (it may come with the upgrade's answer). */
 const firstFrames = new WeakMap<WebSocket, Promise<string>>();
@@ -97,34 +98,42 @@ describe('browser mode', () => {
 
   it("hands each tab a pass that lets it back in after the app restarts, once, with another pass", async () => {
     const first = await open({});
-    const pass = passOf(JSON.parse(String(await nextMessage(first as WebSocket))));
+    const frame = passOf(JSON.parse(String(await nextMessage(first as WebSocket))))!;
+    const pass = frame.furrowPass;
     expect(pass).toMatch(/^[\w-]{43}$/);
     (first as WebSocket).close();
     // Only its digest is kept, readable by the user alone.
     const file = join(dir, 'home', 'tab-passes.json');
-    expect(readFileSync(file, 'utf8')).not.toContain(pass!);
+    expect(readFileSync(file, 'utf8')).not.toContain(pass);
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
 
     // The app restarts: a new launch token, the same port and home.
     await host.close();
     host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir }, secrets: { browserToken: randomBytes(32).toString('base64url') } });
     for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
+    // It proves to the tab that it is the app (the tab's own check, renderer/host-proof.ts), before any pass is offered.
+    const base = `http://127.0.0.1:${port}`;
+    expect(await hostProves({ pass, key: frame.proofKey }, base)).toBe(true);
+    expect(await hostProves({ pass, key: randomBytes(32).toString('base64url') }, base)).toBe(false);
+    expect(await hostProves({ pass: randomBytes(32).toString('base64url'), key: frame.proofKey }, base)).toBe(false);
+    expect((await get('/furrow-proof?claim=zz&nonce=00')).status).toBe(404);
     // The old launch token alone no longer opens anything; a made-up pass neither.
     expect(await open({})).toBe(403);
     expect(await open({ pass: randomBytes(32).toString('base64url') })).toBe(403);
     // Another site's page with a stolen pass is still refused by its Origin, and the pass is not spent by it.
-    expect(await open({ pass: pass!, origin: 'http://evil.example' })).toBe(403);
-    const back = await open({ pass: pass! });
+    expect(await open({ pass, origin: 'http://evil.example' })).toBe(403);
+    const back = await open({ pass });
     expect(back).toBeInstanceOf(WebSocket);
-    const next = passOf(JSON.parse(String(await nextMessage(back as WebSocket))));
-    expect(next).toMatch(/^[\w-]{43}$/);
-    expect(next).not.toBe(pass);
+    const next = passOf(JSON.parse(String(await nextMessage(back as WebSocket))))!;
+    expect(next.furrowPass).toMatch(/^[\w-]{43}$/);
+    expect(next.furrowPass).not.toBe(pass);
     const client = createClient(API, wsPort(back as WebSocket), API_EVENTS);
     expect(await client.api.hello({ apiVersion: API_VERSION })).toEqual({ apiVersion: API_VERSION, pid: host.pid });
     client.close();
     (back as WebSocket).close();
-    // Spent: the same pass a second time (a copy of it) is refused.
-    expect(await open({ pass: pass! })).toBe(403);
+    // Spent: the same pass a second time (a copy of it) is refused, and proved no more.
+    expect(await open({ pass })).toBe(403);
+    expect(await hostProves({ pass, key: frame.proofKey }, base)).toBe(false);
     token = randomBytes(32).toString('base64url');
     await host.close();
     host = await launchHost({ home: join(dir, 'home'), env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: dir }, secrets: { browserToken: token } });

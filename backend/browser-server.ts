@@ -24,7 +24,7 @@ import { browserShell, bytesPolicyHeaders, pageHeaders } from '../core/page-poli
 import { BYTES_PREFIX, bytesHead, parseBytesPath } from '../core/bytes-protocol.ts';
 import type { BytesSource } from './bytes.ts';
 import { boundConnections, httpServerOptions, type ConnectionLimits } from '../platform/node/connections.ts';
-import { offeredSecrets, type PassFrame } from '../core/tab-pass.ts';
+import { offeredSecrets, PROOF_PATH, type PassFrame } from '../core/tab-pass.ts';
 import type { TabPasses } from './tab-passes.ts';
 
 /** The subprotocol the page asks for; the token rides in a second one, `furrow-token.<token>` (core/tab-pass.ts). */
@@ -112,7 +112,9 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     void (async () => {
       if (!hosts().has(req.headers.host ?? '')) return refuse(res, 421, 'Wrong Host: open the address the app printed');
       if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Method not allowed');
-      const raw = new URL(req.url ?? '/', 'http://x').pathname;
+      const url = new URL(req.url ?? '/', 'http://x');
+      const raw = url.pathname;
+      if (raw === PROOF_PATH) return prove(res, url.searchParams);
       // A bytes path is parsed as it came, still percent-encoded (core/bytes-protocol.ts parseBytesPath).
       if (raw.startsWith(BYTES_PREFIX)) return bytes(req, res, raw);
       let path: string;
@@ -156,29 +158,36 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim());
     const { token, pass } = offeredSecrets(offered);
     const place = !hosts().has(req.headers.host ?? '') ? 'wrong Host' : !origins().has(String(req.headers.origin ?? '')) ? 'wrong Origin' : null;
-    // A pass offered is spent whether or not the token also lets the tab in: a tab holds only its latest.
-    const passed = !place && pass !== null && (opts.passes?.redeem(pass) ?? false);
-    const why = place ?? (sameSecret(token, opts.token) || passed ? null : 'wrong token');
+    // A pass offered is spent whether or not the token also lets the tab in: a tab holds only its latest. The pass
+    // handed back keeps the lapse of the one taken (the chain ends when the first one does).
+    const chain = !place && pass !== null ? opts.passes?.redeem(pass) ?? null : null;
+    const byToken = sameSecret(token, opts.token);
+    const why = place ?? (byToken || chain !== null ? null : 'wrong token');
     if (why) {
       socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
-      handPass(ws);
+      handPass(ws, byToken ? undefined : chain ?? undefined);
       const stop = opts.onConnection(socketPort(ws));
       ws.once('close', () => { sockets.delete(ws); stop(); });
     });
   });
 
-  /** The tab's pass for the next start, sent before anything else on its socket. */
-  const handPass = (ws: WebSocket) => {
+  /** The tab's pass for the next start, with its proof key, sent before anything else on its socket. */
+  const handPass = (ws: WebSocket, lapses: number | undefined) => {
     if (!opts.passes) return;
-    try {
-      ws.send(JSON.stringify({ furrowPass: opts.passes.issue() } satisfies PassFrame));
-    } catch {
-      // Not written (the disk full): the tab works now and asks for the printed address after a restart.
-    }
+    const { pass, proofKey } = opts.passes.issue(lapses);
+    ws.send(JSON.stringify({ furrowPass: pass, proofKey } satisfies PassFrame));
+  };
+
+  /** PROOF_PATH: the host's proof to a tab that it is the app (core/tab-pass.ts); 404 for a pass it does not know. */
+  const prove = (res: ServerResponse, query: URLSearchParams) => {
+    const proof = opts.passes?.proof(query.get('claim') ?? '', query.get('nonce') ?? '') ?? null;
+    if (!proof) return refuse(res, 404, 'Not found');
+    res.writeHead(200, { ...headers('application/json'), 'cache-control': 'no-store' });
+    res.end(JSON.stringify({ proof }));
   };
 
   await new Promise<void>((ok, fail) => {

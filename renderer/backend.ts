@@ -7,6 +7,7 @@ import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/
 import { createClient, type Client } from '../core/rpc.ts';
 import { webSocketPort } from './ws-port.ts';
 import { electronBridge, messagePortPort, requestPort } from './electron-port.ts';
+import { dropPass, heldPass, hostProves, keepPass } from './host-proof.ts';
 
 export type Backend = Client<Api, ApiEvents>;
 export type AppApi = Backend['api'];
@@ -39,16 +40,16 @@ export async function connectBackend(onLost: (reason: string) => void): Promise<
   return client;
 }
 
-const PASS_KEY = 'furrow-pass';
-
 async function webSocketClient(onLost: (reason: string) => void): Promise<Backend> {
   const token = launchToken();
-  const pass = sessionStorage.getItem(PASS_KEY);
-  if (!token && !pass) throw new Error('This page needs the address the app printed when it started (it holds this launch\'s token).');
-  const port = webSocketPort(`ws://${location.host}/`, { token: token ?? '', pass, onPass: (p) => sessionStorage.setItem(PASS_KEY, p) });
+  const held = heldPass();
+  if (!token && !held) throw new Error('This page needs the address the app printed when it started (it holds this launch\'s token).');
+  // The pass only to a server that proved it is the app: while the app was stopped, anything could take its port.
+  const pass = held && await hostProves(held) ? held.pass : null;
+  const port = webSocketPort(`ws://${location.host}/`, { token: token ?? '', pass, onPass: keepPass });
   port.onClose(onLost);
   await port.opened.catch(() => {
-    sessionStorage.removeItem(PASS_KEY); // spent or lapsed: it would only be refused again
+    dropPass(); // spent, lapsed or unproved: it would only be refused again
     throw new Error('The app refused this page: open the address it printed at its latest start.');
   });
   const client = createClient(API, port, API_EVENTS);
@@ -57,11 +58,12 @@ async function webSocketClient(onLost: (reason: string) => void): Promise<Backen
 }
 
 /** Whether this page came through browser mode's WebSocket, and so can get back in by itself after a restart. */
-export const canReconnect = (): boolean => !electronBridge() && sessionStorage.getItem(PASS_KEY) !== null;
+export const canReconnect = (): boolean => !electronBridge() && heldPass() !== null;
 
 /**
- * Browser mode, the app stopped: asks the page's own address every `everyMs` until the app answers again (started
- * anew, on the same port), then reloads the page, which connects with its pass. Returns the function that stops asking.
+ * Browser mode, the app stopped: asks every `everyMs` whether the server at the page's port is the app again (started
+ * anew on the same port, proving it issued this tab's pass: host-proof.ts), then reloads the page, which connects with
+ * its pass. Whatever else answers there meanwhile is never loaded. Returns the function that stops asking.
  */
 export function waitForHost(everyMs = 1_000): () => void {
   let stopped = false;
@@ -69,8 +71,9 @@ export function waitForHost(everyMs = 1_000): () => void {
     while (!stopped) {
       await new Promise((r) => setTimeout(r, everyMs));
       if (stopped) return;
-      const up = await fetch(location.pathname, { method: 'HEAD', cache: 'no-store' }).then((r) => r.ok, () => false);
-      if (up && !stopped) {
+      const held = heldPass();
+      if (!held) return;
+      if (await hostProves(held) && !stopped) {
         location.reload();
         return;
       }

@@ -2,7 +2,7 @@
 // browser code, no Node: messages are JSON text frames. The per-launch token (and the tab's reconnect pass, when it
 // has one: core/tab-pass.ts) is offered as a further subprotocol so that it is in no URL the server logs.
 import type { Port } from '../core/rpc.ts';
-import { PASS_PREFIX, passOf, TOKEN_PREFIX } from '../core/tab-pass.ts';
+import { PASS_PREFIX, passOf, TOKEN_PREFIX, type PassFrame } from '../core/tab-pass.ts';
 
 export const PROTOCOL = 'furrow.v1';
 
@@ -19,8 +19,8 @@ export interface Secrets {
   token: string;
   /** The pass the host handed this tab at its last connection, for getting back in after a restart. */
   pass: string | null;
-  /** A new pass the host sent: kept for the next connection (each is good once). */
-  onPass(pass: string): void;
+  /** A new pass the host sent, with its proof key: kept for the next connection (each is good once). */
+  onPass(frame: PassFrame): void;
 }
 
 export function webSocketPort(url: string, secrets: Secrets): SocketPort {
@@ -28,11 +28,11 @@ export function webSocketPort(url: string, secrets: Secrets): SocketPort {
   // The pass comes first, before any rpc message: taken here, never handed to rpc.
   ws.addEventListener('message', (e: MessageEvent) => {
     if (typeof e.data !== 'string' || !e.data.startsWith('{"furrowPass"')) return;
-    let pass: string | null = null;
+    let frame: PassFrame | null = null;
     try {
-      pass = passOf(JSON.parse(e.data));
+      frame = passOf(JSON.parse(e.data));
     } catch { /* not a pass */ }
-    if (pass) secrets.onPass(pass);
+    if (frame) secrets.onPass(frame);
   });
   // What is sent before the socket opens waits for it: the client's first call goes out at once.
   const queue: string[] = [];

@@ -1,8 +1,10 @@
 // The app stopped and started again, as a user does between two days in the field: it comes back on the same port,
 // and a browser tab left open on it gets back in by itself — no new address pasted, no token in it — while a tab that
-// never had the printed address is still refused (the launch-secret rule: only the printed address lets a tab in).
+// never had the printed address is still refused (the launch-secret rule: only the printed address lets a tab in),
+// and another program holding the port meanwhile gets neither the tab's pass nor the tab.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -45,6 +47,22 @@ describe('the app restarted', () => {
     await expect.poll(() => page.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 15_000 }).toBe('Disconnected');
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'The app stopped' }).textContent()).toContain('this page reconnects by itself');
     await page.screenshot({ path: join(SHOTS, 'app-restart-waiting.png') });
+
+    // While the app is stopped, another program takes its port (any local user may): the tab asks it to prove it is
+    // the app, it cannot, so the tab neither reloads into its page nor offers it the pass.
+    const seen: string[] = [];
+    const impostor = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': req.url?.startsWith('/furrow-proof') ? 'application/json' : 'text/html' });
+      res.end(req.url?.startsWith('/furrow-proof') ? JSON.stringify({ proof: '0'.repeat(64) }) : '<p>impostor</p>');
+    });
+    impostor.on('upgrade', (req, socket) => { seen.push(`UPGRADE ${String(req.headers['sec-websocket-protocol'])}`); socket.destroy(); });
+    await new Promise<void>((r) => impostor.listen(Number(portOf(first)), '127.0.0.1', r));
+    await expect.poll(() => seen.filter((s) => s.startsWith('GET /furrow-proof?claim=')).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    expect(seen.filter((s) => !s.startsWith('GET /furrow-proof?claim='))).toEqual([]);
+    expect(await page.locator('.statusbar').count()).toBe(1);
+    await new Promise<void>((r) => impostor.close(() => r()));
+    impostor.closeAllConnections();
 
     app = await startApp(env);
     expect(portOf(app.url)).toBe(portOf(first));
