@@ -82,6 +82,8 @@ describe('the mirror host', () => {
     expect((await h.api.farmParcels({ farm: farm.id })).parcels.map((p) => [p.name, p.state])).toEqual([['Drawn and renamed', 'pending'], ['Dropped', 'pending']]);
     expect(await h.api.farmParcels({ around: dropped.id, limit: 1 })).toMatchObject({ farm: farm.id, total: 2, offset: 1, parcels: [{ id: dropped.id, name: 'Dropped', hectares: 3 }] });
     await expect(h.api.farmParcels({ around: 'no-such-parcel' })).rejects.toMatchObject({ code: 'not_found' });
+    // An offset past what any farm holds is refused as bad arguments, never an internal error from SQLite.
+    await expect(h.api.farmParcels({ farm: farm.id, offset: 2 ** 63 })).rejects.toMatchObject({ code: 'invalid_arguments' });
     expect(await h.api.undo({ account: acc })).toBe('Edit parcel');
     expect((await h.api.parcel({ id: drawn.id })).properties.name).toBe('Drawn');
     await ev2.until((e) => e.type === 'changed' && e.parcels.upserted.includes(drawn.id));

@@ -195,6 +195,28 @@ describe('organization mode', () => {
     await h.api.disconnect({ account: theirs, discardUnsynced: true });
     await h.api.forgetOrganization({ organization: added.id });
   });
+
+  it("shows what a hostile service calls itself and its account only bounded and without controls or bidi overrides", async () => {
+    const account = 'acc-00000000-0000-4000-8000-000000000001';
+    const evil = createServer((req, res) => {
+      const body = req.url === '/api/farms/' ? [] : req.url === `/api/accounts/${account}/` ? { id: account, account_email: '\u202egro@x\u001b[31m\r\nFAKE LOG LINE' }
+        : req.url === '/api/organization/' ? { id: 'org-1', name: `<img src=x>\u202e${'N'.repeat(400)}` } : null;
+      res.writeHead(body === null ? 404 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body ?? { code: 'not_found', message: 'Not found' }));
+    });
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+    try {
+      const h = await hw.host(hw.newHome());
+      await h.api.connect({ service: `http://127.0.0.1:${(evil.address() as AddressInfo).port}`, account, apiKey: 'fk_00000000_whatever' });
+      expect((await h.api.accounts({})).find((a) => a.id === account)!.label).toBe('gro@x [31m FAKE LOG LINE');
+      const [o] = await h.api.organizations({});
+      expect(o!.name).toHaveLength(200);
+      expect(o!.name).toMatch(/^<img src=x> N+…$/);
+      await h.close();
+    } finally {
+      await new Promise<void>((r) => evil.close(() => r()));
+    }
+  });
 });
 
 /** A token for the account signed by the service's own key, expiring `seconds` from now. */

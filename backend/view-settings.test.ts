@@ -29,6 +29,9 @@ describe("the view's choices", () => {
     await h.api.saveViewSettings(good);
     await expect(h.api.saveViewSettings({ ...good, colourBy: 'rainbow' } as unknown as ViewSettings)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
     await expect(h.api.saveViewSettings({ ...good, path: '/etc/passwd' } as unknown as ViewSettings)).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+    // Each field within its bounds, the whole too large: a filter of 20 keys of 100 values of 4,000 characters (8 MB).
+    const huge = Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`key ${k}`, Array.from({ length: 100 }, (_, v) => `${v}`.padEnd(4000, 'x'))]));
+    await expect(h.api.saveViewSettings({ ...good, filter: huge })).rejects.toMatchObject({ code: RpcCode.invalidArguments, message: expect.stringMatching(/at most 65,536 are kept/) });
     expect(await h.api.viewSettings({})).toEqual(good);
   }, 60_000);
 });

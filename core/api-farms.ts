@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PAGE_AND_CLI, type Contract } from './rpc.ts';
 import { Account, AccountId, BBox, Id, Name, Nullable, Obj, SyncState } from './api-schemas.ts';
+import { MAX_OFFSET } from './schemas/common.ts';
 
 export const FarmSummary = Obj({
   id: Id, account: AccountId, serverId: Type.Union([Type.Integer(), Type.Null()]), name: Type.String(),
@@ -31,7 +32,7 @@ export const FARMS_API = {
     callers: PAGE_AND_CLI,
     description: "A page of a farm's live parcels by name, with hectares and sync state, for the list beside the map; `around` a parcel: the page holding it, in its farm",
     args: Type.Union([
-      Obj({ farm: Id, offset: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }),
+      Obj({ farm: Id, offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }),
       Obj({ around: Id, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }),
     ]),
     result: ParcelPage,

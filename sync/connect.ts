@@ -7,6 +7,7 @@ import type { AccountCredentials, CredentialStore } from './credentials.ts';
 import { errorMessage } from './http.ts';
 import { tokenExpiry, tokenSubject } from './tokens.ts';
 import { serviceAddress } from '../core/accounts/service-address.ts';
+import { displayText } from '../core/accounts/display-text.ts';
 import type { DurationOptions } from './context.ts';
 
 export interface ConnectInput {
@@ -43,7 +44,7 @@ function serviceUrl(text: string): string {
 async function accountEmail(client: { send(method: string, path: string): Promise<{ status: number; body: unknown }> }, id: string): Promise<string | undefined> {
   const res = await client.send('GET', `/api/accounts/${encodeURIComponent(id)}/`).catch(() => null);
   const email = res?.status === 200 ? (res.body as { account_email?: unknown }).account_email : undefined;
-  return typeof email === 'string' && email.length <= 200 ? email : undefined;
+  return typeof email === 'string' && email.length <= 254 ? displayText(email) || undefined : undefined;
 }
 
 /** The account a token is for (its `sub`), or null when it is not an account_access token. */
@@ -74,7 +75,9 @@ export async function connectAccount(m: Mirror, store: CredentialStore, input: C
     if (creds.apiKey) {
       const who = await client.send('GET', '/api/organization/').catch(() => null);
       const body = who?.status === 200 ? who.body as { id?: unknown; name?: unknown } : null;
-      if (typeof body?.id === 'string' && typeof body.name === 'string') creds = { ...creds, organization: { id: body.id, name: body.name } };
+      if (typeof body?.id === 'string' && typeof body.name === 'string' && body.id.length <= 200) {
+        creds = { ...creds, organization: { id: displayText(body.id), name: displayText(body.name) } };
+      }
     }
   } finally {
     await client.close();

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { ServiceClient, errorMessage, isAccountNotFound, type HttpResponse } from './http.ts';
 import { OrgRefused, type OrgKey } from './organization.ts';
+import { displayText } from '../core/accounts/display-text.ts';
 
 const ServiceAccount = Type.Object({
   id: Type.String({ minLength: 1 }), account_email: Type.String(),
@@ -67,7 +68,8 @@ export class OrgClient {
     const res = await this.client().send('GET', '/api/organization/');
     if (res.status === 404 || res.status === 405) return null;
     if (res.status !== 200) throw refusal(res, 'Reading the organization');
-    return shape(Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), name: Type.String({ maxLength: 500 }) }), res, 'the organization');
+    const who = shape(Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), name: Type.String({ maxLength: 500 }) }), res, 'the organization');
+    return { id: displayText(who.id), name: displayText(who.name) };
   }
 
   /** One account of the organization, or OrgRefused account_not_found (another organization's is not found either). */

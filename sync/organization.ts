@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountRow } from '../db/types.ts';
 import type { AccountCredentials } from './credentials.ts';
+import { displayText } from '../core/accounts/display-text.ts';
 
 /** An organization's key for a service, and how the accounts connected through it authenticate. */
 export interface OrgKey {
@@ -34,7 +35,10 @@ export function organizationsOf(creds: Record<string, AccountCredentials>, accou
     const id = organizationId(service, c.apiKey);
     const o = out.get(id) ?? { id, service, apiKey: c.apiKey, accountHeader: c.accountHeader, method: c.method, entry: null, via: [], known: null };
     if (entry) o.entry = entry;
-    if (c.organization && !o.known) o.known = c.organization;
+    // As kept (by an older build, or edited by hand): shown only bounded and clean.
+    if (c.organization && !o.known && typeof c.organization.id === 'string' && typeof c.organization.name === 'string') {
+      o.known = { id: displayText(c.organization.id), name: displayText(c.organization.name) };
+    }
     if (via) o.via.push(via);
     out.set(id, o);
   };
