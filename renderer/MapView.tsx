@@ -158,7 +158,11 @@ export function MapView() {
     const begin = () => { if (!started.current) { started.current = true; load.current(); } };
     // At start, the farm chosen (the one of the last start, else the largest): an account's farms can lie countries
     // apart (the demo's), and a view of all of them shows each parcel as a dot.
-    const farm = zoomTo?.farm ?? useApp.getState().farmId ?? largestFarm(useApp.getState().farms);
+    // A farm chosen without parcels yet (one just created, kept from the last start) has no box: the start then
+    // opens on the largest farm rather than on the whole world.
+    const { farmId, farms } = useApp.getState();
+    const chosen = farmId && (farms.find((f) => f.id === farmId)?.parcels ?? 0) > 0 ? farmId : null;
+    const farm = zoomTo?.farm ?? chosen ?? largestFarm(farms);
     if (!farm) {
       begin();
       return;

@@ -93,7 +93,8 @@ function DraftPanel() {
     <>
       <h2 id="panel-title">{drawn ? 'New parcel' : 'Drawing a parcel'}</h2>
       <p className={over ? 'area error' : 'area'}>
-        Area <output aria-label="Drawn area" data-field="draft-hectares">{hectares(ha)}</output>
+        {/* A shape that crosses itself has no area of its own (its loops cancel out): none is shown, not "0.00 ha". */}
+        Area <output aria-label="Drawn area" data-field="draft-hectares">{problems.some((p) => p.includes('crosses or touches itself')) ? 'none while it crosses itself' : hectares(ha)}</output>
         {over ? <span role="alert"> — above this account&apos;s limit of {hectares(limit)}: it cannot be saved.</span> : null}
       </p>
       {problems.length ? <DraftFix problems={problems} /> : null}

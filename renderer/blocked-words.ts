@@ -8,7 +8,7 @@ import type { BlockedAccount } from '../core/api.ts';
 const TOKEN_CONTROLS = 'Accounts → Token…';
 
 export const BLOCKED_WORDS: Record<BlockedCode, string> = {
-  invalid_api_key: "The organization's API key was revoked or rotated: connect the account again with the current key in Settings → Connect.",
+  invalid_api_key: "The service no longer knows the organization's API key (revoked or rotated, or the service's data was reset): connect the account again with the current key in Settings → Connect, or, if the service was reset, remove it in Accounts (A), where its unsent work can be exported first.",
   account_not_found: "The service no longer knows it (deactivated or deleted): the organization can reactivate it in the service's admin panel.",
   invalid_token: `Paste a new token, or get one from its token provider. Both are in ${TOKEN_CONTROLS}: Paste new token, or Token provider URL and Get new token now.`,
   clock_skew: `Clocks disagree (the reason says whose, and by how much): set that clock right and sync again, or get a fresh token from an issuer whose clock is right in ${TOKEN_CONTROLS}.`,

@@ -2,6 +2,7 @@
 // the map shows, where the map is asked to fit, whether plants are shown and the plant clicked. A store of its own so
 // the shared renderer/store.ts stays as it is; OpenLayers objects stay in the map's hooks.
 import { create } from 'zustand';
+import { useApp } from '../store.ts';
 import type { MetadataFilter } from '../../core/parcels/metadata-filter.ts';
 
 export type LonLatBox = [number, number, number, number];
@@ -42,3 +43,10 @@ export const removeCondition = (key: string, value: string) =>
 export const clearFilter = () => set({ filter: {} });
 
 export const fitMap = (bbox: LonLatBox) => set((s) => ({ fitTo: { bbox, nonce: (s.fitTo?.nonce ?? 0) + 1 } }));
+
+// A filter is its account's (its keys and values are that account's metadata): another account shown starts
+// unfiltered, rather than showing an empty map "filtered by metadata" it never set (the view's restore, which comes
+// after the account is chosen, puts back the filter kept with that account).
+useApp.subscribe((s, prev) => {
+  if (s.account?.id !== prev.account?.id && Object.keys(useBrowse.getState().filter).length) useBrowse.setState({ filter: {} });
+});

@@ -49,9 +49,18 @@ describe("the app's automatic syncs", () => {
     await editor().getByLabel('Name').fill('Olivar B (renamed)');
     await editor().getByRole('button', { name: 'Save changes' }).click();
     await poll(() => editor().getByLabel('Name').inputValue()).toBe('Olivar B (renamed)');
+    // A metadata filter of the demo account's: another account shown starts unfiltered (its map is not emptied by
+    // a filter on metadata it may not even have).
+    const filter = page.getByRole('form', { name: 'Add a metadata filter' });
+    await filter.getByLabel('Filter key').fill('crop_type');
+    await filter.getByLabel('Filter value').fill('Olive');
+    await filter.getByRole('button', { name: 'Filter' }).click();
+    await poll(() => page.getByRole('status', { name: 'Filter on' }).count()).toBe(1);
     const second = await page.locator('.statusbar select option', { hasText: 'Second grower' }).getAttribute('value');
     await page.locator('.statusbar select').selectOption(second!);
     await poll(() => message()).toMatch(/^Synced: /);
+    expect(await page.getByRole('status', { name: 'Filter on' }).count()).toBe(0);
+    expect(await page.getByRole('list', { name: 'Metadata filter' }).count()).toBe(0);
     expect(await api.parcel('Olivar B (renamed)')).toBeUndefined();
 
     // The network comes back (as the timer would fire): every account syncs, the demo account's rename goes.

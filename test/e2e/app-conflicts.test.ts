@@ -100,13 +100,13 @@ describe('conflicts in the app', () => {
     await poll(() => sideOf('name', 'mine')).toBe('Olivar B (mine)');
     expect(await sideOf('name', 'theirs')).toBe('Olivar B (theirs)');
     expect(await page.getByRole('columnheader', { name: 'Theirs (on the service)' }).count()).toBe(1);
-    await poll(conflictsNote).toBe('· 1 conflict — select the purple parcel to settle it');
+    await poll(conflictsNote).toBe('· 1 conflict — select the parcel marked ! (purple, cross-hatched) to settle it');
     await page.screenshot({ path: join(SHOTS, 'app-conflict.png') });
 
     // Another sync's message replaces "1 in conflict"; the open conflict is still named beside it.
     await syncNow();
     expect(await page.getByRole('status', { name: 'Message' }).textContent()).not.toMatch(/in conflict/);
-    expect(await conflictsNote()).toBe('· 1 conflict — select the purple parcel to settle it');
+    expect(await conflictsNote()).toBe('· 1 conflict — select the parcel marked ! (purple, cross-hatched) to settle it');
 
     await page.getByRole('button', { name: 'Keep theirs' }).click();
     await poll(() => field('name')).toBe('Olivar B (theirs)');
@@ -133,11 +133,13 @@ describe('conflicts in the app', () => {
     await poll(() => field('state')).toBe('Conflict');
     await poll(() => sideOf('metadata.Supplier ID', 'mine')).toBe('S-78 mine');
     expect(await sideOf('metadata.Supplier ID', 'theirs')).toBe('S-79 theirs');
-    await poll(conflictsNote).toBe('· 1 conflict — select the purple parcel to settle it');
+    await poll(conflictsNote).toBe('· 1 conflict — select the parcel marked ! (purple, cross-hatched) to settle it');
 
     await page.getByRole('button', { name: 'Keep mine' }).click();
     await poll(() => field('state')).toBe('Pending');
     await poll(conflictsNote).toBeNull();
+    // The conflict's buttons are gone: the focus is on the parcel's heading, not the page's body.
+    await poll(() => page.evaluate(() => document.activeElement?.id ?? '')).toBe('panel-title');
     // Pending for no error: no reason shown at all, and never in red.
     expect(await page.locator('[data-field=reason].error').count()).toBe(0);
     await syncNow();

@@ -84,6 +84,8 @@ describe('fixing a polygon that crosses itself', () => {
 
     const alert = page.locator('.draft-fix [role=alert]');
     await poll(() => alert.textContent()).toMatch(/crosses or touches itself: .* — it cannot be saved like this: drag a vertex on the map \(where it crosses is marked in red\), or retype it under Vertices\.$/);
+    // Its loops cancel out: no area is shown for it, not "0.00 ha".
+    expect(await page.locator('[data-field=draft-hectares]').textContent()).toBe('none while it crosses itself');
     expect(await page.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
     // The crossing, in the bow tie's middle, is marked on the map.
     await page.waitForTimeout(600); // the pan to the typed vertices
@@ -95,7 +97,9 @@ describe('fixing a polygon that crosses itself', () => {
 
     // Split: two parts, named after the parcel, saved together.
     await page.getByRole('button', { name: 'Split into 2 parcels' }).click();
-    await poll(() => page.locator('.draft-fix[role=status]').textContent()).toMatch(/^Split where it crosses: saved as 2 parcels, [\d.]+ ha and [\d.]+ ha\./);
+    await poll(() => page.locator('.draft-fix[role=status]').textContent()).toMatch(/^Split where it crosses into 2 parcels, [\d.]+ ha and [\d.]+ ha: name them below and save them\./);
+    // The Split button is gone: the focus is on what saves the parts, not the page's body.
+    await poll(() => page.evaluate(() => document.activeElement?.textContent ?? '')).toBe('Save 2 parcels');
     await page.getByLabel('Name').fill('Bow tie');
     await page.getByRole('button', { name: 'Save 2 parcels' }).click();
     await poll(status).toMatch(/^Saved Bow tie \(part 1 of 2\) \([\d.]+ ha\) and Bow tie \(part 2 of 2\) \([\d.]+ ha\): they are sent at the next sync\.$/);

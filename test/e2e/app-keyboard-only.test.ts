@@ -284,6 +284,13 @@ describe('the app with the keyboard alone', () => {
     expect(await api.parcel('Keyboard field')).toBeDefined();
     expect(await where()).toMatch(/^BUTTON#\.farm/);
 
+    // Create a farm (N): the form takes the focus; created, the focus is on the new farm in the list.
+    await page.keyboard.press('n');
+    await poll(focused).toBe('Farm name');
+    await page.keyboard.type('Keyboard farm');
+    await page.keyboard.press('Enter');
+    await poll(focused).toMatch(/^Keyboard farm/);
+
     // Settings: single keys switched off, then D draws nothing and no button announces it.
     await page.keyboard.press('Control+,');
     await poll(() => inside('.settings')).toBe(true);

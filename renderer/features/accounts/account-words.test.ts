@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountSummary, DeactivationPreview } from '../../../core/api.ts';
-import { accountChoices, deactivationWords, duration, hereWords, orgTitles, tokenWords, unsentWords } from './account-words.ts';
+import { accountChoices, accountNames, deactivationWords, duration, hereWords, orgTitles, tokenWords, unsentWords } from './account-words.ts';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
 const token = (minutes: number | null, source: 'pasted' | 'url' | 'organization' = 'pasted') => ({
@@ -82,5 +82,12 @@ describe('unsentWords', () => {
     expect(unsentWords(counts)).toBeNull();
     expect(unsentWords({ ...counts, pending: 1 })).toBe('1 change not sent');
     expect(unsentWords({ ...counts, pending: 1, blocked: 2, uncertain: 1, rejected: 1, conflicts: 2 })).toBe('5 changes not sent, 2 conflicts');
+  });
+});
+
+describe('accountNames', () => {
+  it("names each account by its label, with its id's end only where two read the same", () => {
+    const names = accountNames([{ id: 'acc-1-aaaaaa', label: 'Demo grower' }, { id: 'acc-2-bbbbbb', label: 'Demo grower' }, { id: 'acc-3-cccccc', label: '' }]);
+    expect([...names.values()]).toEqual(['Demo grower (…aaaaaa)', 'Demo grower (…bbbbbb)', 'acc-3-cccccc']);
   });
 });

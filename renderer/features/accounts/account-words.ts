@@ -61,6 +61,12 @@ export function deactivationWords(p: DeactivationPreview): { consequence: string
   return { consequence, deleteOption, here };
 }
 
+/** Each account's name (its label, else its id), with its id's end where two would read the same (a stale twin). */
+export function accountNames(accounts: readonly Pick<AccountSummary, 'id' | 'label'>[]): Map<string, string> {
+  const plain = accounts.map((a) => a.label || a.id);
+  return new Map(accounts.map((a, i) => [a.id, plain.indexOf(plain[i]!) === plain.lastIndexOf(plain[i]!) ? plain[i]! : `${plain[i]!} (…${a.id.slice(-6)})`]));
+}
+
 /**
  * "Demo grower · http://…" for each account, with its id's end added where two would read the same (an account
  * left in the mirror from an earlier service on the same address, say): a chooser must never offer twins.

@@ -19,6 +19,7 @@ import { wayOutHere } from '../../blocked-words.ts';
 import { billableLine, evidence, previewLines } from './sync-words.ts';
 import { syncedMessage } from '../status/status-words.ts';
 import './cockpit.css';
+import { accountNames } from '../accounts/account-words.ts';
 
 export const useCockpit = create<{ open: boolean; syncing: string[] }>(() => ({ open: false, syncing: [] }));
 export const toggleCockpit = () => useCockpit.setState((s) => ({ open: !s.open }));
@@ -44,19 +45,19 @@ async function syncAccount(api: AppApi, id: string): Promise<void> {
   }
 }
 
-function AccountRow({ a, shown }: { a: AccountSummary; shown: boolean }) {
+function AccountRow({ a, shown, name }: { a: AccountSummary; shown: boolean; name: string }) {
   const api = useApi();
   const appSyncing = useApp((s) => s.syncing);
   const busy = useCockpit((s) => s.syncing.includes(a.id)) || (shown && appSyncing);
   const progress = useApp((s) => (s.sync?.account === a.id ? s.sync : null));
   return (
     <tr className={shown ? 'shown' : undefined}>
-      <th scope="row">{a.label || a.id}<div className="muted service">{a.service}{a.blocked ? '' : a.lastPull ? ` · pulled ${a.lastPull.slice(0, 16).replace('T', ' ')}` : ' · never pulled'}</div>
+      <th scope="row">{name}<div className="muted service">{a.service}{a.blocked ? '' : a.lastPull ? ` · pulled ${a.lastPull.slice(0, 16).replace('T', ' ')}` : ' · never pulled'}</div>
         {a.blocked ? <div className="error">Blocked: {a.blocked.reason}</div> : null}
         <div className="actions">
-          <button type="button" disabled={busy} onClick={() => void syncAccount(api, a.id)} aria-label={`Sync ${a.label || a.id}`}>{busy ? 'Syncing…' : 'Sync'}</button>
-          {!shown ? <button type="button" onClick={() => { chooseAccount(a); void refreshAccount(api); }} aria-label={`Show ${a.label || a.id}`}>Show</button> : null}
-          {progress && progress.total > 0 ? <progress max={progress.total} value={progress.done} aria-label={`Syncing ${a.label || a.id}: ${progress.phase}`} /> : null}
+          <button type="button" disabled={busy} onClick={() => void syncAccount(api, a.id)} aria-label={`Sync ${name}`}>{busy ? 'Syncing…' : 'Sync'}</button>
+          {!shown ? <button type="button" onClick={() => { chooseAccount(a); void refreshAccount(api); }} aria-label={`Show ${name}`}>Show</button> : null}
+          {progress && progress.total > 0 ? <progress max={progress.total} value={progress.done} aria-label={`Syncing ${name}: ${progress.phase}`} /> : null}
         </div>
       </th>
       {COUNTS.map(([k]) => <td key={k} data-count={k} className={a.counts[k] && k !== 'pending' && k !== 'in_flight' ? 'attention' : undefined}>{a.counts[k].toLocaleString('en-US')}</td>)}
@@ -126,6 +127,7 @@ export function SyncCockpit() {
   const rejected = items.filter((i) => i.state === 'rejected');
   const blocked = items.filter((i) => i.state === 'blocked');
   const lines = details ? previewLines(details.preview) : [];
+  const names = accountNames(accounts);
   return (
     <section className="cockpit" role="dialog" aria-label="Sync details" tabIndex={-1} ref={panel}>
       <div className="cockpit-head">
@@ -134,7 +136,7 @@ export function SyncCockpit() {
       </div>
       <table className="accounts-table">
         <thead><tr><th scope="col">Account</th>{COUNTS.map(([k, l]) => <th key={k} scope="col">{l}</th>)}</tr></thead>
-        <tbody>{accounts.map((a) => <AccountRow key={a.id} a={a} shown={a.id === account?.id} />)}</tbody>
+        <tbody>{accounts.map((a) => <AccountRow key={a.id} a={a} shown={a.id === account?.id} name={names.get(a.id)!} />)}</tbody>
       </table>
       {error ? <p role="alert" className="error">{error}</p> : null}
       {account && details ? (

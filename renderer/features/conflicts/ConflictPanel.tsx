@@ -8,6 +8,7 @@ import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
 import { kindNote, resolvedFieldsMessage, resolvedMessage } from './conflict-words.ts';
 import { ConflictSides, type Side } from './ConflictSides.tsx';
+import { focusSoon, savedParcel } from '../focus/focus-soon.ts';
 
 export function ConflictPanel({ parcel }: { parcel: ParcelFeature }) {
   const api = useApi();
@@ -32,6 +33,8 @@ export function ConflictPanel({ parcel }: { parcel: ParcelFeature }) {
       const theirName = conflict.differences.find((d) => d.field === 'name')?.theirs;
       const name = fields?.name === 'theirs' && theirName ? theirName : parcel.properties.name;
       say(fields ? resolvedFieldsMessage(fields, name) : resolvedMessage(conflict, which, parcel.properties.name));
+      // The conflict's buttons go with it: the focus goes to the parcel's heading, never the page's body.
+      focusSoon(savedParcel(parcel.id), true);
     } catch (err) {
       say(`Not settled: ${err instanceof Error ? err.message : String(err)}`, true);
     } finally {

@@ -10,6 +10,7 @@ import { VertexTable } from '../edit/VertexTable.tsx';
 import { shapeGeometry } from '../edit/shape.ts';
 import { chooseSplit, useParts, useSplit } from './fix-store.ts';
 import './draw.css';
+import { focusSoon } from '../focus/focus-soon.ts';
 
 /** The parts' names: the parcel's, numbered as an import numbers a MultiPolygon's parts. */
 export const partName = (name: string, i: number, n: number): string => `${name} (part ${i + 1} of ${n})`;
@@ -31,8 +32,8 @@ export function DraftFix({ problems }: { problems: string[] }) {
   if (split) {
     return (
       <div className="draft-fix" role="status">
-        <p>Split where it crosses: saved as {split.length} parcels, {areas(split)}.</p>
-        <button type="button" onClick={() => chooseSplit(false)}>Keep it whole and move its vertices instead</button>
+        <p>Split where it crosses into {split.length} parcels, {areas(split)}: name them below and save them.</p>
+        <button type="button" onClick={() => { chooseSplit(false); focusSoon('.draft-fix .vertices input', true); }}>Keep it whole and move its vertices instead</button>
       </div>
     );
   }
@@ -42,7 +43,7 @@ export function DraftFix({ problems }: { problems: string[] }) {
       {parts ? (
         <p>
           Or split it where it crosses into {parts.length} parcels ({areas(parts)}).{' '}
-          <button type="button" onClick={() => chooseSplit(true)}>Split into {parts.length} parcels</button>
+          <button type="button" onClick={() => { chooseSplit(true); focusSoon('form[aria-label="New parcel"] button[type="submit"]', true); }}>Split into {parts.length} parcels</button>
         </p>
       ) : null}
       <VertexTable rings={[ring]} onRings={(rings) => set({ draft: rings[0] ?? [] })} initiallyOpen />

@@ -76,7 +76,7 @@ export function ParcelEditor({ parcel }: { parcel: ParcelFeature }) {
       </fieldset>
       <div className="buttons">
         <button type="submit" disabled={invalid || saving || !(nameChanged || metaChanged)}>Save changes</button>
-        <button type="button" disabled={!nameChanged && !rowsChanged} onClick={() => { setName(parcel.properties.name); setRows(rowsOf(before)); }}>Reset</button>
+        <button type="button" disabled={!nameChanged && !rowsChanged} onClick={() => { setName(parcel.properties.name); setRows(rowsOf(before)); focusSoon('.parcel-editor input[name="name"], .parcel-editor input', true); }}>Reset</button>
       </div>
     </form>
   );

@@ -7,6 +7,7 @@ import { useApi } from '../../context.ts';
 import { refreshAccount } from '../../account.ts';
 import { say, set, useApp } from '../../store.ts';
 import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
+import { focusSoon } from '../focus/focus-soon.ts';
 
 export function CreateFarmForm() {
   const api = useApi();
@@ -40,6 +41,8 @@ export function CreateFarmForm() {
       set({ farmId: farm.id });
       say(`Created farm ${farm.name}: new parcels go to it; it is sent at the next sync.`);
       close();
+      // The form is gone: the focus goes to the new farm in the list, never the page's body.
+      focusSoon(`.farm[data-farm="${CSS.escape(farm.id)}"]`, true);
     } catch (err) {
       setProblem(`Not created: ${err instanceof Error ? err.message : String(err)}`);
     } finally {

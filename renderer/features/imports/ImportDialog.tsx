@@ -54,7 +54,8 @@ function Preview({ p }: { p: ImportPreview }) {
   const [name, setName] = useState(() => farmNameOf(p.fileName));
   const [problem, setProblem] = useState<string | null>(null);
   const rows = onlyProblems ? p.features.filter((f) => f.problems.length > 0) : p.features;
-  const taken = farm === NEW_FARM && farms.some((f) => f.name === name.trim());
+  // Said only when something would go into it: with nothing new to import, no farm is made.
+  const taken = toImport > 0 && farm === NEW_FARM && farms.some((f) => f.name === name.trim());
 
   const submit = (e: FormEvent) => {
     e.preventDefault();

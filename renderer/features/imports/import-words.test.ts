@@ -13,6 +13,8 @@ describe('the import preview', () => {
   it('sums a preview up', () => {
     expect(previewSummary({ total: 8, valid: 5, invalid: 3, parcels: 6, hectares: 45.2 })).toBe('8 features: 5 can be imported (6 parcels, 45.20 ha), 3 cannot.');
     expect(previewSummary({ total: 4, valid: 4, invalid: 0, parcels: 4, hectares: 1234.5 })).toBe('4 features: all can be imported (4 parcels, 1,234.50 ha).');
+    expect(previewSummary({ total: 5, valid: 5, invalid: 0, parcels: 5, hectares: 90.31, duplicateFeatures: 5 })).toBe('5 features: all can be imported (5 parcels, 90.31 ha) (all already in the account).');
+    expect(previewSummary({ total: 8, valid: 5, invalid: 3, parcels: 6, hectares: 45.2, duplicateFeatures: 2 })).toBe('8 features: 5 can be imported (6 parcels, 45.20 ha) (2 already in the account), 3 cannot.');
     expect(previewSummary({ total: 1, valid: 1, invalid: 0, parcels: 1, hectares: 2 })).toBe('1 feature: 1 can be imported (1 parcel, 2.00 ha).');
     expect(previewSummary({ total: 2, valid: 0, invalid: 2, parcels: 0, hectares: 0 })).toBe('2 features: none can be imported.');
   });

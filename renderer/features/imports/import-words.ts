@@ -27,9 +27,10 @@ export function fileProblem(name: string, size: number): string | null {
 }
 
 /** "8 features: 5 can be imported (6 parcels, 45.20 ha), 3 cannot." */
-export function previewSummary(p: Pick<ImportPreview, 'total' | 'valid' | 'invalid' | 'parcels' | 'hectares'>): string {
+export function previewSummary(p: Pick<ImportPreview, 'total' | 'valid' | 'invalid' | 'parcels' | 'hectares'> & { duplicateFeatures?: number }): string {
   const can = p.valid === 0 ? 'none can be imported' : `${p.valid === p.total && p.total > 1 ? 'all' : p.valid.toLocaleString('en-US')} can be imported (${count(p.parcels, 'parcel')}, ${ha(p.hectares)} ha)`;
-  return `${count(p.total, 'feature')}: ${can}${p.invalid && p.valid ? `, ${p.invalid.toLocaleString('en-US')} cannot` : ''}.`;
+  const dup = p.duplicateFeatures ? ` (${p.duplicateFeatures === p.valid ? (p.valid > 1 ? 'all' : 'it') : p.duplicateFeatures.toLocaleString('en-US')} already in the account)` : '';
+  return `${count(p.total, 'feature')}: ${can}${dup}${p.invalid && p.valid ? `, ${p.invalid.toLocaleString('en-US')} cannot` : ''}.`;
 }
 
 /** A new farm's name proposed from the file's: its name without the extension. */

@@ -50,7 +50,7 @@ function AccountRow({ a, current, onRefused, refusal }: { a: AccountSummary; cur
       </div>
       {refusal?.account === a.id ? (
         <div className="refusal" role="alert">
-          <p>{name} has work not yet on the service ({refusal.what}). Sync it first{/conflict/.test(refusal.what) ? ' and settle its conflicts (select a purple parcel: Keep mine or Keep theirs)' : ''}, or discard it: discarding removes it from this computer for good.</p>
+          <p>{name} has work not yet on the service ({refusal.what}). Sync it first{/conflict/.test(refusal.what) ? ' and settle its conflicts (select each parcel marked !: Keep mine or Keep theirs)' : ''}, or discard it: discarding removes it from this computer for good.</p>
           <div className="buttons">
             <button type="button" disabled={busy} onClick={() => void disconnect(true)}>Discard unsynced work and disconnect</button>
             <button type="button" onClick={() => onRefused(null)}>Keep the account</button>

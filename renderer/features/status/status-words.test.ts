@@ -23,8 +23,8 @@ describe('the status line', () => {
   });
   it('keeps naming open conflicts until they are settled', () => {
     expect(conflictsNote(0)).toBeNull();
-    expect(conflictsNote(1)).toBe('1 conflict — select the purple parcel to settle it');
-    expect(conflictsNote(1200)).toBe('1,200 conflicts — select a purple parcel to settle each');
+    expect(conflictsNote(1)).toBe('1 conflict — select the parcel marked ! (purple, cross-hatched) to settle it');
+    expect(conflictsNote(1200)).toBe('1,200 conflicts — select each parcel marked ! (purple, cross-hatched) to settle it');
   });
 });
 

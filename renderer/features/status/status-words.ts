@@ -37,8 +37,8 @@ export function connectionLabel(connection: 'unknown' | 'online' | 'offline', la
 /** While the account has open conflicts, whatever the last message was: where to settle them (none: nothing to say). */
 export function conflictsNote(conflicts: number): string | null {
   if (!conflicts) return null;
-  return conflicts === 1 ? '1 conflict — select the purple parcel to settle it'
-    : `${conflicts.toLocaleString('en-US')} conflicts — select a purple parcel to settle each`;
+  return conflicts === 1 ? '1 conflict — select the parcel marked ! (purple, cross-hatched) to settle it'
+    : `${conflicts.toLocaleString('en-US')} conflicts — select each parcel marked ! (purple, cross-hatched) to settle it`;
 }
 
 /** An account's label by its id, as the app shows it (never the raw id where it has a label). */

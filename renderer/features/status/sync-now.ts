@@ -1,6 +1,6 @@
 // Syncing the shown account, the user's (Sync now, S, a connect) or the app's own (useAutoSync.ts): the outcome goes
 // to the status line in words (status-words.ts), and an automatic one speaks only when there is news (auto-sync.ts).
-import { RpcError } from '../../../core/rpc.ts';
+import { RpcCode, RpcError } from '../../../core/rpc.ts';
 import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AppApi } from '../../backend.ts';
 import { say, set, useApp } from '../../store.ts';
@@ -78,6 +78,8 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
     // Still busy after waiting (another sync, the CLI's say, going on for long): the timer's own try says nothing.
     if (err instanceof RpcError && err.code === ApiErrorCode.busy) {
       if (!auto) say('A sync is already running.');
+    } else if (err instanceof RpcError && err.code === RpcCode.disconnected) {
+      // The app itself stopped: the status line says so already (StatusBar), in words, not as a failed sync.
     } else tell({ connection: before, text: `Sync failed: ${why(err)}`, error: true, news: true });
   } finally {
     set({ syncing: false, sync: null });
