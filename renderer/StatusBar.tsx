@@ -45,7 +45,7 @@ export function StatusBar() {
             : `The app stopped (${lost.reason}): start it again and open the address it prints. Nothing saved is lost.`}
         </span>
       ) : null}
-      {/* One line, however long: the full text in its tooltip, so the line never changes height. */}
+      {/* A line, or two when long (styles.css): never cut mid-sentence at 1280 px; the full text also in its tooltip. */}
       {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
       {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}
       {conflicts ? <span className="conflicts-note error" role="status" aria-label="Conflicts">· {conflicts}</span> : null}

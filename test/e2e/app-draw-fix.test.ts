@@ -100,14 +100,16 @@ describe('fixing a polygon that crosses itself', () => {
     await poll(() => page.locator('.draft-fix[role=status]').textContent()).toMatch(/^Split where it crosses into 2 parcels, [\d.]+ ha and [\d.]+ ha: name them below and save them\./);
     // The Split button is gone: the focus is on what saves the parts, not the page's body.
     await poll(() => page.evaluate(() => document.activeElement?.textContent ?? '')).toBe('Save 2 parcels');
-    await page.getByLabel('Name').fill('Bow tie');
+    await page.getByLabel('Name').fill('Bow tie by the lower terraces of the river');
     await page.getByRole('button', { name: 'Save 2 parcels' }).click();
-    await poll(status).toMatch(/^Saved Bow tie \(part 1 of 2\) \([\d.]+ ha\) and Bow tie \(part 2 of 2\) \([\d.]+ ha\): they are sent at the next sync\.$/);
+    await poll(status).toMatch(/^Saved Bow tie by the lower terraces of the river \(part 1 of 2\) \([\d.]+ ha\) and Bow tie by the lower terraces of the river \(part 2 of 2\) \([\d.]+ ha\): they are sent at the next sync\.$/);
+    // A long message is read whole in the status line (it wraps onto a second line), not cut with an ellipsis.
+    expect(await page.locator('.statusbar .message').evaluate((e) => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1)).toBe(true);
 
     await page.locator('.top h1').click();
     await page.keyboard.press('s');
     const api = demoApi(ctx);
-    for (const name of ['Bow tie (part 1 of 2)', 'Bow tie (part 2 of 2)']) {
+    for (const name of ['Bow tie by the lower terraces of the river (part 1 of 2)', 'Bow tie by the lower terraces of the river (part 2 of 2)']) {
       await poll(async () => (await api.parcel(name))?.properties.name).toBe(name);
       const p = (await api.parcel(name))!;
       const r = reporter(0);
