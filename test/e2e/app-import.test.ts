@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { demoApi, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { decodePng, demoApi, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 
 let ctx: DemoApp;
 let page: Page;
@@ -49,6 +49,34 @@ async function dropFile(name: string, text: string, type = 'application/geo+json
 
 /** The preview table's rows as [#, name, type, hectares, problems]. */
 const rows = () => dialog().getByRole('table').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.querySelector('ul')?.textContent ?? td.textContent ?? '')));
+
+/**
+ * How many marker boxes the map shows left of `right` and above `bottom` (the legend's swatches are not markers): a box's top edge is a run of the preview's magenta (#c2185b)
+ * longer than any dash of its outlines (8 px), with white mostly beneath it.
+ */
+async function markerBoxes(png: Buffer, right: number, bottom: number): Promise<number> {
+  const decoder = await ctx.browser.newPage();
+  try {
+    const { width, height, data } = await decodePng(decoder, png);
+    const at = (x: number, y: number) => data.slice((y * width + x) * 4, (y * width + x) * 4 + 3);
+    // The 1 px edge is anti-aliased to a lighter magenta: red well above green, as no basemap grey or white is.
+    const magenta = (x: number, y: number) => { const [r, g] = at(x, y); return r! > 150 && r! - g! > 60; };
+    const white = (x: number, y: number) => at(x, y).every((v) => v! > 245);
+    const tops: [number, number][] = [];
+    for (let y = 50; y < Math.min(bottom, height - 3); y++) {
+      let run = 0;
+      for (let x = 0; x < Math.min(right, width); x++) {
+        run = magenta(x, y) ? run + 1 : 0;
+        if (run !== 16 || [...Array(16).keys()].filter((i) => white(x - i, y + 1) || white(x - i, y + 2)).length < 10) continue;
+        // An anti-aliased edge spans two rows: one box.
+        if (!tops.some(([bx, by]) => Math.abs(bx - x) < 24 && y - by < 6)) tops.push([x, y]);
+      }
+    }
+    return tops.length;
+  } finally {
+    await decoder.close();
+  }
+}
 
 describe('importing a file in the app', () => {
   it('refuses a file of another type in words, and previews a KML chosen with I, cancelled without a trace', async () => {
@@ -100,6 +128,10 @@ describe('importing a file in the app', () => {
     await page.waitForTimeout(400); // the map's fit to the file
     await page.screenshot({ path: join(SHOTS, 'app-import.png') });
     copyFileSync(join(SHOTS, 'app-import.png'), join(ROOT, 'docs/img/app-import.png'));
+    // The three markers on the map, each in a box of its own (white, edged in the preview's magenta): a haloed "#3"
+    // over the bow tie's crossing lines read as "##3".
+    const legend = (await page.getByRole('complementary', { name: 'Legend' }).boundingBox())!;
+    expect(await markerBoxes(readFileSync(join(SHOTS, 'app-import.png')), (await dialog().boundingBox())!.x, legend.y)).toBe(3);
     // Only the problems, when asked; the invalid ones each have a way to the map.
     await dialog().getByLabel('Only features with problems').check();
     expect((await rows()).map((r) => r[0])).toEqual(['3', '4', '5']);

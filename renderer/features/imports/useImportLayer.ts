@@ -25,7 +25,12 @@ function invalidStyle(f: FeatureLike): Style {
     fill: new Fill({ color: `${INVALID}22` }),
     stroke: new Stroke({ color: INVALID, width: 2.5, lineDash: [8, 5] }),
     image: new Circle({ radius: 6, fill: new Fill({ color: `${INVALID}55` }), stroke: new Stroke({ color: INVALID, width: 2 }) }),
-    text: new Text({ text: `#${Number(f.getId()) + 1}`, font: 'bold 12px system-ui, sans-serif', fill: new Fill({ color: INVALID }), stroke: new Stroke({ color: '#fff', width: 3 }), overflow: true }),
+    // A white box, not a halo: over a bow tie's crossing lines a haloed "#3" read as "##3". Decluttered, two
+    // markers never overprint each other either.
+    text: new Text({
+      text: `#${Number(f.getId()) + 1}`, font: 'bold 12px system-ui, sans-serif', fill: new Fill({ color: INVALID }), overflow: true,
+      backgroundFill: new Fill({ color: '#ffffff' }), backgroundStroke: new Stroke({ color: INVALID, width: 1 }), padding: [1, 3, 0, 3],
+    }),
   });
 }
 
@@ -54,7 +59,7 @@ export function useImportLayer(map: RefObject<OlMap | null>) {
       const feature = geojson.readFeature({ type: 'Feature', id: f.index, properties: {}, geometry: f.geometry });
       source.addFeatures(Array.isArray(feature) ? feature : [feature]);
     }
-    const layer = new VectorLayer({ source, style: invalidStyle, zIndex: 20 });
+    const layer = new VectorLayer({ source, style: invalidStyle, zIndex: 20, declutter: 'import' });
     m.addLayer(layer);
     return () => {
       m.removeLayer(layer);
