@@ -8,6 +8,7 @@ import { errorMessage } from './http.ts';
 import { tokenExpiry, tokenSubject } from './tokens.ts';
 import { serviceAddress } from '../core/accounts/service-address.ts';
 import { displayText } from '../core/accounts/display-text.ts';
+import { organizationOf } from './organization.ts';
 import type { DurationOptions } from './context.ts';
 
 export interface ConnectInput {
@@ -74,10 +75,9 @@ export async function connectAccount(m: Mirror, store: CredentialStore, input: C
     label ??= await accountEmail(client, accountId);
     if (creds.apiKey) {
       const who = await client.send('GET', '/api/organization/').catch(() => null);
-      const body = who?.status === 200 ? who.body as { id?: unknown; name?: unknown } : null;
-      if (typeof body?.id === 'string' && typeof body.name === 'string' && body.id.length <= 200) {
-        creds = { ...creds, organization: { id: displayText(body.id), name: displayText(body.name) } };
-      }
+      // Not offered (the hosted original) or not understood: the account connects all the same, its organization unnamed.
+      const organization = who?.status === 200 ? organizationOf(who.body) : null;
+      if (organization) creds = { ...creds, organization };
     }
   } finally {
     await client.close();

@@ -3,8 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { ServiceClient, errorMessage, isAccountNotFound, type HttpResponse } from './http.ts';
-import { OrgRefused, type OrgKey } from './organization.ts';
-import { displayText } from '../core/accounts/display-text.ts';
+import { OrgRefused, organizationOf, type OrgKey } from './organization.ts';
 
 const ServiceAccount = Type.Object({
   id: Type.String({ minLength: 1 }), account_email: Type.String(),
@@ -68,8 +67,9 @@ export class OrgClient {
     const res = await this.client().send('GET', '/api/organization/');
     if (res.status === 404 || res.status === 405) return null;
     if (res.status !== 200) throw refusal(res, 'Reading the organization');
-    const who = shape(Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), name: Type.String({ maxLength: 500 }) }), res, 'the organization');
-    return { id: displayText(who.id), name: displayText(who.name) };
+    const who = organizationOf(res.body);
+    if (!who) throw new OrgRefused("The service's answer is not what the API describes (the organization: an id and a name)", 'unexpected');
+    return who;
   }
 
   /** One account of the organization, or OrgRefused account_not_found (another organization's is not found either). */

@@ -5,6 +5,18 @@ import type { AccountRow } from '../db/types.ts';
 import type { AccountCredentials } from './credentials.ts';
 import { displayText } from '../core/accounts/display-text.ts';
 
+/**
+ * Who a key speaks for, from an answer of GET /api/organization/ (our service's extension, docs/api.md) or from what
+ * the credential store kept of one (by an older build, or edited by hand): cleaned and bounded for display, or null
+ * when it is not that shape. The one reading of that answer, for connecting, the organization's client and the store.
+ */
+export function organizationOf(body: unknown): { id: string; name: string } | null {
+  const b = body as { id?: unknown; name?: unknown } | null | undefined;
+  if (typeof b?.id !== 'string' || typeof b.name !== 'string') return null;
+  if (b.id.length === 0 || b.id.length > 200 || b.name.length > 500) return null;
+  return { id: displayText(b.id), name: displayText(b.name) };
+}
+
 /** An organization's key for a service, and how the accounts connected through it authenticate. */
 export interface OrgKey {
   id: string;
@@ -36,9 +48,7 @@ export function organizationsOf(creds: Record<string, AccountCredentials>, accou
     const o = out.get(id) ?? { id, service, apiKey: c.apiKey, accountHeader: c.accountHeader, method: c.method, entry: null, via: [], known: null };
     if (entry) o.entry = entry;
     // As kept (by an older build, or edited by hand): shown only bounded and clean.
-    if (c.organization && !o.known && typeof c.organization.id === 'string' && typeof c.organization.name === 'string') {
-      o.known = { id: displayText(c.organization.id), name: displayText(c.organization.name) };
-    }
+    if (!o.known) o.known = organizationOf(c.organization);
     if (via) o.via.push(via);
     out.set(id, o);
   };
