@@ -1,7 +1,8 @@
 // The app at 200 % browser zoom (issue 29, item 18), as app.test.ts runs it (`npm start`'s launcher with the
 // embedded demo service, Debian's Chromium): 1280x800 at 200 % is a 640x400 CSS-pixel window, drawn at a device
 // scale of 2 as Ctrl+ draws it. Checked by the boxes of what a person reads: the crop rotation table keeps a usable
-// scroll area, the import preview stays inside its dialog, the legend covers neither the Basemap button nor the
+// scroll area, the import preview stays inside its dialog and folds to show the map, the opened legend shows all of
+// itself, the filter banner a quarter of the map at most, the legend covers neither the Basemap button nor the
 // hectare point's preview, a long status message is never cut (it wraps), and the header stays one line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -57,6 +58,10 @@ describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
     await poll(() => legend.getByLabel('Colour by').isVisible()).toBe(true);
     await shot('legend');
     expect(overlap(await box(legend), await box(basemap))).toBe(false);
+    // Opened, all of it in sight: nothing scrolled out of its box (the count and Plants were), the count beside the button.
+    expect(await legend.evaluate((el) => el.scrollHeight <= el.clientHeight + 1)).toBe(true);
+    for (const part of [legend.locator('.shown'), legend.locator('.plants-toggle'), legend.getByLabel('Colour by')]) expect(inside(await box(part), await box(legend))).toBe(true);
+    expect(Math.abs((await box(legend.locator('.shown'))).y - (await box(toggle)).y)).toBeLessThan(12);
     await toggle.click();
     await poll(() => legend.getByLabel('Colour by').isVisible()).toBe(false);
 
@@ -86,8 +91,22 @@ describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
     expect(inside(wrap, await box(table))).toBe(true);
     await page.getByRole('button', { name: 'Close the rotation table' }).click();
 
+    // The metadata filter's banner: a few short lines across the map's top, not half the map.
+    await page.getByRole('textbox', { name: 'Filter key' }).fill('crop_type');
+    await page.getByRole('textbox', { name: 'Filter value' }).fill('Olive');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    const banner = page.getByRole('status', { name: 'Filter on' });
+    await poll(() => banner.locator('[data-field=filter-matches]').textContent()).toMatch(/match(es)? in the account\.$/);
+    await shot('filter');
+    const mapBox = await box(page.locator('.map'));
+    expect((await box(banner)).height).toBeLessThanOrEqual(mapBox.height * 0.25);
+    expect(inside(await box(banner), mapBox)).toBe(true);
+    expect(await banner.locator('.filter-words').getAttribute('title')).toBe('Only parcels with crop_type = Olive');
+    await banner.getByRole('button', { name: 'Clear filter' }).click();
+    await poll(() => banner.count()).toBe(0);
+
     // The import preview: the table, the farm form and its buttons inside the dialog, the dialog inside the window.
-    await page.getByLabel('File to import').setInputFiles(join(ROOT, 'examples', 'fields.geojson'));
+    await page.getByLabel('File to import').setInputFiles(join(ROOT, 'test/fixtures/import-preview.geojson'));
     const dialog = page.locator('.import-dialog');
     await poll(() => dialog.locator('#import-summary').count()).toBe(1);
     await shot('import');
@@ -101,6 +120,25 @@ describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
       expect(inside(await box(l), await box(dialog))).toBe(true);
     }
     expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+    // It covers the whole window, so it folds to show the map: by its Map button, and by a row's "Show on map",
+    // to its title and summary at the window's foot; List unfolds it as it was.
+    const fold = dialog.getByRole('button', { name: 'Map', exact: true });
+    await fold.click();
+    await poll(() => dialog.getByRole('button', { name: 'List', exact: true }).getAttribute('aria-expanded')).toBe('false');
+    await shot('import-folded');
+    const folded = await box(dialog);
+    expect(folded.y).toBeGreaterThanOrEqual(400 * 0.55);
+    expect(inside(await box(dialog.locator('#import-summary')), folded)).toBe(true);
+    expect(await dialog.locator('.table-wrap').isVisible()).toBe(false);
+    await dialog.getByRole('button', { name: 'List', exact: true }).click();
+    await poll(() => dialog.locator('.table-wrap').isVisible()).toBe(true);
+    expect(await dialog.getByLabel('New farm name').inputValue()).toBe('import-preview');
+    await dialog.getByRole('button', { name: 'Show feature 3 on the map' }).click();
+    await poll(() => dialog.locator('.table-wrap').isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('List');
+    await page.waitForTimeout(400); // the map's fit to the feature
+    await shot('import-feature');
+    await dialog.getByRole('button', { name: 'List', exact: true }).click();
     await dialog.getByRole('button', { name: 'Close the import preview' }).click();
     await poll(() => dialog.count()).toBe(0);
 

@@ -33,7 +33,7 @@ export function FilterBanner() {
   const text = Object.entries(filter).map(([k, vs]) => `${k} = ${vs.map((v) => (v === '' ? '(empty)' : v)).join(' or ')}`).join(' and ');
   return (
     <div className="filter-banner" role="status" aria-label="Filter on">
-      <span>Filtered: only parcels with {text}.</span>{' '}
+      <span className="filter-words" title={`Only parcels with ${text}`}>Filtered: only parcels with {text}.</span>{' '}
       <span data-field="filter-matches">
         {matches ? `${matches.truncated ? 'More than ' : ''}${matches.count.toLocaleString('en-US')} ${matches.count === 1 && !matches.truncated ? 'parcel matches' : 'parcels match'} in the account.` : 'Counting…'}
       </span>{' '}

@@ -2,12 +2,15 @@
 // style, the features that cannot be imported): every feature of the file with its number, name, type, hectares
 // and its problems in words (the backend's importPreview, checked with the service's rules and the account's
 // limit), the counts, the farm to import into (one of the account's, or a new one), Import with its progress, and
-// Cancel. Not modal, so the map stays usable beside it; it takes the focus when it opens, Esc cancels.
+// Cancel. Not modal, so the map stays usable beside it; it takes the focus when it opens, Esc cancels. In a small
+// window (200 % zoom) it takes the whole window, so it folds to its title and summary at the window's foot to show
+// the map — by its Map button, or by a row's "Show on map" — and unfolds as it was.
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ImportPreview, ImportPreviewFeature } from '../../../core/api-imports.ts';
 import { useApi } from '../../context.ts';
 import { useApp } from '../../store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
+import { SMALL_WINDOW, useSmallWindow } from '../small-window/small-window.ts';
 import { farmNameProblem } from '../farms/farm-name.ts';
 import { cancelImport, importValid } from './import-actions.ts';
 import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
@@ -16,6 +19,14 @@ import './imports.css';
 
 const NEW_FARM = '';
 const ha = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** One feature on the map; in a small window the dialog folds to show it, the focus on its way back to the list. */
+function showOnMap(index: number): void {
+  if (window.matchMedia(SMALL_WINDOW).matches) setImports({ folded: true });
+  focusFeature(index);
+  if (!useImports.getState().folded) return;
+  document.querySelector<HTMLElement>('.import-fold')?.focus();
+}
 
 function FeatureRow({ f, skipDuplicates }: { f: ImportPreviewFeature; skipDuplicates: boolean }) {
   const bad = f.problems.length > 0;
@@ -30,7 +41,7 @@ function FeatureRow({ f, skipDuplicates }: { f: ImportPreviewFeature; skipDuplic
         {bad ? (
           <>
             <ul className="problems">{f.problems.map((p, i) => <li key={i}>{p.message}</li>)}</ul>
-            {f.geometry ? <button type="button" className="link" aria-label={`Show feature ${f.index + 1} on the map`} onClick={() => focusFeature(f.index)}>Show on map</button> : null}
+            {f.geometry ? <button type="button" className="link" aria-label={`Show feature ${f.index + 1} on the map`} onClick={() => showOnMap(f.index)}>Show on map</button> : null}
           </>
         ) : there ? <span className="same">{there}{skipDuplicates ? ': skipped' : ': imported again'}</span> : <span className="ok">✓ Can be imported</span>}
       </td>
@@ -72,6 +83,7 @@ function Preview({ p }: { p: ImportPreview }) {
       <p id="import-summary" className="import-summary">
         {previewSummary(p)} <span className="muted">Checked with the service's rules and the account's limit of {p.parcelLimit.toLocaleString('en-US')} ha.</span>
       </p>
+      <div id="import-body" className="import-body">
       {p.notes.map((n) => <p key={n} className="warning">{n}</p>)}
       {p.duplicates > 0 ? (
         <p className="same-summary" id="import-duplicates">
@@ -119,6 +131,7 @@ function Preview({ p }: { p: ImportPreview }) {
           <button type="button" onClick={() => cancelImport(api)}>{importing ? 'Stop import' : 'Cancel'}</button>
         </div>
       </form>
+      </div>
     </>
   );
 }
@@ -134,15 +147,23 @@ export function ImportDialog() {
   // Another account shown: the preview was checked against the other's limit, for the other's farms.
   useEffect(() => { if (preview && preview.account !== account && !useImports.getState().importing) cancelImport(api); }, [api, account, preview]);
   const fileName = preview?.fileName ?? reading?.fileName ?? error?.fileName ?? '';
+  const small = useSmallWindow();
+  const folded = useImports((s) => s.folded) && small && preview !== null;
   // A new file's preview gets the focus again (a screen reader reads the new table's summary).
   useEffect(() => { if (open) panel.current?.focus(); }, [open, preview?.preview, panel]);
   if (!open) return null;
   return (
     // The window's single-key shortcuts wait while the keys are the dialog's (its fields, its buttons); Esc is still its Cancel.
-    <section className="import-dialog" role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary' : undefined} tabIndex={-1} ref={panel}
+    <section className={folded ? 'import-dialog folded' : 'import-dialog'} role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary' : undefined} tabIndex={-1} ref={panel}
       onKeyDown={(e) => { if (e.key !== 'Escape') e.nativeEvent.stopPropagation(); }}>
       <div className="import-head">
         <h2 id="import-title">Import {fileName}</h2>
+        {small && preview ? (
+          <button type="button" className="import-fold" aria-expanded={!folded} aria-controls="import-body"
+            title={folded ? 'Back to the list of features' : 'Fold the preview to see the map'} onClick={() => setImports({ folded: !folded })}>
+            {folded ? 'List' : 'Map'}
+          </button>
+        ) : null}
         <button type="button" aria-label="Close the import preview" title="Close (Esc)" onClick={() => cancelImport(api)}>✕</button>
       </div>
       {reading ? (

@@ -44,7 +44,7 @@ export async function previewFile(api: AppApi, file: File): Promise<void> {
   running?.abort();
   const mine = new AbortController();
   running = mine;
-  setImports({ reading: { fileName: file.name, progress: null }, preview: null, error: null, focus: null });
+  setImports({ reading: { fileName: file.name, progress: null }, preview: null, error: null, focus: null, folded: false });
   try {
     const data = await base64Of(file);
     const preview = await api.importPreview({ account, fileName: file.name, data }, {

@@ -20,9 +20,11 @@ export interface ImportState {
   showInvalid: boolean;
   /** Asks the map to show one feature of the preview (its index; nonce: the same one asked again). */
   focus: { index: number; nonce: number } | null;
+  /** In a small window, the dialog folded to its title and summary at the window's foot, so the map shows. */
+  folded: boolean;
 }
 
-export const useImports = create<ImportState>(() => ({ dragging: false, reading: null, preview: null, importing: null, error: null, showInvalid: true, focus: null }));
+export const useImports = create<ImportState>(() => ({ dragging: false, reading: null, preview: null, importing: null, error: null, showInvalid: true, focus: null, folded: false }));
 export const setImports = useImports.setState;
 
 /** Whether the import dialog is open: a file is read, previewed, or could not be. */

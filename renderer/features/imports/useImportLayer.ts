@@ -17,6 +17,8 @@ const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'E
 const INVALID = '#c2185b';
 /** Room the fitted file leaves: the import dialog covers the map's right side (imports.css: 600 px and its margin). */
 const PADDING = [50, 630, 50, 40];
+/** What a folded dialog covers of a small window's map, and room to spare (CSS px). */
+const FOLDED_FOOT = 150;
 /** A point, or a feature a few metres wide, still gets a field's worth of map around it. */
 const MIN_SIZE_M = 200;
 
@@ -40,7 +42,8 @@ function fit(m: OlMap, box: [number, number, number, number]): void {
   if (short > 0) extent = buffer(extent, short / 2);
   const size = m.getSize();
   // A narrow window keeps what room it has: the padding never swallows the map.
-  const padding = size && size[0]! > PADDING[1]! + PADDING[3]! + 200 ? PADDING : [40, 40, 40, 40];
+  // A small window's dialog, folded, keeps its title and summary over the map's foot (small-window.css).
+  const padding = size && size[0]! > PADDING[1]! + PADDING[3]! + 200 ? PADDING : [40, 40, useImports.getState().folded ? FOLDED_FOOT : 40, 40];
   m.getView().fit(extent, { padding, maxZoom: 18, duration: 250 });
 }
 
@@ -48,6 +51,7 @@ export function useImportLayer(map: RefObject<OlMap | null>) {
   const preview = useImports((s) => s.preview);
   const show = useImports((s) => s.showInvalid);
   const focus = useImports((s) => s.focus);
+  const folded = useImports((s) => s.folded);
   const source = useRef(new VectorSource()).current;
 
   // The invalid shapes, while shown.
@@ -67,11 +71,12 @@ export function useImportLayer(map: RefObject<OlMap | null>) {
     };
   }, [map, preview, show, source]);
 
-  // Where the file lies, once per preview.
+  // Where the file lies, once per preview, and again as a small window's dialog folds or unfolds.
   useEffect(() => {
     const m = map.current;
-    if (m && preview?.bbox) fit(m, preview.bbox);
-  }, [map, preview?.preview, preview?.bbox]);
+    // Folded after a row's "Show on map", the map stays on that feature (the effect below).
+    if (m && preview?.bbox && !(folded && useImports.getState().focus)) fit(m, preview.bbox);
+  }, [map, preview?.preview, preview?.bbox, folded]);
 
   // One feature, asked from its row.
   useEffect(() => {
@@ -81,5 +86,5 @@ export function useImportLayer(map: RefObject<OlMap | null>) {
     const feature = geojson.readFeature({ type: 'Feature', properties: {}, geometry: f.geometry });
     const extent = (Array.isArray(feature) ? feature[0] : feature)?.getGeometry()?.getExtent();
     if (extent && !isEmpty(extent)) fit(m, transformExtent(extent, 'EPSG:3857', 'EPSG:4326') as [number, number, number, number]);
-  }, [map, focus, preview]);
+  }, [map, focus, preview, folded]);
 }
