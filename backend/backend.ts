@@ -27,6 +27,7 @@ import { importHandlers } from './imports.ts';
 import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 import { viewHandlers } from './view-settings.ts';
+import { layerHandlers } from './layers.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -93,6 +94,7 @@ export class Backend {
       ...rotationHandlers(ctx),
       ...plantHandlers(ctx),
       ...viewHandlers(ctx),
+      ...layerHandlers(ctx),
     };
   }
 

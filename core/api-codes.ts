@@ -46,4 +46,6 @@ export const ApiErrorCode = {
   previewChanged: 'preview_changed',
   /** A FURROW_* setting of the backend's environment it cannot use (backend/settings.ts): the message names it; details `{variable}`. */
   badSetting: 'bad_setting',
+  /** An online map source (a WMTS or WMS capabilities document) could not be read: the message says why (offline, its answer). */
+  sourceUnavailable: 'source_unavailable',
 } as const;

@@ -17,6 +17,7 @@ import { IMPORTS_API } from './api-imports.ts';
 import { ROTATIONS_API } from './api-rotations.ts';
 import { PLANTS_API } from './api-plants.ts';
 import { VIEW_API } from './api-view.ts';
+import { LAYERS_API } from './api-layers.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -29,6 +30,7 @@ export { ImportPreview, ImportPreviewFeature, ImportProgress, ImportSummary } fr
 export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from './api-rotations.ts';
 export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
+export { LayerSource, MapLayer } from './api-layers.ts';
 
 const SESSION_API = {
   hello: {
@@ -50,6 +52,7 @@ export const API = {
   ...ROTATIONS_API,
   ...PLANTS_API,
   ...VIEW_API,
+  ...LAYERS_API,
 } satisfies Contract;
 export type Api = typeof API;
 

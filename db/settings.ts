@@ -69,3 +69,16 @@ export function viewSettings(db: Db): string | null {
 export function setViewSettings(db: Db, json: string): void {
   put(db, VIEW, json);
 }
+
+/** The setting holding the map's layers (core/api-layers.ts MapLayers), as JSON. */
+const LAYERS = 'layers';
+
+/** The map's layers as kept, JSON text; null when none were. The backend checks them before use. */
+export function mapLayers(db: Db): string | null {
+  const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(LAYERS) as { value: string } | undefined;
+  return r?.value ?? null;
+}
+
+export function setMapLayers(db: Db, json: string): void {
+  put(db, LAYERS, json);
+}

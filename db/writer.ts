@@ -5,7 +5,7 @@ import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, releaseBackoff, requeueRejected } from './outbox.ts';
 import { removeAccount, type RemovedAccount } from './accounts.ts';
 import { insertIndexEntries, insertNewParcels, timeOrderedIds, type Utf8Text } from './bulk.ts';
-import { parcelLimit, setParcelLimit, setViewSettings, viewSettings } from './settings.ts';
+import { mapLayers, parcelLimit, setMapLayers, setParcelLimit, setViewSettings, viewSettings } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
@@ -83,6 +83,15 @@ export class MirrorWriter {
 
   setViewSettings(json: string): void {
     setViewSettings(this.db, json);
+  }
+
+  /** The map's layers, JSON text (backend/layers.ts checks them), or null. */
+  mapLayers(): string | null {
+    return mapLayers(this.db);
+  }
+
+  setMapLayers(json: string): void {
+    setMapLayers(this.db, json);
   }
 
   // ---- edits ----

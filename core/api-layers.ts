@@ -1,0 +1,73 @@
+// The app's backend contract, the map's layers (issue 30): basemaps and reference overlays under the parcels, in
+// order, each with its visibility and opacity — the built-in offline world backdrop, online sources (XYZ, WMS,
+// WMTS) and the user's own files (MBTiles, PMTiles, GeoTIFF, vector overlays) kept by the host. This computer's
+// choice, like the view's (core/api-view.ts): kept by the host in the mirror's settings. Part of API (core/api.ts).
+//
+// A file layer names its file by the host's id for it (LayerFileId): the file itself lives in the host's private
+// folder FURROW_HOME/layers/<id>.<ext> (a copy the host made, or one it wrote: an area made available offline), and
+// the page reads it only through the host's bytes paths (core/bytes-protocol.ts) — never by a path of its own.
+import { Type, type Static } from '@sinclair/typebox';
+import { PAGE_AND_CLI, type Contract } from './rpc.ts';
+import { Nothing, Obj } from './api-schemas.ts';
+import { MAX_LAYERS } from './layers/layer-rules.ts';
+
+/** A layer's id: letters, digits and dashes (the page makes them; the built-in backdrop's is 'world'). */
+export const LayerId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' });
+/** The host's id for a file it keeps in FURROW_HOME/layers/: 16 random bytes, hex. */
+export const LayerFileId = Type.String({ pattern: '^[0-9a-f]{32}$' });
+const Url = Type.String({ minLength: 1, maxLength: 2048 });
+
+/** The Natural Earth coastlines and borders bundled with the app: the map is never blank, even offline. */
+export const WorldSource = Obj({ kind: Type.Literal('world') });
+/** An XYZ tile address with {z}, {x} and {y} (core/basemap.ts's rules). */
+export const XyzSource = Obj({ kind: Type.Literal('xyz'), url: Url });
+/** A WMS service's GetMap, as national orthophoto services publish them: its address (no query) and layer names. */
+export const WmsSource = Obj({
+  kind: Type.Literal('wms'), url: Url,
+  layers: Type.String({ minLength: 1, maxLength: 500, description: 'LAYERS, comma-separated' }),
+  format: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg')]),
+});
+/** A WMTS layer, read from its capabilities document (which the host fetches: the page connects nowhere but home). */
+export const WmtsSource = Obj({
+  kind: Type.Literal('wmts'), capabilities: Url,
+  layer: Type.String({ minLength: 1, maxLength: 200 }), matrixSet: Type.String({ minLength: 1, maxLength: 200 }),
+});
+/** What a file kept by the host holds, as the host found when it was added. */
+export const LayerFileFormat = Type.Union([
+  Type.Literal('mbtiles-raster'), Type.Literal('mbtiles-vector'), Type.Literal('pmtiles-raster'), Type.Literal('pmtiles-vector'),
+  Type.Literal('geotiff'), Type.Literal('vector'),
+]);
+export type LayerFileFormat = Static<typeof LayerFileFormat>;
+export const FileSource = Obj({ kind: Type.Literal('file'), file: LayerFileId, format: LayerFileFormat });
+
+export const LayerSource = Type.Union([WorldSource, XyzSource, WmsSource, WmtsSource, FileSource]);
+export type LayerSource = Static<typeof LayerSource>;
+
+export const MapLayer = Obj({
+  id: LayerId,
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  visible: Type.Boolean(),
+  opacity: Type.Number({ minimum: 0, maximum: 1 }),
+  source: LayerSource,
+  /** Who the source says to credit (shown in the layer's legend entry). */
+  attribution: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export type MapLayer = Static<typeof MapLayer>;
+
+/** The layers bottom to top (all of them under the parcels); exactly one is the world backdrop. */
+export const MapLayers = Type.Array(MapLayer, { maxItems: MAX_LAYERS });
+
+export const LAYERS_API = {
+  layers: {
+    callers: PAGE_AND_CLI, description: "The map's layers as kept on this computer, bottom to top (the world backdrop alone when none were chosen)",
+    args: Obj({}), result: Obj({ layers: MapLayers }),
+  },
+  saveLayers: {
+    callers: PAGE_AND_CLI, description: "Keeps the map's layers, bottom to top, on this computer (checked with core/layers/layer-rules.ts)",
+    args: Obj({ layers: MapLayers }), result: Nothing,
+  },
+  onlineCapabilities: {
+    callers: PAGE_AND_CLI, description: "A WMTS or WMS service's capabilities document, fetched by the host (https, or http from this computer), as text",
+    args: Obj({ url: Url }), result: Obj({ text: Type.String(), url: Type.String() }),
+  },
+} satisfies Contract;
