@@ -8,7 +8,7 @@
 // the page reads it only through the host's bytes paths (core/bytes-protocol.ts) — never by a path of its own.
 import { Type, type Static } from '@sinclair/typebox';
 import { PAGE_AND_CLI, type Contract } from './rpc.ts';
-import { Nothing, Obj } from './api-schemas.ts';
+import { BBox, Nothing, Obj } from './api-schemas.ts';
 import { MAX_LAYERS } from './layers/layer-rules.ts';
 
 /** A layer's id: letters, digits and dashes (the page makes them; the built-in backdrop's is 'world'). */
@@ -43,6 +43,22 @@ export const FileSource = Obj({ kind: Type.Literal('file'), file: LayerFileId, f
 export const LayerSource = Type.Union([WorldSource, XyzSource, WmsSource, WmtsSource, FileSource]);
 export type LayerSource = Static<typeof LayerSource>;
 
+/**
+ * An online layer's area made available offline: its tiles, for the area and zooms chosen, in an MBTiles file the
+ * host wrote (FURROW_HOME/layers/<file>.mbtiles; `<file>.mbtiles.part` while it is being written — never shown as
+ * complete). Within the area and zooms the map draws from the file, online or not.
+ */
+export const OfflineArea = Obj({
+  file: LayerFileId,
+  bbox: BBox,
+  minZoom: Type.Integer({ minimum: 0, maximum: 22 }),
+  maxZoom: Type.Integer({ minimum: 0, maximum: 22 }),
+  /** Tiles in the file, and the time the download completed (ISO 8601). */
+  tiles: Type.Integer({ minimum: 0 }),
+  updated: Type.String({ maxLength: 40 }),
+});
+export type OfflineArea = Static<typeof OfflineArea>;
+
 export const MapLayer = Obj({
   id: LayerId,
   name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -51,6 +67,8 @@ export const MapLayer = Obj({
   source: LayerSource,
   /** Who the source says to credit (shown in the layer's legend entry). */
   attribution: Type.Optional(Type.String({ maxLength: 500 })),
+  /** An online layer's area kept offline (XYZ, WMS and WMTS layers only). */
+  offline: Type.Optional(OfflineArea),
 });
 export type MapLayer = Static<typeof MapLayer>;
 
