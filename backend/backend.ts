@@ -28,6 +28,8 @@ import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 import { viewHandlers } from './view-settings.ts';
 import { layerHandlers } from './layers.ts';
+import { LayerFiles } from './layer-files.ts';
+import { layerFileHandlers, savedLayerFiles } from './layer-file-handlers.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -56,12 +58,16 @@ export class Backend {
   readonly handlers: HandlersOf<Api>;
   private readonly changes: ChangeLog | null;
   private readonly previews: ImportPreviews;
+  /** The map's layer files: a page session's handlers use them with its own uploads and bytes (backend/host.ts). */
+  readonly layerFiles: LayerFiles;
   private readonly listeners = new Set<BackendListener>();
 
   constructor(opts: BackendOptions) {
     const mirror = this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
     this.changes = opts.app ? mirror.changeLog() : null;
     this.previews = new ImportPreviews(join(opts.home, 'imports'));
+    // The host cleans up what a stopped host left; the command line, which runs beside it, never does.
+    const layerFiles = this.layerFiles = new LayerFiles(opts.home, opts.app ? { sweep: { used: () => savedLayerFiles(mirror) } } : {});
     const emit: HostContext['emit'] = (name, payload) => { for (const l of this.listeners) l(name, payload); };
     const flush = () => { if (this.changes) for (const e of this.changes.drain()) emit('changed', e); };
     const ctx: HostContext = {
@@ -71,6 +77,7 @@ export class Backend {
       credentials: opts.credentials ?? credentialStore(opts.home, opts.env),
       jobs: new Jobs(flush),
       previews: this.previews,
+      layerFiles,
       durations: () => durationSettings(opts.env ?? {}),
       emit,
       listening: () => this.listeners.size > 0,
@@ -95,6 +102,8 @@ export class Backend {
       ...plantHandlers(ctx),
       ...viewHandlers(ctx),
       ...layerHandlers(ctx),
+      // The command line's uploads (its channel's): a page session has its own (backend/host.ts).
+      ...layerFileHandlers(layerFiles, mirror, { owner: this, bytes: null }),
     };
   }
 
@@ -105,6 +114,7 @@ export class Backend {
   }
 
   close(): void {
+    void this.layerFiles.close();
     this.previews.close();
     this.changes?.close();
     this.mirror.close();

@@ -30,7 +30,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     stop();
     const o = opened;
     opened = null;
-    void o?.handle.close().catch(() => undefined);
+    void o?.body.close().catch(() => undefined);
   };
 
   async function begin(m: unknown): Promise<void> {
@@ -39,7 +39,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     const path = parseBytesPath(ask.path);
     opened = path ? await source.open(path).catch(() => null) : null;
     if (ended) {
-      await opened?.handle.close().catch(() => undefined);
+      await opened?.body.close().catch(() => undefined);
       opened = null;
       return;
     }
@@ -58,7 +58,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     const n = Math.min(BYTES_CHUNK, last - pos + 1);
     const data = new Uint8Array(n);
     try {
-      const { bytesRead } = await opened.handle.read(data, 0, n, pos);
+      const bytesRead = await opened.body.read(data, pos);
       if (bytesRead === 0) throw new Error('the file ended before its size');
       pos += bytesRead;
       // A view of exactly what was read: a copy when short, as structured clone copies a view's whole buffer.

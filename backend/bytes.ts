@@ -1,7 +1,8 @@
 // The host's byte resources: binary content a feature makes for one page session — an export written to a private
-// file under FURROW_HOME/exports/ — registered here and fetched by the page at /bytes/<session key>/<id>/<name>
-// (core/bytes-protocol.ts), which browser mode's server (backend/browser-server.ts) and Electron's main (through
-// backend/bytes-port.ts) both serve.
+// file under FURROW_HOME/exports/, or a map layer's file kept by the host (backend/layer-files.ts: the whole file read
+// by range, or an MBTiles file's tiles by name) — registered here and fetched by the page at
+// /bytes/<session key>/<id>/<name> (core/bytes-protocol.ts), which browser mode's server (backend/browser-server.ts)
+// and Electron's main (through backend/bytes-port.ts) both serve.
 //
 // Who may read one: the page session that asked for it, and no other. Each page session (a browser tab's WebSocket,
 // an Electron window's port) gets a key of 32 random bytes, which reaches the page only inside the paths answered on
@@ -12,10 +13,14 @@
 // header on an <a download> or an <img>, and a cookie for 127.0.0.1 goes to every port of it. The files are the
 // registry's: 0600 in a 0700 folder, removed when they expire, when their session ends and when the host stops; the
 // folder is emptied at the host's start (a host killed before it could).
+//
+// A layer's resource differs in two ways: it does not expire (a map stays open for hours) but still dies with its
+// session, and its file is not the registry's (the layer files' registry keeps it): ending it removes nothing.
 import { randomBytes } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { bytesPath, BYTES_TYPES, validBytesName, type BytesMeta, type BytesPath } from '../core/bytes-protocol.ts';
 import { ensurePrivateDir } from '../platform/node/private-files.ts';
 
@@ -24,7 +29,11 @@ export const BYTES_TTL_MS = 10 * 60_000;
 /** The most resources a session keeps: a new one beyond removes the oldest. */
 export const BYTES_PER_SESSION = 20;
 
-interface Resource {
+/** The most layer resources a session keeps (one per layer file it shows): a new one beyond ends the oldest. */
+export const LAYER_RESOURCES_PER_SESSION = 64;
+
+interface FileResource {
+  kind: 'file';
   id: string;
   file: string;
   name: string;
@@ -33,10 +42,53 @@ interface Resource {
   expires: number;
 }
 
-/** A resource opened for reading: its answer's facts and the open file (the caller closes it). */
+/** A layer's bytes, opened by name (its file's one name, or a tile's) by whoever registered it. */
+interface LayerResource {
+  kind: 'layer';
+  id: string;
+  open(name: string, id: string): Promise<OpenedBytes | null>;
+}
+
+type Resource = FileResource | LayerResource;
+
+/**
+ * What an answer's bytes are read from: a file, or bytes in memory (a tile read out of an MBTiles file). The two
+ * shells read it their own way: browser mode's server as a stream, Electron's path a chunk per `more`.
+ */
+export interface ByteBody {
+  /** Bytes `start` to `end` (included), as a stream that leaves the body open. */
+  stream(start: number, end: number): Readable;
+  /** Reads into `into` from `position`; how many bytes were read (0 at the end). */
+  read(into: Uint8Array, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A file's bytes, read from its open handle. */
+export function fileBody(handle: FileHandle): ByteBody {
+  return {
+    stream: (start, end) => handle.createReadStream({ start, end, autoClose: false }),
+    read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
+    close: () => handle.close(),
+  };
+}
+
+/** Bytes held in memory (small: a tile). */
+export function memoryBody(bytes: Uint8Array): ByteBody {
+  return {
+    stream: (start, end) => Readable.from([bytes.subarray(start, end + 1)]),
+    read: (into, position) => {
+      const part = bytes.subarray(position, position + into.length);
+      into.set(part);
+      return Promise.resolve(part.length);
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/** A resource opened for reading: its answer's facts and its body (the caller closes it). */
 export interface OpenedBytes {
   meta: BytesMeta;
-  handle: FileHandle;
+  body: ByteBody;
 }
 
 /** What serves bytes reads: the registry (browser-server.ts and bytes-port.ts take only this). */
@@ -78,7 +130,16 @@ export class ByteResources implements BytesSource {
   async open(path: BytesPath): Promise<OpenedBytes | null> {
     const session = this.sessions.get(path.key);
     const r = session?.get(path.id);
-    if (!session || !r || r.name !== path.name) return null;
+    if (!session || !r) return null;
+    if (r.kind === 'layer') {
+      const opened = await r.open(path.name, r.id).catch(() => null);
+      if (opened && session.get(path.id) !== r) {
+        await opened.body.close();
+        return null;
+      }
+      return opened;
+    }
+    if (r.name !== path.name) return null;
     const handle = await open(r.file, 'r').catch(() => null);
     if (!handle) return null;
     // Still served once open (its session may have ended meanwhile); and the size the file has, should it differ.
@@ -87,7 +148,7 @@ export class ByteResources implements BytesSource {
       return null;
     }
     const size = (await handle.stat()).size;
-    return { handle, meta: { size, type: r.type, fileName: r.name, download: r.download, etag: `"${r.id}-${size.toString(36)}"` } };
+    return { body: fileBody(handle), meta: { size, type: r.type, fileName: r.name, download: r.download, etag: `"${r.id}-${size.toString(36)}"` } };
   }
 
   /** Every session ended and the folder removed (the host stops). */
@@ -111,6 +172,8 @@ function remove(file: string): void {
 export class ByteSession {
   readonly key = randomBytes(32).toString('base64url');
   private readonly resources = new Map<string, Resource>();
+  /** Layer resources by their key (a layer file's id). */
+  private readonly layers = new Map<string, string>();
   private closed = false;
 
   constructor(private readonly registry: ByteResources, private readonly onClose: () => void) {}
@@ -137,15 +200,43 @@ export class ByteSession {
     if (!validBytesName(r.name)) throw new Error(`not a file name: ${r.name}`);
     const id = randomBytes(16).toString('hex');
     const size = statSync(r.file).size;
-    this.resources.set(id, { id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, expires: this.registry.now() + this.registry.ttlMs });
-    while (this.resources.size > this.registry.perSession) this.drop(this.resources.keys().next().value!);
+    this.resources.set(id, { kind: 'file', id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, expires: this.registry.now() + this.registry.ttlMs });
+    this.trim('file', this.registry.perSession);
     return { path: bytesPath(this.key, id, r.name), size };
+  }
+
+  /**
+   * Registers a layer's bytes under `key` (the layer file's id: asked again, the same resource answers), opened by
+   * `open` with the name a request gives (`open` decides which names it serves); its id. It lives as long as the
+   * session, and removes nothing when it ends. A session closed meanwhile refuses it.
+   */
+  addLayer(key: string, open: (name: string, id: string) => Promise<OpenedBytes | null>): string {
+    if (this.closed) throw new Error('the page that asked for it has gone');
+    const known = this.layers.get(key);
+    if (known && this.resources.has(known)) return known;
+    const id = randomBytes(16).toString('hex');
+    this.resources.set(id, { kind: 'layer', id, open });
+    this.layers.set(key, id);
+    this.trim('layer', LAYER_RESOURCES_PER_SESSION);
+    return id;
+  }
+
+  /** Ends the layer resource registered under `key`, if any (its file is going). */
+  dropLayer(key: string): void {
+    const id = this.layers.get(key);
+    if (id !== undefined) this.drop(id);
+  }
+
+  /** Keeps the newest `most` resources of a kind, dropping the oldest. */
+  private trim(kind: Resource['kind'], most: number): void {
+    const ids = [...this.resources.values()].filter((r) => r.kind === kind).map((r) => r.id);
+    for (const id of ids.slice(0, Math.max(0, ids.length - most))) this.drop(id);
   }
 
   /** A live resource (an expired one is removed on the way). */
   get(id: string): Resource | undefined {
     const r = this.resources.get(id);
-    if (r && r.expires <= this.registry.now()) {
+    if (r?.kind === 'file' && r.expires <= this.registry.now()) {
       this.drop(id);
       return undefined;
     }
@@ -160,7 +251,8 @@ export class ByteSession {
   private drop(id: string): void {
     const r = this.resources.get(id);
     this.resources.delete(id);
-    if (r) remove(r.file);
+    if (r?.kind === 'file') remove(r.file);
+    if (r?.kind === 'layer') for (const [k, v] of this.layers) if (v === id) this.layers.delete(k);
   }
 
   /** The session ended: its resources are removed, its key leads nowhere. */

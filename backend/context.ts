@@ -8,6 +8,7 @@ import type { DurationOptions } from '../sync/context.ts';
 import type { EventName, EventPayload } from '../core/api.ts';
 import type { Jobs } from './jobs.ts';
 import type { ImportPreviews } from './import-previews.ts';
+import type { LayerFiles } from './layer-files.ts';
 
 export interface HostContext {
   /** FURROW_HOME: the mirror, the credentials, the import previews. */
@@ -22,6 +23,8 @@ export interface HostContext {
   readonly jobs: Jobs;
   /** Dropped files between their preview and their import (backend/import-previews.ts). */
   readonly previews: ImportPreviews;
+  /** The map's layer files the host keeps (backend/layer-files.ts). */
+  readonly layerFiles: LayerFiles;
   /** The FURROW_* durations, read when a command goes to the service: a bad one refuses it (`bad_setting`, backend/settings.ts), naming it. */
   durations(): DurationOptions;
   /** Sends an event to every session it is for. */

@@ -31,9 +31,11 @@ describe('exportDownload', () => {
     const fetched = async (path: string) => {
       const opened = (await bytes.open(parseBytesPath(path)!))!;
       try {
-        return { text: await opened.handle.readFile('utf8'), meta: opened.meta };
+        const got = new Uint8Array(opened.meta.size);
+        await opened.body.read(got, 0);
+        return { text: Buffer.from(got).toString('utf8'), meta: opened.meta };
       } finally {
-        await opened.handle.close();
+        await opened.body.close();
       }
     };
     try {

@@ -5,10 +5,11 @@
 // acceptSessions on the host's side). Main and the renderer see the same utilityProcess and ports either way. Two of
 // core/host-protocol.ts's messages cross it too: main's HOST_SECRETS down to the host, first, and the host's
 // EXTERNAL_LINK announcements up to main. And each port main gives with BYTES_PORT (one app://furrow/bytes/ request)
-// becomes a bytes session of the channel (node-ports.ts BYTES_SESSION), served by backend/bytes-port.ts.
+// becomes a bytes session of the channel (node-ports.ts BYTES_SESSION), served by backend/bytes-port.ts. And the file
+// the user chose in main's open dialog for a layer (LAYER_FILE_CHOSEN) goes down to the host as it came.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { BYTES_PORT, EXTERNAL_LINK, isExternalLink, isHostSecrets } from '../core/host-protocol.ts';
+import { BYTES_PORT, EXTERNAL_LINK, isExternalLink, isHostSecrets, isLayerFileChosen } from '../core/host-protocol.ts';
 import {
   BYTES_SESSION, childPort, electronParent, joinPorts, messagePortMain, RENDERER_PORT, RPC_SESSION, sessionPort,
 } from './node-ports.ts';
@@ -34,7 +35,8 @@ type Parent = NonNullable<ReturnType<typeof electronParent>>;
  * - each renderer port becomes a session of the channel (bridgeSession), and each bytes request's port a bytes
  *   session (main posts one per app://furrow/bytes/ request); both wait for the secrets like the rest;
  * - the host's external-link announcements (EXTERNAL_LINK) go up to main, which opens only those; nothing else the
- *   host sends on the channel does.
+ *   host sends on the channel does;
+ * - a layer file main's dialog gave (LAYER_FILE_CHOSEN) goes down to the host, after the secrets like the rest.
  * Returns the function that stops listening to the channel.
  */
 export function bridgeHost(parent: Pick<Parent, 'on' | 'postMessage'>, channel: Port): () => void {
@@ -48,6 +50,13 @@ export function bridgeHost(parent: Pick<Parent, 'on' | 'postMessage'>, channel: 
       secretsSent = true;
       channel.postMessage(e.data);
       for (const open of waiting.splice(0)) open();
+      return;
+    }
+    if (isLayerFileChosen(e.data)) {
+      const { type, ticket, path } = e.data;
+      const send = () => channel.postMessage({ type, ticket, path });
+      if (secretsSent) send();
+      else waiting.push(send);
       return;
     }
     const port = e.ports?.[0];

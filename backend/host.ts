@@ -24,6 +24,7 @@ import { privateUmask } from '../platform/node/private-files.ts';
 import { ByteResources } from './bytes.ts';
 import { acceptBytes } from './bytes-port.ts';
 import { downloadHandlers } from './downloads.ts';
+import { layerFileHandlers } from './layer-file-handlers.ts';
 import { sessionErrors } from './session-errors.ts';
 import { bytesTtlFromEnv, SettingsError } from './settings.ts';
 
@@ -68,14 +69,24 @@ const bytes = new ByteResources(join(home, 'exports'), { ttlMs: setting(() => by
 
 function session(port: Port, caller: Caller): () => void {
   const scope = caller === 'page' ? bytes.session() : null;
-  const handlers = scope ? { ...backend.handlers, ...downloadHandlers(backend.mirror, scope) } : backend.handlers;
+  // A page's downloads, layer files' bytes and uploads are its own: gone with it.
+  const handlers = scope
+    ? { ...backend.handlers, ...downloadHandlers(backend.mirror, scope), ...layerFileHandlers(backend.layerFiles, backend.mirror, { owner: scope, bytes: scope }) }
+    : backend.handlers;
   // A page is told an internal error only in general, the detail (paths and all) written to this log (stderr).
   const toError = sessionErrors(caller, (text) => process.stderr.write(text));
   const s = serve(API, port, handlers, { check: problemsOf, caller, events: API_EVENTS, toError });
   servers.add(s);
-  return () => { servers.delete(s); s.close(); scope?.close(); };
+  return () => {
+    servers.delete(s);
+    s.close();
+    scope?.close();
+    if (scope) void backend.layerFiles.uploads.dropOwner(scope);
+  };
 }
 backend.onEvent((name, payload) => { for (const s of servers) s.emit(name, payload); });
+// Electron's main hands over the files the user chose in its open dialog (core/host-protocol.ts LAYER_FILE_CHOSEN).
+parent.on('message', (e) => { backend.layerFiles.chosen.take(e.data); });
 session(channel, 'cli');
 
 /** One rpc server per page (a browser tab, an Electron window's renderer), on the same handlers. */

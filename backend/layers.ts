@@ -10,6 +10,7 @@ import { MapLayers, type LAYERS_API, type MapLayer } from '../core/api-layers.ts
 import { layersProblem, worldLayer } from '../core/layers/layer-rules.ts';
 import { basemapUrlProblem } from '../core/basemap.ts';
 import { fetchCapabilities } from './capabilities.ts';
+import { savedLayerFiles } from './layer-file-handlers.ts';
 import type { HostContext } from './context.ts';
 
 /** The most the layers may take, as JSON. */
@@ -65,7 +66,11 @@ export function layerHandlers(ctx: HostContext): HandlersOf<typeof LAYERS_API> {
         return Promise.reject(new RpcError(RpcCode.invalidArguments, `The layers take ${json.length.toLocaleString('en-US')} characters: at most ${MAX_LAYERS_BYTES.toLocaleString('en-US')} are kept`));
       }
       return ctx.jobs.write(() => {
+        const before = savedLayerFiles(ctx.mirror);
         ctx.mirror.write.setMapLayers(json);
+        // A layer removed takes its file with it (a file added and not yet saved is not the list's: kept).
+        const after = savedLayerFiles(ctx.mirror);
+        for (const f of before) if (!after.has(f)) ctx.layerFiles.remove(f);
         return null;
       });
     },

@@ -50,6 +50,8 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   export FILE [--account ACC] [--farm NAME]   GeoJSON (.geojson/.json) or CSV with WKT (.csv)
   set-parcel-limit --account ACC --hectares N|default   the account's agreed maximum parcel size
   undo | redo                      the last local edit (persists across restarts)
+  layers [add FILE | remove ID]    the map's layers; add an MBTiles, PMTiles, GeoTIFF or vector overlay (GeoJSON,
+                                   KML/KMZ, zipped Shapefile, GeoPackage) on top: copied to FURROW_HOME/layers/
 
 Environment: FURROW_HOME; FURROW_SETTLE_MS, FURROW_MAX_WAIT_MS, FURROW_HTTP_TIMEOUT_MS (idle),
 FURROW_HTTP_DEADLINE_MS (a whole request, default 300000) (whole milliseconds); FURROW_MAX_ANSWER_BYTES (the
@@ -73,8 +75,8 @@ const OPTIONS = {
   hectares: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, 'discard-unsynced': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Commands taking one positional argument, and what it is. */
-const POSITIONAL: Record<string, string> = { import: 'file', export: 'file', resolve: 'id' };
+/** Commands taking positional arguments, and what they are. */
+const POSITIONAL: Record<string, string[]> = { import: ['file'], export: ['file'], resolve: ['id'], layers: ['sub', 'arg'] };
 
 const str = (v: Values, k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
 function need(v: Values, k: string, what = `--${k}`): string {
@@ -210,6 +212,10 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         out(label ? `${cmd === 'undo' ? 'Undid' : 'Redid'}: ${label}` : `Nothing to ${cmd}.`);
         return 0;
       }
+      case 'layers': {
+        const { layersCommand } = await import('./layers.ts');
+        return await layersCommand(api, [str(v, 'sub'), str(v, 'arg')], { out, stderr: io.stderr });
+      }
       default: throw new UsageError(`Unknown command '${cmd}'`);
     }
   } finally {
@@ -229,9 +235,9 @@ function parse(argv: readonly string[]): { cmd: string | undefined; v: Values } 
   }
   const [cmd, ...rest] = parsed.positionals;
   const v: Values = { ...parsed.values };
-  const slot = cmd === undefined ? undefined : POSITIONAL[cmd];
-  if (rest.length > (slot ? 1 : 0)) throw new UsageError(`Unexpected argument '${rest[slot ? 1 : 0]}'`);
-  if (slot && rest[0] !== undefined) v[slot] = rest[0];
+  const slots = (cmd === undefined ? undefined : POSITIONAL[cmd]) ?? [];
+  if (rest.length > slots.length) throw new UsageError(`Unexpected argument '${rest[slots.length]}'`);
+  slots.forEach((slot, i) => { if (rest[i] !== undefined) v[slot] = rest[i]; });
   return { cmd, v };
 }
 

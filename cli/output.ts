@@ -64,3 +64,13 @@ export function importPrinter(stream: OutStream, file: string): { onProgress: (d
     done: p.done,
   };
 }
+
+/** A layer file's copy into the app's folder: megabytes copied. */
+export function copyPrinter(stream: OutStream, file: string): { onProgress: (done: number, total: number) => void; done: () => void } {
+  const p = reportPrinter(stream);
+  const mb = (n: number) => Math.round(n / 1048576);
+  return {
+    onProgress: (done, total) => p.report({ label: `copy ${file}`, done: mb(done), total: mb(total), detail: 'MB' }),
+    done: p.done,
+  };
+}

@@ -48,4 +48,8 @@ export const ApiErrorCode = {
   badSetting: 'bad_setting',
   /** An online map source (a WMTS or WMS capabilities document) could not be read: the message says why (offline, its answer). */
   sourceUnavailable: 'source_unavailable',
+  /** A file the map cannot show as a layer (not a format it reads, no EPSG code, damaged): the message says why. */
+  unsupportedLayerFile: 'unsupported_layer_file',
+  /** An upload that is no longer under way (ended, cancelled, idle too long, its page gone), or a ticket spent or unknown: send the file again. */
+  uploadGone: 'upload_gone',
 } as const;

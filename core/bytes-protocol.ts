@@ -110,7 +110,7 @@ export interface BytesMeta {
  */
 export const BYTES_TYPES = new Set([
   'application/geo+json', 'text/csv; charset=utf-8', 'application/octet-stream', 'image/png', 'image/jpeg', 'image/webp',
-  'application/x-protobuf', 'application/vnd.pmtiles',
+  'application/x-protobuf', 'application/vnd.pmtiles', 'image/tiff',
 ]);
 
 /** A request for bytes, as either shell sees it. */

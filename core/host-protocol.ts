@@ -53,3 +53,20 @@ export const RENDERER_PORT = 'furrow:renderer-port';
  * message, and the page session's key it passes on is in the address the page asked for.
  */
 export const BYTES_PORT = 'furrow:bytes-port';
+
+/**
+ * Electron's main → the host: the file the user chose in main's open dialog for a layer, under a fresh ticket (16
+ * random bytes, hex) main gives the page instead of the path (core/api-layer-files.ts addLayerFileChosen). Only main
+ * (the host's parent) can send it: a page never names a path.
+ */
+export const LAYER_FILE_CHOSEN = 'furrow:layer-file-chosen';
+export interface LayerFileChosen {
+  type: typeof LAYER_FILE_CHOSEN;
+  ticket: string;
+  path: string;
+}
+export function isLayerFileChosen(v: unknown): v is LayerFileChosen {
+  if (typeof v !== 'object' || v === null || (v as { type?: unknown }).type !== LAYER_FILE_CHOSEN) return false;
+  const { ticket, path } = v as { ticket?: unknown; path?: unknown };
+  return typeof ticket === 'string' && /^[0-9a-f]{32}$/.test(ticket) && typeof path === 'string' && path.length > 0 && path.length <= 4096 && !path.includes('\0');
+}

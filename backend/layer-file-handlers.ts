@@ -1,0 +1,132 @@
+// core/api-layer-files.ts over the host's layer files (backend/layer-files.ts): adding a file (the page's chunks,
+// Electron's chosen path, the command line's path), what a file holds, removing one no saved layer uses, and a
+// page's bytes paths to read one (backend/bytes.ts layer resources: the whole file by range, or an MBTiles file's
+// tiles by name, read by the host from SQLite). The handlers of a page session are built per session (its uploads
+// and bytes are its own); the Backend's own serve the command line.
+import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
+import { ApiErrorCode } from '../core/api-codes.ts';
+import type { LAYER_FILES_API, LayerFileInfo, LayerFileSource } from '../core/api-layer-files.ts';
+import { MapLayers } from '../core/api-layers.ts';
+import { bytesPath, type BytesMeta } from '../core/bytes-protocol.ts';
+import { LAYER_CHUNK_BYTES, parseTileName, TILE_TYPES } from '../core/layers/layer-files.ts';
+import type { Mirror } from '../db/mirror.ts';
+import { fileBody, memoryBody, type ByteSession, type OpenedBytes } from './bytes.ts';
+import { LayerFileProblem, publicInfo, type LayerFiles } from './layer-files.ts';
+import { UploadRefused } from './layer-uploads.ts';
+import { BUILT_IN_EPSG } from './layer-sniff.ts';
+import { proj4Of } from './epsg-proj4.ts';
+import { Value } from '@sinclair/typebox/value';
+
+type Handlers = HandlersOf<typeof LAYER_FILES_API>;
+
+/** The files the saved layers use (a layer's own file, an online layer's area kept offline). */
+export function savedLayerFiles(mirror: Mirror): Set<string> {
+  const used = new Set<string>();
+  try {
+    const v: unknown = JSON.parse(mirror.write.mapLayers() ?? '[]');
+    if (!Value.Check(MapLayers, v)) return used;
+    for (const l of v) {
+      if (l.source.kind === 'file') used.add(l.source.file);
+      if (l.offline) used.add(l.offline.file);
+    }
+  } catch {
+    // none readable: none used
+  }
+  return used;
+}
+
+/** A refusal of the files' registry as the contract's error. */
+function coded(err: unknown): unknown {
+  if (err instanceof LayerFileProblem) {
+    const code = { unsupported_layer_file: ApiErrorCode.unsupportedLayerFile, too_large: ApiErrorCode.tooLarge, disk_full: ApiErrorCode.diskFull, not_found: ApiErrorCode.notFound, invalid_arguments: RpcCode.invalidArguments }[err.code];
+    return new RpcError(code, err.message);
+  }
+  if (err instanceof UploadRefused) {
+    return new RpcError({ upload_gone: ApiErrorCode.uploadGone, invalid_arguments: RpcCode.invalidArguments, busy: ApiErrorCode.busy }[err.code], err.message);
+  }
+  return err;
+}
+const guard = <A extends unknown[], T>(fn: (...a: A) => Promise<T>) => (...a: A): Promise<T> => fn(...a).catch((err: unknown) => { throw coded(err); });
+
+/** A page session's side: whose uploads, and its bytes (none: the command line's channel, which reads no bytes). */
+export interface LayerFileScope {
+  owner: object;
+  bytes: ByteSession | null;
+}
+
+export function layerFileHandlers(files: LayerFiles, mirror: Mirror, scope: LayerFileScope): Handlers {
+  const { owner, bytes } = scope;
+  const keep = (file: string, name: string) => files.keep(file, name);
+  return {
+    addLayerFileBegin: guard(async ({ name, size }) => {
+      files.checkRoom(size, name);
+      return { upload: await files.uploads.begin(owner, name, size), chunkBytes: LAYER_CHUNK_BYTES };
+    }),
+    addLayerFileChunk: guard(async ({ upload, offset, data }) => {
+      await files.uploads.chunk(owner, upload, offset, data);
+      return null;
+    }),
+    addLayerFileEnd: guard(({ upload }) => files.uploads.end(owner, upload, keep)),
+    addLayerFileCancel: guard(async ({ upload }) => {
+      await files.uploads.cancel(owner, upload);
+      return null;
+    }),
+    addLayerFileChosen: guard(async ({ ticket }, call) => {
+      const path = await files.chosen.redeem(ticket);
+      if (path === null) throw new RpcError(ApiErrorCode.uploadGone, 'That choice of file has expired or was used already: open the file again');
+      return files.copy(path, basename(path), { signal: call.signal, progress: (done, total) => call.progress({ done, total }) });
+    }),
+    addLayerFilePath: guard(({ path }, call) => files.copy(path, basename(path), { signal: call.signal, progress: (done, total) => call.progress({ done, total }) })),
+    layerFile: guard(async ({ file }) => publicInfo(await files.info(file))),
+    removeLayerFile: guard(async ({ file }) => {
+      if (savedLayerFiles(mirror).has(file)) throw new RpcError(RpcCode.invalidArguments, 'A saved layer uses that file: remove the layer (and save the layers) instead');
+      files.remove(file);
+      bytes?.dropLayer(file);
+      return null;
+    }),
+    layerFileSource: guard(async ({ file }) => {
+      if (!bytes) throw new RpcError(RpcCode.forbidden, "'layerFileSource' is for the app's page: its paths are a page session's");
+      const info = await files.info(file);
+      return layerSource(files, bytes, publicInfo(info), info.tileType);
+    }),
+  };
+}
+
+/** The name a whole file is served under, and its type. */
+const WHOLE: Partial<Record<LayerFileInfo['format'], { name: string; type: string }>> = {
+  'pmtiles-raster': { name: 'layer.pmtiles', type: 'application/vnd.pmtiles' },
+  'pmtiles-vector': { name: 'layer.pmtiles', type: 'application/vnd.pmtiles' },
+  geotiff: { name: 'layer.tif', type: 'image/tiff' },
+  vector: { name: 'layer.geojson', type: 'application/geo+json' },
+};
+
+/** A page's bytes paths for a kept file, registered in its session (the same resource when asked again). */
+function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo, tileType: keyof typeof TILE_TYPES | null): LayerFileSource {
+  const id = info.file;
+  const proj4 = info.format === 'geotiff' && info.epsg !== null && !BUILT_IN_EPSG.has(info.epsg) ? proj4Of(info.epsg) : null;
+  const whole = WHOLE[info.format];
+  if (whole) {
+    const rid = bytes.addLayer(id, async (name, rid): Promise<OpenedBytes | null> => {
+      const path = name === whole.name ? files.fileOf(id) : null;
+      const fh = path ? await open(path, 'r').catch(() => null) : null;
+      if (!fh) return null;
+      const size = (await fh.stat()).size;
+      const meta: BytesMeta = { size, type: whole.type, fileName: whole.name, download: false, etag: `"${rid}-${size.toString(36)}"` };
+      return { meta, body: fileBody(fh) };
+    });
+    return { info, path: bytesPath(bytes.key, rid, whole.name), tiles: null, proj4 };
+  }
+  if (!tileType) throw new LayerFileProblem('unsupported_layer_file', 'The tiles of that file are of no type the map shows');
+  const rid = bytes.addLayer(id, async (name, rid) => {
+    const t = parseTileName(name);
+    const data = t && t.ext === tileType ? files.tile(id, t.z, t.x, t.y) : null;
+    if (!data) return null;
+    const meta: BytesMeta = { size: data.length, type: TILE_TYPES[tileType], fileName: name, download: false, etag: `"${rid}-${name}"` };
+    return { meta, body: memoryBody(data) };
+  });
+  // The template: the path of a tile, its numbers left to fill in ({z}, {x}, {y} never appear in a real name).
+  const template = bytesPath(bytes.key, rid, `0-0-0.${tileType}`).replace(/0-0-0\.\w+$/, `{z}-{x}-{y}.${tileType}`);
+  return { info, path: null, tiles: template, proj4 };
+}
