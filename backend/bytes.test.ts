@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
-import { ByteResources, type ByteSession } from './bytes.ts';
+import { ByteResources, LAYER_RESOURCES_PER_SESSION, memoryBody, type ByteSession } from './bytes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-bytes-registry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,6 +67,43 @@ describe('ByteResources', () => {
     const r = new ByteResources(folder);
     expect(readdirSync(folder)).toEqual([]);
     if (process.platform !== 'win32') expect(statSync(folder).mode & 0o777).toBe(0o700);
+    r.close();
+  });
+
+  it("keeps a layer's resource past the exports' time, the same one for the same file, until its session ends; its file is not the registry's", async () => {
+    let now = 1000;
+    const r = new ByteResources(join(dir, 'd'), { ttlMs: 100, perSession: 2, now: () => now });
+    const s = r.session();
+    const kept = join(dir, 'layer.pmtiles');
+    writeFileSync(kept, 'PMTiles');
+    const opened: string[] = [];
+    const open = async (name: string) => {
+      opened.push(name);
+      return name === 'layer.pmtiles' ? { meta: { size: 7, type: 'application/vnd.pmtiles', fileName: name, download: false, etag: '"x"' }, body: memoryBody(Buffer.from('PMTiles')) } : null;
+    };
+    const id = s.addLayer('a'.repeat(32), open);
+    expect(s.addLayer('a'.repeat(32), open)).toBe(id);
+    const path = { key: s.key, id, name: 'layer.pmtiles' };
+    // Exports come and go (two at most): the layer's resource stays, and outlives their time.
+    for (let i = 0; i < 3; i++) made(s, `${i}.csv`);
+    now += 10_000;
+    const got = await r.open(path);
+    expect(got?.meta.size).toBe(7);
+    await got?.body.close();
+    expect(await r.open({ ...path, name: 'other' })).toBeNull();
+    expect(opened).toEqual(['layer.pmtiles', 'other']);
+    // At most LAYER_RESOURCES_PER_SESSION: the oldest ends first.
+    for (let i = 0; i < LAYER_RESOURCES_PER_SESSION; i++) s.addLayer(i.toString(16).padStart(32, '0'), open);
+    expect(await r.open(path)).toBeNull();
+    const again = s.addLayer('a'.repeat(32), open);
+    expect(again).not.toBe(id);
+    s.dropLayer('a'.repeat(32));
+    expect(await r.open({ ...path, id: again })).toBeNull();
+    const last = s.addLayer('b'.repeat(32), open);
+    s.close();
+    expect(await r.open({ ...path, id: last })).toBeNull();
+    expect(() => s.addLayer('c'.repeat(32), open)).toThrow(/gone/);
+    expect(existsSync(kept)).toBe(true);
     r.close();
   });
 });

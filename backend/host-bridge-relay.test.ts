@@ -3,7 +3,7 @@
 // only the host's external-link announcements go up to main. (host-bridge.test.ts drives the sessions against a real
 // host.)
 import { describe, expect, it } from 'vitest';
-import { BYTES_PORT, EXTERNAL_LINK, HOST_SECRETS } from '../core/host-protocol.ts';
+import { BYTES_PORT, EXTERNAL_LINK, HOST_SECRETS, LAYER_FILE_CHOSEN } from '../core/host-protocol.ts';
 import type { Port } from '../core/rpc.ts';
 import { bridgeHost } from './host-bridge.ts';
 import { RENDERER_PORT, type MessagePortMainLike, type ParentEvent } from './node-ports.ts';
@@ -124,5 +124,18 @@ describe('the development bridge relay', () => {
     w.stop();
     w.fromHost({ type: EXTERNAL_LINK, url, service });
     expect(w.toMain).toHaveLength(2);
+  });
+
+  it("passes the file main's dialog chose for a layer down to the host, after the secrets, and nothing malformed", () => {
+    const w = world();
+    const chosen = { type: LAYER_FILE_CHOSEN, ticket: 'd'.repeat(32), path: '/home/ana/Ortofoto.tif' };
+    w.fromMain({ ...chosen, extra: 'dropped' });
+    expect(w.toHost).toEqual([]);
+    w.fromMain({ type: HOST_SECRETS });
+    w.fromMain({ type: LAYER_FILE_CHOSEN, ticket: 'not hex', path: '/x' });
+    w.fromMain({ type: LAYER_FILE_CHOSEN, ticket: 'd'.repeat(32), path: 42 });
+    w.fromMain(chosen);
+    expect(w.toHost).toEqual([{ type: HOST_SECRETS }, chosen, chosen]);
+    expect(w.toMain).toEqual([]);
   });
 });

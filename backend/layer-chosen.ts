@@ -15,6 +15,8 @@ const MAX_TICKETS = 32;
 export class ChosenPaths {
   private readonly tickets = new Map<string, { path: string; expires: number }>();
   private readonly waiting = new Map<string, (path: string) => void>();
+  /** Tickets redeemed already (the newest few hundred): asked again, refused at once. */
+  private readonly spent = new Set<string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -36,12 +38,18 @@ export class ChosenPaths {
     const t = this.tickets.get(ticket);
     if (t) {
       this.tickets.delete(ticket);
+      this.spend(ticket);
       return t.expires > this.now() ? t.path : null;
     }
-    if (this.waiting.has(ticket)) return null;
+    if (this.waiting.has(ticket) || this.spent.has(ticket)) return null;
     return new Promise((resolve) => {
       const timer = setTimeout(() => { this.waiting.delete(ticket); resolve(null); }, waitMs);
-      this.waiting.set(ticket, (path) => { clearTimeout(timer); resolve(path); });
+      this.waiting.set(ticket, (path) => { clearTimeout(timer); this.spend(ticket); resolve(path); });
     });
+  }
+
+  private spend(ticket: string): void {
+    this.spent.add(ticket);
+    if (this.spent.size > 256) this.spent.delete(this.spent.values().next().value!);
   }
 }

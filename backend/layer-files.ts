@@ -56,6 +56,8 @@ export interface LayerFilesOptions {
   /** The host: what a stopped host left is cleaned up (`used`: the files saved layers use). Not the command line. */
   sweep?: { used: () => Set<string> };
   now?: () => number;
+  /** The bytes free on the disk (tests); by default the file system's. */
+  free?: () => number | null;
 }
 
 export class LayerFiles {
@@ -65,10 +67,12 @@ export class LayerFiles {
   private readonly kept = new Map<string, Kept>();
   private readonly readers = new Map<string, MbtilesReader>();
   private readonly now: () => number;
+  private readonly free: () => number | null;
 
   constructor(home: string, opts: LayerFilesOptions = {}) {
     this.dir = join(home, 'layers');
     this.now = opts.now ?? Date.now;
+    this.free = opts.free ?? (() => freeBytes(this.dir));
     ensurePrivateDir(this.dir);
     this.uploads = new LayerUploads(this.dir, undefined, this.now);
     if (opts.sweep) this.sweep(opts.sweep.used());
@@ -82,7 +86,7 @@ export class LayerFiles {
   /** Refuses a file of `size` bytes: past the limit, or past the disk's free space. */
   checkRoom(size: number, name: string): void {
     if (size > LAYER_FILE_MAX_BYTES) throw new LayerFileProblem('too_large', `${name} is ${gb(size)}: the app keeps layer files of up to ${gb(LAYER_FILE_MAX_BYTES)}`);
-    const free = freeBytes(this.dir);
+    const free = this.free();
     if (free !== null && free < size + DISK_MARGIN) {
       throw new LayerFileProblem('disk_full', `${name} is ${gb(size)} and the disk holding the app's data has ${gb(free)} free: free some space first`);
     }

@@ -65,12 +65,12 @@ export function importPrinter(stream: OutStream, file: string): { onProgress: (d
   };
 }
 
-/** A layer file's copy into the app's folder: megabytes copied. */
+/** A layer file's copy into the app's folder: megabytes copied (nothing for a file copied in a moment, under 8 MB). */
 export function copyPrinter(stream: OutStream, file: string): { onProgress: (done: number, total: number) => void; done: () => void } {
   const p = reportPrinter(stream);
   const mb = (n: number) => Math.round(n / 1048576);
   return {
-    onProgress: (done, total) => p.report({ label: `copy ${file}`, done: mb(done), total: mb(total), detail: 'MB' }),
+    onProgress: (done, total) => { if (total >= 8 * 1048576) p.report({ label: `copy ${file}`, done: mb(done), total: mb(total), detail: 'MB' }); },
     done: p.done,
   };
 }

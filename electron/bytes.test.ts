@@ -15,7 +15,7 @@ import { BYTES_CSP } from '../core/page-policy.ts';
 import { Mirror } from '../db/mirror.ts';
 import { pointParcel } from '../test/helpers/service.ts';
 import { messagePortPort } from '../renderer/electron-port.ts';
-import { ByteResources } from '../backend/bytes.ts';
+import { ByteResources, memoryBody } from '../backend/bytes.ts';
 import { serveBytesPort } from '../backend/bytes-port.ts';
 import { bridgeHost } from '../backend/host-bridge.ts';
 import { launchHost, type Host } from '../backend/launch.ts';
@@ -73,6 +73,35 @@ describe("main's bytes response against the host's side", () => {
       await reader.read();
       await reader.cancel();
       await expect.poll(() => ends.length).toBe(7);
+      session.close();
+      expect((await bytesResponse(request(url), ask)).status).toBe(404);
+    } finally {
+      registry.close();
+    }
+  });
+
+  it("answers a layer's tile held in memory as a file's bytes: whole, by range, gone with its session", async () => {
+    const registry = new ByteResources(join(dir, 'layer-exports'));
+    try {
+      const session = registry.session();
+      const tile = Buffer.alloc(300_000);
+      for (let i = 0; i < tile.length; i++) tile[i] = (i * 13) % 241;
+      const rid = session.addLayer('f'.repeat(32), async (name, id) => (name === '14-1-2.png'
+        ? { meta: { size: tile.length, type: 'image/png', fileName: name, download: false, etag: `"${id}-${name}"` }, body: memoryBody(tile) }
+        : null));
+      const ask = () => {
+        const { port1, port2 } = new MessageChannel();
+        const end = serveBytesPort(messagePortMain(asMain(port1), () => end()), registry);
+        return asMain(port2);
+      };
+      const url = `app://furrow/bytes/${session.key}/${rid}/14-1-2.png`;
+      const whole = await bytesResponse(request(url), ask);
+      expect([whole.status, whole.headers.get('content-type'), whole.headers.get('content-disposition')]).toEqual([200, 'image/png', null]);
+      expect(Buffer.from(await whole.arrayBuffer()).equals(tile)).toBe(true);
+      const part = await bytesResponse(request(url, { range: 'bytes=262000-262143' }), ask);
+      expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 262000-262143/${tile.length}`]);
+      expect(Buffer.from(await part.arrayBuffer()).equals(tile.subarray(262000, 262144))).toBe(true);
+      expect((await bytesResponse(request(url.replace('14-1-2', '14-1-3')), ask)).status).toBe(404);
       session.close();
       expect((await bytesResponse(request(url), ask)).status).toBe(404);
     } finally {

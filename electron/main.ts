@@ -1,6 +1,7 @@
 // Electron's main process: the mirror host in a utilityProcess, one hardened window loading the built renderer from
 // app://furrow/ (a privileged scheme served here, every answer with the app's page policy, core/page-policy.ts), and
-// one IPC channel on which the window's preload asks for a MessagePort straight to the host. Main validates every
+// one IPC channel on which the window's preload asks for a MessagePort straight to the host (and one more on which
+// it asks main to show its open dialog for a layer file: the page gets a ticket, the host the path). Main validates every
 // sender (electron/trust.ts), never sees the API's messages (the port runs renderer ⇄ host) and never holds an
 // account's secret: the host keeps them. The host's bytes for the page (app://furrow/bytes/…) pass through main.
 // The host's own secret (the sealing key) goes to it as the first message on its channel, never in its environment;
@@ -22,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { BYTES_PORT, isExternalLink } from '../core/host-protocol.ts';
 import { ExternalLinks, linkDialog, OPEN_BUTTON, type LinkDecision } from './external-links.ts';
 import { bytesResponse } from './bytes.ts';
+import { chosenFile, CHOOSE_LAYER_FILE_CHANNEL, layerFileDialog } from './layer-files.ts';
 import {
   allowedRequest, APP_SCHEME, APP_URL, appFile, appHeaders, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, PORT_CHANNEL, trustedSender,
 } from './trust.ts';
@@ -160,6 +162,24 @@ function handOutPorts(host: UtilityProcess, win: () => BrowserWindow | null): vo
   });
 }
 
+/**
+ * "Open a file as a layer…": the page asks (the preload's chooseLayerFile) and gets only a ticket; main shows its own
+ * dialog over the window and hands the host the path under that ticket (electron/layer-files.ts). Answered only to
+ * the app window's main frame on an app page, as the port's channel is.
+ */
+function chooseLayerFiles(host: UtilityProcess, win: () => BrowserWindow | null): void {
+  ipcMain.handle(CHOOSE_LAYER_FILE_CHANNEL, async (event) => {
+    const frame = event.senderFrame;
+    const sender = { contentsId: event.sender.id, frameUrl: frame?.url, mainFrame: frame !== null && frame.parent === null };
+    const w = win();
+    if (!w || !trustedSender(sender, w.webContents.id)) return null;
+    const chosen = chosenFile(await dialog.showOpenDialog(w, layerFileDialog()));
+    if (!chosen) return null;
+    host.postMessage(chosen);
+    return chosen.ticket;
+  });
+}
+
 /** The app's one window, once open. */
 let win: BrowserWindow | null = null;
 
@@ -176,6 +196,7 @@ async function main(): Promise<void> {
   const host = startHost(dist, links);
   serveApp(join(dist, 'renderer'), host);
   handOutPorts(host, () => win);
+  chooseLayerFiles(host, () => win);
   win = new BrowserWindow({
     width: 1280, height: 820, show: false, title: 'Furrow', autoHideMenuBar: true,
     webPreferences: {

@@ -35,15 +35,15 @@ function ppm(file: string, size: number, rgb: [number, number, number]): void {
 }
 
 /** A Cloud-Optimized GeoTIFF of one colour over AREA, in EPSG:25830 or 3857 (with overviews). */
-export function cog(dir: string, name: string, epsg: 25830 | 3857, rgb: [number, number, number], size = 512): string {
+export function cog(dir: string, name: string, epsg: 25830 | 3857, rgb: [number, number, number], size = 512, compress = 'LZW'): string {
   const src = join(dir, `${name}.ppm`);
   ppm(src, size, rgb);
   const out = join(dir, `${name}.tif`);
-  if (epsg === 25830) run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:25830', '-a_ullr', ...[UTM.ulx, UTM.uly, UTM.lrx, UTM.lry].map(String), '-of', 'COG', out]);
+  if (epsg === 25830) run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:25830', '-a_ullr', ...[UTM.ulx, UTM.uly, UTM.lrx, UTM.lry].map(String), '-of', 'COG', '-co', `COMPRESS=${compress}`, out]);
   else {
     const geo = join(dir, `${name}-4326.tif`);
     run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:4326', '-a_ullr', ...[AREA.west, AREA.north, AREA.east, AREA.south].map(String), geo]);
-    run('gdalwarp', ['-q', '-t_srs', 'EPSG:3857', '-of', 'COG', geo, out]);
+    run('gdalwarp', ['-q', '-t_srs', 'EPSG:3857', '-of', 'COG', '-co', `COMPRESS=${compress}`, geo, out]);
   }
   return out;
 }
