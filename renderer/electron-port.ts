@@ -6,6 +6,8 @@ import type { Port } from '../core/rpc.ts';
 /** What electron/preload.ts exposes on window: the one object the page gets from Electron. */
 export interface FurrowBridge {
   connect(): void;
+  /** Main's open dialog for a layer file: a ticket the host redeems (never a path), or null (none chosen). */
+  chooseLayerFile?(): Promise<string | null>;
 }
 
 export const electronBridge = (w: Window = window): FurrowBridge | null => (w as Window & { furrow?: FurrowBridge }).furrow ?? null;

@@ -62,7 +62,7 @@ export function useDrawPolygon(map: RefObject<OlMap | null>, parcels: VectorSour
       else if (s.draft.length >= 4) draw.finishDrawing();
     });
     // Snap after Draw: it moves the pointer onto a neighbouring parcel's vertex or edge before Draw reads it.
-    const { snap } = parcelSnap(parcels);
+    const { snap, dispose } = parcelSnap(parcels);
     m.addInteraction(draw);
     m.addInteraction(snap);
     document.addEventListener('keydown', onKey);
@@ -70,6 +70,7 @@ export function useDrawPolygon(map: RefObject<OlMap | null>, parcels: VectorSour
       commands();
       document.removeEventListener('keydown', onKey);
       if (sketch) unByKey(sketch);
+      dispose();
       m.removeInteraction(snap);
       m.removeInteraction(draw);
     };
