@@ -35,14 +35,20 @@ import { snapToOverlay } from '../map/snap.ts';
 import { webglAvailable } from '../map/webgl.ts';
 import { overlayStyle, vectorTileStyle } from './file-layer-styles.ts';
 
-/** What a file layer needs of the map's layers (the same as build-layer.ts's environment). */
+/** What a file layer needs of the map's layers (build-layer.ts's LayerEnv). */
 export interface FileLayerEnv {
   api: Pick<AppApi, 'layerFileSource'>;
   /** A bytes path the host answered, as a URL on the page's origin (renderer/bytes-url.ts). */
   bytesUrl(path: string): string;
-  /** The layer's source fails (true) or works again (false): the panel says so. */
-  failing(id: string, failed: boolean): void;
+  /** The layer's source failing (what failed, in words) or loading again (null): the panel says so. */
+  failing(id: string, why: string | null): void;
 }
+
+type Failed = (why: string | null) => void;
+const TILES_FAIL = 'its tiles cannot be read from the file kept on this computer.';
+const NO_WEBGL = 'this browser draws no WebGL, which a GeoTIFF layer needs.';
+/** The host's refusal (the file no longer kept…), in its words. */
+const said = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The map's projection (the parcels', the world's). */
 const VIEW = 'EPSG:3857';
@@ -55,7 +61,8 @@ export function fileLayer(l: MapLayer, env: FileLayerEnv): BaseLayer | null {
   if (l.source.kind !== 'file') return null;
   const { file, format } = l.source;
   const common = { visible: l.visible, opacity: l.opacity, className: `ol-layer file-layer file-layer-${format}`, properties: { layerId: l.id } };
-  const failed = (yes: boolean) => env.failing(l.id, yes);
+  const failed: Failed = (why) => env.failing(l.id, why);
+  const refused = (err: unknown) => failed(said(err));
   const answer = env.api.layerFileSource({ file });
   switch (format) {
     case 'mbtiles-raster': case 'pmtiles-raster': {
@@ -63,7 +70,7 @@ export function fileLayer(l: MapLayer, env: FileLayerEnv): BaseLayer | null {
       void answer.then((s) => {
         layer.setExtent(extentOf(s));
         layer.setSource(rasterSource(s, env, l.attribution, failed));
-      }, () => failed(true));
+      }, refused);
       return layer;
     }
     case 'mbtiles-vector': case 'pmtiles-vector': {
@@ -71,20 +78,20 @@ export function fileLayer(l: MapLayer, env: FileLayerEnv): BaseLayer | null {
       void answer.then((s) => {
         layer.setExtent(extentOf(s));
         layer.setSource(vectorTileSource(s, env, l.attribution, failed));
-      }, () => failed(true));
+      }, refused);
       return layer;
     }
     case 'geotiff': {
       // OpenLayers draws a GeoTIFF with WebGL only: a browser without it shows the layer as failing.
       if (!webglAvailable()) {
-        queueMicrotask(() => failed(true));
+        queueMicrotask(() => failed(NO_WEBGL));
         return new TileLayer(common);
       }
       const layer = new WebGLTileLayer(common);
       void answer.then((s) => {
         layer.setExtent(extentOf(s));
         layer.setSource(geotiffSource(s, env, l.attribution, failed));
-      }, () => failed(true));
+      }, refused);
       return layer;
     }
     case 'vector': {
@@ -96,26 +103,28 @@ export function fileLayer(l: MapLayer, env: FileLayerEnv): BaseLayer | null {
       layer.dispose = () => { unsnap(); dispose(); };
       void answer.then(async (s) => {
         const res = await fetch(env.bytesUrl(s.path!));
-        if (!res.ok) throw new Error(`answered ${res.status}`);
+        if (!res.ok) throw new Error(`its features cannot be read (the app answered ${res.status}).`);
         source.addFeatures(new GeoJSON().readFeatures(await res.json(), { dataProjection: 'EPSG:4326', featureProjection: VIEW }));
-        failed(false);
-      }).catch(() => failed(true));
+        failed(null);
+      }).catch(refused);
       return layer;
     }
   }
 }
 
 /** Reports a tile source's health: failing once a tile fails while none has loaded since; working once one loads. */
-function watchTiles(source: { on(type: 'tileloadend' | 'tileloaderror', fn: () => void): unknown }, failed: (yes: boolean) => void): void {
+function watchTiles(source: { on(type: 'tileloadend' | 'tileloaderror', fn: () => void): unknown }, failed: Failed): void {
+  // A tile set may lack tiles here and there (an MBTiles file answers 404 where it has none): a failure counts only
+  // while no tile has loaded since the last one.
   let loadedSince = false;
-  source.on('tileloadend', () => { loadedSince = true; failed(false); });
-  source.on('tileloaderror', () => { if (!loadedSince) failed(true); loadedSince = false; });
+  source.on('tileloadend', () => { loadedSince = true; failed(null); });
+  source.on('tileloaderror', () => { if (!loadedSince) failed(TILES_FAIL); loadedSince = false; });
 }
 
 /** An empty tile: where a tile set has none, nothing is drawn, and nothing has failed. */
 const emptyTile = (size = 256) => createImageBitmap(new ImageData(size, size));
 
-function rasterSource(s: LayerFileSource, env: FileLayerEnv, attributions: string | undefined, failed: (yes: boolean) => void): ImageTileSource {
+function rasterSource(s: LayerFileSource, env: FileLayerEnv, attributions: string | undefined, failed: Failed): ImageTileSource {
   const zooms = { minZoom: s.info.minZoom ?? 0, maxZoom: s.info.maxZoom ?? 22 };
   let source: ImageTileSource;
   if (s.tiles) {
@@ -135,7 +144,7 @@ function rasterSource(s: LayerFileSource, env: FileLayerEnv, attributions: strin
   return source;
 }
 
-function vectorTileSource(s: LayerFileSource, env: FileLayerEnv, attributions: string | undefined, failed: (yes: boolean) => void): VectorTileSource {
+function vectorTileSource(s: LayerFileSource, env: FileLayerEnv, attributions: string | undefined, failed: Failed): VectorTileSource {
   const zooms = { minZoom: s.info.minZoom ?? 0, maxZoom: s.info.maxZoom ?? 14 };
   const format = new MVT();
   let source: VectorTileSource;
@@ -162,7 +171,7 @@ function vectorTileSource(s: LayerFileSource, env: FileLayerEnv, attributions: s
   return source;
 }
 
-function geotiffSource(s: LayerFileSource, env: FileLayerEnv, attributions: string | undefined, failed: (yes: boolean) => void): GeoTIFF {
+function geotiffSource(s: LayerFileSource, env: FileLayerEnv, attributions: string | undefined, failed: Failed): GeoTIFF {
   // Its CRS known to OpenLayers before the source reads the file's GeoKeys (EPSG:3857 and 4326 it knows already).
   if (s.proj4 && s.info.epsg !== null) {
     proj4.defs(`EPSG:${s.info.epsg}`, s.proj4);
@@ -170,8 +179,8 @@ function geotiffSource(s: LayerFileSource, env: FileLayerEnv, attributions: stri
   }
   const source = new GeoTIFF({ sources: [{ url: env.bytesUrl(s.path!) }], convertToRGB: 'auto', wrapX: false, attributions });
   source.on('change', () => {
-    if (source.getState() === 'error') failed(true);
-    else if (source.getState() === 'ready') failed(false);
+    if (source.getState() === 'error') failed(`the GeoTIFF cannot be read: ${said(source.getError())}`);
+    else if (source.getState() === 'ready') failed(null);
   });
   watchTiles(source, failed);
   return source;
