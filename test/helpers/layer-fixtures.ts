@@ -8,12 +8,24 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { zipSync } from 'fflate';
+import proj4 from 'proj4';
 import { writePmtiles } from './pmtiles-writer.ts';
 
-/** Where the fixtures lie: a field near Madrid, 2.56 km square. */
-export const AREA = { west: -3.7073, south: 40.4004, east: -3.6768, north: 40.4236 };
-/** The same square in EPSG:25830 (ETRS89 / UTM 30N). */
+/** Where a fixture lies, in WGS84 degrees. */
+export interface Area { west: number; south: number; east: number; north: number }
+/** Where the fixtures lie unless told: fields near Madrid, 2.56 km square. */
+export const AREA: Area = { west: -3.7073, south: 40.4004, east: -3.6768, north: 40.4236 };
+/** AREA in EPSG:25830 (ETRS89 / UTM 30N), whole metres. */
 const UTM = { ulx: 440000, uly: 4475000, lrx: 442560, lry: 4472440 };
+const UTM30 = '+proj=utm +zone=30 +ellps=GRS80 +units=m +no_defs';
+
+/** An area's corners in EPSG:25830 (for an area in UTM zone 30, 6° W to 0°). */
+function utmOf(a: Area) {
+  if (a === AREA) return UTM;
+  const [ulx, uly] = proj4('EPSG:4326', UTM30, [a.west, a.north]);
+  const [lrx, lry] = proj4('EPSG:4326', UTM30, [a.east, a.south]);
+  return { ulx: ulx!, uly: uly!, lrx: lrx!, lry: lry! };
+}
 
 export function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -34,38 +46,39 @@ function ppm(file: string, size: number, rgb: [number, number, number]): void {
   writeFileSync(file, Buffer.concat([Buffer.from(`P6\n${size} ${size}\n255\n`), px]));
 }
 
-/** A Cloud-Optimized GeoTIFF of one colour over AREA, in EPSG:25830 or 3857 (with overviews). */
-export function cog(dir: string, name: string, epsg: 25830 | 3857, rgb: [number, number, number], size = 512, compress = 'LZW'): string {
+/** A Cloud-Optimized GeoTIFF of one colour over `area`, in EPSG:25830 or 3857 (with overviews). */
+export function cog(dir: string, name: string, epsg: 25830 | 3857, rgb: [number, number, number], size = 512, compress = 'LZW', area = AREA): string {
   const src = join(dir, `${name}.ppm`);
   ppm(src, size, rgb);
   const out = join(dir, `${name}.tif`);
-  if (epsg === 25830) run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:25830', '-a_ullr', ...[UTM.ulx, UTM.uly, UTM.lrx, UTM.lry].map(String), '-of', 'COG', '-co', `COMPRESS=${compress}`, out]);
+  const u = utmOf(area);
+  if (epsg === 25830) run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:25830', '-a_ullr', ...[u.ulx, u.uly, u.lrx, u.lry].map(String), '-of', 'COG', '-co', `COMPRESS=${compress}`, out]);
   else {
     const geo = join(dir, `${name}-4326.tif`);
-    run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:4326', '-a_ullr', ...[AREA.west, AREA.north, AREA.east, AREA.south].map(String), geo]);
+    run('gdal_translate', ['-q', src, '-a_srs', 'EPSG:4326', '-a_ullr', ...[area.west, area.north, area.east, area.south].map(String), geo]);
     run('gdalwarp', ['-q', '-t_srs', 'EPSG:3857', '-of', 'COG', '-co', `COMPRESS=${compress}`, geo, out]);
   }
   return out;
 }
 
-/** A raster MBTiles of one colour over AREA, PNG tiles, zooms 11 to 14 (gdal_translate, then gdaladdo's overviews). */
-export function rasterMbtiles(dir: string, name: string, rgb: [number, number, number]): string {
-  const tif = cog(dir, `${name}-src`, 3857, rgb);
+/** A raster MBTiles of one colour over `area`, PNG tiles, three zooms or more below the deepest (gdal_translate, then gdaladdo's overviews). */
+export function rasterMbtiles(dir: string, name: string, rgb: [number, number, number], area = AREA, levels = ['2', '4', '8']): string {
+  const tif = cog(dir, `${name}-src`, 3857, rgb, 512, 'LZW', area);
   const out = join(dir, `${name}.mbtiles`);
   run('gdal_translate', ['-q', tif, '-of', 'MBTiles', '-co', 'TILE_FORMAT=PNG', out]);
-  run('gdaladdo', ['-q', '-r', 'nearest', out, '2', '4', '8']);
+  run('gdaladdo', ['-q', '-r', 'nearest', out, ...levels]);
   return out;
 }
 
-/** A GeoJSON of the overlay's features (a road, a drain, a pond, a well) inside AREA. */
-export function overlayGeojson(dir: string, name = 'drains'): string {
+/** A GeoJSON of the overlay's features (a road, a drain, a pond, a well) inside `area`. */
+export function overlayGeojson(dir: string, name = 'drains', area = AREA): string {
   const file = join(dir, `${name}.geojson`);
-  writeFileSync(file, JSON.stringify(overlayCollection()));
+  writeFileSync(file, JSON.stringify(overlayCollection(area)));
   return file;
 }
 
-export function overlayCollection() {
-  const { west: w, south: s, east: e, north: n } = AREA;
+export function overlayCollection(area = AREA) {
+  const { west: w, south: s, east: e, north: n } = area;
   const mx = (w + e) / 2;
   const my = (s + n) / 2;
   return {
@@ -101,9 +114,9 @@ export function overlays(dir: string): { geojson: string; kml: string; kmz: stri
 }
 
 /** A vector MBTiles (MVT, gzipped, as ogr2ogr writes it) of the overlay, zooms 8 to 14. */
-export function vectorMbtiles(dir: string, name = 'roads'): string {
+export function vectorMbtiles(dir: string, name = 'roads', area = AREA): string {
   const out = join(dir, `${name}.mbtiles`);
-  run('ogr2ogr', ['-f', 'MBTiles', out, overlayGeojson(dir, `${name}-src`), '-nln', 'roads', '-dsco', 'MINZOOM=8', '-dsco', 'MAXZOOM=14']);
+  run('ogr2ogr', ['-f', 'MBTiles', out, overlayGeojson(dir, `${name}-src`, area), '-nln', 'roads', '-dsco', 'MINZOOM=8', '-dsco', 'MAXZOOM=14']);
   return out;
 }
 
@@ -119,12 +132,12 @@ export function mbtilesTiles(file: string): { z: number; x: number; y: number; d
 }
 
 /** A PMTiles v3 archive of the tiles of an MBTiles file GDAL wrote (raster PNG, or MVT kept gzipped). */
-export function pmtilesFrom(mbtiles: string, out: string, vector: boolean): string {
+export function pmtilesFrom(mbtiles: string, out: string, vector: boolean, area = AREA): string {
   const tiles = mbtilesTiles(mbtiles);
   const zooms = tiles.map((t) => t.z);
   writePmtiles(out, {
     tileType: vector ? 1 : 2, tileCompression: vector ? 2 : 1, minZoom: Math.min(...zooms), maxZoom: Math.max(...zooms),
-    bounds: [AREA.west, AREA.south, AREA.east, AREA.north], metadata: { name: vector ? 'Roads (PMTiles)' : 'Orthophoto (PMTiles)', attribution: '© Test fixtures' },
+    bounds: [area.west, area.south, area.east, area.north], metadata: { name: vector ? 'Roads (PMTiles)' : 'Orthophoto (PMTiles)', attribution: '© Test fixtures' },
   }, tiles);
   return out;
 }
