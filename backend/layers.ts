@@ -9,7 +9,7 @@ import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { MapLayers, type LAYERS_API, type MapLayer } from '../core/api-layers.ts';
 import { layersProblem, worldLayer } from '../core/layers/layer-rules.ts';
 import { basemapUrlProblem } from '../core/basemap.ts';
-import { fetchCapabilities } from './capabilities.ts';
+import { capabilities } from './capabilities.ts';
 import { savedLayerFiles } from './layer-file-handlers.ts';
 import type { HostContext } from './context.ts';
 
@@ -44,7 +44,15 @@ export function layerHandlers(ctx: HostContext): HandlersOf<typeof LAYERS_API> {
   return {
     layers: () => {
       const json = ctx.mirror.write.mapLayers();
-      if (json === null) return { layers: firstLayers(ctx) };
+      if (json === null) {
+        const first = firstLayers(ctx);
+        // Kept at once: the page no longer writes the view's basemap, so the next start would not find it there.
+        if (first.length === 1) return { layers: first };
+        return ctx.jobs.write(() => {
+          ctx.mirror.write.setMapLayers(JSON.stringify(first));
+          return { layers: first };
+        });
+      }
       try {
         const v: unknown = JSON.parse(json);
         if (Value.Check(MapLayers, v) && layersProblem(v) === null) return { layers: v };
@@ -74,6 +82,6 @@ export function layerHandlers(ctx: HostContext): HandlersOf<typeof LAYERS_API> {
         return null;
       });
     },
-    onlineCapabilities: ({ url }) => fetchCapabilities(url),
+    onlineCapabilities: ({ url }) => capabilities(url, join(layersDir(ctx.home), 'capabilities')),
   };
 }
