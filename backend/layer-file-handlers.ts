@@ -94,6 +94,9 @@ export function layerFileHandlers(files: LayerFiles, mirror: Mirror, scope: Laye
   };
 }
 
+/** A transparent PNG of one pixel: an image tile where the file has none. */
+export const EMPTY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII=', 'base64');
+
 /** The name a whole file is served under, and its type. */
 const WHOLE: Partial<Record<LayerFileInfo['format'], { name: string; type: string }>> = {
   'pmtiles-raster': { name: 'layer.pmtiles', type: 'application/vnd.pmtiles' },
@@ -123,8 +126,11 @@ function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo,
     const t = parseTileName(name);
     const data = t && t.ext === tileType ? files.tile(id, t.z, t.x, t.y) : null;
     if (!data) return null;
-    const meta: BytesMeta = { size: data.length, type: TILE_TYPES[tileType], fileName: name, download: false, etag: `"${rid}-${name}"` };
-    return { meta, body: memoryBody(data) };
+    // Where the file has no tile, an empty one (as a PMTiles reader answers): the map draws nothing there and counts
+    // no failure. A vector tile of no layers is empty bytes; an image, a transparent pixel.
+    const [body, type] = data.length || tileType === 'pbf' ? [data, TILE_TYPES[tileType]] : [EMPTY_PNG, 'image/png'];
+    const meta: BytesMeta = { size: body.length, type, fileName: name, download: false, etag: `"${rid}-${name}-${body.length.toString(36)}"` };
+    return { meta, body: memoryBody(body) };
   });
   // The template: the path of a tile, its numbers left to fill in ({z}, {x}, {y} never appear in a real name).
   const template = bytesPath(bytes.key, rid, `0-0-0.${tileType}`).replace(/0-0-0\.\w+$/, `{z}-{x}-{y}.${tileType}`);

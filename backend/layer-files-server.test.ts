@@ -25,6 +25,7 @@ import { wsPort } from '../test/helpers/ws-port.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { cog, mbtilesTiles, overlayGeojson, pmtilesFrom, rasterMbtiles, vectorMbtiles } from '../test/helpers/layer-fixtures.ts';
 import { launchHost, type Host } from './launch.ts';
+import { EMPTY_PNG } from './layer-file-handlers.ts';
 import { PROTOCOL } from './browser-server.ts';
 
 const TTL_MS = 1500;
@@ -109,9 +110,12 @@ describe('layer files over the host', () => {
       expect([got.status, got.headers['content-type']]).toEqual([200, 'image/png']);
       expect(got.body.equals(t.data)).toBe(true);
     }
-    expect((await get(tileOf(r.tiles!, 3, 0, 0))).status).toBe(404);
+    // Where the file has no tile: an empty one (a transparent pixel), no failure; a name that is no tile of it: none.
+    const empty = await get(tileOf(r.tiles!, 3, 0, 0));
+    expect([empty.status, empty.headers['content-type'], empty.body.equals(EMPTY_PNG)]).toEqual([200, 'image/png', true]);
     expect((await get(tileOf(r.tiles!, 13, 0, 0).replace('.png', '.jpg'))).status).toBe(404);
     expect((await get(tileOf(r.tiles!, 1, 5, 0))).status).toBe(404);
+    expect((await get(tileOf(r.tiles!, 13, 0, 0).replace('13-0-0', '13-0'))).status).toBe(404);
     // Asked again: the same resource.
     expect((await page.api.layerFileSource({ file: mbr.file })).tiles).toBe(r.tiles);
     const v = await page.api.layerFileSource({ file: mbv.file });
@@ -119,6 +123,8 @@ describe('layer files over the host', () => {
     const vector = await get(tileOf(v.tiles!, vt.z, vt.x, vt.y));
     expect([vector.status, vector.headers['content-type'], vector.headers['content-encoding']]).toEqual([200, 'application/x-protobuf', undefined]);
     expect(vector.body.equals(gunzipSync(vt.data))).toBe(true);
+    const none = await get(tileOf(v.tiles!, 3, 0, 0));
+    expect([none.status, none.headers['content-type'], none.body.length]).toEqual([200, 'application/x-protobuf', 0]);
 
     // PMTiles: read as the page reads it, the pmtiles package over HTTP ranges.
     const p = await page.api.layerFileSource({ file: pmr.file });

@@ -141,11 +141,11 @@ describe('layer files', () => {
     const some = mbtilesTiles(fx.mbv!);
     expect(some[0]!.data.subarray(0, 2).toString('hex')).toBe('1f8b');
     for (const t of some) expect(files.tile(v.file, t.z, t.x, t.y)?.equals(gunzipSync(t.data))).toBe(true);
-    // Where the file has no tile (the row of the TMS scheme, read as XYZ, is elsewhere): none.
+    // Where the file has no tile (the row of the TMS scheme, read as XYZ, is elsewhere): an empty one.
     const t = some.find((x) => x.y !== 2 ** x.z - 1 - x.y)!;
-    expect(files.tile(v.file, t.z, t.x, 2 ** t.z - 1 - t.y)).toBeNull();
-    expect(files.tile(r.file, 0, 0, 0)).toBeNull();
-    // A removed file's tiles are gone with it (its reader closed).
+    expect(files.tile(v.file, t.z, t.x, 2 ** t.z - 1 - t.y)).toEqual(Buffer.alloc(0));
+    expect(files.tile(r.file, 0, 0, 0)).toEqual(Buffer.alloc(0));
+    // A removed file's tiles are gone with it (its reader closed): none at all.
     files.remove(v.file);
     expect(files.tile(v.file, t.z, t.x, t.y)).toBeNull();
     expect(files.fileOf(v.file)).toBeNull();

@@ -38,6 +38,8 @@ const DISK_MARGIN = 256 * 1024 * 1024;
 export const UNUSED_FILE_MS = 24 * 3_600_000;
 /** MBTiles files kept open for their tiles at once (each an SQLite connection, a few MB of cache). */
 const OPEN_READERS = 16;
+/** Where an MBTiles file has no tile. */
+const NO_TILE = Buffer.alloc(0);
 
 /** What the host keeps beside a file: its info and the tiles' type. */
 interface Kept extends LayerFileInfo {
@@ -209,7 +211,10 @@ export class LayerFiles {
     return { file: id, format: s.format, name: s.title ?? 'Layer', bbox: s.bbox, minZoom: s.minZoom, maxZoom: s.maxZoom, attribution: s.attribution, epsg: s.epsg, bytes, features: null, notes: s.notes, tileType: s.tileType };
   }
 
-  /** The tile at XYZ z/x/y of a kept MBTiles file, or null (none there, or the file gone). */
+  /**
+   * The tile at XYZ z/x/y of a kept MBTiles file: its bytes, empty where the file has no tile (a tile set covers its
+   * area, and only where there is something: that is no failure), or null when the file is gone.
+   */
   tile(id: string, z: number, x: number, y: number): Buffer | null {
     let r = this.readers.get(id);
     if (!r) {
@@ -223,7 +228,7 @@ export class LayerFiles {
       this.readers.delete(id);
       this.readers.set(id, r);
     }
-    return r.tile(z, x, y);
+    return r.tile(z, x, y) ?? NO_TILE;
   }
 
   private closeReader(id: string): void {

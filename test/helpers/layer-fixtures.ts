@@ -79,15 +79,16 @@ export function overlayGeojson(dir: string, name = 'drains', area = AREA): strin
 
 export function overlayCollection(area = AREA) {
   const { west: w, south: s, east: e, north: n } = area;
-  const mx = (w + e) / 2;
-  const my = (s + n) / 2;
+  // Placed by fractions of the area: a road across it, a drain down it, a pond right of the middle and low (clear
+  // of the app's panels on the left), a well near the north-east corner.
+  const at = (fx: number, fy: number) => [w + (e - w) * fx, s + (n - s) * fy];
   return {
     type: 'FeatureCollection',
     features: [
-      { type: 'Feature', properties: { name: 'Camino de la Vega', kind: 'road' }, geometry: { type: 'LineString', coordinates: [[w + 0.002, my], [e - 0.002, my]] } },
-      { type: 'Feature', properties: { name: 'Acequia', kind: 'drain' }, geometry: { type: 'LineString', coordinates: [[mx, s + 0.002], [mx, n - 0.002]] } },
-      { type: 'Feature', properties: { name: 'Balsa', kind: 'pond' }, geometry: { type: 'Polygon', coordinates: [[[w + 0.003, s + 0.003], [w + 0.008, s + 0.003], [w + 0.008, s + 0.006], [w + 0.003, s + 0.006], [w + 0.003, s + 0.003]]] } },
-      { type: 'Feature', properties: { name: 'Pozo', kind: 'well' }, geometry: { type: 'Point', coordinates: [e - 0.004, n - 0.004] } },
+      { type: 'Feature', properties: { name: 'Camino de la Vega', kind: 'road' }, geometry: { type: 'LineString', coordinates: [at(0.05, 0.5), at(0.95, 0.5)] } },
+      { type: 'Feature', properties: { name: 'Acequia', kind: 'drain' }, geometry: { type: 'LineString', coordinates: [at(0.5, 0.05), at(0.5, 0.95)] } },
+      { type: 'Feature', properties: { name: 'Balsa', kind: 'pond' }, geometry: { type: 'Polygon', coordinates: [[at(0.6, 0.2), at(0.75, 0.2), at(0.75, 0.35), at(0.6, 0.35), at(0.6, 0.2)]] } },
+      { type: 'Feature', properties: { name: 'Pozo', kind: 'well' }, geometry: { type: 'Point', coordinates: at(0.85, 0.85) } },
       { type: 'Feature', properties: { name: 'Sin forma' }, geometry: null },
     ],
   };

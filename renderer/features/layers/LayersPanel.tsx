@@ -8,7 +8,8 @@ import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { say } from '../../store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { AddOnlineLayer } from './AddOnlineLayer.tsx';
-import { editLayer, moveLayer, removeLayer, useLayers } from './layers-store.ts';
+import { layerOfFile, OpenLayerFile } from './OpenLayerFile.tsx';
+import { addLayer, editLayer, moveLayer, removeLayer, useLayers } from './layers-store.ts';
 import { KIND_WORDS, legendLine, topFirst } from './layer-words.ts';
 import './layers.css';
 
@@ -78,6 +79,10 @@ export function LayersPanel() {
           <ol className="layer-list" aria-label="Map layers, top first">
             {listed.map((l, i) => <LayerItem key={l.id} l={l} first={i === 0} last={i === listed.length - 1} why={failing[l.id]} />)}
           </ol>
+          <OpenLayerFile onAdded={(info) => {
+            addLayer(layerOfFile(info));
+            say([`Added the layer ${info.name}, on top of the others.`, ...info.notes].join(' '));
+          }} />
           <AddOnlineLayer onAdded={(name) => say(`Added the layer ${name}, on top of the others.`)} />
         </section>
       ) : null}

@@ -1,6 +1,6 @@
 // One map layer (core/api-layers.ts MapLayer) as an OpenLayers layer, by the kind of its source: the world backdrop,
 // XYZ tiles, a WMS service's GetMap as tiles, a WMTS layer read from its capabilities (fetched by the host: the page
-// connects nowhere but home). Each reports its tiles failing and loading again, so the map says once that a source
+// connects nowhere but home), a file the host keeps (MBTiles, PMTiles, GeoTIFF, a vector overlay: file-layers.ts). Each reports its tiles failing and loading again, so the map says once that a source
 // is unavailable and goes on without it. Sources load no cross-origin pixels into a shared canvas: each layer has a
 // canvas of its own (className), and a tile server without CORS headers works too.
 import type BaseLayer from 'ol/layer/Base.js';
@@ -13,6 +13,7 @@ import type TileSource from 'ol/source/Tile.js';
 import type { MapLayer } from '../../../core/api-layers.ts';
 import type { AppApi } from '../../backend.ts';
 import { worldBackdrop } from './world.ts';
+import { fileLayer } from './file-layers.ts';
 
 export interface LayerEnv {
   api: AppApi;
@@ -58,8 +59,8 @@ export function buildLayer(l: MapLayer, env: LayerEnv): BaseLayer | null {
       return layer;
     }
     case 'file':
-      // Files kept by the host are drawn by the file layers (features/layers/file-layers.ts) once the host serves them.
-      return null;
+      // Files kept by the host: read through this page's bytes paths (features/layers/file-layers.ts).
+      return fileLayer(l, env);
   }
 }
 

@@ -112,13 +112,13 @@ export function fileLayer(l: MapLayer, env: FileLayerEnv): BaseLayer | null {
   }
 }
 
-/** Reports a tile source's health: failing once a tile fails while none has loaded since; working once one loads. */
+/**
+ * Reports a tile source's health: failing when a tile fails, working again when one loads. Where a file has no tile
+ * the host answers an empty one (and the PMTiles loaders make one): only a real failure fails.
+ */
 function watchTiles(source: { on(type: 'tileloadend' | 'tileloaderror', fn: () => void): unknown }, failed: Failed): void {
-  // A tile set may lack tiles here and there (an MBTiles file answers 404 where it has none): a failure counts only
-  // while no tile has loaded since the last one.
-  let loadedSince = false;
-  source.on('tileloadend', () => { loadedSince = true; failed(null); });
-  source.on('tileloaderror', () => { if (!loadedSince) failed(TILES_FAIL); loadedSince = false; });
+  source.on('tileloadend', () => failed(null));
+  source.on('tileloaderror', () => failed(TILES_FAIL));
 }
 
 /** An empty tile: where a tile set has none, nothing is drawn, and nothing has failed. */
