@@ -2,33 +2,22 @@
 // a tile server on 127.0.0.1 answering textured 256 px PNG tiles (what a photo tile costs to decode and draw), and
 // the world backdrop under it — in headless Chromium with WebGL off, so the canvas path is what is measured. Frame
 // times while panning and zooming at the farm view and zoomed out to the whole mirror, as bench/map.ts measures them.
-import { parseArgs } from 'node:util';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { MILLION_ACCOUNT, millionMirror, wholeFarms } from './lib/million-mirror.ts';
 import { startBrowserApp } from './lib/browser-app.ts';
-import { pageFrames, type MapProbe } from './lib/map-probe.ts';
+import { CANVAS_CHROMIUM_ARGS, exercise, firstGesture, mapArgs, openMap, type MapProbe } from './lib/map-probe.ts';
 import { rgbPng } from './lib/png.ts';
 import { median, r1, summarize } from './lib/stats.ts';
 import { cpuWindow } from './lib/machine.ts';
 import { metric, startResult, writeResult } from './lib/result.ts';
 import { worldLayer } from '../core/layers/layer-rules.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    parcels: { type: 'string', default: '10000' },
-    runs: { type: 'string', default: '3' },
-    pans: { type: 'string', default: '6' },
-    zooms: { type: 'string', default: '4' },
-  },
-});
-const PARCELS = wholeFarms(Number(args.parcels));
-const RUNS = Number(args.runs);
-const PANS = Number(args.pans);
-const ZOOMS = Number(args.zooms);
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-3d-apis', '--disable-webgl'];
+const args = mapArgs({ parcels: 10_000 });
+const PARCELS = wholeFarms(args.parcels);
+const { runs: RUNS, pans: PANS, zooms: ZOOMS } = args;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** Eight textured tiles (blocks of noise over a gradient, ~60 KB each), answered in turn by tile position. */
@@ -44,57 +33,28 @@ function tiles(): Buffer[] {
   });
 }
 
-/** Drags and wheel zooms at the centre: the frames of each until its moveend. */
-async function exercise(page: Page, probe: MapProbe): Promise<number[]> {
-  const box = (await page.locator('.map .ol-viewport').boundingBox())!;
-  const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
-  const frames: number[] = [];
-  for (let i = 0; i < PANS; i++) {
-    const [dx, dy] = ([[1, 0], [-1, 0], [0, 1], [0, -1]] as const)[i % 4]!;
-    await probe.start();
-    await page.mouse.move(cx, cy);
-    await page.mouse.down();
-    await page.mouse.move(cx + dx * 192, cy + dy * 192, { steps: 12 });
-    await page.mouse.up();
-    frames.push(...(await probe.settle()).frames);
-  }
-  for (let i = 0; i < ZOOMS; i++) {
-    await probe.start();
-    await page.mouse.move(cx, cy);
-    await page.mouse.wheel(0, i % 2 === 0 ? -300 : 300);
-    frames.push(...(await probe.settle()).frames);
-  }
-  return frames;
+/** The frames of a view's drags and wheel zooms at the centre (bench/lib/map-probe.ts), pooled. */
+async function frames(page: Page, probe: MapProbe): Promise<number[]> {
+  const s = await exercise(page, probe, PANS, ZOOMS);
+  return [...s.pan, ...s.zoom];
 }
 
 interface Run { load: number; farm: number[]; wide: number[]; tiles: number }
 
 async function oneRun(url: string, browser: Browser, served: () => number): Promise<Run> {
   const load = r1(loadavg()[0]!);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const probe = await pageFrames(page);
   const before = served();
-  await page.goto(url);
-  await page.waitForFunction(() => performance.getEntriesByName('furrow:parcels-drawn').length > 0, undefined, { timeout: 60_000 });
+  const { context, page, probe, errors } = await openMap(browser, url);
   await probe.quiet();
-  const box = (await page.locator('.map').boundingBox())!;
-  // Headless Chromium drops the page's first pointer gesture: a short drag first.
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width / 2 + 20, box.y + box.height / 2, { steps: 4 });
-  await page.mouse.up();
-  await probe.quiet();
-  const farm = await exercise(page, probe);
+  await firstGesture(page, probe);
+  const farm = await frames(page, probe);
   // Zoomed out five levels: the farms of a region, tiles of the basemap replaced at each level.
   for (let i = 0; i < 5; i++) {
     await probe.start();
     await page.mouse.wheel(0, 300);
     await probe.settle();
   }
-  const wide = await exercise(page, probe);
+  const wide = await frames(page, probe);
   if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
   await context.close();
   return { load, farm, wide, tiles: served() - before };
@@ -115,7 +75,7 @@ async function main(): Promise<void> {
   const mm = millionMirror(PARCELS);
   const app = await startBrowserApp(mm.file, MILLION_ACCOUNT);
   await app.host.api.saveLayers({ layers: [worldLayer(), { id: 'photo', name: 'Textured tiles', visible: true, opacity: 1, source: { kind: 'xyz', url: `http://127.0.0.1:${port}/{z}/{x}/{y}.png` } }] });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CANVAS_CHROMIUM_ARGS });
   const runs: Run[] = [];
   const cpu = cpuWindow({ bench: process.pid, host: app.host.pid });
   let window: ReturnType<typeof cpu.end> | undefined;
