@@ -41,6 +41,22 @@ export const ImportPreviewFeature = Obj({
 });
 export type ImportPreviewFeature = Static<typeof ImportPreviewFeature>;
 
+/** The coordinate system a file is in, as the preview and the import name it (db/import/crs-source.ts FileCrs). */
+export const ImportCrs = Obj({
+  /** Its EPSG code; null for a CRS its .prj describes without one Furrow could match. */
+  code: Nullable(Type.Integer()),
+  name: Type.String(),
+  /** Its coordinates were transformed to WGS84 (false: they were WGS84 longitude/latitude already). */
+  reprojected: Type.Boolean(),
+  /** How its datum was shifted to WGS84: not at all (WGS84, ETRS89, RGF93…), by published Helmert parameters, or by an NTv2 grid. */
+  shift: Type.Union([Type.Literal('none'), Type.Literal('helmert'), Type.Literal('grid')]),
+  /** The grid file of a grid shift. */
+  grid: Nullable(Type.String()),
+  /** Metres: the EPSG dataset's accuracy for a Helmert shift, when it gives one. */
+  accuracy: Nullable(Type.Number()),
+});
+export type ImportCrs = Static<typeof ImportCrs>;
+
 export const ImportPreview = Obj({
   /** Names the file kept for importPreviewed (until it is imported, discarded, replaced or `expires`). */
   preview: Type.String(),
@@ -62,6 +78,8 @@ export const ImportPreview = Obj({
   bbox: Nullable(BBox),
   /** What reading the file did that the user should know (not UTF-8, heights not kept…). */
   notes: Type.Array(Type.String()),
+  /** The file's coordinate system: every shape and hectare above is in WGS84, reprojected from it. */
+  crs: ImportCrs,
   expires: Type.String({ description: 'ISO time' }),
 });
 export type ImportPreview = Static<typeof ImportPreview>;
@@ -81,6 +99,8 @@ export const ImportSummary = Obj({
   problems: Type.Array(Obj({ feature: Type.Integer(), message: Type.String() })),
   problemCount: Type.Integer(),
   notes: Type.Array(Type.String()),
+  /** The coordinate system the file was in (its parcels were reprojected to WGS84 from it). */
+  crs: ImportCrs,
 });
 
 export const IMPORTS_API = {

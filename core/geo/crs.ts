@@ -1,0 +1,211 @@
+// Coordinate reference systems: a file's coordinates reprojected to WGS84 longitude/latitude (and the app's exports
+// back to a chosen CRS) with proj4, from a definition string (the EPSG definitions are looked up by the caller:
+// db/import/epsg.ts reads them from the epsg-index package; they are 40 MB, and this module is pure).
+//
+// The datum shift is the definition's own: +towgs84 (Helmert parameters, as PROJ and EPSG publish them), or +nadgrids
+// (an NTv2 grid file, the only accurate shift for some datums: OSGB36, DHDN…), which the caller hands in when the
+// user has it; without it the CRS is refused (grid_missing), never shifted by a cruder guess. A datum with neither,
+// whose ellipsoid is not WGS84's or GRS 1980's, has no known shift: refused (datum_unknown), unless EPSG publishes a
+// Helmert transformation the definitions leave out (PUBLISHED_SHIFTS).
+import proj4 from 'proj4';
+
+export interface CrsDefinition {
+  /** The EPSG code; null for a CRS a file describes only in WKT. */
+  code: number | null;
+  name: string;
+  proj4: string;
+  /** Metres: how accurate the EPSG dataset says its transformation to WGS84 is, when it says. */
+  accuracy: number | null;
+  /** Where the CRS is used, [north, west, south, east] in degrees (epsg-index's order), when known. */
+  bbox: [number, number, number, number] | null;
+  /** The EPSG transformation supplied from PUBLISHED_SHIFTS, when the definition had none. */
+  transformation?: string;
+}
+
+export type DatumShift =
+  /** WGS84 itself, or a datum PROJ takes as WGS84 (ETRS89, RGF93, GRS 1980 datums: within a metre or so). */
+  | { kind: 'none' }
+  | { kind: 'helmert'; params: number[] }
+  | { kind: 'grid'; grids: string[] }
+  | { kind: 'unknown' };
+
+export type CrsErrorCode = 'crs_unknown' | 'crs_unsupported' | 'crs_ambiguous' | 'datum_unknown' | 'grid_missing' | 'grid_unreadable';
+
+export class CrsError extends Error {
+  constructor(readonly code: CrsErrorCode, message: string, readonly grids: readonly string[] = []) {
+    super(message);
+    this.name = 'CrsError';
+  }
+}
+
+export const WGS84: CrsDefinition = { code: 4326, name: 'WGS 84', proj4: '+proj=longlat +datum=WGS84 +no_defs', accuracy: null, bbox: null };
+
+/**
+ * Helmert transformations EPSG publishes for datums whose definitions (PROJ's proj4 export, which epsg-index holds)
+ * carry none, because PROJ prefers a grid there when it has one. NTF: "NTF to WGS 84 (1)", EPSG:1193, 2 m; the
+ * grid (ntf_r93.gsb) is better where PROJ has it, which is why ogr2ogr's results differ by a metre or two.
+ */
+const PUBLISHED_SHIFTS: { datum: RegExp; ellipsoid: RegExp; towgs84: string; transformation: string; accuracy: number }[] = [
+  { datum: /^NTF\b/, ellipsoid: /\+ellps=clrk80ign\b/, towgs84: '-168,-60,320', transformation: 'EPSG:1193 NTF to WGS 84 (1)', accuracy: 2 },
+];
+
+/** The definition, with EPSG's published Helmert shift when it has no datum shift of its own and one applies. */
+export function withPublishedShift(def: CrsDefinition): CrsDefinition {
+  if (/\+(towgs84|nadgrids|datum)=/.test(def.proj4)) return def;
+  const p = PUBLISHED_SHIFTS.find((s) => s.datum.test(def.name) && s.ellipsoid.test(def.proj4));
+  if (!p) return def;
+  return { ...def, proj4: `${def.proj4} +towgs84=${p.towgs84}`, accuracy: def.accuracy ?? p.accuracy, transformation: p.transformation };
+}
+
+interface ProjObject {
+  a: number; rf?: number; b: number; projName: string;
+  datum: { datum_type: number; datum_params?: number[]; grids?: { name: string; mandatory: boolean; isNull: boolean }[] | null };
+}
+
+/** proj4's datum types (lib/constants/values.js). */
+const PJD_3PARAM = 1;
+const PJD_7PARAM = 2;
+const PJD_GRIDSHIFT = 3;
+const PJD_WGS84 = 4;
+
+export function parseProj(def: string): ProjObject {
+  try {
+    return proj4.Proj(def) as unknown as ProjObject;
+  } catch (e) {
+    throw new CrsError('crs_unsupported', `proj4 cannot read the definition ${def}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** WGS 84's and GRS 1980's ellipsoid (a within a millimetre, the flattenings differ by 1e-11). */
+export const wgs84Ellipsoid = (p: { a: number; b: number }): boolean => Math.abs(p.a - 6378137) < 1e-3 && (Math.abs(p.b - 6356752.314) < 1e-2 || p.a === p.b);
+
+export function datumShiftOf(def: string): DatumShift {
+  const p = parseProj(def);
+  const d = p.datum;
+  if (d.datum_type === PJD_GRIDSHIFT) {
+    const grids = (d.grids ?? []).filter((g) => g && !g.isNull).map((g) => g.name);
+    return grids.length ? { kind: 'grid', grids } : { kind: 'none' };
+  }
+  if (d.datum_type === PJD_3PARAM || d.datum_type === PJD_7PARAM) return { kind: 'helmert', params: towgs84Of(def) };
+  if (wgs84Ellipsoid(p)) return { kind: 'none' };
+  // Zero parameters on another ellipsoid still change the ellipsoid: a Helmert shift of nothing.
+  return d.datum_type === PJD_WGS84 ? { kind: 'helmert', params: towgs84Of(def) } : { kind: 'unknown' };
+}
+
+const towgs84Of = (def: string): number[] => (/\+towgs84=(\S+)/.exec(def)?.[1] ?? '').split(',').filter((v) => v !== '').map(Number);
+
+/** Grid files handed to proj4 (it keeps them by name, for the whole process), so each is read once. */
+const loadedGrids = new Map<string, ArrayBuffer>();
+
+/**
+ * An NTv2 grid (.gsb) for proj4 under `name`, the name definitions give it (+nadgrids=BETA2007.gsb). Throws
+ * grid_unreadable when the bytes are not NTv2.
+ */
+export function loadGrid(name: string, data: ArrayBuffer): void {
+  if (loadedGrids.get(name) === data) return;
+  const head = new TextDecoder('latin1').decode(new Uint8Array(data, 0, Math.min(8, data.byteLength)));
+  if (data.byteLength < 176 || head !== 'NUM_OREC') throw new CrsError('grid_unreadable', `${name} is not an NTv2 grid file (.gsb): it does not start with an NTv2 header`);
+  try {
+    const grid = proj4.nadgrid(name, data) as { subgrids: unknown[] };
+    if (!grid.subgrids.length) throw new Error('it has no subgrids');
+  } catch (e) {
+    throw new CrsError('grid_unreadable', `${name} cannot be read as an NTv2 grid: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  loadedGrids.set(name, data);
+}
+
+export const gridLoaded = (name: string): boolean => loadedGrids.has(name);
+
+/** Why the definition cannot be used, or null: a datum without a known shift, or a grid not loaded (loadGrid). */
+export function unusable(def: CrsDefinition): CrsError | null {
+  const shift = datumShiftOf(def.proj4);
+  const label = crsLabel(def);
+  if (shift.kind === 'unknown') {
+    return new CrsError('datum_unknown', `${label} is on a datum Furrow knows no transformation to WGS84 for (its definition, ${def.proj4}, gives no datum shift)`);
+  }
+  if (shift.kind === 'grid') {
+    const missing = shift.grids.filter((g) => !gridLoaded(g));
+    if (missing.length) {
+      return new CrsError('grid_missing', `${label} needs the NTv2 grid file ${missing.join(', ')} for its datum shift, the only accurate one, and Furrow does not have it`, missing);
+    }
+  }
+  return null;
+}
+
+/** "EPSG:25830 ETRS89 / UTM zone 30N", or the WKT's own name. */
+export const crsLabel = (def: Pick<CrsDefinition, 'code' | 'name'>): string => (def.code === null ? `"${def.name}"` : `EPSG:${def.code} (${def.name})`);
+
+export interface Reprojector {
+  def: CrsDefinition;
+  shift: DatumShift;
+  /** Longitude and latitude in WGS84 of (x, y) in the CRS; null where it has none (outside the projection or the grid). */
+  toWgs84(x: number, y: number): [number, number] | null;
+  /** (x, y) in the CRS of a WGS84 longitude and latitude; null where it has none. */
+  fromWgs84(lon: number, lat: number): [number, number] | null;
+  /** Decimals worth writing in the CRS's units: a tenth of a millimetre for metres, 9 for degrees. */
+  decimals: number;
+}
+
+/** Transforms to and from WGS84; throws CrsError when the definition cannot be used (unusable). */
+export function reprojector(def: CrsDefinition): Reprojector {
+  const why = unusable(def);
+  if (why) throw why;
+  const shift = datumShiftOf(def.proj4);
+  const conv = proj4(def.proj4, WGS84.proj4);
+  const geographic = parseProj(def.proj4).projName === 'longlat';
+  const call = (f: (p: number[]) => number[], x: number, y: number): [number, number] | null => {
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return null;
+    let out: number[] | undefined;
+    try {
+      out = f([x, y]);
+    } catch {
+      return null;
+    }
+    return out && Number.isFinite(out[0]) && Number.isFinite(out[1]) ? [out[0]!, out[1]!] : null;
+  };
+  return {
+    def, shift, decimals: geographic ? 9 : 4,
+    toWgs84: (x, y) => call(conv.forward, x, y),
+    fromWgs84: (lon, lat) => call(conv.inverse, lon, lat),
+  };
+}
+
+const DEPTH: Record<string, number> = { Point: 0, MultiPoint: 1, LineString: 1, MultiLineString: 2, Polygon: 2, MultiPolygon: 3 };
+
+/**
+ * A GeoJSON geometry's positions replaced, in place, by `fn` of their first two numbers (a third and more are kept):
+ * rounded to `decimals`. Positions that are not pairs of finite numbers are left for validation to name. Returns the
+ * first position `fn` has no answer for (then the geometry is left part-done: the caller drops it), or null.
+ */
+export function reprojectGeometry(geometry: unknown, fn: (x: number, y: number) => [number, number] | null, decimals: number): number[] | null {
+  if (typeof geometry !== 'object' || geometry === null) return null;
+  const g = geometry as { type?: unknown; coordinates?: unknown; geometries?: unknown };
+  if (g.type === 'GeometryCollection' && Array.isArray(g.geometries)) {
+    for (const part of g.geometries) {
+      const bad = reprojectGeometry(part, fn, decimals);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  const depth = typeof g.type === 'string' ? DEPTH[g.type] : undefined;
+  if (depth === undefined) return null;
+  const scale = 10 ** decimals;
+  const walk = (v: unknown, d: number): number[] | null => {
+    if (!Array.isArray(v)) return null;
+    if (d === 0) {
+      const [x, y] = v as unknown[];
+      if (typeof x !== 'number' || typeof y !== 'number' || !Number.isFinite(x) || !Number.isFinite(y)) return null;
+      const out = fn(x, y);
+      if (!out) return [x, y];
+      v[0] = Math.round(out[0] * scale) / scale;
+      v[1] = Math.round(out[1] * scale) / scale;
+      return null;
+    }
+    for (const c of v) {
+      const bad = walk(c, d - 1);
+      if (bad) return bad;
+    }
+    return null;
+  };
+  return walk(g.coordinates, depth);
+}

@@ -1,0 +1,68 @@
+// The EPSG definitions (the epsg-index package: one small JSON file per code, and all of them in one 8 MB file) and
+// the NTv2 grid files some datum shifts need, read from disk for core/geo/crs.ts. Nothing is read until a file in
+// another CRS than WGS84 arrives: a code costs one small file; all.json is read only to identify a .prj that names no
+// EPSG code (core/geo/crs-match.ts), and is not kept (about 40 MB once parsed).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { CrsError, gridLoaded, loadGrid, datumShiftOf, type CrsDefinition } from '../../core/geo/crs.ts';
+import { definitionOf, HORIZONTAL_KINDS, isEpsgCode, type EpsgEntry } from '../../core/geo/crs-match.ts';
+
+let root: string | null = null;
+/** epsg-index's folder, found as Node finds the package (beside the sources, or the built bundle). */
+function packageRoot(): string {
+  root ??= dirname(createRequire(import.meta.url).resolve('epsg-index/package.json'));
+  return root;
+}
+
+const cache = new Map<number, CrsDefinition | null>();
+
+/**
+ * The definition of EPSG:`code`, null when the package has none (or only a vertical, compound or geocentric CRS,
+ * which no file's two coordinates are in: `kind` says which it was).
+ */
+export function epsgDefinition(code: number): { def: CrsDefinition | null; kind: string | null } {
+  if (!Number.isInteger(code) || !isEpsgCode(code)) return { def: null, kind: null };
+  const file = join(packageRoot(), 's', `${code}.json`);
+  if (!existsSync(file)) return { def: null, kind: null };
+  const entry = JSON.parse(readFileSync(file, 'utf8')) as EpsgEntry;
+  if (!HORIZONTAL_KINDS.has(entry.kind)) return { def: null, kind: entry.kind };
+  if (!cache.has(code)) cache.set(code, definitionOf(entry));
+  return { def: cache.get(code)!, kind: entry.kind };
+}
+
+/** Every EPSG entry of the package (all.json, 8 MB), read now and not kept. */
+export function epsgEntries(): EpsgEntry[] {
+  const all = JSON.parse(readFileSync(join(packageRoot(), 'all.json'), 'utf8')) as Record<string, EpsgEntry>;
+  return Object.values(all);
+}
+
+/** The largest grid file read (OSTN15's is 15 MB; a national NTv2 grid is rarely over 50 MB). */
+const MAX_GRID_BYTES = 200 * 1024 * 1024;
+
+/**
+ * Loads the grids `def` shifts its datum with from the first of `dirs` that has each (core/geo/crs.ts loadGrid).
+ * Ones not found stay missing: crs.ts unusable() then names them.
+ */
+export function loadGridsFor(def: CrsDefinition, dirs: readonly string[]): void {
+  const shift = datumShiftOf(def.proj4);
+  if (shift.kind !== 'grid') return;
+  for (const name of shift.grids) {
+    if (gridLoaded(name) || /[/\\]/.test(name)) continue;
+    for (const dir of dirs) {
+      const file = join(dir, name);
+      let size: number;
+      try {
+        const st = statSync(file);
+        if (!st.isFile()) continue;
+        size = st.size;
+      } catch {
+        continue;
+      }
+      if (size > MAX_GRID_BYTES) throw new CrsError('grid_unreadable', `${file} is ${Math.round(size / 1048576)} MB, more than an NTv2 grid Furrow reads`);
+      const bytes = readFileSync(file);
+      loadGrid(name, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+      break;
+    }
+  }
+}
