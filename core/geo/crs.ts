@@ -94,15 +94,20 @@ export function datumShiftOf(def: string): DatumShift {
 
 const towgs84Of = (def: string): number[] => (/\+towgs84=(\S+)/.exec(def)?.[1] ?? '').split(',').filter((v) => v !== '').map(Number);
 
-/** Grid files handed to proj4 (it keeps them by name, for the whole process), so each is read once. */
-const loadedGrids = new Map<string, ArrayBuffer>();
+/**
+ * Grids handed to proj4, which keeps them by name for the whole process, with what the caller says they were read from
+ * (a file's path, size and time), so that a file is read once and read again when it changes.
+ */
+const loadedGrids = new Map<string, string>();
+
+/** The source `name` was loaded from (loadGrid), if it was. */
+export const gridSource = (name: string): string | undefined => loadedGrids.get(name);
 
 /**
- * An NTv2 grid (.gsb) for proj4 under `name`, the name definitions give it (+nadgrids=BETA2007.gsb). Throws
- * grid_unreadable when the bytes are not NTv2.
+ * An NTv2 grid (.gsb) for proj4 under `name`, the name definitions give it (+nadgrids=BETA2007.gsb), read from
+ * `source`. Throws grid_unreadable when the bytes are not NTv2.
  */
-export function loadGrid(name: string, data: ArrayBuffer): void {
-  if (loadedGrids.get(name) === data) return;
+export function loadGrid(name: string, data: ArrayBuffer, source: string): void {
   const head = new TextDecoder('latin1').decode(new Uint8Array(data, 0, Math.min(8, data.byteLength)));
   if (data.byteLength < 176 || head !== 'NUM_OREC') throw new CrsError('grid_unreadable', `${name} is not an NTv2 grid file (.gsb): it does not start with an NTv2 header`);
   try {
@@ -111,20 +116,22 @@ export function loadGrid(name: string, data: ArrayBuffer): void {
   } catch (e) {
     throw new CrsError('grid_unreadable', `${name} cannot be read as an NTv2 grid: ${e instanceof Error ? e.message : String(e)}`);
   }
-  loadedGrids.set(name, data);
+  loadedGrids.set(name, source);
 }
 
-export const gridLoaded = (name: string): boolean => loadedGrids.has(name);
-
-/** Why the definition cannot be used, or null: a datum without a known shift, or a grid not loaded (loadGrid). */
-export function unusable(def: CrsDefinition): CrsError | null {
+/**
+ * Why the definition cannot be used, or null: a datum without a known shift, or a grid that is not `available` (the
+ * caller found and loaded it for this file: a grid proj4 still holds from another file that is no longer there is
+ * not used).
+ */
+export function unusable(def: CrsDefinition, available: ReadonlySet<string> = new Set()): CrsError | null {
   const shift = datumShiftOf(def.proj4);
   const label = crsLabel(def);
   if (shift.kind === 'unknown') {
     return new CrsError('datum_unknown', `${label} is on a datum Furrow knows no transformation to WGS84 for (its definition, ${def.proj4}, gives no datum shift)`);
   }
   if (shift.kind === 'grid') {
-    const missing = shift.grids.filter((g) => !gridLoaded(g));
+    const missing = shift.grids.filter((g) => !available.has(g) || !loadedGrids.has(g));
     if (missing.length) {
       return new CrsError('grid_missing', `${label} needs the NTv2 grid file ${missing.join(', ')} for its datum shift, the only accurate one, and Furrow does not have it`, missing);
     }
@@ -147,8 +154,8 @@ export interface Reprojector {
 }
 
 /** Transforms to and from WGS84; throws CrsError when the definition cannot be used (unusable). */
-export function reprojector(def: CrsDefinition): Reprojector {
-  const why = unusable(def);
+export function reprojector(def: CrsDefinition, grids: ReadonlySet<string> = new Set()): Reprojector {
+  const why = unusable(def, grids);
   if (why) throw why;
   const shift = datumShiftOf(def.proj4);
   const conv = proj4(def.proj4, WGS84.proj4);

@@ -79,6 +79,7 @@ export function parseWkt(text: string): WktNode {
         continue;
       }
       if (s[i] === close) break;
+      if (i >= s.length) fail('unexpected end');
       fail(`expected , or ${close}`);
     }
     i++;
@@ -182,7 +183,8 @@ export function describeWkt(root: WktNode): WktCrs {
   if (a === undefined || rf === undefined || !(a > 0) || rf < 0) throw new WktError('its DATUM has no SPHEROID with a semi-major axis and an inverse flattening');
   // Radians per unit of the GEOGCS's angles (degree 0.0174532925199433, grad 0.0157079632679489).
   const angular = num(childOf(geogcs, 'UNIT'), 1) ?? DEGREE;
-  const toDegrees = (v: number) => (v * angular) / DEGREE;
+  // To 1e-10° (a hundredth of a millimetre): ESRI's grad factor, 0.0157079632679489, makes 52 grads 46.799999999999805°.
+  const toDegrees = (v: number) => Math.round(((v * angular) / DEGREE) * 1e10) / 1e10;
   const primem = childOf(geogcs, 'PRIMEM');
   const pmName = squash(nameOf(primem));
   const pm = pmName in MERIDIANS ? MERIDIANS[pmName]! : toDegrees(num(primem, 1) ?? 0);

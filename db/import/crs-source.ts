@@ -5,7 +5,7 @@ import { CrsError, crsLabel, reprojectGeometry, reprojector, type CrsDefinition 
 import { matchWkt } from '../../core/geo/crs-match.ts';
 import { describeWkt, epsgOf, isWgs84Prj, parseWkt, WktError } from '../../core/geo/wkt.ts';
 import { ImportError, REPROJECT } from './errors.ts';
-import { epsgDefinition, epsgEntries, loadGridsFor } from './epsg.ts';
+import { epsgDefinition, epsgEntries, gridsFor } from './epsg.ts';
 import { NOT_REPROJECTED } from './convert.ts';
 
 /** What the preview and the import say of a file's coordinate system (core/api-imports.ts ImportCrs). */
@@ -115,8 +115,7 @@ function unprojected(feature: Record<string, unknown>, why: string): Record<stri
 export function reprojectFeatures(features: unknown[], def: CrsDefinition, fileName: string, gridDirs: readonly string[]): { crs: FileCrs; notes: string[] } {
   let r;
   try {
-    loadGridsFor(def, gridDirs);
-    r = reprojector(def);
+    r = reprojector(def, gridsFor(def, gridDirs));
   } catch (e) {
     if (e instanceof CrsError) throw crsRefusal(e, fileName, gridDirs);
     throw e;

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CrsError, gridLoaded, loadGrid, datumShiftOf, type CrsDefinition } from '../../core/geo/crs.ts';
+import { CrsError, gridSource, loadGrid, datumShiftOf, type CrsDefinition } from '../../core/geo/crs.ts';
 import { definitionOf, HORIZONTAL_KINDS, isEpsgCode, type EpsgEntry } from '../../core/geo/crs-match.ts';
 
 let root: string | null = null;
@@ -41,28 +41,34 @@ export function epsgEntries(): EpsgEntry[] {
 const MAX_GRID_BYTES = 200 * 1024 * 1024;
 
 /**
- * Loads the grids `def` shifts its datum with from the first of `dirs` that has each (core/geo/crs.ts loadGrid).
- * Ones not found stay missing: crs.ts unusable() then names them.
+ * Loads the grids `def` shifts its datum with from the first of `dirs` that has each (core/geo/crs.ts loadGrid: once,
+ * and again when the file changed), and returns the names found: reprojector() takes those. Ones not found stay
+ * missing, and core/geo/crs.ts unusable() names them.
  */
-export function loadGridsFor(def: CrsDefinition, dirs: readonly string[]): void {
+export function gridsFor(def: CrsDefinition, dirs: readonly string[]): Set<string> {
+  const found = new Set<string>();
   const shift = datumShiftOf(def.proj4);
-  if (shift.kind !== 'grid') return;
+  if (shift.kind !== 'grid') return found;
   for (const name of shift.grids) {
-    if (gridLoaded(name) || /[/\\]/.test(name)) continue;
+    if (/[/\\]/.test(name)) continue;
     for (const dir of dirs) {
       const file = join(dir, name);
-      let size: number;
+      let st;
       try {
-        const st = statSync(file);
-        if (!st.isFile()) continue;
-        size = st.size;
+        st = statSync(file);
       } catch {
         continue;
       }
-      if (size > MAX_GRID_BYTES) throw new CrsError('grid_unreadable', `${file} is ${Math.round(size / 1048576)} MB, more than an NTv2 grid Furrow reads`);
-      const bytes = readFileSync(file);
-      loadGrid(name, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+      if (!st.isFile()) continue;
+      if (st.size > MAX_GRID_BYTES) throw new CrsError('grid_unreadable', `${file} is ${Math.round(st.size / 1048576)} MB, more than an NTv2 grid Furrow reads`);
+      const source = `${file} ${st.size} ${st.mtimeMs}`;
+      if (gridSource(name) !== source) {
+        const bytes = readFileSync(file);
+        loadGrid(name, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, source);
+      }
+      found.add(name);
       break;
     }
   }
+  return found;
 }
