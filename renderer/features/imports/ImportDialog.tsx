@@ -12,6 +12,7 @@ import { farmNameProblem } from '../farms/farm-name.ts';
 import { cancelImport, importValid } from './import-actions.ts';
 import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
 import { farmNameOf, featuresToImport, geometryWords, previewSummary, sameAsWords } from './import-words.ts';
+import { crsWords } from '../../../core/geo/crs-words.ts';
 import './imports.css';
 
 const NEW_FARM = '';
@@ -72,6 +73,8 @@ function Preview({ p }: { p: ImportPreview }) {
       <p id="import-summary" className="import-summary">
         {previewSummary(p)} <span className="muted">Checked with the service's rules and the account's limit of {p.parcelLimit.toLocaleString('en-US')} ha.</span>
       </p>
+      {/* The file's coordinate system: what the hectares and the shapes on the map were reprojected from. */}
+      <p id="import-crs" className={`import-crs${p.crs.reprojected ? ' reprojected' : ''}`}>Coordinate system: {crsWords(p.crs)}</p>
       {p.notes.map((n) => <p key={n} className="warning">{n}</p>)}
       {p.duplicates > 0 ? (
         <p className="same-summary" id="import-duplicates">
@@ -139,7 +142,7 @@ export function ImportDialog() {
   if (!open) return null;
   return (
     // The window's single-key shortcuts wait while the keys are the dialog's (its fields, its buttons); Esc is still its Cancel.
-    <section className="import-dialog" role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary' : undefined} tabIndex={-1} ref={panel}
+    <section className="import-dialog" role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary import-crs' : undefined} tabIndex={-1} ref={panel}
       onKeyDown={(e) => { if (e.key !== 'Escape') e.nativeEvent.stopPropagation(); }}>
       <div className="import-head">
         <h2 id="import-title">Import {fileName}</h2>
