@@ -41,7 +41,11 @@ export interface ImportResult {
   farm: string; farmName: string; imported: number; parts: number; skipped: number; duplicates: number;
   problems: { feature: number; message: string }[]; problemCount: number; notes: string[]; crs: FileCrs; events: ChangeEvent[];
 }
-export interface ImportFailure { code: string; message: string; problems: { feature: number; message: string }[]; problemCount: number; counts: { features: number; valid: number; invalid: number } | null }
+export interface ImportFailure {
+  code: string; message: string; problems: { feature: number; message: string }[]; problemCount: number; counts: { features: number; valid: number; invalid: number } | null;
+  /** With grid_missing: the grid files needed (the app offers to take them: importGrid). */
+  grids?: string[];
+}
 
 export type ImportMessage =
   | { t: 'progress'; done: number; total: number }
@@ -57,5 +61,5 @@ export const importResult = (r: ImportReport, events: ChangeEvent[]): ImportResu
 });
 
 export const importFailure = (err: unknown): ImportFailure => (err instanceof ImportError
-  ? { code: err.code, message: err.message, problems: problemsOf(err.problems), problemCount: err.problems.length, counts: err.counts ?? null }
+  ? { code: err.code, message: err.message, problems: problemsOf(err.problems), problemCount: err.problems.length, counts: err.counts ?? null, ...(err.grids.length ? { grids: [...err.grids] } : {}) }
   : { code: 'internal', message: err instanceof Error ? err.message : String(err), problems: [], problemCount: 0, counts: null });

@@ -15,7 +15,7 @@ import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
 import { PreviewRefused, safeFileName } from './import-previews.ts';
 import { existingShapes } from '../db/import/duplicates.ts';
 import { accountOf } from './views.ts';
-import { gridDirs } from './grids.ts';
+import { gridDirs, saveGrid } from './grids.ts';
 import type { HostContext } from './context.ts';
 
 /** The thread's entry: the bundled one beside the built host (dist/), the TypeScript beside this file from source. */
@@ -29,7 +29,7 @@ type Job = Omit<ImportJob, 'stop' | 'home' | 'gridDirs'>;
 
 const failed = (f: ImportFailure): RpcError => (f.code === 'cancelled'
   ? new RpcError('cancelled', f.message)
-  : new RpcError(f.code === 'internal' ? 'internal_error' : ApiErrorCode.importFailed, f.message, { code: f.code, problems: f.problems, problemCount: f.problemCount, counts: f.counts }));
+  : new RpcError(f.code === 'internal' ? 'internal_error' : ApiErrorCode.importFailed, f.message, { code: f.code, problems: f.problems, problemCount: f.problemCount, counts: f.counts, ...(f.grids ? { grids: f.grids } : {}) }));
 
 /** A job on the import thread until it answers. An import is stopped through its flag (it rolls back); a preview, which writes nothing, by ending the thread. */
 function onThread(data: Omit<ImportJob, 'stop'> | PreviewJob, signal: AbortSignal, onProgress: Progress): Promise<ImportResult | FilePreview> {
@@ -196,6 +196,8 @@ export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
         if (p.expires <= Date.now()) c.previews.remove(p.id);
       }
     },
+
+    importGrid: ({ name, data }) => saveGrid(c.home, name, data),
 
     importPreviewDiscard: ({ preview }) => {
       if (!c.previews.get(preview)?.importing) c.previews.remove(preview);

@@ -49,6 +49,8 @@ export const ApiErrorCode = {
    * known shift to WGS84, a grid file it does not find (the message names it); details `{code, grids}`.
    */
   invalidCrs: 'invalid_crs',
+  /** A grid file the app does not keep (importGrid): not NTv2, or not one an EPSG definition names. */
+  invalidGrid: 'invalid_grid',
   /** A FURROW_* setting of the backend's environment it cannot use (backend/settings.ts): the message names it; details `{variable}`. */
   badSetting: 'bad_setting',
 } as const;

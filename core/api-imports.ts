@@ -16,6 +16,11 @@ export const IMPORT_PREVIEW_MAX_BYTES = 20 * 1024 * 1024;
 export const IMPORT_PREVIEW_MAX_LISTED = 5000;
 /** How long a preview's file is kept, unused, before it is removed (a new preview of the account removes it too). */
 export const IMPORT_PREVIEW_TTL_MS = 30 * 60_000;
+/**
+ * The largest NTv2 grid file the app keeps (importGrid): national grids are a few MB (BETA2007 84 KB, OSTN15 15 MB,
+ * Canada's NTv2_0 24 MB); its base64 stays inside browser mode's WebSocket frame limit (64 MiB).
+ */
+export const IMPORT_GRID_MAX_BYTES = 40 * 1024 * 1024;
 /** The file types the app takes, by extension (the backend tells them by their bytes too). */
 export const IMPORT_EXTENSIONS = ['.geojson', '.json', '.kml', '.kmz', '.zip'] as const;
 
@@ -137,6 +142,15 @@ export const IMPORTS_API = {
       problemCount: Type.Integer(), notes: Type.Array(Type.String()),
     }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
+  },
+  importGrid: {
+    callers: PAGE_AND_CLI,
+    description: 'Keeps an NTv2 grid file (.gsb) the user has in FURROW_HOME/grids, for the datum shifts that need it (a file refused with grid_missing names it): only a grid an EPSG definition names, checked to be NTv2; replaces one of that name',
+    args: Obj({
+      name: Type.String({ minLength: 5, maxLength: 100 }),
+      data: Type.String({ maxLength: Math.ceil((IMPORT_GRID_MAX_BYTES * 1.25) / 3) * 4 }),
+    }),
+    result: Obj({ name: Type.String(), bytes: Type.Integer() }),
   },
   importPreviewDiscard: {
     callers: PAGE_AND_CLI, description: "Removes a preview's file now (Cancel); nothing when it is gone already",

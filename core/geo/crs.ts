@@ -108,8 +108,8 @@ export const gridSource = (name: string): string | undefined => loadedGrids.get(
  * `source`. Throws grid_unreadable when the bytes are not NTv2.
  */
 export function loadGrid(name: string, data: ArrayBuffer, source: string): void {
-  const head = new TextDecoder('latin1').decode(new Uint8Array(data, 0, Math.min(8, data.byteLength)));
-  if (data.byteLength < 176 || head !== 'NUM_OREC') throw new CrsError('grid_unreadable', `${name} is not an NTv2 grid file (.gsb): it does not start with an NTv2 header`);
+  const problem = ntv2Problem(new Uint8Array(data));
+  if (problem) throw new CrsError('grid_unreadable', `${name} is not an NTv2 grid file (.gsb): ${problem}`);
   try {
     const grid = proj4.nadgrid(name, data) as { subgrids: unknown[] };
     if (!grid.subgrids.length) throw new Error('it has no subgrids');
@@ -117,6 +117,30 @@ export function loadGrid(name: string, data: ArrayBuffer, source: string): void 
     throw new CrsError('grid_unreadable', `${name} cannot be read as an NTv2 grid: ${e instanceof Error ? e.message : String(e)}`);
   }
   loadedGrids.set(name, source);
+}
+
+/**
+ * Why `b` is not an NTv2 grid file, or null: its header (11 records, then each subgrid's 11 and its nodes of 16
+ * bytes, in either byte order) must describe exactly the bytes there are, as proj4 reads them blindly.
+ */
+export function ntv2Problem(b: Uint8Array): string | null {
+  if (b.length < 176 || new TextDecoder('latin1').decode(b.subarray(0, 8)) !== 'NUM_OREC') return 'it does not start with an NTv2 header';
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const little = v.getInt32(8, true) === 11;
+  if (!little && v.getInt32(8, false) !== 11) return 'its header does not have 11 records';
+  const subgrids = v.getInt32(40, little);
+  if (!(subgrids >= 1 && subgrids <= 10_000)) return `it says it has ${subgrids} subgrids`;
+  let at = 176;
+  for (let i = 0; i < subgrids; i++) {
+    if (at + 176 > b.length) return `subgrid ${i + 1} lies past the end of the file`;
+    const nodes = v.getInt32(at + 168, little);
+    const lat = v.getFloat64(at + 136, little);
+    const lon = v.getFloat64(at + 152, little);
+    if (!(nodes > 0) || !(lat > 0) || !(lon > 0)) return `subgrid ${i + 1} has no nodes or no spacing`;
+    at += 176 + nodes * 16;
+    if (at > b.length) return `subgrid ${i + 1}'s ${nodes} nodes lie past the end of the file`;
+  }
+  return null;
 }
 
 /**

@@ -32,7 +32,9 @@ const gridWayOut = (dirs: readonly string[]) =>
 /** A CrsError of core/geo/crs.ts as the import's refusal, with the way out. */
 export function crsRefusal(e: CrsError, fileName: string, dirs: readonly string[]): ImportError {
   const way = e.code === 'grid_missing' ? gridWayOut(dirs) : REPROJECT;
-  return new ImportError(e.code, `${fileName}: ${e.message}; ${way}`);
+  const refusal = new ImportError(e.code, `${fileName}: ${e.message}; ${way}`);
+  refusal.grids = e.grids;
+  return refusal;
 }
 
 /** A GeoJSON's "crs" member: null for WGS84 longitude/latitude (none, CRS84, EPSG:4326), else its definition. */

@@ -37,6 +37,22 @@ export function epsgEntries(): EpsgEntry[] {
   return Object.values(all);
 }
 
+/**
+ * The NTv2 grid files the EPSG definitions name (+nadgrids=BETA2007.gsb…): the only ones the app keeps for the user
+ * (backend/grids.ts), so a page cannot have it store files under names nothing reads.
+ */
+export function gridNames(): Set<string> {
+  const names = new Set<string>();
+  for (const e of epsgEntries()) {
+    const list = e.proj4 && /\+nadgrids=(\S+)/.exec(e.proj4)?.[1];
+    for (const g of list ? list.split(',') : []) {
+      const name = g.replace(/^@/, '');
+      if (/^[A-Za-z0-9._-]+\.gsb$/i.test(name)) names.add(name);
+    }
+  }
+  return names;
+}
+
 /** The largest grid file read (OSTN15's is 15 MB; a national NTv2 grid is rarely over 50 MB). */
 const MAX_GRID_BYTES = 200 * 1024 * 1024;
 

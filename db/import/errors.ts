@@ -33,6 +33,9 @@ export interface FeatureCounts { features: number; valid: number; invalid: numbe
 
 /** Nothing of the file was imported; `problems` holds every invalid feature when code is 'invalid_features'. */
 export class ImportError extends Error {
+  /** With 'grid_missing': the grid files the file's datum shift needs. */
+  grids: readonly string[] = [];
+
   constructor(readonly code: ImportErrorCode, message: string, readonly problems: readonly ImportProblem[] = [], readonly counts?: FeatureCounts) {
     super(message);
     this.name = 'ImportError';

@@ -9,7 +9,7 @@ import { useApi } from '../../context.ts';
 import { useApp } from '../../store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { farmNameProblem } from '../farms/farm-name.ts';
-import { cancelImport, importValid } from './import-actions.ts';
+import { cancelImport, importValid, provideGrid } from './import-actions.ts';
 import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
 import { farmNameOf, featuresToImport, geometryWords, previewSummary, sameAsWords } from './import-words.ts';
 import { crsWords } from '../../../core/geo/crs-words.ts';
@@ -126,6 +126,26 @@ function Preview({ p }: { p: ImportPreview }) {
   );
 }
 
+/**
+ * A file refused for want of the NTv2 grid its datum shift needs: the user may have it (national mapping agencies
+ * publish them): chosen here, it is kept for every file that needs it, and the file is previewed again.
+ */
+function GridOffer({ grids }: { grids: string[] }) {
+  const api = useApi();
+  return (
+    <div className="grid-offer">
+      {grids.map((g) => (
+        <p key={g}>
+          If you have the grid file <strong>{g}</strong>, Furrow can use it (and keeps it for the next files that need it):{' '}
+          <label className="file-button">Choose {g}…
+            <input type="file" accept=".gsb" aria-label={`Grid file ${g}`} onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void provideGrid(api, f, g); }} />
+          </label>
+        </p>
+      ))}
+    </div>
+  );
+}
+
 export function ImportDialog() {
   const api = useApi();
   const open = useImports(importOpen);
@@ -155,6 +175,7 @@ export function ImportDialog() {
         </div>
       ) : null}
       {error && !preview ? <p className="error import-error" role="alert">{error.text}</p> : null}
+      {error?.grids && !preview && !reading ? <GridOffer grids={error.grids} /> : null}
       {preview && !reading ? <Preview key={preview.preview} p={preview} /> : null}
       {!preview ? <div className="buttons"><button type="button" onClick={() => cancelImport(api)}>{reading ? 'Cancel' : 'Close'}</button></div> : null}
     </section>
