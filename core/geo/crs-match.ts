@@ -3,8 +3,9 @@
 // every EPSG definition (parsed by proj4 both, so "+proj=utm +zone=30" and a Transverse Mercator at −3° with a scale
 // of 0.9996 compare equal); of the ones that fit, the datum decides, by its name. Several CRSs may fit and share one
 // datum shift (ETRS89 / UTM zone 30N and its northing-first twin): any is right, the best-named is shown. When the
-// ones that fit best shift differently, the file does not say which it is: crs_ambiguous, never a guess.
-import { datumShiftOf, parseProj, withPublishedShift, type CrsDefinition, type DatumShift } from './crs.ts';
+// ones that fit best shift differently, the file does not say which it is: crs_ambiguous, never a guess; when none of
+// them has the datum the file names, none is taken.
+import { datumShiftOf, parseProj, proj4Ready, withPublishedShift, type CrsDefinition, type DatumShift } from './crs.ts';
 import type { WktCrs } from './wkt.ts';
 
 /** An entry of epsg-index (its all.json values, its s/<code>.json files). */
@@ -13,11 +14,15 @@ export interface EpsgEntry {
   bbox: [number, number, number, number] | null; accuracy: number | null;
 }
 
-/** An entry as a definition (with the published shift it may lack: crs.ts withPublishedShift). */
+/**
+ * An entry as a definition (with the published shift it may lack: crs.ts withPublishedShift), or null when it has
+ * none proj4 can read as PROJ does (crs.ts proj4Ready).
+ */
 export function definitionOf(e: EpsgEntry): CrsDefinition | null {
-  if (!e.proj4) return null;
+  const proj4 = e.proj4 && proj4Ready(e.proj4);
+  if (!proj4) return null;
   const bbox = Array.isArray(e.bbox) && e.bbox.length === 4 && e.bbox.every((v) => typeof v === 'number') ? e.bbox : null;
-  return withPublishedShift({ code: Number(e.code), name: e.name, proj4: e.proj4, accuracy: typeof e.accuracy === 'number' ? e.accuracy : null, bbox });
+  return withPublishedShift({ code: Number(e.code), name: e.name, proj4, accuracy: typeof e.accuracy === 'number' ? e.accuracy : null, bbox });
 }
 
 /** Projected and geographic 2D CRSs: what a file's coordinates can be in. */
@@ -121,9 +126,9 @@ export function matchWkt(wkt: WktCrs, entries: Iterable<EpsgEntry>): WktMatch {
     // A cheap look at the +proj= first: proj4 parses only the ones of the same projection.
     const proj = /\+proj=(\w+)/.exec(e.proj4)?.[1] ?? '';
     if ((PROJ_FAMILY[proj] ?? proj) !== family) continue;
-    const sig = signature(e.proj4);
-    const def = sig && same(mine, sig) ? definitionOf(e) : null;
-    if (!def) continue;
+    const def = definitionOf(e);
+    const sig = def && signature(def.proj4);
+    if (!def || !sig || !same(mine, sig)) continue;
     fits.push({ e, def, key: shiftKey(datumShiftOf(def.proj4)) });
   }
   // A CRS without a known datum shift is no candidate where one with a shift fits as well.
@@ -135,6 +140,10 @@ export function matchWkt(wkt: WktCrs, entries: Iterable<EpsgEntry>): WktMatch {
   const best = scored.filter((f) => f.datum === top);
   // GRS 1980 datums taken as WGS84 and zero Helmert shifts put coordinates in the same place.
   const keyOf = (k: string) => (k === 'helmert:0' ? 'none' : k);
+  // Nothing is taken from a CRS whose datum the file does not name: "D_Unknown" on the International ellipsoid in UTM
+  // zone 30N fits ED50's numbers, but shifting it as ED50 would be a guess (and naming a GRS 1980 one after whichever
+  // EPSG CRS fits, Mauritania 1999's, say, would be wrong). The WKT then stands for itself (crs-source.ts).
+  if (top === 0) return { kind: 'none' };
   if (new Set(best.map((f) => keyOf(f.key))).size > 1) {
     return { kind: 'ambiguous', defs: best.sort((a, b) => b.name - a.name || a.def.code! - b.def.code!).map((f) => f.def) };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CrsError, crsLabel, datumShiftOf, loadGrid, reprojectGeometry, reprojector, unusable, withPublishedShift, type CrsDefinition } from './crs.ts';
+import { CrsError, crsLabel, datumShiftOf, loadGrid, proj4Ready, reprojectGeometry, reprojector, unusable, withPublishedShift, type CrsDefinition } from './crs.ts';
 import { crsWords } from './crs-words.ts';
 import { ntv2Grid } from './ntv2.test-helpers.ts';
 import proj4 from 'proj4';
@@ -31,6 +31,20 @@ describe('datum shifts', () => {
     const voirol = def(30493, 'Voirol 1879 / Nord Algerie (ancienne)', '+proj=lcc +lat_1=36 +lat_0=36 +lon_0=2.7 +k_0=0.999625544 +x_0=500000 +y_0=300000 +ellps=clrk80ign +units=m +no_defs');
     expect(withPublishedShift(voirol)).toBe(voirol);
     expect(withPublishedShift(ED50_UTM30)).toBe(ED50_UTM30);
+  });
+
+  it('needs one of optional grids (@name), every one of mandatory grids', () => {
+    const nad27 = def(4267, 'NAD27', '+proj=longlat +ellps=clrk66 +nadgrids=@conus,@ntv2_0.gsb +no_defs');
+    expect(datumShiftOf(nad27.proj4)).toEqual({ kind: 'grid', grids: ['conus', 'ntv2_0.gsb'], optional: true });
+    expect(unusable(nad27)!.message).toBe('EPSG:4267 (NAD27) needs one of the NTv2 grid files conus, ntv2_0.gsb for its datum shift, the only accurate one, and Furrow does not have it');
+    loadGrid('ntv2_0.gsb', ntv2Grid({ south: 30, north: 31, west: -90, east: -89, step: 0.5, shift: () => [0, 0] }), 'test');
+    expect(unusable(nad27, new Set(['ntv2_0.gsb']))).toBeNull();
+  });
+
+  it('reads ellipsoids proj4 lacks by name as PROJ does, and refuses one neither knows', () => {
+    expect(proj4Ready('+proj=utm +zone=30 +ellps=WGS72 +units=m')).toBe('+proj=utm +zone=30 +a=6378135 +rf=298.26 +units=m');
+    expect(proj4Ready('+proj=utm +zone=30 +ellps=intl +units=m')).toBe('+proj=utm +zone=30 +ellps=intl +units=m');
+    expect(proj4Ready('+proj=utm +zone=30 +ellps=nonesuch +units=m')).toBeNull();
   });
 
   it('refuses a datum without a known shift, and a grid that is not available, naming it', () => {

@@ -26,7 +26,8 @@ export type DatumShift =
   /** WGS84 itself, or a datum PROJ takes as WGS84 (ETRS89, RGF93, GRS 1980 datums: within a metre or so). */
   | { kind: 'none' }
   | { kind: 'helmert'; params: number[] }
-  | { kind: 'grid'; grids: string[] }
+  /** An NTv2 grid; `optional`: any one of them will do (PROJ's @name), else every one is needed. */
+  | { kind: 'grid'; grids: string[]; optional?: boolean }
   | { kind: 'unknown' };
 
 export type CrsErrorCode = 'crs_unknown' | 'crs_unsupported' | 'crs_ambiguous' | 'datum_unknown' | 'grid_missing' | 'grid_unreadable';
@@ -48,6 +49,29 @@ export const WGS84: CrsDefinition = { code: 4326, name: 'WGS 84', proj4: '+proj=
 const PUBLISHED_SHIFTS: { datum: RegExp; ellipsoid: RegExp; towgs84: string; transformation: string; accuracy: number }[] = [
   { datum: /^NTF\b/, ellipsoid: /\+ellps=clrk80ign\b/, towgs84: '-168,-60,320', transformation: 'EPSG:1193 NTF to WGS 84 (1)', accuracy: 2 },
 ];
+
+/**
+ * Ellipsoids PROJ names that proj4js does not know by name (it has WGS 72 as "WGS7"), as PROJ defines them. Given a
+ * name it does not know, proj4js silently uses WGS 84's ellipsoid: such a name is written out as its numbers here, and
+ * any other unknown one refused (PROJ4_ELLIPSOIDS).
+ */
+const MISSING_ELLIPSOIDS: Record<string, string> = { wgs72: '+a=6378135 +rf=298.26', gsk2011: '+a=6378136.5 +rf=298.2564151' };
+/** The ellipsoid names proj4js 2.22 knows (lib/constants/Ellipsoid.js), in lower case. */
+const PROJ4_ELLIPSOIDS = new Set(['merit', 'sgs85', 'grs80', 'iau76', 'airy', 'apl4', 'nwl9d', 'mod_airy', 'andrae', 'aust_sa', 'grs67', 'bessel',
+  'bess_nam', 'clrk66', 'clrk80', 'clrk80ign', 'clrk58', 'cpm', 'delmbr', 'engelis', 'evrst30', 'evrst48', 'evrst56', 'evrst69', 'evrstss', 'fschr60',
+  'fschr60m', 'fschr68', 'helmert', 'hough', 'intl', 'kaula', 'lerch', 'mprts', 'new_intl', 'plessis', 'krass', 'seasia', 'walbeck', 'wgs60', 'wgs66',
+  'wgs7', 'wgs84', 'sphere']);
+
+/**
+ * A definition proj4js reads as PROJ does: an ellipsoid it lacks written as its numbers; null when it names one
+ * neither knows (used as WGS 84's, it would move positions by metres without a word).
+ */
+export function proj4Ready(def: string): string | null {
+  const name = /\+ellps=(\S+)/.exec(def)?.[1];
+  if (name === undefined || PROJ4_ELLIPSOIDS.has(name.toLowerCase())) return def;
+  const numbers = MISSING_ELLIPSOIDS[name.toLowerCase()];
+  return numbers ? def.replace(`+ellps=${name}`, numbers) : null;
+}
 
 /** The definition, with EPSG's published Helmert shift when it has no datum shift of its own and one applies. */
 export function withPublishedShift(def: CrsDefinition): CrsDefinition {
@@ -83,8 +107,10 @@ export function datumShiftOf(def: string): DatumShift {
   const p = parseProj(def);
   const d = p.datum;
   if (d.datum_type === PJD_GRIDSHIFT) {
-    const grids = (d.grids ?? []).filter((g) => g && !g.isNull).map((g) => g.name);
-    return grids.length ? { kind: 'grid', grids } : { kind: 'none' };
+    const real = (d.grids ?? []).filter((g) => g && !g.isNull);
+    const grids = real.map((g) => g.name);
+    if (!grids.length) return { kind: 'none' };
+    return real.every((g) => !g.mandatory) ? { kind: 'grid', grids, optional: true } : { kind: 'grid', grids };
   }
   if (d.datum_type === PJD_3PARAM || d.datum_type === PJD_7PARAM) return { kind: 'helmert', params: towgs84Of(def) };
   if (wgs84Ellipsoid(p)) return { kind: 'none' };
@@ -156,8 +182,9 @@ export function unusable(def: CrsDefinition, available: ReadonlySet<string> = ne
   }
   if (shift.kind === 'grid') {
     const missing = shift.grids.filter((g) => !available.has(g) || !loadedGrids.has(g));
-    if (missing.length) {
-      return new CrsError('grid_missing', `${label} needs the NTv2 grid file ${missing.join(', ')} for its datum shift, the only accurate one, and Furrow does not have it`, missing);
+    if (shift.optional ? missing.length === shift.grids.length : missing.length > 0) {
+      const which = shift.optional && missing.length > 1 ? `one of the NTv2 grid files ${missing.join(', ')}` : `the NTv2 grid file ${missing.join(', ')}`;
+      return new CrsError('grid_missing', `${label} needs ${which} for its datum shift, the only accurate one, and Furrow does not have it`, missing);
     }
   }
   return null;
@@ -181,6 +208,7 @@ export interface Reprojector {
 export function reprojector(def: CrsDefinition, grids: ReadonlySet<string> = new Set()): Reprojector {
   const why = unusable(def, grids);
   if (why) throw why;
+  // Optional grids (@name) not found: proj4 passes over them (and over one outside its area), as PROJ does.
   const shift = datumShiftOf(def.proj4);
   const conv = proj4(def.proj4, WGS84.proj4);
   const geographic = parseProj(def.proj4).projName === 'longlat';

@@ -55,7 +55,14 @@ export function crsOfGeoJson(crs: unknown, fileName: string): CrsDefinition | nu
 }
 
 function definitionByCode(code: number, fileName: string, said: string): CrsDefinition {
-  const { def, kind } = epsgDefinition(code);
+  let found;
+  try {
+    found = epsgDefinition(code);
+  } catch (e) {
+    if (e instanceof CrsError) throw crsRefusal(e, fileName, []);
+    throw e;
+  }
+  const { def, kind } = found;
   if (def) return def;
   throw new ImportError(kind ? 'crs_unsupported' : 'crs_unknown', kind
     ? `${fileName}: ${said}, a ${kind.replace(/^CRS-/, '').toLowerCase()} coordinate system, not a projected or geographic one a file's positions can be in; ${REPROJECT}`

@@ -19,7 +19,7 @@ const cache = new Map<number, CrsDefinition | null>();
 
 /**
  * The definition of EPSG:`code`, null when the package has none (or only a vertical, compound or geocentric CRS,
- * which no file's two coordinates are in: `kind` says which it was).
+ * which no file's two coordinates are in: `kind` says which it was). Throws crs_unsupported for one proj4 cannot use.
  */
 export function epsgDefinition(code: number): { def: CrsDefinition | null; kind: string | null } {
   if (!Number.isInteger(code) || !isEpsgCode(code)) return { def: null, kind: null };
@@ -28,7 +28,13 @@ export function epsgDefinition(code: number): { def: CrsDefinition | null; kind:
   const entry = JSON.parse(readFileSync(file, 'utf8')) as EpsgEntry;
   if (!HORIZONTAL_KINDS.has(entry.kind)) return { def: null, kind: entry.kind };
   if (!cache.has(code)) cache.set(code, definitionOf(entry));
-  return { def: cache.get(code)!, kind: entry.kind };
+  const def = cache.get(code)!;
+  if (!def) {
+    throw new CrsError('crs_unsupported', entry.proj4
+      ? `EPSG:${code} (${entry.name}) is defined on an ellipsoid proj4 does not know (${entry.proj4})`
+      : `EPSG:${code} (${entry.name}) has no definition proj4 can use in the EPSG definitions Furrow has`);
+  }
+  return { def, kind: entry.kind };
 }
 
 /** Every EPSG entry of the package (all.json, 8 MB), read now and not kept. */
