@@ -1,33 +1,18 @@
-// An EPSG code's proj4 definition, from the epsg-index package (one small JSON file per code, read when a GeoTIFF in
-// that CRS arrives), for the host to place the file on the map (its extent in WGS84) and for the page to register
-// the projection OpenLayers draws it in. Only horizontal CRSs: a vertical or compound one places nothing.
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+// An EPSG code's proj4 definition — the import's own (db/import/epsg.ts: the epsg-index package, with the datum
+// shifts EPSG publishes) — for the host to place a GeoTIFF on the map (its extent in WGS84) and for the page to
+// register the projection OpenLayers draws it in. Only horizontal CRSs: a vertical or compound one places nothing.
 import proj4 from 'proj4';
+import { epsgDefinition } from '../db/import/epsg.ts';
 
-let root: string | null = null;
-/** epsg-index's folder, found as Node finds the package (beside the sources, or the built bundle). */
-function packageRoot(): string {
-  root ??= dirname(createRequire(import.meta.url).resolve('epsg-index/package.json'));
-  return root;
-}
-
-const HORIZONTAL = new Set(['CRS-PROJCRS', 'CRS-GEOGCRS', 'CRS-GEOG2DCRS']);
-const cache = new Map<number, string | null>();
-
-/** EPSG:`code`'s proj4 definition, or null when the package has none for a horizontal CRS of that code. */
+/** EPSG:`code`'s proj4 definition (its grids made optional), or null when there is none proj4 can use. */
 export function proj4Of(code: number): string | null {
-  if (!Number.isInteger(code) || code <= 0 || code > 999_999) return null;
-  if (cache.has(code)) return cache.get(code)!;
-  let def: string | null = null;
-  const file = join(packageRoot(), 's', `${code}.json`);
-  if (existsSync(file)) {
-    const entry = JSON.parse(readFileSync(file, 'utf8')) as { kind?: unknown; proj4?: unknown };
-    if (typeof entry.proj4 === 'string' && entry.proj4.trim() && HORIZONTAL.has(String(entry.kind))) def = optionalGrids(entry.proj4.trim());
+  try {
+    const def = epsgDefinition(code).def;
+    return def ? optionalGrids(def.proj4) : null;
+  } catch {
+    // crs_unsupported: an ellipsoid proj4 does not know
+    return null;
   }
-  cache.set(code, def);
-  return def;
 }
 
 /**

@@ -58,14 +58,27 @@ describe('layer files', () => {
       expect(doc.features.map((f) => f.geometry.type).sort(), k).toEqual(['LineString', 'LineString', 'Point', 'Polygon']);
     }
     expect(await add('shp', 'drains.zip')).toMatchObject({ format: 'vector', features: 2 });
+    // In a projected CRS (a cadastre in ETRS89 / UTM 30N): reprojected to WGS84 as an import is, and said.
+    const utm = join(dir, 'utm.geojson');
+    writeFileSync(utm, JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } }, features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [440000, 4474000] } }] }));
+    const cadastre = await files.copy(utm, 'catastro.geojson');
+    expect(cadastre).toMatchObject({ format: 'vector', features: 1, notes: ['Reprojected from EPSG:25830 (ETRS89 / UTM zone 30N) to WGS84.'] });
+    expect(cadastre.bbox![0]).toBeCloseTo(-3.70720, 4);
+    expect(cadastre.bbox![1]).toBeCloseTo(40.41446, 4);
+    // A GeoPackage in EPSG:25830, as ogr2ogr writes one: reprojected too, where the GeoJSON's features lie.
+    const gpkg25830 = join(dir, 'drains-25830.gpkg');
+    run('ogr2ogr', ['-f', 'GPKG', '-t_srs', 'EPSG:25830', gpkg25830, fx.geojson!, '-nln', 'drains']);
+    const g = await files.copy(gpkg25830, 'drenajes.gpkg');
+    expect(g).toMatchObject({ format: 'vector', features: 4, notes: ['Reprojected from EPSG:25830 (ETRS89 / UTM zone 30N) to WGS84.', '1 feature(s) without a shape were left out.'] });
+    near(g.bbox, 0.005);
 
     const kept = readdirSync(files.dir);
     expect(kept.filter((f) => f.endsWith('.part'))).toEqual([]);
-    expect(files.ids()).toHaveLength(11);
+    expect(files.ids()).toHaveLength(13);
     expect(kept.filter((f) => !f.endsWith('.json')).map((f) => f.split('.')[1]).sort()).toEqual([
-      ...Array(5).fill('geojson'), 'mbtiles', 'mbtiles', 'pmtiles', 'pmtiles', 'tif', 'tif',
+      ...Array(7).fill('geojson'), 'mbtiles', 'mbtiles', 'pmtiles', 'pmtiles', 'tif', 'tif',
     ]);
-    expect(kept.filter((f) => f.endsWith('.json'))).toHaveLength(11);
+    expect(kept.filter((f) => f.endsWith('.json'))).toHaveLength(13);
     expect(statSync(files.dir).mode & 0o777).toBe(0o700);
     for (const f of kept) expect(statSync(join(files.dir, f)).mode & 0o777, f).toBe(0o600);
     // The copy is the file, byte for byte (the original may go: the layer stays).
@@ -94,10 +107,10 @@ describe('layer files', () => {
     const plain = join(dir, 'plain.tif');
     run('gdal_translate', ['-q', '-of', 'GTiff', join(dir, 'ortho-3857.ppm'), plain]);
     await refused(plain, 'scan.tif', /^scan\.tif is a TIFF without georeferencing/);
-    // A GeoJSON in a projected CRS: the import's own words.
-    const utm = join(dir, 'utm.geojson');
-    writeFileSync(utm, JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } }, features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [440000, 4474000] } }] }));
-    await refused(utm, 'catastro.geojson', /^catastro\.geojson is in EPSG:25830 .*not WGS84 longitude\/latitude.*ogr2ogr -t_srs EPSG:4326/);
+    // A GeoJSON in a CRS the EPSG definitions do not have: the import's own words.
+    const odd = join(dir, 'odd.geojson');
+    writeFileSync(odd, JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::1' } }, features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [440000, 4474000] } }] }));
+    await refused(odd, 'catastro.geojson', /^catastro\.geojson: its "crs" member names EPSG:1, which is not in the EPSG definitions Furrow has; reproject it/);
     // Projected coordinates without a crs member.
     const bare = join(dir, 'bare.geojson');
     writeFileSync(bare, JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [440000, 4474000] } }] }));

@@ -25,6 +25,7 @@ import { MbtilesReader } from '../db/mbtiles.ts';
 import { LayerFileRefused, sniffLayerFile } from './layer-sniff.ts';
 import { LayerUploads } from './layer-uploads.ts';
 import { ChosenPaths } from './layer-chosen.ts';
+import { gridDirs } from './grids.ts';
 
 /** The extension a kept file of each format has. */
 export const FORMAT_EXT: Record<LayerFileFormat, string> = {
@@ -71,7 +72,7 @@ export class LayerFiles {
   private readonly now: () => number;
   private readonly free: () => number | null;
 
-  constructor(home: string, opts: LayerFilesOptions = {}) {
+  constructor(private readonly home: string, opts: LayerFilesOptions = {}) {
     this.dir = join(home, 'layers');
     this.now = opts.now ?? Date.now;
     this.free = opts.free ?? (() => freeBytes(this.dir));
@@ -153,7 +154,7 @@ export class LayerFiles {
       const out = `${file}.part`;
       try {
         const { convertVector } = await import('./layer-vector.ts');
-        const c = await convertVector(part, name, sniffed.vector, out);
+        const c = await convertVector(part, name, sniffed.vector, out, gridDirs(this.home));
         [bbox, features, notes] = [c.bbox, c.features, [...notes, ...c.notes]];
         renameSync(out, file);
       } catch (err) {

@@ -158,7 +158,7 @@ async function geotiff(file: string, name: string): Promise<Sniffed> {
     }
     const bbox = toWgs84Bbox(code, def, box as [number, number, number, number]);
     const notes: string[] = [];
-    if (def && shiftsByGrid(def)) notes.push(`EPSG:${code} shifts its datum by a grid file the app does not have: ${name} is placed to within a few metres.`);
+    if (def && shiftsByGrid(def)) notes.push(`EPSG:${code} shifts its datum by a grid file the map does not use: ${name} may be drawn some metres (up to about a hundred) from where it belongs.`);
     const images = await tiff.getImageCount();
     if (images < 2 && image.getWidth() * image.getHeight() > 4096 * 4096) {
       notes.push(`${name} has no overviews: zoomed out, the map reads all of it. Add them (gdaladdo, or gdal_translate -of COG) for a faster map.`);

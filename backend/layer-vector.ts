@@ -1,6 +1,6 @@
 // A vector overlay turned, once, into the GeoJSON the page draws: GeoJSON, KML/KMZ and zipped Shapefiles read by the
-// import's own readers (db/import/read.ts: the same formats, encodings, zip guards and CRS checks as an import), a
-// GeoPackage by db/geopackage.ts. Every feature with a shape is kept as it is (lines and points too: roads, drains,
+// import's own readers (db/import/read.ts: the same formats, encodings, zip guards, and the same reprojection to WGS84
+// from a file's EPSG coordinate system, with the same grids, as an import), a GeoPackage by db/geopackage.ts (WGS84). Every feature with a shape is kept as it is (lines and points too: roads, drains,
 // wells), in WGS84; ones without are left out and counted. Written feature by feature to `dest`.
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -39,8 +39,11 @@ function drawable(g: unknown, box: number[], depth = 0): boolean {
   return extend(box, o.coordinates);
 }
 
-/** Writes the features of the overlay at `file` (`name`: the user's name for it; `kind`: how to read it) to `dest`. */
-export async function convertVector(file: string, name: string, kind: 'import' | 'gpkg', dest: string): Promise<Converted> {
+/**
+ * Writes the features of the overlay at `file` (`name`: the user's name for it; `kind`: how to read it) to `dest`.
+ * `gridDirs`: where the NTv2 grids a datum shift needs are looked for (backend/grids.ts).
+ */
+export async function convertVector(file: string, name: string, kind: 'import' | 'gpkg', dest: string, gridDirs?: readonly string[]): Promise<Converted> {
   const size = statSync(file).size;
   if (size > VECTOR_OVERLAY_MAX_BYTES) {
     throw new LayerFileRefused(`${name} is ${Math.round(size / 1048576)} MB: a vector overlay may be ${VECTOR_OVERLAY_MAX_BYTES / 1048576} MB at most (the map holds every feature). Clip it to your area first (ogr2ogr -clipsrc).`);
@@ -66,20 +69,47 @@ export async function convertVector(file: string, name: string, kind: 'import' |
     };
     if (kind === 'gpkg') {
       const { readGeoPackage, GeoPackageError } = await import('../db/geopackage.ts');
+      // Tables in another CRS than WGS84: their features gathered by CRS, then reprojected as an import's are.
+      const other = new Map<number, { f: unknown; layer: string | undefined }[]>();
       try {
-        const tables = readGeoPackage(file, name, (f, table, of) => add(f, of > 1 ? table : undefined));
+        const tables = readGeoPackage(file, name, (f, table, of, epsg) => {
+          const layer = of > 1 ? table : undefined;
+          if (epsg === null) add(f, layer);
+          else {
+            const list = other.get(epsg) ?? [];
+            list.push({ f, layer });
+            other.set(epsg, list);
+          }
+        });
         if (tables.length > 1) notes.push(`${name} holds ${tables.length} layers (${tables.join(', ')}): shown together, each feature's layer in its "layer" property.`);
       } catch (err) {
         throw err instanceof GeoPackageError ? new LayerFileRefused(err.message) : err;
+      }
+      for (const [code, list] of other) {
+        const { epsgDefinition } = await import('../db/import/epsg.ts');
+        const { reprojectFeatures } = await import('../db/import/crs-source.ts');
+        const { ImportError } = await import('../db/import/errors.ts');
+        try {
+          const def = epsgDefinition(code).def;
+          if (!def) throw new LayerFileRefused(`${name} is in EPSG:${code}, which is not in the EPSG definitions Furrow has: ${REPROJECT}`);
+          const features = list.map((x) => x.f);
+          notes.push(...reprojectFeatures(features, def, name, gridDirs ?? []).notes, `Reprojected from EPSG:${code} (${def.name}) to WGS84.`);
+          features.forEach((f, i) => add(f, list[i]!.layer));
+        } catch (err) {
+          if (err instanceof ImportError) throw new LayerFileRefused(err.message);
+          if (err instanceof Error && err.name === 'CrsError') throw new LayerFileRefused(`${name}: ${err.message}`);
+          throw err;
+        }
       }
     } else {
       const { readImportSource } = await import('../db/import/read.ts');
       const { ImportError } = await import('../db/import/errors.ts');
       try {
-        const source = await readImportSource(file, false);
+        const source = await readImportSource(file, false, undefined, { gridDirs });
         if (!('features' in source)) throw new Error('a split source was not asked for');
         for (const f of source.features) add(f);
         notes.push(...(source.notes ?? []));
+        if (source.crs.reprojected) notes.push(`Reprojected from ${source.crs.code === null ? source.crs.name : `EPSG:${source.crs.code} (${source.crs.name})`} to WGS84.`);
       } catch (err) {
         // The readers name the file they read (the host's copy): the user knows it by its own name.
         if (err instanceof ImportError) throw new LayerFileRefused(err.message.split(basename(file)).join(name));

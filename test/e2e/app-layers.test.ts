@@ -2,7 +2,7 @@
 // host, Debian's Chromium), against tile servers this test runs on 127.0.0.1 — each source a colour of its own, so a
 // screenshot tells which drew where: the offline world backdrop under a zoomed-out map, hidden and shown again; an XYZ
 // source refused from another computer over http, then added, its opacity changed; a WMS and a WMTS service added from
-// their capabilities (read by the host); the order changed; the servers stopped (said once, the map goes on); and the
+// their capabilities (read by the host), the WMS one with its service's legend; the order changed; the servers stopped (said once, the map goes on); and the
 // same layers, in the same order, after the app is restarted — the WMTS layer from the capabilities the host kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SHOTS } from './embed-harness.ts';
 import { openApp, startApp, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
-import { solidPng } from '../helpers/png.ts';
+import { solidPng } from '../../bench/lib/png.ts';
 
 const COLOURS = { xyz: '#d81b60', wms: '#1e88e5', wmts: '#fb8c00', land: '#f5f3ea' } as const;
 
@@ -42,11 +42,12 @@ const WMS_CAPABILITIES = '<?xml version="1.0" encoding="UTF-8"?><WMS_Capabilitie
 beforeAll(async () => {
   tiles = createServer((req, res) => {
     const url = new URL(req.url!, base);
-    const png = (hex: string) => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(solidPng(hex)); };
+    const png = (hex: string, size = 1) => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(solidPng(hex, size)); };
     if (url.pathname.startsWith('/xyz/')) { asked.xyz++; return png(COLOURS.xyz); }
     if (url.pathname.startsWith('/wmts/tiles/')) { asked.wmts++; return png(COLOURS.wmts); }
     if (url.pathname === '/wmts/caps.xml') { res.writeHead(200, { 'content-type': 'application/xml' }); return res.end(wmtsCapabilities()); }
     if (url.pathname === '/wms' && url.searchParams.get('REQUEST') === 'GetCapabilities') { res.writeHead(200, { 'content-type': 'text/xml' }); return res.end(WMS_CAPABILITIES); }
+    if (url.pathname === '/wms' && url.searchParams.get('REQUEST') === 'GetLegendGraphic' && url.searchParams.get('LAYER') === 'ortho') return png('#333333', 20);
     if (url.pathname === '/wms' && url.searchParams.get('REQUEST') === 'GetMap' && url.searchParams.get('LAYERS') === 'ortho') { asked.wms++; return png(COLOURS.wms); }
     res.writeHead(404).end();
   });
@@ -134,6 +135,8 @@ describe("the map's layers", () => {
     await addOnline('WMS', `${base}/wms`, 'Test orthophoto (ortho)');
     await poll(() => share(COLOURS.wms)).toBeGreaterThan(0.5);
     expect(await share(COLOURS.xyz)).toBeLessThan(0.01);
+    // Its legend entry shows the service's own legend (GetLegendGraphic).
+    await poll(() => panel().getByRole('img', { name: /^Legend of Test orthophoto/ }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(20);
     await addOnline('WMTS', `${base}/wmts/caps.xml`, 'Shaded relief (relief)');
     expect(await form().getByLabel('Tile matrix set').count()).toBe(0); // the form reset after adding
     await poll(() => share(COLOURS.wmts)).toBeGreaterThan(0.5);

@@ -2,7 +2,7 @@
 // parcels, top first — each with its visibility, opacity, place in the order and a legend entry (what it is, from
 // where, whom it credits, and whether it is failing now) — and the form to add an online one. B opens and closes it;
 // it takes the focus when it opens and gives it back to its button; Esc closes it. Not modal: the map stays usable.
-import { useEffect, useId } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { MapLayer } from '../../../core/api-layers.ts';
 import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { say } from '../../store.ts';
@@ -10,10 +10,17 @@ import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { AddOnlineLayer } from './AddOnlineLayer.tsx';
 import { layerOfFile, OpenLayerFile } from './OpenLayerFile.tsx';
 import { addLayer, editLayer, moveLayer, removeLayer, useLayers } from './layers-store.ts';
-import { KIND_WORDS, legendLine, topFirst } from './layer-words.ts';
+import { KIND_WORDS, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
 import './layers.css';
 
 const setOpen = (open: boolean) => useLayers.setState({ open });
+
+/** A WMS layer's own legend (GetLegendGraphic), as its service draws it; not shown when the service cannot give one. */
+function LegendGraphic({ url, name }: { url: string | null; name: string }) {
+  const [failed, setFailed] = useState(false);
+  if (!url || failed) return null;
+  return <img className="layer-legend-graphic" src={url} alt={`Legend of ${name}`} onError={() => setFailed(true)} />;
+}
 
 function LayerItem({ l, first, last, why }: { l: MapLayer; first: boolean; last: boolean; why: string | undefined }) {
   const id = useId();
@@ -28,6 +35,7 @@ function LayerItem({ l, first, last, why }: { l: MapLayer; first: boolean; last:
         <span className={`layer-swatch swatch-${l.source.kind}`} aria-hidden="true" />{legendLine(l)}
         {why ? <span className="layer-problem"> Unavailable: {why}</span> : null}
       </p>
+      {l.source.kind === 'wms' ? <LegendGraphic url={wmsLegendUrl(l.source)} name={l.name} /> : null}
       <div className="layer-tools">
         <label className="layer-opacity">Opacity{' '}
           <input type="range" min={0} max={100} step={5} value={percent} aria-label={`Opacity of ${l.name}`} aria-valuetext={`${percent} %`}

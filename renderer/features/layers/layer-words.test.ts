@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultLayerName, hostOf, legendLine, topFirst } from './layer-words.ts';
+import { defaultLayerName, hostOf, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
 import { worldLayer } from '../../../core/layers/layer-rules.ts';
 import type { MapLayer } from '../../../core/api-layers.ts';
 
@@ -24,5 +24,11 @@ describe('layer words', () => {
     const a = { ...worldLayer() };
     const b = { ...worldLayer(), id: 'b' };
     expect(topFirst([a, b]).map((l) => l.id)).toEqual(['b', 'world']);
+  });
+
+  it("asks a WMS service for its first layer's legend, keeping the address's own query", () => {
+    expect(wmsLegendUrl({ url: 'https://wms.example.org/cgi?map=/x.map', layers: 'roads, rivers' }))
+      .toBe('https://wms.example.org/cgi?map=%2Fx.map&SERVICE=WMS&VERSION=1.3.0&REQUEST=GetLegendGraphic&FORMAT=image%2Fpng&LAYER=roads&SLD_VERSION=1.1.0');
+    expect(wmsLegendUrl({ url: 'not a url', layers: 'x' })).toBeNull();
   });
 });

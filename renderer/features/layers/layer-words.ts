@@ -41,3 +41,14 @@ export function legendLine(l: MapLayer): string {
 
 /** The layers top first, as the panel lists them (the list is kept bottom to top, the order they are drawn in). */
 export const topFirst = (layers: readonly MapLayer[]): MapLayer[] => [...layers].reverse();
+
+/** A WMS layer's GetLegendGraphic request (its address's own query kept), or null for an address that is not a URL. */
+export function wmsLegendUrl(s: { url: string; layers: string }): string | null {
+  try {
+    const u = new URL(s.url.trim());
+    for (const [k, v] of Object.entries({ SERVICE: 'WMS', VERSION: '1.3.0', REQUEST: 'GetLegendGraphic', FORMAT: 'image/png', LAYER: s.layers.split(',')[0]!.trim(), SLD_VERSION: '1.1.0' })) u.searchParams.set(k, v);
+    return u.href;
+  } catch {
+    return null;
+  }
+}
