@@ -17,7 +17,7 @@
 // A layer's resource differs in two ways: it does not expire (a map stays open for hours) but still dies with its
 // session, and its file is not the registry's (the layer files' registry keeps it): ending it removes nothing.
 import { randomBytes } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, readSync, rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -69,6 +69,38 @@ export function fileBody(handle: FileHandle): ByteBody {
     stream: (start, end) => handle.createReadStream({ start, end, autoClose: false }),
     read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
     close: () => handle.close(),
+  };
+}
+
+/** Ranges up to this size are read at once, synchronously (a tile of a PMTiles archive, a GeoTIFF's block). */
+const SMALL_RANGE = 1024 * 1024;
+
+/**
+ * A file's bytes through a descriptor opened synchronously, for the many small ranges a map's layer asks (a tile by
+ * range): a range up to SMALL_RANGE is read in one synchronous call — as an MBTiles tile is read from SQLite — where
+ * the stream of an open FileHandle took four trips through the thread pool (bench/layer-files.ts, a 64 KiB range of a
+ * 2 GB archive: p50 0.63 ms that way, 0.41 ms this way); larger ones are streamed.
+ */
+export function syncFileBody(fd: number): ByteBody {
+  let closed = false;
+  return {
+    stream: (start, end) => {
+      if (end - start + 1 > SMALL_RANGE) return createReadStream('', { fd, start, end, autoClose: false });
+      const buf = Buffer.allocUnsafe(end - start + 1);
+      let n = 0;
+      while (n < buf.length) {
+        const got = readSync(fd, buf, n, buf.length - n, start + n);
+        if (got === 0) break;
+        n += got;
+      }
+      return Readable.from([buf.subarray(0, n)]);
+    },
+    read: (into, position) => Promise.resolve(readSync(fd, into, 0, into.length, position)),
+    close: () => {
+      if (!closed) closeSync(fd);
+      closed = true;
+      return Promise.resolve();
+    },
   };
 }
 

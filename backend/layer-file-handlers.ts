@@ -3,7 +3,7 @@
 // page's bytes paths to read one (backend/bytes.ts layer resources: the whole file by range, or an MBTiles file's
 // tiles by name, read by the host from SQLite). The handlers of a page session are built per session (its uploads
 // and bytes are its own); the Backend's own serve the command line.
-import { open } from 'node:fs/promises';
+import { fstatSync, openSync } from 'node:fs';
 import { basename } from 'node:path';
 import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
@@ -12,7 +12,7 @@ import { MapLayers } from '../core/api-layers.ts';
 import { bytesPath, type BytesMeta } from '../core/bytes-protocol.ts';
 import { LAYER_CHUNK_BYTES, parseTileName, TILE_TYPES } from '../core/layers/layer-files.ts';
 import type { Mirror } from '../db/mirror.ts';
-import { fileBody, memoryBody, type ByteSession, type OpenedBytes } from './bytes.ts';
+import { memoryBody, syncFileBody, type ByteSession, type OpenedBytes } from './bytes.ts';
 import { LayerFileProblem, publicInfo, type LayerFiles } from './layer-files.ts';
 import { UploadRefused } from './layer-uploads.ts';
 import { BUILT_IN_EPSG } from './layer-sniff.ts';
@@ -113,11 +113,16 @@ function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo,
   if (whole) {
     const rid = bytes.addLayer(id, async (name, rid): Promise<OpenedBytes | null> => {
       const path = name === whole.name ? files.fileOf(id) : null;
-      const fh = path ? await open(path, 'r').catch(() => null) : null;
-      if (!fh) return null;
-      const size = (await fh.stat()).size;
+      let fd: number;
+      try {
+        if (!path) return null;
+        fd = openSync(path, 'r');
+      } catch {
+        return null; // removed meanwhile
+      }
+      const size = fstatSync(fd).size;
       const meta: BytesMeta = { size, type: whole.type, fileName: whole.name, download: false, etag: `"${rid}-${size.toString(36)}"` };
-      return { meta, body: fileBody(fh) };
+      return { meta, body: syncFileBody(fd) };
     });
     return { info, path: bytesPath(bytes.key, rid, whole.name), tiles: null, proj4 };
   }

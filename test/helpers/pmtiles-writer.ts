@@ -73,7 +73,11 @@ function u64(b: Buffer, at: number, v: number): void {
  * Writes `tiles` (z, x, y in XYZ; `data` as stored) to `file`. The tiles are written first, after room left for the
  * header and directories, which are written once every tile's place is known.
  */
-export function writePmtiles(file: string, opts: PmtilesOptions, tiles: Iterable<{ z: number; x: number; y: number; data: Uint8Array }>): { tiles: number; bytes: number } {
+export function writePmtiles(file: string, opts: PmtilesOptions, tiles: Iterable<{ z: number; x: number; y: number; data: Uint8Array }>): {
+  tiles: number; bytes: number;
+  /** Where each tile's bytes lie in the file, by tile id. */
+  at: Map<number, { offset: number; length: number }>;
+} {
   // Tiles are written to their own file section in the order they come, then the directory sorted by id: the spec
   // allows tile data in any order ("clustered" is then false).
   const entries: Entry[] = [];
@@ -134,7 +138,8 @@ export function writePmtiles(file: string, opts: PmtilesOptions, tiles: Iterable
     closeSync(out);
   }
   unlinkQuiet(`${file}.data`);
-  return { tiles: entries.length, bytes: dataOffset + dataLength };
+  const at = new Map(entries.map((e) => [e.tileId, { offset: dataOffset + e.offset, length: e.length }]));
+  return { tiles: entries.length, bytes: dataOffset + dataLength, at };
 }
 
 const readChunk = (fd: number, buf: Buffer, pos: number) => readSync(fd, buf, 0, buf.length, pos);
