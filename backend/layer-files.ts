@@ -76,9 +76,22 @@ export class LayerFiles {
     this.dir = join(home, 'layers');
     this.now = opts.now ?? Date.now;
     this.free = opts.free ?? (() => freeBytes(this.dir));
+    this.uploads = new LayerUploads(this.dir, undefined, this.now, () => this.ensureDir());
+    // Made when a file first comes (every command of the CLI opens a backend: a status writes nothing).
+    if (opts.sweep && existsSync(this.dir)) {
+      this.ensureDir();
+      this.sweep(opts.sweep.used());
+    }
+  }
+
+  /** The folder, private (0700), made when missing. */
+  ensureDir(): void {
     ensurePrivateDir(this.dir);
-    this.uploads = new LayerUploads(this.dir, undefined, this.now);
-    if (opts.sweep) this.sweep(opts.sweep.used());
+  }
+
+  /** The folder's entries; none when it was never made. */
+  private entries(): string[] {
+    return existsSync(this.dir) ? readdirSync(this.dir) : [];
   }
 
   /** A new file id: 16 random bytes, hex. */
@@ -89,6 +102,7 @@ export class LayerFiles {
   /** Refuses a file of `size` bytes: past the limit, or past the disk's free space. */
   checkRoom(size: number, name: string): void {
     if (size > LAYER_FILE_MAX_BYTES) throw new LayerFileProblem('too_large', `${name} is ${gb(size)}: the app keeps layer files of up to ${gb(LAYER_FILE_MAX_BYTES)}`);
+    this.ensureDir();
     const free = this.free();
     if (free !== null && free < size + DISK_MARGIN) {
       throw new LayerFileProblem('disk_full', `${name} is ${gb(size)} and the disk holding the app's data has ${gb(free)} free: free some space first`);
@@ -111,6 +125,7 @@ export class LayerFiles {
     }
     if (size === 0) throw new LayerFileProblem('unsupported_layer_file', `${name} is empty`);
     this.checkRoom(size, name);
+    this.ensureDir();
     const part = join(this.dir, `${LayerFiles.newId()}.copy.part`);
     let done = 0;
     let told = 0;
@@ -242,17 +257,17 @@ export class LayerFiles {
     if (!ID.test(id)) return;
     this.closeReader(id);
     this.kept.delete(id);
-    for (const f of readdirSync(this.dir)) if (f.startsWith(`${id}.`)) rmSync(join(this.dir, f), { force: true });
+    for (const f of this.entries()) if (f.startsWith(`${id}.`)) rmSync(join(this.dir, f), { force: true });
   }
 
   /** The ids of the files kept. */
   ids(): string[] {
-    return [...new Set(readdirSync(this.dir).filter((f) => !f.endsWith('.part') && EXTS.has(f.split('.').pop()!)).map((f) => f.split('.')[0]!).filter((id) => ID.test(id)))];
+    return [...new Set(this.entries().filter((f) => !f.endsWith('.part') && EXTS.has(f.split('.').pop()!)).map((f) => f.split('.')[0]!).filter((id) => ID.test(id)))];
   }
 
   /** At the host's start: .part files removed, and kept files no saved layer uses (`used`) once a day old. */
   private sweep(used: Set<string>): void {
-    for (const f of readdirSync(this.dir)) {
+    for (const f of this.entries()) {
       const path = join(this.dir, f);
       if (f.endsWith('.part')) rmSync(path, { force: true });
     }

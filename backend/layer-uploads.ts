@@ -40,7 +40,8 @@ export class LayerUploads {
   private readonly uploads = new Map<string, Upload>();
   private readonly sweeper: ReturnType<typeof setInterval>;
 
-  constructor(private readonly dir: string, private readonly idleMs = UPLOAD_IDLE_MS, private readonly now: () => number = Date.now) {
+  /** `makeDir`: makes the folder before the first upload's file. */
+  constructor(private readonly dir: string, private readonly idleMs = UPLOAD_IDLE_MS, private readonly now: () => number = Date.now, private readonly makeDir: () => void = () => {}) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, idleMs)).unref();
   }
 
@@ -50,6 +51,7 @@ export class LayerUploads {
       throw new UploadRefused('busy', `${UPLOADS_PER_OWNER} files are being sent already: wait for one of them to end`);
     }
     const id = randomBytes(16).toString('hex');
+    this.makeDir();
     const file = join(this.dir, `${id}.upload.part`);
     const fh = await open(file, 'wx', 0o600);
     this.uploads.set(id, { id, owner, name, size, file, fh, received: new Set(), writing: new Set(), touched: this.now() });
