@@ -28,6 +28,7 @@ import { rotationHandlers } from './rotations.ts';
 import { plantHandlers } from './plants.ts';
 import { viewHandlers } from './view-settings.ts';
 import { layerHandlers } from './layers.ts';
+import { OfflineAreas } from './offline-areas.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -54,6 +55,8 @@ export type BackendListener = <K extends EventName>(name: K, payload: EventPaylo
 export class Backend {
   readonly mirror: Mirror;
   readonly handlers: HandlersOf<Api>;
+  /** Areas kept offline: the host serves each page their tiles (backend/host.ts, offlineTiles). */
+  readonly offline: OfflineAreas;
   private readonly changes: ChangeLog | null;
   private readonly previews: ImportPreviews;
   private readonly listeners = new Set<BackendListener>();
@@ -79,6 +82,7 @@ export class Backend {
       account: (id) => accountOf(mirror, id),
       farm: (localId) => farmOf(mirror, localId),
     };
+    const offline = this.offline = new OfflineAreas(ctx, opts.env ?? {});
     this.handlers = {
       ...sessionHandlers(),
       ...accountHandlers(ctx),
@@ -94,7 +98,10 @@ export class Backend {
       ...rotationHandlers(ctx),
       ...plantHandlers(ctx),
       ...viewHandlers(ctx),
-      ...layerHandlers(ctx),
+      ...layerHandlers(ctx, (files) => offline.dropFiles(files)),
+      ...offline.handlers(),
+      // A page session's bytes paths: the host serves each page with its own (backend/host.ts); none here.
+      ...offline.tileHandlers(null),
     };
   }
 
@@ -105,6 +112,7 @@ export class Backend {
   }
 
   close(): void {
+    this.offline.close();
     this.previews.close();
     this.changes?.close();
     this.mirror.close();

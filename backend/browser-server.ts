@@ -99,11 +99,15 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
         res.end();
         return;
       }
+      if (opened.data) {
+        res.end(opened.data.subarray(head.body.start, head.body.end + 1));
+        return;
+      }
       const stream = opened.handle.createReadStream({ start: head.body.start, end: head.body.end, autoClose: false });
       // A client that goes away mid-way ends the stream; the file is closed below either way.
       await pipeline(stream, res).catch(() => undefined);
     } finally {
-      await opened?.handle.close().catch(() => undefined);
+      await opened?.handle?.close().catch(() => undefined);
     }
   };
 

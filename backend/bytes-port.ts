@@ -30,7 +30,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     stop();
     const o = opened;
     opened = null;
-    void o?.handle.close().catch(() => undefined);
+    void o?.handle?.close().catch(() => undefined);
   };
 
   async function begin(m: unknown): Promise<void> {
@@ -39,7 +39,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     const path = parseBytesPath(ask.path);
     opened = path ? await source.open(path).catch(() => null) : null;
     if (ended) {
-      await opened?.handle.close().catch(() => undefined);
+      await opened?.handle?.close().catch(() => undefined);
       opened = null;
       return;
     }
@@ -56,6 +56,12 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
       return finish();
     }
     const n = Math.min(BYTES_CHUNK, last - pos + 1);
+    if (opened.data) {
+      // Bytes a reader made: a copy of the part asked (a view would clone its whole buffer).
+      post({ t: 'chunk', data: opened.data.slice(pos, pos + n) });
+      pos += n;
+      return;
+    }
     const data = new Uint8Array(n);
     try {
       const { bytesRead } = await opened.handle.read(data, 0, n, pos);

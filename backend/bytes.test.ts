@@ -28,7 +28,7 @@ describe('ByteResources', () => {
     expect(p.key).toBe(s.key);
     const opened = await r.open(p);
     expect(opened?.meta).toMatchObject({ size: 5, type: 'text/csv; charset=utf-8', fileName: 'Finca Ñ.csv', download: true });
-    await opened?.handle.close();
+    await opened?.handle?.close();
     expect(await r.open({ ...p, name: 'other.csv' })).toBeNull();
     expect(await r.open({ ...p, key: r.session().key })).toBeNull();
     now += 100;

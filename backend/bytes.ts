@@ -33,11 +33,23 @@ interface Resource {
   expires: number;
 }
 
-/** A resource opened for reading: its answer's facts and the open file (the caller closes it). */
-export interface OpenedBytes {
-  meta: BytesMeta;
-  handle: FileHandle;
+/**
+ * A resource opened for reading: its answer's facts and the open file (the caller closes it), or the bytes
+ * themselves for one a reader made (a tile read from a file the host keeps: small, and in no file of its own).
+ */
+export type OpenedBytes = { meta: BytesMeta; handle: FileHandle; data?: undefined } | { meta: BytesMeta; data: Uint8Array; handle?: undefined };
+
+/** What a reader answers for a name: the bytes, their type (one of BYTES_TYPES) and a validator. */
+export interface ReadBytes {
+  data: Uint8Array;
+  type: string;
+  etag: string;
 }
+/** Bytes made on demand by name (the tiles of an area kept offline, by z-x-y); null: none by that name. */
+export type BytesReader = (name: string) => ReadBytes | null;
+
+/** The most readers a session keeps (a layer's each): a new one beyond removes the oldest. */
+export const READERS_PER_SESSION = 64;
 
 /** What serves bytes reads: the registry (browser-server.ts and bytes-port.ts take only this). */
 export interface BytesSource {
@@ -77,6 +89,12 @@ export class ByteResources implements BytesSource {
   /** The resource at `path` opened for reading, or null: unknown key, id or name, expired, or its session closed. */
   async open(path: BytesPath): Promise<OpenedBytes | null> {
     const session = this.sessions.get(path.key);
+    const reader = session?.reader(path.id);
+    if (reader) {
+      const b = reader(path.name);
+      if (!b || !BYTES_TYPES.has(b.type)) return null;
+      return { data: b.data, meta: { size: b.data.length, type: b.type, fileName: path.name, download: false, etag: b.etag } };
+    }
     const r = session?.get(path.id);
     if (!session || !r || r.name !== path.name) return null;
     const handle = await open(r.file, 'r').catch(() => null);
@@ -111,6 +129,9 @@ function remove(file: string): void {
 export class ByteSession {
   readonly key = randomBytes(32).toString('base64url');
   private readonly resources = new Map<string, Resource>();
+  /** Readers by id, and each one's id by its owner's name for it (the same owner keeps its id). */
+  private readonly readers = new Map<string, BytesReader>();
+  private readonly readerIds = new Map<string, string>();
   private closed = false;
 
   constructor(private readonly registry: ByteResources, private readonly onClose: () => void) {}
@@ -142,6 +163,34 @@ export class ByteSession {
     return { path: bytesPath(this.key, id, r.name), size };
   }
 
+  /**
+   * Serves `read` under one id for as long as the session lasts (no expiry: a map's layer reads its tiles as long as
+   * the page shows it): the path template answered has `{name}` for the name the page asks. The same `owner` (a
+   * file's id, say) gets the same id back, with its reader replaced. A session closed meanwhile refuses it.
+   */
+  addReader(owner: string, read: BytesReader): { id: string; template: string } {
+    if (this.closed) throw new Error('the page that asked for it has gone');
+    let id = this.readerIds.get(owner);
+    if (id === undefined) {
+      id = randomBytes(16).toString('hex');
+      this.readerIds.set(owner, id);
+      while (this.readerIds.size > READERS_PER_SESSION) {
+        const [oldest, oldId] = this.readerIds.entries().next().value!;
+        this.readerIds.delete(oldest);
+        this.readers.delete(oldId);
+      }
+    }
+    this.readers.set(id, read);
+    // bytesPath checks the key and id; the name is the page's to fill in (it checks the result: renderer/bytes-url.ts).
+    const template = `${bytesPath(this.key, id, 'name').slice(0, -'name'.length)}{name}`;
+    return { id, template };
+  }
+
+  /** The reader of that id, if any. */
+  reader(id: string): BytesReader | undefined {
+    return this.closed ? undefined : this.readers.get(id);
+  }
+
   /** A live resource (an expired one is removed on the way). */
   get(id: string): Resource | undefined {
     const r = this.resources.get(id);
@@ -167,6 +216,8 @@ export class ByteSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.readers.clear();
+    this.readerIds.clear();
     for (const id of [...this.resources.keys()]) this.drop(id);
     this.onClose();
   }

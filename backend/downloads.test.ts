@@ -30,6 +30,7 @@ describe('exportDownload', () => {
     /** The file a download's path leads to, as the page would fetch it. */
     const fetched = async (path: string) => {
       const opened = (await bytes.open(parseBytesPath(path)!))!;
+      if (!opened.handle) throw new Error('a download is a file');
       try {
         return { text: await opened.handle.readFile('utf8'), meta: opened.meta };
       } finally {

@@ -18,10 +18,54 @@ export const MAX_LAYERS_BYTES = 64 * 1024;
 /** The host's folder of layer files (core/api-layers.ts LayerFileId): FURROW_HOME/layers. */
 export const layersDir = (home: string): string => join(home, 'layers');
 
-/** Whether the host keeps a file of that id (FURROW_HOME/layers/<id>.<ext>). */
+/** Whether a file of the layers' folder is one being written (`.part`), or one of SQLite's files beside it. */
+export const isPartialLayerFile = (fileName: string): boolean => /\.part(-wal|-shm|-journal)?$/.test(fileName);
+
+/** Whether the host keeps a complete file of that id (FURROW_HOME/layers/<id>.<ext>). */
 function hasLayerFile(home: string, id: string): boolean {
   const dir = layersDir(home);
-  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(`${id}.`) && !f.endsWith('.part'));
+  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(`${id}.`) && !isPartialLayerFile(f));
+}
+
+/** The layers as kept (checked again: the world backdrop alone stands in for a list that fails). */
+export function savedLayers(ctx: HostContext): MapLayer[] {
+  const json = ctx.mirror.write.mapLayers();
+  if (json === null) return firstLayers(ctx);
+  try {
+    const v: unknown = JSON.parse(json);
+    if (Value.Check(MapLayers, v) && layersProblem(v) === null) return v;
+  } catch {
+    // below
+  }
+  return [worldLayer()];
+}
+
+/** Keeps a list the rules accepted (synchronous: call it inside ctx.jobs.write). */
+export function keepLayers(ctx: HostContext, layers: MapLayer[]): void {
+  const json = JSON.stringify(layers);
+  if (json.length > MAX_LAYERS_BYTES) {
+    throw new RpcError(RpcCode.invalidArguments, `The layers take ${json.length.toLocaleString('en-US')} characters: at most ${MAX_LAYERS_BYTES.toLocaleString('en-US')} are kept`);
+  }
+  ctx.mirror.write.setMapLayers(json);
+}
+
+const sameSource = (a: MapLayer['source'], b: MapLayer['source']): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * A layer's area kept offline is the host's to set (backend/offline-areas.ts, once its file is complete) and to
+ * remove: a list the page saves keeps each layer's area as the host has it — whatever `offline` the page sent, a copy
+ * it read before a download completed or one it made up — as long as the layer keeps its id and its source. A layer
+ * removed, or given another source, loses its area; the files of the areas lost are answered, to be removed.
+ */
+export function withHostAreas(before: readonly MapLayer[], after: readonly MapLayer[]): { layers: MapLayer[]; dropped: string[] } {
+  const kept = new Map(before.filter((l) => l.offline).map((l) => [l.id, l]));
+  const layers = after.map((l): MapLayer => {
+    const { offline: _sent, ...rest } = l;
+    const old = kept.get(l.id);
+    return old?.offline && sameSource(old.source, l.source) ? { ...rest, offline: old.offline } : rest;
+  });
+  const still = new Set(layers.map((l) => l.offline?.file).filter((f) => f !== undefined));
+  return { layers, dropped: [...kept.values()].map((l) => l.offline!.file).filter((f) => !still.has(f)) };
 }
 
 /** The layers of a computer that kept none: the world backdrop, and the XYZ basemap of the view's choices if any. */
@@ -39,35 +83,25 @@ function firstLayers(ctx: HostContext): MapLayer[] {
   return layers;
 }
 
-export function layerHandlers(ctx: HostContext): HandlersOf<typeof LAYERS_API> {
+/** `areasDropped`: told the files of areas kept offline that a saved list no longer has (backend/offline-areas.ts removes them). */
+export function layerHandlers(ctx: HostContext, areasDropped: (files: string[]) => void = () => {}): HandlersOf<typeof LAYERS_API> {
   return {
-    layers: () => {
-      const json = ctx.mirror.write.mapLayers();
-      if (json === null) return { layers: firstLayers(ctx) };
-      try {
-        const v: unknown = JSON.parse(json);
-        if (Value.Check(MapLayers, v) && layersProblem(v) === null) return { layers: v };
-      } catch {
-        // below
-      }
-      return { layers: [worldLayer()] };
-    },
-    saveLayers: ({ layers }) => {
+    layers: () => ({ layers: savedLayers(ctx) }),
+    saveLayers: async ({ layers }) => {
       const why = layersProblem(layers);
-      if (why) return Promise.reject(new RpcError(RpcCode.invalidArguments, why));
+      if (why) throw new RpcError(RpcCode.invalidArguments, why);
       for (const l of layers) {
         if (l.source.kind === 'file' && !hasLayerFile(ctx.home, l.source.file)) {
-          return Promise.reject(new RpcError(RpcCode.invalidArguments, `${l.name}: its file is no longer kept here; add it again.`));
+          throw new RpcError(RpcCode.invalidArguments, `${l.name}: its file is no longer kept here; add it again.`);
         }
       }
-      const json = JSON.stringify(layers);
-      if (json.length > MAX_LAYERS_BYTES) {
-        return Promise.reject(new RpcError(RpcCode.invalidArguments, `The layers take ${json.length.toLocaleString('en-US')} characters: at most ${MAX_LAYERS_BYTES.toLocaleString('en-US')} are kept`));
-      }
-      return ctx.jobs.write(() => {
-        ctx.mirror.write.setMapLayers(json);
-        return null;
+      const dropped = await ctx.jobs.write(() => {
+        const next = withHostAreas(savedLayers(ctx), layers);
+        keepLayers(ctx, next.layers);
+        return next.dropped;
       });
+      if (dropped.length) areasDropped(dropped);
+      return null;
     },
     onlineCapabilities: ({ url }) => fetchCapabilities(url),
   };

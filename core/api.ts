@@ -18,6 +18,7 @@ import { ROTATIONS_API } from './api-rotations.ts';
 import { PLANTS_API } from './api-plants.ts';
 import { VIEW_API } from './api-view.ts';
 import { LAYERS_API } from './api-layers.ts';
+import { OFFLINE_API } from './api-offline.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -31,6 +32,7 @@ export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from '
 export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
 export { LayerSource, MapLayer } from './api-layers.ts';
+export { OfflineAreaChoice, OfflineDownload, OfflineEstimate, OfflineProgress, OfflineResult } from './api-offline.ts';
 
 const SESSION_API = {
   hello: {
@@ -53,6 +55,7 @@ export const API = {
   ...PLANTS_API,
   ...VIEW_API,
   ...LAYERS_API,
+  ...OFFLINE_API,
 } satisfies Contract;
 export type Api = typeof API;
 
