@@ -130,6 +130,20 @@ export class PartFile {
     }
   }
 
+  /** The journal kept in a file (a complete area's keeps it: what it was downloaded with), or null. */
+  static journalOf(path: string): DownloadJournal | null {
+    try {
+      const db = new Database(path, { readonly: true, fileMustExist: true });
+      try {
+        return JSON.parse(db.prepare('SELECT journal FROM furrow_download').pluck().get() as string) as DownloadJournal;
+      } finally {
+        db.close();
+      }
+    } catch {
+      return null;
+    }
+  }
+
   get journal(): DownloadJournal {
     return this.journalCache;
   }

@@ -137,10 +137,16 @@ describe('an area of an online layer', () => {
     const upTo16 = countTiles([box], 15, 16);
     expect(upTo16).toBeGreaterThan(6);
     expect(tileCount(join(home, 'layers', `${again.offline!.file}.mbtiles`))).toBe(upTo16 - 1);
+    // Updated in one click: the same area and zooms, into a new file.
+    const updated = await h.api.offlineUpdate({ layer: 'ortho' });
+    expect(updated.offline).toMatchObject({ bbox: box, minZoom: 15, maxZoom: 16, tiles: upTo16 - 1 });
+    expect(updated.offline!.file).not.toBe(again.offline!.file);
+    expect(layerFiles(home)).toEqual([`${updated.offline!.file}.mbtiles`]);
     await h.api.offlineDelete({ layer: 'ortho' });
     expect(layerFiles(home)).toEqual([]);
     expect((await h.api.layers({})).layers[1]).toEqual(xyzLayer(ts.xyz));
     await h.api.offlineDelete({ layer: 'ortho' });
+    await expect(h.api.offlineUpdate({ layer: 'ortho' })).rejects.toMatchObject({ code: ApiErrorCode.notFound, message: 'Orthophoto has no area kept offline to update: choose one.' });
   }, 90_000);
 
   it("is the host's to set: a saved list keeps it, a layer removed or given another source loses it and its file", async () => {

@@ -11,7 +11,7 @@
 // download; one without a journal is removed. An update downloads into a new file and removes the old one only once
 // the layer names the new.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
@@ -25,12 +25,12 @@ import type { HostContext } from './context.ts';
 import { keepLayers, layersDir, savedLayers } from './layers.ts';
 import { offlineSettings } from './settings.ts';
 import { PartFile, publish, removePart, type DownloadJournal } from './mbtiles-writer.ts';
-import { MbtilesReader } from './mbtiles.ts';
+import { OfflineTiles } from './offline-tiles.ts';
 import { TILE_POLICY, TileFetcher, type TilePolicy } from './tile-fetcher.ts';
 import { DEFAULT_CONCURRENCY, runDownload } from './offline-job.ts';
 import { tileAddresses, type TileAddress } from './tile-source.ts';
 import { estimateBytes } from './offline-estimate.ts';
-import type { ByteSession, ReadBytes } from './bytes.ts';
+import type { ByteSession } from './bytes.ts';
 
 type Box = [number, number, number, number];
 type Handlers = HandlersOf<typeof OFFLINE_API>;
@@ -54,10 +54,12 @@ const sameSource = (a: MapLayer['source'], b: MapLayer['source']) => JSON.string
 
 export class OfflineAreas {
   private running: Running | null = null;
-  private readonly readers = new Map<string, MbtilesReader>();
+  private readonly tiles: OfflineTiles;
 
   /** `env`: the FURROW_OFFLINE_* settings; `policy`: the tile fetcher's retries (tests shorten them). */
-  constructor(private readonly ctx: HostContext, private readonly env: NodeJS.ProcessEnv = {}, private readonly policy: TilePolicy = TILE_POLICY) {}
+  constructor(private readonly ctx: HostContext, private readonly env: NodeJS.ProcessEnv = {}, private readonly policy: TilePolicy = TILE_POLICY) {
+    this.tiles = new OfflineTiles(layersDir(ctx.home));
+  }
 
   private get dir(): string {
     return layersDir(this.ctx.home);
@@ -236,27 +238,38 @@ export class OfflineAreas {
 
   /** Removes the files of areas no layer has any more (a layer removed or changed, an area deleted or replaced). */
   dropFiles(files: readonly string[]): void {
-    for (const f of files) {
-      if (!/^[0-9a-f]{32}$/.test(f)) continue;
-      this.readers.get(f)?.close();
-      this.readers.delete(f);
-      rmSync(join(this.dir, `${f}.mbtiles`), { force: true });
-    }
+    this.tiles.drop(files);
   }
 
-  /** A tile of an area's file for the page's bytes path (name: z-x-y, XYZ rows). */
-  private readTile(file: string, name: string): ReadBytes | null {
-    const m = /^(\d{1,2})-(\d{1,8})-(\d{1,8})$/.exec(name);
-    if (!m) return null;
-    let reader = this.readers.get(file);
-    if (!reader) {
-      const path = join(this.dir, `${file}.mbtiles`);
-      if (!existsSync(path)) return null;
-      reader = new MbtilesReader(path);
-      this.readers.set(file, reader);
+  /** Downloads `boxes` of `layer` at zooms z0..z1 (a paused download of the same ask goes on; another is replaced). */
+  private async download(
+    layer: MapLayer, boxes: Box[], z0: number, z1: number, p: { tiles: number; cap: number; concurrency: number },
+    call: { signal: AbortSignal; progress(p: OfflineProgress): void },
+  ): Promise<OfflineResult> {
+    const problem = tileCapProblem(boxes, z0, z1, p.tiles, p.cap);
+    if (problem) throw new RpcError(ApiErrorCode.tooLarge, problem, { tiles: p.tiles, cap: p.cap });
+    const r = this.claim(layer.id);
+    try {
+      const urlOf = await tileAddresses(layer, z0, z1);
+      const journal: DownloadJournal = {
+        layer: layer.id, source: layer.source, name: layer.name, ...(layer.attribution ? { attribution: layer.attribution } : {}),
+        boxes, bbox: enclosing(boxes as LonLatBox[])!, minZoom: z0, maxZoom: z1, total: p.tiles, started: new Date().toISOString(),
+      };
+      let part = this.pausedOf(layer.id);
+      const same = (a: DownloadJournal, b: DownloadJournal) => JSON.stringify([a.source, a.boxes, a.minZoom, a.maxZoom]) === JSON.stringify([b.source, b.boxes, b.minZoom, b.maxZoom]);
+      if (part && !same(part.journal, journal)) {
+        part.close();
+        removePart(part.path);
+        part = null;
+      }
+      if (!part) {
+        ensurePrivateDir(this.dir);
+        part = PartFile.create(this.partPath(randomBytes(16).toString('hex')), journal);
+      }
+      return await this.run(r, part, urlOf, call, p.concurrency);
+    } finally {
+      this.release(r);
     }
-    const t = reader.tile(Number(m[1]), Number(m[2]), Number(m[3]));
-    return t ? { data: t.data, type: t.type, etag: `"${file}-${name}"` } : null;
   }
 
   handlers(): Omit<Handlers, 'offlineTiles'> {
@@ -271,31 +284,14 @@ export class OfflineAreas {
       },
       offlineDownload: async (req, call) => {
         const p = this.plan(req);
-        const problem = tileCapProblem(p.boxes, req.minZoom, req.maxZoom, p.tiles, p.cap);
-        if (problem) throw new RpcError(ApiErrorCode.tooLarge, problem, { tiles: p.tiles, cap: p.cap });
-        const r = this.claim(req.layer);
-        try {
-          const urlOf = await tileAddresses(p.layer, req.minZoom, req.maxZoom);
-          const journal: DownloadJournal = {
-            layer: p.layer.id, source: p.layer.source, name: p.layer.name, ...(p.layer.attribution ? { attribution: p.layer.attribution } : {}),
-            boxes: p.boxes, bbox: enclosing(p.boxes as LonLatBox[])!, minZoom: req.minZoom, maxZoom: req.maxZoom, total: p.tiles, started: new Date().toISOString(),
-          };
-          // The same ask as a paused download of the layer goes on with it; another replaces it.
-          let part = this.pausedOf(p.layer.id);
-          const same = (a: DownloadJournal, b: DownloadJournal) => JSON.stringify([a.source, a.boxes, a.minZoom, a.maxZoom]) === JSON.stringify([b.source, b.boxes, b.minZoom, b.maxZoom]);
-          if (part && !same(part.journal, journal)) {
-            part.close();
-            removePart(part.path);
-            part = null;
-          }
-          if (!part) {
-            ensurePrivateDir(this.dir);
-            part = PartFile.create(this.partPath(randomBytes(16).toString('hex')), journal);
-          }
-          return await this.run(r, part, urlOf, call, p.concurrency);
-        } finally {
-          this.release(r);
-        }
+        return this.download(p.layer, p.boxes, req.minZoom, req.maxZoom, p, call);
+      },
+      offlineUpdate: async ({ layer }, call) => {
+        const l = this.layer(layer);
+        const j = l.offline ? PartFile.journalOf(join(this.dir, `${l.offline.file}.mbtiles`)) : null;
+        if (!l.offline || !j) throw new RpcError(ApiErrorCode.notFound, `${l.name} has no area kept offline to update: choose one.`);
+        const { cap, concurrency } = this.settings();
+        return this.download(l, j.boxes, j.minZoom, j.maxZoom, { tiles: countTiles(j.boxes, j.minZoom, j.maxZoom), cap, concurrency }, call);
       },
       offlineResume: async ({ layer }, call) => {
         const r = this.claim(layer);
@@ -361,9 +357,7 @@ export class OfflineAreas {
       offlineTiles: ({ layer }) => {
         if (!scope) throw new RpcError(RpcCode.forbidden, "'offlineTiles' is for the app's page");
         const file = savedLayers(this.ctx).find((l) => l.id === layer)?.offline?.file;
-        if (!file) return null;
-        const { template } = scope.addReader(`offline:${file}`, (name) => this.readTile(file, name));
-        return { template: template.replace('{name}', '{z}-{x}-{y}') };
+        return file ? { template: this.tiles.template(scope, file) } : null;
       },
     };
   }
@@ -371,7 +365,6 @@ export class OfflineAreas {
   /** The host stops: a download running is paused (what it wrote stays), the files read are closed. */
   close(): void {
     this.running?.controller.abort();
-    for (const r of this.readers.values()) r.close();
-    this.readers.clear();
+    this.tiles.close();
   }
 }

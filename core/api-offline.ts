@@ -85,6 +85,11 @@ export const OFFLINE_API = {
     description: "Downloads an online layer's area at a zoom range into a file the host keeps (bounded concurrency, Retry-After honoured, failures retried with backoff), then sets it as the layer's area offline (replacing any earlier one only once complete); aborting pauses it; too_large beyond the cap; busy while another download runs",
     args: OfflineRequest, result: OfflineResult, progress: OfflineProgress,
   },
+  offlineUpdate: {
+    callers: PAGE_AND_CLI,
+    description: "Downloads a layer's area kept offline again (the same area and zooms) into a new file, which replaces the old one once complete; as offlineDownload otherwise; not_found when the layer has no area",
+    args: Layer, result: OfflineResult, progress: OfflineProgress,
+  },
   offlineResume: {
     callers: PAGE_AND_CLI, description: "Goes on with a layer's paused download where it stopped (tiles already in its file are not fetched again); not_found when none is paused",
     args: Layer, result: OfflineResult, progress: OfflineProgress,
