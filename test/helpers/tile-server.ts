@@ -91,6 +91,10 @@ export async function startTileServer(opts: TileServerOptions = {}, port = 0): P
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const q = Object.fromEntries([...url.searchParams].map(([k, v]) => [k.toUpperCase(), v]));
+    if (url.pathname === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      return;
+    }
     if (url.pathname === '/wmts/caps.xml') {
       res.writeHead(200, { 'content-type': 'application/xml' }).end(capabilities(base));
       return;

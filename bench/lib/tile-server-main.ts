@@ -1,0 +1,16 @@
+// The offline-area benchmark's tile server as a process of its own (bench/offline-area.ts), on PORT: XYZ tiles of
+// test/helpers/tile-server.ts, each one of TILE_VARIANTS real PNGs of noise of about TILE_BYTES (an orthophoto's
+// tiles do not compress either), chosen by the tile's place, so both sides of a pair fetch the same bytes.
+import { png, startTileServer } from '../../test/helpers/tile-server.ts';
+
+const VARIANTS = 16;
+/** 64×64 pixels of noise: about 12 KB as PNG, a typical size for a 256-pixel JPEG orthophoto tile. */
+let seed = 12345;
+const random = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed & 0xff;
+};
+const tiles = Array.from({ length: VARIANTS }, () => png(64, 64, () => [random(), random(), random()]));
+const server = await startTileServer({ tile: (z, x, y) => tiles[(x * 7 + y * 13 + z) % VARIANTS]! }, Number(process.env.PORT));
+process.stdout.write(`tile server at ${server.base}, tiles of ${tiles.map((t) => t.length).join(', ')} bytes\n`);
+process.on('SIGTERM', () => { void server.close().then(() => process.exit(0)); });

@@ -1,0 +1,165 @@
+// Preparing an area offline (issue 30) as the app does it: the mirror host (the built dist/host.mjs, a whole process
+// from spawn to exit) downloading 10,000 tiles of an XYZ layer from a tile server on 127.0.0.1 into its MBTiles file
+// (offlineDownload: the journaled .part, the batched commits, the checks, the fsync and the rename, the layer set),
+// against a bare loop — also a whole process — fetching the same tiles from the same server at the same concurrency
+// with the same HTTP client (Node's fetch), keeping nothing. The ratio is what the host adds: its start-up, opening
+// the mirror, reading the layer, writing every tile durably, completing the file.
+//
+// The tile server runs in a process of its own; with taskset, on CPU 0 and each client on CPU 1, so the server's
+// work is not taken from the client's core. No delay is added: a loopback server answering at once is where the
+// host's own work weighs most (across a network each tile would wait tens of milliseconds and the ratio shrink).
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Mirror } from '../db/mirror.ts';
+import { API, API_EVENTS, API_VERSION } from '../core/api.ts';
+import { createClient } from '../core/rpc.ts';
+import { HOST_SECRETS, type HostSecrets } from '../core/host-protocol.ts';
+import { childPort } from '../backend/node-ports.ts';
+import { latToTileY, lonToTileX, MERCATOR_MAX_LAT, tilesOf } from '../core/tiles/tile-math.ts';
+import { worldLayer } from '../core/layers/layer-rules.ts';
+import { tileCount } from '../backend/offline-areas.test-helpers.ts';
+import { canPin, onCpus, removeDir, startNode, tempDataDir, type Child } from './lib/service.ts';
+import { ROOT } from './lib/paths.ts';
+import { childrenCpuSeconds, procCpuSeconds } from './lib/machine.ts';
+import { median, r1, r3 } from './lib/stats.ts';
+import { describePairs, interleaved } from './lib/pairs.ts';
+import { metric, startResult, writeResult } from './lib/result.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    /** Tiles on a side of the square area at zoom 16: 100 makes 10,000 tiles. */
+    side: { type: 'string', default: '100' },
+    pairs: { type: 'string', default: '9' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const SIDE = Number(args.side);
+const PAIRS = Number(args.pairs);
+const CONCURRENCY = Number(args.concurrency);
+const ZOOM = 16;
+const PIN = canPin();
+const SERVER_CPU = PIN ? '0' : undefined;
+const CLIENT_CPU = PIN ? '1' : undefined;
+const HOST = resolve(ROOT, 'dist/host.mjs');
+const BARE = resolve(ROOT, 'bench/lib/bare-tiles.mjs');
+
+// A square of SIDE × SIDE tiles at zoom 16 over farmland near Bernburg (Saxony-Anhalt), its edges just inside the
+// tiles' own so that exactly those tiles cover it.
+const x0 = Math.floor(lonToTileX(11.7, ZOOM));
+const y0 = Math.floor(latToTileY(51.8, ZOOM));
+const lonOf = (x: number) => (x / 2 ** ZOOM) * 360 - 180;
+const latOf = (y: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / 2 ** ZOOM))) * 180) / Math.PI;
+const eps = 1e-7;
+const bbox: [number, number, number, number] = [lonOf(x0) + eps, latOf(y0 + SIDE) + eps, lonOf(x0 + SIDE) - eps, Math.min(MERCATOR_MAX_LAT, latOf(y0)) - eps];
+const tiles = [...tilesOf([bbox], ZOOM, ZOOM)];
+const TILES = tiles.length;
+if (TILES !== SIDE * SIDE) throw new Error(`the area is ${TILES} tiles, not ${SIDE * SIDE}`);
+
+interface Fixture { home: string; tilesFile: string }
+interface Run { value: number; cpu_s: number }
+
+/** Not timed: a home whose mirror keeps the layer (as the Layers panel saves it), and the bare loop's tile list. */
+function prepare(): Promise<Fixture> {
+  const home = tempDataDir('offline-area');
+  const m = Mirror.open(join(home, 'mirror.db'));
+  try {
+    m.write.setMapLayers(JSON.stringify([worldLayer(), { id: 'bench', name: 'Bench tiles', visible: true, opacity: 1, source: { kind: 'xyz', url: `${server.url}/xyz/{z}/{x}/{y}.png` } }]));
+  } finally {
+    m.close();
+  }
+  const tilesFile = join(home, 'tiles.txt');
+  writeFileSync(tilesFile, `${tiles.map((t) => `${t.z}/${t.x}/${t.y}`).join('\n')}\n`);
+  return Promise.resolve({ home, tilesFile });
+}
+
+/** Starts a whole process timed from spawn to exit, with its CPU time once reaped. */
+async function timed(body: () => Promise<void>): Promise<Run> {
+  // What the fixture wrote is on disk before the clock starts: the kernel's flusher does not write it mid-run.
+  spawnSync('sync');
+  const cpu0 = childrenCpuSeconds();
+  const t0 = performance.now();
+  await body();
+  return { value: r1(performance.now() - t0), cpu_s: r3(childrenCpuSeconds() - cpu0) };
+}
+
+/** The host: spawned, its secrets handed over, the area downloaded, the channel closed, the process gone. */
+function hostSide(f: Fixture): Promise<Run> {
+  return timed(async () => {
+    const [command, argv] = onCpus(CLIENT_CPU, [HOST]);
+    const child = spawn(command, argv, {
+      cwd: ROOT, env: { ...process.env, FURROW_HOME: f.home, FURROW_OFFLINE_CONCURRENCY: String(CONCURRENCY) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced',
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.send({ type: HOST_SECRETS } satisfies HostSecrets);
+    const client = createClient(API, childPort(child), API_EVENTS);
+    await client.api.hello({ apiVersion: API_VERSION });
+    const r = await client.api.offlineDownload({ layer: 'bench', area: { kind: 'box', bbox }, minZoom: ZOOM, maxZoom: ZOOM });
+    client.close();
+    child.disconnect();
+    await exited;
+    const file = join(f.home, 'layers', `${r.offline?.file}.mbtiles`);
+    if (!r.offline || r.done !== TILES || tileCount(file) !== TILES) throw new Error(`the host kept ${r.offline ? tileCount(file) : 0} of ${TILES} tiles`);
+  });
+}
+
+function bareSide(f: Fixture): Promise<Run> {
+  return timed(async () => {
+    const [command, argv] = onCpus(CLIENT_CPU, [BARE, `${server.url}/xyz/{z}/{x}/{y}.png`, f.tilesFile, String(CONCURRENCY)]);
+    const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    if (code !== 0 || !out.startsWith(`${TILES} tiles`)) throw new Error(`bare loop exited ${code}: ${out}`);
+  });
+}
+
+const record = startResult('offline-area', `Preparing an area offline: ${TILES.toLocaleString('en-US')} tiles from a loopback tile server, the host against a bare download loop, whole processes`, 'npm run bench -- offline-area');
+const { ensureBuilt } = await import('../scripts/build.mjs');
+await ensureBuilt();
+const server: Child = await startNode('bench/lib/tile-server-main.ts', [], {}, [], SERVER_CPU);
+let serverCpu = 0;
+try {
+  const cpu0 = procCpuSeconds(server.pid);
+  const result = await interleaved(PAIRS, prepare, hostSide, bareSide,
+    (side, pair, r) => process.stderr.write(`  pair ${pair + 1} ${side === 'a' ? 'host' : 'bare loop'}: ${r.value} ms, ${r.cpu_s} s CPU\n`),
+    (f) => removeDir(f.home));
+  serverCpu = r3(procCpuSeconds(server.pid) - cpu0);
+  const s = result.stats;
+  const hostMs = median(result.a.map((r) => r.value));
+  const bareMs = median(result.b.map((r) => r.value));
+  const out = record.finish({
+    method: [
+      `The area: ${SIDE} × ${SIDE} tiles at zoom ${ZOOM} (${TILES.toLocaleString('en-US')} tiles), served by test/helpers/tile-server.ts in a process of its own (bench/lib/tile-server-main.ts) as 16 real PNGs of noise of about 12 KB, chosen by the tile's place; no delay added.`,
+      `Host side: the built mirror host (dist/host.mjs, as the app runs it) spawned with FURROW_HOME holding the layer (saved untimed), its secrets handed over its IPC channel, \`offlineDownload\` of the area at zoom ${ZOOM} with FURROW_OFFLINE_CONCURRENCY=${CONCURRENCY}, the channel closed and the process waited for; then the MBTiles file must hold every tile. Timed from spawn to exit.`,
+      `Bare side: \`node bench/lib/bare-tiles.mjs\`, the same tiles (their list written untimed) fetched ${CONCURRENCY} at a time with Node's fetch, each body read whole and its status checked, nothing kept. Timed from spawn to exit.`,
+      `Where they run: ${PIN ? 'the tile server on CPU 0 and each side on CPU 1 (taskset -c), so the server\'s work is not taken from the side measured' : 'everything sharing every core (taskset is not available here)'}. Before every timed run, \`sync\` writes out what the fixtures left in the page cache.`,
+      `Pairs interleaved (the host first in odd pairs, the bare loop first in even ones), a fresh home each pair; the ratio is host ÷ bare wall time per pair, the median of ${PAIRS} pairs reported with its lowest and highest.`,
+      'Durability differs, in the bare loop\'s favour: the host writes every tile to SQLite (WAL, synchronous=NORMAL, the tiles of each turn of the event loop in one transaction), keeps a journal to resume from, and completes the file (count checked, WAL folded in, fsync, rename) and the layer; the bare loop keeps nothing.',
+    ],
+    metrics: [
+      metric(`Host ÷ bare loop, wall time, whole processes, ${CONCURRENCY} at a time (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.2 }),
+      metric('Pair ratio, lowest', s.min, '×'),
+      metric('Pair ratio, highest', s.max, '×'),
+      metric(`Host, wall time for ${TILES.toLocaleString('en-US')} tiles (median run)`, r1(hostMs), 'ms'),
+      metric('Bare loop, wall time (median run)', r1(bareMs), 'ms'),
+      metric('Host throughput (median run)', Math.round(TILES / (hostMs / 1000)), 'tiles/s'),
+      metric('Bare loop throughput (median run)', Math.round(TILES / (bareMs / 1000)), 'tiles/s'),
+      metric('Host, CPU time of the process (median run)', r3(median(result.a.map((r) => r.cpu_s))), 's'),
+      metric('Bare loop, CPU time of the process (median run)', r3(median(result.b.map((r) => r.cpu_s))), 's'),
+      metric(`Tile server, CPU time over all ${PAIRS * 2} runs`, serverCpu, 's'),
+    ],
+    tables: [{
+      title: 'Every pair',
+      columns: ['pair', 'first', 'host ms', 'bare loop ms', 'ratio', 'host CPU s', 'bare CPU s'],
+      rows: result.a.map((a, i) => [i + 1, i % 2 === 0 ? 'host' : 'bare', a.value, result.b[i]!.value, s.ratios[i]!, a.cpu_s, result.b[i]!.cpu_s]),
+    }],
+    notes: [`Pair ratios: ${describePairs(s)}.`],
+    details: { tiles: TILES, zoom: ZOOM, bbox, concurrency: CONCURRENCY, pinned: PIN },
+  });
+  process.stdout.write(`${describePairs(s)} → ${writeResult(out)}\n`);
+} finally {
+  await server.stop();
+}
