@@ -185,14 +185,15 @@ export class OfflineAreas {
     call.signal.addEventListener('abort', onAbort, { once: true });
     if (call.signal.aborted) r.controller.abort();
     let outcome;
+    const fetcher = new TileFetcher(r.controller.signal, this.policy);
     try {
-      const fetcher = new TileFetcher(r.controller.signal, this.policy);
       outcome = await runDownload(part, urlOf, fetcher, r.controller.signal, { concurrency, onProgress: (p) => { r.progress = p; call.progress(p); } });
     } catch (err) {
       part.close();
       throw err;
     } finally {
       call.signal.removeEventListener('abort', onAbort);
+      await fetcher.close();
     }
     const at = `${n(outcome.done)} of ${n(outcome.total)} tiles`;
     if (r.controller.signal.aborted && !outcome.stopped) {

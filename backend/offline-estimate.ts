@@ -26,7 +26,7 @@ export async function estimateBytes(
     if (url === null) return { t, size: 0 };
     const a = await fetcher.fetch(url).catch(() => ({ kind: 'failed' as const, why: 'no answer in time' }));
     return a.kind === 'failed' ? { t, why: a.why } : { t, size: a.kind === 'tile' ? a.data.length : 0 };
-  }));
+  })).finally(() => fetcher.close());
   const sized = answers.filter((a): a is { t: TileCoord; size: number } => 'size' in a);
   if (!sized.length) {
     const why = answers.find((a): a is { t: TileCoord; why: string } => 'why' in a)?.why ?? 'no tile';

@@ -27,12 +27,18 @@ beforeAll(async () => {
   oddBase = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  for (const f of made) await f.close();
   await ts?.close();
   await new Promise((r) => odd?.close(r));
 });
 
 const FAST: TilePolicy = { ...TILE_POLICY, attempts: 4, baseMs: 40, capMs: 200, maxRetryAfterMs: 5_000, timeoutMs: 2_000 };
-const fetcher = (policy: Partial<TilePolicy> = {}) => new TileFetcher(new AbortController().signal, { ...FAST, ...policy });
+const made: TileFetcher[] = [];
+const fetcher = (policy: Partial<TilePolicy> = {}) => {
+  const f = new TileFetcher(new AbortController().signal, { ...FAST, ...policy });
+  made.push(f);
+  return f;
+};
 const orange = solidTile([255, 120, 0]);
 
 describe('a tile fetched', () => {
@@ -104,6 +110,7 @@ describe('a tile fetched', () => {
     const c = new AbortController();
     ts.fault('/xyz/7/1/1.png', { kind: 'slow', ms: 3000, times: 1 });
     const f = new TileFetcher(c.signal, FAST);
+    made.push(f);
     const t0 = Date.now();
     const p = f.fetch(`${ts.base}/xyz/7/1/1.png`);
     setTimeout(() => c.abort(new Error('paused')), 100);

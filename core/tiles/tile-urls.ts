@@ -9,19 +9,40 @@ import { tileBounds3857 } from './tile-math.ts';
  * (OpenLayers expands one into several servers) taken by the tile, so that a tile always goes to the same server.
  */
 export function xyzTileUrl(template: string, z: number, x: number, y: number): string {
-  return template.trim().replace(/\{(-?[a-z]+|[a-z0-9]-[a-z0-9])\}/gi, (whole, key: string) => {
-    switch (key) {
-      case 'z': return String(z);
-      case 'x': return String(x);
-      case 'y': return String(y);
-      case '-y': return String(2 ** z - 1 - y);
-    }
-    const m = /^([a-z0-9])-([a-z0-9])$/i.exec(key);
-    if (!m) return whole;
-    const [from, to] = [m[1]!.charCodeAt(0), m[2]!.charCodeAt(0)];
-    if (to < from) return whole;
-    return String.fromCharCode(from + ((x + y) % (to - from + 1)));
-  });
+  return xyzTemplate(template)(z, x, y);
+}
+
+/**
+ * xyzTileUrl with the template read once: its text cut at the placeholders, so that each of a download's tiles is a
+ * join of strings, not a regular expression's pass (a tenth of the host's CPU per tile, measured).
+ */
+export function xyzTemplate(template: string): (z: number, x: number, y: number) => string {
+  type Part = string | ((z: number, x: number, y: number) => string);
+  const parts: Part[] = [];
+  const t = template.trim();
+  const re = /\{(-?[a-z]+|[a-z0-9]-[a-z0-9])\}/gi;
+  let at = 0;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    parts.push(t.slice(at, m.index));
+    at = m.index + m[0].length;
+    const key = m[1]!;
+    const range = /^([a-z0-9])-([a-z0-9])$/i.exec(key);
+    const [from, to] = range ? [range[1]!.charCodeAt(0), range[2]!.charCodeAt(0)] : [0, -1];
+    parts.push(
+      key === 'z' ? (z) => String(z)
+      : key === 'x' ? (_z, x) => String(x)
+      : key === 'y' ? (_z, _x, y) => String(y)
+      : key === '-y' ? (z, _x, y) => String(2 ** z - 1 - y)
+      : range && to >= from ? (_z, x, y) => String.fromCharCode(from + ((x + y) % (to - from + 1)))
+      : m[0],
+    );
+  }
+  parts.push(t.slice(at));
+  return (z, x, y) => {
+    let out = '';
+    for (const p of parts) out += typeof p === 'string' ? p : p(z, x, y);
+    return out;
+  };
 }
 
 /** Sets query parameters on an address, replacing any of the same name in any case (a service's own ones kept). */
