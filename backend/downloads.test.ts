@@ -89,6 +89,39 @@ describe('exportDownload', () => {
     }
   }, 60_000);
 
+  it('writes a chosen coordinate system, says it in the file name, and refuses one it cannot write (invalid_crs)', async () => {
+    const home = mkdtempSync(join(dir, 'crs-'));
+    const backend = new Backend({ home });
+    const bytes = new ByteResources(join(home, 'exports'));
+    const api = inProcess<Api>({ ...backend.handlers, ...downloadHandlers(backend.mirror, bytes.session(), home) });
+    try {
+      const m = backend.mirror;
+      m.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(ACC);
+      const farm = m.write.createFarm(ACC, 'Cortijo');
+      m.write.createParcels(farm.local_id, [pointParcel('Pozo', 2)]);
+      const r = await api.exportDownload({ account: ACC, farm: farm.local_id, format: 'geojson', crs: 25830 });
+      expect(r.fileName).toBe('Cortijo EPSG-25830.geojson');
+      const opened = (await bytes.open(parseBytesPath(r.path)!))!;
+      if (!opened.handle) throw new Error('a download is a file');
+      const doc = JSON.parse(await opened.handle.readFile('utf8')) as { crs: unknown; features: { geometry: { coordinates: number[] } }[] };
+      await opened.handle.close();
+      expect(doc.crs).toEqual({ type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } });
+      // pointParcel's −4.78, 37.88 in UTM zone 30N: metres, not degrees.
+      expect(doc.features[0]!.geometry.coordinates[0]).toBeGreaterThan(300_000);
+      // 4326 is the default, said nowhere.
+      expect((await api.exportDownload({ account: ACC, farm: farm.local_id, format: 'csv', crs: 4326 })).fileName).toBe('Cortijo.csv');
+      await expect(api.exportDownload({ account: ACC, farm: farm.local_id, format: 'csv', crs: 1 }))
+        .rejects.toMatchObject({ code: 'invalid_crs', message: 'Cannot export in EPSG:1: EPSG:1 is not in the EPSG definitions Furrow has', details: { code: 'crs_unknown' } });
+      // British National Grid needs OSTN15, which the home's grids folder does not hold: the message says where it goes.
+      await expect(api.exportDownload({ account: ACC, farm: farm.local_id, format: 'csv', crs: 27700 }))
+        .rejects.toMatchObject({ code: 'invalid_crs', message: expect.stringContaining(`OSTN15_NTv2_OSGBtoETRS.gsb for its datum shift, the only accurate one, and Furrow does not have it: put it in ${join(home, 'grids')}`) as unknown,
+          details: { code: 'grid_missing', grids: ['OSTN15_NTv2_OSGBtoETRS.gsb'] } });
+    } finally {
+      bytes.close();
+      backend.close();
+    }
+  }, 60_000);
+
   it('names files after what they hold, keeping letters of every script', () => {
     expect(fileBase('Finca: Norte/Sur')).toBe('Finca NorteSur');
     expect(fileBase('Hof Sönnenfeld  Ä-1_b.c')).toBe('Hof Sönnenfeld Ä-1_b.c');

@@ -68,7 +68,7 @@ const bytes = new ByteResources(join(home, 'exports'), { ttlMs: setting(() => by
 
 function session(port: Port, caller: Caller): () => void {
   const scope = caller === 'page' ? bytes.session() : null;
-  const handlers = scope ? { ...backend.handlers, ...downloadHandlers(backend.mirror, scope), ...backend.offline.tileHandlers(scope) } : backend.handlers;
+  const handlers = scope ? { ...backend.handlers, ...downloadHandlers(backend.mirror, scope, home), ...backend.offline.tileHandlers(scope) } : backend.handlers;
   // A page is told an internal error only in general, the detail (paths and all) written to this log (stderr).
   const toError = sessionErrors(caller, (text) => process.stderr.write(text));
   const s = serve(API, port, handlers, { check: problemsOf, caller, events: API_EVENTS, toError });

@@ -21,7 +21,7 @@ async function importJob(job: ImportJob): Promise<void> {
   const log = mirror.changeLog();
   try {
     const r = await importFile(mirror, job.file, {
-      accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, skipDuplicates: job.skipDuplicates,
+      accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, skipDuplicates: job.skipDuplicates, gridDirs: job.gridDirs,
       onProgress: (done, total) => post({ t: 'progress', done, total }),
       cancelled: () => Atomics.load(stop, 0) === 1,
     });

@@ -13,6 +13,7 @@ import { inProcess } from '../core/rpc.ts';
 import type { Api } from '../core/api.ts';
 import type { SeenEvent } from '../test/helpers/host.ts';
 import { IMPORT_PREVIEW_MAX_BYTES } from '../core/api-imports.ts';
+import { ntv2Grid } from '../core/geo/ntv2.test-helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MIXED = readFileSync(join(ROOT, 'test/fixtures/import-preview.geojson'));
@@ -108,6 +109,38 @@ describe('importPreview', () => {
     await expect(api.importPreview({ account: 'acc-nobody', fileName: 'mixed.geojson', data: b64(MIXED) })).rejects.toMatchObject({ code: 'no_account' });
     // A file that cannot be read is not kept.
     expect(kept()).toEqual([]);
+  });
+});
+
+describe('a file in another coordinate system', () => {
+  const fixture = (name: string) => readFileSync(join(ROOT, 'db/import/fixtures/crs', name));
+
+  it('is previewed reprojected, its CRS named, and imported where the preview put it', async () => {
+    const p = await api.importPreview({ account: ACC, fileName: 'parcelas.zip', data: b64(fixture('25830.shp.zip')) });
+    expect(p).toMatchObject({ format: 'zip', total: 4, valid: 4, crs: { code: 25830, name: 'ETRS89 / UTM zone 30N', reprojected: true, shift: 'none', grid: null, accuracy: null } });
+    // Where the example farm's fields are (Sevilla), in WGS84 longitude/latitude.
+    expect(p.bbox![0]).toBeCloseTo(-5.408, 6);
+    expect(p.bbox![3]).toBeCloseTo(37.5884, 6);
+    const r = await api.importPreviewed({ preview: p.preview, farm: { name: 'Parcelas' } });
+    expect(r.imported).toBe(4);
+    expect(backend.mirror.read.parcels(r.farm).reduce((sum, x) => sum + x.hectares, 0)).toBeCloseTo(p.hectares, 9);
+  });
+
+  it("is refused for want of its NTv2 grid, naming it; the grid given (importGrid), it is previewed with it", async () => {
+    const bng = b64(fixture('27700.shp.zip'));
+    const name = 'OSTN15_NTv2_OSGBtoETRS.gsb';
+    await expect(api.importPreview({ account: ACC, fileName: 'bng.zip', data: bng }))
+      .rejects.toMatchObject({ code: 'import_failed', details: { code: 'grid_missing', grids: [name] }, message: expect.stringContaining(`put the grid file in ${join(home, 'grids')}`) });
+    // Only NTv2 bytes, and only under a name an EPSG definition gives a grid.
+    await expect(api.importGrid({ name, data: b64('not a grid at all, not even close to one') })).rejects.toMatchObject({ code: 'invalid_grid', message: expect.stringContaining('is not an NTv2 grid file') });
+    const grid = new Uint8Array(ntv2Grid({ south: 52.5, north: 53.5, west: -1, east: 0.5, step: 0.1, shift: () => [1.8, -4.9] }));
+    await expect(api.importGrid({ name: 'evil.gsb', data: b64(grid) })).rejects.toMatchObject({ code: 'invalid_grid', message: 'evil.gsb is not a grid file any EPSG coordinate system Furrow knows uses' });
+    await expect(api.importGrid({ name: '../../x.gsb', data: b64(grid) })).rejects.toMatchObject({ code: 'invalid_grid' });
+    expect(await api.importGrid({ name, data: b64(grid) })).toEqual({ name, bytes: grid.length });
+    expect(readdirSync(join(home, 'grids'))).toEqual([name]);
+    if (process.platform !== 'win32') expect(statSync(join(home, 'grids', name)).mode & 0o777).toBe(0o600);
+    const p = await api.importPreview({ account: ACC, fileName: 'bng.zip', data: bng });
+    expect(p).toMatchObject({ valid: 4, crs: { code: 27700, shift: 'grid', grid: name } });
   });
 });
 

@@ -15,6 +15,7 @@ import type { FilePreview, PreviewOptions } from '../db/import/preview.ts';
 import { PreviewRefused, safeFileName } from './import-previews.ts';
 import { existingShapes } from '../db/import/duplicates.ts';
 import { accountOf } from './views.ts';
+import { gridDirs, saveGrid } from './grids.ts';
 import type { HostContext } from './context.ts';
 
 /** The thread's entry: the bundled one beside the built host (dist/), the TypeScript beside this file from source. */
@@ -24,11 +25,11 @@ const ENTRY = workerEntry('import-worker', import.meta.url);
 const PREVIEW_MAX_POSITIONS = 200_000;
 
 type Progress = (done: number, total: number) => void;
-type Job = Omit<ImportJob, 'stop' | 'home'>;
+type Job = Omit<ImportJob, 'stop' | 'home' | 'gridDirs'>;
 
 const failed = (f: ImportFailure): RpcError => (f.code === 'cancelled'
   ? new RpcError('cancelled', f.message)
-  : new RpcError(f.code === 'internal' ? 'internal_error' : ApiErrorCode.importFailed, f.message, { code: f.code, problems: f.problems, problemCount: f.problemCount, counts: f.counts }));
+  : new RpcError(f.code === 'internal' ? 'internal_error' : ApiErrorCode.importFailed, f.message, { code: f.code, problems: f.problems, problemCount: f.problemCount, counts: f.counts, ...(f.grids ? { grids: f.grids } : {}) }));
 
 /** A job on the import thread until it answers. An import is stopped through its flag (it rolls back); a preview, which writes nothing, by ending the thread. */
 function onThread(data: Omit<ImportJob, 'stop'> | PreviewJob, signal: AbortSignal, onProgress: Progress): Promise<ImportResult | FilePreview> {
@@ -69,11 +70,12 @@ function onThread(data: Omit<ImportJob, 'stop'> | PreviewJob, signal: AbortSigna
 export const runImport = (job: Omit<ImportJob, 'stop'>, signal: AbortSignal, onProgress: Progress) => onThread(job, signal, onProgress) as Promise<ImportResult>;
 
 /** The same import on the calling thread (the CLI: nothing else has to be answered meanwhile). */
-export async function importHere(m: Mirror, job: Job, signal: AbortSignal, onProgress: Progress): Promise<ImportResult> {
+export async function importHere(m: Mirror, job: Omit<ImportJob, 'stop' | 'home'>, signal: AbortSignal, onProgress: Progress): Promise<ImportResult> {
   const { importFile } = await import('../db/import/index.ts');
   try {
     const r = await importFile(m, job.file, {
       accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, skipDuplicates: job.skipDuplicates, onProgress, cancelled: () => signal.aborted,
+      gridDirs: job.gridDirs,
     });
     return importResult(r, []);
   } catch (err) {
@@ -86,7 +88,8 @@ export async function importCall(c: HostContext, job: Job, signal: AbortSignal, 
   // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
   const end = await c.jobs.turn('import');
   try {
-    const { events, ...summary } = await (c.app ? runImport({ home: c.home, ...job }, signal, onProgress) : importHere(c.mirror, job, signal, onProgress));
+    const full = { ...job, gridDirs: gridDirs(c.home) };
+    const { events, ...summary } = await (c.app ? runImport({ home: c.home, ...full }, signal, onProgress) : importHere(c.mirror, full, signal, onProgress));
     for (const e of events) c.emit('changed', e);
     return summary;
   } finally {
@@ -94,7 +97,8 @@ export async function importCall(c: HostContext, job: Job, signal: AbortSignal, 
   }
 }
 
-async function previewCall(c: HostContext, account: string, file: string, opts: Omit<PreviewOptions, 'onProgress' | 'sameAs'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
+async function previewCall(c: HostContext, account: string, file: string, given: Omit<PreviewOptions, 'onProgress' | 'sameAs' | 'gridDirs'>, signal: AbortSignal, onProgress: Progress): Promise<FilePreview> {
+  const opts = { ...given, gridDirs: gridDirs(c.home) };
   if (c.app) return onThread({ preview: true, file, opts, home: c.home, account }, signal, onProgress) as Promise<FilePreview>;
   const { previewFile } = await import('../db/import/preview.ts');
   try {
@@ -192,6 +196,8 @@ export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
         if (p.expires <= Date.now()) c.previews.remove(p.id);
       }
     },
+
+    importGrid: ({ name, data }) => saveGrid(c.home, name, data),
 
     importPreviewDiscard: ({ preview }) => {
       if (!c.previews.get(preview)?.importing) c.previews.remove(preview);

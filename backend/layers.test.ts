@@ -92,7 +92,7 @@ describe("the map's layers", () => {
 
   it('fetches a capabilities document on the host, following redirects only to addresses the rules accept', async () => {
     const { h } = await hw.connected();
-    expect(await h.api.onlineCapabilities({ url: `${base}/moved` })).toEqual({ url: `${base}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities`, text: expect.stringContaining('<Capabilities') });
+    expect(await h.api.onlineCapabilities({ url: `${base}/moved` })).toEqual({ url: `${base}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities`, text: expect.stringContaining('<Capabilities'), stale: false });
     const failed = (path: string, message: RegExp) => expect(h.api.onlineCapabilities({ url: path.includes('://') ? path : `${base}${path}` }))
       .rejects.toMatchObject({ code: ApiErrorCode.sourceUnavailable, message: expect.stringMatching(message) });
     await failed('/away', /sent the request on to tiles\.example\.org, which the app does not follow: Plain http/);
@@ -107,6 +107,11 @@ describe("the map's layers", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     await failed(`http://127.0.0.1:${port}/wmts`, /cannot be reached \(offline, or the address is wrong\)/);
+    // A document read once is answered offline from the copy kept, marked stale; an error answer is not covered up.
+    const caps = `${base}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities`;
+    const fresh = await h.api.onlineCapabilities({ url: caps });
+    await new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
+    expect(await h.api.onlineCapabilities({ url: caps })).toEqual({ ...fresh, stale: true });
     await h.close();
   }, 60_000);
 });

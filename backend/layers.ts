@@ -9,7 +9,7 @@ import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { MapLayers, type LAYERS_API, type MapLayer } from '../core/api-layers.ts';
 import { layersProblem, worldLayer } from '../core/layers/layer-rules.ts';
 import { basemapUrlProblem } from '../core/basemap.ts';
-import { fetchCapabilities } from './capabilities.ts';
+import { capabilities } from './capabilities.ts';
 import type { HostContext } from './context.ts';
 
 /** The most the layers may take, as JSON. */
@@ -86,7 +86,18 @@ function firstLayers(ctx: HostContext): MapLayer[] {
 /** `areasDropped`: told the files of areas kept offline that a saved list no longer has (backend/offline-areas.ts removes them). */
 export function layerHandlers(ctx: HostContext, areasDropped: (files: string[]) => void = () => {}): HandlersOf<typeof LAYERS_API> {
   return {
-    layers: () => ({ layers: savedLayers(ctx) }),
+    layers: () => {
+      if (ctx.mirror.write.mapLayers() === null) {
+        const first = firstLayers(ctx);
+        // Kept at once: the page no longer writes the view's basemap, so the next start would not find it there.
+        if (first.length === 1) return { layers: first };
+        return ctx.jobs.write(() => {
+          ctx.mirror.write.setMapLayers(JSON.stringify(first));
+          return { layers: first };
+        });
+      }
+      return { layers: savedLayers(ctx) };
+    },
     saveLayers: async ({ layers }) => {
       const why = layersProblem(layers);
       if (why) throw new RpcError(RpcCode.invalidArguments, why);
@@ -103,6 +114,6 @@ export function layerHandlers(ctx: HostContext, areasDropped: (files: string[]) 
       if (dropped.length) areasDropped(dropped);
       return null;
     },
-    onlineCapabilities: ({ url }) => fetchCapabilities(url),
+    onlineCapabilities: ({ url }) => capabilities(url, join(layersDir(ctx.home), 'capabilities')),
   };
 }

@@ -4,38 +4,26 @@
 // navigation, frame times while panning (drag) and zooming (wheel) at the start's farm view and with every parcel of
 // the mirror in view, how long the map takes to read and draw a view's parcels after a move, click hit detection,
 // and the renderer's JavaScript heap.
-import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { MILLION_ACCOUNT, millionMirror, wholeFarms } from './lib/million-mirror.ts';
 import { startBrowserApp } from './lib/browser-app.ts';
-import { pageFrames, type MapProbe } from './lib/map-probe.ts';
+import { CANVAS_CHROMIUM_ARGS, exercise as exerciseView, firstGesture, mapArgs, openMap, type MapProbe, type Scale } from './lib/map-probe.ts';
 import { median, r1, summarize, type LatencySummary } from './lib/stats.ts';
 import { cpuWindow } from './lib/machine.ts';
 import { metric, startResult, writeResult, type Table } from './lib/result.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    parcels: { type: 'string', default: '100000' },
-    runs: { type: 'string', default: '3' },
-    pans: { type: 'string', default: '6' },
-    zooms: { type: 'string', default: '4' },
-    clicks: { type: 'string', default: '6' },
-  },
-});
-const PARCELS = wholeFarms(Number(args.parcels));
-const RUNS = Number(args.runs);
-const PANS = Number(args.pans);
-const ZOOMS = Number(args.zooms);
-const CLICKS = Number(args.clicks);
+const args = mapArgs({ parcels: 100_000 });
+const PARCELS = wholeFarms(args.parcels);
+const { runs: RUNS, pans: PANS, zooms: ZOOMS, clicks: CLICKS } = args;
 /** Where the generated mirror's parcels lie (bench/lib/fields.ts lays farms out in Spain), [lon, lat] corners. */
 const DATA_BBOX = [-7, 36.77, -1.55, 39.52];
 /** WebGL off: the canvas path is the one with meaningful timings on a machine without a GPU. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-3d-apis', '--disable-webgl'];
+const CHROMIUM_ARGS = CANVAS_CHROMIUM_ARGS;
+const exercise = (page: Page, probe: MapProbe) => exerciseView(page, probe, PANS, ZOOMS);
 const fmt = (n: number) => n.toLocaleString('en-US');
 const mb = (b: number) => r1(b / 2 ** 20);
 
-interface Scale { pan: number[]; zoom: number[]; reload: number[]; shown: number[] }
 interface Run {
   load: number;
   firstPaintMs: number;
@@ -49,35 +37,6 @@ interface Run {
   hitCount: number;
   heapUsed: number;
   heapTotal: number;
-}
-
-/** One view of the map put through its paces: drags one way and back, then wheel zooms in and out at the centre. */
-async function exercise(page: Page, probe: MapProbe): Promise<Scale> {
-  const box = (await page.locator('.map .ol-viewport').boundingBox())!;
-  const cx = box.x + box.width / 2;
-  const cy = box.y + box.height / 2;
-  const out: Scale = { pan: [], zoom: [], reload: [], shown: [] };
-  for (let i = 0; i < PANS; i++) {
-    const [dx, dy] = ([[1, 0], [-1, 0], [0, 1], [0, -1]] as const)[i % 4]!;
-    await probe.start();
-    await page.mouse.move(cx, cy);
-    await page.mouse.down();
-    await page.mouse.move(cx + dx * 192, cy + dy * 192, { steps: 12 });
-    await page.mouse.up();
-    const r = await probe.settle();
-    out.pan.push(...r.frames);
-    if (r.reload) { out.reload.push(r.reload.ms); out.shown.push(r.reload.count); }
-  }
-  for (let i = 0; i < ZOOMS; i++) {
-    await probe.start();
-    await page.mouse.move(cx, cy);
-    // 300 px of wheel: one zoom level in OpenLayers' MouseWheelZoom.
-    await page.mouse.wheel(0, i % 2 === 0 ? -300 : 300);
-    const r = await probe.settle();
-    out.zoom.push(...r.frames);
-    if (r.reload) { out.reload.push(r.reload.ms); out.shown.push(r.reload.count); }
-  }
-  return out;
 }
 
 /** [lon, lat] under a page point, as the map's cursor position control shows it. */
@@ -131,13 +90,7 @@ async function clicks(page: Page, probe: MapProbe): Promise<{ hits: number[]; cl
 
 async function oneRun(url: string, browser: Browser): Promise<Run> {
   const load = r1(loadavg()[0]!);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const probe = await pageFrames(page);
-  await page.goto(url);
-  await page.waitForFunction(() => performance.getEntriesByName('furrow:parcels-drawn').length > 0, undefined, { timeout: 60_000 });
+  const { context, page, probe, errors } = await openMap(browser, url);
   const first = await page.evaluate(() => {
     const m = performance.getEntriesByName('furrow:parcels-drawn')[0] as PerformanceMark;
     return { ms: m.startTime, count: (m.detail as { count: number }).count };
@@ -146,13 +99,7 @@ async function oneRun(url: string, browser: Browser): Promise<Run> {
   const renderer = (await map.getAttribute('data-parcel-renderer')) ?? '?';
   const webgl = (await map.getAttribute('data-webgl')) ?? '?';
   await probe.quiet();
-  // Headless Chromium drops the page's first pointer gesture (nothing reaches OpenLayers): a short drag first.
-  const box = (await map.boundingBox())!;
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width / 2 + 20, box.y + box.height / 2, { steps: 4 });
-  await page.mouse.up();
-  await probe.quiet();
+  await firstGesture(page, probe);
   const farm = await exercise(page, probe);
   const farmClicks = await clicks(page, probe);
   await zoomOutToAll(page, probe);

@@ -3,6 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ImportSummary } from '../core/api.ts';
 import type { ImportFailure } from '../backend/import-protocol.ts';
+import { crsWords } from '../core/geo/crs-words.ts';
 
 /** Problems listed one per line; past this many, the rest are counted (a whole file of bad features is one cause). */
 const MAX_LINES = 100;
@@ -17,6 +18,7 @@ export const printable = (s: string): string =>
 
 export function importReportLines(r: Static<typeof ImportSummary>): string[] {
   const lines = [`Imported ${r.imported} parcel(s) into '${r.farmName}'${r.parts ? ` (${r.parts} from split multipolygons)` : ''}.`];
+  if (r.crs.reprojected) lines.push(`  from ${crsWords(r.crs)}`);
   for (const note of r.notes) lines.push(`  note: ${note}`);
   if (r.skipped) lines.push(`Left out ${r.skipped} invalid feature(s):`);
   lines.push(...problemLines(r.problems, r.problemCount, '  skipped '));

@@ -47,7 +47,9 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   retry [--account ACC]            send rejected items again (after the limit or the data changed) and release
                                    items waiting on a backoff or Retry-After
   farms [--account ACC]            farms in the mirror
-  export FILE [--account ACC] [--farm NAME]   GeoJSON (.geojson/.json) or CSV with WKT (.csv)
+  export FILE [--account ACC] [--farm NAME] [--crs EPSG]
+                                   GeoJSON (.geojson/.json) or CSV with WKT (.csv), in WGS84 or the EPSG code's
+                                   coordinate system (--crs 25830: ETRS89 / UTM zone 30N)
   set-parcel-limit --account ACC --hectares N|default   the account's agreed maximum parcel size
   undo | redo                      the last local edit (persists across restarts)
 
@@ -70,7 +72,7 @@ const OPTIONS = {
   service: { type: 'string' }, 'api-key': { type: 'string' }, account: { type: 'string' }, 'account-header': { type: 'string' },
   bearer: { type: 'boolean' }, label: { type: 'string' }, token: { type: 'string' }, 'token-command': { type: 'string' },
   farm: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, json: { type: 'boolean' }, keep: { type: 'string' },
-  hectares: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, 'discard-unsynced': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  hectares: { type: 'string' }, crs: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, 'discard-unsynced': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Commands taking one positional argument, and what it is. */
@@ -194,8 +196,10 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
           if (!f) throw new UsageError(`No farm named '${farmName}'`);
           farm = f.local_id;
         }
-        const r = await api.exportFile({ path: need(v, 'file', 'The FILE to export to'), account: str(v, 'account'), farm });
-        out(`Exported ${r.parcels} parcel(s) as ${r.format}.`);
+        const crsText = str(v, 'crs');
+        const crs = crsText === undefined ? undefined : parseWhole(crsText.replace(/^EPSG:/i, ''), '--crs', 1, 32767);
+        const r = await api.exportFile({ path: need(v, 'file', 'The FILE to export to'), account: str(v, 'account'), farm, crs });
+        out(`Exported ${r.parcels} parcel(s) as ${r.format}${crs !== undefined && crs !== 4326 ? ` in EPSG:${crs}` : ''}.`);
         return 0;
       }
       case 'set-parcel-limit': {

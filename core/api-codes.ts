@@ -44,6 +44,13 @@ export const ApiErrorCode = {
   notAccountMode: 'not_account_mode',
   /** The account's farms on the service changed since the preview the user confirmed: look again. */
   previewChanged: 'preview_changed',
+  /**
+   * A coordinate system an export cannot be written in: an EPSG code Furrow has no definition of, a datum without a
+   * known shift to WGS84, a grid file it does not find (the message names it); details `{code, grids}`.
+   */
+  invalidCrs: 'invalid_crs',
+  /** A grid file the app does not keep (importGrid): not NTv2, or not one an EPSG definition names. */
+  invalidGrid: 'invalid_grid',
   /** A FURROW_* setting of the backend's environment it cannot use (backend/settings.ts): the message names it; details `{variable}`. */
   badSetting: 'bad_setting',
   /** An online map source (a WMTS or WMS capabilities document) could not be read: the message says why (offline, its answer). */

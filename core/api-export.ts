@@ -9,6 +9,12 @@ import { AccountId, Id, Obj } from './api-schemas.ts';
 
 export const ExportFormat = Type.Union([Type.Literal('geojson'), Type.Literal('csv')]);
 
+/**
+ * The EPSG code of the coordinate system to write the shapes in (db/export-crs.ts); WGS84 (4326) when left out. A
+ * GeoJSON names it in the legacy "crs" member, which Furrow's import (and GDAL, QGIS) read back.
+ */
+export const ExportCrs = Type.Integer({ minimum: 1, maximum: 32767 });
+
 export const Download = Obj({
   /** Where the page fetches it: a URL path under /bytes/ on the page's own origin (renderer/bytes-url.ts), never a file's path. */
   path: Type.String(),
@@ -23,8 +29,8 @@ export type Download = Static<typeof Download>;
 export const EXPORT_API = {
   exportFile: {
     // A path names any file the user may write: the command line's. The page downloads what the host writes (exportDownload).
-    callers: CLI_ONLY, description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv), as they were when it began; cancellable',
-    args: Obj({ path: Type.String({ minLength: 1, maxLength: 4096 }), account: Type.Optional(AccountId), farm: Type.Optional(Id) }),
+    callers: CLI_ONLY, description: 'Writes parcels (one account, one farm, or all) as GeoJSON (.geojson/.json) or CSV with WKT (.csv), in WGS84 or the EPSG coordinate system `crs`, as they were when it began; cancellable',
+    args: Obj({ path: Type.String({ minLength: 1, maxLength: 4096 }), account: Type.Optional(AccountId), farm: Type.Optional(Id), crs: Type.Optional(ExportCrs) }),
     result: Obj({ format: ExportFormat, parcels: Type.Integer() }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
   },
@@ -35,7 +41,7 @@ export const EXPORT_API = {
     description: "An account's parcels (a farm's, or the ones given) as a GeoJSON or CSV file written by the host, as they were when it began, to download at the path answered (any size; progress; cancellable)",
     args: Obj({
       account: AccountId, farm: Type.Optional(Id), parcels: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 1000 })),
-      format: ExportFormat,
+      format: ExportFormat, crs: Type.Optional(ExportCrs),
     }),
     result: Download,
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),

@@ -16,6 +16,11 @@ export const IMPORT_PREVIEW_MAX_BYTES = 20 * 1024 * 1024;
 export const IMPORT_PREVIEW_MAX_LISTED = 5000;
 /** How long a preview's file is kept, unused, before it is removed (a new preview of the account removes it too). */
 export const IMPORT_PREVIEW_TTL_MS = 30 * 60_000;
+/**
+ * The largest NTv2 grid file the app keeps (importGrid): national grids are a few MB (BETA2007 84 KB, OSTN15 15 MB,
+ * Canada's NTv2_0 24 MB); its base64 stays inside browser mode's WebSocket frame limit (64 MiB).
+ */
+export const IMPORT_GRID_MAX_BYTES = 40 * 1024 * 1024;
 /** The file types the app takes, by extension (the backend tells them by their bytes too). */
 export const IMPORT_EXTENSIONS = ['.geojson', '.json', '.kml', '.kmz', '.zip'] as const;
 
@@ -41,6 +46,22 @@ export const ImportPreviewFeature = Obj({
 });
 export type ImportPreviewFeature = Static<typeof ImportPreviewFeature>;
 
+/** The coordinate system a file is in, as the preview and the import name it (db/import/crs-source.ts FileCrs). */
+export const ImportCrs = Obj({
+  /** Its EPSG code; null for a CRS its .prj describes without one Furrow could match. */
+  code: Nullable(Type.Integer()),
+  name: Type.String(),
+  /** Its coordinates were transformed to WGS84 (false: they were WGS84 longitude/latitude already). */
+  reprojected: Type.Boolean(),
+  /** How its datum was shifted to WGS84: not at all (WGS84, ETRS89, RGF93…), by published Helmert parameters, or by an NTv2 grid. */
+  shift: Type.Union([Type.Literal('none'), Type.Literal('helmert'), Type.Literal('grid')]),
+  /** The grid file of a grid shift. */
+  grid: Nullable(Type.String()),
+  /** Metres: the EPSG dataset's accuracy for a Helmert shift, when it gives one. */
+  accuracy: Nullable(Type.Number()),
+});
+export type ImportCrs = Static<typeof ImportCrs>;
+
 export const ImportPreview = Obj({
   /** Names the file kept for importPreviewed (until it is imported, discarded, replaced or `expires`). */
   preview: Type.String(),
@@ -62,6 +83,8 @@ export const ImportPreview = Obj({
   bbox: Nullable(BBox),
   /** What reading the file did that the user should know (not UTF-8, heights not kept…). */
   notes: Type.Array(Type.String()),
+  /** The file's coordinate system: every shape and hectare above is in WGS84, reprojected from it. */
+  crs: ImportCrs,
   expires: Type.String({ description: 'ISO time' }),
 });
 export type ImportPreview = Static<typeof ImportPreview>;
@@ -81,6 +104,8 @@ export const ImportSummary = Obj({
   problems: Type.Array(Obj({ feature: Type.Integer(), message: Type.String() })),
   problemCount: Type.Integer(),
   notes: Type.Array(Type.String()),
+  /** The coordinate system the file was in (its parcels were reprojected to WGS84 from it). */
+  crs: ImportCrs,
 });
 
 export const IMPORTS_API = {
@@ -117,6 +142,15 @@ export const IMPORTS_API = {
       problemCount: Type.Integer(), notes: Type.Array(Type.String()),
     }),
     progress: Obj({ done: Type.Integer(), total: Type.Integer() }),
+  },
+  importGrid: {
+    callers: PAGE_AND_CLI,
+    description: 'Keeps an NTv2 grid file (.gsb) the user has in FURROW_HOME/grids, for the datum shifts that need it (a file refused with grid_missing names it): only a grid an EPSG definition names, checked to be NTv2; replaces one of that name',
+    args: Obj({
+      name: Type.String({ minLength: 5, maxLength: 100 }),
+      data: Type.String({ maxLength: Math.ceil((IMPORT_GRID_MAX_BYTES * 1.25) / 3) * 4 }),
+    }),
+    result: Obj({ name: Type.String(), bytes: Type.Integer() }),
   },
   importPreviewDiscard: {
     callers: PAGE_AND_CLI, description: "Removes a preview's file now (Cancel); nothing when it is gone already",

@@ -85,7 +85,9 @@ export const LAYERS_API = {
     args: Obj({ layers: MapLayers }), result: Nothing,
   },
   onlineCapabilities: {
-    callers: PAGE_AND_CLI, description: "A WMTS or WMS service's capabilities document, fetched by the host (https, or http from this computer), as text",
-    args: Obj({ url: Url }), result: Obj({ text: Type.String(), url: Type.String() }),
+    callers: PAGE_AND_CLI, description: "A WMTS or WMS service's capabilities document, fetched by the host (https, or http from this computer), as text; offline, the last copy it kept",
+    args: Obj({ url: Url }),
+    /** `stale`: the service could not be reached, and this is the copy the host kept when it last could. */
+    result: Obj({ text: Type.String(), url: Type.String(), stale: Type.Boolean() }),
   },
 } satisfies Contract;

@@ -1,4 +1,5 @@
-// Export of the mirror's parcels as GeoJSON (re-importable by db/import) and as CSV with WKT geometry.
+// Export of the mirror's parcels as GeoJSON (re-importable by db/import) and as CSV with WKT geometry, in WGS84 or in
+// a chosen coordinate system (export-crs.ts).
 // Rules in docs/import-export.md.
 
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,7 @@ import type { MirrorReader } from './reader.ts';
 import type { ParcelRow } from './types.ts';
 import { CSV_FIELDS, FURROW_MARKER, GEOJSON_FIELDS, exportKey } from './import/furrow-format.ts';
 import { userFileMode } from '../platform/node/private-files.ts';
+import { crsMember, projectedGeometry, type Projection } from './export-crs.ts';
 
 export interface ExportOptions {
   /** Only this account's parcels. */
@@ -18,6 +20,11 @@ export interface ExportOptions {
   farmLocalId?: string;
   /** Only these parcels (the app's selection), in this order; deleted ones left out. Exports in memory only. */
   parcelIds?: readonly string[];
+  /**
+   * Write the shapes in this coordinate system (export-crs.ts exportProjection) rather than WGS84: the GeoJSON then
+   * names it in the legacy "crs" member (which Furrow's import reads back), the CSV's WKT is in it.
+   */
+  projection?: Projection | null;
 }
 
 export interface ExportFileOptions extends ExportOptions {
@@ -35,7 +42,7 @@ export interface ExportFileOptions extends ExportOptions {
 /** Parcels read and written a page at a time: the thread is free between pages (the host answers the app). */
 const PAGE = 2000;
 
-interface Selected { rows: ParcelRow[]; farmName: (farmLocalId: string) => string }
+interface Selected { rows: ParcelRow[]; farmName: (farmLocalId: string) => string; projection: Projection | null }
 
 function select(reader: MirrorReader, opts: ExportOptions): Selected {
   const rows = opts.parcelIds !== undefined
@@ -47,7 +54,7 @@ function select(reader: MirrorReader, opts: ExportOptions): Selected {
     if (n === undefined) names.set(id, (n = reader.farm(id)?.name ?? ''));
     return n;
   };
-  return { rows, farmName };
+  return { rows, farmName, projection: opts.projection ?? null };
 }
 
 /** The selection as a GeoJSON or CSV file's text, with how many parcels it holds (the app saves it itself). */
@@ -66,14 +73,14 @@ export function exportGeoJSON(reader: MirrorReader, opts: ExportOptions = {}): s
   return geoJsonOf(select(reader, opts));
 }
 
-function geoJsonOf({ rows, farmName }: Selected): string {
-  return GEOJSON_HEAD + rows.map((r) => geoJsonFeature(r, farmName)).join(',\n') + GEOJSON_TAIL;
+function geoJsonOf({ rows, farmName, projection }: Selected): string {
+  return geoJsonHead(projection) + rows.map((r) => geoJsonFeature(r, farmName, projection)).join(',\n') + GEOJSON_TAIL;
 }
 
-const GEOJSON_HEAD = `{"type":"FeatureCollection","furrow":${JSON.stringify(FURROW_MARKER)},"features":[\n`;
+const geoJsonHead = (p: Projection | null) => `{"type":"FeatureCollection","furrow":${JSON.stringify(FURROW_MARKER)},${p ? `${crsMember(p)},` : ''}"features":[\n`;
 const GEOJSON_TAIL = '\n]}\n';
 
-function geoJsonFeature(r: ParcelRow, farmName: (id: string) => string): string {
+function geoJsonFeature(r: ParcelRow, farmName: (id: string) => string, projection: Projection | null): string {
   const props: string[] = [
     `"name":${JSON.stringify(r.name)}`, `"farm":${JSON.stringify(farmName(r.farm_local_id))}`, `"hectares":${r.hectares}`,
     `"server_id":${r.server_id ?? 'null'}`, `"local_id":${JSON.stringify(r.local_id)}`,
@@ -81,8 +88,9 @@ function geoJsonFeature(r: ParcelRow, farmName: (id: string) => string): string 
   for (const [k, v] of Object.entries(JSON.parse(r.metadata) as Record<string, unknown>)) {
     props.push(`${JSON.stringify(exportKey(k, GEOJSON_FIELDS))}:${JSON.stringify(v)}`);
   }
-  // Stored geometry and point are JSON already: embedded as they are, not parsed and re-serialized.
-  const geometry = r.source_type === 'Point' && r.point !== null ? `{"type":"Point","coordinates":${r.point}}` : r.geometry;
+  // Stored geometry and point are JSON already: embedded as they are, not parsed and re-serialized (unless reprojected).
+  const stored = r.source_type === 'Point' && r.point !== null ? `{"type":"Point","coordinates":${r.point}}` : r.geometry;
+  const geometry = projection ? projectedGeometry(stored, projection, r.name) : stored;
   return `{"type":"Feature","id":${JSON.stringify(r.local_id)},"geometry":${geometry},"properties":{${props.join(',')}}}`;
 }
 
@@ -95,12 +103,12 @@ export function exportCSV(reader: MirrorReader, opts: ExportOptions = {}): strin
   return csvOf(select(reader, opts));
 }
 
-function csvOf({ rows, farmName }: Selected): string {
+function csvOf({ rows, farmName, projection }: Selected): string {
   const metadata = rows.map((r) => JSON.parse(r.metadata) as Record<string, unknown>);
   const keys = new Set<string>();
   for (const m of metadata) for (const k of Object.keys(m)) keys.add(k);
   const metaKeys = [...keys];
-  return csvHeader(metaKeys) + rows.map((r, i) => csvRecord(r, metadata[i]!, metaKeys, farmName)).join('');
+  return csvHeader(metaKeys) + rows.map((r, i) => csvRecord(r, metadata[i]!, metaKeys, farmName, projection)).join('');
 }
 
 function csvHeader(metaKeys: readonly string[]): string {
@@ -117,10 +125,10 @@ export function spreadsheetSafe(text: string): string {
   return /^[=+\-@\t\r]/.test(text) && !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? `'${text}` : text;
 }
 
-function csvRecord(r: ParcelRow, m: Record<string, unknown>, metaKeys: readonly string[], farmName: (id: string) => string): string {
+function csvRecord(r: ParcelRow, m: Record<string, unknown>, metaKeys: readonly string[], farmName: (id: string) => string, projection: Projection | null): string {
   const fields = [
     r.local_id, r.server_id === null ? '' : String(r.server_id), spreadsheetSafe(farmName(r.farm_local_id)), spreadsheetSafe(r.name), String(r.hectares),
-    polygonWkt(JSON.parse(r.geometry) as { coordinates: number[][][] }),
+    polygonWkt(JSON.parse(projection ? projectedGeometry(r.geometry, projection, r.name) : r.geometry) as { coordinates: number[][][] }),
     ...metaKeys.map((k) => (Object.hasOwn(m, k) ? spreadsheetSafe(String(m[k])) : '')),
   ];
   return fields.map(csvField).join(',') + '\r\n';
@@ -230,6 +238,7 @@ export async function exportFile(mirror: Mirror, file: string, opts: ExportFileO
     if (mode !== undefined) await out.chmod(mode);
     const total = snap.count();
     const farmName = (id: string) => snap.farmName(id);
+    const projection = opts.projection ?? null;
     let done = 0;
     opts.onProgress?.(0, total);
     const page = async (text: string, n: number) => {
@@ -239,8 +248,8 @@ export async function exportFile(mirror: Mirror, file: string, opts: ExportFileO
       opts.signal?.throwIfAborted();
     };
     if (format === 'geojson') {
-      await out.write(GEOJSON_HEAD);
-      for await (const rows of snap.pages()) await page((done > 0 ? ',\n' : '') + rows.map((r) => geoJsonFeature(r, farmName)).join(',\n'), rows.length);
+      await out.write(geoJsonHead(projection));
+      for await (const rows of snap.pages()) await page((done > 0 ? ',\n' : '') + rows.map((r) => geoJsonFeature(r, farmName, projection)).join(',\n'), rows.length);
       await out.write(GEOJSON_TAIL);
     } else {
       // Every metadata key becomes a column, in first-seen order: a first pass over the metadata alone.
@@ -251,7 +260,7 @@ export async function exportFile(mirror: Mirror, file: string, opts: ExportFileO
       }
       const metaKeys = [...keys];
       await out.write(csvHeader(metaKeys));
-      for await (const rows of snap.pages()) await page(rows.map((r) => csvRecord(r, JSON.parse(r.metadata) as Record<string, unknown>, metaKeys, farmName)).join(''), rows.length);
+      for await (const rows of snap.pages()) await page(rows.map((r) => csvRecord(r, JSON.parse(r.metadata) as Record<string, unknown>, metaKeys, farmName, projection)).join(''), rows.length);
     }
     await out.sync();
     await out.close();

@@ -26,8 +26,8 @@ import { useModify } from './features/edit/useModify.ts';
 import { useImportLayer } from './features/imports/useImportLayer.ts';
 import { ParcelLayers } from './features/map/parcel-layers.ts';
 import { makeGraticule } from './features/map/graticule.ts';
-import { useBasemapLayer } from './features/map/use-basemap-layer.ts';
-import { BasemapControl } from './features/map/BasemapControl.tsx';
+import { useMapLayers } from './features/layers/useMapLayers.ts';
+import { LayersPanel } from './features/layers/LayersPanel.tsx';
 import { cropColour, setRotations, useRotations } from './features/rotations/rotation-store.ts';
 import { cropLegend } from './features/rotations/crop-legend.ts';
 import { useMapKeys } from './features/parcel-list/useMapKeys.ts';
@@ -112,7 +112,7 @@ export function MapView() {
   // The hover name asks the parcel layers' own hit (the source's spatial index), not forEachFeatureAtPixel, which
   // took p95 160 ms at 20,000 parcels: too slow for every pointer move.
   useHoverName(map, (pixel) => layers.current?.hit(pixel) ?? null);
-  useBasemapLayer(map);
+  useMapLayers(map, api);
   useImportLayer(map);
   useCropColours(api);
   useEffect(() => { layers.current?.colours(colours); }, [colours]);
@@ -212,7 +212,7 @@ export function MapView() {
     <>
       <div ref={el} className="map" role="application" aria-label="Map of parcels" aria-describedby={MAP_KEYS_ID} aria-keyshortcuts="] [ Enter" tabIndex={0} />
       <MapKeys />
-      <BasemapControl />
+      <LayersPanel />
     </>
   );
 }

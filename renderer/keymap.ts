@@ -1,6 +1,6 @@
 // The app's single-key shortcuts (D, P, S, /…) as one map the user can switch off or remap in Settings (WCAG 2.1.4:
 // a speech-input user saying "delete" would otherwise type D, E, L… and draw, sync and import), kept in
-// localStorage like the basemap. And whether a modal panel is open: then no shortcut acts behind it (D started
+// localStorage. And whether a modal panel is open: then no shortcut acts behind it (D started
 // drawing behind the keyboard help). Every document listener asks here rather than comparing e.key itself.
 import { create } from 'zustand';
 import { isField } from './keys.ts';
@@ -18,7 +18,7 @@ export const SHORTCUT_IDS = Object.keys(DEFAULT_KEYS) as ShortcutId[];
 export const SHORTCUT_NAMES: Readonly<Record<ShortcutId, string>> = {
   draw: 'Draw polygon', point: 'Drop hectare point', modify: 'Modify', sync: 'Sync now', import: 'Import', cockpit: 'Sync details',
   accounts: 'Accounts', search: 'Search', zoom: 'Zoom to parcel', farm: 'Create farm', plants: 'Plants', rotation: 'Crop rotation',
-  basemap: 'Basemap', help: 'Keyboard shortcuts',
+  basemap: 'Layers', help: 'Keyboard shortcuts',
 };
 
 export interface Keymap { enabled: boolean; keys: Record<ShortcutId, string> }

@@ -1,7 +1,8 @@
-// In-page instruments for bench/map.ts: requestAnimationFrame deltas recorded from the start of an interaction until
+// In-page instruments for bench/map.ts and bench/map-layers.ts, and the interactions they time: requestAnimationFrame deltas recorded from the start of an interaction until
 // the map asks for the new view's parcels (the renderer's `furrow:load` mark at moveend), and the renderer's
 // performance marks and measures (renderer/features/map/parcel-layers.ts) read back.
-import type { Page } from 'playwright-core';
+import { parseArgs } from 'node:util';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 interface Probe { rec: boolean; frames: number[]; last: number; reloads: number }
 type W = Window & { __probe: Probe };
@@ -66,4 +67,71 @@ export async function pageFrames(page: Page): Promise<MapProbe> {
       return page.evaluate((n) => performance.getEntriesByName(n).map((e) => ({ duration: e.duration, startTime: e.startTime })), name);
     },
   };
+}
+
+/** Chromium's flags for the map's benchmarks: WebGL off, so the canvas path is what is measured (no GPU here). */
+export const CANVAS_CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-3d-apis', '--disable-webgl'];
+
+/** Headless Chromium drops the page's first pointer gesture (nothing reaches OpenLayers): a short drag first. */
+export async function firstGesture(page: Page, probe: MapProbe): Promise<void> {
+  const box = (await page.locator('.map').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 20, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.up();
+  await probe.quiet();
+}
+
+/** What one view gave: the frames of its drags and of its zooms, and each new view's parcels read and drawn. */
+export interface Scale { pan: number[]; zoom: number[]; reload: number[]; shown: number[] }
+
+/** One view of the map put through its paces: `pans` drags one way and back, then `zooms` wheel zooms in and out at the centre. */
+export async function exercise(page: Page, probe: MapProbe, pans: number, zooms: number): Promise<Scale> {
+  const box = (await page.locator('.map .ol-viewport').boundingBox())!;
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  const out: Scale = { pan: [], zoom: [], reload: [], shown: [] };
+  for (let i = 0; i < pans; i++) {
+    const [dx, dy] = ([[1, 0], [-1, 0], [0, 1], [0, -1]] as const)[i % 4]!;
+    await probe.start();
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    await page.mouse.move(cx + dx * 192, cy + dy * 192, { steps: 12 });
+    await page.mouse.up();
+    const r = await probe.settle();
+    out.pan.push(...r.frames);
+    if (r.reload) { out.reload.push(r.reload.ms); out.shown.push(r.reload.count); }
+  }
+  for (let i = 0; i < zooms; i++) {
+    await probe.start();
+    await page.mouse.move(cx, cy);
+    // 300 px of wheel: one zoom level in OpenLayers' MouseWheelZoom.
+    await page.mouse.wheel(0, i % 2 === 0 ? -300 : 300);
+    const r = await probe.settle();
+    out.zoom.push(...r.frames);
+    if (r.reload) { out.reload.push(r.reload.ms); out.shown.push(r.reload.count); }
+  }
+  return out;
+}
+
+/** The map's benchmark options, with the defaults each benchmark gives. */
+export function mapArgs(defaults: { parcels: number; runs?: number; pans?: number; zooms?: number; clicks?: number }): { parcels: number; runs: number; pans: number; zooms: number; clicks: number } {
+  const { values } = parseArgs({
+    options: Object.fromEntries(['parcels', 'runs', 'pans', 'zooms', 'clicks'].map((k) => [k, { type: 'string' as const }])),
+    allowPositionals: true,
+  });
+  const pick = (k: keyof typeof defaults, d: number) => Number(values[k] ?? defaults[k] ?? d);
+  return { parcels: pick('parcels', 10_000), runs: pick('runs', 3), pans: pick('pans', 6), zooms: pick('zooms', 4), clicks: pick('clicks', 6) };
+}
+
+/** A new window (browser context) on the app at `url`, its page's errors collected, the probe set, the first parcels drawn. */
+export async function openMap(browser: Browser, url: string): Promise<{ context: BrowserContext; page: Page; probe: MapProbe; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const probe = await pageFrames(page);
+  await page.goto(url);
+  await page.waitForFunction(() => performance.getEntriesByName('furrow:parcels-drawn').length > 0, undefined, { timeout: 60_000 });
+  return { context, page, probe, errors };
 }

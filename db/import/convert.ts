@@ -44,6 +44,13 @@ export interface ConvertOptions {
 
 export interface Converted { inputs: ParcelInput[]; origins: Origin[]; problems: ImportProblem[] }
 
+/**
+ * On a feature whose coordinates could not be reprojected to WGS84 (crs-source.ts): why, for its problem. A symbol:
+ * no file's property can set it, and such features never leave the thread that read them (only split WGS84
+ * GeoJSON goes to worker threads).
+ */
+export const NOT_REPROJECTED = Symbol('not reprojected');
+
 /** `firstIndex`: the file index of features[0], when converting a slice of the file's features. */
 export function toParcelInputs(features: readonly unknown[], opts: ConvertOptions, firstIndex = 0): Converted {
   const out: Converted = { inputs: [], origins: [], problems: [] };
@@ -57,6 +64,11 @@ function convertFeature(feature: unknown, index: number, opts: ConvertOptions, o
   const fail = (code: string, detail: string) => out.problems.push({ index, code, message: `${featureLabel(index, ownName)}: ${detail}` });
   if (!isObject(feature) || feature['type'] !== 'Feature') {
     fail('geom_not_feature', 'is not a GeoJSON Feature');
+    return;
+  }
+  const unprojected = (feature as Record<symbol, unknown>)[NOT_REPROJECTED];
+  if (typeof unprojected === 'string') {
+    fail('reprojection_failed', unprojected);
     return;
   }
   const geometry = feature['geometry'];

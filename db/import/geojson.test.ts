@@ -233,21 +233,27 @@ describe('importFile: GeoJSON', () => {
     expect(t.mirror.read.parcels(a.farm.local_id).map((p) => p.name)).toEqual(['Single', 'Cortijo Norte 1']);
   });
 
-  it('refuses unreadable, empty and non-WGS84 files with a clear error', async () => {
+  it('refuses unreadable and empty files, and coordinate systems it cannot use, with a clear error', async () => {
     expect((await expectImportError(importFile(t.mirror, t.file('x.geojson', '{"type":'), opts))).code).toBe('unreadable');
     expect((await expectImportError(importFile(t.mirror, t.file('x.geojson', '{"type":"Topology"}'), opts))).code).toBe('unreadable');
     expect((await expectImportError(importFile(t.mirror, t.file('e.geojson', featureCollection([])), opts))).code).toBe('empty');
     expect((await expectImportError(importFile(t.mirror, t.file('x.bin', 'hello'), opts))).code).toBe('unsupported_format');
     expect((await expectImportError(importFile(t.mirror, t.file('missing.geojson', ''), { ...opts, accountId: 'acc-nope' }))).code).toBe('no_account');
-    const projected = { type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } }, features: [polygonFeature({}, [square(400000, 4100000, 100)])] };
-    const e = await expectImportError(importFile(t.mirror, t.file('utm.geojson', JSON.stringify(projected)), opts));
-    expect(e.code).toBe('projection');
-    // The same way out as every other projection message: how to reproject, in QGIS or with ogr2ogr.
-    expect(e.message).toBe(`utm.geojson is in EPSG:25830 (its "crs" member says urn:ogc:def:crs:EPSG::25830), not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
+    const projected = { type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::27700' } }, features: [polygonFeature({}, [square(400000, 300000, 100)])] };
+    // British National Grid's datum shift is an NTv2 grid (OSTN15): without it the file is refused, naming the grid.
+    const e = await expectImportError(importFile(t.mirror, t.file('bng.geojson', JSON.stringify(projected)), { ...opts, gridDirs: ['/nowhere/grids'] }));
+    expect(e.code).toBe('grid_missing');
+    expect(e.message).toBe('bng.geojson: EPSG:27700 (OSGB36 / British National Grid) needs the NTv2 grid file OSTN15_NTv2_OSGBtoETRS.gsb for its datum shift, ' +
+      `the only accurate one, and Furrow does not have it; put the grid file in /nowhere/grids and import the file again, or ${REPROJECT}`);
     expect(REPROJECT).toMatch(/QGIS .*ogr2ogr -t_srs EPSG:4326$/);
-    const named = { ...projected, crs: { type: 'name', properties: { name: 'EPSG:3857' } } };
-    expect((await expectImportError(importFile(t.mirror, t.file('webmerc.geojson', JSON.stringify(named)), opts))).message)
-      .toBe(`webmerc.geojson is in EPSG:3857, not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
+    const named = (name: string) => ({ ...projected, crs: { type: 'name', properties: { name } } });
+    // A vertical CRS (EGM96 height), a code EPSG does not have, a name that is no EPSG code.
+    expect(await expectImportError(importFile(t.mirror, t.file('v.geojson', JSON.stringify(named('EPSG:5773'))), opts)))
+      .toMatchObject({ code: 'crs_unsupported', message: expect.stringMatching(/^v\.geojson: its "crs" member names EPSG:5773, a vertcrs coordinate system, not a projected or geographic one/) as unknown });
+    expect(await expectImportError(importFile(t.mirror, t.file('u.geojson', JSON.stringify(named('EPSG:1'))), opts)))
+      .toMatchObject({ code: 'crs_unknown', message: expect.stringMatching(/^u\.geojson: its "crs" member names EPSG:1, which is not in the EPSG definitions Furrow has/) as unknown });
+    expect(await expectImportError(importFile(t.mirror, t.file('w.geojson', JSON.stringify(named('urn:ogc:def:crs:ESRI::102001'))), opts)))
+      .toMatchObject({ code: 'crs_unknown', message: expect.stringMatching(/names urn:ogc:def:crs:ESRI::102001, not an EPSG code Furrow can look up/) as unknown });
     const wgs84 = { ...projected, crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:OGC:1.3:CRS84' } }, features: [polygonFeature({}, [square(-5.9, 37.4)])] };
     expect((await importFile(t.mirror, t.file('crs84.geojson', JSON.stringify(wgs84)), opts)).imported).toBe(1);
   });

@@ -20,7 +20,7 @@ import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
 import { suspendInsertTrigger, WalSyncAhead, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
-import { ImportError, REPROJECT } from './errors.ts';
+import { ImportError, SAY_CRS } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
 import { JOB_FEATURES, JobResults, jobsOf, ParseWhole, type Jobs } from './jobs.ts';
 import { acquirePool, releasePool, type ImportPool } from './pool.ts';
@@ -28,10 +28,12 @@ import { FIELDS, POINT, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJ
 import { PARCEL_RULES_VERSION } from '../../core/parcels/validate.ts';
 import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
 import { existingShapes, rowShape } from './duplicates.ts';
+import type { FileCrs } from './crs-source.ts';
 
 export { ImportError } from './errors.ts';
 export type { ImportErrorCode } from './errors.ts';
 export type { ImportProblem } from './convert.ts';
+export type { FileCrs } from './crs-source.ts';
 export { HECTARES_KEYS, NAME_KEYS } from './convert.ts';
 
 /** Parcels per undo entry (and per progress report): big enough for fast bulk inserts, small enough for steady progress. */
@@ -75,6 +77,8 @@ export interface ImportOptions {
   workers?: number;
   workerMinBytes?: number;
   jobFeatures?: number;
+  /** Where the NTv2 grid files some datum shifts need are looked for (grid-dirs.ts projGridDirs by default). */
+  gridDirs?: readonly string[];
 }
 
 export interface ImportReport {
@@ -89,6 +93,8 @@ export interface ImportReport {
   duplicates: number;
   /** What the user should know about what was read (z values not kept, say); nothing was dropped silently. */
   notes: string[];
+  /** The coordinate system the file was in (its parcels were reprojected to WGS84 from it). */
+  crs: FileCrs;
 }
 
 export async function importFile(mirror: Mirror, file: string, opts: ImportOptions): Promise<ImportReport> {
@@ -100,12 +106,13 @@ export async function importFile(mirror: Mirror, file: string, opts: ImportOptio
   // Before the file is read: a new thread takes a few hundred ms to boot.
   const pool = workers > 0 && size >= (opts.workerMinBytes ?? WORKER_MIN_BYTES) ? acquirePool(workers) : null;
   try {
-    const source = await readImportSource(file, true, pool ? (ref, start) => pool.splitFrom(ref, start) : undefined);
+    const read = { gridDirs: opts.gridDirs };
+    const source = await readImportSource(file, true, pool ? (ref, start) => pool.splitFrom(ref, start) : undefined, read);
     try {
       return run(mirror, file, farmName, opts, source, pool);
     } catch (e) {
       if (!(e instanceof ParseWhole)) throw e;
-      return run(mirror, file, farmName, opts, await readImportSource(file, false), null);
+      return run(mirror, file, farmName, opts, await readImportSource(file, false, undefined, read), null);
     }
   } finally {
     if (pool) releasePool(pool);
@@ -234,7 +241,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
     notes.push(`the height (z) of ${pointZ} point(s) is not kept: a point parcel is the square of its hectares on the ground ` +
       '(polygons keep theirs)');
   }
-  return { farm, imported, skipped: problems, parts, notes, duplicates };
+  return { farm, imported, skipped: problems, parts, notes, duplicates, crs: source.crs };
 }
 
 /**
@@ -244,8 +251,8 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
 export function projectionError(name: string, valid: number, problems: readonly ImportProblem[], format: string): ImportError | null {
   if (valid > 0 || problems.length === 0 || !problems.every((p) => OUT_OF_RANGE.has(p.code))) return null;
   return new ImportError('projection', `${name}: none of its coordinates are longitude/latitude (${problems[0]!.message.replace(/^Feature \d+[^:]*: /, '')}), ` +
-    `so it is in a projected coordinate system (metres, such as UTM)${format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}. ` +
-    `Furrow cannot reproject: ${REPROJECT}`);
+    `so it is in a projected coordinate system (metres, such as UTM)${format === 'geojson' ? ' although it does not say which (it has no "crs" member)' : ''}: ` +
+    SAY_CRS);
 }
 
 function chosenFarm(mirror: Mirror, accountId: string, farmId: string): FarmRow {

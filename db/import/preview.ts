@@ -10,6 +10,7 @@ import { prepareFeatures, VALID } from './prepare.ts';
 import { projectionError } from './index.ts';
 import { readImportSource, type ImportFormat } from './read.ts';
 import { rowShape, type FindSame, type SameAs } from './duplicates.ts';
+import type { FileCrs } from './crs-source.ts';
 
 export interface PreviewOptions {
   /** The account's parcel size limit in hectares. */
@@ -21,6 +22,8 @@ export interface PreviewOptions {
   /** The account's parcels a shape matches (duplicates.ts existingShapes); without it nothing is marked. */
   sameAs?: FindSame;
   onProgress?: (done: number, total: number) => void;
+  /** Where NTv2 grid files are looked for (grid-dirs.ts projGridDirs by default). */
+  gridDirs?: readonly string[];
 }
 
 export interface PreviewFeature {
@@ -57,6 +60,8 @@ export interface FilePreview {
   /** The box of the valid parcels and the invalid shapes listed: where the map shows the file. */
   bbox: [number, number, number, number] | null;
   notes: string[];
+  /** The coordinate system the file is in; everything above is in WGS84, reprojected from it. */
+  crs: FileCrs;
 }
 
 /** Features prepared per progress report. */
@@ -66,7 +71,7 @@ export async function previewFile(file: string, opts: PreviewOptions): Promise<F
   const name = basename(file);
   // Parsed whole (readImportSource without the split): a preview's file is small (the app's cap), and each
   // feature's object is needed for its name and type anyway.
-  const source = await readImportSource(file, false);
+  const source = await readImportSource(file, false, undefined, { gridDirs: opts.gridDirs });
   if (!('features' in source)) throw new Error('a preview reads its file whole');
   const features = source.features;
   if (features.length === 0) throw new ImportError('empty', `${name} has no features to import`);
@@ -138,7 +143,7 @@ export async function previewFile(file: string, opts: PreviewOptions): Promise<F
   }
   return {
     format: source.format, features: listed, total: features.length, valid, invalid: features.length - valid, parcels, hectares, duplicates, duplicateFeatures,
-    truncated: listed.length < all.length, bbox: box[0] <= box[2] ? box : null, notes: source.notes ?? [],
+    truncated: listed.length < all.length, bbox: box[0] <= box[2] ? box : null, notes: source.notes ?? [], crs: source.crs,
   };
 }
 

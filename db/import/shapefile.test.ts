@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { zipSync } from 'fflate';
 import { ImportError, importFile } from './index.ts';
-import { checkWgs84 } from './shapefile.ts';
+import { isWgs84Prj } from '../../core/geo/wkt.ts';
 import { buildShapefile, UTM30N_PRJ, WGS84_PRJ, zipShapefile, type DbfField, type ShapeRecord } from './fixtures/shapefile-writer.ts';
 import { ACCOUNT, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
 
@@ -61,11 +61,26 @@ describe('importFile: zipped Shapefile', () => {
     expect(report.skipped).toEqual([expect.objectContaining({ index: 1, code: 'hectares_missing' })]);
   });
 
-  it('refuses a layer that is not in WGS84 and creates nothing', async () => {
-    const zip = zipShapefile('utm', buildShapefile(5, FIELDS, RECORDS), { 'utm.prj': UTM30N_PRJ });
-    const e = await importFile(t.mirror, t.file('utm.zip', zip), opts).catch((err: unknown) => err);
+  it('imports a layer in ETRS89 / UTM zone 30N (an ESRI .prj without an EPSG code) reprojected to WGS84', async () => {
+    // A 100 m square in metres: about a hectare on the ground. Its corner is where cs2cs EPSG:25830 EPSG:4326 puts it.
+    const metres = [{ geometry: { type: 'Polygon' as const, rings: [cw(square(440_000, 4_140_000, 100))] }, attributes: { NAME: 'Parcela UTM' } }];
+    const zip = zipShapefile('utm', buildShapefile(5, [{ name: 'NAME', type: 'C', length: 20 }], metres), { 'utm.prj': UTM30N_PRJ });
+    const report = await importFile(t.mirror, t.file('utm.zip', zip), { ...opts, gridDirs: [] });
+    expect(report.crs).toEqual({ code: 25830, name: 'ETRS89 / UTM zone 30N', reprojected: true, shift: 'none', grid: null, accuracy: null });
+    const [p] = t.mirror.read.parcels(report.farm.local_id);
+    expect(p!.hectares).toBeGreaterThan(0.99);
+    expect(p!.hectares).toBeLessThan(1.01);
+    const [lon, lat] = (JSON.parse(p!.geometry) as { coordinates: number[][][] }).coordinates[0]![0]!;
+    expect(lon).toBeCloseTo(-3.677946, 6);
+    expect(lat).toBeCloseTo(37.404842, 6);
+  });
+
+  it('refuses a layer whose .prj names a datum with no known shift to WGS84, and creates nothing', async () => {
+    const prj = UTM30N_PRJ.replace('GCS_ETRS_1989', 'GCS_Mystery').replace('D_ETRS_1989', 'D_Mystery').replace('"GRS_1980",6378137.0,298.257222101', '"Bessel_1841",6377397.155,299.1528128');
+    const zip = zipShapefile('odd', buildShapefile(5, FIELDS, RECORDS), { 'odd.prj': prj });
+    const e = await importFile(t.mirror, t.file('odd.zip', zip), opts).catch((err: unknown) => err);
     expect(e).toBeInstanceOf(ImportError);
-    expect(e).toMatchObject({ code: 'projection', message: expect.stringMatching(/ETRS_1989_UTM_Zone_30N.*reproject it to WGS84/) as unknown });
+    expect(e).toMatchObject({ code: 'datum_unknown', message: expect.stringMatching(/^odd\.zip: "ETRS_1989_UTM_Zone_30N" is on a datum Furrow knows no transformation to WGS84 for.*reproject it to WGS84/) as unknown });
     expect(t.mirror.read.farms(ACCOUNT)).toEqual([]);
   });
 
@@ -125,21 +140,21 @@ describe('damaged shapefiles are refused, never imported in part', () => {
   });
 });
 
-describe('checkWgs84', () => {
-  it('accepts geographic WGS84 in its usual spellings and refuses everything else', () => {
-    expect(() => checkWgs84(WGS84_PRJ, 'f')).not.toThrow();
-    expect(() => checkWgs84('GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],AUTHORITY["EPSG","4326"]]', 'f')).not.toThrow();
-    expect(() => checkWgs84('EPSG:4326', 'f')).not.toThrow();
-    expect(() => checkWgs84(UTM30N_PRJ, 'f')).toThrow(/ETRS_1989_UTM_Zone_30N/);
-    expect(() => checkWgs84('PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984"]]]', 'f')).toThrow(ImportError);
-    expect(() => checkWgs84('GEOGCS["GCS_ETRS_1989",DATUM["D_ETRS_1989",SPHEROID["GRS_1980",6378137.0,298.257222101]]]', 'f')).toThrow(/GCS_ETRS_1989/);
+describe('isWgs84Prj', () => {
+  it('takes geographic WGS84 in its usual spellings as WGS84, and nothing else', () => {
+    expect(isWgs84Prj(WGS84_PRJ)).toBe(true);
+    expect(isWgs84Prj('GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],AUTHORITY["EPSG","4326"]]')).toBe(true);
+    expect(isWgs84Prj('EPSG:4326')).toBe(true);
+    expect(isWgs84Prj(UTM30N_PRJ)).toBe(false);
+    expect(isWgs84Prj('PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984"]]]')).toBe(false);
+    expect(isWgs84Prj('GEOGCS["GCS_ETRS_1989",DATUM["D_ETRS_1989",SPHEROID["GRS_1980",6378137.0,298.257222101]]]')).toBe(false);
      // With a TOWGS84 datum shift (which names WGS84) and on other meridians: refused, never read as WGS84.
-    expect(() => checkWgs84('GEOGCS["ED50",DATUM["European_Datum_1950",SPHEROID["International 1924",6378388,297],TOWGS84[-87,-98,-121,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4230"]]', 'f')).toThrow(/"ED50"/);
-    expect(() => checkWgs84('GEOGCS["Tokyo",DATUM["Tokyo",SPHEROID["Bessel 1841",6377397.155,299.1528128],TOWGS84[-146.414,507.337,680.507,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]', 'f')).toThrow(/"Tokyo"/);
-    expect(() => checkWgs84('GEOGCS["NTF (Paris)",DATUM["Nouvelle_Triangulation_Francaise_Paris",SPHEROID["Clarke 1880 (IGN)",6378249.2,293.4660212936269],TOWGS84[-168,-60,320,0,0,0,0]],PRIMEM["Paris",2.5969213],UNIT["grad",0.01570796326794897]]', 'f')).toThrow(/NTF \(Paris\)/);
-    expect(() => checkWgs84('GEOGCS["Odd",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Paris",2.33722917],UNIT["degree",0.0174532925199433]]', 'f')).toThrow(ImportError);
+    expect(isWgs84Prj('GEOGCS["ED50",DATUM["European_Datum_1950",SPHEROID["International 1924",6378388,297],TOWGS84[-87,-98,-121,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4230"]]')).toBe(false);
+    expect(isWgs84Prj('GEOGCS["Tokyo",DATUM["Tokyo",SPHEROID["Bessel 1841",6377397.155,299.1528128],TOWGS84[-146.414,507.337,680.507,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]')).toBe(false);
+    expect(isWgs84Prj('GEOGCS["NTF (Paris)",DATUM["Nouvelle_Triangulation_Francaise_Paris",SPHEROID["Clarke 1880 (IGN)",6378249.2,293.4660212936269],TOWGS84[-168,-60,320,0,0,0,0]],PRIMEM["Paris",2.5969213],UNIT["grad",0.01570796326794897]]')).toBe(false);
+    expect(isWgs84Prj('GEOGCS["Odd",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Paris",2.33722917],UNIT["degree",0.0174532925199433]]')).toBe(false);
     // WGS84 itself with an explicit null shift, and the ESRI spelling, still pass.
-    expect(() => checkWgs84('GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563],TOWGS84[0,0,0,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]', 'f')).not.toThrow();
-    expect(() => checkWgs84('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]', 'f')).not.toThrow();
+    expect(isWgs84Prj('GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563],TOWGS84[0,0,0,0,0,0,0]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]')).toBe(true);
+    expect(isWgs84Prj('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]')).toBe(true);
   });
 });

@@ -1,21 +1,24 @@
-// Zipped Shapefile (one layer: .shp with its .dbf, optional .prj and .cpg) → GeoJSON features.
-// Furrow cannot reproject, so a layer that is not in WGS84 longitude/latitude is refused outright: importing
-// metres as degrees would put every parcel in the wrong place (or nowhere). The DBF's encoding: dbf-encoding.ts.
+// Zipped Shapefile (one layer: .shp with its .dbf, optional .prj and .cpg) → GeoJSON features, in the coordinate system
+// its .prj names (crs-source.ts: read.ts reprojects them to WGS84). A layer without a .prj whose coordinates cannot be
+// longitude/latitude is refused: importing metres as degrees would put every parcel in the wrong place (or nowhere),
+// and nothing says which metres they are. The DBF's encoding: dbf-encoding.ts.
 // PointZ and PolygonZ keep their z as the third number of each position (shape-z.ts).
 
 import { unzipSync } from 'fflate';
 import * as shapefile from 'shapefile';
-import { ImportError, REPROJECT } from './errors.ts';
+import { ImportError, SAY_CRS } from './errors.ts';
 import { readKmz } from './kml.ts';
 import { checkInflated, checkZip, zipEntries } from './zip-guard.ts';
 import { dbfEncoding } from './dbf-encoding.ts';
 import { attachZ, readShapeZ } from './shape-z.ts';
+import { isWgs84Prj } from '../../core/geo/wkt.ts';
+import type { CrsDefinition } from '../../core/geo/crs.ts';
 
 /**
  * The features of a zipped shapefile, or of the KML inside a KMZ (a zip with a .kml and no .shp), with what the
- * user should know about how they were read (ImportReport.notes).
+ * user should know about how they were read (ImportReport.notes), and the CRS they are in (null: WGS84).
  */
-export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ features: unknown[]; notes: string[] }> {
+export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ features: unknown[]; notes: string[]; crs: CrsDefinition | null }> {
   let entries: Record<string, Uint8Array>;
   // Only the files a layer is made of are inflated; macOS resource forks (__MACOSX/, ._x) are not.
   const needed = (name: string) => !/(^|\/)(__MACOSX\/|\._)/.test(name) && /\.(shp|dbf|prj|cpg|kml)$/i.test(name);
@@ -30,7 +33,7 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ fe
   const names = Object.keys(entries);
   const shps = names.filter((n) => /\.shp$/i.test(n));
   if (shps.length === 0) {
-    if (names.some((n) => /\.kml$/i.test(n))) return { features: readKmz(entries, fileName), notes: [] };
+    if (names.some((n) => /\.kml$/i.test(n))) return { features: readKmz(entries, fileName), notes: [], crs: null };
     throw new ImportError('unsupported_format', `${fileName} holds no shapefile (.shp) and no KML`);
   }
   if (shps.length > 1) {
@@ -46,7 +49,8 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ fe
   const dbf = companion('dbf');
   const prj = companion('prj');
   const prjText = prj === undefined ? '' : new TextDecoder().decode(prj).trim();
-  if (prjText !== '') checkWgs84(prjText, fileName);
+  // The CRS module (proj4, the EPSG lookup) loads only for a layer in another CRS than WGS84.
+  const crs = prjText === '' || isWgs84Prj(prjText) ? null : (await import('./crs-source.ts')).crsOfPrj(prjText, fileName);
 
   const notes: string[] = [];
   const encoding = dbfEncoding(companion('cpg'), dbf, fileName);
@@ -61,13 +65,13 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ fe
   const box = collection.bbox;
   if (prjText === '' && box && collection.features.length > 0 && !(box[0]! >= -180 && box[2]! <= 180 && box[1]! >= -90 && box[3]! <= 90)) {
     throw new ImportError('projection',
-      `${fileName} has no .prj and its coordinates (${box.map((v) => Math.round(v)).join(', ')}) are not longitude/latitude: ${REPROJECT}`);
+      `${fileName} has no .prj and its coordinates (${box.map((v) => Math.round(v)).join(', ')}) are not longitude/latitude: ${SAY_CRS}`);
   }
   for (const f of collection.features) dropBlankDates(f);
   const z = readShapeZ(shp);
   if (z === null && [11, 15].includes(shapeType(shp))) notes.push(`${fileName}: the heights (z) of ${shpName} could not be read: imported without them`);
   if (z !== null && !attachZ(collection.features, shp, z)) notes.push(`${fileName}: the heights (z) of ${shpName} do not line up with its shapes: imported without them`);
-  return { features: collection.features, notes };
+  return { features: collection.features, notes, crs };
 }
 
 const shapeType = (shp: Uint8Array): number => (shp.length >= 36 ? new DataView(shp.buffer, shp.byteOffset, shp.byteLength).getInt32(32, true) : 0);
@@ -79,26 +83,6 @@ function dropBlankDates(feature: unknown): void {
   const props = (feature as { properties?: Record<string, unknown> | null }).properties;
   if (!props) return;
   for (const [k, v] of Object.entries(props)) if (v instanceof Date && v.getTime() === BLANK_DATE) props[k] = null;
-}
-
-/**
- * Accepts geographic WGS84 only (GEOGCS on the WGS 1984 datum with the Greenwich meridian, or EPSG:4326); anything
- * projected, on another datum (ED50, Tokyo, NTF, ETRS89…) or on another meridian is refused: Furrow does not
- * reproject, and a foreign datum read as WGS84 puts parcels metres to kilometres from where they are.
- */
-export function checkWgs84(prj: string, fileName: string): void {
-  // TOWGS84[…] names WGS84 in every CRS that has a datum shift to it (ED50, Tokyo, NTF…): it says nothing about
-  // this CRS being WGS84, and matching it imported those files hundreds of metres to kilometres off.
-  const wkt = prj.toUpperCase().replace(/\s+/g, ' ').replace(/TOWGS84\[[^\]]*\]/g, '');
-  const geographic = /^(GEOGCS|GEOGCRS|GEODCRS)\[/.test(wkt);
-  const datum = /DATUM\["([^"]*)"/.exec(wkt)?.[1];
-  const wgs84 = datum !== undefined ? /^(D_)?WGS[ _]?(19)?84$/.test(datum) || /^WORLD GEODETIC SYSTEM 1984/.test(datum) : /WGS[ _]?(19)?84|EPSG"?[,:]\s*"?4326\b/.test(wkt);
-  // A prime meridian other than Greenwich (NTF's Paris, in grads) shifts every longitude.
-  const meridian = /PRIMEM\["[^"]*", ?(-?[\d.]+(?:E-?\d+)?)/.exec(wkt);
-  const greenwich = !meridian || Number(meridian[1]) === 0;
-  if ((geographic && wgs84 && greenwich) || wkt === 'EPSG:4326') return;
-  const name = /^\w+\["([^"]*)"/.exec(prj.trim())?.[1] ?? prj.slice(0, 60);
-  throw new ImportError('projection', `${fileName} is in "${name}", not WGS84 longitude/latitude; Furrow cannot reproject: ${REPROJECT}`);
 }
 
 function arrayBuffer(u: Uint8Array): ArrayBuffer {

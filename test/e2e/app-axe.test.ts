@@ -2,7 +2,7 @@
 // (`npm start`'s launcher with the embedded demo service, Debian's Chromium at 1280x800): the map, search, the
 // metadata filter, a parcel's editor, its crop form and crop deletion, the parcel list and the map's keys, Modify, the delete confirmation, drawing and the new parcel form, the hectare
 // point, a conflict, the six panels (Settings, Accounts, Sync details, Help, Crop rotation, Import), the
-// deactivation confirmation, the basemap form, the create-farm form, the map coloured by crop, and the map at 200 %
+// deactivation confirmation, the layers panel, the create-farm form, the map coloured by crop, and the map at 200 %
 // zoom with its legend folded and opened. Every rule axe
 // runs by default (WCAG 2.0/2.1/2.2 A and AA, and its best practices) must find nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,11 +193,12 @@ describe('axe-core on every screen of the app', () => {
     await page.getByRole('button', { name: 'Close the import preview' }).click();
     await poll(() => page.locator('.import-dialog').count()).toBe(0);
 
-    // The basemap form and the create-farm form.
-    await page.locator('.basemap-control > button').click();
-    await poll(() => page.getByRole('form', { name: 'Basemap' }).count()).toBe(1);
-    await audit('basemap');
-    await page.locator('.basemap-control > button').click();
+    // The layers panel (a WMS layer's form open) and the create-farm form.
+    await page.locator('.layers-control > button').click();
+    await poll(() => page.getByRole('dialog', { name: 'Layers' }).count()).toBe(1);
+    await page.getByRole('form', { name: 'Add an online layer' }).getByLabel('Kind').selectOption('wms');
+    await audit('layers');
+    await page.locator('.layers-control > button').click();
     await page.getByRole('button', { name: 'Create farm' }).click();
     await poll(() => page.getByRole('form', { name: 'Create farm' }).count()).toBe(1);
     await audit('create-farm');

@@ -3,7 +3,8 @@
 // Chickpea (one active crop per parcel), and a parcel's crop_type is shown to disagree until one is updated from the
 // other; coloured by active crop, Lentil and Durum wheat (one colour before) and every other crop shown have colours of
 // their own, each family the same colour as on the embedded map, and the crop chips' text is legible (WCAG 4.5:1);
-// and the view's choices (colour by, filter, plants, basemap, the farm) come back after the app is restarted.
+// and the view's choices (colour by, filter, plants, the farm) come back after the app is restarted (the map's layers:
+// app-layers.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +50,6 @@ const select = (name: string) => selectBySearch(page, name);
 const timeline = () => page.locator('.rotation .crops > li.crop');
 const cropTexts = () => timeline().evaluateAll((els) => els.map((e) => `${e.querySelector('.crop-name')!.textContent} ${e.querySelector('.badge')!.textContent}`));
 const mismatch = () => page.getByRole('group', { name: 'crop_type and active crop differ' });
-const basemapForm = () => page.getByRole('form', { name: 'Basemap' });
 const sync = async () => { await page.locator('.top h1').click(); await page.keyboard.press('s'); };
 
 /** '#rrggbb' of a CSS rgb()/rgba() colour. */
@@ -179,7 +179,7 @@ describe("a farm manager's crops, colours and view", () => {
     }
   }, 120_000);
 
-  it('keeps colour by, the filter, the plants layer, the basemap and the farm across a restart, with the same colours', async () => {
+  it('keeps colour by, the filter, the plants layer and the farm across a restart, with the same colours', async () => {
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await page.getByLabel('Colour by').selectOption('crop');
     await poll(async () => (await legendColours()).size).toBeGreaterThanOrEqual(4);
@@ -189,14 +189,6 @@ describe("a farm manager's crops, colours and view", () => {
     await page.getByRole('textbox', { name: 'Filter value' }).fill('organic');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await poll(() => page.getByRole('status', { name: 'Filter on' }).textContent()).toMatch(/certification = organic/);
-    // A basemap from this computer (no tile server answers there: the map says so and goes on).
-    const tiles = `${service}/no-tiles/{z}/{x}/{y}.png`;
-    await page.getByRole('button', { name: 'Basemap' }).click();
-    const basemap = page.getByRole('form', { name: 'Basemap' });
-    await basemap.getByRole('radio', { name: 'XYZ tiles' }).check();
-    await basemap.getByRole('textbox', { name: 'Tile address' }).fill(tiles);
-    await basemap.getByRole('button', { name: 'Apply' }).click();
-    await poll(() => basemap.count()).toBe(0);
     // The choices are written after a short quiet; then the app is stopped as a user stops it, and started again.
     await page.waitForTimeout(1500);
     await page.context().close();
@@ -208,10 +200,6 @@ describe("a farm manager's crops, colours and view", () => {
     expect(await page.getByRole('checkbox', { name: 'Plants' }).isChecked()).toBe(true);
     await poll(() => page.getByRole('status', { name: 'Filter on' }).textContent()).toMatch(/certification = organic/);
     expect(await page.getByRole('button', { name: /Finca El Olivar/ }).getAttribute('aria-pressed')).toBe('true');
-    await page.getByRole('button', { name: 'Basemap' }).click();
-    expect(await basemapForm().getByRole('radio', { name: 'XYZ tiles' }).isChecked()).toBe(true);
-    expect(await basemapForm().getByRole('textbox', { name: 'Tile address' }).inputValue()).toBe(tiles);
-    await page.getByRole('button', { name: 'Basemap' }).click();
     // The map opens on that farm, filtered: Olivar A, D, G and J are its organic parcels (of the 12).
     await poll(() => shownOn(page)).toBeGreaterThanOrEqual(4);
     expect(await page.locator('.legend .shown').textContent()).toMatch(/filtered by metadata$/);

@@ -2,7 +2,7 @@
 // embedded demo service, Debian's Chromium): 1280x800 at 200 % is a 640x400 CSS-pixel window, drawn at a device
 // scale of 2 as Ctrl+ draws it. Checked by the boxes of what a person reads: the crop rotation table keeps a usable
 // scroll area, the import preview stays inside its dialog and folds to show the map, the opened legend shows all of
-// itself, the filter banner a quarter of the map at most, the legend covers neither the Basemap button nor the
+// itself, the filter banner a quarter of the map at most, the legend covers neither the Layers button nor the
 // hectare point's preview, a long status message is never cut (it wraps), and the header stays one line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -33,7 +33,7 @@ const shot = (name: string) => page.screenshot({ path: join(SHOTS, `app-zoom-${n
 const away = () => page.locator('.top h1').click();
 
 describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
-  it('keeps the rotation table scrollable, the import preview in its dialog, the legend clear of the Basemap button and the point preview, and the status message whole', async () => {
+  it('keeps the rotation table scrollable, the import preview in its dialog, the legend clear of the Layers button and the point preview, and the status message whole', async () => {
     const context = await browser.newContext({ viewport: { width: 640, height: 400 }, deviceScaleFactor: 2 });
     page = await context.newPage();
     await page.goto(ctx.app.url);
@@ -47,9 +47,9 @@ describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
     }
     expect((await box(page.locator('.map'))).height).toBeGreaterThanOrEqual(250);
 
-    // The legend and the Basemap button, both on the map: apart, the legend folded or opened.
+    // The legend and the Layers button, both on the map: apart, the legend folded or opened.
     const legend = page.locator('.legend');
-    const basemap = page.locator('.basemap-control > button');
+    const basemap = page.locator('.layers-control > button');
     expect(await basemap.isVisible()).toBe(true);
     expect(overlap(await box(legend), await box(basemap))).toBe(false);
     const toggle = legend.getByRole('button', { name: 'Legend' });

@@ -1,11 +1,11 @@
-// The map with many parcels and its optional basemap, end to end: the real mirror host in browser mode on a generated
+// The map with many parcels and a basemap layer, end to end: the real mirror host in browser mode on a generated
 // 10,000-parcel mirror (bench/lib/million-mirror.ts, as bench/map.ts uses at 100,000) and Debian's Chromium.
 // - WebGL missing (--disable-3d-apis): the page says so, every answer is drawn by the canvas (VectorImage) layer,
 //   parcels select by click at field scale and with all of them in view.
 // - WebGL present (SwiftShader here): answers over 5,000 parcels go to the WebGL layer, and its hits select too.
-// - The basemap switcher: a wrong address refused with what to type, tiles from a server this test starts on
-//   127.0.0.1 drawn, the choice kept across a reload, the server stopped: a quiet hint, the map still works, no page
-//   error or CSP violation; "No basemap" puts the graticule alone back.
+// - An XYZ layer added in the layers panel: a wrong address refused with what to type, tiles from a server this test
+//   starts on 127.0.0.1 drawn, the layer kept across a reload, the server stopped: a quiet hint, the map still works,
+//   no page error or CSP violation; the layer removed, the hint gone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createServer, type Server } from 'node:http';
@@ -155,26 +155,24 @@ describe('the map at scale', () => {
     await page.context().close();
   }, 180_000);
 
-  it('shows an XYZ basemap from a tile server, keeps the choice, and fails quietly once the server is gone', async () => {
+  it('shows an XYZ layer from a tile server under the parcels, keeps it, and fails quietly once the server is gone', async () => {
     const { page, problems } = await openApp(browser, app.url);
     await started(page);
-    const open = page.getByRole('button', { name: 'Basemap' });
-    const form = page.getByRole('form', { name: 'Basemap' });
-    await open.click();
-    expect(await form.getByRole('radio', { name: 'No basemap' }).isChecked()).toBe(true);
-    await form.getByRole('radio', { name: 'XYZ tiles' }).check();
+    await page.getByRole('button', { name: 'Layers' }).click();
+    const form = page.getByRole('form', { name: 'Add an online layer' });
     const address = form.getByRole('textbox', { name: 'Tile address' });
     // Plain http from another computer is refused, with what to type instead.
     await address.fill('http://tiles.example.org/{z}/{x}/{y}.png');
-    await form.getByRole('button', { name: 'Apply' }).click();
+    await form.getByRole('button', { name: 'Add layer' }).click();
     expect(await form.getByRole('alert').textContent()).toMatch(/only from this computer/);
     await address.fill(`http://127.0.0.1:${tilePort}/{z}/{x}/{y}.png`);
-    await form.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => form.count()).toBe(0);
+    await form.getByRole('button', { name: 'Add layer' }).click();
     await expect.poll(() => tileRequests, { timeout: 20_000 }).toBeGreaterThan(0);
+    await page.keyboard.press('Escape');
     await page.screenshot({ path: join(SHOTS, 'map-basemap.png') });
 
-    // Kept for the next start of the page (a view setting of this browser).
+    // Kept by the host for the next start of the page.
+    await page.waitForTimeout(800);
     const before = tileRequests;
     await page.reload();
     await started(page);
@@ -185,16 +183,15 @@ describe('the map at scale', () => {
     const { cx, cy } = await mapCentre(page);
     await page.mouse.move(cx, cy);
     await page.mouse.wheel(0, -300);
-    await expect.poll(() => page.getByRole('status', { name: 'Basemap status' }).textContent(), { timeout: 20_000 }).toMatch(/Basemap unavailable/);
+    await expect.poll(() => page.getByRole('status', { name: 'Layers status' }).textContent(), { timeout: 20_000 }).toBe('A layer is unavailable: the map works without it');
     expect(await selectSome(page)).toMatch(/\S/);
     expect(await shownOn(page)).toBeGreaterThan(0);
 
     await page.keyboard.press('Escape');
     await page.keyboard.press('b');
-    await form.getByRole('radio', { name: 'No basemap' }).check();
-    await form.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => page.getByRole('status', { name: 'Basemap status' }).count()).toBe(0);
-    expect(await page.evaluate(() => localStorage.getItem('furrow-basemap'))).toBeNull();
+    await page.getByRole('button', { name: `Remove XYZ tiles from 127.0.0.1:${tilePort}` }).click();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('status', { name: 'Layers status' }).count()).toBe(0);
     expect(await problems()).toEqual([]);
     await page.context().close();
   }, 180_000);

@@ -45,7 +45,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { id: 'farm', keys: 'N', what: 'Create a farm' },
       { id: 'plants', keys: 'T', what: 'Show or hide plants (at field scale)' },
       { id: 'rotation', keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
-      { id: 'basemap', keys: 'B', what: 'Basemap' },
+      { id: 'basemap', keys: 'B', what: 'Layers: basemaps and overlays' },
       { id: 'help', keys: 'Shift+? F1', what: 'This list of keys' },
     ],
   },

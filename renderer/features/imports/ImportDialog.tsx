@@ -12,9 +12,10 @@ import { useApp } from '../../store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { SMALL_WINDOW, useSmallWindow } from '../small-window/small-window.ts';
 import { farmNameProblem } from '../farms/farm-name.ts';
-import { cancelImport, importValid } from './import-actions.ts';
+import { cancelImport, importValid, provideGrid } from './import-actions.ts';
 import { focusFeature, importOpen, setImports, useImports } from './import-store.ts';
 import { farmNameOf, featuresToImport, geometryWords, previewSummary, sameAsWords } from './import-words.ts';
+import { crsWords } from '../../../core/geo/crs-words.ts';
 import './imports.css';
 
 const NEW_FARM = '';
@@ -83,6 +84,8 @@ function Preview({ p }: { p: ImportPreview }) {
       <p id="import-summary" className="import-summary">
         {previewSummary(p)} <span className="muted">Checked with the service's rules and the account's limit of {p.parcelLimit.toLocaleString('en-US')} ha.</span>
       </p>
+      {/* The file's coordinate system: what the hectares and the shapes on the map were reprojected from. */}
+      <p id="import-crs" className={`import-crs${p.crs.reprojected ? ' reprojected' : ''}`}>Coordinate system: {crsWords(p.crs)}</p>
       <div id="import-body" className="import-body">
       {p.notes.map((n) => <p key={n} className="warning">{n}</p>)}
       {p.duplicates > 0 ? (
@@ -136,6 +139,26 @@ function Preview({ p }: { p: ImportPreview }) {
   );
 }
 
+/**
+ * A file refused for want of the NTv2 grid its datum shift needs: the user may have it (national mapping agencies
+ * publish them): chosen here, it is kept for every file that needs it, and the file is previewed again.
+ */
+function GridOffer({ grids }: { grids: string[] }) {
+  const api = useApi();
+  return (
+    <div className="grid-offer">
+      {grids.map((g) => (
+        <p key={g}>
+          If you have the grid file <strong>{g}</strong>, Furrow can use it (and keeps it for the next files that need it):{' '}
+          <label className="file-button">Choose {g}…
+            <input type="file" accept=".gsb" aria-label={`Grid file ${g}`} onChange={(e) => { const f = e.target.files?.[0]; e.target.value = ''; if (f) void provideGrid(api, f, g); }} />
+          </label>
+        </p>
+      ))}
+    </div>
+  );
+}
+
 export function ImportDialog() {
   const api = useApi();
   const open = useImports(importOpen);
@@ -154,7 +177,7 @@ export function ImportDialog() {
   if (!open) return null;
   return (
     // The window's single-key shortcuts wait while the keys are the dialog's (its fields, its buttons); Esc is still its Cancel.
-    <section className={folded ? 'import-dialog folded' : 'import-dialog'} role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary' : undefined} tabIndex={-1} ref={panel}
+    <section className={folded ? 'import-dialog folded' : 'import-dialog'} role="dialog" aria-labelledby="import-title" aria-describedby={preview ? 'import-summary import-crs' : undefined} tabIndex={-1} ref={panel}
       onKeyDown={(e) => { if (e.key !== 'Escape') e.nativeEvent.stopPropagation(); }}>
       <div className="import-head">
         <h2 id="import-title">Import {fileName}</h2>
@@ -173,6 +196,7 @@ export function ImportDialog() {
         </div>
       ) : null}
       {error && !preview ? <p className="error import-error" role="alert">{error.text}</p> : null}
+      {error?.grids && !preview && !reading ? <GridOffer grids={error.grids} /> : null}
       {preview && !reading ? <Preview key={preview.preview} p={preview} /> : null}
       {!preview ? <div className="buttons"><button type="button" onClick={() => cancelImport(api)}>{reading ? 'Cancel' : 'Close'}</button></div> : null}
     </section>

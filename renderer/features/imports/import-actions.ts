@@ -10,8 +10,11 @@ import { zoomToFarm } from '../zoom/zoom.ts';
 import { focusSoon } from '../focus/focus-soon.ts';
 import { setImports, useImports } from './import-store.ts';
 import { fileProblem, importedMessage } from './import-words.ts';
+import { IMPORT_GRID_MAX_BYTES } from '../../../core/api-imports.ts';
 
 let running: AbortController | null = null;
+/** The file last sent for a preview: previewed again once the grid file it needs is given (provideGrid). */
+let lastFile: File | null = null;
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -44,6 +47,7 @@ export async function previewFile(api: AppApi, file: File): Promise<void> {
   running?.abort();
   const mine = new AbortController();
   running = mine;
+  lastFile = file;
   setImports({ reading: { fileName: file.name, progress: null }, preview: null, error: null, focus: null, folded: false });
   try {
     const data = await base64Of(file);
@@ -54,10 +58,37 @@ export async function previewFile(api: AppApi, file: File): Promise<void> {
     setImports({ reading: null, preview, showInvalid: true });
   } catch (err) {
     if (running !== mine || (err instanceof RpcError && err.code === RpcCode.cancelled)) return;
-    setImports({ reading: null, error: { fileName: file.name, text: why(err) } });
+    setImports({ reading: null, error: { fileName: file.name, text: why(err), ...gridsOf(err) } });
   } finally {
     if (running === mine) running = null;
   }
+}
+
+/** The grid files a refusal names (grid_missing), for the dialog to ask for. */
+function gridsOf(err: unknown): { grids?: string[] } {
+  const d = err instanceof RpcError ? err.details as { code?: unknown; grids?: unknown } | undefined : undefined;
+  const grids = d?.code === 'grid_missing' && Array.isArray(d.grids) ? d.grids.filter((g): g is string => typeof g === 'string') : [];
+  return grids.length ? { grids } : {};
+}
+
+/**
+ * The grid file `expected` (a file refused with grid_missing names it), chosen by the user: kept by the backend in
+ * FURROW_HOME/grids (importGrid), then the file previewed again. A file of another name is refused here: the name is
+ * how a CRS's definition finds its grid, and another grid would shift the parcels by its own numbers.
+ */
+export async function provideGrid(api: AppApi, grid: File, expected: string): Promise<void> {
+  const file = lastFile;
+  const fileName = useImports.getState().error?.fileName ?? file?.name ?? '';
+  const fail = (text: string) => setImports({ error: { ...(useImports.getState().error ?? { fileName }), text } });
+  if (grid.name.toLowerCase() !== expected.toLowerCase()) return fail(`${grid.name} is not ${expected}: choose the grid file of that name.`);
+  if (grid.size > IMPORT_GRID_MAX_BYTES) return fail(`${grid.name} is larger than a grid file the app keeps.`);
+  try {
+    await api.importGrid({ name: expected, data: await base64Of(grid) });
+  } catch (err) {
+    return fail(`${expected} was not kept: ${why(err)}`);
+  }
+  say(`${expected} is kept in your Furrow folder: files that need it are reprojected with it from now on.`);
+  if (file) await previewFile(api, file);
 }
 
 /** Imports the preview's valid features into a farm (by id) or a new farm (by name); closes the dialog when done. */
@@ -98,5 +129,6 @@ export function cancelImport(api: AppApi): void {
     if (importing) return; // the import's answer says it stopped; the preview stays to try again
   }
   if (preview) void api.importPreviewDiscard({ preview: preview.preview }).catch(() => {});
+  lastFile = null;
   setImports({ reading: null, preview: null, importing: null, error: null, focus: null });
 }

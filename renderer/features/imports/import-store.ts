@@ -14,8 +14,11 @@ export interface ImportState {
   preview: ImportPreview | null;
   /** The preview's valid features are being imported, with the features done. */
   importing: Progress | null;
-  /** Why the last file could not be previewed or imported (the dialog shows it). */
-  error: { fileName: string; text: string } | null;
+  /**
+   * Why the last file could not be previewed or imported (the dialog shows it); with `grids`, the NTv2 grid files its
+   * datum shift needs, which the dialog offers to take from the user (import-actions.ts provideGrid).
+   */
+  error: { fileName: string; text: string; grids?: string[] } | null;
   /** The features that cannot be imported drawn on the map. */
   showInvalid: boolean;
   /** Asks the map to show one feature of the preview (its index; nonce: the same one asked again). */

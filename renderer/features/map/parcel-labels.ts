@@ -29,10 +29,10 @@ export const LABELS_UP_TO = 5000;
  */
 export const BESIDE_UP_TO = 1000;
 /**
- * What covers the map and keeps names off: the legend, the basemap switcher, the zoom buttons, the scale line, and the
+ * What covers the map and keeps names off: the legend, the layers panel, the zoom buttons, the scale line, and the
  * cursor's coordinates while the pointer is on the map.
  */
-const COVERING = ['.legend', '.basemap-control', '.ol-zoom', '.ol-scale-line', '.cursor-position'];
+const COVERING = ['.legend', '.layers-control', '.ol-zoom', '.ol-scale-line', '.cursor-position'];
 
 const font = (size: number, bold: boolean) => `${bold ? 'bold ' : ''}${size}px system-ui, sans-serif`;
 

@@ -1,5 +1,5 @@
 // The view's choices across restarts (core/api-view.ts): what the map is coloured by, its metadata filter, the plants
-// layer, the basemap, the account and farm shown. Read from the host at the start, put back into the stores, then saved
+// layer, the account and farm shown (the map's layers are kept apart: features/layers/). Read from the host at the start, put back into the stores, then saved
 // (after a moment's quiet, as one write) whenever one changes. The host keeps them in the mirror's settings: the page's own
 // storage belongs to its origin, whose port may differ at the next start.
 import type { AccountSummary, ViewSettings } from '../../../core/api.ts';
@@ -7,8 +7,6 @@ import type { AppApi } from '../../backend.ts';
 import { set, useApp } from '../../store.ts';
 import { useBrowse } from '../browse-store.ts';
 import { setRotations, useRotations } from '../rotations/rotation-store.ts';
-import { chooseBasemap, useBasemap } from '../map/basemap-store.ts';
-import { basemapUrlProblem } from '../../../core/basemap.ts';
 
 /**
  * How long the choices must rest before they are written: the start's burst of changes (the account, its farms) is
@@ -24,17 +22,22 @@ export function startAccount(accounts: readonly AccountSummary[], saved: ViewSet
   return accounts.find((a) => a.id === saved?.account) ?? accounts.find((a) => a.id === preferred) ?? accounts[0] ?? null;
 }
 
+/**
+ * The XYZ basemap of an older version's choices, written back as it was read: the host turns it into a layer the
+ * first time the layers are read (backend/layers.ts), and a save of the view before that must not lose it.
+ */
+let legacyBasemap: string | null = null;
+
 /** The choices as the stores hold them now. */
 export function currentView(): ViewSettings {
   const { account, farmId } = useApp.getState();
   const { filter, showPlants } = useBrowse.getState();
-  return { account: account?.id ?? null, farm: farmId, colourBy: useRotations.getState().colourBy, filter, plants: showPlants, basemap: useBasemap.getState().url };
+  return { account: account?.id ?? null, farm: farmId, colourBy: useRotations.getState().colourBy, filter, plants: showPlants, basemap: legacyBasemap };
 }
 
 /**
- * Puts the saved choices back once `account` is shown: what the map is coloured by, the plants layer and the basemap
- * (one the rules now refuse is left out) always; the farm and the filter when they were that account's (a farm is
- * chosen again only if the account still has it).
+ * Puts the saved choices back once `account` is shown: what the map is coloured by and the plants layer always; the
+ * farm and the filter when they were that account's (a farm is chosen again only if the account still has it).
  */
 export function restoreView(saved: ViewSettings | null, account: string | null): void {
   if (!saved) return;
@@ -42,7 +45,7 @@ export function restoreView(saved: ViewSettings | null, account: string | null):
   const mine = account !== null && saved.account === account;
   useBrowse.setState({ showPlants: saved.plants, ...(mine ? { filter: saved.filter } : {}) });
   if (mine && saved.farm) set({ farmId: saved.farm });
-  if (saved.basemap === null || basemapUrlProblem(saved.basemap) === null) chooseBasemap(saved.basemap);
+  legacyBasemap = saved.basemap;
 }
 
 /** Saves the choices whenever they change, until the answer is called. */
@@ -59,6 +62,6 @@ export function keepView(api: AppApi): () => void {
       api.saveViewSettings(view).catch(() => { last = ''; }); // not kept: tried again at the next change
     }, QUIET_MS);
   };
-  const stops = [useApp.subscribe(changed), useBrowse.subscribe(changed), useRotations.subscribe(changed), useBasemap.subscribe(changed)];
+  const stops = [useApp.subscribe(changed), useBrowse.subscribe(changed), useRotations.subscribe(changed)];
   return () => { clearTimeout(timer); for (const stop of stops) stop(); };
 }

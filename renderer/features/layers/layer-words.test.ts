@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { defaultLayerName, hostOf, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
+import { worldLayer } from '../../../core/layers/layer-rules.ts';
+import type { MapLayer } from '../../../core/api-layers.ts';
+
+describe('layer words', () => {
+  it('names a new layer by its service layer and host, or its kind and host', () => {
+    expect(hostOf('https://tile.example.org/{z}/{x}/{y}.png')).toBe('tile.example.org');
+    expect(hostOf('not a url')).toBe('not a url');
+    expect(defaultLayerName('xyz', 'https://tile.example.org/{z}/{x}/{y}.png')).toBe('XYZ tiles from tile.example.org');
+    expect(defaultLayerName('wms', 'https://www.ign.es/wms-inspire/pnoa-ma', ' OI.OrthoimageCoverage ')).toBe('OI.OrthoimageCoverage (www.ign.es)');
+    expect(defaultLayerName('wmts', 'https://x.org/c.xml', 'L'.repeat(300))).toHaveLength(200);
+  });
+
+  it("says what each layer is, where from, what is kept offline and whom it credits", () => {
+    expect(legendLine(worldLayer())).toBe('Natural Earth land, coastlines and borders, always offline');
+    const ortho: MapLayer = { id: 'o', name: 'Ortho', visible: true, opacity: 1, attribution: '© IGN', source: { kind: 'wms', url: 'https://www.ign.es/wms', layers: 'OI', format: 'image/jpeg' },
+      offline: { file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 12, maxZoom: 17, tiles: 12345, updated: '2026-11-29T00:00:00Z' } };
+    expect(legendLine(ortho)).toBe('WMS OI from www.ign.es; 12,345 tiles kept offline (zoom 12–17) · © IGN');
+    expect(legendLine({ ...ortho, offline: undefined, source: { kind: 'file', file: 'a'.repeat(32), format: 'pmtiles-vector' } })).toBe('PMTiles, vector, kept on this computer · © IGN');
+  });
+
+  it('lists the top layer first', () => {
+    const a = { ...worldLayer() };
+    const b = { ...worldLayer(), id: 'b' };
+    expect(topFirst([a, b]).map((l) => l.id)).toEqual(['b', 'world']);
+  });
+
+  it("asks a WMS service for its first layer's legend, keeping the address's own query", () => {
+    expect(wmsLegendUrl({ url: 'https://wms.example.org/cgi?map=/x.map', layers: 'roads, rivers' }))
+      .toBe('https://wms.example.org/cgi?map=%2Fx.map&SERVICE=WMS&VERSION=1.3.0&REQUEST=GetLegendGraphic&FORMAT=image%2Fpng&LAYER=roads&SLD_VERSION=1.1.0');
+    expect(wmsLegendUrl({ url: 'not a url', layers: 'x' })).toBeNull();
+  });
+});

@@ -1,0 +1,54 @@
+// The layers panel's words (features/layers/), pure: what each kind of layer is called, the name a new layer gets
+// from its address when the user gives none, and its legend entry's line.
+import type { MapLayer } from '../../../core/api-layers.ts';
+
+export type OnlineKind = 'xyz' | 'wms' | 'wmts';
+
+export const KIND_WORDS: Record<MapLayer['source']['kind'], string> = {
+  world: 'Offline backdrop', xyz: 'XYZ tiles', wms: 'WMS', wmts: 'WMTS', file: 'File',
+};
+
+const FILE_WORDS: Record<Extract<MapLayer['source'], { kind: 'file' }>['format'], string> = {
+  'mbtiles-raster': 'MBTiles, raster', 'mbtiles-vector': 'MBTiles, vector', 'pmtiles-raster': 'PMTiles, raster',
+  'pmtiles-vector': 'PMTiles, vector', geotiff: 'GeoTIFF', vector: 'Vector overlay',
+};
+
+/** The host part of an address, or the address itself when it has none. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url.trim().replace(/\{[a-z-]+\}/gi, '0')).host || url;
+  } catch {
+    return url;
+  }
+}
+
+/** A new online layer's name when none is typed: its WMS/WMTS layer, else its server. */
+export function defaultLayerName(kind: OnlineKind, url: string, layer?: string): string {
+  const named = layer?.trim();
+  return (named ? `${named} (${hostOf(url)})` : `${KIND_WORDS[kind]} from ${hostOf(url)}`).slice(0, 200);
+}
+
+/** The legend entry's line under a layer's name: what it is, from where, and whom the source credits. */
+export function legendLine(l: MapLayer): string {
+  const s = l.source;
+  const what = s.kind === 'world' ? 'Natural Earth land, coastlines and borders, always offline'
+    : s.kind === 'file' ? `${FILE_WORDS[s.format]}, kept on this computer`
+      : s.kind === 'wmts' ? `WMTS ${s.layer} from ${hostOf(s.capabilities)}`
+        : s.kind === 'wms' ? `WMS ${s.layers} from ${hostOf(s.url)}` : `XYZ tiles from ${hostOf(s.url)}`;
+  const offline = l.offline ? `; ${l.offline.tiles.toLocaleString('en-US')} tiles kept offline (zoom ${l.offline.minZoom}–${l.offline.maxZoom})` : '';
+  return `${what}${offline}${l.attribution && s.kind !== 'world' ? ` · ${l.attribution}` : ''}`;
+}
+
+/** The layers top first, as the panel lists them (the list is kept bottom to top, the order they are drawn in). */
+export const topFirst = (layers: readonly MapLayer[]): MapLayer[] => [...layers].reverse();
+
+/** A WMS layer's GetLegendGraphic request (its address's own query kept), or null for an address that is not a URL. */
+export function wmsLegendUrl(s: { url: string; layers: string }): string | null {
+  try {
+    const u = new URL(s.url.trim());
+    for (const [k, v] of Object.entries({ SERVICE: 'WMS', VERSION: '1.3.0', REQUEST: 'GetLegendGraphic', FORMAT: 'image/png', LAYER: s.layers.split(',')[0]!.trim(), SLD_VERSION: '1.1.0' })) u.searchParams.set(k, v);
+    return u.href;
+  } catch {
+    return null;
+  }
+}
