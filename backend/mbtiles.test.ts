@@ -11,7 +11,7 @@ import { isPartial, PartFile, publish, type DownloadJournal } from './mbtiles-wr
 import { MbtilesReader, tileType } from './mbtiles.ts';
 import { isPartialLayerFile } from './layers.ts';
 import { countTiles, tilesOf } from '../core/tiles/tile-math.ts';
-import { png } from '../test/helpers/tile-server.ts';
+import { rgbPng } from '../bench/lib/png.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-mbtiles-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +23,7 @@ const journal = (total: number): DownloadJournal => ({
   boxes: [box], bbox: box, minZoom: 10, maxZoom: 12, total, started,
 });
 /** A tile whose colour says where it is (red: x, green: y, blue: z). */
-const tileOf = (z: number, x: number, y: number) => png(256, 256, () => [x % 256, y % 256, z * 10]);
+const tileOf = (z: number, x: number, y: number) => rgbPng(256, () => [x % 256, y % 256, z * 10]);
 
 describe('an MBTiles file being written', () => {
   it('goes on from its file alone, and is complete only when every tile is done', () => {
@@ -102,7 +102,7 @@ describe('an MBTiles file being written', () => {
 
 describe('tile types', () => {
   it('are told by their first bytes', () => {
-    expect(tileType(png(1, 1, () => [0, 0, 0]))).toBe('image/png');
+    expect(tileType(rgbPng(1, () => [0, 0, 0]))).toBe('image/png');
     expect(tileType(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]))).toBe('image/jpeg');
     expect(tileType(Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'))).toBe('image/webp');
     expect(tileType(Buffer.from('<ServiceExceptionReport/>'))).toBe('application/octet-stream');

@@ -7,14 +7,14 @@ import Database from 'better-sqlite3';
 import { Mirror } from '../db/mirror.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import type { MapLayer } from '../core/api-layers.ts';
-import { png } from '../test/helpers/tile-server.ts';
+import { rgbPng } from '../bench/lib/png.ts';
 
 export const ACC = 'acc-00000000-0000-4000-8000-0000000000f1';
 export const world: MapLayer = { id: 'world', name: 'World (Natural Earth)', visible: true, opacity: 1, source: { kind: 'world' }, attribution: 'Made with Natural Earth' };
 export const xyzLayer = (url: string, id = 'ortho'): MapLayer => ({ id, name: 'Orthophoto', visible: true, opacity: 1, source: { kind: 'xyz', url }, attribution: '© Test tiles' });
 
 /** A tile whose colour says where it is, so that a tile stored in the wrong place shows. */
-export const tileOf = (z: number, x: number, y: number): Buffer => png(16, 16, () => [x % 251, y % 241, z * 11]);
+export const tileOf = (z: number, x: number, y: number): Buffer => rgbPng(16, () => [x % 251, y % 241, z * 11]);
 
 /** A new FURROW_HOME: the account, farm North (two parcels) and farm South (one), and an empty farm. */
 export function newHome(root: string): { home: string; north: string; south: string; empty: string } {

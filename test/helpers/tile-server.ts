@@ -5,32 +5,10 @@
 // tile was fetched twice.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { crc32, deflateSync } from 'node:zlib';
-
-/** A PNG of w×h pixels, RGB, each pixel's colour from `rgb` (a real image: Chromium and GDAL decode it). */
-export function png(w: number, h: number, rgb: (x: number, y: number) => [number, number, number]): Buffer {
-  const raw = Buffer.alloc((w * 3 + 1) * h);
-  for (let y = 0; y < h; y++) {
-    raw[y * (w * 3 + 1)] = 0; // no filter
-    for (let x = 0; x < w; x++) raw.set(rgb(x, y), y * (w * 3 + 1) + 1 + x * 3);
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td));
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, truecolour
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+import { rgbPng } from '../../bench/lib/png.ts';
 
 /** A solid 256-pixel tile. */
-export const solidTile = (rgb: [number, number, number]): Buffer => png(256, 256, () => rgb);
+export const solidTile = (rgb: [number, number, number]): Buffer => rgbPng(256, () => rgb);
 
 export type Fault =
   | { kind: 'status'; status: number; retryAfter?: string; times: number }
