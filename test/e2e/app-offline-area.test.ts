@@ -55,7 +55,8 @@ describe('an area kept offline', () => {
     await add.getByRole('textbox', { name: /address/ }).fill(ts.xyz);
     await add.getByLabel('Name').fill('Purple tiles');
     await add.getByRole('button', { name: 'Add layer' }).click();
-    await poll(() => share()).toBeGreaterThan(0.9);
+    // The tiles under the parcels, which cover part of the farm.
+    await poll(() => share()).toBeGreaterThan(0.5);
 
     const entry = panel().getByRole('group', { name: 'Purple tiles offline' });
     await entry.getByRole('button', { name: 'Keep offline…' }).click();
@@ -72,7 +73,8 @@ describe('an area kept offline', () => {
     // Progress while it runs (the bar, and the tiles in words), then the area on the layer.
     await poll(() => entry.getByRole('status', { name: 'Download of Purple tiles status' }).textContent()).toMatch(/^[\d,]+ of [\d,]+ tiles \(\d+ %\)/);
     await page.screenshot({ path: join(SHOTS, 'app-offline-area-progress.png') });
-    await poll(() => entry.locator('.offline-kept').textContent(), 120_000).toMatch(new RegExp(`^Offline: zooms 13–18, ${tiles.toLocaleString('en-US')} tiles, updated `));
+    await poll(() => entry.locator('.offline-kept').textContent(), 120_000).toMatch(/^Area kept offline, updated \d+ \w+ \d{4}\. Update Delete$/);
+    expect(await panel().locator('.layer-legend').first().textContent()).toContain(`${tiles.toLocaleString('en-US')} tiles kept offline (zoom 13–18)`);
     expect(await page.locator('.statusbar .message').textContent()).toMatch(new RegExp(`^Purple tiles is kept offline: ${tiles.toLocaleString('en-US')} tiles, `));
     expect(ts.count() - before).toBeGreaterThanOrEqual(tiles);
     const files = readdirSync(join(ctx.dir, 'home', 'layers')).filter((f) => f.endsWith('.mbtiles'));
@@ -84,7 +86,8 @@ describe('an area kept offline', () => {
   it('shows the same tiles after the tile server stops and the app restarts', async () => {
     await page.getByRole('button', { name: 'Close the layers panel' }).click();
     const online = await share();
-    expect(online).toBeGreaterThan(0.9);
+    expect(online).toBeGreaterThan(0.5);
+    await page.screenshot({ path: join(SHOTS, 'app-offline-area-online.png') });
     await page.waitForTimeout(800); // the list's save after its last change
     await page.context().close();
     await ts.close();
@@ -93,7 +96,7 @@ describe('an area kept offline', () => {
     ({ page, problems } = await openApp(ctx.browser, ctx.app.url));
     await waitOnline(page);
     // The farm the app opens on lies within the area: its tiles come from the file, the server being gone.
-    await poll(() => share(), 60_000).toBeGreaterThan(0.6);
+    await poll(() => share(), 60_000).toBeGreaterThan(online - 0.02);
     await page.screenshot({ path: join(SHOTS, 'app-offline-area-restarted.png') });
     const requested = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/bytes/')).length);
     expect(requested).toBeGreaterThan(0);

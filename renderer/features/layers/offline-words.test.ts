@@ -28,6 +28,6 @@ describe('offline-area words', () => {
 
   it("say a layer's area kept", () => {
     expect(areaWords({ file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 13, maxZoom: 17, tiles: 2345, updated: '2026-05-04T10:00:00.000Z' }))
-      .toBe('Offline: zooms 13–17, 2,345 tiles, updated 4 May 2026.');
+      .toBe('Area kept offline, updated 4 May 2026.');
   });
 });

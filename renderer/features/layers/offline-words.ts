@@ -35,11 +35,11 @@ export function pausedWords(d: Pick<OfflineDownload, 'done' | 'total'>, failed =
   return `Interrupted at ${n(d.done)} of ${tiles(d.total)}.${why}`;
 }
 
-/** A layer's area kept offline, for its legend entry. */
+/** A layer's area kept offline, beside its legend entry (which says its tiles and zooms: layer-words.ts). */
 export function areaWords(a: OfflineArea): string {
   const day = new Date(a.updated);
   const when = Number.isNaN(day.getTime()) ? a.updated : day.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
-  return `Offline: zooms ${a.minZoom}–${a.maxZoom}, ${tiles(a.tiles)}, updated ${when}.`;
+  return `Area kept offline, updated ${when}.`;
 }
 
 /** The providers' terms, said where the user chooses to download. */
