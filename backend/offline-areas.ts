@@ -21,6 +21,7 @@ import type { MapLayer, OfflineArea } from '../core/api-layers.ts';
 import { boxProblem, countTiles, enclosing, withMargin, type LonLatBox } from '../core/tiles/tile-math.ts';
 import { DEFAULT_TILE_CAP, tileCapProblem } from '../core/tiles/tile-cap.ts';
 import { ensurePrivateDir } from '../platform/node/private-files.ts';
+import { diskFull } from '../platform/node/sqlite.ts';
 import type { HostContext } from './context.ts';
 import { keepLayers, layersDir, savedLayers } from './layers.ts';
 import { offlineSettings } from './settings.ts';
@@ -189,7 +190,11 @@ export class OfflineAreas {
     try {
       outcome = await runDownload(part, urlOf, fetcher, r.controller.signal, { concurrency, onProgress: (p) => { r.progress = p; call.progress(p); } });
     } catch (err) {
+      const at = r.progress;
       part.close();
+      if (diskFull(err, this.dir)) {
+        throw new RpcError(ApiErrorCode.diskFull, `The disk holding the app's data is full: the download is paused at ${n(at.done)} of ${n(at.total)} tiles. Free space there, then Resume.`);
+      }
       throw err;
     } finally {
       call.signal.removeEventListener('abort', onAbort);

@@ -43,20 +43,29 @@ export async function runDownload(
     opts.onProgress?.({ ...progress });
   };
 
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
   const pending: FetchedTile[] = [];
   let flushing: NodeJS.Immediate | null = null;
+  /** A write that failed (the disk full, the file gone): the run stops and the call fails with it. */
+  let writeError: unknown = null;
   const flush = () => {
     flushing = null;
-    if (!pending.length) return;
-    part.write(pending.splice(0));
+    if (!pending.length || writeError) return;
+    try {
+      part.write(pending.splice(0));
+    } catch (err) {
+      // Thrown here, in an immediate, it would take the host down: kept, the workers stopped, thrown below.
+      writeError = err;
+      stop.abort();
+      return;
+    }
     report();
   };
 
   const todo = (function* () {
     for (const t of tilesOf(j.boxes, j.minZoom, j.maxZoom)) if (!done.has(tileKey(t.z, t.x, t.y))) yield t;
   })();
-  const stop = new AbortController();
-  const both = AbortSignal.any([signal, stop.signal]);
 
   const worker = async () => {
     for (let next = todo.next(); !next.done && !both.aborted; next = todo.next()) {
@@ -92,6 +101,7 @@ export async function runDownload(
     if (flushing) clearImmediate(flushing);
     flush();
   }
+  if (writeError) throw writeError;
   report(true);
   return { ...progress, stopped };
 }

@@ -1,10 +1,13 @@
 // A download cut short and taken up again, by real mirror host processes against a tile server on 127.0.0.1: the
 // host killed mid-way (SIGKILL, as a crash) leaves a paused download that a new host lists and resumes, fetching
 // again no tile but those in flight at the kill, to a complete file of every tile; the file being written never
-// a layer's file; a pause keeps what was written, a cancel (running or paused) removes it; one download at a time.
+// a layer's file; a pause keeps what was written, a cancel (running or paused) removes it; one download at a time;
+// the disk filling up mid-way pauses the download, saying so, and it goes on once space is freed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rgbPng } from '../bench/lib/png.ts';
 import { launchHost, type Host } from './launch.ts';
 import { RpcCode } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
@@ -135,5 +138,39 @@ describe('a download cut short', () => {
     expect(await running).toMatchObject({ code: RpcCode.cancelled, message: expect.stringMatching(/^Cancelled at [\d,]+ of [\d,]+ tiles: what was downloaded is removed\.$/) });
     expect(layerFiles(home)).toEqual([]);
     expect((await h.api.layers({})).layers[1]!.offline).toBeUndefined();
+  }, 120_000);
+
+  // Mounting takes root (CI has it).
+  it.runIf(process.getuid?.() === 0)('by the disk filling up pauses, saying so, and goes on once space is freed', async () => {
+    // Tiles of noise, about 12 KB each, that do not compress: a few hundred fill what is left.
+    let seed = 7;
+    const noise = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 0xff;
+    const tiles = Array.from({ length: 8 }, () => rgbPng(64, () => [noise(), noise(), noise()]));
+    const ts = await startTileServer({ tile: (z, x, y) => tiles[(x + y + z) % 8]! });
+    servers.push(ts);
+    const mnt = join(root, 'disk');
+    mkdirSync(mnt);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mnt]);
+    try {
+      const { home } = newHome(mnt);
+      const h = await host(home);
+      await h.api.saveLayers({ layers: [world, xyzLayer(ts.xyz)] });
+      // About 2 MB left: room for the file's start, not for its 419 tiles.
+      const s = statfsSync(mnt);
+      const filler = join(mnt, 'filler');
+      writeFileSync(filler, Buffer.alloc(Math.max(0, Number(s.bavail) * Number(s.bsize) - 2 * 1024 * 1024)));
+      await expect(h.api.offlineDownload(req)).rejects.toMatchObject({
+        code: ApiErrorCode.diskFull, message: expect.stringMatching(/^The disk holding the app's data is full: the download is paused at [\d,]+ of [\d,]+ tiles\. Free space there, then Resume\.$/),
+      });
+      // The host goes on answering; the download is paused.
+      expect(await h.api.offlineDownloads({})).toEqual([expect.objectContaining({ layer: 'ortho', state: 'paused', total: TOTAL })]);
+      rmSync(filler);
+      const r = await h.api.offlineResume({ layer: 'ortho' });
+      expect(r).toMatchObject({ done: TOTAL, failed: 0, offline: { tiles: TOTAL } });
+      expect(tileCount(join(home, 'layers', `${r.offline!.file}.mbtiles`))).toBe(TOTAL);
+      await h.close();
+    } finally {
+      execFileSync('umount', ['-l', mnt]);
+    }
   }, 120_000);
 });
