@@ -3,12 +3,14 @@
 // zooms, the total), so that a download paused, or cut by a crash or a closed laptop, goes on from its file alone:
 // a tile in `tiles` or in `furrow_empty` (the server had none: 404) is done, every other one is fetched.
 //
-// WAL with synchronous=NORMAL: a commit is not fsynced, but what is committed survives the process being killed
-// (only the machine losing power can take back the last commits, whose tiles are then simply fetched again). The
-// fetched tiles are committed together, once per turn of the event loop, so a crash loses at most those in flight.
-// Finishing checks the count, writes the metadata, folds the WAL in and leaves WAL (a complete file is one file,
-// opened read-only), fsyncs, and marks the journal complete; the rename to .mbtiles is the caller's (after the layer
-// names the file: backend/offline-areas.ts), so a file is never seen complete before it is.
+// WAL with synchronous=OFF while it is written: nothing is fsynced, not even at a checkpoint, yet what is committed
+// survives the process being killed (the kernel holds it). A checkpoint's fsyncs, on the host's thread, stalled every
+// request of the download on a busy disk — seconds each — and the file is only the tiles fetched so far: were the
+// machine to lose power mid-way and the file be damaged, it is removed and the area downloaded again
+// (backend/offline-areas.ts), never used. The fetched tiles are committed together, once per turn of the event loop,
+// so a crash loses at most those in flight. Finishing checks the count, writes the metadata, folds the WAL in and
+// leaves WAL (a complete file is one file, opened read-only), marks the journal complete and fsyncs; the rename to
+// .mbtiles is the caller's (after the layer names the file), so a file is never seen complete before it is.
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -82,7 +84,7 @@ export class PartFile {
     // A complete file stays out of WAL: it is published as one file, for readers that open it read-only.
     if (!this.journalCache.complete) {
       db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      db.pragma('synchronous = OFF');
     }
     this.insertTile = db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
     this.insertEmpty = db.prepare('INSERT OR IGNORE INTO furrow_empty (zoom_level, tile_column, tile_row) VALUES (?, ?, ?)');

@@ -195,6 +195,10 @@ export class OfflineAreas {
       if (diskFull(err, this.dir)) {
         throw new RpcError(ApiErrorCode.diskFull, `The disk holding the app's data is full: the download is paused at ${n(at.done)} of ${n(at.total)} tiles. Free space there, then Resume.`);
       }
+      if (/^SQLITE_(CORRUPT|NOTADB)/.test(String((err as { code?: unknown }).code))) {
+        removePart(part.path);
+        throw new RpcError(ApiErrorCode.notFound, "The download's file was damaged (the computer lost power mid-way?): it was removed. Download the area again.");
+      }
       throw err;
     } finally {
       call.signal.removeEventListener('abort', onAbort);

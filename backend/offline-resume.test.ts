@@ -5,7 +5,7 @@
 // the disk filling up mid-way pauses the download, saying so, and it goes on once space is freed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { rgbPng } from '../bench/lib/png.ts';
 import { launchHost, type Host } from './launch.ts';
@@ -139,6 +139,28 @@ describe('a download cut short', () => {
     expect(layerFiles(home)).toEqual([]);
     expect((await h.api.layers({})).layers[1]!.offline).toBeUndefined();
   }, 120_000);
+
+  it('whose file was damaged (power lost mid-way) is removed, saying so, never used', async () => {
+    const ts = await server(5);
+    const { home } = newHome(root);
+    const h = await host(home);
+    await h.api.saveLayers({ layers: [world, xyzLayer(ts.xyz)] });
+    const pause = new AbortController();
+    let done = 0;
+    const first = h.api.offlineDownload(req, { signal: pause.signal, onProgress: (p) => { done = p.done; } }).catch((e: unknown) => e);
+    await until(() => done >= 150);
+    pause.abort();
+    await first;
+    // Past its first pages (the schema and the journal), zeros where the tiles' pages were.
+    const part = join(home, 'layers', layerFiles(home).find((f) => f.endsWith('.mbtiles.part'))!);
+    const size = statSync(part).size;
+    const fd = openSync(part, 'r+');
+    writeSync(fd, Buffer.alloc(Math.floor(size / 2)), 0, Math.floor(size / 2), Math.floor(size / 4));
+    closeSync(fd);
+    await expect(h.api.offlineResume({ layer: 'ortho' })).rejects.toMatchObject({ code: ApiErrorCode.notFound, message: /^The download's file was damaged .*Download the area again\.$/ });
+    expect(layerFiles(home)).toEqual([]);
+    expect((await h.api.layers({})).layers[1]!.offline).toBeUndefined();
+  }, 60_000);
 
   // Mounting takes root (CI has it).
   it.runIf(process.getuid?.() === 0)('by the disk filling up pauses, saying so, and goes on once space is freed', async () => {
