@@ -92,6 +92,10 @@ async function timed(body: () => Promise<void>): Promise<Run> {
   return { value: r1(performance.now() - t0), cpu_s: r3(childrenCpuSeconds() - cpu0) };
 }
 
+/** Where each host run's time went: spawn to hello, the tiles fetched and written, the file completed, the exit. */
+const phases: { delay: number; start: number; fetch: number; finish: number; exit: number }[] = [];
+let delayNow = 0;
+
 /** The host: spawned, its secrets handed over, the area downloaded, the channel closed, the process gone. */
 function hostSide(f: Fixture): Promise<Run> {
   return timed(async () => {
@@ -103,11 +107,18 @@ function hostSide(f: Fixture): Promise<Run> {
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     child.send({ type: HOST_SECRETS } satisfies HostSecrets);
     const client = createClient(API, childPort(child), API_EVENTS);
+    const t0 = performance.now();
     await client.api.hello({ apiVersion: API_VERSION });
-    const r = await client.api.offlineDownload({ layer: 'bench', area: { kind: 'box', bbox }, minZoom: ZOOM, maxZoom: ZOOM });
+    const t1 = performance.now();
+    let fetched = t1;
+    const r = await client.api.offlineDownload({ layer: 'bench', area: { kind: 'box', bbox }, minZoom: ZOOM, maxZoom: ZOOM }, {
+      onProgress: (p) => { if (p.done === p.total) fetched = performance.now(); },
+    });
+    const t2 = performance.now();
     client.close();
     child.disconnect();
     await exited;
+    phases.push({ delay: delayNow, start: r1(t1 - t0), fetch: r1(fetched - t1), finish: r1(t2 - fetched), exit: r1(performance.now() - t2) });
     const file = join(f.home, 'layers', `${r.offline?.file}.mbtiles`);
     if (!r.offline || r.done !== TILES || tileCount(file) !== TILES) throw new Error(`the host kept ${r.offline ? tileCount(file) : 0} of ${TILES} tiles`);
   });
@@ -130,6 +141,7 @@ await ensureBuilt();
 
 /** `pairs` pairs against a tile server answering after `delay` ms, and the server's CPU over them. */
 async function pairsAt(delay: number, pairs: number) {
+  delayNow = delay;
   const server = await startNode('bench/lib/tile-server-main.ts', [], { DELAY_MS: String(delay) }, [], SERVER_CPU);
   try {
     const cpu0 = procCpuSeconds(server.pid);
@@ -177,7 +189,14 @@ const out = record.finish({
       metric('At once: bare loop throughput (median run)', Math.round(TILES / (med(zero, 'b', 'value') / 1000)), 'tiles/s'),
     ] : []),
   ],
-  tables: [table(`Every pair, tiles answered in ${DELAY_MS} ms`, delayed), ...(zero ? [table('Every pair, tiles answered at once', zero)] : [])],
+  tables: [
+    table(`Every pair, tiles answered in ${DELAY_MS} ms`, delayed), ...(zero ? [table('Every pair, tiles answered at once', zero)] : []),
+    {
+      title: "Where each host run's time went (ms): spawned to answering, the tiles fetched and written (to the last progress), the file completed and published and the layer set (to the answer), the exit",
+      columns: ['server delay ms', 'spawn → hello', 'fetch and write', 'complete', 'exit'],
+      rows: phases.map((p) => [p.delay, p.start, p.fetch, p.finish, p.exit]),
+    },
+  ],
   notes: [
     `Pair ratios, tiles answered in ${DELAY_MS} ms: ${describePairs(s)}.${zero ? ` Answered at once: ${describePairs(zero.stats)}.` : ''}`,
     ...(zero ? ['With a server answering at once, the bare loop\'s time is that of reading the tiles over loopback, and the host\'s that of writing them too: 120 MB of tiles, durably, on this machine\'s disk (the page cache\'s dirty limit makes writes wait for it). That ratio is the disk\'s, not the host\'s bookkeeping, and no download from a real server is that fast.'] : []),

@@ -1,7 +1,7 @@
 // An area made available offline in the app (issue 30), end to end (`npm start`'s launcher with the embedded demo
 // service, the real host, Debian's Chromium), from an XYZ tile server this test runs on 127.0.0.1 whose every tile is
 // one colour: the layer added in the Layers panel; Keep offline… with the account's farms at zooms 13–18, the tile
-// count and size shown before the download, then its progress; the area listed on the layer; the tile server
+// count and size shown before the download, then its progress, a pause and a resume; the area listed on the layer; the tile server
 // stopped, the app restarted, and the same tiles on the map — from the file, through the page's bytes path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -22,7 +22,8 @@ let ts: TileServer;
 
 beforeAll(async () => {
   const tile = solidTile(COLOUR);
-  ts = await startTileServer({ tile: () => tile });
+  // Each tile after 3 ms, as a server across a network: the download lasts long enough to pause.
+  ts = await startTileServer({ tile: () => tile, delayMs: 3 });
   ctx = await startDemoApp('furrow-app-offline-area-');
   ({ page, problems } = await openApp(ctx.browser, ctx.app.url));
 }, 180_000);
@@ -73,6 +74,10 @@ describe('an area kept offline', () => {
     // Progress while it runs (the bar, and the tiles in words), then the area on the layer.
     await poll(() => entry.getByRole('status', { name: 'Download of Purple tiles status' }).textContent()).toMatch(/^[\d,]+ of [\d,]+ tiles \(\d+ %\)/);
     await page.screenshot({ path: join(SHOTS, 'app-offline-area-progress.png') });
+    // Paused: where it stopped, and Resume goes on from there.
+    await entry.getByRole('button', { name: 'Pause' }).click();
+    await poll(() => entry.getByRole('status', { name: 'Download of Purple tiles status' }).textContent()).toMatch(/^Interrupted at [\d,]+ of [\d,]+ tiles\. Resume Cancel$/);
+    await entry.getByRole('button', { name: 'Resume' }).click();
     await poll(() => entry.locator('.offline-kept').textContent(), 120_000).toMatch(/^Area kept offline, updated \d+ \w+ \d{4}\. Update Delete$/);
     expect(await panel().locator('.layer-legend').first().textContent()).toContain(`${tiles.toLocaleString('en-US')} tiles kept offline (zoom 13–18)`);
     expect(await page.locator('.statusbar .message').textContent()).toMatch(new RegExp(`^Purple tiles is kept offline: ${tiles.toLocaleString('en-US')} tiles, `));
