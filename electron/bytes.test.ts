@@ -81,6 +81,36 @@ describe("main's bytes response against the host's side", () => {
   });
 });
 
+describe("main's bytes response for bytes a reader makes (an area's tiles kept offline)", () => {
+  it('answers the whole, a range and HEAD from the reader, and 404 for a name it does not know', async () => {
+    const registry = new ByteResources(join(mkdtempSync(join(tmpdir(), 'furrow-main-reader-')), 'exports'));
+    try {
+      const session = registry.session();
+      const tile = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 13) % 256));
+      const { template } = session.addReader('offline:a', (name) => (name === '16-35200-21490' ? { data: tile, type: 'image/png', etag: '"a-16-35200-21490"' } : null));
+      const ask = () => {
+        const { port1, port2 } = new MessageChannel();
+        const end = serveBytesPort(messagePortMain(asMain(port1), () => end()), registry);
+        return asMain(port2);
+      };
+      const url = `app://furrow${template.replace('{name}', '16-35200-21490')}`;
+      const whole = await bytesResponse(request(url), ask);
+      expect([whole.status, whole.headers.get('content-type'), whole.headers.get('etag'), whole.headers.get('content-disposition')]).toEqual([200, 'image/png', '"a-16-35200-21490"', null]);
+      // More than one chunk (256 KiB) crosses, in order.
+      expect(Buffer.from(await whole.arrayBuffer()).equals(tile)).toBe(true);
+      const part = await bytesResponse(request(url, { range: 'bytes=262140-262150' }), ask);
+      expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 262140-262150/${tile.length}`]);
+      expect(Buffer.from(await part.arrayBuffer()).equals(tile.subarray(262140, 262151))).toBe(true);
+      expect((await bytesResponse(request(url, {}, 'HEAD'), ask)).headers.get('content-length')).toBe(String(tile.length));
+      expect((await bytesResponse(request(`app://furrow${template.replace('{name}', '16-0-0')}`), ask)).status).toBe(404);
+      session.close();
+      expect((await bytesResponse(request(url), ask)).status).toBe(404);
+    } finally {
+      registry.close();
+    }
+  });
+});
+
 describe('through the development bridge to a real host', () => {
   let dir: string;
   let host: Host;
