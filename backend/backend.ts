@@ -30,6 +30,7 @@ import { viewHandlers } from './view-settings.ts';
 import { layerHandlers } from './layers.ts';
 import { LayerFiles } from './layer-files.ts';
 import { layerFileHandlers, savedLayerFiles } from './layer-file-handlers.ts';
+import { OfflineAreas } from './offline-areas.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -56,6 +57,8 @@ export type BackendListener = <K extends EventName>(name: K, payload: EventPaylo
 export class Backend {
   readonly mirror: Mirror;
   readonly handlers: HandlersOf<Api>;
+  /** Areas kept offline: the host serves each page their tiles (backend/host.ts, offlineTiles). */
+  readonly offline: OfflineAreas;
   private readonly changes: ChangeLog | null;
   private readonly previews: ImportPreviews;
   /** The map's layer files: a page session's handlers use them with its own uploads and bytes (backend/host.ts). */
@@ -86,6 +89,7 @@ export class Backend {
       account: (id) => accountOf(mirror, id),
       farm: (localId) => farmOf(mirror, localId),
     };
+    const offline = this.offline = new OfflineAreas(ctx, opts.env ?? {});
     this.handlers = {
       ...sessionHandlers(),
       ...accountHandlers(ctx),
@@ -101,7 +105,10 @@ export class Backend {
       ...rotationHandlers(ctx),
       ...plantHandlers(ctx),
       ...viewHandlers(ctx),
-      ...layerHandlers(ctx),
+      ...layerHandlers(ctx, (files) => offline.dropFiles(files)),
+      ...offline.handlers(),
+      // A page session's bytes paths: the host serves each page with its own (backend/host.ts); none here.
+      ...offline.tileHandlers(null),
       // The command line's uploads (its channel's): a page session has its own (backend/host.ts).
       ...layerFileHandlers(layerFiles, mirror, { owner: this, bytes: null }),
     };
@@ -114,6 +121,7 @@ export class Backend {
   }
 
   close(): void {
+    this.offline.close();
     void this.layerFiles.close();
     this.previews.close();
     this.changes?.close();

@@ -88,7 +88,7 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     res.end(`${why}\n`);
   };
 
-  /** A /bytes/ request (the raw path, still percent-encoded): the resource's answer, its body streamed from the file (or a tile in memory). */
+  /** A /bytes/ request (the raw path, still percent-encoded): the resource's answer, its body streamed from the file. */
   const bytes = async (req: IncomingMessage, res: ServerResponse, rawPath: string) => {
     const path = parseBytesPath(rawPath);
     const opened = path && opts.bytes ? await opts.bytes.open(path) : null;
@@ -99,11 +99,15 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
         res.end();
         return;
       }
-      const stream = opened.body.stream(head.body.start, head.body.end);
+      if (opened.data) {
+        res.end(opened.data.subarray(head.body.start, head.body.end + 1));
+        return;
+      }
+      const stream = opened.handle.createReadStream({ start: head.body.start, end: head.body.end, autoClose: false });
       // A client that goes away mid-way ends the stream; the file is closed below either way.
       await pipeline(stream, res).catch(() => undefined);
     } finally {
-      await opened?.body.close().catch(() => undefined);
+      await opened?.handle?.close().catch(() => undefined);
     }
   };
 

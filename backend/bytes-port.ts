@@ -30,7 +30,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     stop();
     const o = opened;
     opened = null;
-    void o?.body.close().catch(() => undefined);
+    void o?.handle?.close().catch(() => undefined);
   };
 
   async function begin(m: unknown): Promise<void> {
@@ -39,7 +39,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     const path = parseBytesPath(ask.path);
     opened = path ? await source.open(path).catch(() => null) : null;
     if (ended) {
-      await opened?.body.close().catch(() => undefined);
+      await opened?.handle?.close().catch(() => undefined);
       opened = null;
       return;
     }
@@ -56,9 +56,15 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
       return finish();
     }
     const n = Math.min(BYTES_CHUNK, last - pos + 1);
+    if (opened.data) {
+      // Bytes a reader made: a copy of the part asked (a view would clone its whole buffer).
+      post({ t: 'chunk', data: opened.data.slice(pos, pos + n) });
+      pos += n;
+      return;
+    }
     const data = new Uint8Array(n);
     try {
-      const bytesRead = await opened.body.read(data, pos);
+      const { bytesRead } = await opened.handle.read(data, 0, n, pos);
       if (bytesRead === 0) throw new Error('the file ended before its size');
       pos += bytesRead;
       // A view of exactly what was read: a copy when short, as structured clone copies a view's whole buffer.

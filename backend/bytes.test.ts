@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
-import { ByteResources, LAYER_RESOURCES_PER_SESSION, memoryBody, type ByteSession } from './bytes.ts';
+import { ByteResources, READERS_PER_SESSION, type ByteSession } from './bytes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-bytes-registry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +28,7 @@ describe('ByteResources', () => {
     expect(p.key).toBe(s.key);
     const opened = await r.open(p);
     expect(opened?.meta).toMatchObject({ size: 5, type: 'text/csv; charset=utf-8', fileName: 'Finca Ñ.csv', download: true });
-    await opened?.body.close();
+    await opened?.handle?.close();
     expect(await r.open({ ...p, name: 'other.csv' })).toBeNull();
     expect(await r.open({ ...p, key: r.session().key })).toBeNull();
     now += 100;
@@ -70,39 +70,36 @@ describe('ByteResources', () => {
     r.close();
   });
 
-  it("keeps a layer's resource past the exports' time, the same one for the same file, until its session ends; its file is not the registry's", async () => {
+  it("serves a layer's kept file past the exports' time, the same id for the same owner, while the host keeps it and the session lasts", async () => {
     let now = 1000;
     const r = new ByteResources(join(dir, 'd'), { ttlMs: 100, perSession: 2, now: () => now });
     const s = r.session();
     const kept = join(dir, 'layer.pmtiles');
     writeFileSync(kept, 'PMTiles');
-    const opened: string[] = [];
-    const open = async (name: string) => {
-      opened.push(name);
-      return name === 'layer.pmtiles' ? { meta: { size: 7, type: 'application/vnd.pmtiles', fileName: name, download: false, etag: '"x"' }, body: memoryBody(Buffer.from('PMTiles')) } : null;
-    };
-    const id = s.addLayer('a'.repeat(32), open);
-    expect(s.addLayer('a'.repeat(32), open)).toBe(id);
-    const path = { key: s.key, id, name: 'layer.pmtiles' };
-    // Exports come and go (two at most): the layer's resource stays, and outlives their time.
+    let at: string | null = kept;
+    const f = { name: 'layer.pmtiles', type: 'application/vnd.pmtiles', path: () => at };
+    const path = s.addKeptFile('file:a', f);
+    expect(s.addKeptFile('file:a', f)).toBe(path);
+    expect(() => s.addKeptFile('file:b', { ...f, type: 'text/html' })).toThrow(/not served/);
+    // Exports come and go (two at most, for their time): the kept file stays.
     for (let i = 0; i < 3; i++) made(s, `${i}.csv`);
     now += 10_000;
-    const got = await r.open(path);
-    expect(got?.meta.size).toBe(7);
-    await got?.body.close();
-    expect(await r.open({ ...path, name: 'other' })).toBeNull();
-    expect(opened).toEqual(['layer.pmtiles', 'other']);
-    // At most LAYER_RESOURCES_PER_SESSION: the oldest ends first.
-    for (let i = 0; i < LAYER_RESOURCES_PER_SESSION; i++) s.addLayer(i.toString(16).padStart(32, '0'), open);
-    expect(await r.open(path)).toBeNull();
-    const again = s.addLayer('a'.repeat(32), open);
-    expect(again).not.toBe(id);
-    s.dropLayer('a'.repeat(32));
-    expect(await r.open({ ...path, id: again })).toBeNull();
-    const last = s.addLayer('b'.repeat(32), open);
+    const got = await r.open(parseBytesPath(path)!);
+    expect(got?.meta).toMatchObject({ size: 7, type: 'application/vnd.pmtiles', fileName: 'layer.pmtiles', download: false });
+    await got?.handle?.close();
+    expect(await r.open({ ...parseBytesPath(path)!, name: 'other.pmtiles' })).toBeNull();
+    // No longer kept by the host (removed): none.
+    at = null;
+    expect(await r.open(parseBytesPath(path)!)).toBeNull();
+    at = kept;
+    // At most READERS_PER_SESSION readers and kept files: the oldest go.
+    for (let i = 0; i < READERS_PER_SESSION; i++) s.addReader(`r${i}`, () => null);
+    expect(await r.open(parseBytesPath(path)!)).toBeNull();
+    const again = s.addKeptFile('file:a', f);
+    expect(again).not.toBe(path);
     s.close();
-    expect(await r.open({ ...path, id: last })).toBeNull();
-    expect(() => s.addLayer('c'.repeat(32), open)).toThrow(/gone/);
+    expect(await r.open(parseBytesPath(again)!)).toBeNull();
+    expect(() => s.addKeptFile('file:c', f)).toThrow(/gone/);
     expect(existsSync(kept)).toBe(true);
     r.close();
   });

@@ -1,6 +1,6 @@
 // The host's byte resources: binary content a feature makes for one page session — an export written to a private
-// file under FURROW_HOME/exports/, or a map layer's file kept by the host (backend/layer-files.ts: the whole file read
-// by range, or an MBTiles file's tiles by name) — registered here and fetched by the page at
+// file under FURROW_HOME/exports/; bytes a reader makes by name (an MBTiles file's tiles); a layer's file the host
+// keeps, served whole by range (a PMTiles archive, a GeoTIFF) — registered here and fetched by the page at
 // /bytes/<session key>/<id>/<name> (core/bytes-protocol.ts), which browser mode's server (backend/browser-server.ts)
 // and Electron's main (through backend/bytes-port.ts) both serve.
 //
@@ -13,14 +13,10 @@
 // header on an <a download> or an <img>, and a cookie for 127.0.0.1 goes to every port of it. The files are the
 // registry's: 0600 in a 0700 folder, removed when they expire, when their session ends and when the host stops; the
 // folder is emptied at the host's start (a host killed before it could).
-//
-// A layer's resource differs in two ways: it does not expire (a map stays open for hours) but still dies with its
-// session, and its file is not the registry's (the layer files' registry keeps it): ending it removes nothing.
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, readSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { bytesPath, BYTES_TYPES, validBytesName, type BytesMeta, type BytesPath } from '../core/bytes-protocol.ts';
 import { ensurePrivateDir } from '../platform/node/private-files.ts';
 
@@ -29,11 +25,7 @@ export const BYTES_TTL_MS = 10 * 60_000;
 /** The most resources a session keeps: a new one beyond removes the oldest. */
 export const BYTES_PER_SESSION = 20;
 
-/** The most layer resources a session keeps (one per layer file it shows): a new one beyond ends the oldest. */
-export const LAYER_RESOURCES_PER_SESSION = 64;
-
-interface FileResource {
-  kind: 'file';
+interface Resource {
   id: string;
   file: string;
   name: string;
@@ -42,86 +34,34 @@ interface FileResource {
   expires: number;
 }
 
-/** A layer's bytes, opened by name (its file's one name, or a tile's) by whoever registered it. */
-interface LayerResource {
-  kind: 'layer';
-  id: string;
-  open(name: string, id: string): Promise<OpenedBytes | null>;
-}
+/**
+ * A resource opened for reading: its answer's facts and the open file (the caller closes it), or the bytes
+ * themselves for one a reader made (a tile read from a file the host keeps: small, and in no file of its own).
+ */
+export type OpenedBytes = { meta: BytesMeta; handle: FileHandle; data?: undefined } | { meta: BytesMeta; data: Uint8Array; handle?: undefined };
 
-type Resource = FileResource | LayerResource;
+/** What a reader answers for a name: the bytes, their type (one of BYTES_TYPES) and a validator. */
+export interface ReadBytes {
+  data: Uint8Array;
+  type: string;
+  etag: string;
+}
+/** Bytes made on demand by name (the tiles of an area kept offline, by z-x-y); null: none by that name. */
+export type BytesReader = (name: string) => ReadBytes | null;
 
 /**
- * What an answer's bytes are read from: a file, or bytes in memory (a tile read out of an MBTiles file). The two
- * shells read it their own way: browser mode's server as a stream, Electron's path a chunk per `more`.
+ * A file the host keeps served whole, by range, under one name (a layer's PMTiles archive, GeoTIFF or overlay): its
+ * path asked at each request (null: no longer kept), never the registry's to remove.
  */
-export interface ByteBody {
-  /** Bytes `start` to `end` (included), as a stream that leaves the body open. */
-  stream(start: number, end: number): Readable;
-  /** Reads into `into` from `position`; how many bytes were read (0 at the end). */
-  read(into: Uint8Array, position: number): Promise<number>;
-  close(): Promise<void>;
+export interface KeptFile {
+  name: string;
+  /** One of BYTES_TYPES. */
+  type: string;
+  path(): string | null;
 }
 
-/** A file's bytes, read from its open handle. */
-export function fileBody(handle: FileHandle): ByteBody {
-  return {
-    stream: (start, end) => handle.createReadStream({ start, end, autoClose: false }),
-    read: async (into, position) => (await handle.read(into, 0, into.length, position)).bytesRead,
-    close: () => handle.close(),
-  };
-}
-
-/** Ranges up to this size are read at once, synchronously (a tile of a PMTiles archive, a GeoTIFF's block). */
-const SMALL_RANGE = 1024 * 1024;
-
-/**
- * A file's bytes through a descriptor opened synchronously, for the many small ranges a map's layer asks (a tile by
- * range): a range up to SMALL_RANGE is read in one synchronous call — as an MBTiles tile is read from SQLite — where
- * the stream of an open FileHandle took four trips through the thread pool (bench/layer-files.ts, a 64 KiB range of a
- * 2 GB archive: p50 0.63 ms that way, 0.41 ms this way); larger ones are streamed.
- */
-export function syncFileBody(fd: number): ByteBody {
-  let closed = false;
-  return {
-    stream: (start, end) => {
-      if (end - start + 1 > SMALL_RANGE) return createReadStream('', { fd, start, end, autoClose: false });
-      const buf = Buffer.allocUnsafe(end - start + 1);
-      let n = 0;
-      while (n < buf.length) {
-        const got = readSync(fd, buf, n, buf.length - n, start + n);
-        if (got === 0) break;
-        n += got;
-      }
-      return Readable.from([buf.subarray(0, n)]);
-    },
-    read: (into, position) => Promise.resolve(readSync(fd, into, 0, into.length, position)),
-    close: () => {
-      if (!closed) closeSync(fd);
-      closed = true;
-      return Promise.resolve();
-    },
-  };
-}
-
-/** Bytes held in memory (small: a tile). */
-export function memoryBody(bytes: Uint8Array): ByteBody {
-  return {
-    stream: (start, end) => Readable.from([bytes.subarray(start, end + 1)]),
-    read: (into, position) => {
-      const part = bytes.subarray(position, position + into.length);
-      into.set(part);
-      return Promise.resolve(part.length);
-    },
-    close: () => Promise.resolve(),
-  };
-}
-
-/** A resource opened for reading: its answer's facts and its body (the caller closes it). */
-export interface OpenedBytes {
-  meta: BytesMeta;
-  body: ByteBody;
-}
+/** The most readers a session keeps (a layer's each): a new one beyond removes the oldest. */
+export const READERS_PER_SESSION = 64;
 
 /** What serves bytes reads: the registry (browser-server.ts and bytes-port.ts take only this). */
 export interface BytesSource {
@@ -161,17 +101,26 @@ export class ByteResources implements BytesSource {
   /** The resource at `path` opened for reading, or null: unknown key, id or name, expired, or its session closed. */
   async open(path: BytesPath): Promise<OpenedBytes | null> {
     const session = this.sessions.get(path.key);
-    const r = session?.get(path.id);
-    if (!session || !r) return null;
-    if (r.kind === 'layer') {
-      const opened = await r.open(path.name, r.id).catch(() => null);
-      if (opened && session.get(path.id) !== r) {
-        await opened.body.close();
+    const kept = session?.keptFile(path.id);
+    if (kept) {
+      const file = kept.name === path.name ? kept.path() : null;
+      const handle = file ? await open(file, 'r').catch(() => null) : null;
+      if (!handle) return null;
+      if (session!.keptFile(path.id) !== kept) {
+        await handle.close();
         return null;
       }
-      return opened;
+      const size = (await handle.stat()).size;
+      return { handle, meta: { size, type: kept.type, fileName: kept.name, download: false, etag: `"${path.id}-${size.toString(36)}"` } };
     }
-    if (r.name !== path.name) return null;
+    const reader = session?.reader(path.id);
+    if (reader) {
+      const b = reader(path.name);
+      if (!b || !BYTES_TYPES.has(b.type)) return null;
+      return { data: b.data, meta: { size: b.data.length, type: b.type, fileName: path.name, download: false, etag: b.etag } };
+    }
+    const r = session?.get(path.id);
+    if (!session || !r || r.name !== path.name) return null;
     const handle = await open(r.file, 'r').catch(() => null);
     if (!handle) return null;
     // Still served once open (its session may have ended meanwhile); and the size the file has, should it differ.
@@ -180,7 +129,7 @@ export class ByteResources implements BytesSource {
       return null;
     }
     const size = (await handle.stat()).size;
-    return { body: fileBody(handle), meta: { size, type: r.type, fileName: r.name, download: r.download, etag: `"${r.id}-${size.toString(36)}"` } };
+    return { handle, meta: { size, type: r.type, fileName: r.name, download: r.download, etag: `"${r.id}-${size.toString(36)}"` } };
   }
 
   /** Every session ended and the folder removed (the host stops). */
@@ -204,8 +153,10 @@ function remove(file: string): void {
 export class ByteSession {
   readonly key = randomBytes(32).toString('base64url');
   private readonly resources = new Map<string, Resource>();
-  /** Layer resources by their key (a layer file's id). */
-  private readonly layers = new Map<string, string>();
+  /** Readers and kept files by id, and each one's id by its owner's name for it (the same owner keeps its id). */
+  private readonly readers = new Map<string, BytesReader>();
+  private readonly kept = new Map<string, KeptFile>();
+  private readonly readerIds = new Map<string, string>();
   private closed = false;
 
   constructor(private readonly registry: ByteResources, private readonly onClose: () => void) {}
@@ -232,43 +183,71 @@ export class ByteSession {
     if (!validBytesName(r.name)) throw new Error(`not a file name: ${r.name}`);
     const id = randomBytes(16).toString('hex');
     const size = statSync(r.file).size;
-    this.resources.set(id, { kind: 'file', id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, expires: this.registry.now() + this.registry.ttlMs });
-    this.trim('file', this.registry.perSession);
+    this.resources.set(id, { id, file: r.file, name: r.name, type: r.type, download: r.download ?? true, expires: this.registry.now() + this.registry.ttlMs });
+    while (this.resources.size > this.registry.perSession) this.drop(this.resources.keys().next().value!);
     return { path: bytesPath(this.key, id, r.name), size };
   }
 
   /**
-   * Registers a layer's bytes under `key` (the layer file's id: asked again, the same resource answers), opened by
-   * `open` with the name a request gives (`open` decides which names it serves); its id. It lives as long as the
-   * session, and removes nothing when it ends. A session closed meanwhile refuses it.
+   * Serves `read` under one id for as long as the session lasts (no expiry: a map's layer reads its tiles as long as
+   * the page shows it): the path template answered has `{name}` for the name the page asks. The same `owner` (a
+   * file's id, say) gets the same id back, with its reader replaced. A session closed meanwhile refuses it.
    */
-  addLayer(key: string, open: (name: string, id: string) => Promise<OpenedBytes | null>): string {
+  addReader(owner: string, read: BytesReader): { id: string; template: string } {
     if (this.closed) throw new Error('the page that asked for it has gone');
-    const known = this.layers.get(key);
-    if (known && this.resources.has(known)) return known;
-    const id = randomBytes(16).toString('hex');
-    this.resources.set(id, { kind: 'layer', id, open });
-    this.layers.set(key, id);
-    this.trim('layer', LAYER_RESOURCES_PER_SESSION);
-    return id;
+    let id = this.readerIds.get(owner);
+    if (id === undefined) {
+      id = randomBytes(16).toString('hex');
+      this.readerIds.set(owner, id);
+      this.trimReaders();
+    }
+    this.readers.set(id, read);
+    // bytesPath checks the key and id; the name is the page's to fill in (it checks the result: renderer/bytes-url.ts).
+    const template = `${bytesPath(this.key, id, 'name').slice(0, -'name'.length)}{name}`;
+    return { id, template };
   }
 
-  /** Ends the layer resource registered under `key`, if any (its file is going). */
-  dropLayer(key: string): void {
-    const id = this.layers.get(key);
-    if (id !== undefined) this.drop(id);
+  /**
+   * Serves a file the host keeps whole, by range, under `f.name`, for as long as the session lasts (as a reader: no
+   * expiry, the same owner the same id); its path. A session closed meanwhile refuses it.
+   */
+  addKeptFile(owner: string, f: KeptFile): string {
+    if (this.closed) throw new Error('the page that asked for it has gone');
+    if (!BYTES_TYPES.has(f.type)) throw new Error(`bytes of type ${f.type} are not served`);
+    let id = this.readerIds.get(owner);
+    if (id === undefined) {
+      id = randomBytes(16).toString('hex');
+      this.readerIds.set(owner, id);
+      this.trimReaders();
+    }
+    this.kept.set(id, f);
+    return bytesPath(this.key, id, f.name);
   }
 
-  /** Keeps the newest `most` resources of a kind, dropping the oldest. */
-  private trim(kind: Resource['kind'], most: number): void {
-    const ids = [...this.resources.values()].filter((r) => r.kind === kind).map((r) => r.id);
-    for (const id of ids.slice(0, Math.max(0, ids.length - most))) this.drop(id);
+  /** At most READERS_PER_SESSION readers and kept files: the oldest go. */
+  private trimReaders(): void {
+    while (this.readerIds.size > READERS_PER_SESSION) {
+      const [oldest, oldId] = this.readerIds.entries().next().value!;
+      this.readerIds.delete(oldest);
+      this.readers.delete(oldId);
+      this.kept.delete(oldId);
+    }
+  }
+
+  /** The reader of that id, if any. */
+  reader(id: string): BytesReader | undefined {
+    return this.closed ? undefined : this.readers.get(id);
+  }
+
+  /** The kept file of that id, if any. */
+  keptFile(id: string): KeptFile | undefined {
+    return this.closed ? undefined : this.kept.get(id);
   }
 
   /** A live resource (an expired one is removed on the way). */
   get(id: string): Resource | undefined {
     const r = this.resources.get(id);
-    if (r?.kind === 'file' && r.expires <= this.registry.now()) {
+    if (r && r.expires <= this.registry.now()) {
       this.drop(id);
       return undefined;
     }
@@ -283,14 +262,16 @@ export class ByteSession {
   private drop(id: string): void {
     const r = this.resources.get(id);
     this.resources.delete(id);
-    if (r?.kind === 'file') remove(r.file);
-    if (r?.kind === 'layer') for (const [k, v] of this.layers) if (v === id) this.layers.delete(k);
+    if (r) remove(r.file);
   }
 
   /** The session ended: its resources are removed, its key leads nowhere. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.readers.clear();
+    this.kept.clear();
+    this.readerIds.clear();
     for (const id of [...this.resources.keys()]) this.drop(id);
     this.onClose();
   }

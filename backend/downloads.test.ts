@@ -30,12 +30,11 @@ describe('exportDownload', () => {
     /** The file a download's path leads to, as the page would fetch it. */
     const fetched = async (path: string) => {
       const opened = (await bytes.open(parseBytesPath(path)!))!;
+      if (!opened.handle) throw new Error('a download is a file');
       try {
-        const got = new Uint8Array(opened.meta.size);
-        await opened.body.read(got, 0);
-        return { text: Buffer.from(got).toString('utf8'), meta: opened.meta };
+        return { text: await opened.handle.readFile('utf8'), meta: opened.meta };
       } finally {
-        await opened.body.close();
+        await opened.handle.close();
       }
     };
     try {
@@ -103,10 +102,9 @@ describe('exportDownload', () => {
       const r = await api.exportDownload({ account: ACC, farm: farm.local_id, format: 'geojson', crs: 25830 });
       expect(r.fileName).toBe('Cortijo EPSG-25830.geojson');
       const opened = (await bytes.open(parseBytesPath(r.path)!))!;
-      const got = new Uint8Array(opened.meta.size);
-      await opened.body.read(got, 0);
-      await opened.body.close();
-      const doc = JSON.parse(Buffer.from(got).toString('utf8')) as { crs: unknown; features: { geometry: { coordinates: number[] } }[] };
+      if (!opened.handle) throw new Error('a download is a file');
+      const doc = JSON.parse(await opened.handle.readFile('utf8')) as { crs: unknown; features: { geometry: { coordinates: number[] } }[] };
+      await opened.handle.close();
       expect(doc.crs).toEqual({ type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } });
       // pointParcel's −4.78, 37.88 in UTM zone 30N: metres, not degrees.
       expect(doc.features[0]!.geometry.coordinates[0]).toBeGreaterThan(300_000);

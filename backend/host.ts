@@ -69,9 +69,12 @@ const bytes = new ByteResources(join(home, 'exports'), { ttlMs: setting(() => by
 
 function session(port: Port, caller: Caller): () => void {
   const scope = caller === 'page' ? bytes.session() : null;
-  // A page's downloads, layer files' bytes and uploads are its own: gone with it.
+  // A page's downloads, areas' tiles, layer files' bytes and uploads are its own: gone with it.
   const handlers = scope
-    ? { ...backend.handlers, ...downloadHandlers(backend.mirror, scope, home), ...layerFileHandlers(backend.layerFiles, backend.mirror, { owner: scope, bytes: scope }) }
+    ? {
+      ...backend.handlers, ...downloadHandlers(backend.mirror, scope, home), ...backend.offline.tileHandlers(scope),
+      ...layerFileHandlers(backend.layerFiles, backend.mirror, { owner: scope, bytes: scope }),
+    }
     : backend.handlers;
   // A page is told an internal error only in general, the detail (paths and all) written to this log (stderr).
   const toError = sessionErrors(caller, (text) => process.stderr.write(text));

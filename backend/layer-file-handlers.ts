@@ -3,16 +3,14 @@
 // page's bytes paths to read one (backend/bytes.ts layer resources: the whole file by range, or an MBTiles file's
 // tiles by name, read by the host from SQLite). The handlers of a page session are built per session (its uploads
 // and bytes are its own); the Backend's own serve the command line.
-import { fstatSync, openSync } from 'node:fs';
 import { basename } from 'node:path';
 import { RpcCode, RpcError, type HandlersOf } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { LAYER_FILES_API, LayerFileInfo, LayerFileSource } from '../core/api-layer-files.ts';
 import { MapLayers } from '../core/api-layers.ts';
-import { bytesPath, type BytesMeta } from '../core/bytes-protocol.ts';
 import { LAYER_CHUNK_BYTES, parseTileName, TILE_TYPES } from '../core/layers/layer-files.ts';
 import type { Mirror } from '../db/mirror.ts';
-import { memoryBody, syncFileBody, type ByteSession, type OpenedBytes } from './bytes.ts';
+import type { ByteSession } from './bytes.ts';
 import { LayerFileProblem, publicInfo, type LayerFiles } from './layer-files.ts';
 import { UploadRefused } from './layer-uploads.ts';
 import { BUILT_IN_EPSG } from './layer-sniff.ts';
@@ -83,7 +81,6 @@ export function layerFileHandlers(files: LayerFiles, mirror: Mirror, scope: Laye
     removeLayerFile: guard(async ({ file }) => {
       if (savedLayerFiles(mirror).has(file)) throw new RpcError(RpcCode.invalidArguments, 'A saved layer uses that file: remove the layer (and save the layers) instead');
       files.remove(file);
-      bytes?.dropLayer(file);
       return null;
     }),
     layerFileSource: guard(async ({ file }) => {
@@ -111,33 +108,20 @@ function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo,
   const proj4 = info.format === 'geotiff' && info.epsg !== null && !BUILT_IN_EPSG.has(info.epsg) ? proj4Of(info.epsg) : null;
   const whole = WHOLE[info.format];
   if (whole) {
-    const rid = bytes.addLayer(id, async (name, rid): Promise<OpenedBytes | null> => {
-      const path = name === whole.name ? files.fileOf(id) : null;
-      let fd: number;
-      try {
-        if (!path) return null;
-        fd = openSync(path, 'r');
-      } catch {
-        return null; // removed meanwhile
-      }
-      const size = fstatSync(fd).size;
-      const meta: BytesMeta = { size, type: whole.type, fileName: whole.name, download: false, etag: `"${rid}-${size.toString(36)}"` };
-      return { meta, body: syncFileBody(fd) };
-    });
-    return { info, path: bytesPath(bytes.key, rid, whole.name), tiles: null, proj4 };
+    // Its path asked at each request: a file removed meanwhile is no longer served.
+    const path = bytes.addKeptFile(`file:${id}`, { ...whole, path: () => files.fileOf(id) });
+    return { info, path, tiles: null, proj4 };
   }
   if (!tileType) throw new LayerFileProblem('unsupported_layer_file', 'The tiles of that file are of no type the map shows');
-  const rid = bytes.addLayer(id, async (name, rid) => {
+  const { id: rid, template } = bytes.addReader(`file:${id}`, (name) => {
     const t = parseTileName(name);
     const data = t && t.ext === tileType ? files.tile(id, t.z, t.x, t.y) : null;
     if (!data) return null;
     // Where the file has no tile, an empty one (as a PMTiles reader answers): the map draws nothing there and counts
     // no failure. A vector tile of no layers is empty bytes; an image, a transparent pixel.
     const [body, type] = data.length || tileType === 'pbf' ? [data, TILE_TYPES[tileType]] : [EMPTY_PNG, 'image/png'];
-    const meta: BytesMeta = { size: body.length, type, fileName: name, download: false, etag: `"${rid}-${name}-${body.length.toString(36)}"` };
-    return { meta, body: memoryBody(body) };
+    return { data: body, type, etag: `"${rid}-${name}-${body.length.toString(36)}"` };
   });
-  // The template: the path of a tile, its numbers left to fill in ({z}, {x}, {y} never appear in a real name).
-  const template = bytesPath(bytes.key, rid, `0-0-0.${tileType}`).replace(/0-0-0\.\w+$/, `{z}-{x}-{y}.${tileType}`);
-  return { info, path: null, tiles: template, proj4 };
+  // The template: the path of a tile, its numbers left to fill in.
+  return { info, path: null, tiles: template.replace('{name}', `{z}-{x}-{y}.${tileType}`), proj4 };
 }

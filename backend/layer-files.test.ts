@@ -165,7 +165,7 @@ describe('layer files', () => {
     await files.close();
   }, 60_000);
 
-  it('at the start of a host, removes the .part files a stopped one left and the files no saved layer used for a day', async () => {
+  it("at the start of a host, removes its .part files a stopped one left (not a paused area's download) and the files no saved layer used for a day", async () => {
     const h = home();
     const first = new LayerFiles(h);
     const used = await first.copy(fx.geojson!, 'used.geojson');
@@ -176,14 +176,16 @@ describe('layer files', () => {
     for (const id of [used.file, old.file]) utimesSync(first.fileOf(id)!, dayAgo, dayAgo);
     mkdirSync(join(h, 'layers'), { recursive: true });
     writeFileSync(join(h, 'layers', `${'b'.repeat(32)}.upload.part`), 'half');
-    writeFileSync(join(h, 'layers', `${'c'.repeat(32)}.mbtiles.part`), 'half');
+    writeFileSync(join(h, 'layers', `${'c'.repeat(32)}.geojson.part`), 'half');
+    // An area kept offline, its download paused: it resumes at the next start (backend/offline-areas.ts), untouched.
+    writeFileSync(join(h, 'layers', `${'d'.repeat(32)}.mbtiles.part`), 'half');
     // The command line never sweeps (it may run beside a host that is writing).
     const cli = new LayerFiles(h);
-    expect(readdirSync(cli.dir).filter((f) => f.endsWith('.part'))).toHaveLength(2);
+    expect(readdirSync(cli.dir).filter((f) => f.endsWith('.part'))).toHaveLength(3);
     expect(cli.ids()).not.toContain('b'.repeat(32));
     await cli.close();
     const host = new LayerFiles(h, { sweep: { used: () => new Set([used.file]) } });
-    expect(readdirSync(host.dir).filter((f) => f.endsWith('.part'))).toEqual([]);
+    expect(readdirSync(host.dir).filter((f) => f.endsWith('.part'))).toEqual([`${'d'.repeat(32)}.mbtiles.part`]);
     expect(host.ids().sort()).toEqual([used.file, fresh.file].sort());
     expect(existsSync(join(host.dir, `${old.file}.json`))).toBe(false);
     await host.close();

@@ -9,8 +9,9 @@
 // streamed (never whole in memory), and cancellable.
 //
 // A file goes when a saved layer that used it is removed (backend/layers.ts saveLayers), when removeLayerFile asks
-// for one no saved layer uses, and at the host's start: the .part files a stopped host left, and kept files no saved
-// layer uses that are over a day old (added, then never saved: the page closed first).
+// for one no saved layer uses, and at the host's start: its own .part files a stopped host left, and kept files no
+// saved layer uses that are over a day old (added, then never saved: the page closed first). The same folder holds
+// the areas kept offline (backend/offline-areas.ts): their files and downloads are theirs, never swept here.
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,8 @@ const DISK_MARGIN = 256 * 1024 * 1024;
 export const UNUSED_FILE_MS = 24 * 3_600_000;
 /** MBTiles files kept open for their tiles at once (each an SQLite connection, a few MB of cache). */
 const OPEN_READERS = 16;
+/** The files this registry writes before they are complete. */
+const OWN_PART = /^[0-9a-f]{32}\.(upload|copy|geojson)\.part$/;
 /** Where an MBTiles file has no tile. */
 const NO_TILE = Buffer.alloc(0);
 
@@ -265,12 +268,13 @@ export class LayerFiles {
     return [...new Set(this.entries().filter((f) => !f.endsWith('.part') && EXTS.has(f.split('.').pop()!)).map((f) => f.split('.')[0]!).filter((id) => ID.test(id)))];
   }
 
-  /** At the host's start: .part files removed, and kept files no saved layer uses (`used`) once a day old. */
+  /**
+   * At the host's start: the .part files of this registry a stopped host left (uploads, copies, conversions — not an
+   * area kept offline being downloaded, which resumes: backend/offline-areas.ts), and kept files no saved layer uses
+   * (`used`) once a day old.
+   */
   private sweep(used: Set<string>): void {
-    for (const f of this.entries()) {
-      const path = join(this.dir, f);
-      if (f.endsWith('.part')) rmSync(path, { force: true });
-    }
+    for (const f of this.entries()) if (OWN_PART.test(f)) rmSync(join(this.dir, f), { force: true });
     for (const id of this.ids()) {
       if (used.has(id)) continue;
       const file = this.fileOf(id);

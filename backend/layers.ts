@@ -10,7 +10,6 @@ import { MapLayers, type LAYERS_API, type MapLayer } from '../core/api-layers.ts
 import { layersProblem, worldLayer } from '../core/layers/layer-rules.ts';
 import { basemapUrlProblem } from '../core/basemap.ts';
 import { capabilities } from './capabilities.ts';
-import { savedLayerFiles } from './layer-file-handlers.ts';
 import type { HostContext } from './context.ts';
 
 /** The most the layers may take, as JSON. */
@@ -19,11 +18,58 @@ export const MAX_LAYERS_BYTES = 64 * 1024;
 /** The host's folder of layer files (core/api-layers.ts LayerFileId): FURROW_HOME/layers. */
 export const layersDir = (home: string): string => join(home, 'layers');
 
-/** Whether the host keeps a file of that id (FURROW_HOME/layers/<id>.<ext>). */
+/** Whether a file of the layers' folder is one being written (`.part`), or one of SQLite's files beside it. */
+export const isPartialLayerFile = (fileName: string): boolean => /\.part(-wal|-shm|-journal)?$/.test(fileName);
+
+/** Whether the host keeps a complete file of that id (FURROW_HOME/layers/<id>.<ext>). */
 function hasLayerFile(home: string, id: string): boolean {
   const dir = layersDir(home);
-  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(`${id}.`) && !f.endsWith('.part'));
+  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(`${id}.`) && !isPartialLayerFile(f));
 }
+
+/** The layers as kept (checked again: the world backdrop alone stands in for a list that fails). */
+export function savedLayers(ctx: HostContext): MapLayer[] {
+  const json = ctx.mirror.write.mapLayers();
+  if (json === null) return firstLayers(ctx);
+  try {
+    const v: unknown = JSON.parse(json);
+    if (Value.Check(MapLayers, v) && layersProblem(v) === null) return v;
+  } catch {
+    // below
+  }
+  return [worldLayer()];
+}
+
+/** Keeps a list the rules accepted (synchronous: call it inside ctx.jobs.write). */
+export function keepLayers(ctx: HostContext, layers: MapLayer[]): void {
+  const json = JSON.stringify(layers);
+  if (json.length > MAX_LAYERS_BYTES) {
+    throw new RpcError(RpcCode.invalidArguments, `The layers take ${json.length.toLocaleString('en-US')} characters: at most ${MAX_LAYERS_BYTES.toLocaleString('en-US')} are kept`);
+  }
+  ctx.mirror.write.setMapLayers(json);
+}
+
+const sameSource = (a: MapLayer['source'], b: MapLayer['source']): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * A layer's area kept offline is the host's to set (backend/offline-areas.ts, once its file is complete) and to
+ * remove: a list the page saves keeps each layer's area as the host has it — whatever `offline` the page sent, a copy
+ * it read before a download completed or one it made up — as long as the layer keeps its id and its source. A layer
+ * removed, or given another source, loses its area; the files of the areas lost are answered, to be removed.
+ */
+export function withHostAreas(before: readonly MapLayer[], after: readonly MapLayer[]): { layers: MapLayer[]; dropped: string[] } {
+  const kept = new Map(before.filter((l) => l.offline).map((l) => [l.id, l]));
+  const layers = after.map((l): MapLayer => {
+    const { offline: _sent, ...rest } = l;
+    const old = kept.get(l.id);
+    return old?.offline && sameSource(old.source, l.source) ? { ...rest, offline: old.offline } : rest;
+  });
+  const still = new Set(layers.map((l) => l.offline?.file).filter((f) => f !== undefined));
+  return { layers, dropped: [...kept.values()].map((l) => l.offline!.file).filter((f) => !still.has(f)) };
+}
+
+/** The files file layers read (an area kept offline is backend/offline-areas.ts's to remove). */
+const ownFiles = (layers: readonly MapLayer[]): string[] => layers.flatMap((l) => (l.source.kind === 'file' ? [l.source.file] : []));
 
 /** The layers of a computer that kept none: the world backdrop, and the XYZ basemap of the view's choices if any. */
 function firstLayers(ctx: HostContext): MapLayer[] {
@@ -40,11 +86,11 @@ function firstLayers(ctx: HostContext): MapLayer[] {
   return layers;
 }
 
-export function layerHandlers(ctx: HostContext): HandlersOf<typeof LAYERS_API> {
+/** `areasDropped`: told the files of areas kept offline that a saved list no longer has (backend/offline-areas.ts removes them). */
+export function layerHandlers(ctx: HostContext, areasDropped: (files: string[]) => void = () => {}): HandlersOf<typeof LAYERS_API> {
   return {
     layers: () => {
-      const json = ctx.mirror.write.mapLayers();
-      if (json === null) {
+      if (ctx.mirror.write.mapLayers() === null) {
         const first = firstLayers(ctx);
         // Kept at once: the page no longer writes the view's basemap, so the next start would not find it there.
         if (first.length === 1) return { layers: first };
@@ -53,34 +99,27 @@ export function layerHandlers(ctx: HostContext): HandlersOf<typeof LAYERS_API> {
           return { layers: first };
         });
       }
-      try {
-        const v: unknown = JSON.parse(json);
-        if (Value.Check(MapLayers, v) && layersProblem(v) === null) return { layers: v };
-      } catch {
-        // below
-      }
-      return { layers: [worldLayer()] };
+      return { layers: savedLayers(ctx) };
     },
-    saveLayers: ({ layers }) => {
+    saveLayers: async ({ layers }) => {
       const why = layersProblem(layers);
-      if (why) return Promise.reject(new RpcError(RpcCode.invalidArguments, why));
+      if (why) throw new RpcError(RpcCode.invalidArguments, why);
       for (const l of layers) {
         if (l.source.kind === 'file' && !hasLayerFile(ctx.home, l.source.file)) {
-          return Promise.reject(new RpcError(RpcCode.invalidArguments, `${l.name}: its file is no longer kept here; add it again.`));
+          throw new RpcError(RpcCode.invalidArguments, `${l.name}: its file is no longer kept here; add it again.`);
         }
       }
-      const json = JSON.stringify(layers);
-      if (json.length > MAX_LAYERS_BYTES) {
-        return Promise.reject(new RpcError(RpcCode.invalidArguments, `The layers take ${json.length.toLocaleString('en-US')} characters: at most ${MAX_LAYERS_BYTES.toLocaleString('en-US')} are kept`));
-      }
-      return ctx.jobs.write(() => {
-        const before = savedLayerFiles(ctx.mirror);
-        ctx.mirror.write.setMapLayers(json);
-        // A layer removed takes its file with it (a file added and not yet saved is not the list's: kept).
-        const after = savedLayerFiles(ctx.mirror);
-        for (const f of before) if (!after.has(f)) ctx.layerFiles.remove(f);
-        return null;
+      const dropped = await ctx.jobs.write(() => {
+        const before = savedLayers(ctx);
+        const next = withHostAreas(before, layers);
+        keepLayers(ctx, next.layers);
+        // A file layer removed takes its file with it (one added and not yet saved is no list's: kept).
+        const still = new Set(ownFiles(next.layers));
+        for (const f of ownFiles(before)) if (!still.has(f)) ctx.layerFiles.remove(f);
+        return next.dropped;
       });
+      if (dropped.length) areasDropped(dropped);
+      return null;
     },
     onlineCapabilities: ({ url }) => capabilities(url, join(layersDir(ctx.home), 'capabilities')),
   };

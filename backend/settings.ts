@@ -69,3 +69,30 @@ export function durationSettings(env: NodeJS.ProcessEnv): DurationOptions {
     throw new RpcError(ApiErrorCode.badSetting, `The setting ${err.message}: correct it where Furrow is started, then try again.`, { variable: err.variable });
   }
 }
+
+/** FURROW_OFFLINE_MAX_TILES: the most tiles one area kept offline is downloaded with (core/tiles/tile-cap.ts). */
+const TILE_CAP = { min: 1, max: 10_000_000 } as const;
+/** FURROW_OFFLINE_CONCURRENCY: tiles fetched at once by a download (backend/offline-job.ts). */
+const CONCURRENCY = { min: 1, max: 16 } as const;
+
+/** The offline downloads' settings (unset or empty: the defaults given). A bad value throws SettingsError. */
+export function offlineFromEnv(env: NodeJS.ProcessEnv, defaults: { cap: number; concurrency: number }): { cap: number; concurrency: number } {
+  const read = (name: string, unit: string, range: { min: number; max: number }, def: number) => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? def : whole(name, unit, raw, range.min, range.max);
+  };
+  return {
+    cap: read('FURROW_OFFLINE_MAX_TILES', 'tiles', TILE_CAP, defaults.cap),
+    concurrency: read('FURROW_OFFLINE_CONCURRENCY', 'requests', CONCURRENCY, defaults.concurrency),
+  };
+}
+
+/** offlineFromEnv for a call of the API: a bad value refuses the call with `bad_setting`, naming it. */
+export function offlineSettings(env: NodeJS.ProcessEnv, defaults: { cap: number; concurrency: number }): { cap: number; concurrency: number } {
+  try {
+    return offlineFromEnv(env, defaults);
+  } catch (err) {
+    if (!(err instanceof SettingsError)) throw err;
+    throw new RpcError(ApiErrorCode.badSetting, `The setting ${err.message}: correct it where Furrow is started, then try again.`, { variable: err.variable });
+  }
+}

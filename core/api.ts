@@ -19,6 +19,7 @@ import { PLANTS_API } from './api-plants.ts';
 import { VIEW_API } from './api-view.ts';
 import { LAYERS_API } from './api-layers.ts';
 import { LAYER_FILES_API } from './api-layer-files.ts';
+import { OFFLINE_API } from './api-offline.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -33,6 +34,7 @@ export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
 export { LayerSource, MapLayer } from './api-layers.ts';
 export { LayerFileInfo, LayerFileSource } from './api-layer-files.ts';
+export { OfflineAreaChoice, OfflineDownload, OfflineEstimate, OfflineProgress, OfflineResult } from './api-offline.ts';
 
 const SESSION_API = {
   hello: {
@@ -56,6 +58,7 @@ export const API = {
   ...VIEW_API,
   ...LAYERS_API,
   ...LAYER_FILES_API,
+  ...OFFLINE_API,
 } satisfies Contract;
 export type Api = typeof API;
 

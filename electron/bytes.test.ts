@@ -4,7 +4,7 @@
 // development: a real host process, the window's page and each bytes request carried by the development bridge's
 // relay (backend/host-bridge.ts bridgeHost), the page exporting with exportDownload and main fetching it by range.
 import { MessageChannel, type MessagePort as NodeMessagePort } from 'node:worker_threads';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { BYTES_CSP } from '../core/page-policy.ts';
 import { Mirror } from '../db/mirror.ts';
 import { pointParcel } from '../test/helpers/service.ts';
 import { messagePortPort } from '../renderer/electron-port.ts';
-import { ByteResources, memoryBody } from '../backend/bytes.ts';
+import { ByteResources } from '../backend/bytes.ts';
 import { serveBytesPort } from '../backend/bytes-port.ts';
 import { bridgeHost } from '../backend/host-bridge.ts';
 import { launchHost, type Host } from '../backend/launch.ts';
@@ -80,28 +80,64 @@ describe("main's bytes response against the host's side", () => {
     }
   });
 
-  it("answers a layer's tile held in memory as a file's bytes: whole, by range, gone with its session", async () => {
+  it("answers a layer's kept file whole and by range, for as long as the host keeps it and the session lasts", async () => {
     const registry = new ByteResources(join(dir, 'layer-exports'));
     try {
       const session = registry.session();
-      const tile = Buffer.alloc(300_000);
-      for (let i = 0; i < tile.length; i++) tile[i] = (i * 13) % 241;
-      const rid = session.addLayer('f'.repeat(32), async (name, id) => (name === '14-1-2.png'
-        ? { meta: { size: tile.length, type: 'image/png', fileName: name, download: false, etag: `"${id}-${name}"` }, body: memoryBody(tile) }
-        : null));
+      const file = join(dir, 'kept.pmtiles');
+      const data = Buffer.alloc(600_000);
+      for (let i = 0; i < data.length; i++) data[i] = (i * 13) % 241;
+      writeFileSync(file, data);
+      let kept: string | null = file;
+      const path = session.addKeptFile('file:x', { name: 'layer.pmtiles', type: 'application/vnd.pmtiles', path: () => kept });
       const ask = () => {
         const { port1, port2 } = new MessageChannel();
         const end = serveBytesPort(messagePortMain(asMain(port1), () => end()), registry);
         return asMain(port2);
       };
-      const url = `app://furrow/bytes/${session.key}/${rid}/14-1-2.png`;
+      const url = `app://furrow${path}`;
       const whole = await bytesResponse(request(url), ask);
-      expect([whole.status, whole.headers.get('content-type'), whole.headers.get('content-disposition')]).toEqual([200, 'image/png', null]);
-      expect(Buffer.from(await whole.arrayBuffer()).equals(tile)).toBe(true);
+      expect([whole.status, whole.headers.get('content-type'), whole.headers.get('content-disposition')]).toEqual([200, 'application/vnd.pmtiles', null]);
+      expect(Buffer.from(await whole.arrayBuffer()).equals(data)).toBe(true);
       const part = await bytesResponse(request(url, { range: 'bytes=262000-262143' }), ask);
-      expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 262000-262143/${tile.length}`]);
-      expect(Buffer.from(await part.arrayBuffer()).equals(tile.subarray(262000, 262144))).toBe(true);
-      expect((await bytesResponse(request(url.replace('14-1-2', '14-1-3')), ask)).status).toBe(404);
+      expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 262000-262143/${data.length}`]);
+      expect(Buffer.from(await part.arrayBuffer()).equals(data.subarray(262000, 262144))).toBe(true);
+      expect((await bytesResponse(request(url.replace('layer.pmtiles', 'other.pmtiles')), ask)).status).toBe(404);
+      // No longer kept by the host: none; the file itself is never the registry's.
+      kept = null;
+      expect((await bytesResponse(request(url), ask)).status).toBe(404);
+      kept = file;
+      session.close();
+      expect((await bytesResponse(request(url), ask)).status).toBe(404);
+      expect(existsSync(file)).toBe(true);
+    } finally {
+      registry.close();
+    }
+  });
+});
+
+describe("main's bytes response for bytes a reader makes (an area's tiles kept offline)", () => {
+  it('answers the whole, a range and HEAD from the reader, and 404 for a name it does not know', async () => {
+    const registry = new ByteResources(join(mkdtempSync(join(tmpdir(), 'furrow-main-reader-')), 'exports'));
+    try {
+      const session = registry.session();
+      const tile = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 13) % 256));
+      const { template } = session.addReader('offline:a', (name) => (name === '16-35200-21490' ? { data: tile, type: 'image/png', etag: '"a-16-35200-21490"' } : null));
+      const ask = () => {
+        const { port1, port2 } = new MessageChannel();
+        const end = serveBytesPort(messagePortMain(asMain(port1), () => end()), registry);
+        return asMain(port2);
+      };
+      const url = `app://furrow${template.replace('{name}', '16-35200-21490')}`;
+      const whole = await bytesResponse(request(url), ask);
+      expect([whole.status, whole.headers.get('content-type'), whole.headers.get('etag'), whole.headers.get('content-disposition')]).toEqual([200, 'image/png', '"a-16-35200-21490"', null]);
+      // More than one chunk (256 KiB) crosses, in order.
+      expect(Buffer.from(await whole.arrayBuffer()).equals(tile)).toBe(true);
+      const part = await bytesResponse(request(url, { range: 'bytes=262140-262150' }), ask);
+      expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 262140-262150/${tile.length}`]);
+      expect(Buffer.from(await part.arrayBuffer()).equals(tile.subarray(262140, 262151))).toBe(true);
+      expect((await bytesResponse(request(url, {}, 'HEAD'), ask)).headers.get('content-length')).toBe(String(tile.length));
+      expect((await bytesResponse(request(`app://furrow${template.replace('{name}', '16-0-0')}`), ask)).status).toBe(404);
       session.close();
       expect((await bytesResponse(request(url), ask)).status).toBe(404);
     } finally {

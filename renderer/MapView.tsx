@@ -212,7 +212,7 @@ export function MapView() {
     <>
       <div ref={el} className="map" role="application" aria-label="Map of parcels" aria-describedby={MAP_KEYS_ID} aria-keyshortcuts="] [ Enter" tabIndex={0} />
       <MapKeys />
-      <LayersPanel />
+      <LayersPanel map={map} />
     </>
   );
 }

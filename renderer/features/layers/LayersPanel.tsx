@@ -2,14 +2,17 @@
 // parcels, top first — each with its visibility, opacity, place in the order and a legend entry (what it is, from
 // where, whom it credits, and whether it is failing now) — and the form to add an online one. B opens and closes it;
 // it takes the focus when it opens and gives it back to its button; Esc closes it. Not modal: the map stays usable.
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useState, type RefObject } from 'react';
+import type OlMap from 'ol/Map.js';
 import type { MapLayer } from '../../../core/api-layers.ts';
+import { useApi } from '../../context.ts';
 import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { say } from '../../store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { AddOnlineLayer } from './AddOnlineLayer.tsx';
 import { layerOfFile, OpenLayerFile } from './OpenLayerFile.tsx';
-import { addLayer, editLayer, moveLayer, removeLayer, useLayers } from './layers-store.ts';
+import { addLayer, editLayer, moveLayer, removeLayer, setLayerList, useLayers } from './layers-store.ts';
+import { OfflineAreaForm } from './OfflineAreaForm.tsx';
 import { KIND_WORDS, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
 import './layers.css';
 
@@ -22,8 +25,11 @@ function LegendGraphic({ url, name }: { url: string | null; name: string }) {
   return <img className="layer-legend-graphic" src={url} alt={`Legend of ${name}`} onError={() => setFailed(true)} />;
 }
 
-function LayerItem({ l, first, last, why }: { l: MapLayer; first: boolean; last: boolean; why: string | undefined }) {
+function LayerItem({ l, first, last, why, map }: { l: MapLayer; first: boolean; last: boolean; why: string | undefined; map: RefObject<OlMap | null> }) {
   const id = useId();
+  const api = useApi();
+  // An area kept offline is the host's to set (backend/offline-areas.ts): the list is read again once it changes.
+  const reread = () => { void api.layers({}).then(({ layers }) => setLayerList(layers), () => {}); };
   const percent = Math.round(l.opacity * 100);
   return (
     <li className={why ? 'layer failing' : 'layer'} aria-describedby={`${id}-legend`}>
@@ -48,11 +54,13 @@ function LayerItem({ l, first, last, why }: { l: MapLayer; first: boolean; last:
           <button type="button" aria-label={`Remove ${l.name}`} title="Remove the layer" onClick={() => { removeLayer(l.id); say(`Removed the layer ${l.name}.`); }}>✕</button>
         ) : null}
       </div>
+      <OfflineAreaForm layer={l} map={map} onChanged={reread} />
     </li>
   );
 }
 
-export function LayersPanel() {
+/** `map`: the map the offline-area form draws its box on. */
+export function LayersPanel({ map }: { map: RefObject<OlMap | null> }) {
   const { layers, failing, open } = useLayers();
   const panelId = useId();
   const key = useKeyName('basemap');
@@ -85,7 +93,7 @@ export function LayersPanel() {
           </div>
           <p className="muted">Top first; the parcels are always drawn above them.</p>
           <ol className="layer-list" aria-label="Map layers, top first">
-            {listed.map((l, i) => <LayerItem key={l.id} l={l} first={i === 0} last={i === listed.length - 1} why={failing[l.id]} />)}
+            {listed.map((l, i) => <LayerItem key={l.id} l={l} first={i === 0} last={i === listed.length - 1} why={failing[l.id]} map={map} />)}
           </ol>
           <OpenLayerFile onAdded={(info) => {
             addLayer(layerOfFile(info));

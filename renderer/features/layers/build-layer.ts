@@ -10,10 +10,12 @@ import TileWMS from 'ol/source/TileWMS.js';
 import WMTS, { optionsFromCapabilities } from 'ol/source/WMTS.js';
 import WMTSCapabilities from 'ol/format/WMTSCapabilities.js';
 import type TileSource from 'ol/source/Tile.js';
+import type TileImage from 'ol/source/TileImage.js';
 import type { MapLayer } from '../../../core/api-layers.ts';
 import type { AppApi } from '../../backend.ts';
 import { worldBackdrop } from './world.ts';
 import { fileLayer } from './file-layers.ts';
+import { withOfflineArea } from './offline-source.ts';
 
 export interface LayerEnv {
   api: AppApi;
@@ -36,6 +38,12 @@ function tileLayer(l: MapLayer, source: TileSource | null, env: LayerEnv): TileL
   return new TileLayer({ source: source ?? undefined, className: `ol-layer layer-${l.source.kind}`, preload: 0 });
 }
 
+/** `source`, its tiles within `l`'s area kept offline read from the area's file (features/layers/offline-source.ts). */
+function offline<S extends TileImage>(l: MapLayer, source: S, env: LayerEnv): S {
+  withOfflineArea(l, source, env);
+  return source;
+}
+
 /** The OpenLayers layer for `l`, or null for a kind this page does not draw. Visibility and opacity are the caller's. */
 export function buildLayer(l: MapLayer, env: LayerEnv): BaseLayer | null {
   const s = l.source;
@@ -43,16 +51,17 @@ export function buildLayer(l: MapLayer, env: LayerEnv): BaseLayer | null {
     case 'world':
       return worldBackdrop();
     case 'xyz':
-      return tileLayer(l, new XYZ({ url: s.url.trim(), maxZoom: 19, transition: 0, attributions: l.attribution }), env);
+      return tileLayer(l, offline(l, new XYZ({ url: s.url.trim(), maxZoom: 19, transition: 0, attributions: l.attribution }), env), env);
     case 'wms':
-      return tileLayer(l, new TileWMS({
+      return tileLayer(l, offline(l, new TileWMS({
         url: s.url.trim(), transition: 0, attributions: l.attribution,
         params: { LAYERS: s.layers, FORMAT: s.format, TRANSPARENT: s.format === 'image/png', VERSION: '1.3.0', STYLES: '' },
-      }), env);
+      }), env), env);
     case 'wmts': {
       const layer = tileLayer(l, null, env);
       void wmtsSource(l, s, env).then((source) => {
         if (!source) return;
+        offline(l, source, env);
         watchTiles(source, l.id, env);
         layer.setSource(source);
       });

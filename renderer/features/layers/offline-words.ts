@@ -1,0 +1,46 @@
+// What the offline-area form says (features/layers/OfflineAreaForm.tsx): sizes, the count and estimate before a
+// download, its progress, a paused one, an area kept. Pure, so its words are tested without a page.
+import type { OfflineArea } from '../../../core/api-layers.ts';
+import type { OfflineDownload, OfflineEstimate, OfflineProgress } from '../../../core/api-offline.ts';
+
+const n = (v: number) => v.toLocaleString('en-US');
+
+/** Bytes in the unit a person reads: "820 KB", "12.4 MB", "1.2 GB". */
+export function sizeWords(bytes: number): string {
+  if (bytes < 1000) return `${bytes} bytes`;
+  const [unit, div] = bytes < 1e6 ? ['KB', 1e3] : bytes < 1e9 ? ['MB', 1e6] : ['GB', 1e9];
+  const v = bytes / div;
+  return `${v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')} ${unit}`;
+}
+
+const tiles = (count: number) => `${n(count)} tile${count === 1 ? '' : 's'}`;
+
+/** Before downloading: the count, and the size estimated from sample tiles (or why there is none). */
+export function estimateWords(e: OfflineEstimate): string {
+  if (e.problem) return e.problem;
+  if (e.bytesEstimate === null) return `${tiles(e.tiles)}. ${e.sampleProblem ?? 'No estimate of the size.'}`;
+  return `${tiles(e.tiles)}, about ${sizeWords(e.bytesEstimate)} (estimated from ${e.sampled} sample tile${e.sampled === 1 ? '' : 's'}).`;
+}
+
+/** A running download: "1,200 of 4,500 tiles (26 %), 14.2 MB"; failed tiles said too. */
+export function progressWords(p: OfflineProgress): string {
+  const pct = p.total ? Math.floor((p.done / p.total) * 100) : 0;
+  const failed = p.failed ? `; ${n(p.failed)} failed after retries` : '';
+  return `${n(p.done)} of ${tiles(p.total)} (${pct} %), ${sizeWords(p.bytes)}${failed}`;
+}
+
+/** A download paused by the user, or cut by the app stopping: where it stopped. */
+export function pausedWords(d: Pick<OfflineDownload, 'done' | 'total'>, failed = 0): string {
+  const why = failed ? ` ${n(failed)} tile${failed === 1 ? '' : 's'} failed after retries: Resume tries them again.` : '';
+  return `Interrupted at ${n(d.done)} of ${tiles(d.total)}.${why}`;
+}
+
+/** A layer's area kept offline, beside its legend entry (which says its tiles and zooms: layer-words.ts). */
+export function areaWords(a: OfflineArea): string {
+  const day = new Date(a.updated);
+  const when = Number.isNaN(day.getTime()) ? a.updated : day.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  return `Area kept offline, updated ${when}.`;
+}
+
+/** The providers' terms, said where the user chooses to download. */
+export const BULK_WARNING = "Many tile providers (OpenStreetMap's own servers among them) forbid bulk downloads: keep offline only from a source whose terms allow it.";
