@@ -16,13 +16,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { messageText, type Port } from '../core/rpc.ts';
 import { browserShell, bytesPolicyHeaders, pageHeaders } from '../core/page-policy.ts';
 import { BYTES_PREFIX, bytesHead, parseBytesPath } from '../core/bytes-protocol.ts';
-import type { BytesSource } from './bytes.ts';
+import { closeBytes, readRange, SMALL_RANGE, type BytesSource } from './bytes.ts';
 import { boundConnections, httpServerOptions, type ConnectionLimits } from '../platform/node/connections.ts';
 import { offeredSecrets, PROOF_PATH, type PassFrame } from '../core/tab-pass.ts';
 import type { TabPasses } from './tab-passes.ts';
@@ -103,11 +104,18 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
         res.end(opened.data.subarray(head.body.start, head.body.end + 1));
         return;
       }
-      const stream = opened.handle.createReadStream({ start: head.body.start, end: head.body.end, autoClose: false });
+      const { start, end } = head.body;
+      if (opened.fd !== undefined && end - start < SMALL_RANGE) {
+        res.end(readRange(opened.fd, start, end));
+        return;
+      }
+      const stream = opened.fd !== undefined
+        ? createReadStream('', { fd: opened.fd, start, end, autoClose: false })
+        : opened.handle.createReadStream({ start, end, autoClose: false });
       // A client that goes away mid-way ends the stream; the file is closed below either way.
       await pipeline(stream, res).catch(() => undefined);
     } finally {
-      await opened?.handle?.close().catch(() => undefined);
+      await closeBytes(opened);
     }
   };
 

@@ -4,10 +4,11 @@
 // server sends — then one chunk of the file per `more`, so neither side ever holds the whole file. In the packaged app
 // the port comes straight on the parentPort; in development the bridge (backend/host-bridge.ts) carries it over the
 // system-Node host's channel as a session of its own (node-ports.ts BYTES_SESSION).
+import { readSync } from 'node:fs';
 import { isObject, type Port } from '../core/rpc.ts';
 import { BYTES_CHUNK, bytesHead, parseBytesPath, type BytesToHost, type BytesToMain } from '../core/bytes-protocol.ts';
 import { BYTES_PORT } from '../core/host-protocol.ts';
-import type { BytesSource, OpenedBytes } from './bytes.ts';
+import { closeBytes, type BytesSource, type OpenedBytes } from './bytes.ts';
 import { acceptRendererPorts, acceptSessions, BYTES_SESSION, electronParent, type ParentPort } from './node-ports.ts';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length <= 8192 ? v : null);
@@ -30,7 +31,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     stop();
     const o = opened;
     opened = null;
-    void o?.handle?.close().catch(() => undefined);
+    void closeBytes(o);
   };
 
   async function begin(m: unknown): Promise<void> {
@@ -39,7 +40,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     const path = parseBytesPath(ask.path);
     opened = path ? await source.open(path).catch(() => null) : null;
     if (ended) {
-      await opened?.handle?.close().catch(() => undefined);
+      await closeBytes(opened);
       opened = null;
       return;
     }
@@ -64,7 +65,7 @@ export function serveBytesPort(port: Port, source: BytesSource): () => void {
     }
     const data = new Uint8Array(n);
     try {
-      const { bytesRead } = await opened.handle.read(data, 0, n, pos);
+      const bytesRead = opened.fd !== undefined ? readSync(opened.fd, data, 0, n, pos) : (await opened.handle.read(data, 0, n, pos)).bytesRead;
       if (bytesRead === 0) throw new Error('the file ended before its size');
       pos += bytesRead;
       // A view of exactly what was read: a copy when short, as structured clone copies a view's whole buffer.

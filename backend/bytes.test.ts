@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
-import { ByteResources, READERS_PER_SESSION, type ByteSession } from './bytes.ts';
+import { ByteResources, closeBytes, READERS_PER_SESSION, readRange, type ByteSession } from './bytes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-bytes-registry-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -86,7 +86,8 @@ describe('ByteResources', () => {
     now += 10_000;
     const got = await r.open(parseBytesPath(path)!);
     expect(got?.meta).toMatchObject({ size: 7, type: 'application/vnd.pmtiles', fileName: 'layer.pmtiles', download: false });
-    await got?.handle?.close();
+    expect(readRange(got!.fd!, 0, 6).toString()).toBe('PMTiles');
+    await closeBytes(got);
     expect(await r.open({ ...parseBytesPath(path)!, name: 'other.pmtiles' })).toBeNull();
     // No longer kept by the host (removed): none.
     at = null;

@@ -14,7 +14,7 @@
 // registry's: 0600 in a 0700 folder, removed when they expire, when their session ends and when the host stops; the
 // folder is emptied at the host's start (a host killed before it could).
 import { randomBytes } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bytesPath, BYTES_TYPES, validBytesName, type BytesMeta, type BytesPath } from '../core/bytes-protocol.ts';
@@ -38,7 +38,42 @@ interface Resource {
  * A resource opened for reading: its answer's facts and the open file (the caller closes it), or the bytes
  * themselves for one a reader made (a tile read from a file the host keeps: small, and in no file of its own).
  */
-export type OpenedBytes = { meta: BytesMeta; handle: FileHandle; data?: undefined } | { meta: BytesMeta; data: Uint8Array; handle?: undefined };
+export type OpenedBytes =
+  | { meta: BytesMeta; handle: FileHandle; data?: undefined; fd?: undefined }
+  | { meta: BytesMeta; data: Uint8Array; handle?: undefined; fd?: undefined }
+  /** A layer's kept file, opened synchronously: a map asks it for many small ranges (readRange). */
+  | { meta: BytesMeta; fd: number; handle?: undefined; data?: undefined };
+
+/** Ranges up to this size of a kept file are read at once (a PMTiles tile, a GeoTIFF's block); larger ones streamed. */
+export const SMALL_RANGE = 1024 * 1024;
+
+/**
+ * Bytes `start` to `end` (included) of an open descriptor, read synchronously, as an MBTiles tile is read from SQLite:
+ * a FileHandle's open, stat, stream and close made four trips through the thread pool and left more garbage per
+ * tile (bench/layer-files.ts: a 64 KiB range of a 2 GB archive, p50 0.63 ms that way, 0.41 ms this way).
+ */
+export function readRange(fd: number, start: number, end: number): Buffer {
+  const buf = Buffer.allocUnsafe(end - start + 1);
+  let n = 0;
+  while (n < buf.length) {
+    const got = readSync(fd, buf, n, buf.length - n, start + n);
+    if (got === 0) break;
+    n += got;
+  }
+  return n === buf.length ? buf : buf.subarray(0, n);
+}
+
+/** Closes what `open` opened (a file's handle or descriptor), quietly. */
+export async function closeBytes(o: OpenedBytes | null): Promise<void> {
+  if (o?.fd !== undefined) {
+    try {
+      closeSync(o.fd);
+    } catch {
+      // closed already
+    }
+  }
+  await o?.handle?.close().catch(() => undefined);
+}
 
 /** What a reader answers for a name: the bytes, their type (one of BYTES_TYPES) and a validator. */
 export interface ReadBytes {
@@ -104,14 +139,15 @@ export class ByteResources implements BytesSource {
     const kept = session?.keptFile(path.id);
     if (kept) {
       const file = kept.name === path.name ? kept.path() : null;
-      const handle = file ? await open(file, 'r').catch(() => null) : null;
-      if (!handle) return null;
-      if (session!.keptFile(path.id) !== kept) {
-        await handle.close();
-        return null;
+      let fd: number;
+      try {
+        if (!file) return null;
+        fd = openSync(file, 'r');
+      } catch {
+        return null; // removed meanwhile
       }
-      const size = (await handle.stat()).size;
-      return { handle, meta: { size, type: kept.type, fileName: kept.name, download: false, etag: `"${path.id}-${size.toString(36)}"` } };
+      const size = fstatSync(fd).size;
+      return { fd, meta: { size, type: kept.type, fileName: kept.name, download: false, etag: `"${path.id}-${size.toString(36)}"` } };
     }
     const reader = session?.reader(path.id);
     if (reader) {
