@@ -17,7 +17,7 @@ import { open as openFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { LayerSource } from '../core/api-layers.ts';
 import { tileKey, tmsRow } from '../core/tiles/tile-math.ts';
-import { tileType } from './mbtiles.ts';
+import { tileContentType } from '../db/mbtiles.ts';
 
 /** MBTiles' `format` of each image type. */
 const FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
@@ -210,7 +210,7 @@ export class PartFile {
     const c = this.counts();
     if (c.tiles + c.empty !== j.total) throw new Error(`the file holds ${c.tiles + c.empty} tiles of ${j.total}`);
     const first = this.db.prepare('SELECT tile_data FROM tiles LIMIT 1').pluck().get() as Buffer | undefined;
-    const format = FORMATS[first ? tileType(first) : 'image/png'] ?? 'png';
+    const format = FORMATS[first ? tileContentType(first) : 'image/png'] ?? 'png';
     const meta: Record<string, string> = {
       name: j.name, format, type: 'baselayer', version: '1.3',
       bounds: j.bbox.join(','), center: `${(j.bbox[0] + j.bbox[2]) / 2},${(j.bbox[1] + j.bbox[3]) / 2},${j.minZoom}`,

@@ -16,7 +16,7 @@ import type { Api, MapLayer } from '../core/api.ts';
 import type { OfflineRequest } from '../core/api-offline.ts';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
 import { countTiles, tilesOf, withMargin } from '../core/tiles/tile-math.ts';
-import { MbtilesReader } from './mbtiles.ts';
+import { MbtilesReader } from '../db/mbtiles.ts';
 import { startTileServer, type TileServer } from '../test/helpers/tile-server.ts';
 import { ACC, layerFiles, newHome, tempRoot, tileCount, tileOf, world, xyzLayer } from './offline-areas.test-helpers.ts';
 
@@ -122,8 +122,8 @@ describe('an area of an online layer', () => {
     expect(layerFiles(home)).toEqual([`${file}.mbtiles`]);
     expect((await h.api.layers({})).layers[1]).toEqual({ ...xyzLayer(ts.xyz), offline: r.offline });
     const reader = new MbtilesReader(join(home, 'layers', `${file}.mbtiles`));
-    for (const [i, t] of tiles.entries()) expect(reader.tile(t.z, t.x, t.y)?.data ?? null, `tile ${i}`).toEqual(i === 6 ? null : tileOf(t.z, t.x, t.y));
-    expect(reader.metadata()).toMatchObject({ name: 'Orthophoto', attribution: '© Test tiles', format: 'png' });
+    for (const [i, t] of tiles.entries()) expect(reader.tile(t.z, t.x, t.y) ?? null, `tile ${i}`).toEqual(i === 6 ? null : tileOf(t.z, t.x, t.y));
+    expect(reader.meta()).toMatchObject({ name: 'Orthophoto', attribution: '© Test tiles', type: 'png' });
     reader.close();
     expect(await h.api.offlineDownloads({})).toEqual([]);
     // The page's tile paths are a page session's: the command line is refused them.
@@ -181,7 +181,7 @@ describe('an area of an online layer', () => {
       expect(r, id).toMatchObject({ done: tiles.length, failed: 0, offline: { tiles: tiles.length } });
       // Each stored tile is the one the server drew for that place: the addresses were the tiles' own.
       const reader = new MbtilesReader(join(home, 'layers', `${r.offline!.file}.mbtiles`));
-      for (const t of tiles) expect(reader.tile(t.z, t.x, t.y)?.data, `${id} ${t.z}/${t.x}/${t.y}`).toEqual(tileOf(t.z, t.x, t.y));
+      for (const t of tiles) expect(reader.tile(t.z, t.x, t.y), `${id} ${t.z}/${t.x}/${t.y}`).toEqual(tileOf(t.z, t.x, t.y));
       reader.close();
     }
     const getMap = [...ts.requests.keys()].find((k) => k.startsWith('/wms?'))!;

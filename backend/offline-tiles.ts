@@ -1,9 +1,9 @@
 // The tiles of the areas kept offline, for the page: each page session gets a bytes path template per file
-// (backend/bytes.ts readers: /bytes/<key>/<id>/{z}-{x}-{y}), answered from the file by XYZ z/x/y (backend/mbtiles.ts).
+// (backend/bytes.ts readers: /bytes/<key>/<id>/{z}-{x}-{y}), answered from the file by XYZ z/x/y (db/mbtiles.ts).
 // A file is opened read-only once and kept open while it is read; a file replaced or removed is closed first.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MbtilesReader } from './mbtiles.ts';
+import { MbtilesReader, tileContentType } from '../db/mbtiles.ts';
 import type { ByteSession, ReadBytes } from './bytes.ts';
 
 const FILE_ID = /^[0-9a-f]{32}$/;
@@ -32,8 +32,8 @@ export class OfflineTiles {
       reader = new MbtilesReader(path);
       this.readers.set(file, reader);
     }
-    const t = reader.tile(Number(m[1]), Number(m[2]), Number(m[3]));
-    return t ? { data: t.data, type: t.type, etag: `"${file}-${name}"` } : null;
+    const data = reader.tile(Number(m[1]), Number(m[2]), Number(m[3]));
+    return data ? { data, type: tileContentType(data), etag: `"${file}-${name}"` } : null;
   }
 
   /** Closes and removes the files of areas no layer has any more. */

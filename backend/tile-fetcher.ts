@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import { isBasemapImageUrl } from '../core/basemap.ts';
-import { tileType } from './mbtiles.ts';
+import { isImageTile } from '../db/mbtiles.ts';
 
 export interface TilePolicy {
   /** Tries per tile, the first included. */
@@ -151,7 +151,7 @@ export class TileFetcher {
           throw new Retry(timedOut(err) ? `${host(url)} did not send a tile whole within ${this.policy.timeoutMs / 1000} s` : `${host(url)} broke off a tile`, null);
         }
         const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-        if (tileType(data) === 'application/octet-stream') return { kind: 'failed', why: `${host(url)} answered with something that is not an image (${header('content-type') ?? 'no type'})` };
+        if (!isImageTile(data)) return { kind: 'failed', why: `${host(url)} answered with something that is not an image (${header('content-type') ?? 'no type'})` };
         return { kind: 'tile', data };
       } finally {
         // An answer not read is let go, so that its connection is not held.

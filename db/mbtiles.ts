@@ -1,5 +1,6 @@
 // An MBTiles file (https://github.com/mapbox/mbtiles-spec, 1.3) read for the map: its metadata, and one tile at a
-// time by its XYZ address (MBTiles rows count from the south: TMS). The file is the user's, so it is opened
+// time by its XYZ address (MBTiles rows count from the south: TMS) — a file the user opened as a layer
+// (backend/layer-files.ts) or one the host wrote for an area kept offline (backend/offline-tiles.ts). The file is the user's, so it is opened
 // read-only, its schema untrusted (a view or trigger in it runs no function with side effects), and a damaged file
 // fails a read, never the host. Vector tiles stored gzipped (as tippecanoe and GDAL write them) are answered
 // gunzipped: the page's MVT reader takes plain protobuf, and a header saying gzip would not cross Electron's path.
@@ -36,6 +37,15 @@ export function tileTypeOf(b: Uint8Array): TileExt | null {
   if (b[0] === 0x1a) return 'pbf';
   return null;
 }
+
+/** A tile's Content-Type by its first bytes: an image the page shows, a vector tile, or octet-stream for neither. */
+export function tileContentType(b: Uint8Array): string {
+  const t = tileTypeOf(b);
+  return t === 'png' ? 'image/png' : t === 'jpg' ? 'image/jpeg' : t === 'webp' ? 'image/webp' : t === 'pbf' ? 'application/x-protobuf' : 'application/octet-stream';
+}
+
+/** Whether a tile's bytes are an image (PNG, JPEG or WebP): what a raster tile server must answer. */
+export const isImageTile = (b: Uint8Array): boolean => tileContentType(b).startsWith('image/');
 
 /** Whether an SQLite file is a GeoPackage (its application id, 'GPKG', or its contents table). */
 export function isGeoPackage(file: string): boolean {
@@ -132,6 +142,7 @@ export class MbtilesReader {
 
   /** The tile at XYZ z/x/y (gunzipped when stored gzipped), or null when the file has none there. */
   tile(z: number, x: number, y: number): Buffer | null {
+    if (!Number.isInteger(z) || z < 0 || z > 30 || !Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= 2 ** z || y >= 2 ** z) return null;
     const row = this.get.get(z, x, 2 ** z - 1 - y);
     const data = row?.tile_data;
     if (!data || !Buffer.isBuffer(data)) return null;

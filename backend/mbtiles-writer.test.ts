@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isPartial, PartFile, publish, type DownloadJournal } from './mbtiles-writer.ts';
-import { MbtilesReader, tileType } from './mbtiles.ts';
+import { MbtilesReader, tileContentType } from '../db/mbtiles.ts';
 import { isPartialLayerFile } from './layers.ts';
 import { countTiles, tilesOf } from '../core/tiles/tile-math.ts';
 import { rgbPng } from '../bench/lib/png.ts';
@@ -67,11 +67,12 @@ describe('an MBTiles file being written', () => {
 
     const r = new MbtilesReader(final);
     const t = all[5]!;
-    expect(r.tile(t.z, t.x, t.y)).toEqual({ data: tileOf(t.z, t.x, t.y), type: 'image/png' });
+    expect(r.tile(t.z, t.x, t.y)).toEqual(tileOf(t.z, t.x, t.y));
+    expect(tileContentType(r.tile(t.z, t.x, t.y)!)).toBe('image/png');
     expect(r.tile(all[3]!.z, all[3]!.x, all[3]!.y)).toBeNull();
     expect(r.tile(12, 0, 0)).toBeNull();
     expect(r.tile(3, 8, 0)).toBeNull();
-    expect(r.metadata()).toMatchObject({ name: 'Ortho', format: 'png', bounds: box.join(','), minzoom: '10', maxzoom: '12' });
+    expect(r.meta()).toMatchObject({ name: 'Ortho', type: 'png', bounds: box, minZoom: 10, maxZoom: 12 });
     r.close();
     // Rows in the file are TMS rows (0 at the south).
     const db = new Database(final, { readonly: true });
@@ -102,9 +103,9 @@ describe('an MBTiles file being written', () => {
 
 describe('tile types', () => {
   it('are told by their first bytes', () => {
-    expect(tileType(rgbPng(1, () => [0, 0, 0]))).toBe('image/png');
-    expect(tileType(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]))).toBe('image/jpeg');
-    expect(tileType(Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'))).toBe('image/webp');
-    expect(tileType(Buffer.from('<ServiceExceptionReport/>'))).toBe('application/octet-stream');
+    expect(tileContentType(rgbPng(1, () => [0, 0, 0]))).toBe('image/png');
+    expect(tileContentType(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0]))).toBe('image/jpeg');
+    expect(tileContentType(Buffer.from('RIFF\0\0\0\0WEBPVP8 ', 'latin1'))).toBe('image/webp');
+    expect(tileContentType(Buffer.from('<ServiceExceptionReport/>'))).toBe('application/octet-stream');
   });
 });
