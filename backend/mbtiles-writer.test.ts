@@ -11,7 +11,7 @@ import { isPartial, PartFile, publish, type DownloadJournal } from './mbtiles-wr
 import { MbtilesReader, tileContentType } from '../db/mbtiles.ts';
 import { isPartialLayerFile } from './layers.ts';
 import { countTiles, tilesOf } from '../core/tiles/tile-math.ts';
-import { rgbPng } from '../bench/lib/png.ts';
+import { rgbPng } from '../test/helpers/png.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'furrow-mbtiles-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { Mirror } from '../db/mirror.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import type { MapLayer } from '../core/api-layers.ts';
-import { rgbPng } from '../bench/lib/png.ts';
+import { rgbPng } from '../test/helpers/png.ts';
 
 export const ACC = 'acc-00000000-0000-4000-8000-0000000000f1';
 export const world: MapLayer = { id: 'world', name: 'World (Natural Earth)', visible: true, opacity: 1, source: { kind: 'world' }, attribution: 'Made with Natural Earth' };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { rgbPng } from '../bench/lib/png.ts';
+import { rgbPng } from '../test/helpers/png.ts';
 import { launchHost, type Host } from './launch.ts';
 import { RpcCode } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';

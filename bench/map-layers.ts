@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { MILLION_ACCOUNT, millionMirror, wholeFarms } from './lib/million-mirror.ts';
 import { startBrowserApp } from './lib/browser-app.ts';
 import { CANVAS_CHROMIUM_ARGS, exercise, firstGesture, mapArgs, openMap, type MapProbe } from './lib/map-probe.ts';
-import { rgbPng } from './lib/png.ts';
+import { rgbPng } from '../test/helpers/png.ts';
 import { median, r1, summarize } from './lib/stats.ts';
 import { cpuWindow } from './lib/machine.ts';
 import { metric, startResult, writeResult } from './lib/result.ts';

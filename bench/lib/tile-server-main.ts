@@ -3,7 +3,7 @@
 // compress either), chosen by the tile's place, so both sides of a pair fetch the same bytes; each answered after
 // DELAY_MS (0: at once).
 import { startTileServer } from '../../test/helpers/tile-server.ts';
-import { rgbPng } from './png.ts';
+import { rgbPng } from '../../test/helpers/png.ts';
 
 const VARIANTS = 16;
 /** 64×64 pixels of noise: about 12 KB as PNG, a typical size for a 256-pixel JPEG orthophoto tile. */

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SHOTS } from './embed-harness.ts';
 import { openApp, startApp, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
-import { solidPng } from '../../bench/lib/png.ts';
+import { solidPng } from '../helpers/png.ts';
 
 const COLOURS = { xyz: '#d81b60', wms: '#1e88e5', wmts: '#fb8c00', land: '#f5f3ea' } as const;
 

@@ -5,7 +5,7 @@
 // tile was fetched twice.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { rgbPng } from '../../bench/lib/png.ts';
+import { rgbPng } from './png.ts';
 
 /** A solid 256-pixel tile. */
 export const solidTile = (rgb: [number, number, number]): Buffer => rgbPng(256, () => rgb);
