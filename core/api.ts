@@ -30,6 +30,7 @@ export { ImportPreview, ImportPreviewFeature, ImportProgress, ImportSummary } fr
 export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from './api-rotations.ts';
 export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
+export { Download } from './api-export.ts';
 export { LayerSource, MapLayer } from './api-layers.ts';
 
 const SESSION_API = {
