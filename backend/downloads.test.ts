@@ -72,6 +72,20 @@ describe('exportDownload', () => {
       m.write.deleteParcel(a!.local_id);
       expect((await api.exportDownload({ account: ACC, parcels: [a!.local_id, b!.local_id], format: 'geojson' })).parcels).toBe(1);
 
+      // Only what the service never got (a stale account's work, saved before it is removed): a parcel whose change
+      // was sent is left out, and the changes that are no parcel's (here a farm's creation) are counted.
+      m.write.createFarm(ACC, 'Empty, never sent');
+      const sent = m.write.createFarm(ACC, 'Sent farm');
+      const [done, waiting] = m.write.createParcels(sent.local_id, [pointParcel('Sent one', 1), pointParcel('Never sent', 2)]).created;
+      m.syncDb.prepare("UPDATE outbox SET state = 'committed' WHERE local_id IN (?, ?, ?, ?)").run(sent.local_id, done!.local_id, farm.local_id, b!.local_id);
+      m.syncDb.prepare("UPDATE outbox SET state = 'blocked' WHERE local_id = ?").run(waiting!.local_id);
+      const unsent = await api.exportDownload({ account: ACC, unsent: true, format: 'geojson' });
+      expect([unsent.parcels, unsent.fileName]).toEqual([1, 'Grower unsent.geojson']);
+      expect((JSON.parse((await fetched(unsent.path)).text) as { features: { properties: { name: string } }[] }).features.map((f) => f.properties.name)).toEqual(['Never sent']);
+      const otherOps = m.syncDb.prepare("SELECT count(*) FROM outbox WHERE account_id = ? AND state != 'committed' AND local_id != ?").pluck().get(ACC, waiting!.local_id) as number;
+      expect(otherOps).toBeGreaterThan(0); // the empty farm's
+      expect(unsent.otherUnsent).toBe(otherOps);
+
       await expect(api.exportDownload({ account: ACC, farm: other.local_id, format: 'csv' })).rejects.toMatchObject({ code: 'not_found' });
       // Another account's parcel is not exported through this one.
       const [theirs] = m.write.createParcels(other.local_id, [pointParcel('Theirs', 1)]).created;

@@ -19,18 +19,21 @@ const TYPES = { geojson: 'application/geo+json', csv: 'text/csv; charset=utf-8' 
  */
 export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null, home?: string): Pick<HandlersOf<typeof EXPORT_API>, 'exportDownload'> {
   return {
-    exportDownload: async ({ account, farm, parcels, format, crs }, call) => {
+    exportDownload: async ({ account, farm, parcels: asked, unsent, format, crs }, call) => {
       if (!bytes) throw new RpcError(RpcCode.forbidden, "'exportDownload' is for the app's page: the command line exports with exportFile");
       const a = accountOf(mirror, account);
       const f = farm === undefined ? undefined : farmOf(mirror, farm);
       if (f && f.account_id !== account) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm} in this account`);
       const projection = await projectionFor(crs, home);
+      // The unsent ones: read now, written as a selection (what a stale account's user saves before removing it).
+      const pending = unsent ? mirror.read.unsentParcels(account) : null;
+      const parcels = pending ? pending.ids : asked;
       const file = bytes.file(format);
       const { exportFile, exportText } = await import('../db/export.ts');
       let count: number;
       try {
         if (parcels) {
-          // The page's selection (at most 1,000 parcels, in its order): written whole, it is small.
+          // The page's selection (at most 1,000 parcels, in its order), or the unsent ones: written whole, it is small.
           const r = exportText(mirror.read, { accountId: account, parcelIds: parcels, projection }, format);
           await writeFile(file, r.text, { mode: 0o600, flag: 'wx' });
           count = r.parcels;
@@ -45,7 +48,7 @@ export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null, home
         await rm(file, { force: true });
         throw await exportRefusal(err);
       }
-      const base = parcels?.length === 1 ? mirror.read.parcel(parcels[0]!)?.name : f?.name ?? a.label;
+      const base = pending ? `${a.label || 'account'} unsent` : parcels?.length === 1 ? mirror.read.parcel(parcels[0]!)?.name : f?.name ?? a.label;
       const fileName = exportFileName(base ?? 'parcels', format, crs);
       let added: { path: string; size: number };
       try {
@@ -54,7 +57,7 @@ export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null, home
         await rm(file, { force: true });
         throw new RpcError(RpcCode.disconnected, err instanceof Error ? err.message : String(err));
       }
-      return { path: added.path, fileName, parcels: count, bytes: added.size };
+      return { path: added.path, fileName, parcels: count, bytes: added.size, ...(pending ? { otherUnsent: pending.otherChanges } : {}) };
     },
   };
 }

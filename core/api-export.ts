@@ -23,6 +23,11 @@ export const Download = Obj({
   parcels: Type.Integer(),
   /** Its size. */
   bytes: Type.Integer(),
+  /**
+   * With `unsent`: how many of the account's changes the service does not have are left out, being no parcel's that
+   * is still there (a farm's, a crop's, a deleted parcel's).
+   */
+  otherUnsent: Type.Optional(Type.Integer()),
 });
 export type Download = Static<typeof Download>;
 
@@ -41,6 +46,8 @@ export const EXPORT_API = {
     description: "An account's parcels (a farm's, or the ones given) as a GeoJSON or CSV file written by the host, as they were when it began, to download at the path answered (any size; progress; cancellable)",
     args: Obj({
       account: AccountId, farm: Type.Optional(Id), parcels: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 1000 })),
+      /** Only the parcels with a change the service does not have (queued, sent without an answer, rejected, blocked, in conflict). */
+      unsent: Type.Optional(Type.Boolean()),
       format: ExportFormat, crs: Type.Optional(ExportCrs),
     }),
     result: Download,

@@ -4,7 +4,11 @@
 // origin, whose port may change from one start to the next. Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { PAGE_AND_CLI, type Contract } from './rpc.ts';
-import { AccountId, Id, Nothing, Nullable, Obj, ViewportFilter } from './api-schemas.ts';
+import { AccountId, Id, Lat, Lon, Nothing, Nullable, Obj, ViewportFilter } from './api-schemas.ts';
+
+/** Where the map looked: its centre [lon, lat] and zoom level. */
+export const MapPlace = Obj({ center: Type.Tuple([Lon, Lat]), zoom: Type.Number({ minimum: 0, maximum: 30 }) });
+export type MapPlace = Static<typeof MapPlace>;
 
 export const ViewSettings = Obj({
   /** The account shown. */
@@ -19,6 +23,11 @@ export const ViewSettings = Obj({
   plants: Type.Boolean(),
   /** The basemap's XYZ tile address (core/basemap.ts checks it before use), or none. */
   basemap: Nullable(Type.String({ maxLength: 2048 })),
+  /**
+   * Where the map looked, for that account: the start goes back there when the farm it opens on has no parcels to fit
+   * (an account whose only farm is empty opened on the whole world). Absent in what older versions kept.
+   */
+  map: Type.Optional(MapPlace),
 });
 export type ViewSettings = Static<typeof ViewSettings>;
 

@@ -32,6 +32,7 @@ export { ImportPreview, ImportPreviewFeature, ImportProgress, ImportSummary } fr
 export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from './api-rotations.ts';
 export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
+export { Download } from './api-export.ts';
 export { LayerSource, MapLayer } from './api-layers.ts';
 export { LayerFileInfo, LayerFileSource } from './api-layer-files.ts';
 export { OfflineAreaChoice, OfflineDownload, OfflineEstimate, OfflineProgress, OfflineResult } from './api-offline.ts';

@@ -123,6 +123,21 @@ export class MirrorReader {
       ? this.db.prepare('SELECT * FROM parcels WHERE account_id = ? AND deleted = 0 ORDER BY rowid').all(accountId)
       : this.db.prepare('SELECT * FROM parcels WHERE deleted = 0 ORDER BY rowid').all()) as ParcelRow[];
   }
+  /**
+   * The account's parcels (not deleted) with a change the service does not have — an outbox op not committed, or an
+   * open conflict — by rowid; and how many of its unsent changes are no such parcel's (a farm's, a crop's, a deleted
+   * parcel's), which an export of parcels cannot hold.
+   */
+  unsentParcels(accountId: string): { ids: string[]; otherChanges: number } {
+    const open = `(EXISTS (SELECT 1 FROM outbox o WHERE o.entity = 'parcel' AND o.local_id = p.local_id AND o.state != 'committed')
+      OR EXISTS (SELECT 1 FROM conflicts c WHERE c.entity = 'parcel' AND c.local_id = p.local_id AND c.resolved IS NULL))`;
+    const ids = this.db.prepare(`SELECT p.local_id FROM parcels p WHERE p.account_id = ? AND p.deleted = 0 AND ${open} ORDER BY p.rowid`).pluck().all(accountId) as string[];
+    const live = "entity = 'parcel' AND local_id IN (SELECT local_id FROM parcels WHERE account_id = ? AND deleted = 0)";
+    const otherChanges = (this.db.prepare(`SELECT count(*) FROM outbox WHERE account_id = ? AND state != 'committed' AND NOT (${live})`).pluck().get(accountId, accountId) as number)
+      + (this.db.prepare(`SELECT count(*) FROM conflicts WHERE account_id = ? AND resolved IS NULL AND NOT (${live})`).pluck().get(accountId, accountId) as number);
+    return { ids, otherChanges };
+  }
+
   parcel(localId: string): ParcelRow | undefined {
     return this.db.prepare('SELECT * FROM parcels WHERE local_id = ?').get(localId) as ParcelRow | undefined;
   }

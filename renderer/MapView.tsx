@@ -11,14 +11,14 @@ import ScaleLine from 'ol/control/ScaleLine.js';
 import MousePosition from 'ol/control/MousePosition.js';
 import { defaults as defaultControls } from 'ol/control/defaults.js';
 import { defaults as defaultInteractions } from 'ol/interaction/defaults.js';
-import { fromLonLat, transformExtent } from 'ol/proj.js';
+import { fromLonLat, toLonLat, transformExtent } from 'ol/proj.js';
 import { createStringXY } from 'ol/coordinate.js';
 import { unByKey } from 'ol/Observable.js';
 import { useApi } from './context.ts';
 import { largestFarm, set, useApp } from './store.ts';
 // Browsing's additions (filter, zoom to, plants, hover names): hooks of their own beside the parcel layer.
 import { hasFilter, useBrowse } from './features/browse-store.ts';
-import { useFitTo } from './features/zoom/useFitTo.ts';
+import { mapFitPadding, useFitTo } from './features/zoom/useFitTo.ts';
 import { usePlantsLayer } from './features/plants/usePlantsLayer.ts';
 import { useHoverName } from './features/hover/useHoverName.ts';
 import { useDraw } from './features/draw/useDraw.ts';
@@ -46,9 +46,6 @@ const LIMIT = 20_000;
  * without parcels: nothing is lost by waiting): the view is read after this long anyway.
  */
 const START_WAIT_MS = 10_000;
-
-/** Room around a farm the map fits to, in pixels (top, right, bottom, left): the legend takes about 200 px at the left. */
-const FARM_PADDING = [48, 40, 40, 210];
 
 /**
  * When browse mode last began: set as the mode changes (a store subscription runs within set()), not in an effect,
@@ -83,7 +80,7 @@ export function MapView() {
     const m = new OlMap({
       target: el.current!,
       // A graticule for bearings offline, its labels along the top and right edges, the parcels' names kept off them.
-      layers: [makeGraticule(), ...parcelLayers.layers()],
+      layers: [makeGraticule(() => map.current), ...parcelLayers.layers()],
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
       // The map element takes the keyboard's focus (tabIndex, for its arrow and +/- keys); OpenLayers then, by default,
       // pans and zooms with the mouse only while it has the focus, so a wheel over the map did nothing until it was
@@ -98,7 +95,17 @@ export function MapView() {
     // OpenLayers' zoom buttons read "+" and "–" to a screen reader (their tooltip is not their name).
     for (const [cls, name] of [['.ol-zoom-in', 'Zoom in'], ['.ol-zoom-out', 'Zoom out']] as const) m.getViewport()?.querySelector(cls)?.setAttribute('aria-label', name);
     parcelLayers.attach(m);
-    const key = m.on('moveend', () => load.current());
+    const key = m.on('moveend', () => {
+      load.current();
+      // Where the map looks, kept for the next start (features/view/) once the start's own view is set.
+      const center = m.getView().getCenter();
+      const zoom = m.getView().getZoom();
+      if (started.current && center && zoom !== undefined) {
+        const [lon, lat] = toLonLat(center);
+        const round = (x: number) => Math.round(x * 1e6) / 1e6;
+        useBrowse.setState({ place: { center: [Math.max(-180, Math.min(180, round(lon!))), Math.max(-90, Math.min(90, round(lat!)))], zoom: Math.round(zoom * 100) / 100 } });
+      }
+    });
     return () => {
       unByKey(key);
       parcelLayers.detach();
@@ -163,7 +170,15 @@ export function MapView() {
     const { farmId, farms } = useApp.getState();
     const chosen = farmId && (farms.find((f) => f.id === farmId)?.parcels ?? 0) > 0 ? farmId : null;
     const farm = zoomTo?.farm ?? chosen ?? largestFarm(farms);
+    // Nothing to fit at the start (no farm, or only empty ones): back where the map looked at the last start, rather
+    // than on the whole world.
+    const lastPlace = () => {
+      const place = zoomTo ? null : useBrowse.getState().place;
+      if (place) map.current?.getView().setCenter(fromLonLat(place.center));
+      if (place) map.current?.getView().setZoom(place.zoom);
+    };
     if (!farm) {
+      if (!started.current) lastPlace();
       begin();
       return;
     }
@@ -174,8 +189,10 @@ export function MapView() {
       started.current = true;
       const view = m.getView();
       const before = `${view.getCenter()?.join()}@${view.getResolution()}`;
-      // The left padding leaves the farm clear of the legend in the bottom-left corner.
-      if (box) view.fit(transformExtent(box, 'EPSG:4326', 'EPSG:3857'), { padding: FARM_PADDING, maxZoom: 17, duration: zoomTo ? 300 : 0 });
+      // The padding leaves the farm clear of what covers the map (the legend, the filter banner…) at this window's size.
+      const extent = box ? transformExtent(box, 'EPSG:4326', 'EPSG:3857') : null;
+      if (extent) view.fit(extent, { padding: mapFitPadding(m, extent, 17), maxZoom: 17, duration: zoomTo ? 300 : 0 });
+      else if (!wasStarted) lastPlace();
       // A fit that moved the view brings a moveend, which reads the view; one that did not brings none, so the start's
       // view is read here (reading it in both cases sent the same answer twice).
       if (!wasStarted && `${view.getCenter()?.join()}@${view.getResolution()}` === before) load.current();

@@ -5,6 +5,7 @@ import { say, set, stopDrawing, useApp } from './store.ts';
 import { hectares } from './states.ts';
 import { useBrowse } from './features/browse-store.ts';
 import { focusSoon, savedParcel } from './features/focus/focus-soon.ts';
+import { openPanel } from './panels.ts';
 
 /**
  * `focusName`: the name field takes the focus, its text selected, when the form appears (a polygon just finished).
@@ -46,13 +47,22 @@ export function NewParcelForm({ refused, create, focusName = false, saveLabel = 
     <form onSubmit={(e) => void save(e)} aria-label="New parcel">
       <label>Name <input value={name} onChange={(e) => setName(e.target.value)} maxLength={255} required autoFocus={focusName}
         onFocus={(e) => e.target.select()} /></label>
-      <label>Farm
-        <select value={farm} onChange={(e) => setFarm(e.target.value)} required>
-          {farms.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
-        </select>
-      </label>
+      {farms.length ? (
+        <label>Farm
+          <select value={farm} onChange={(e) => setFarm(e.target.value)} required>
+            {farms.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+          </select>
+        </label>
+      ) : (
+        // A parcel belongs to a farm: an account without one (just created) says so, with the way to make one; the
+        // drawing stays, and Save takes the new farm once it is there.
+        <p className="no-farm" id="new-parcel-no-farm" role="status">
+          Create a farm first: a parcel is saved into a farm, and this account has none yet.{' '}
+          <button type="button" onClick={() => openPanel('create-farm')}>Create a farm</button>
+        </p>
+      )}
       <div className="buttons">
-        <button type="submit" disabled={refused || !farm || saving}>{saveLabel}</button>
+        <button type="submit" disabled={refused || !farm || saving} aria-describedby={farms.length ? undefined : 'new-parcel-no-farm'}>{saveLabel}</button>
         <button type="button" onClick={stopDrawing}>Discard</button>
       </div>
     </form>

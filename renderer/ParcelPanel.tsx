@@ -94,7 +94,9 @@ function DraftPanel() {
       <h2 id="panel-title">{drawn ? 'New parcel' : 'Drawing a parcel'}</h2>
       <p className={over ? 'area error' : 'area'}>
         {/* A shape that crosses itself has no area of its own (its loops cancel out): none is shown, not "0.00 ha". */}
-        Area <output aria-label="Drawn area" data-field="draft-hectares">{problems.some((p) => p.includes('crosses or touches itself')) ? 'none while it crosses itself' : hectares(ha)}</output>
+        {/* Split into its parts, it is their area: the shape no longer "crosses itself" once the user chose to split it. */}
+        Area <output aria-label="Drawn area" data-field="draft-hectares">{split ? `${hectares(split.reduce((n, p) => n + draftHectares(p), 0))} in ${split.length} parcels`
+          : problems.some((p) => p.includes('crosses or touches itself')) ? 'none while it crosses itself' : hectares(ha)}</output>
         {over ? <span role="alert"> — above this account&apos;s limit of {hectares(limit)}: it cannot be saved.</span> : null}
       </p>
       {problems.length ? <DraftFix problems={problems} /> : null}

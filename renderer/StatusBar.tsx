@@ -3,7 +3,7 @@ import { useApi } from './context.ts';
 import { refreshAccount } from './account.ts';
 import { syncNow } from './features/status/sync-now.ts';
 import { chooseAccount, useApp } from './store.ts';
-import { conflictsNote, connectionLabel } from './features/status/status-words.ts';
+import { conflictsNote, connectionLabel, namedIds } from './features/status/status-words.ts';
 import { SyncProgress } from './features/status/SyncProgress.tsx';
 import { toggleCockpit, useCockpit } from './features/cockpit/SyncCockpit.tsx';
 import { AccountsButton } from './features/accounts/AccountsButton.tsx';
@@ -26,6 +26,8 @@ export function StatusBar() {
     void refreshAccount(api).then(() => syncNow(api)).catch(() => {});
   };
   const choices = accountChoices(accounts);
+  // An account's raw id in a refusal the service or the engine worded is said with its name.
+  const said = message ? namedIds(message.text, accounts) : '';
   return (
     <footer className="statusbar">
       {/* Without its backend the page knows nothing of the service: it says so rather than a stale Online. */}
@@ -39,14 +41,16 @@ export function StatusBar() {
         </label>
       ) : account ? <span className="account">{account.label || account.id} · {account.service}</span> : null}
       {lost ? (
-        <span className="error" role="alert" title={lost.reason}>
+        <span className="error stopped" role="alert" title={lost.reason}>
           {lost.reconnecting
             ? 'The app stopped. Nothing saved is lost: start it again and this page reconnects by itself.'
             : `The app stopped (${lost.reason}): start it again and open the address it prints. Nothing saved is lost.`}
         </span>
       ) : null}
       {/* A line, or two when long (styles.css): never cut mid-sentence at 1280 px; the full text also in its tooltip. */}
-      {message ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={message.text}>{message.text}</span> : null}
+      {/* Not beside the app's stop: what it said before (the last sync's outcome) no longer holds, and squeezed there
+          it was cut to a few words; the stop's own sentence is the one to read. */}
+      {message && !lost ? <span className={message.error ? 'message error' : 'message'} role="status" aria-label="Message" title={said}>{said}</span> : null}
       {/* From the account's counts, so it stays said after other messages until the last conflict is settled. */}
       {conflicts ? <span className="conflicts-note error" role="status" aria-label="Conflicts">· {conflicts}</span> : null}
       {account ? (

@@ -24,3 +24,19 @@ export function wayOutHere(b: Pick<BlockedAccount, 'code' | 'waiting'>): string 
   const waiting = n ? ` Its ${n.toLocaleString('en-US')} change${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} here, none lost.` : '';
   return `${BLOCKED_WORDS[b.code]}${waiting}`;
 }
+
+/**
+ * Where the status line sends the user for a block, in a few words after its reason: the screen that explains it.
+ * An organization the service no longer knows (its data reset) is explained in Accounts, with its unsent work to
+ * export and its accounts to remove; a token is renewed there too; credentials are given again in Settings.
+ * `accountsKey`: the Accounts screen's key as mapped (none when single keys are off).
+ */
+export function blockedPointer(code: BlockedCode, accountsKey: string | null): string {
+  const accounts = `Accounts${accountsKey ? ` (${accountsKey})` : ''}`;
+  switch (code) {
+    case 'invalid_api_key': return `the service no longer knows its organization: see ${accounts}, to export its unsent work and remove it.`;
+    case 'account_not_found': return `the service no longer knows this account: see ${accounts}.`;
+    case 'invalid_token': case 'clock_skew': case 'token_command_failed': case 'token_provider_failed': return `renew its token in ${accounts}, with its Token… button.`;
+    case 'no_credentials': case 'refused': return 'connect it again in Settings → Connect.';
+  }
+}

@@ -4,7 +4,7 @@
 import { create } from 'zustand';
 
 /** The panels another feature may open (a name is added when a feature needs one). */
-export type PanelName = 'accounts';
+export type PanelName = 'accounts' | 'create-farm';
 
 /** The last request, numbered (`n`): the same panel asked for twice is two requests (it may be closed between). */
 export const usePanels = create<{ asked: { panel: PanelName; n: number } | null }>(() => ({ asked: null }));

@@ -4,6 +4,7 @@
 import { create } from 'zustand';
 import { useApp } from '../store.ts';
 import type { MetadataFilter } from '../../core/parcels/metadata-filter.ts';
+import type { MapPlace } from '../../core/api-view.ts';
 
 export type LonLatBox = [number, number, number, number];
 
@@ -19,9 +20,11 @@ export interface BrowseState {
   /** How many plants the map shows, and whether it is cut or needs a closer zoom (null: not asked). */
   plants: { count: number; truncated: boolean; tooFar: boolean } | null;
   plant: PlantShown | null;
+  /** Where the map looks (its centre and zoom), once the start's view is set: kept across restarts (features/view/). */
+  place: MapPlace | null;
 }
 
-export const useBrowse = create<BrowseState>(() => ({ filter: {}, fitTo: null, showPlants: false, plants: null, plant: null }));
+export const useBrowse = create<BrowseState>(() => ({ filter: {}, fitTo: null, showPlants: false, plants: null, plant: null, place: null }));
 const set = useBrowse.setState;
 
 export const hasFilter = (f: MetadataFilter): boolean => Object.keys(f).length > 0;
@@ -44,9 +47,15 @@ export const clearFilter = () => set({ filter: {} });
 
 export const fitMap = (bbox: LonLatBox) => set((s) => ({ fitTo: { bbox, nonce: (s.fitTo?.nonce ?? 0) + 1 } }));
 
-// A filter is its account's (its keys and values are that account's metadata): another account shown starts
-// unfiltered, rather than showing an empty map "filtered by metadata" it never set (the view's restore, which comes
-// after the account is chosen, puts back the filter kept with that account).
+// A filter is its account's (its keys and values are that account's metadata): another account shown starts with the
+// filter it had when it was last shown in this session, else unfiltered — never one "filtered by metadata" it never
+// set. Each account's is kept for the session here; the view's restore (features/view/), which comes after the start's
+// account is chosen, puts back the one kept with that account across restarts.
+const filters = new Map<string, Record<string, string[]>>();
 useApp.subscribe((s, prev) => {
-  if (s.account?.id !== prev.account?.id && Object.keys(useBrowse.getState().filter).length) useBrowse.setState({ filter: {} });
+  if (s.account?.id === prev.account?.id) return;
+  const { filter } = useBrowse.getState();
+  if (prev.account) filters.set(prev.account.id, filter);
+  const next = (s.account && filters.get(s.account.id)) ?? {};
+  if (next !== filter && (hasFilter(next) || hasFilter(filter))) useBrowse.setState({ filter: next });
 });

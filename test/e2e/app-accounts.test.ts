@@ -7,7 +7,10 @@
 // out said), a token of another account refused, and a new token pasted that resumes the sync. Then two
 // organizations of one name on the service, told apart by their ids' ends; and one whose key the service no longer
 // knows (its data reset, another service at the address: here, its key revoked), shown stale with what its accounts
-// never sent and an export, its accounts removed once the user confirms losing that work.
+// never sent and an export of just those parcels, its accounts removed once the user confirms losing that work — the
+// app then showing another account at once, nothing of the removed ones left on the page. Along the way, the focus
+// never falls to the page's body (Create account, a Sync in Sync details, the removal), a new account without farms
+// says how to save a drawn parcel, and an account whose only farm is empty opens again where the map was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { copyFileSync, readFileSync } from 'node:fs';
@@ -15,7 +18,7 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { pointParcel } from '../helpers/service.ts';
 import { SHOTS } from './embed-harness.ts';
-import { openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { drawSquare, lonLatAt, mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 import { signAccountAccess } from '../../service/store/tokens.ts';
 import type { Store } from '../../service/store/store.ts';
 import { openDataDirStore } from '../helpers/store.ts';
@@ -67,6 +70,13 @@ const confirm = () => page.getByRole('alertdialog');
 /** The organizations' headings (not the section of accounts on their own token). */
 const headings = async () => (await panel().locator('section.org h3').allTextContents()).filter((t) => t.includes(' at http'));
 
+/** The focused element, told apart from any other (its tag, class and name); 'body' for the page's body. */
+const where = () => page.evaluate(() => {
+  const el = document.activeElement as HTMLElement | null;
+  if (!el || el === document.body) return 'body';
+  return `${el.tagName}.${el.className}|${el.getAttribute('aria-label') ?? el.textContent?.slice(0, 40) ?? ''}`;
+});
+
 async function openAccounts(): Promise<void> {
   if (await panel().count()) return;
   await page.locator('.top h1').click();
@@ -95,6 +105,8 @@ describe('the Accounts screen', () => {
     await form.getByLabel('Label (optional)').fill('New grower');
     await form.getByRole('button', { name: 'Create account' }).click();
     await poll(message).toMatch(/Created new-grower@example.com .* connected it here/);
+    // The button kept the focus while it worked (busy, not disabled): not the page's body.
+    await poll(where).toBe('BUTTON.|Create account');
     const made = ((await http('GET', '/api/accounts/')).body as { id: string; account_email: string; state: string }[]).find((a) => a.account_email === 'new-grower@example.com')!;
     expect(made.state).toBe('active');
     await poll(() => row(made.id).textContent()).toMatch(/New grower.*new-grower@example.com.*Active/);
@@ -104,6 +116,43 @@ describe('the Accounts screen', () => {
     await poll(() => panel().count()).toBe(0);
     await poll(() => page.locator('.statusbar select').inputValue()).toBe(made.id);
     await poll(() => shownOn(page)).toBe(0);
+
+    // A parcel drawn in it: it has no farm yet, and the panel says so, with the way to make one, beside a Save that
+    // cannot save yet (not an empty Farm select with nothing said).
+    const { cx, cy } = await mapCentre(page);
+    await page.getByRole('button', { name: 'Draw polygon' }).click();
+    for (const [dx, dy] of [[-30, -30], [30, -30], [30, 30], [-30, 30]] as const) await page.mouse.click(cx + dx, cy + dy);
+    await page.keyboard.press('Enter');
+    const newParcel = page.getByRole('form', { name: 'New parcel' });
+    await poll(() => page.locator('#new-parcel-no-farm').textContent()).toMatch(/^Create a farm first: a parcel is saved into a farm, and this account has none yet\./);
+    expect(await newParcel.getByRole('button', { name: 'Save parcel' }).isDisabled()).toBe(true);
+    expect(await newParcel.getByRole('combobox').count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-no-farm.png') });
+    await newParcel.getByRole('button', { name: 'Create a farm' }).click();
+    const farmForm = page.getByRole('form', { name: 'Create farm' });
+    await poll(() => farmForm.getByLabel('Farm name').evaluate((e) => e === document.activeElement)).toBe(true);
+    await page.keyboard.type('Empty farm');
+    await page.keyboard.press('Enter');
+    await poll(() => page.locator('.farms').textContent()).toContain('Empty farm');
+    // The drawing is still there, and can be saved into the new farm now.
+    await poll(() => newParcel.getByRole('button', { name: 'Save parcel' }).isEnabled()).toBe(true);
+    expect(await newParcel.getByLabel('Farm').locator('option:checked').textContent()).toBe('Empty farm');
+    await newParcel.getByRole('button', { name: 'Discard' }).click();
+
+    // Its only farm is empty: moved somewhere and reloaded, the map opens where it was, not on the whole world.
+    await page.locator('.map').focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(800); // the moves' animations, and the view kept (after a moment's quiet)
+    const scale = await page.locator('.ol-scale-line-inner').textContent();
+    const [lon, lat] = await lonLatAt(page, cx, cy);
+    await page.reload();
+    await poll(() => page.locator('.statusbar select').inputValue()).toBe(made.id);
+    await poll(() => page.locator('.farms').textContent()).toContain('Empty farm');
+    await poll(() => page.locator('.ol-scale-line-inner').textContent()).toBe(scale);
+    const [lon2, lat2] = await lonLatAt(page, cx, cy);
+    expect(Math.abs(lon2 - lon)).toBeLessThan(1e-4);
+    expect(Math.abs(lat2 - lat)).toBeLessThan(1e-4);
   }, 180_000);
 
   it('deactivates an account after saying its farms would stay as billed orphans, and another deleting its farms first', async () => {
@@ -220,6 +269,11 @@ describe('the Accounts screen', () => {
     await poll(message).toContain('field@second.example');
     await poll(() => second.locator('tr[data-account]').count()).toBe(1);
     const accountId = (await second.locator('tr[data-account]').getAttribute('data-account'))!;
+    // A second one, labelled: named by its label, never by its id.
+    await create.getByLabel("New account's e-mail").fill('north@second.example');
+    await create.getByLabel('Label (optional)').fill('Cooperative north');
+    await create.getByRole('button', { name: 'Create account' }).click();
+    await poll(() => second.locator('tr[data-account]').count()).toBe(2);
     // Named by its e-mail everywhere, never by its id.
     await second.getByRole('button', { name: 'Show field@second.example' }).click();
     await poll(() => page.locator('.statusbar select option:checked').textContent()).toBe(`field@second.example · ${ctx.service}`);
@@ -227,11 +281,29 @@ describe('the Accounts screen', () => {
     // The service forgets the key (as when its data is reset): every request with it is now 401.
     const secondOrg = (await serviceStore.organizations.get((await serviceStore.accounts.get(accountId))!.organization_id))!;
     for (const k of await serviceStore.apiKeys.list(secondOrg.id)) if (!k.revoked) await serviceStore.apiKeys.revoke(secondOrg.id, k.prefix);
-    // Work made here meanwhile: a farm the service will never get through this key.
+    // Work made here meanwhile: a farm and a parcel in it the service will never get through this key.
     await page.getByRole('button', { name: 'Create farm' }).click();
     await page.getByRole('form', { name: 'Create farm' }).getByLabel('Farm name').fill('Never sent');
     await page.keyboard.press('Enter');
     await poll(() => page.locator('.farms').textContent()).toContain('Never sent');
+    const { cx, cy } = await mapCentre(page);
+    await drawSquare(page, cx, cy, 30, 'Unsent field');
+
+    // Sync now: blocked, said with where to go about it (the Accounts screen explains a forgotten organization), the
+    // account by its name; the button keeps the focus through the sync.
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await poll(message).toBe('Sync needs you: Invalid API key — the service no longer knows its organization: see Accounts (A), to export its unsent work and remove it.');
+    expect(await where()).toBe('BUTTON.|Sync now');
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-needs-you.png') });
+    // Another account synced from Sync details: named by its label, not "acc-…"; its Sync button keeps the focus.
+    await page.getByRole('button', { name: /^Sync details/ }).click();
+    const cockpit = page.getByRole('dialog', { name: 'Sync details' });
+    await cockpit.getByRole('button', { name: 'Sync Cooperative north' }).click();
+    await poll(message).toMatch(/^Cooperative north needs you: Invalid API key — .*see Accounts \(A\)/);
+    expect(await message()).not.toContain('acc-');
+    await poll(where).toBe('BUTTON.|Sync Cooperative north');
+    await page.keyboard.press('Escape');
+    await poll(() => cockpit.count()).toBe(0);
 
     await openAccounts();
     await panel().getByRole('button', { name: 'Refresh' }).click();
@@ -241,19 +313,43 @@ describe('the Accounts screen', () => {
     expect(await stale.getByRole('alert').textContent()).toContain(`It now answers for ${DEMO_ORG} (…${other.id.slice(-6)}).`);
     const item = stale.locator(`li[data-account="${accountId}"]`);
     await poll(() => item.textContent()).toContain('field@second.example');
-    expect(await item.textContent()).toContain('1 change not sent');
-    expect(await item.getByRole('button', { name: 'GeoJSON' }).isEnabled()).toBe(true);
+    expect(await item.textContent()).toContain('2 changes not sent');
+    // Nothing unsent: nothing to export.
+    expect(await stale.locator('li', { hasText: 'Cooperative north' }).getByRole('button').count()).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'app-accounts-stale.png') });
 
-    await stale.getByRole('button', { name: /^Remove 1 stale account/ }).click();
+    // Its export holds what the service never got (the parcel), not every parcel; its buttons are named for it.
+    const exportButton = item.getByRole('button', { name: 'Export the unsent work of field@second.example as GeoJSON', exact: true });
+    const [download] = await Promise.all([page.waitForEvent('download'), exportButton.click()]);
+    const file = JSON.parse(readFileSync((await download.path())!, 'utf8')) as { features: { properties: { name: string } }[] };
+    expect(file.features.map((f) => f.properties.name)).toEqual(['Unsent field']);
+    await poll(message).toBe(`Exported the 1 parcel with changes field@second.example never sent to ${download.suggestedFilename()}. 1 other change (a farm's, a crop's or a deletion) is not a parcel and cannot be exported.`);
+    await poll(() => item.textContent()).toContain('exported');
+
+    await stale.getByRole('button', { name: /^Remove 2 stale accounts/ }).click();
     const confirm = stale.getByRole('group', { name: 'Confirm removing the stale accounts' });
-    expect(await confirm.textContent()).toContain('changes the service never got');
+    // The export acknowledged: the parcel is in the file, the farm alone is lost.
+    expect(await confirm.textContent()).toContain('The unsent parcels of field@second.example were exported above');
+    expect(await confirm.textContent()).toMatch(/1 change that is not a parcel \(a farm's, a crop's or a deletion\) is lost\./);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-stale-confirm.png') });
     await confirm.getByRole('button', { name: 'Remove, losing what was not sent' }).click();
-    await poll(message).toContain('Removed 1 stale account');
+    // Said truthfully (the service had them, once), and another account shown at once.
+    await poll(message).toBe(`Removed 2 stale accounts from this computer: the service at ${ctx.service} no longer knows them. Showing Demo grower now.`);
     await poll(() => panel().locator('section.org.stale').count()).toBe(0);
     await poll(headings).toEqual([`${DEMO_ORG} at ${ctx.service} (its key with the account header)`]);
-    // Gone from the account chooser too.
+    // The focus is kept by the screen, not dropped to the page's body with the section that had it.
+    await poll(where).toMatch(/^SECTION\.accounts-panel\|/);
+    // Gone from the account chooser too, and nothing of the removed account left on the page.
     await poll(async () => (await page.locator('.statusbar select option').allTextContents()).some((t) => t.startsWith('field@second.example'))).toBe(false);
+    const demoAccount = /account\s+(acc-[\w-]+)/.exec(ctx.app.err())![1]!;
+    await poll(() => page.locator('.statusbar select').inputValue()).toBe(demoAccount);
+    await panel().getByRole('button', { name: 'Close accounts' }).click();
+    await poll(() => page.locator('.farms').textContent()).toContain('Finca El Olivar');
+    expect(await page.locator('.farms').textContent()).not.toContain('Never sent');
+    await poll(() => shownOn(page)).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, 'app-accounts-stale-removed.png') });
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await poll(message).toMatch(/^Synced: /);
     expect(await problems()).toEqual([]);
   }, 180_000);
 });

@@ -10,7 +10,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { drawSquare, mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
+import { demoApi, drawSquare, lonLatAt, mapCentre, openApp, shownOn, startDemoApp, waitOnline, type DemoApp, type RunningApp } from './app-harness.ts';
 
 let ctx: DemoApp;
 let dir: string;
@@ -182,6 +182,61 @@ describe('browsing in the app', () => {
     expect(before).toBeGreaterThan(0);
   }, 90_000);
 
+  it("keeps each account's filter for the session: another account shown and back, the filter is there again", async () => {
+    const filterBy = async (key: string, value: string) => {
+      await page.getByRole('textbox', { name: 'Filter key' }).fill(key);
+      await page.getByRole('textbox', { name: 'Filter value' }).fill(value);
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    };
+    await filterBy('crop_type', 'Olive');
+    await expect.poll(() => banner().textContent()).toMatch(/only parcels with crop_type = Olive\./);
+
+    // A second account of the organization, made in Accounts.
+    await page.locator('.top h1').click();
+    await page.keyboard.press('a');
+    const accounts = page.getByRole('dialog', { name: 'Accounts' });
+    const create = accounts.getByRole('form', { name: /^Create an account in / });
+    await create.getByLabel("New account's e-mail").fill('filter-b@example.com');
+    await create.getByLabel('Label (optional)').fill('Grower B');
+    await create.getByRole('button', { name: 'Create account' }).click();
+    const chooser = page.locator('.statusbar select');
+    await expect.poll(() => chooser.locator('option', { hasText: 'Grower B' }).count(), { timeout: 30_000 }).toBe(1);
+    await accounts.getByRole('button', { name: 'Close accounts' }).click();
+    const demoId = await chooser.inputValue();
+    const grower = await chooser.locator('option', { hasText: 'Grower B' }).getAttribute('value');
+
+    // By the status line's chooser: Grower B unfiltered (its own metadata), the demo account filtered again after.
+    await chooser.selectOption(grower!);
+    await expect.poll(() => banner().count()).toBe(0);
+    await chooser.selectOption(demoId);
+    await expect.poll(() => banner().textContent()).toMatch(/only parcels with crop_type = Olive\./);
+    await expect.poll(() => page.locator('.legend .shown').textContent(), { timeout: 10_000 }).toMatch(/, filtered by metadata$/);
+    await page.screenshot({ path: join(SHOTS, 'app-filter-back.png') });
+
+    // By Accounts → Show, the same.
+    const show = async (name: string) => {
+      await page.locator('.top h1').click();
+      await page.keyboard.press('a');
+      await accounts.getByRole('button', { name: `Show ${name}`, exact: true }).click();
+      await expect.poll(() => accounts.count()).toBe(0);
+    };
+    await show('Grower B');
+    await expect.poll(() => chooser.inputValue()).toBe(grower);
+    await expect.poll(() => banner().count()).toBe(0);
+    // Grower B's own filter is its own too.
+    await filterBy('crop_type', 'Barley');
+    await expect.poll(() => banner().textContent()).toMatch(/crop_type = Barley\./);
+    await show('Demo grower');
+    await expect.poll(() => banner().textContent()).toMatch(/only parcels with crop_type = Olive\./);
+    await chooser.selectOption(grower!);
+    await expect.poll(() => banner().textContent()).toMatch(/crop_type = Barley\./);
+    await banner().getByRole('button', { name: 'Clear filter' }).click();
+    await chooser.selectOption(demoId);
+    await expect.poll(() => banner().textContent()).toMatch(/crop_type = Olive\./);
+    await banner().getByRole('button', { name: 'Clear filter' }).click();
+    await expect.poll(() => banner().count()).toBe(0);
+  }, 90_000);
+
   it('shows plants on their own layer at field scale and opens one clicked', async () => {
     await page.getByRole('button', { name: /Almendral La Vega/ }).click();
     await page.waitForTimeout(1000); // the fit's animation has ended
@@ -190,8 +245,13 @@ describe('browsing in the app', () => {
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/— [\d,]+ shown/);
     const count = Number(/([\d,]+) shown/.exec((await status.textContent())!)![1]!.replace(/,/g, ''));
     expect(count).toBeGreaterThan(50);
-    // A click among the orchard's rows (trees 5 m apart) lands on one; its popup says what it is.
-    const { cx, cy } = await mapCentre(page);
+    // A click among the orchard's rows (trees 5 m apart), about its middle, lands on one; its popup says what it is.
+    // (Its middle, not the map's: the fit leaves room at one side for the legend.)
+    const ring = (await demoApi(ctx).parcel('Almond orchard'))!.geometry.coordinates[0]!;
+    const [olon, olat] = [ring.reduce((n, c) => n + c[0]!, 0) / ring.length, ring.reduce((n, c) => n + c[1]!, 0) / ring.length];
+    const m = await mapCentre(page);
+    const [[lon1, lat1], [lon2, lat2]] = [await lonLatAt(page, m.cx - 100, m.cy - 100), await lonLatAt(page, m.cx + 100, m.cy + 100)];
+    const [cx, cy] = [m.cx - 100 + ((olon - lon1) / (lon2 - lon1)) * 200, m.cy - 100 + ((olat - lat1) / (lat2 - lat1)) * 200];
     const popup = page.getByRole('dialog', { name: /^Plant \d+$/ });
     for (const [dx, dy] of [[0, 0], [2, 2], [-3, 3], [4, -2], [0, 5]] as const) {
       await page.mouse.click(cx + dx, cy + dy);

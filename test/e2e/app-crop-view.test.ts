@@ -111,6 +111,8 @@ describe("a farm manager's crops, colours and view", () => {
     await page.screenshot({ path: join(SHOTS, 'app-crop-mismatch.png') });
     await mismatch().getByRole('button', { name: 'Set crop_type to Lentil' }).click();
     await poll(() => mismatch().count()).toBe(0);
+    // The offer is gone with the button pressed: the focus is on the parcel's heading, not the page's body.
+    await poll(() => page.evaluate(() => document.activeElement?.id ?? '')).toBe('panel-title');
     await sync();
     const parcel = (await api().parcel('Olivar A'))!;
     await poll(async () => (await api().parcel('Olivar A'))!.properties.metadata.crop_type).toBe('Lentil');
@@ -129,6 +131,7 @@ describe("a farm manager's crops, colours and view", () => {
     await mismatch().getByRole('button', { name: 'Rename the crop to Lentil' }).click();
     await poll(cropTexts).toEqual(['Lentil Active', 'Sunflower Past', 'Durum wheat Past']);
     await poll(() => mismatch().count()).toBe(0);
+    await poll(() => page.evaluate(() => document.activeElement?.id ?? '')).toBe('panel-title');
   }, 150_000);
 
   it('gives every active crop shown a colour of its own, each family the embedded map\'s colour, and chips legible text', async () => {
@@ -205,7 +208,11 @@ describe("a farm manager's crops, colours and view", () => {
     expect(await page.locator('.legend .shown').textContent()).toMatch(/filtered by metadata$/);
     const after = await legendColours();
     expect(after.size).toBeGreaterThan(0);
-    for (const [name, colour] of after) expect(colour, name).toBe(before.get(name));
+    // The same crops the same colours. (The fit leaves room for the filter's banner now on: a crop just outside the
+    // farm may come into view, one the legend did not show before.)
+    const both = [...after].filter(([name]) => before.has(name));
+    expect(both.length).toBeGreaterThanOrEqual(Math.min(3, after.size));
+    for (const [name, colour] of both) expect(colour, name).toBe(before.get(name));
     await page.screenshot({ path: join(SHOTS, 'app-view-restored.png') });
     expect(await problems()).toEqual([]);
   }, 180_000);

@@ -98,6 +98,12 @@ describe('fixing a polygon that crosses itself', () => {
     // Split: two parts, named after the parcel, saved together.
     await page.getByRole('button', { name: 'Split into 2 parcels' }).click();
     await poll(() => page.locator('.draft-fix[role=status]').textContent()).toMatch(/^Split where it crosses into 2 parcels, [\d.]+ ha and [\d.]+ ha: name them below and save them\./);
+    // The area above says the parts', no longer "none while it crosses itself".
+    const [a1, a2] = /([\d.]+) ha and ([\d.]+) ha/.exec((await page.locator('.draft-fix[role=status]').textContent())!)!.slice(1).map(Number);
+    const area = /^([\d.]+) ha in 2 parcels$/.exec((await page.locator('[data-field=draft-hectares]').textContent()) ?? '');
+    expect(area, 'the parts\' area').not.toBeNull();
+    expect(Math.abs(Number(area![1]) - (a1! + a2!))).toBeLessThanOrEqual(0.011);
+    await page.screenshot({ path: join(SHOTS, 'app-draw-split.png') });
     // The Split button is gone: the focus is on what saves the parts, not the page's body.
     await poll(() => page.evaluate(() => document.activeElement?.textContent ?? '')).toBe('Save 2 parcels');
     await page.getByLabel('Name').fill('Bow tie by the lower terraces of the river');

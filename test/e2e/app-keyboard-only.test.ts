@@ -283,6 +283,24 @@ describe('the app with the keyboard alone', () => {
     await poll(async () => (await api.parcel('Keyboard point renamed'))?.properties.metadata.soil).toBe('clay');
     expect(await api.parcel('Keyboard field')).toBeDefined();
     expect(await where()).toMatch(/^BUTTON#\.farm/);
+    // Sync now from its button (Enter): busy while it syncs, yet it keeps the focus (never the page's body).
+    await tabTo('Sync now', true);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    await poll(() => page.evaluate(() => document.querySelector('.toolbar [aria-label="Sync now"]')?.getAttribute('aria-disabled') ?? null)).toBeNull();
+    await poll(() => page.locator('.statusbar .progress').count()).toBe(0);
+    expect(await focused()).toBe('Sync now');
+    // And a Sync button in Sync details (C): the same.
+    await page.keyboard.press('c');
+    await poll(() => inside('.cockpit')).toBe(true);
+    await tabTo(/^Sync Demo grower/);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    await poll(() => page.locator('.cockpit').getByRole('button', { name: /^Sync Demo grower/ }).textContent()).toBe('Sync');
+    await poll(() => page.locator('.statusbar .progress').count()).toBe(0);
+    expect(await focused()).toMatch(/^Sync Demo grower/);
+    await page.keyboard.press('Escape');
+    await poll(() => page.locator('.cockpit').count()).toBe(0);
 
     // Create a farm (N): the form takes the focus; created, the focus is on the new farm in the list.
     await page.keyboard.press('n');

@@ -4,6 +4,8 @@
 //   leader), no name over another, over the graticule's labels or over the legend, none past the map's edge; the
 //   names the placement chose (its `furrow:labels` mark) are checked for ink in a screenshot, so a name hidden under
 //   something (the orchard's under its plants) counts as missing;
+// - the graticule's labels: at every scale, apart from each other and whole inside the map (at 1280 px and at 200 %
+//   zoom), the ink of the map's top and right edges all inside their boxes;
 // - sync states: each has its own mark in the legend (dashes, hatch, symbol), a pending parcel's outline is dashed in
 //   the darker orange, a conflict's fill hatched and its name marked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { decodePng, demoApi, drawSquare, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { decodePng, demoApi, drawSquare, lonLatAt, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 
 type Box = [number, number, number, number];
 interface Labels { parcels: number; graticule: Box[]; placed: { id: string; text: string; kind: string; size: number; box: Box; leader: [[number, number], [number, number]] | null }[] }
@@ -118,6 +120,94 @@ describe('parcel names on the map', () => {
   }, 60_000);
 });
 
+/**
+ * The graticule's labels at rest: apart, whole inside the map, each with ink where it is said to be, and no label ink
+ * in the map's top row or right column outside them (a label cut at an edge, or one the boxes do not know, would be).
+ */
+async function expectGraticuleApart(p: Page, shot: string): Promise<Box[]> {
+  const map = (await p.locator('.map .ol-viewport').boundingBox())!;
+  const read = () => p.evaluate(() => ((performance.getEntriesByName('furrow:labels', 'mark').at(-1) as PerformanceMark | undefined)?.detail ?? null) as Labels | null);
+  await p.waitForTimeout(500);
+  await poll(async () => (await read())?.graticule.length ?? 0).toBeGreaterThanOrEqual(2);
+  const l = (await read())!;
+  const g = l.graticule;
+  for (const b of g) {
+    expect(b[0], JSON.stringify(b)).toBeGreaterThanOrEqual(0);
+    expect(b[1], JSON.stringify(b)).toBeGreaterThanOrEqual(0);
+    expect(b[2], JSON.stringify(b)).toBeLessThanOrEqual(map.width);
+    expect(b[3], JSON.stringify(b)).toBeLessThanOrEqual(map.height);
+  }
+  for (const [i, a] of g.entries()) for (const b of g.slice(i + 1)) expect(overlaps(a, b), `graticule labels ${JSON.stringify(a)} and ${JSON.stringify(b)} overlap`).toBe(false);
+  await p.screenshot({ path: join(SHOTS, `${shot}.png`) });
+  // The screenshot's pixels of a strip of the map (decoded in a page of its own: the whole map would be millions of
+  // numbers to pass), read in CSS pixels of the map (a device scale of 2 at 200 % zoom: every second pixel).
+  decoder ??= await ctx.browser.newPage();
+  const strip = async (x: number, y: number, width: number, height: number) => {
+    const png = await p.screenshot({ clip: { x: map.x + x, y: map.y + y, width, height } });
+    const d = await decodePng(decoder!, png);
+    const k = d.width / width;
+    return (px: number, py: number) => {
+      const i = (Math.floor((py - y) * k) * d.width + Math.floor((px - x) * k)) * 4;
+      return d.data[i]! < 60 && d.data[i + 1]! < 60 && d.data[i + 2]! < 60;
+    };
+  };
+  const column = Math.floor(map.width * 0.8);
+  const top = await strip(0, 0, map.width, 22);
+  const right = await strip(column, 22, map.width - column, map.height - 22);
+  const dark = (x: number, y: number) => (y < 22 ? top(x, y) : x >= column ? right(x, y) : false);
+  // Parcel names and their leaders are drawn dark too.
+  const leaders = l.placed.flatMap((q) => (q.leader ? [[Math.min(q.leader[0][0], q.leader[1][0]) - 2, Math.min(q.leader[0][1], q.leader[1][1]) - 2, Math.max(q.leader[0][0], q.leader[1][0]) + 2, Math.max(q.leader[0][1], q.leader[1][1]) + 2] as Box] : []));
+  const covered: Box[] = [...g, ...l.placed.map((q) => q.box), ...leaders];
+  // What covers the map (its controls, drawn dark too) is no label.
+  for (const sel of ['.ol-zoom', '.layers-control', '.legend', '.filter-banner', '.cursor-position']) {
+    for (const b of await p.locator(sel).all()) {
+      const r = await b.boundingBox();
+      if (r) covered.push([r.x - map.x - 2, r.y - map.y - 2, r.x - map.x + r.width + 2, r.y - map.y + r.height + 2]);
+    }
+  }
+  const inside = (x: number, y: number) => covered.some((b) => x >= b[0] - 1 && x <= b[2] + 1 && y >= b[1] - 1 && y <= b[3] + 1);
+  const stray: string[] = [];
+  for (let y = 0; y < 22; y++) for (let x = 0; x < map.width; x++) if (dark(x, y) && !inside(x, y)) stray.push(`${x},${y}`);
+  for (let y = 22; y < map.height; y++) for (let x = column; x < map.width; x++) if (dark(x, y) && !inside(x, y)) stray.push(`${x},${y}`);
+  expect(stray.slice(0, 10), 'label ink outside the graticule boxes').toEqual([]);
+  // Each box has ink where it is: in the strips read (the latitudes' column, the longitudes' row).
+  for (const b of g.filter((x) => x[1] < 22 || x[0] >= column)) {
+    let ink = 0;
+    for (let y = Math.ceil(b[1]); y < Math.min(b[3], map.height); y++) for (let x = Math.ceil(b[0]); x < Math.min(b[2], map.width); x++) if (dark(x, y)) ink++;
+    expect(ink, `ink of the graticule label at ${JSON.stringify(b)}`).toBeGreaterThan(15);
+  }
+  return g;
+}
+
+describe("the graticule's labels", () => {
+  it('are apart and whole at the farm\'s scale and at field scale, at 1280 px', async () => {
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    await poll(async () => (await labels())?.placed.some((p) => p.text.startsWith('Olivar'))).toBe(true);
+    await expectGraticuleApart(page, 'app-graticule-farm');
+    // Field scale: two zoom steps in, where the trial saw "4° 47′ 40″ W4° 47′ 20″ W…".
+    await page.locator('.map').focus();
+    await page.keyboard.press('+');
+    await page.keyboard.press('+');
+    await page.waitForTimeout(800);
+    const g = await expectGraticuleApart(page, 'app-graticule-field');
+    expect(g.filter((b) => b[1] === 0).length, 'longitudes along the top').toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it('are apart and whole at 200 % zoom, none cut under the toolbar', async () => {
+    const context = await ctx.browser.newContext({ viewport: { width: 640, height: 400 }, deviceScaleFactor: 2 });
+    const zoomed = await context.newPage();
+    await zoomed.goto(ctx.app.url);
+    await waitOnline(zoomed);
+    await poll(() => zoomed.locator('.legend .shown').textContent(), 60_000).toMatch(/^[1-9]\d* parcels? shown/);
+    await expectGraticuleApart(zoomed, 'app-graticule-zoom200');
+    await zoomed.locator('.map').focus();
+    await zoomed.keyboard.press('+');
+    await zoomed.waitForTimeout(800);
+    await expectGraticuleApart(zoomed, 'app-graticule-zoom200-field');
+    await context.close();
+  }, 90_000);
+});
+
 describe('sync states told apart without colour', () => {
   it('shows each state\'s own mark in the legend', async () => {
     const rows = await page.locator('.legend li[data-state]').evaluateAll((lis) => lis.map((li) => ({
@@ -137,8 +227,24 @@ describe('sync states told apart without colour', () => {
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await poll(async () => (await labels())?.placed.some((p) => p.text === 'Olivar F')).toBe(true);
     const map = await mapBox();
-    // Between the farm's second and third rows of parcels.
-    const [cx, cy, half] = [map.x + map.width * 0.58, map.y + map.height * 0.62, 24];
+    // Between the farm's second and third rows of parcels: midway from Olivar F to Olivar B below it, wherever the fit
+    // put the farm (its room follows what covers the map).
+    const api = demoApi(ctx);
+    const centre = async (name: string) => {
+      const ring = (await api.parcel(name))!.geometry.coordinates[0]!;
+      return [ring.reduce((n, c) => n + c[0]!, 0) / ring.length, ring.reduce((n, c) => n + c[1]!, 0) / ring.length] as const;
+    };
+    const [olivarF, olivarB] = [await centre('Olivar F'), await centre('Olivar B')];
+    /** That spot in page pixels, as the map shows it now (read off its cursor read-out at two points). */
+    const spot = async () => {
+      await page.waitForTimeout(500); // the fit's animation
+      const [x1, y1, x2, y2] = [map.x + 100, map.y + 100, map.x + map.width - 100, map.y + map.height - 100];
+      const [[lon1, lat1], [lon2, lat2]] = [await lonLatAt(page, x1, y1), await lonLatAt(page, x2, y2)];
+      const [lon, lat] = [(olivarF[0] + olivarB[0]) / 2, (olivarF[1] + olivarB[1]) / 2];
+      return [x1 + ((lon - lon1) / (lon2 - lon1)) * (x2 - x1), y1 + ((lat - lat1) / (lat2 - lat1)) * (y2 - y1)] as const;
+    };
+    const [cx, cy] = await spot();
+    const half = 24;
     await drawSquare(page, cx, cy, half, 'E2E pending square');
     expect(await page.locator('[data-field=state]').textContent()).toBe('Pending');
     // Nothing selected (a click on the map's empty ground), so no selection outline hides the marks.
@@ -154,7 +260,6 @@ describe('sync states told apart without colour', () => {
     await page.screenshot({ path: join(SHOTS, 'app-state-pending.png') });
 
     // A conflict: renamed here and on the service, then synced.
-    const api = demoApi(ctx);
     const olivarH = (await api.parcel('Olivar H'))!;
     await page.locator('.top h1').click();
     await page.keyboard.press('/');
@@ -172,7 +277,9 @@ describe('sync states told apart without colour', () => {
     // Back to the farm's view (the search zoomed to Olivar H), once there nothing selected.
     await page.getByRole('button', { name: /Finca El Olivar/ }).click();
     await poll(async () => (await labels())?.parcels).toBe(13);
-    await page.mouse.click(cx - 150, cy);
+    // The fit leaves room for what covers the map as it is now (the legend's size changed since): the spot read again.
+    const [cx2, cy2] = await spot();
+    await page.mouse.click(cx2 - 150, cy2);
     await poll(() => page.locator('[data-field=name]').count()).toBe(0);
     await poll(async () => (await labels())?.placed.map((p) => p.text)).toContain('! Olivar H here');
     await page.waitForTimeout(500);

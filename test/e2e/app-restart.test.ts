@@ -39,6 +39,8 @@ describe('the app restarted', () => {
     const { page, problems } = await openApp(browser, first);
     await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThan(0);
     const before = await shownOn(page);
+    // The start's sync said what it did: a message the stop must not leave squeezed beside its own.
+    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 30_000 }).toMatch(/^Synced: /);
     // The token left the address bar at once: what stays there is the bare address.
     expect(page.url()).toBe(`http://127.0.0.1:${portOf(first)}/`);
 
@@ -46,6 +48,9 @@ describe('the app restarted', () => {
     app = null;
     await expect.poll(() => page.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 15_000 }).toBe('Disconnected');
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'The app stopped' }).textContent()).toContain('this page reconnects by itself');
+    // Its sentence alone, whole: the last sync's message, which no longer holds, is not squeezed in beside it.
+    expect(await page.getByRole('status', { name: 'Message' }).count()).toBe(0);
+    expect(await page.getByRole('alert').filter({ hasText: 'The app stopped' }).evaluate((e) => e.scrollWidth <= e.clientWidth + 1)).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'app-restart-waiting.png') });
 
     // While the app is stopped, another program takes its port (any local user may): the tab asks it to prove it is

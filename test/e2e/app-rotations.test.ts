@@ -153,6 +153,9 @@ describe('crop rotations and plants in the app', () => {
   }, 90_000);
 
   it('colours the map by crop family, with the families shown in its legend', async () => {
+    // Hof Sonnenfeld in view, all of it (the last test zoomed to one of its parcels).
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await page.waitForTimeout(500); // the fit's animation
     await page.getByLabel('Colour by').selectOption('family');
     const legend = page.getByRole('list', { name: 'Crop families shown' });
     // Hof Sonnenfeld in view: its active crops' families, as the service has them.

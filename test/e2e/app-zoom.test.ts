@@ -3,13 +3,15 @@
 // scale of 2 as Ctrl+ draws it. Checked by the boxes of what a person reads: the crop rotation table keeps a usable
 // scroll area, the import preview stays inside its dialog and folds to show the map, the opened legend shows all of
 // itself, the filter banner a quarter of the map at most, the legend covers neither the Layers button nor the
-// hectare point's preview, a long status message is never cut (it wraps), and the header stays one line.
+// hectare point's preview, a long status message is never cut (it wraps), and the header stays one line. A fit (a
+// filter's matches, a farm clicked) leaves room for what covers the map at this size: the matches clear of the banner
+// and the legend, a farm large and near the middle rather than small at the right.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { demoApi, lonLatAt, startDemoApp, waitOnline, type DemoApp, type ServiceParcel } from './app-harness.ts';
 
 let ctx: DemoApp;
 let browser: Browser;
@@ -31,6 +33,26 @@ const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width &
 const inside = (a: Box, b: Box) => a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.width <= b.x + b.width + 0.5 && a.y + a.height <= b.y + b.height + 0.5;
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `app-zoom-${name}.png`) });
 const away = () => page.locator('.top h1').click();
+
+/** The page box of each parcel as the map shows it now, from their [lon, lat] (the map's cursor read-out at two points). */
+async function onScreen(parcels: readonly ServiceParcel[]): Promise<Box[]> {
+  await page.waitForTimeout(600); // the fit's animation
+  const m = await box(page.locator('.map'));
+  const [x1, y1, x2, y2] = [m.x + 20, m.y + 20, m.x + m.width - 20, m.y + m.height - 20];
+  const [[lon1, lat1], [lon2, lat2]] = [await lonLatAt(page, x1, y1), await lonLatAt(page, x2, y2)];
+  await away();
+  const px = (lon: number, lat: number) => [x1 + ((lon - lon1) / (lon2 - lon1)) * (x2 - x1), y1 + ((lat - lat1) / (lat2 - lat1)) * (y2 - y1)] as const;
+  return parcels.map((p) => {
+    const pts = p.geometry.coordinates[0]!.map((c) => px(c[0]!, c[1]!));
+    const xs = pts.map((q) => q[0]);
+    const ys = pts.map((q) => q[1]);
+    return { x: Math.min(...xs), y: Math.min(...ys), width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
+  });
+}
+const union = (bs: readonly Box[]): Box => {
+  const [x0, y0] = [Math.min(...bs.map((b) => b.x)), Math.min(...bs.map((b) => b.y))];
+  return { x: x0, y: y0, width: Math.max(...bs.map((b) => b.x + b.width)) - x0, height: Math.max(...bs.map((b) => b.y + b.height)) - y0 };
+};
 
 describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
   it('keeps the rotation table scrollable, the import preview in its dialog, the legend clear of the Layers button and the point preview, and the status message whole', async () => {
@@ -102,8 +124,36 @@ describe('the app at 200 % zoom (640x400 CSS pixels)', () => {
     expect((await box(banner)).height).toBeLessThanOrEqual(mapBox.height * 0.25);
     expect(inside(await box(banner), mapBox)).toBe(true);
     expect(await banner.locator('.filter-words').getAttribute('title')).toBe('Only parcels with crop_type = Olive');
+    // Show all matches: each of them in the map, none under the banner at its top or the legend at its bottom-left.
+    const api = demoApi(ctx);
+    const all = await api.parcels();
+    const olives = all.filter((p) => p.properties.metadata.crop_type === 'Olive');
+    expect(olives.length).toBeGreaterThan(0);
+    await banner.getByRole('button', { name: 'Show all matches' }).click();
+    const matches = await onScreen(olives);
+    await shot('filter-matches');
+    const [bannerBox, legendBox] = [await box(banner), await box(legend)];
+    for (const [i, b] of matches.entries()) {
+      const name = olives[i]!.properties.name;
+      expect(inside(b, mapBox), `${name} in the map`).toBe(true);
+      expect(overlap(b, bannerBox), `${name} under the filter banner`).toBe(false);
+      expect(overlap(b, legendBox), `${name} under the legend`).toBe(false);
+    }
     await banner.getByRole('button', { name: 'Clear filter' }).click();
     await poll(() => banner.count()).toBe(0);
+
+    // A farm clicked: fitted large and about the middle, clear of the legend (not a small patch at the right).
+    const farms = await api.get<{ id: number; name: string }[]>('/api/farms/');
+    const hof = farms.find((f) => f.name === 'Hof Sonnenfeld')!;
+    const hofParcels = (await api.get<{ features: ServiceParcel[] }>(`/api/farms/${hof.id}/parcels/`)).features;
+    await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    const farm = union(await onScreen(hofParcels));
+    await shot('farm-fit');
+    const m2 = await box(page.locator('.map'));
+    expect(inside(farm, m2), 'the farm in the map').toBe(true);
+    expect(overlap(farm, await box(legend)), 'the farm under the legend').toBe(false);
+    expect(Math.max(farm.width / m2.width, farm.height / m2.height), 'the farm fills much of the map').toBeGreaterThanOrEqual(0.45);
+    expect((farm.x + farm.width / 2 - m2.x) / m2.width, 'the farm about the middle').toBeLessThanOrEqual(0.7);
 
     // The import preview: the table, the farm form and its buttons inside the dialog, the dialog inside the window.
     await page.getByLabel('File to import').setInputFiles(join(ROOT, 'test/fixtures/import-preview.geojson'));

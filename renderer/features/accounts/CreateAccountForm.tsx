@@ -50,7 +50,8 @@ export function CreateAccountForm({ org, title }: { org: Organization; title: st
           aria-invalid={shown ? true : undefined} aria-describedby={shown ? `${id}-problem` : undefined} maxLength={300} />
       </label>
       <label>Label (optional) <input name="label" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={200} placeholder="e.g. Cooperative north" /></label>
-      <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create account'}</button>
+      {/* aria-disabled while it runs (submit already ignores a second press): the focus stays on the button. */}
+      <button type="submit" aria-disabled={busy || undefined}>{busy ? 'Creating…' : 'Create account'}</button>
       {shown ? <p className="error" id={`${id}-problem`} role="alert">{shown}</p> : null}
     </form>
   );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountSummary, DeactivationPreview } from '../../../core/api.ts';
-import { accountChoices, accountNames, deactivationWords, duration, hereWords, orgTitles, tokenWords, unsentWords } from './account-words.ts';
+import { accountChoices, accountNames, deactivationWords, duration, hereWords, orgTitles, tokenWords, unsentExportWords, unsentWords } from './account-words.ts';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
 const token = (minutes: number | null, source: 'pasted' | 'url' | 'organization' = 'pasted') => ({
@@ -89,5 +89,13 @@ describe('accountNames', () => {
   it("names each account by its label, with its id's end only where two read the same", () => {
     const names = accountNames([{ id: 'acc-1-aaaaaa', label: 'Demo grower' }, { id: 'acc-2-bbbbbb', label: 'Demo grower' }, { id: 'acc-3-cccccc', label: '' }]);
     expect([...names.values()]).toEqual(['Demo grower (…aaaaaa)', 'Demo grower (…bbbbbb)', 'acc-3-cccccc']);
+  });
+
+  it("says what an export of a stale account's unsent work holds, and what no file of parcels can", () => {
+    expect(unsentExportWords('Demo grower (…621a12)', { parcels: 3, fileName: 'Demo grower unsent.geojson', otherUnsent: 0 }))
+      .toBe('Exported the 3 parcels with changes Demo grower (…621a12) never sent to Demo grower unsent.geojson.');
+    expect(unsentExportWords('North', { parcels: 1, fileName: 'North unsent.csv', otherUnsent: 1 }))
+      .toBe("Exported the 1 parcel with changes North never sent to North unsent.csv. 1 other change (a farm's, a crop's or a deletion) is not a parcel and cannot be exported.");
+    expect(unsentExportWords('North', { parcels: 0, fileName: 'x', otherUnsent: 2 })).toMatch(/^No parcel of North has unsent changes: nothing to export\. 2 other changes .* are not parcels/);
   });
 });

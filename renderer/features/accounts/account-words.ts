@@ -95,3 +95,14 @@ export function unsentWords(c: AccountSummary['counts']): string | null {
   const parts = [toSend ? plural(toSend, 'change') + ' not sent' : '', c.conflicts ? plural(c.conflicts, 'conflict') : ''].filter(Boolean);
   return parts.length ? parts.join(', ') : null;
 }
+
+/**
+ * What exporting a stale account's unsent work gave, as the status line says it: the parcels in the file, and the
+ * changes no file of parcels can hold (a farm made here, a crop, a parcel deleted) that are lost with it.
+ */
+export function unsentExportWords(name: string, r: { parcels: number; fileName: string; otherUnsent?: number }): string {
+  const others = r.otherUnsent ?? 0;
+  const rest = others ? ` ${plural(others, 'other change')} (a farm's, a crop's or a deletion) ${others === 1 ? 'is not a parcel' : 'are not parcels'} and cannot be exported.` : '';
+  if (!r.parcels) return `No parcel of ${name} has unsent changes: nothing to export.${rest}`;
+  return `Exported the ${plural(r.parcels, 'parcel')} with changes ${name} never sent to ${r.fileName}.${rest}`;
+}

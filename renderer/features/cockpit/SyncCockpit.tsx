@@ -17,7 +17,9 @@ import { startModify } from '../edit/actions.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { wayOutHere } from '../../blocked-words.ts';
 import { billableLine, evidence, previewLines } from './sync-words.ts';
-import { syncedMessage } from '../status/status-words.ts';
+import { labelOf, needsYouMessage, syncedMessage } from '../status/status-words.ts';
+import { blockedPointer } from '../../blocked-words.ts';
+import { keyName } from '../../keymap.ts';
 import './cockpit.css';
 import { accountNames } from '../accounts/account-words.ts';
 
@@ -30,15 +32,23 @@ const COUNTS: [keyof AccountSummary['counts'], string][] = [
   ['pending', 'Pending'], ['in_flight', 'In flight'], ['uncertain', 'Uncertain'], ['rejected', 'Rejected'], ['conflicts', 'Conflicts'], ['blocked', 'Blocked'],
 ];
 
-/** Syncs one account, shown or not; the shown one goes through the app's own Sync now (its messages and state). */
+/**
+ * Syncs one account, shown or not; the shown one goes through the app's own Sync now (its messages and state). What
+ * it did is said with the account's name (never its raw id), and a block with where to go about it.
+ */
 async function syncAccount(api: AppApi, id: string): Promise<void> {
   if (useApp.getState().account?.id === id) return syncNow(api);
   useCockpit.setState((s) => ({ syncing: [...s.syncing, id] }));
+  const name = labelOf(useApp.getState().accounts)(id);
   try {
     const [r] = await api.sync({ account: id });
-    if (r) say(r.unreachable ? `${id}: the service could not be reached; nothing is lost.` : r.blocked ? `${id} needs you: ${r.blocked}` : `${id}: ${syncedMessage(r)}`, Boolean(r.unreachable || r.blocked || r.error));
+    if (r) {
+      say(r.unreachable ? `${name}: the service could not be reached; nothing is lost.`
+        : r.blocked ? needsYouMessage(name, r.blocked, r.blockedCode ? blockedPointer(r.blockedCode, keyName('accounts')) : null)
+        : r.error ? `${name}: sync failed: ${r.error}` : `${name}: ${syncedMessage(r)}`, Boolean(r.unreachable || r.blocked || r.error));
+    }
   } catch (err) {
-    say(`Sync failed: ${why(err)}`, true);
+    say(`Sync of ${name} failed: ${why(err)}`, true);
   } finally {
     useCockpit.setState((s) => ({ syncing: s.syncing.filter((a) => a !== id) }));
     await refreshAccount(api).catch(() => {});
@@ -55,7 +65,8 @@ function AccountRow({ a, shown, name }: { a: AccountSummary; shown: boolean; nam
       <th scope="row">{name}<div className="muted service">{a.service}{a.blocked ? '' : a.lastPull ? ` · pulled ${a.lastPull.slice(0, 16).replace('T', ' ')}` : ' · never pulled'}</div>
         {a.blocked ? <div className="error">Blocked: {a.blocked.reason}</div> : null}
         <div className="actions">
-          <button type="button" disabled={busy} onClick={() => void syncAccount(api, a.id)} aria-label={`Sync ${name}`}>{busy ? 'Syncing…' : 'Sync'}</button>
+          {/* aria-disabled while busy: the button keeps the keyboard's focus through the sync. */}
+          <button type="button" aria-disabled={busy || undefined} onClick={() => { if (!busy) void syncAccount(api, a.id); }} aria-label={`Sync ${name}`}>{busy ? 'Syncing…' : 'Sync'}</button>
           {!shown ? <button type="button" onClick={() => { chooseAccount(a); void refreshAccount(api); }} aria-label={`Show ${name}`}>Show</button> : null}
           {progress && progress.total > 0 ? <progress max={progress.total} value={progress.done} aria-label={`Syncing ${name}: ${progress.phase}`} /> : null}
         </div>

@@ -4,6 +4,7 @@
 // (renderer/bytes-url.ts), so the file streams from disk through the shell and never crosses the API as one string.
 // Electron asks where to save it, a browser puts it in its downloads.
 import { useState } from 'react';
+import type { Download } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
 import { bytesUrl } from '../../bytes-url.ts';
@@ -22,11 +23,32 @@ function download(url: string, fileName: string): void {
   a.remove();
 }
 
+export interface ExportProps {
+  /** The selected parcel's local id. */
+  parcel?: string;
+  farm?: string;
+  /** What is exported, for screen readers: the group's name, "Export <label>". */
+  label: string;
+  /**
+   * Each button named in full, "Export <label> as GeoJSON": where several groups sit in one list (each stale account's)
+   * and a screen reader's list of buttons must not read "GeoJSON" twice for two accounts.
+   */
+  named?: boolean;
+  /** Whose parcels: the shown account's unless given. */
+  account?: string;
+  /** Only the parcels with changes the service does not have (a stale account's work). */
+  unsent?: boolean;
+  /** The word before the buttons. */
+  prefix?: string;
+  /** Says what was exported, instead of the plain "Exported 3 parcels to …". */
+  onExported?: (r: Download) => void;
+}
+
 /**
- * The selected parcel (`parcel`, its local id) or a farm (`farm`) of the shown account, or all of `account`'s parcels;
- * `label` names it for screen readers.
+ * The selected parcel (`parcel`, its local id) or a farm (`farm`) of the shown account, or all of `account`'s parcels
+ * (only its unsent ones with `unsent`); `label` names it for screen readers.
  */
-export function ExportButtons({ parcel, farm, label, account: of }: { parcel?: string; farm?: string; label: string; account?: string }) {
+export function ExportButtons({ parcel, farm, label, account: of, unsent = false, named = false, prefix = 'Export', onExported }: ExportProps) {
   const api = useApi();
   const shown = useApp((s) => s.account?.id);
   const account = of ?? shown;
@@ -45,11 +67,13 @@ export function ExportButtons({ parcel, farm, label, account: of }: { parcel?: s
     if (typed === null) return void say(`Not exported: "${other}" is not an EPSG code (a whole number such as 25830).`, true);
     setBusy(true);
     try {
-      const r = await api.exportDownload({ account, format, ...(parcel ? { parcels: [parcel] } : {}), ...(farm ? { farm } : {}), ...(typed !== WGS84_CODE ? { crs: typed } : {}) }, {
+      const r = await api.exportDownload({ account, format, ...(parcel ? { parcels: [parcel] } : {}), ...(farm ? { farm } : {}), ...(unsent ? { unsent } : {}), ...(typed !== WGS84_CODE ? { crs: typed } : {}) }, {
         onProgress: ({ done, total }) => { if (total > 2000) say(`Exporting ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} parcels…`); },
       });
-      download(bytesUrl(r.path), r.fileName);
-      say(`Exported ${r.parcels.toLocaleString('en-US')} parcel${r.parcels === 1 ? '' : 's'}${inCrs(typed)} to ${r.fileName}.`);
+      // An empty file is no use: nothing is downloaded (the caller says why).
+      if (r.parcels > 0 || !onExported) download(bytesUrl(r.path), r.fileName);
+      if (onExported) onExported(r);
+      else say(`Exported ${r.parcels.toLocaleString('en-US')} parcel${r.parcels === 1 ? '' : 's'}${inCrs(typed)} to ${r.fileName}.`);
     } catch (err) {
       say(`Not exported: ${err instanceof Error ? err.message : String(err)}`, true);
     } finally {
@@ -58,9 +82,10 @@ export function ExportButtons({ parcel, farm, label, account: of }: { parcel?: s
   };
   return (
     <div className="export" role="group" aria-label={`Export ${label}`}>
-      <span className="muted">Export</span>
-      <button type="button" disabled={busy} onClick={() => void run('geojson')} title={`GeoJSON${inCrs(typed ?? crs)}: re-importable, with its metadata`}>GeoJSON</button>
-      <button type="button" disabled={busy} onClick={() => void run('csv')} title={`CSV with the shape as WKT${inCrs(typed ?? crs)}, one column per metadata key`}>CSV</button>
+      <span className="muted">{prefix}</span>
+      {/* aria-disabled, not disabled, while it runs: a disabled button drops the keyboard's focus to the page. */}
+      <button type="button" aria-disabled={busy || undefined} aria-label={named ? `Export ${label} as GeoJSON` : undefined} onClick={() => void run('geojson')} title={`GeoJSON${inCrs(typed ?? crs)}: re-importable, with its metadata`}>GeoJSON</button>
+      <button type="button" aria-disabled={busy || undefined} aria-label={named ? `Export ${label} as CSV` : undefined} onClick={() => void run('csv')} title={`CSV with the shape as WKT${inCrs(typed ?? crs)}, one column per metadata key`}>CSV</button>
       <select aria-label={`Coordinate system to export ${label} in`} value={typing ? OTHER : String(crs)} disabled={busy} title="The coordinate system the file is written in"
         onChange={(e) => {
           if (e.target.value === OTHER) return setTyping(true);

@@ -8,6 +8,7 @@ import { refreshAccount } from '../../account.ts';
 import { say, set, useApp } from '../../store.ts';
 import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { focusSoon } from '../focus/focus-soon.ts';
+import { onPanelAsked } from '../../panels.ts';
 
 export function CreateFarmForm() {
   const api = useApi();
@@ -20,6 +21,8 @@ export function CreateFarmForm() {
   const key = useKeyName('farm');
 
   useEffect(() => { if (open) field.current?.focus(); }, [open]);
+  // Asked by another feature (a parcel drawn in an account without farms: NewParcelForm's "Create a farm").
+  useEffect(() => onPanelAsked('create-farm', () => { setOpen(true); field.current?.focus(); }), []);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isShortcut(e, 'farm') && account) { e.preventDefault(); setOpen(true); }

@@ -2,63 +2,151 @@
 // names keep off them. OpenLayers draws a graticule's labels straight onto its canvas after each render, outside
 // any declutter group, so the names' placement (parcel-labels.ts) takes their boxes as obstacles instead: the same
 // text, font and position the graticule draws them at.
+//
+// Its labels never run into each other: the interval between lines is chosen so that two longitudes' labels are
+// always farther apart than the widest one is long (GRATICULE_TARGET). They stay whole inside the map: the
+// longitudes along the top edge, below it, the latitudes along the right; one that would be cut at an edge, sit
+// under the zoom buttons or the Layers button, or meet the row of longitudes is left out.
 import type OlMap from 'ol/Map.js';
 import Graticule from 'ol/layer/Graticule.js';
 import { Fill, Stroke, Text } from 'ol/style.js';
 import { degreesToStringHDMS } from 'ol/coordinate.js';
-import { toLonLat } from 'ol/proj.js';
+import { fromLonLat, toLonLat } from 'ol/proj.js';
+import { coveringBoxes } from './covering.ts';
 import type { Box } from './label-placement.ts';
 
 export const GRATICULE_FONT = '12px system-ui, sans-serif';
-/**
- * Where its labels run, as fractions of the view: the longitudes along the top, the latitudes along the right; at the
- * bottom and left they crowded the scale line and the legend.
- */
-const LON_AT = 0.985;
+/** The latitudes' labels end at this fraction of the map's width (their right edge). */
 const LAT_AT = 0.985;
+/** The longitudes' labels: their text's top this far below the map's top edge; their box's height, halo included. */
+const LON_TOP = 3;
+const LON_BOX = 21;
+/** Half a latitude label's box height, halo included. */
+const LAT_HALF = 10;
+/** The halo around each label's text. */
+const HALO = 3;
+/** The room kept between two longitude labels side by side. */
+const LABEL_GAP = 14;
+/** What keeps a label off (the row of longitudes must not run under the zoom buttons, for one). */
+const KEEP_OFF = ['.layers-control > button', '.ol-zoom'];
 
 const lonText = (lon: number) => degreesToStringHDMS('EW', lon);
 const latText = (lat: number) => degreesToStringHDMS('NS', lat);
-const halo = () => new Stroke({ color: '#fff', width: 3 });
+const halo = () => new Stroke({ color: '#fff', width: HALO });
 
-export function makeGraticule(): Graticule {
+/** The widest longitude label there is, at field scale (degrees, minutes and seconds, three digits of degrees). */
+const WIDEST_LON = '188° 88′ 88″ W';
+
+/**
+ * OpenLayers' Graticule takes the smallest interval whose cell, at the projection's centre (the equator in Web
+ * Mercator), has a diagonal longer than `targetSize` pixels; a cell there is square, so two meridians are at least
+ * targetSize / √2 pixels apart — at every latitude, Web Mercator's x being the longitude's. The target is the widest
+ * label and a gap, times √2: no two longitude labels can touch.
+ */
+export function graticuleTarget(widestLabel: number): number {
+  return Math.ceil((widestLabel + LABEL_GAP) * Math.SQRT2);
+}
+
+/** A text's width in GRATICULE_FONT, from a canvas of its own (an estimate without one: a test's DOM). */
+function textWidth(): (text: string) => number {
+  const ctx = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+  if (ctx) ctx.font = GRATICULE_FONT;
+  const widths = new Map<string, number>();
+  return (text) => {
+    let w = widths.get(text);
+    if (w === undefined) {
+      w = ctx ? ctx.measureText(text).width : text.length * 7.2;
+      if (widths.size > 2000) widths.clear();
+      widths.set(text, w);
+    }
+    return w;
+  };
+}
+
+const overlaps = (a: Box, b: Box): boolean => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
+/** Where a longitude's label goes (map pixels, halo included), its meridian at `x`. */
+const lonBox = (x: number, w: number): Box => [x - w / 2 - HALO, 0, x + w / 2 + HALO, LON_BOX];
+/** Where a latitude's label goes, its parallel at `y`, in a map `width` wide. */
+const latBox = (y: number, w: number, width: number): Box => [width * LAT_AT - w - HALO, y - LAT_HALF, width * LAT_AT + HALO, y + LAT_HALF];
+
+/**
+ * Whether a label in `box` is drawn on a map `width` × `height`: whole inside it, off what keeps labels off, and (a
+ * latitude's) below the row of longitudes.
+ */
+export function labelFits(box: Box, width: number, height: number, keepOff: readonly Box[], latitude: boolean): boolean {
+  if (box[0] < 0 || box[2] > width || box[1] < 0 || box[3] > height) return false;
+  if (latitude && box[1] < LON_BOX) return false;
+  return !keepOff.some((k) => overlaps(box, k));
+}
+
+/** The map's size and view as a label's place is worked out from them, or null before it is drawn. */
+function frame(map: OlMap | null): { width: number; height: number; extent: number[]; resolution: number; keepOff: Box[] } | null {
+  const size = map?.getSize();
+  const view = map?.getView();
+  const resolution = view?.getResolution();
+  if (!map || !size || !view || resolution === undefined || view.getRotation() !== 0) return null;
+  return { width: size[0]!, height: size[1]!, extent: view.calculateExtent(size), resolution, keepOff: coveringBoxes(map, KEEP_OFF) };
+}
+
+/** The graticule of the map `getMap` answers (the map does not exist yet when its layers are made). */
+export function makeGraticule(getMap: () => OlMap | null): Graticule {
+  const measure = textWidth();
+  // Read once per view (the labels are formatted a dozen at a time), never across two: during a zoom's animation a
+  // frame's labels decided with the frame before's view were left where the boxes said there were none.
+  let cached: { key: string; f: ReturnType<typeof frame> } = { key: '', f: null };
+  const current = () => {
+    const map = getMap();
+    const view = map?.getView();
+    const key = `${view?.getCenter()?.join()}|${view?.getResolution()}|${map?.getSize()?.join()}`;
+    if (key !== cached.key) cached = { key, f: frame(map) };
+    return cached.f;
+  };
+  const lonLabel = (lon: number) => {
+    const text = lonText(lon);
+    const f = current();
+    if (!f) return text;
+    const x = (fromLonLat([lon, 0])[0]! - f.extent[0]!) / f.resolution;
+    return labelFits(lonBox(x, measure(text)), f.width, f.height, f.keepOff, false) ? text : '';
+  };
+  const latLabel = (lat: number) => {
+    const text = latText(lat);
+    const f = current();
+    if (!f) return text;
+    const y = (f.extent[3]! - fromLonLat([0, lat])[1]!) / f.resolution;
+    return labelFits(latBox(y, measure(text), f.width), f.width, f.height, f.keepOff, true) ? text : '';
+  };
   return new Graticule({
-    strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false,
-    lonLabelPosition: LON_AT, latLabelPosition: LAT_AT, lonLabelFormatter: lonText, latLabelFormatter: latText,
-    lonLabelStyle: new Text({ font: GRATICULE_FONT, textBaseline: 'bottom', fill: new Fill({ color: '#000' }), stroke: halo() }),
+    strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false, targetSize: graticuleTarget(measure(WIDEST_LON)),
+    lonLabelPosition: 1, latLabelPosition: LAT_AT, lonLabelFormatter: lonLabel, latLabelFormatter: latLabel,
+    lonLabelStyle: new Text({ font: GRATICULE_FONT, textBaseline: 'top', offsetY: LON_TOP, fill: new Fill({ color: '#000' }), stroke: halo() }),
     latLabelStyle: new Text({ font: GRATICULE_FONT, textAlign: 'right', fill: new Fill({ color: '#000' }), stroke: halo() }),
   });
 }
 
 /**
  * The boxes (map pixels, halo included) of the labels the graticule drew at the map's last render, for a view that
- * is not rotated (a rotated one puts them elsewhere: none then). `measure` is the text's width in GRATICULE_FONT.
+ * is not rotated (a rotated one puts them elsewhere: none then): the ones its formatters kept, by the same rule.
+ * `measure` is the text's width in GRATICULE_FONT.
  */
 export function graticuleLabelBoxes(graticule: Graticule, map: OlMap, measure: (text: string) => number): Box[] {
-  const size = map.getSize();
-  if (!size || map.getView().getRotation() !== 0) return [];
-  const [width, height] = size as [number, number];
+  const f = frame(map);
+  if (!f) return [];
   const boxes: Box[] = [];
-  // A longitude's label: centred on its meridian, its baseline at LON_AT of the height from the bottom.
-  const y = height * (1 - LON_AT);
   for (const line of graticule.getMeridians()) {
     const c = line.getFirstCoordinate();
     // No pixel while the map has not been rendered (hidden, as on the first run's Connect form): no box either.
     const px = map.getPixelFromCoordinate(c) as number[] | null;
     if (!px) return [];
-    const x = px[0]!;
-    const w = measure(lonText(toLonLat(c)[0]!));
-    boxes.push([x - w / 2 - 3, y - 17, x + w / 2 + 3, y + 3]);
+    const box = lonBox(px[0]!, measure(lonText(toLonLat(c)[0]!)));
+    if (labelFits(box, f.width, f.height, f.keepOff, false)) boxes.push(box);
   }
-  // A latitude's label: ending at LAT_AT of the width, centred on its parallel.
-  const x = width * LAT_AT;
   for (const line of graticule.getParallels()) {
     const c = line.getFirstCoordinate();
     const px = map.getPixelFromCoordinate(c) as number[] | null;
     if (!px) return [];
-    const py = px[1]!;
-    const w = measure(latText(toLonLat(c)[1]!));
-    boxes.push([x - w - 3, py - 10, x + 3, py + 10]);
+    const box = latBox(px[1]!, measure(latText(toLonLat(c)[1]!)), f.width);
+    if (labelFits(box, f.width, f.height, f.keepOff, true)) boxes.push(box);
   }
   return boxes;
 }

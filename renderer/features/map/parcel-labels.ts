@@ -18,6 +18,7 @@ import type { Coordinate } from 'ol/coordinate.js';
 import { placeLabels, type Box, type LabelParcel, type Pt } from './label-placement.ts';
 import { labelText } from './state-marks.ts';
 import { GRATICULE_FONT, graticuleLabelBoxes } from './graticule.ts';
+import { coveringBoxes } from './covering.ts';
 
 /** Below this resolution (m/pixel, field scale) parcels carry their names; above, only the selected one. */
 export const LABEL_RESOLUTION = 25;
@@ -28,12 +29,6 @@ export const LABELS_UP_TO = 5000;
  * find room, and looking for it (each spot checked against the shapes around) held the page for seconds at 5,000.
  */
 export const BESIDE_UP_TO = 1000;
-/**
- * What covers the map and keeps names off: the legend, the layers panel, the zoom buttons, the scale line, and the
- * cursor's coordinates while the pointer is on the map.
- */
-const COVERING = ['.legend', '.layers-control', '.ol-zoom', '.ol-scale-line', '.cursor-position'];
-
 const font = (size: number, bold: boolean) => `${bold ? 'bold ' : ''}${size}px system-ui, sans-serif`;
 
 /** The names' and leaders' styles, cached by size and weight. */
@@ -125,16 +120,6 @@ export class ParcelLabels {
     return w;
   }
 
-  /** The boxes of what covers the map, in the map's pixels. */
-  private covering(map: OlMap): Box[] {
-    const viewport = map.getViewport()?.getBoundingClientRect();
-    if (!viewport) return [];
-    return COVERING.flatMap((sel) => [...document.querySelectorAll(sel)]).flatMap((el) => {
-      const r = el.getBoundingClientRect();
-      return r.width > 0 && r.height > 0 ? [[r.left - viewport.left, r.top - viewport.top, r.right - viewport.left, r.bottom - viewport.top] as Box] : [];
-    });
-  }
-
   /** The graticule's labels' boxes, in the map's pixels. */
   private graticule(map: OlMap): Box[] {
     const g = map.getAllLayers().find((l): l is Graticule => l instanceof Graticule);
@@ -168,7 +153,7 @@ export class ParcelLabels {
     }).sort(priority);
     const graticule = this.graticule(m);
     const placed = placeLabels(wanted.map((w) => w.parcel), {
-      width: size[0]!, height: size[1]!, measure: (t, s, b) => this.measure(t, s, b), obstacles: [...this.covering(m), ...graticule],
+      width: size[0]!, height: size[1]!, measure: (t, s, b) => this.measure(t, s, b), obstacles: [...coveringBoxes(m), ...graticule],
       beside: wanted.length <= BESIDE_UP_TO,
     });
     const features: Feature[] = [];

@@ -4,13 +4,18 @@ import type { ParcelFeature, RotationCrop } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say } from '../../store.ts';
 import { CROP_TYPE, cropTypeMismatch } from './active-crop.ts';
+import { focusSoon, savedParcel } from '../focus/focus-soon.ts';
 
 export function CropTypeMismatch({ parcel, crops }: { parcel: ParcelFeature; crops: readonly RotationCrop[] }) {
   const api = useApi();
   const m = cropTypeMismatch(parcel.properties.metadata, crops);
   if (!m) return null;
   const name = parcel.properties.name;
-  const done = (p: Promise<unknown>, words: string) => p.then(() => say(`${words}: it is sent at the next sync.`), (err: unknown) => say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true));
+  // Settled, this offer goes with the button pressed: the focus goes to the parcel's heading, not the page's body.
+  const done = (p: Promise<unknown>, words: string) => p.then(() => {
+    say(`${words}: it is sent at the next sync.`);
+    focusSoon(savedParcel(parcel.id));
+  }, (err: unknown) => say(`Not saved: ${err instanceof Error ? err.message : String(err)}`, true));
   const metadata: ParcelFeature['properties']['metadata'] = { ...parcel.properties.metadata, [CROP_TYPE]: m.crop.name };
   return (
     <div className="crop-mismatch" role="group" aria-label="crop_type and active crop differ">

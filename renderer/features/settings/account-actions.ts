@@ -22,10 +22,21 @@ export async function connected(api: AppApi, account: AccountSummary): Promise<v
 
 /** After a disconnect: the list read again; when the account shown was removed, another is shown (or none: the Connect form). */
 export async function disconnected(api: AppApi, removed: string): Promise<void> {
+  await accountsRemoved(api, [removed]);
+}
+
+/**
+ * After accounts were removed from this computer (a disconnect, a deactivation, the stale ones of an organization):
+ * the list read again, and when the account shown was one of them, the first one left is shown at once (or none: the
+ * Connect form), so nothing of a removed account stays on the page. Answers the account shown instead, if any.
+ */
+export async function accountsRemoved(api: AppApi, removed: readonly string[]): Promise<AccountSummary | null> {
   const accounts = await api.accounts({});
   set({ accounts });
-  if (useApp.getState().account?.id !== removed) return;
+  const shown = useApp.getState().account?.id;
+  if (shown === undefined || !removed.includes(shown)) return null;
   const next = accounts[0] ?? null;
   if (next) await showAccount(api, next);
   else chooseAccount(null);
+  return next;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conflictsNote, connectionLabel, labelOf, othersMessage, syncedMessage } from './status-words.ts';
+import { conflictsNote, connectionLabel, labelOf, namedIds, needsYouMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
 
 const none = { committed: 0, received: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
@@ -21,6 +21,17 @@ describe('the status line', () => {
     expect(connectionLabel('online', null, now)).toBe('Online');
     expect(connectionLabel('offline', '2026-11-25T09:05:00Z', now)).toBe('Offline');
   });
+  it('says offline work is kept, in the singular for one change', () => {
+    expect(offlineMessage(1, 'connection refused')).toBe('Offline: your change is kept here and sent by itself once the service answers. It could not be reached (connection refused).');
+    expect(offlineMessage(3, 'timeout')).toBe('Offline: your 3 changes are kept here and sent by themselves once the service answers. It could not be reached (timeout).');
+    expect(offlineMessage(1200, 'x')).toMatch(/^Offline: your 1,200 changes are kept here and sent by themselves/);
+    expect(offlineMessage(0, 'x')).toBe('Offline: nothing is waiting to be sent; syncing resumes by itself once the service answers. It could not be reached (x).');
+  });
+  it('says a blocked sync with where to go about it, and what the others did after a full stop', () => {
+    expect(needsYouMessage(null, 'Invalid API key', 'see Accounts (A).', 'Also: Grower B 1 sent.'))
+      .toBe('Sync needs you: Invalid API key — see Accounts (A). Also: Grower B 1 sent.');
+    expect(needsYouMessage('Cooperative north', 'Invalid token.', null)).toBe('Cooperative north needs you: Invalid token.');
+  });
   it('keeps naming open conflicts until they are settled', () => {
     expect(conflictsNote(0)).toBeNull();
     expect(conflictsNote(1)).toBe('1 conflict — select the parcel marked ! (purple, cross-hatched) to settle it');
@@ -37,5 +48,18 @@ describe('othersMessage', () => {
     expect(othersMessage([{ ...base, account: 'acc-b', committed: 1 }, { ...base, account: 'acc-c', blocked: 'Invalid token', blockedCode: 'invalid_token' }], label))
       .toEqual({ text: 'Also: Grower B 1 sent; Grower C needs you (Invalid token).', news: true, error: true });
     expect(othersMessage([{ ...base, account: 'acc-x', unreachable: 'could not reach …', left: 2 }], label)).toEqual({ text: 'Also: acc-x 2 waiting (offline).', news: false, error: false });
+  });
+
+  it('names twins left from an earlier service apart, by their ids\' ends', () => {
+    const twins = labelOf([{ id: 'acc-0594-621a12', label: 'Demo grower' }, { id: 'acc-4dcf-589d7b', label: 'Demo grower' }, { id: 'acc-e5ad-efb99f', label: 'Cooperative north' }]);
+    expect([twins('acc-0594-621a12'), twins('acc-4dcf-589d7b'), twins('acc-e5ad-efb99f')]).toEqual(['Demo grower (…621a12)', 'Demo grower (…589d7b)', 'Cooperative north']);
+  });
+
+  it("says an account's name where a message names its raw id", () => {
+    const accounts = [{ id: 'acc-e5adf763-d0c0-4cd5-9e06-8baeacefb99f', label: 'Cooperative north' }, { id: 'acc-2', label: '' }];
+    expect(namedIds('Sync needs you: The service refused a token for acc-e5adf763-d0c0-4cd5-9e06-8baeacefb99f: expired', accounts))
+      .toBe('Sync needs you: The service refused a token for Cooperative north: expired');
+    // No name to say instead: the id stays.
+    expect(namedIds('Account acc-2 is not connected', accounts)).toBe('Account acc-2 is not connected');
   });
 });

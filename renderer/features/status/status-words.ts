@@ -1,6 +1,7 @@
 // The status line's words: what a sync did, without counts of nothing, and where the connection stands when this
 // session has not synced yet but the account has before. Pure, tested beside it.
 import type { AccountSync } from '../../../core/api.ts';
+import { accountNames } from '../accounts/account-words.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -17,6 +18,17 @@ export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'r
   // Why changes still wait, when the service said (its disk full, say): they go again by themselves.
   const why = r.left && r.waitingWhy ? ` Waiting because: ${r.waitingWhy}` : '';
   return parts.length ? `Synced: ${parts.join(', ')}.${why}` : 'Synced: up to date, nothing changed.';
+}
+
+/**
+ * A sync that could not reach the service: what the user needs first (their work is safe: `left` changes of every
+ * account kept), the technical reason last — the line may wrap, the whole text is in its tooltip.
+ */
+export function offlineMessage(left: number, unreachable: string): string {
+  const kept = left === 0 ? 'nothing is waiting to be sent; syncing resumes by itself'
+    : left === 1 ? 'your change is kept here and sent by itself'
+    : `your ${left.toLocaleString('en-US')} changes are kept here and sent by themselves`;
+  return `Offline: ${kept} once the service answers. It could not be reached (${unreachable}).`;
 }
 
 /**
@@ -41,8 +53,35 @@ export function conflictsNote(conflicts: number): string | null {
     : `${conflicts.toLocaleString('en-US')} conflicts — select each parcel marked ! (purple, cross-hatched) to settle it`;
 }
 
-/** An account's label by its id, as the app shows it (never the raw id where it has a label). */
-export const labelOf = (accounts: readonly { id: string; label: string }[]) => (id: string): string => accounts.find((a) => a.id === id)?.label || id;
+/**
+ * An account's name by its id, as the app shows it: its label, with its id's end where two read alike (a stale twin
+ * left from an earlier service); never the raw id where it has a label.
+ */
+export function labelOf(accounts: readonly { id: string; label: string }[]): (id: string) => string {
+  const names = accountNames(accounts);
+  return (id) => names.get(id) ?? id;
+}
+
+/**
+ * A message with every connected account's raw id in it (a refusal the service or the engine worded with the id:
+ * "The service refused a token for acc-…", "Account acc-… is not connected") said with that account's name instead:
+ * the status line never shows an id where the account has a name.
+ */
+export function namedIds(text: string, accounts: readonly { id: string; label: string }[]): string {
+  const name = labelOf(accounts);
+  let out = text;
+  for (const a of accounts) if (a.label && out.includes(a.id)) out = out.split(a.id).join(name(a.id));
+  return out;
+}
+
+/**
+ * A sync the account's block stopped, for the status line: its reason, then where to go about it (blocked-words.ts
+ * blockedPointer), then what the other accounts' syncs did. `who`: the account's name when it is not the one shown.
+ */
+export function needsYouMessage(who: string | null, blocked: string, pointer: string | null, also = ''): string {
+  const reason = blocked.replace(/[.\s]+$/, '');
+  return `${who ? `${who} needs you` : 'Sync needs you'}: ${reason}${pointer ? ` — ${pointer}` : '.'}${also ? ` ${also}` : ''}`;
+}
 
 /**
  * What an automatic sync did for the accounts not on show, when anything: "Also: Grower B 1 sent; Grower C needs you

@@ -5,7 +5,9 @@ import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AppApi } from '../../backend.ts';
 import { say, set, useApp } from '../../store.ts';
 import { refreshAccount } from '../../account.ts';
-import { labelOf, othersMessage, syncedMessage } from './status-words.ts';
+import { labelOf, needsYouMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
+import { blockedPointer } from '../../blocked-words.ts';
+import { keyName } from '../../keymap.ts';
 import { announce, type SyncOutcome } from './auto-sync.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -62,12 +64,11 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
       // What the user needs first (their work is safe), the technical reason last: the line is cut at the window's
       // width, the whole text is in its tooltip. The changes kept count every account's.
       const left = results.reduce((n, x) => n + x.left, 0);
-      const kept = left ? `your ${left === 1 ? 'change is' : `${left.toLocaleString('en-US')} changes are`} kept here and sent by themselves` : 'nothing is waiting to be sent; syncing resumes by itself';
-      tell({ connection: 'offline', text: `Offline: ${kept} once the service answers. It could not be reached (${r.unreachable}).`, error: true, news: true });
+      tell({ connection: 'offline', text: offlineMessage(left, r.unreachable), error: true, news: true });
     } else if (r.blocked) {
-      tell({ connection: 'online', text: `Sync needs you: ${r.blocked}${also}`, error: true, news: true });
+      tell({ connection: 'online', text: needsYouMessage(null, r.blocked, r.blockedCode ? blockedPointer(r.blockedCode, keyName('accounts')) : null, others.text), error: true, news: true });
     } else if (r.error) {
-      tell({ connection: before, text: `Sync failed: ${r.error}${also}`, error: true, news: true });
+      tell({ connection: before, text: `Sync failed: ${r.error.replace(/[.\s]+$/, '')}.${also}`, error: true, news: true });
     } else {
       // Changes the service turned away for now (its disk full, say) are news too, and said as a problem.
       const refusedForNow = r.left > 0 && r.waitingWhy !== null;

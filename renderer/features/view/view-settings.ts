@@ -31,19 +31,23 @@ let legacyBasemap: string | null = null;
 /** The choices as the stores hold them now. */
 export function currentView(): ViewSettings {
   const { account, farmId } = useApp.getState();
-  const { filter, showPlants } = useBrowse.getState();
-  return { account: account?.id ?? null, farm: farmId, colourBy: useRotations.getState().colourBy, filter, plants: showPlants, basemap: legacyBasemap };
+  const { filter, showPlants, place } = useBrowse.getState();
+  return {
+    account: account?.id ?? null, farm: farmId, colourBy: useRotations.getState().colourBy, filter, plants: showPlants, basemap: legacyBasemap,
+    ...(place ? { map: place } : {}),
+  };
 }
 
 /**
  * Puts the saved choices back once `account` is shown: what the map is coloured by and the plants layer always; the
- * farm and the filter when they were that account's (a farm is chosen again only if the account still has it).
+ * farm, the filter and where the map looked when they were that account's (a farm is chosen again only if the account
+ * still has it; the map goes back there when that farm has no parcels to fit: MapView.tsx).
  */
 export function restoreView(saved: ViewSettings | null, account: string | null): void {
   if (!saved) return;
   setRotations({ colourBy: saved.colourBy });
   const mine = account !== null && saved.account === account;
-  useBrowse.setState({ showPlants: saved.plants, ...(mine ? { filter: saved.filter } : {}) });
+  useBrowse.setState({ showPlants: saved.plants, ...(mine ? { filter: saved.filter, place: saved.map ?? null } : {}) });
   if (mine && saved.farm) set({ farmId: saved.farm });
   legacyBasemap = saved.basemap;
 }
