@@ -24,9 +24,12 @@ import { childPort, messagePortMain } from './node-ports.ts';
 import { asMain } from '../test/helpers/message-port-main.ts';
 
 /** What only the command line may call: each takes a path or a command. A change here is a security decision. */
-const CLI_ONLY_METHODS = ['connectWithCommand', 'exportFile', 'importFile'];
-/** What only a page may call: a download the host serves at a path only the asking page session can read (backend/bytes.ts). */
-const PAGE_ONLY_METHODS = ['exportDownload'];
+const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile', 'importFile'];
+/**
+ * What only a page may call: a download, a layer file's or an offline area's bytes the host serves at a path only the
+ * asking page session can read (backend/bytes.ts), and the file the user chose in Electron's dialog, by its ticket.
+ */
+const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles'];
 
 let dir: string;
 let w: SyncWorld;
@@ -83,10 +86,16 @@ async function outcome(client: Client<Api, ApiEvents>, method: string, args: unk
   }
 }
 
-/** Property names anywhere in a schema. */
+/** The host's own id for a file it keeps (core/api-layers.ts LayerFileId): 32 hex digits, which no path can be. */
+const KEPT_FILE_ID = '^[0-9a-f]{32}$';
+
+/** Property names anywhere in a schema, but a kept file's id (named `file`, and no path). */
 function keys(schema: TSchema, into = new Set<string>()): Set<string> {
   const s = schema as { properties?: Record<string, TSchema>; anyOf?: TSchema[]; items?: TSchema };
-  for (const [k, v] of Object.entries(s.properties ?? {})) { into.add(k); keys(v, into); }
+  for (const [k, v] of Object.entries(s.properties ?? {})) {
+    if ((v as { pattern?: string }).pattern !== KEPT_FILE_ID) into.add(k);
+    keys(v, into);
+  }
   for (const v of s.anyOf ?? []) keys(v, into);
   if (s.items) keys(s.items, into);
   return into;
