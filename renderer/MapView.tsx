@@ -77,10 +77,11 @@ export function MapView() {
   useEffect(() => {
     const parcelLayers = new ParcelLayers(parcels);
     layers.current = parcelLayers;
+    const graticule = makeGraticule(() => map.current);
     const m = new OlMap({
       target: el.current!,
       // A graticule for bearings offline, its labels along the top and right edges, the parcels' names kept off them.
-      layers: [makeGraticule(() => map.current), ...parcelLayers.layers()],
+      layers: [graticule, ...parcelLayers.layers()],
       view: new View({ center: fromLonLat([0, 45]), zoom: 4 }),
       // The map element takes the keyboard's focus (tabIndex, for its arrow and +/- keys); OpenLayers then, by default,
       // pans and zooms with the mouse only while it has the focus, so a wheel over the map did nothing until it was
@@ -95,7 +96,12 @@ export function MapView() {
     // OpenLayers' zoom buttons read "+" and "–" to a screen reader (their tooltip is not their name).
     for (const [cls, name] of [['.ol-zoom-in', 'Zoom in'], ['.ol-zoom-out', 'Zoom out']] as const) m.getViewport()?.querySelector(cls)?.setAttribute('aria-label', name);
     parcelLayers.attach(m);
+    // The graticule's labels decided again for the view at rest and the map's size now: OpenLayers keeps a line's
+    // label from when it made the line, and keeps lines across small moves (a fit's last frames, the map shortened
+    // as the status line wraps), so one decided just inside an edge was drawn cut (graticule.ts).
+    const resize = m.on('change:size', () => graticule.getSource()?.refresh());
     const key = m.on('moveend', () => {
+      graticule.getSource()?.refresh();
       load.current();
       // Where the map looks, kept for the next start (features/view/) once the start's own view is set.
       const center = m.getView().getCenter();
@@ -108,6 +114,7 @@ export function MapView() {
     });
     return () => {
       unByKey(key);
+      unByKey(resize);
       parcelLayers.detach();
       m.setTarget(undefined);
       map.current = null;

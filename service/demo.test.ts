@@ -183,11 +183,20 @@ describe('npm start, twice', { timeout: 180_000 }, () => {
     expect(new Set(s12.features.map((f) => f.properties.metadata['Supplier ID']))).toEqual(new Set(['S-12']));
     expect((JSON.parse(sh(pasted, curls[2]!)) as { openapi: string }).openapi).toBe('3.0.3');
 
-    // connect, import examples/fields.geojson, sync, status: as the README writes them.
+    // connect, import examples/fields.geojson, export it in EPSG:25830, sync, status: as the README writes them.
     const cli = readmeLines('npm run -s cli -- ');
-    expect(cli.map((l) => l.split(/\s+/)[5])).toEqual(['connect', 'import', 'sync', 'status']);
-    const outputs = cli.map((line) => sh(pasted, line));
-    expect(JSON.parse(outputs[3]!)).toMatchObject({ pending: 0, uncertain: 0, rejected: 0, conflicts: 0, blocked: 0 });
+    expect(cli.map((l) => l.split(/\s+/)[5])).toEqual(['connect', 'import', 'export', 'sync', 'status']);
+    // Written into a folder of this test's (both stores' projects run this test at once), under the README's name.
+    const named = cli[2]!.split(/\s+/)[6]!;
+    const exported = join(mkdtempSync(join(tmpdir(), 'furrow-readme-export-')), named);
+    try {
+      const outputs = cli.map((line) => sh(pasted, line === cli[2] ? line.replace(` ${named} `, ` ${JSON.stringify(exported)} `) : line));
+      expect(JSON.parse(outputs[4]!)).toMatchObject({ pending: 0, uncertain: 0, rejected: 0, conflicts: 0, blocked: 0 });
+      // The export in the grid the README asks for, naming it as ogr2ogr does.
+      expect(JSON.parse(readFileSync(exported, 'utf8'))).toMatchObject({ crs: { properties: { name: 'urn:ogc:def:crs:EPSG::25830' } } });
+    } finally {
+      rmSync(resolve(exported, '..'), { recursive: true, force: true });
+    }
 
     await running!.stop();
     const again = await start();

@@ -28,7 +28,7 @@ const HALO = 3;
 /** The room kept between two longitude labels side by side. */
 const LABEL_GAP = 14;
 /** What keeps a label off (the row of longitudes must not run under the zoom buttons, for one). */
-const KEEP_OFF = ['.layers-control > button', '.ol-zoom'];
+const KEEP_OFF = ['.layers-control', '.ol-zoom'];
 
 const lonText = (lon: number) => degreesToStringHDMS('EW', lon);
 const latText = (lat: number) => degreesToStringHDMS('NS', lat);
@@ -63,6 +63,14 @@ function textWidth(): (text: string) => number {
   };
 }
 
+/**
+ * How far above the map's bottom edge a label must end to be drawn: a line's label is decided when OpenLayers makes
+ * the line, and kept while the view moves a little (a fit's last frames, the map a line shorter as the status line
+ * wraps), so a label just inside would be drawn cut a pixel or two later. (The top is the longitudes' own row; the
+ * sides do not move.)
+ */
+const EDGE_MARGIN = 4;
+
 const overlaps = (a: Box, b: Box): boolean => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
 
 /** Where a longitude's label goes (map pixels, halo included), its meridian at `x`. */
@@ -74,8 +82,8 @@ const latBox = (y: number, w: number, width: number): Box => [width * LAT_AT - w
  * Whether a label in `box` is drawn on a map `width` × `height`: whole inside it, off what keeps labels off, and (a
  * latitude's) below the row of longitudes.
  */
-export function labelFits(box: Box, width: number, height: number, keepOff: readonly Box[], latitude: boolean): boolean {
-  if (box[0] < 0 || box[2] > width || box[1] < 0 || box[3] > height) return false;
+export function labelFits(box: Box, width: number, height: number, keepOff: readonly Box[], latitude: boolean, margin = 0): boolean {
+  if (box[0] < 0 || box[2] > width || box[1] < 0 || box[3] > height - margin) return false;
   if (latitude && box[1] < LON_BOX) return false;
   return !keepOff.some((k) => overlaps(box, k));
 }
@@ -102,27 +110,40 @@ export function makeGraticule(getMap: () => OlMap | null): Graticule {
     if (key !== cached.key) cached = { key, f: frame(map) };
     return cached.f;
   };
+  // Each label's last decision, as OpenLayers keeps it: it formats a line's label when it makes the line, and keeps
+  // lines (and so their labels) while the view's extent moves by less than a pixel — the end of a fit's animation
+  // reuses the frame before's. The boxes (graticuleLabelBoxes) follow these decisions, not the view's own.
+  const shown = new Map<string, boolean>();
   const lonLabel = (lon: number) => {
     const text = lonText(lon);
     const f = current();
     if (!f) return text;
     const x = (fromLonLat([lon, 0])[0]! - f.extent[0]!) / f.resolution;
-    return labelFits(lonBox(x, measure(text)), f.width, f.height, f.keepOff, false) ? text : '';
+    const fits = labelFits(lonBox(x, measure(text)), f.width, f.height, f.keepOff, false, EDGE_MARGIN);
+    shown.set(`lon ${text}`, fits);
+    return fits ? text : '';
   };
   const latLabel = (lat: number) => {
     const text = latText(lat);
     const f = current();
     if (!f) return text;
     const y = (f.extent[3]! - fromLonLat([0, lat])[1]!) / f.resolution;
-    return labelFits(latBox(y, measure(text), f.width), f.width, f.height, f.keepOff, true) ? text : '';
+    const fits = labelFits(latBox(y, measure(text), f.width), f.width, f.height, f.keepOff, true, EDGE_MARGIN);
+    shown.set(`lat ${text}`, fits);
+    return fits ? text : '';
   };
-  return new Graticule({
+  const graticule = new Graticule({
     strokeStyle: new Stroke({ color: 'rgba(0,0,0,0.12)', width: 1 }), showLabels: true, wrapX: false, targetSize: graticuleTarget(measure(WIDEST_LON)),
     lonLabelPosition: 1, latLabelPosition: LAT_AT, lonLabelFormatter: lonLabel, latLabelFormatter: latLabel,
     lonLabelStyle: new Text({ font: GRATICULE_FONT, textBaseline: 'top', offsetY: LON_TOP, fill: new Fill({ color: '#000' }), stroke: halo() }),
     latLabelStyle: new Text({ font: GRATICULE_FONT, textAlign: 'right', fill: new Fill({ color: '#000' }), stroke: halo() }),
   });
+  decisions.set(graticule, shown);
+  return graticule;
 }
+
+/** The labels' last decisions of each graticule made here (makeGraticule), by `lon <text>` / `lat <text>`. */
+const decisions = new WeakMap<Graticule, Map<string, boolean>>();
 
 /**
  * The boxes (map pixels, halo included) of the labels the graticule drew at the map's last render, for a view that
@@ -132,21 +153,26 @@ export function makeGraticule(getMap: () => OlMap | null): Graticule {
 export function graticuleLabelBoxes(graticule: Graticule, map: OlMap, measure: (text: string) => number): Box[] {
   const f = frame(map);
   if (!f) return [];
+  // As the formatters decided when OpenLayers made the lines; a graticule made elsewhere, by the rule itself.
+  const made = decisions.get(graticule);
+  const drawn = (key: string, rule: () => boolean) => made?.get(key) ?? rule();
   const boxes: Box[] = [];
   for (const line of graticule.getMeridians()) {
     const c = line.getFirstCoordinate();
     // No pixel while the map has not been rendered (hidden, as on the first run's Connect form): no box either.
     const px = map.getPixelFromCoordinate(c) as number[] | null;
     if (!px) return [];
-    const box = lonBox(px[0]!, measure(lonText(toLonLat(c)[0]!)));
-    if (labelFits(box, f.width, f.height, f.keepOff, false)) boxes.push(box);
+    const text = lonText(toLonLat(c)[0]!);
+    const box = lonBox(px[0]!, measure(text));
+    if (drawn(`lon ${text}`, () => labelFits(box, f.width, f.height, f.keepOff, false))) boxes.push(box);
   }
   for (const line of graticule.getParallels()) {
     const c = line.getFirstCoordinate();
     const px = map.getPixelFromCoordinate(c) as number[] | null;
     if (!px) return [];
-    const box = latBox(px[1]!, measure(latText(toLonLat(c)[1]!)), f.width);
-    if (labelFits(box, f.width, f.height, f.keepOff, true)) boxes.push(box);
+    const text = latText(toLonLat(c)[1]!);
+    const box = latBox(px[1]!, measure(text), f.width);
+    if (drawn(`lat ${text}`, () => labelFits(box, f.width, f.height, f.keepOff, true))) boxes.push(box);
   }
   return boxes;
 }
