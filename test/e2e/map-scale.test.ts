@@ -118,8 +118,10 @@ async function selectSome(page: Page): Promise<string> {
     throw new Error('no parcel outline drawn in the map');
   }
   for (const p of points) {
+    // Up to 5 s for the panel: OpenLayers waits out a double-click (250 ms) and, under CI's load, SwiftShader's
+    // WebGL frame and the hit take seconds more (1.5 s missed all five clicks once).
     await page.mouse.click(p.x, p.y);
-    const name = await page.locator('[data-field=name]').textContent({ timeout: 1500 }).catch(() => null);
+    const name = await page.locator('[data-field=name]').textContent({ timeout: 5000 }).catch(() => null);
     if (name) return name;
   }
   throw new Error(`none of ${points.length} clicks on drawn outlines selected a parcel`);
