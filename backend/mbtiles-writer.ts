@@ -3,14 +3,17 @@
 // zooms, the total), so that a download paused, or cut by a crash or a closed laptop, goes on from its file alone:
 // a tile in `tiles` or in `furrow_empty` (the server had none: 404) is done, every other one is fetched.
 //
-// WAL with synchronous=OFF while it is written: nothing is fsynced, not even at a checkpoint, yet what is committed
-// survives the process being killed (the kernel holds it). A checkpoint's fsyncs, on the host's thread, stalled every
-// request of the download on a busy disk — seconds each — and the file is only the tiles fetched so far: were the
-// machine to lose power mid-way and the file be damaged, it is removed and the area downloaded again
-// (backend/offline-areas.ts), never used. The fetched tiles are committed together, once per turn of the event loop,
-// so a crash loses at most those in flight. Finishing checks the count, writes the metadata, folds the WAL in and
-// leaves WAL (a complete file is one file, opened read-only), marks the journal complete and fsyncs; the rename to
-// .mbtiles is the caller's (after the layer names the file), so a file is never seen complete before it is.
+// A rollback journal (PERSIST) with synchronous=OFF while it is written: nothing is fsynced, yet what is committed
+// survives the process being killed (the kernel holds it; a transaction cut mid-way is rolled back from its journal
+// at the next open). Not WAL: a tile went to the disk twice there (the WAL, then the checkpoint), here once — new
+// pages are appended to the file and only the few existing pages a commit changes are journaled. A checkpoint's or a
+// commit's fsyncs on the host's thread stalled every request of the download on a busy disk, and the file is only the
+// tiles fetched so far: were the machine to lose power mid-way and the file be damaged, it is removed and the area
+// downloaded again (backend/offline-areas.ts), never used. The tiles are committed in batches (backend/offline-job.ts),
+// so a crash loses at most those of the batch and those in flight. Finishing checks the count, writes the metadata,
+// leaves the journal (a complete file is one file, opened read-only), marks the journal complete and fsyncs; the
+// rename to .mbtiles is the caller's (after the layer names the file), so a file is never seen complete before it is.
+// A .part written by an earlier version in WAL is turned into this mode when opened.
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
@@ -103,9 +106,9 @@ export class PartFile {
 
   private constructor(readonly path: string, private readonly db: Database.Database) {
     this.journalCache = JSON.parse(db.prepare('SELECT journal FROM furrow_download').pluck().get() as string) as DownloadJournal;
-    // A complete file stays out of WAL: it is published as one file, for readers that open it read-only.
+    // A complete file keeps no journal: it is published as one file, for readers that open it read-only.
     if (!this.journalCache.complete) {
-      db.pragma('journal_mode = WAL');
+      db.pragma('journal_mode = PERSIST');
       db.pragma('synchronous = OFF');
     }
     this.insertTile = db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
@@ -202,8 +205,8 @@ export class PartFile {
   }
 
   /**
-   * Completes the file: every tile of the journal done (else an Error), the metadata written, the WAL folded in and
-   * left, the file fsynced and the journal marked complete. Closes it.
+   * Completes the file: every tile of the journal done (else an Error), the metadata written, the rollback journal
+   * removed, the file fsynced and the journal marked complete. Closes it.
    */
   finish(): { tiles: number; bytes: number } {
     const j = this.journal;
@@ -226,7 +229,6 @@ export class PartFile {
       this.db.prepare('UPDATE furrow_download SET journal = ?').run(JSON.stringify(complete));
     })();
     this.journalCache = complete;
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
     fsyncPath(this.path);
