@@ -64,8 +64,11 @@ export async function runDownload(
     pendingBytes = 0;
     try {
       part.write(batch);
-      progress.done += batch.length;
-      for (const t of batch) progress.bytes += t.data?.length ?? 0;
+      for (const t of batch) {
+        if (t.failed !== undefined) continue;
+        progress.done++;
+        progress.bytes += t.data?.length ?? 0;
+      }
     } catch (err) {
       // Thrown here, in a timer, it would take the host down: kept, the workers stopped, thrown below.
       writeError = err;
@@ -90,6 +93,9 @@ export async function runDownload(
       if (answer === null || both.aborted) return;
       if (answer.kind === 'failed') {
         progress.failed++;
+        // Recorded in the file: a paused download says how many, and may be kept without them.
+        pending.push({ ...t, data: null, failed: answer.why });
+        flushing ??= setTimeout(flush, COMMIT_MS);
         if (++failedInARow >= MAX_FAILED_IN_A_ROW) {
           stopped = answer.why;
           stop.abort();
