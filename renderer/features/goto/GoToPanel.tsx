@@ -22,7 +22,7 @@ export function GoToButton() {
   return (
     <button type="button" aria-label="Go to coordinate" aria-keyshortcuts={keys} title={`Go to coordinate (Ctrl+G${key ? `, ${key}` : ''})`} aria-pressed={open}
       onClick={() => (open ? closeGoTo() : openGoTo())}>
-      ⌖<span className="tool-words"> Go to</span>
+      ⊕<span className="tool-words"> Go to</span>
     </button>
   );
 }

@@ -15,7 +15,7 @@ export function MeasureButton() {
   return (
     <button type="button" aria-label="Measure" aria-keyshortcuts={key ?? undefined} title={`Measure a distance or an area${keyHint(key)}`} aria-pressed={mode === 'measure'} disabled={!ready}
       onClick={toggleMeasure}>
-      📏<span className="tool-words"> Measure</span>
+      ↔<span className="tool-words"> Measure</span>
     </button>
   );
 }
