@@ -35,9 +35,9 @@ import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
 import { useAccounts } from './features/accounts/accounts-store.ts';
 import { useAnnounce } from './features/focus/announce.ts';
 import { keepView, restoreView, startAccount } from './features/view/view-settings.ts';
-import { MeasurePanel } from './features/measure/MeasurePanel.tsx';
+import { MeasureButton, MeasurePanel } from './features/measure/MeasurePanel.tsx';
 import { useToolKeys } from './features/measure/useToolKeys.ts';
-import { GoToPanel } from './features/goto/GoToPanel.tsx';
+import { GoToButton, GoToPanel } from './features/goto/GoToPanel.tsx';
 import { useGoTo } from './features/goto/goto-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
@@ -169,6 +169,8 @@ export function App({ backend }: { backend: Backend }) {
             {cockpit ? <SyncCockpit /> : null}
             <ImportDialog />
             <ImportDropZone />
+            {/* The map's tools, above the cursor's read-out (the toolbar is full at 1280 px: the header stays one line). */}
+            <div className="map-tool-buttons" role="group" aria-label="Map tools"><MeasureButton /><GoToButton /></div>
             {measuring || goingTo ? <div className="map-tools">{measuring ? <MeasurePanel /> : null}{goingTo ? <GoToPanel /> : null}</div> : null}
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}

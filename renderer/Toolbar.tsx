@@ -8,8 +8,6 @@ import { startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { SettingsButton } from './features/settings/SettingsButton.tsx';
 import { ImportButton } from './features/imports/ImportButton.tsx';
 import { keyHint, useKeyName } from './keymap.ts';
-import { MeasureButton } from './features/measure/MeasurePanel.tsx';
-import { GoToButton } from './features/goto/GoToPanel.tsx';
 
 export function Toolbar() {
   const api = useApi();
@@ -29,8 +27,6 @@ export function Toolbar() {
         ⊡<span className="tool-words"> Drop hectare point</span>
       </button>
       <EditTools />
-      <MeasureButton />
-      <GoToButton />
       <button type="button" aria-label="Undo" aria-keyshortcuts="Control+Z" title={history.undo ? `Undo: ${history.undo} (Ctrl+Z)` : 'Undo (Ctrl+Z)'}
         disabled={!history.undo || mode !== 'browse'} onClick={() => void undo(api)}>
         ↶<span className="tool-words"> Undo</span>

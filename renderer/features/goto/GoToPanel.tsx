@@ -15,6 +15,7 @@ import { closeGoTo, goTo, openGoTo, rememberEpsg, useGoTo } from './goto-store.t
 import '../measure/measure.css';
 import '../coordinates/coordinates.css';
 
+/** On the map beside Measure, above the cursor's read-out: opens and closes the form. */
 export function GoToButton() {
   const open = useGoTo((s) => s.open);
   const key = useKeyName('goto');
@@ -22,7 +23,7 @@ export function GoToButton() {
   return (
     <button type="button" aria-label="Go to coordinate" aria-keyshortcuts={keys} title={`Go to coordinate (Ctrl+G${key ? `, ${key}` : ''})`} aria-pressed={open}
       onClick={() => (open ? closeGoTo() : openGoTo())}>
-      ⊕<span className="tool-words"> Go to</span>
+      ⊕ Go to
     </button>
   );
 }

@@ -1,4 +1,4 @@
-// The Measure tool's button (the toolbar's) and panel (over the map, while measuring): line or area, the result live
+// The Measure tool's button (on the map, beside Go to coordinate's) and panel (over the map, while measuring): line or area, the result live
 // as vertices are clicked (a line's length and each segment's; a polygon's area and perimeter), the units, and a
 // button that copies the result as text. Nothing here is saved; measuring never makes a parcel.
 import { useState } from 'react';
@@ -15,7 +15,7 @@ export function MeasureButton() {
   return (
     <button type="button" aria-label="Measure" aria-keyshortcuts={key ?? undefined} title={`Measure a distance or an area${keyHint(key)}`} aria-pressed={mode === 'measure'} disabled={!ready}
       onClick={toggleMeasure}>
-      ↔<span className="tool-words"> Measure</span>
+      ↔ Measure
     </button>
   );
 }
