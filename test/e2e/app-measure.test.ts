@@ -182,6 +182,17 @@ describe('go to coordinate', () => {
     keep('app-goto-utm.png');
     await page.getByRole('button', { name: 'Add as vertex' }).click();
     await poll(() => page.locator('.lonlat .muted').textContent()).toBe('1 vertex');
+    // An EPSG code and its metres, placed with the host's definition (crsDefinition); then metres alone, in it.
+    const etrs = '+proj=utm +zone=30 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m +no_defs';
+    for (const [i, place] of ([[-4.7701, 37.8855], [-4.7688, 37.8862]] as [number, number][]).entries()) {
+      const [x, y] = proj4('WGS84', etrs).forward(place);
+      await page.locator('#goto-field').fill(`${i === 0 ? 'EPSG:25830 ' : ''}${x!.toFixed(3)} ${y!.toFixed(3)}`);
+      await page.keyboard.press('Enter');
+      await poll(() => page.locator('.goto-went p').textContent()).toMatch(i === 0 ? /read as EPSG:25830 ETRS89 \/ UTM zone 30N\.$/ : /read as EPSG:25830 ETRS89 \/ UTM zone 30N, the coordinate system used last\.$/);
+      const [plon, plat] = (await page.locator('[data-field=goto-lonlat]').textContent())!.split(',').map(Number);
+      expect(Math.abs(plon! - place[0])).toBeLessThan(1e-6);
+      expect(Math.abs(plat! - place[1])).toBeLessThan(1e-6);
+    }
     // An error says why: a band that does not hold the northing.
     await page.locator('#goto-field').fill(`${zone}C ${e!.toFixed(0)} ${n!.toFixed(0)}`);
     await page.keyboard.press('Enter');
