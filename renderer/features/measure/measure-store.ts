@@ -2,7 +2,7 @@
 // is its stored value, useMeasure.ts), whether the measurement is finished, and the units (kept on this computer).
 // The map's Draw and layer are useMeasure.ts's; the panel is MeasurePanel.tsx. Measuring never makes a parcel.
 import { create } from 'zustand';
-import { set as setApp, useApp, type Position2 } from '../../store.ts';
+import { say, set as setApp, useApp, type Position2 } from '../../store.ts';
 import type { MeasureKind, Units } from './measure-math.ts';
 
 export interface MeasureState {
@@ -36,4 +36,13 @@ export const stopMeasure = (): void => {
   if (useApp.getState().mode === 'measure') setApp({ mode: 'browse' });
 };
 
-export const toggleMeasure = (): void => (useApp.getState().mode === 'measure' ? stopMeasure() : startMeasure());
+/**
+ * E and the button: measuring starts from browsing only — a polygon half drawn or a shape half modified is not
+ * thrown away by a key (the status line says why nothing happened).
+ */
+export function toggleMeasure(): void {
+  const { mode } = useApp.getState();
+  if (mode === 'measure') stopMeasure();
+  else if (mode === 'browse') startMeasure();
+  else say(`Finish or cancel ${mode === 'modify' ? 'modifying the parcel' : 'drawing'} first (Enter or Esc), then measure.`);
+}
