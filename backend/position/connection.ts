@@ -11,6 +11,8 @@ export const BACKOFF_MS = [1000, 2000, 4000, 8000, 15_000, 30_000] as const;
 /** A receiver sends at least once a second: ten seconds of nothing is a receiver gone (or a half-open connection). */
 export const SILENCE_MS = 10_000;
 
+const duration = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+
 export interface ConnectionEvents {
   status(status: PositionStatus, message: string | null): void;
   epoch(e: Epoch): void;
@@ -84,7 +86,7 @@ export class Connection {
       const link = this.link;
       this.link = null;
       link?.close();
-      this.dropped(`The receiver sent no position for ${Math.round(this.silenceMs / 1000)} s`, false);
+      this.dropped(`The receiver sent no position for ${duration(this.silenceMs)}`, false);
     }, this.silenceMs);
     this.silence.unref?.();
   }
@@ -102,7 +104,7 @@ export class Connection {
     }
     const wait = this.backoff[Math.min(this.attempt, this.backoff.length - 1)]!;
     this.attempt++;
-    this.ev.status('reconnecting', `${reason}: trying again in ${wait >= 1000 ? `${Math.round(wait / 1000)} s` : `${wait} ms`}`);
+    this.ev.status('reconnecting', `${reason}: trying again in ${duration(wait)}`);
     if (this.retry) clearTimeout(this.retry);
     this.retry = setTimeout(() => { this.retry = null; this.connect(); }, wait);
     this.retry.unref?.();

@@ -56,7 +56,8 @@ export function sendNmeaUdp(player: NmeaPlayer, port: number, host = '127.0.0.1'
     sent++;
     socket.send(Buffer.from(c.text, 'latin1'), port, host, () => {});
   });
-  return { close: () => { stop(); socket.close(); }, sent: () => sent };
+  let open = true;
+  return { close: () => { if (open) { open = false; stop(); socket.close(); } }, sent: () => sent };
 }
 
 /**
