@@ -80,9 +80,9 @@ export class SerialPorts {
   }
 }
 
-/** Words for a serial port's error. */
-function serialReason(err: NodeJS.ErrnoException | Error, name: string): { reason: string; fatal: boolean } {
-  const text = err.message;
+/** Words for a serial port's error, naming the port by its name: the page is never told a path, not even in a message. */
+function serialReason(err: NodeJS.ErrnoException | Error, name: string, path: string): { reason: string; fatal: boolean } {
+  const text = err.message.split(path).join(name);
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (code === 'EACCES' || /Permission denied|Access denied/i.test(text)) {
     return { reason: `Furrow may not open ${name}${process.platform === 'linux' ? ': add your user to the dialout group (sudo usermod -aG dialout $USER), then log in again' : ''}`, fatal: true };
@@ -103,11 +103,11 @@ export function serialLink(path: string, baud: number): OpenLink {
       if (done) return;
       const p = port = new SerialPort({ path, baudRate: baud, autoOpen: false });
       p.on('data', (d: Buffer) => ev.data(d.toString('latin1')));
-      p.on('error', (err: Error) => { const r = serialReason(err, name); end(r.reason, r.fatal); });
+      p.on('error', (err: Error) => { const r = serialReason(err, name, path); end(r.reason, r.fatal); });
       p.on('close', (err: (Error & { disconnected?: boolean }) | null) => end(err?.disconnected ? `${name} was unplugged` : `${name} was closed`));
       p.open((err) => {
         if (err) {
-          const r = serialReason(err, name);
+          const r = serialReason(err, name, path);
           end(r.reason, r.fatal);
         } else if (!done) ev.opened();
       });

@@ -78,6 +78,11 @@ describe('a receiver on a serial port', () => {
     await expect.poll(() => w.states.slice(n).filter((s) => s.status === 'connected' && s.fix).length, { timeout: 30_000 }).toBeGreaterThan(3);
     // The same id for the same path: the remembered choice still names it.
     expect((await w.h.api.positionState({})).source).toEqual(state.source);
+
+    // A device that is not there: said by its name, tried again, its path never in the words.
+    await w.h.api.positionConnectPath({ path: join(d, 'rfcomm0'), baud: 9600 });
+    await expect.poll(() => w.last()?.message, { timeout: 10_000 }).toMatch(/^rfcomm0 (is not there: is the receiver plugged in\?|: .*): trying again in 1 s$/);
+    expect(w.last()!.message).not.toContain(d);
   }, 60_000);
 
   it("through the real gpsd: gpsd reads the port, the host reads gpsd, the simulator's walk and GST's accuracy come out", async () => {
