@@ -11,6 +11,7 @@ import { hostWorld, type HostWorld } from '../test/helpers/host.ts';
 import { RpcCode } from '../core/rpc.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import type { MapLayer, ViewSettings } from '../core/api.ts';
+import { startTileServer } from '../test/helpers/tile-server.ts';
 
 let hw: HostWorld;
 let server: Server;
@@ -112,6 +113,25 @@ describe("the map's layers", () => {
     const fresh = await h.api.onlineCapabilities({ url: caps });
     await new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); });
     expect(await h.api.onlineCapabilities({ url: caps })).toEqual({ ...fresh, stale: true });
+    await h.close();
+  }, 60_000);
+
+  it("probe one tile of an online layer: a tile, none beyond the server's coverage, failed with why when the server errs or is gone", async () => {
+    const tiles = await startTileServer();
+    const { h } = await hw.connected();
+    const xyz: MapLayer = { id: 'local', name: 'Local tiles', visible: true, opacity: 1, source: { kind: 'xyz', url: tiles.xyz } };
+    const wms: MapLayer = { id: 'local-wms', name: 'Local WMS', visible: true, opacity: 1, source: { kind: 'wms', url: tiles.wms, layers: 'ortho', format: 'image/png' } };
+    await h.api.saveLayers({ layers: [world, xyz, wms] });
+    expect(await h.api.layerProbe({ layer: 'local', z: 3, x: 1, y: 2 })).toEqual({ answer: 'tile', why: null });
+    expect(await h.api.layerProbe({ layer: 'local-wms', z: 3, x: 1, y: 2 })).toEqual({ answer: 'tile', why: null });
+    tiles.missing.add('/xyz/3/1/3.png');
+    expect(await h.api.layerProbe({ layer: 'local', z: 3, x: 1, y: 3 })).toEqual({ answer: 'none', why: null });
+    tiles.fault('/xyz/3/1/2.png', { kind: 'status', status: 500, times: 1 });
+    expect(await h.api.layerProbe({ layer: 'local', z: 3, x: 1, y: 2 })).toEqual({ answer: 'failed', why: expect.stringMatching(/answered 500$/) });
+    await expect(h.api.layerProbe({ layer: 'local', z: 3, x: 8, y: 2 })).rejects.toMatchObject({ code: RpcCode.invalidArguments });
+    await expect(h.api.layerProbe({ layer: 'nothing', z: 3, x: 1, y: 2 })).rejects.toMatchObject({ code: ApiErrorCode.notFound });
+    await tiles.close();
+    expect(await h.api.layerProbe({ layer: 'local', z: 3, x: 1, y: 2 })).toEqual({ answer: 'failed', why: expect.stringMatching(/could not be reached$/) });
     await h.close();
   }, 60_000);
 });

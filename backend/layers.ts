@@ -10,6 +10,8 @@ import { MapLayers, type LAYERS_API, type MapLayer } from '../core/api-layers.ts
 import { layersProblem, worldLayer } from '../core/layers/layer-rules.ts';
 import { basemapUrlProblem } from '../core/basemap.ts';
 import { capabilities } from './capabilities.ts';
+import { LayerProbes } from './layer-probe.ts';
+import { ApiErrorCode } from '../core/api-codes.ts';
 import type { HostContext } from './context.ts';
 
 /** The most the layers may take, as JSON. */
@@ -88,6 +90,7 @@ function firstLayers(ctx: HostContext): MapLayer[] {
 
 /** `areasDropped`: told the files of areas kept offline that a saved list no longer has (backend/offline-areas.ts removes them). */
 export function layerHandlers(ctx: HostContext, areasDropped: (files: string[]) => void = () => {}): HandlersOf<typeof LAYERS_API> {
+  const probes = new LayerProbes();
   return {
     layers: () => {
       if (ctx.mirror.write.mapLayers() === null) {
@@ -122,5 +125,10 @@ export function layerHandlers(ctx: HostContext, areasDropped: (files: string[]) 
       return null;
     },
     onlineCapabilities: ({ url }) => capabilities(url, join(layersDir(ctx.home), 'capabilities')),
+    layerProbe: async ({ layer, z, x, y }) => {
+      const l = savedLayers(ctx).find((m) => m.id === layer);
+      if (!l) throw new RpcError(ApiErrorCode.notFound, 'There is no such layer.');
+      return probes.probe(l, z, x, y);
+    },
   };
 }

@@ -8,7 +8,7 @@
 // the page reads it only through the host's bytes paths (core/bytes-protocol.ts) — never by a path of its own.
 import { Type, type Static } from '@sinclair/typebox';
 import { PAGE_AND_CLI, type Contract } from './rpc.ts';
-import { BBox, Nothing, Obj } from './api-schemas.ts';
+import { BBox, Nothing, Nullable, Obj } from './api-schemas.ts';
 import { MAX_LAYERS } from './layers/layer-rules.ts';
 
 /** A layer's id: letters, digits and dashes (the page makes them; the built-in backdrop's is 'world'). */
@@ -94,5 +94,11 @@ export const LAYERS_API = {
     args: Obj({ url: Url }),
     /** `stale`: the service could not be reached, and this is the copy the host kept when it last could. */
     result: Obj({ text: Type.String(), url: Type.String(), stale: Type.Boolean() }),
+  },
+  layerProbe: {
+    callers: PAGE_AND_CLI,
+    description: "Whether an online layer's server gives one of its tiles (XYZ numbering), fetched once by the host from the layer as it keeps it: 'tile', 'none' (404/204/410: no tile there, beyond the server's coverage) or 'failed' with why (offline, refused, a server error). The page asks it before saying a layer is unavailable: an image's error has no status, and a 404 beyond a server's coverage is no server down",
+    args: Obj({ layer: LayerId, z: Type.Integer({ minimum: 0, maximum: 24 }), x: Type.Integer({ minimum: 0 }), y: Type.Integer({ minimum: 0 }) }),
+    result: Obj({ answer: Type.Union([Type.Literal('tile'), Type.Literal('none'), Type.Literal('failed')]), why: Nullable(Type.String()) }),
   },
 } satisfies Contract;

@@ -16,6 +16,8 @@ import type { AppApi } from '../../backend.ts';
 import { worldBackdrop } from './world.ts';
 import { fileLayer } from './file-layers.ts';
 import { withOfflineArea } from './offline-source.ts';
+import { LayerHealth, xyzTileAt } from './tile-health.ts';
+import type { TileSourceEvent } from 'ol/source/Tile.js';
 
 export interface LayerEnv {
   api: AppApi;
@@ -25,12 +27,19 @@ export interface LayerEnv {
   failing(id: string, why: string | null): void;
 }
 
-const TILES_FAIL = 'its tiles cannot be loaded (offline, or the server is down).';
-
-/** Reports a tile source's failures and recoveries for layer `id`. */
+/**
+ * Reports a tile source's failures and recoveries for layer `id`: a tile's error is checked by the host fetching it
+ * (tile-health.ts), so a server's 404 beyond its coverage is no failure.
+ */
 export function watchTiles(source: TileSource, id: string, env: LayerEnv): void {
-  source.on('tileloaderror', () => env.failing(id, TILES_FAIL));
-  source.on('tileloadend', () => env.failing(id, null));
+  const health = new LayerHealth((t) => env.api.layerProbe({ layer: id, ...t }), (why) => env.failing(id, why === null ? null : `its tiles cannot be loaded: ${why}.`));
+  source.on('tileloaderror', (e: TileSourceEvent) => {
+    const grid = source.getTileGrid();
+    const coord = e.tile.getTileCoord();
+    const in3857 = source.getProjection()?.getCode() === 'EPSG:3857' && grid;
+    health.failed(in3857 ? xyzTileAt(grid.getTileCoordExtent(coord), grid.getResolution(coord[0]!)) : null);
+  });
+  source.on('tileloadend', () => health.loaded());
 }
 
 function tileLayer(l: MapLayer, source: TileSource | null, env: LayerEnv): TileLayer<TileSource> {
