@@ -35,6 +35,7 @@ import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
 import { useAccounts } from './features/accounts/accounts-store.ts';
 import { useAnnounce } from './features/focus/announce.ts';
 import { keepView, restoreView, startAccount } from './features/view/view-settings.ts';
+import { usePositionEvents } from './features/position/usePositionEvents.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -53,6 +54,7 @@ export function App({ backend }: { backend: Backend }) {
   const said = useAnnounce((s) => s.text);
   useZoomKey(api);
   useAutoSync(api);
+  usePositionEvents(backend);
 
   useEffect(() => {
     let live = true;

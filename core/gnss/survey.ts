@@ -86,8 +86,8 @@ export function decodeSurvey(metadata: Readonly<Record<string, unknown>>): Surve
  * The parcel's metadata with its survey record replaced by one for the vertices of `rings` that have one (in `records`,
  * matched by vertexKey: a vertex moved or removed since loses its record; a vertex typed never had one).
  */
-export function withSurvey(metadata: Readonly<Record<string, string | number | boolean>>, records: readonly SurveyVertex[], rings: readonly (readonly (readonly [number, number])[])[]):
-  Record<string, string | number | boolean> | { error: string } {
+export function withSurvey<V>(metadata: Readonly<Record<string, V>>, records: readonly SurveyVertex[], rings: readonly (readonly (readonly [number, number])[])[]):
+  Record<string, V | string> | { error: string } {
   const rest = Object.fromEntries(Object.entries(metadata).filter(([k]) => !isSurveyKey(k)));
   const byPlace = new Map(records.map((r) => [vertexKey(r.lon, r.lat), r]));
   const seen = new Set<string>();

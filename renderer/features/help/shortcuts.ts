@@ -35,6 +35,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Backspace', what: 'Take back the last vertex' },
       { keys: 'Escape', what: 'Leave the field you are typing in; again: cancel' },
       { keys: 'Tab', what: 'Reach the fields to type vertices as longitude, latitude' },
+      { id: 'here', keys: 'V', what: 'Add a vertex at my position (averaged as Position sets)' },
     ],
   },
   {
@@ -46,6 +47,8 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { id: 'plants', keys: 'T', what: 'Show or hide plants (at field scale)' },
       { id: 'rotation', keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
       { id: 'basemap', keys: 'B', what: 'Layers: basemaps and overlays' },
+      { id: 'position', keys: 'L', what: 'Position: connect a GNSS receiver (or the system\'s location), walk a boundary' },
+      { id: 'follow', keys: 'F', what: 'Follow my position on the map (panning stops it)' },
       { id: 'help', keys: 'Shift+? F1', what: 'This list of keys' },
     ],
   },
