@@ -31,6 +31,8 @@ import { layerHandlers } from './layers.ts';
 import { LayerFiles } from './layer-files.ts';
 import { layerFileHandlers, savedLayerFiles } from './layer-file-handlers.ts';
 import { OfflineAreas } from './offline-areas.ts';
+import { Position } from './position/position.ts';
+import { positionHandlers } from './position/handlers.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -64,6 +66,8 @@ export class Backend {
   /** The map's layer files: a page session's handlers use them with its own uploads and bytes (backend/host.ts). */
   readonly layerFiles: LayerFiles;
   private readonly listeners = new Set<BackendListener>();
+  /** The source of position and the walk under way (backend/position/). */
+  readonly position: Position;
 
   constructor(opts: BackendOptions) {
     const mirror = this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
@@ -90,6 +94,9 @@ export class Backend {
       farm: (localId) => farmOf(mirror, localId),
     };
     const offline = this.offline = new OfflineAreas(ctx, opts.env ?? {});
+    const position = this.position = new Position(opts.home, { position: (s) => emit('position', s), trackPoint: (p) => emit('trackPoint', p) });
+    // The host connects the source kept on this computer again; the command line, which runs beside it, never does.
+    if (opts.app) position.resume();
     this.handlers = {
       ...sessionHandlers(),
       ...accountHandlers(ctx),
@@ -111,6 +118,7 @@ export class Backend {
       ...offline.tileHandlers(null),
       // The command line's uploads (its channel's): a page session has its own (backend/host.ts).
       ...layerFileHandlers(layerFiles, mirror, { owner: this, bytes: null }),
+      ...positionHandlers(ctx, position),
     };
   }
 
@@ -121,6 +129,7 @@ export class Backend {
   }
 
   close(): void {
+    this.position.close();
     this.offline.close();
     void this.layerFiles.close();
     this.previews.close();

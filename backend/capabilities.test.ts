@@ -24,12 +24,18 @@ import { childPort, messagePortMain } from './node-ports.ts';
 import { asMain } from '../test/helpers/message-port-main.ts';
 
 /** What only the command line may call: each takes a path or a command. A change here is a security decision. */
-const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile', 'importFile'];
+const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile', 'importFile',
+  // A serial device by its path (a Bluetooth /dev/rfcomm0, a pseudo-terminal the port list does not show): a page
+  // chooses among the listed ports by the host's opaque ids and never names a device.
+  'positionConnectPath'];
 /**
  * What only a page may call: a download, a layer file's or an offline area's bytes the host serves at a path only the
  * asking page session can read (backend/bytes.ts), and the file the user chose in Electron's dialog, by its ticket.
  */
-const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles'];
+const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles',
+  // The system's location as the page's Geolocation read it: only a page has one to report (the shells grant it to
+  // the app's own page alone); the host takes it only while the source chosen is 'system'.
+  'positionReport'];
 
 let dir: string;
 let w: SyncWorld;

@@ -59,4 +59,6 @@ export const ApiErrorCode = {
   unsupportedLayerFile: 'unsupported_layer_file',
   /** An upload that is no longer under way (ended, cancelled, idle too long, its page gone), or a ticket spent or unknown: send the file again. */
   uploadGone: 'upload_gone',
+  /** A call the state does not allow now: the system's location reported while another source is chosen, a walk started while one is kept, a walk paused that is none (core/api-position.ts). */
+  conflict: 'conflict',
 } as const;

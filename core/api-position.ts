@@ -10,7 +10,7 @@
 // closes it into a draft parcel and saves it through the ordinary create, then discards the track. Part of API
 // (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import { PAGE_AND_CLI, PAGE_ONLY, type Contract, type EventContract } from './rpc.ts';
+import { CLI_ONLY, PAGE_AND_CLI, PAGE_ONLY, type Contract, type EventContract } from './rpc.ts';
 import { AccountId, Id, Lat, Lon, Nullable, Obj } from './api-schemas.ts';
 
 /** What a fix rests on: GGA's quality indicator in words, or the system's location. */
@@ -121,6 +121,11 @@ export const POSITION_API = {
     callers: PAGE_AND_CLI,
     description: 'Connects to a source of position (replacing any other), remembered on this computer and connected again at start; reconnects by itself when the receiver drops; not_found for a port no longer listed',
     args: Obj({ source: PositionSource }), result: PositionState,
+  },
+  positionConnectPath: {
+    callers: CLI_ONLY,
+    description: "Connects to a serial device by its path, for one the port list does not show (a Bluetooth /dev/rfcomm0, a pseudo-terminal): the command line's only, since a page never names a path. The state's source names it by the id the host gives that path",
+    args: Obj({ path: Type.String({ minLength: 1, maxLength: 4096 }), baud: Type.Union(BAUD_RATES.map((b) => Type.Literal(b))) }), result: PositionState,
   },
   positionDisconnect: {
     callers: PAGE_AND_CLI, description: 'Closes the source of position and forgets it on this computer',

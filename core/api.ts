@@ -20,6 +20,7 @@ import { VIEW_API } from './api-view.ts';
 import { LAYERS_API } from './api-layers.ts';
 import { LAYER_FILES_API } from './api-layer-files.ts';
 import { OFFLINE_API } from './api-offline.ts';
+import { POSITION_API, POSITION_EVENTS } from './api-position.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -36,6 +37,7 @@ export { Download } from './api-export.ts';
 export { LayerSource, MapLayer } from './api-layers.ts';
 export { LayerFileInfo, LayerFileSource } from './api-layer-files.ts';
 export { OfflineAreaChoice, OfflineDownload, OfflineEstimate, OfflineProgress, OfflineResult } from './api-offline.ts';
+export { Fix, FixQuality, PositionSource, PositionState, PositionStatus, SerialPortInfo, Track, TrackPoint, TrackSettings } from './api-position.ts';
 
 const SESSION_API = {
   hello: {
@@ -60,6 +62,7 @@ export const API = {
   ...LAYERS_API,
   ...LAYER_FILES_API,
   ...OFFLINE_API,
+  ...POSITION_API,
 } satisfies Contract;
 export type Api = typeof API;
 
@@ -68,6 +71,7 @@ export const API_EVENTS = {
   ...ACCOUNTS_EVENTS,
   ...PARCELS_EVENTS,
   ...SYNC_EVENTS,
+  ...POSITION_EVENTS,
 } satisfies EventContract;
 export type ApiEvents = typeof API_EVENTS;
 export type EventName = keyof ApiEvents & string;

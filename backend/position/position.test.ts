@@ -1,0 +1,87 @@
+// Position in process, against the simulated receiver on 127.0.0.1: 'position' events thinned to 20 a second from a
+// 100 Hz receiver, the system's location taken only while chosen (and stamped with the host's clock), and a silent
+// receiver said so and reconnected.
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiErrorCode } from '../../core/api-codes.ts';
+import type { Fix, PositionState } from '../../core/api-position.ts';
+import { NmeaPlayer } from '../../test/helpers/nmea-sim.ts';
+import { serveNmeaTcp } from '../../test/helpers/nmea-sim-servers.ts';
+import { EVENT_GAP_MS, Position } from './position.ts';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+
+function position(opts: ConstructorParameters<typeof Position>[2] = {}) {
+  const home = mkdtempSync(join(tmpdir(), 'furrow-position-'));
+  const events: { at: number; state: PositionState }[] = [];
+  const p = new Position(home, { position: (state) => events.push({ at: performance.now(), state }), trackPoint: () => {} }, opts);
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => p.close());
+  return { p, events, home };
+}
+
+describe('Position', () => {
+  it('thins a 100 Hz receiver to at most 20 events a second, the latest fix each time', async () => {
+    const player = new NmeaPlayer({ hz: 100, speed: 1.4, loop: true });
+    const sim = await serveNmeaTcp(player);
+    cleanups.push(() => sim.close(), () => player.stop());
+    const { p, events } = position();
+    await p.connect({ kind: 'tcp', host: '127.0.0.1', port: sim.port });
+    await expect.poll(() => sim.clients()).toBe(1);
+    player.start();
+    await new Promise((r) => setTimeout(r, 2000));
+    const fixes = events.filter((e) => e.state.fix);
+    expect(fixes.length).toBeGreaterThan(20);
+    expect(fixes.length).toBeLessThanOrEqual(42);
+    for (let i = 1; i < events.length; i++) expect(events[i]!.at - events[i - 1]!.at).toBeGreaterThanOrEqual(EVENT_GAP_MS - 2);
+    // Not queued: the last event is the receiver's latest cycle (100 a second were read).
+    expect(p.counts()!.lines).toBeGreaterThan(1000);
+  }, 20_000);
+
+  it("takes the system's location only while it is the source, on the host's clock", async () => {
+    const { p, events } = position();
+    const fix: Fix = { lon: 11.03, lat: 52.21, altitude: null, quality: 'system', satellites: null, hdop: null, accuracy: 12, heading: null, speed: null, time: '2026-11-29T09:00:00.000Z', received: 1 };
+    expect(() => p.report(fix)).toThrow(expect.objectContaining({ code: ApiErrorCode.conflict }));
+    await p.connect({ kind: 'system' });
+    const before = Date.now();
+    p.report(fix);
+    expect(p.current()).toMatchObject({ status: 'connected', fix: { ...fix, received: expect.any(Number) } });
+    expect(p.current().fix!.received).toBeGreaterThanOrEqual(before);
+    await expect.poll(() => events.at(-1)?.state.fix?.accuracy).toBe(12);
+  });
+
+  it('says a silent receiver stopped, and connects again', async () => {
+    // A receiver that accepts the connection and then says nothing (a half-open link, a receiver hung).
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const server = createServer((s) => { connections++; sockets.add(s); s.on('error', () => {}); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => { for (const s of sockets) s.destroy(); return new Promise((r) => server.close(r)); });
+    const { p, events } = position({ silenceMs: 300, backoffMs: [100] });
+    await p.connect({ kind: 'tcp', host: '127.0.0.1', port: (server.address() as { port: number }).port });
+    await expect.poll(() => events.map((e) => e.state.message).find((m) => m?.startsWith('The receiver sent no position')), { timeout: 5000 })
+      .toBe('The receiver sent no position for 300 ms: trying again in 100 ms');
+    await expect.poll(() => connections, { timeout: 5000 }).toBeGreaterThan(1);
+  });
+
+  it('says why when nothing answers, and fails for good on a UDP port taken', async () => {
+    const { p, events } = position({ backoffMs: [100, 200] });
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    await new Promise((r) => server.close(r));
+    await p.connect({ kind: 'tcp', host: '127.0.0.1', port });
+    await expect.poll(() => events.at(-1)?.state.message, { timeout: 5000 }).toMatch(/^Nothing answers at 127\.0\.0\.1:\d+: .*trying again in (100|200) ms$/);
+    const taken = position({ udpBind: '127.0.0.1' });
+    const s = createSocket('udp4');
+    await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+    cleanups.push(() => s.close());
+    await taken.p.connect({ kind: 'udp', port: s.address().port });
+    await expect.poll(() => taken.p.current().status).toBe('failed');
+    expect(taken.p.current().message).toMatch(/Another program already listens on UDP port/);
+  });
+});

@@ -1,0 +1,148 @@
+// Where the user stands (issue 31), as the host knows it: the source of position chosen on this computer, kept
+// connected (backend/position/connection.ts), its last fix and the satellites in view, told to every page as
+// 'position' events — at most 20 a second, the latest state each time (a 100 Hz receiver is thinned, never queued) —
+// and the walk under way fed from every fix (backend/position/track-recorder.ts).
+import type { Fix, PositionSource, PositionState, PositionStatus, TrackPoint } from '../../core/api-position.ts';
+import { GPSD_PORT, type BAUD_RATES } from '../../core/api-position.ts';
+import type { Epoch } from '../../core/gnss/fix-assembler.ts';
+import { ApiErrorCode } from '../../core/api-codes.ts';
+import { RpcError } from '../../core/rpc.ts';
+import { Connection, type ConnectionOptions } from './connection.ts';
+import { gpsdDecoder, nmeaDecoder } from './decoders.ts';
+import { tcpLink, udpLink } from './links.ts';
+import { SavedSourceFile } from './saved-source.ts';
+import { serialLink, SerialPorts } from './serial-ports.ts';
+import { TrackFile } from './track-file.ts';
+import { TrackRecorder } from './track-recorder.ts';
+import { GPSD_WATCH } from '../../core/gnss/gpsd.ts';
+
+/** At most 20 'position' events a second. */
+export const EVENT_GAP_MS = 50;
+
+export interface PositionEvents {
+  position(state: PositionState): void;
+  trackPoint(p: TrackPoint): void;
+}
+
+export interface PositionOptions extends ConnectionOptions {
+  /** Where UDP sources listen (default every interface: backend/position/links.ts udpLink). */
+  udpBind?: string;
+}
+
+export class Position {
+  readonly ports: SerialPorts;
+  readonly track: TrackRecorder;
+  private readonly saved: SavedSourceFile;
+  private state: PositionState = { source: null, status: 'off', message: null, fix: null, inView: null };
+  private connection: Connection | null = null;
+  private lastEmit = 0;
+  private pending: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+
+  constructor(home: string, private readonly events: PositionEvents, private readonly opts: PositionOptions = {}) {
+    this.ports = new SerialPorts(home);
+    this.saved = new SavedSourceFile(home);
+    this.track = new TrackRecorder(new TrackFile(home), (p) => events.trackPoint(p));
+  }
+
+  /** Connects the source kept on this computer, if any (the host, at its start). */
+  resume(): void {
+    const kept = this.saved.read();
+    if (!kept) return;
+    if (kept.source.kind === 'serial' && kept.path) this.ports.register(kept.path);
+    this.use(kept.source, kept.path ?? null);
+  }
+
+  current(): PositionState {
+    return this.state;
+  }
+
+  async connect(source: PositionSource): Promise<PositionState> {
+    let path: string | null = null;
+    if (source.kind === 'serial') {
+      path = await this.ports.pathOf(source.port);
+      if (path === null) throw new RpcError(ApiErrorCode.notFound, 'That serial port is no longer on this computer (unplugged?): list the ports again');
+    }
+    this.saved.write(path ? { source, path } : { source });
+    this.use(source, path);
+    return this.state;
+  }
+
+  /** A serial device by its path (the command line's: a page never names a path). */
+  connectPath(path: string, baud: (typeof BAUD_RATES)[number]): PositionState {
+    const source: PositionSource = { kind: 'serial', port: this.ports.register(path), baud };
+    this.saved.write({ source, path });
+    this.use(source, path);
+    return this.state;
+  }
+
+  disconnect(): PositionState {
+    this.saved.forget();
+    this.stopConnection();
+    this.set({ source: null, status: 'off', message: null, fix: null, inView: null });
+    return this.state;
+  }
+
+  /** The system's location, read by the page. */
+  report(fix: Fix): void {
+    if (this.state.source?.kind !== 'system') throw new RpcError(ApiErrorCode.conflict, "The source of position is not the system's location: choose it before reporting a fix");
+    // The age of a fix is measured on the host's clock, whatever the page's says.
+    this.epoch({ fix: { ...fix, received: Date.now() }, inView: null });
+  }
+
+  private use(source: PositionSource, path: string | null): void {
+    this.stopConnection();
+    this.set({ source, status: 'connecting', message: null, fix: null, inView: null });
+    if (source.kind === 'system') {
+      this.set({ ...this.state, status: 'connected' });
+      return;
+    }
+    const { link, decoder } = source.kind === 'tcp' ? { link: tcpLink(source.host, source.port), decoder: nmeaDecoder }
+      : source.kind === 'gpsd' ? { link: tcpLink(source.host, source.port || GPSD_PORT, GPSD_WATCH), decoder: gpsdDecoder }
+        : source.kind === 'udp' ? { link: udpLink(source.port, this.opts.udpBind), decoder: nmeaDecoder }
+          : { link: serialLink(path!, source.baud), decoder: nmeaDecoder };
+    const c: Connection = new Connection(link, () => decoder(), {
+      status: (status: PositionStatus, message) => { if (this.connection === c) this.set({ ...this.state, status, message }); },
+      epoch: (e) => { if (this.connection === c) this.epoch(e); },
+    }, this.opts);
+    this.connection = c;
+    c.start();
+  }
+
+  private epoch(e: Epoch): void {
+    this.set({ ...this.state, fix: e.fix, inView: e.inView ?? this.state.inView });
+    if (e.fix) this.track.fix(e.fix);
+  }
+
+  private stopConnection(): void {
+    this.connection?.close();
+    this.connection = null;
+  }
+
+  /** The state changed: told now, or EVENT_GAP_MS after the last event told (the latest state then). */
+  private set(state: PositionState): void {
+    this.state = state;
+    if (this.pending || this.closed) return;
+    const wait = this.lastEmit + EVENT_GAP_MS - Date.now();
+    if (wait <= 0) this.emitNow();
+    else this.pending = setTimeout(() => this.emitNow(), wait);
+  }
+
+  private emitNow(): void {
+    this.pending = null;
+    this.lastEmit = Date.now();
+    this.events.position(this.state);
+  }
+
+  /** What the current connection's decoder counted (tests, the benchmark). */
+  counts(): ReturnType<Connection['counts']> | null {
+    return this.connection?.counts() ?? null;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.pending) clearTimeout(this.pending);
+    this.stopConnection();
+    this.track.flush();
+  }
+}
