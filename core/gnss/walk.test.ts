@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import geodesic from 'geographiclib-geodesic';
-import { closeWalk, goodEnough, type WalkPoint } from './walk.ts';
+import { closeWalk, goodEnough, walkHectares, type WalkPoint } from './walk.ts';
 
 const G = geodesic.Geodesic.WGS84;
 const step = (p: WalkPoint, azi: number, d: number): WalkPoint => { const r = G.Direct(p.lat, p.lon, azi, d); return { lon: r.lon2!, lat: r.lat2!, accuracy: p.accuracy }; };
@@ -74,6 +74,14 @@ describe('closeWalk', () => {
     expect(w.vertices).toHaveLength(3);
     expect(w.tolerance).toBe(0);
     expect(closeWalk([p], null, 0.005).hectares).toBe(0);
+  });
+
+  it('leaves a walk along one line as it is (turf refuses to clean it), and the live area follows the walk', () => {
+    const line = Array.from({ length: 40 }, (_, i) => ({ lon: 11.0335 + i * 1e-5, lat: 52.2141, accuracy: 0.015 }));
+    expect(closeWalk(line, 5, 0.005).tolerance).toBe(0);
+    const pts = walkSquare(0);
+    expect(walkHectares(pts, 1)).toBeCloseTo(closeWalk(pts, 1, 0.005).walkedHectares, 9);
+    expect(walkHectares(pts.slice(0, 2), null)).toBe(0);
   });
 
   it('goodEnough: null threshold takes every point', () => {

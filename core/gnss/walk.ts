@@ -32,6 +32,12 @@ export const goodEnough = (p: { accuracy: number | null }, maxAccuracy: number |
 const ringOf = (ps: readonly WalkPoint[]): [number, number][] => ps.map((p) => [p.lon, p.lat]);
 const closedRing = (ps: readonly WalkPoint[]): [number, number][] => { const r = ringOf(ps); return r.length ? [...r, r[0]!] : r; };
 
+/** The geodesic hectares of the walk so far, its points worse than the threshold left out: the panel's live area. */
+export function walkHectares(points: readonly WalkPoint[], maxAccuracy: number | null): number {
+  const good = points.filter((p) => goodEnough(p, maxAccuracy));
+  return good.length >= 3 ? polygonHectares([closedRing(good)]) : 0;
+}
+
 /**
  * The walk closed into a ring. `areaTolerance`: the largest change of area simplifying may make, as a fraction
  * (0.005 = 0.5 %). With fewer than three distinct points left, the vertices are what is left (the caller says so).
@@ -54,8 +60,12 @@ export function closeWalk<P extends WalkPoint>(points: readonly P[], maxAccuracy
   const index = new Map(xy.map((c, i) => [`${c[0]},${c[1]}`, i]));
   let best = none;
   for (const tolerance of TOLERANCES) {
-    const simple = simplify(turfPolygon([[...xy, xy[0]!]]), { tolerance, highQuality: true });
-    const ring = simple.geometry.coordinates[0]!.slice(0, -1);
+    let ring: number[][];
+    try {
+      ring = simplify(turfPolygon([[...xy, xy[0]!]]), { tolerance, highQuality: true }).geometry.coordinates[0]!.slice(0, -1);
+    } catch {
+      continue; // turf refuses a ring its cleaning leaves under four positions (a walk along one line so far)
+    }
     const idx = ring.map((c) => index.get(`${c[0]},${c[1]}`));
     if (idx.some((i) => i === undefined) || idx.length < 3) continue;
     const vertices = idx.map((i) => kept[i!]!);

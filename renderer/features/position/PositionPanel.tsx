@@ -5,7 +5,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { BAUD_RATES } from '../../../core/api-position.ts';
 import type { SerialPortInfo } from '../../../core/api.ts';
-import { closeWalk } from '../../../core/gnss/walk.ts';
+import { walkHectares } from '../../../core/gnss/walk.ts';
 import { useApi } from '../../context.ts';
 import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
 import { say, useApp } from '../../store.ts';
@@ -113,7 +113,6 @@ function Settings() {
 function Walk() {
   const api = useApi();
   const track = usePosition((s) => s.track);
-  const tolerance = usePosition((s) => s.prefs.tolerance);
   const farms = useApp((s) => s.farms);
   const farmId = useApp((s) => s.farmId);
   const [farm, setFarm] = useState(farmId ?? '');
@@ -129,13 +128,13 @@ function Walk() {
       </>
     );
   }
-  const w = closeWalk(track.points, track.settings.maxAccuracy, tolerance / 100);
+  const ha = walkHectares(track.points, track.settings.maxAccuracy);
   return (
     <>
       <h3>Walking a boundary</h3>
       <p role="status" aria-label="Walk">
         {track.state === 'paused' ? 'Paused' : 'Recording'} in {farms.find((x) => x.id === track.farm)?.name ?? 'a farm'}: <output data-field="walk-points">{track.points.length}</output> points
-        {track.dropped ? `, ${track.dropped} left out for their accuracy` : ''}; area <output data-field="walk-hectares">{hectares(w.walkedHectares)}</output>
+        {track.dropped ? `, ${track.dropped} left out for their accuracy` : ''}; area <output data-field="walk-hectares">{hectares(ha)}</output>
       </p>
       <div className="buttons">
         <button type="button" onClick={() => void pauseWalk(api, track.state === 'recording')}>{track.state === 'recording' ? 'Pause' : 'Resume'}</button>
