@@ -52,6 +52,19 @@ const TRACK = [
   new Style({ stroke: new Stroke({ color: '#e65100', width: 2.5 }) }),
 ];
 
+/**
+ * Whether the position has left the middle of the view (its central half each way). Follow re-centres only then: a
+ * re-centre at every fix (5-10 a second) moved the map as often, and each move asked for the parcels in view again,
+ * every answer dropped for the next view's, so the parcels never showed while following.
+ */
+function outsideMiddle(m: OlMap, at: number[]): boolean {
+  const size = m.getSize();
+  const px = m.getPixelFromCoordinate(at);
+  if (!size || !px) return true;
+  const [w, h] = size as [number, number];
+  return px[0]! < w / 4 || px[0]! > (3 * w) / 4 || px[1]! < h / 4 || px[1]! > (3 * h) / 4;
+}
+
 export function usePositionLayer(map: RefObject<OlMap | null>): void {
   useEffect(() => {
     const m = map.current;
@@ -75,6 +88,7 @@ export function usePositionLayer(map: RefObject<OlMap | null>): void {
     });
 
     let following = false; // a move the follow made, not the user's
+    let recentre = true; // follow just began: centre on the position at once
     const draw = () => {
       const { state, follow, track: walk } = usePosition.getState();
       const fix = state?.fix ?? null;
@@ -94,18 +108,22 @@ export function usePositionLayer(map: RefObject<OlMap | null>): void {
           accuracy.setStyle(kind === 'live' ? ACCURACY_LIVE : ACCURACY_STALE);
         } else accuracy.setGeometry(undefined);
         drawnFix = fix;
-        if (follow && kind === 'live') {
+        if (follow && kind === 'live' && (recentre || outsideMiddle(m, at))) {
           following = true;
           m.getView().setCenter(at);
           following = false;
         }
+        recentre = false;
       }
       const pts = walk?.points ?? [];
       track.setGeometry(pts.length >= 2 ? new LineString(pts.map((p) => fromLonLat([p.lon, p.lat]))) : undefined);
       layer.changed();
     };
     draw();
-    const unsub = usePosition.subscribe((s, prev) => { if (s.state !== prev.state || s.track !== prev.track || (s.follow && !prev.follow)) draw(); });
+    const unsub = usePosition.subscribe((s, prev) => {
+      if (s.follow && !prev.follow) recentre = true;
+      if (s.state !== prev.state || s.track !== prev.track || recentre) draw();
+    });
     // Live becomes stale with no event: the marker is looked at again every second.
     const tick = setInterval(() => { if (usePosition.getState().state?.fix) draw(); }, 1000);
     const res = m.getView().on('change:resolution', () => marker.set('resolution', m.getView().getResolution(), true));
