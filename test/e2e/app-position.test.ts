@@ -173,4 +173,60 @@ describe('position on the map', () => {
     expect(survey.every((v) => v.quality === 'rtk-fixed' && v.satellites === 14 && v.accuracy !== null && v.accuracy < 0.05)).toBe(true);
     await page.context().close();
   }, 240_000);
+  it("takes the system's location as a source and adds vertices at the position while drawing, asking beyond the threshold", async () => {
+    const A = { longitude: 11.04, latitude: 52.215 };
+    const B = { longitude: 11.042, latitude: 52.215 };
+    const C = { longitude: 11.042, latitude: 52.216 };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['geolocation'], geolocation: { ...A, accuracy: 3 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(app!.url);
+    await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: /^Position/ }).click();
+    const panel = page.getByRole('dialog', { name: 'Position' });
+    await panel.getByLabel('Source').selectOption('system');
+    await panel.getByRole('button', { name: 'Connect', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Position fix').textContent(), { timeout: 15_000 }).toMatch(/^System's location · ±3 m · \d s ago$/);
+    await panel.getByRole('button', { name: 'Close the position panel' }).click();
+
+    await page.getByRole('button', { name: 'Draw polygon' }).click();
+    const vertices = page.locator('.lonlat .muted');
+    const here = page.getByRole('button', { name: 'Vertex at my position' });
+    await here.click();
+    await expect.poll(() => vertices.textContent()).toBe('1 vertex');
+    // The next position, then V from the keyboard (outside a field).
+    const moved = async (to: { longitude: number; latitude: number }, accuracy: number) => {
+      const before = await drawnTime(page);
+      await context.setGeolocation({ ...to, accuracy });
+      await expect.poll(() => drawnTime(page), { timeout: 10_000 }).not.toBe(before);
+    };
+    await moved(B, 3);
+    await page.locator('.top h1').click();
+    await page.keyboard.press('v');
+    await expect.poll(() => vertices.textContent()).toBe('2 vertices');
+    // Worse than the 5 m threshold: asked, not added until the user says so.
+    await moved(C, 8);
+    await here.click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Add it anyway?' }).textContent()).toContain('accurate to ±8 m, worse than your threshold of 5 m');
+    expect(await vertices.textContent()).toBe('2 vertices');
+    await page.getByRole('button', { name: 'Add anyway' }).click();
+    await expect.poll(() => vertices.textContent()).toBe('3 vertices');
+    // A typed vertex carries no survey record.
+    await page.getByLabel('Vertex (longitude, latitude)').fill('11.04, 52.216');
+    await page.getByRole('button', { name: 'Add vertex' }).click();
+    await expect.poll(() => vertices.textContent()).toBe('4 vertices');
+    await page.getByRole('button', { name: 'Finish polygon' }).click();
+    await page.getByLabel('Name').fill('Surveyed corners');
+    await page.getByRole('button', { name: 'Save parcel' }).click();
+    await expect.poll(() => page.locator('[data-field=name]').textContent(), { timeout: 15_000 }).toBe('Surveyed corners');
+    await page.locator('.top h1').click();
+    await page.keyboard.press('s');
+    const service = demoApi({ dir, app: app!, service: `http://127.0.0.1:${env.PORT}` });
+    await expect.poll(async () => (await service.parcel('Surveyed corners'))?.properties.hectares ?? null, { timeout: 30_000 }).not.toBeNull();
+    const survey = decodeSurvey((await service.parcel('Surveyed corners'))!.properties.metadata);
+    expect(survey.map((v) => [v.lon, v.lat, v.quality, v.accuracy])).toEqual([[A.longitude, A.latitude, 'system', 3], [B.longitude, B.latitude, 'system', 3], [C.longitude, C.latitude, 'system', 8]]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
 });
