@@ -35,6 +35,8 @@ import { MapKeys, MAP_KEYS_ID } from './features/parcel-list/MapKeys.tsx';
 import { useCropColours } from './features/rotations/useCropColours.ts';
 import { usePositionLayer } from './features/position/usePositionLayer.ts';
 import { PositionPanel } from './features/position/PositionPanel.tsx';
+import { useMeasureLayer } from './features/measure/useMeasureLayer.ts';
+import { useGoToMarker } from './features/goto/useGoToMarker.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -230,6 +232,10 @@ export function MapView() {
 
   // Modify and move a parcel (renderer/features/edit/): its interactions and layer, in effects of its own.
   useModify(map, parcels);
+
+  // Measuring (features/measure/), snapping as drawing does; the place gone to (features/goto/), with its marker.
+  useMeasureLayer(map, parcels);
+  useGoToMarker(map);
 
   // Selecting parcels in view with ] and [, Enter opening one (renderer/features/parcel-list/).
   useMapKeys(map, parcels);
