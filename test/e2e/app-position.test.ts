@@ -226,6 +226,29 @@ describe('position on the map', () => {
     await expect.poll(async () => (await service.parcel('Surveyed corners'))?.properties.hectares ?? null, { timeout: 30_000 }).not.toBeNull();
     const survey = decodeSurvey((await service.parcel('Surveyed corners'))!.properties.metadata);
     expect(survey.map((v) => [v.lon, v.lat, v.quality, v.accuracy])).toEqual([[A.longitude, A.latitude, 'system', 3], [B.longitude, B.latitude, 'system', 3], [C.longitude, C.latitude, 'system', 8]]);
+
+    // Modifying it: a vertex averaged over two fixes, put on the edge it lengthens least (the west one); the record
+    // keeps the three and gains the averaged one, its accuracy the fixes' mean (their spread being smaller).
+    await page.getByRole('button', { name: /^Position/ }).click();
+    await panel.getByLabel('Averaging count').fill('2');
+    await panel.getByRole('button', { name: 'Close the position panel' }).click();
+    await moved({ longitude: 11.039, latitude: 52.2155 }, 1);
+    await page.getByRole('button', { name: 'Modify' }).click();
+    await expect.poll(() => page.locator('.map').getAttribute('data-modifying')).not.toBeNull();
+    await here.click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Averaging (2 fixes)' }).textContent()).toMatch(/^Averaging \(2 fixes\): 1 fix at 11\.0390000, 52\.2155000, spread 0\.00 m/);
+    await moved({ longitude: 11.039, latitude: 52.21551 }, 1);
+    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Added a vertex at your position, averaged over 2 fixes \(spread 0\.56 m\)/);
+    await page.getByRole('button', { name: 'Save shape' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 15_000 }).toMatch(/^Saved the new shape of Surveyed corners/);
+    await page.locator('.top h1').click();
+    await page.keyboard.press('s');
+    await expect.poll(async () => decodeSurvey((await service.parcel('Surveyed corners'))!.properties.metadata).length, { timeout: 30_000 }).toBe(4);
+    const after = decodeSurvey((await service.parcel('Surveyed corners'))!.properties.metadata);
+    const added = after.find((v) => v.lon === 11.039)!;
+    expect(added.lat).toBeCloseTo(52.215505, 7);
+    expect(added.accuracy).toBe(1);
+    expect((await service.parcel('Surveyed corners'))!.geometry.coordinates[0]!.length).toBe(6);
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);
