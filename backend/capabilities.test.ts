@@ -41,7 +41,10 @@ const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSou
  * is a security decision. crsDefinition: an EPSG code's public proj4 definition (epsg-index, which the page cannot
  * read), for placing typed coordinates; it takes a number, names no file and reads only the package's file of that code.
  */
-const HOST_DATA_FOR_PAGES = ['crsDefinition'];
+const HOST_DATA_FOR_PAGES = ['crsDefinition',
+  // positionPorts: this computer's serial ports, for the page to choose a receiver among them — each as an opaque id
+  // (a keyed hash of its path, the key kept in FURROW_HOME) and a label of its device name and maker; never a path.
+  'positionPorts'];
 
 let dir: string;
 let w: SyncWorld;

@@ -2,8 +2,9 @@
 // alone), tiles and empty tiles done, the count checked, and the complete file one that GDAL (an independent reader)
 // opens as MBTiles with the area's bounds and zooms; and read back by XYZ z/x/y through the TMS row flip.
 import { afterAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +14,7 @@ import { isPartialLayerFile } from './layers.ts';
 import { countTiles, tilesOf } from '../core/tiles/tile-math.ts';
 import { rgbPng } from '../test/helpers/png.ts';
 
+const require = createRequire(import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'furrow-mbtiles-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,6 +80,46 @@ describe('an MBTiles file being written', () => {
     const db = new Database(final, { readonly: true });
     expect(db.prepare('SELECT count(*) FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?').pluck().get(t.z, t.x, 2 ** t.z - 1 - t.y)).toBe(1);
     db.close();
+  });
+
+  it('puts each tile on the disk once while written (a rollback journal, not WAL), and rolls back a cut commit', () => {
+    const path = join(dir, `${'b'.repeat(32)}.mbtiles.part`);
+    const all = [...tilesOf([box], 10, 12)];
+    const part = PartFile.create(path, journal(all.length));
+    // Tiles of noise, about 12 KB each, in batches as a download commits them.
+    let seed = 3;
+    const noise = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >>> 16) & 0xff;
+    let bytes = 0;
+    for (let i = 0; i < all.length; i += 10) {
+      part.write(all.slice(i, i + 10).map((t) => {
+        const data = rgbPng(64, () => [noise(), noise(), noise()]);
+        bytes += data.length;
+        return { ...t, data };
+      }));
+    }
+    const beside = readdirSync(dir).filter((f) => f.startsWith('b'));
+    expect(beside).not.toContain(`${'b'.repeat(32)}.mbtiles.part-wal`);
+    // What is on the disk: the tiles once, their pages' slack, and a journal of the few pages each commit changed.
+    const onDisk = beside.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    expect(onDisk).toBeLessThan(bytes * 1.35 + 256 * 1024);
+    part.close();
+    // A transaction cut by a crash (a hot journal left beside the file) is rolled back at the next open.
+    const db = new Database(path);
+    const before = db.prepare('SELECT count(*) FROM tiles').pluck().get() as number;
+    db.close();
+    const cut = spawnSync(process.execPath, ['-e', `
+      const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+      const db = new D(${JSON.stringify(path)});
+      db.pragma('journal_mode = PERSIST'); db.pragma('synchronous = OFF'); db.pragma('cache_size = 1');
+      db.exec('BEGIN');
+      db.prepare('DELETE FROM tiles WHERE rowid % 2 = 0').run();
+      process.kill(process.pid, 'SIGKILL');`], { stdio: 'ignore' });
+    expect(cut.signal).toBe('SIGKILL');
+    // Pages were changed in the file itself (the cache holds one), their originals in the journal.
+    expect(statSync(`${path}-journal`).size).toBeGreaterThan(0);
+    const again = PartFile.open(path)!;
+    expect(again.counts().tiles).toBe(before);
+    again.close();
   });
 
   it('is told from a complete one by its name, with SQLite\'s files beside it', () => {

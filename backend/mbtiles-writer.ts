@@ -1,16 +1,21 @@
 // An area's MBTiles file while its download runs: FURROW_HOME/layers/<file>.mbtiles.part, which holds the tiles
 // fetched so far and the download's journal (what was asked: the layer's source as it was, the area's boxes, the
 // zooms, the total), so that a download paused, or cut by a crash or a closed laptop, goes on from its file alone:
-// a tile in `tiles` or in `furrow_empty` (the server had none: 404) is done, every other one is fetched.
+// a tile in `tiles` or in `furrow_empty` (the server had none: 404) is done, every other one is fetched — also those
+// in `furrow_failed`, given up on after their retries by an earlier run; a download kept without these (the user's
+// choice, finish's allowMissing) says how many in its journal, `missing`.
 //
-// WAL with synchronous=OFF while it is written: nothing is fsynced, not even at a checkpoint, yet what is committed
-// survives the process being killed (the kernel holds it). A checkpoint's fsyncs, on the host's thread, stalled every
-// request of the download on a busy disk — seconds each — and the file is only the tiles fetched so far: were the
-// machine to lose power mid-way and the file be damaged, it is removed and the area downloaded again
-// (backend/offline-areas.ts), never used. The fetched tiles are committed together, once per turn of the event loop,
-// so a crash loses at most those in flight. Finishing checks the count, writes the metadata, folds the WAL in and
-// leaves WAL (a complete file is one file, opened read-only), marks the journal complete and fsyncs; the rename to
-// .mbtiles is the caller's (after the layer names the file), so a file is never seen complete before it is.
+// A rollback journal (PERSIST) with synchronous=OFF while it is written: nothing is fsynced, yet what is committed
+// survives the process being killed (the kernel holds it; a transaction cut mid-way is rolled back from its journal
+// at the next open). Not WAL: a tile went to the disk twice there (the WAL, then the checkpoint), here once — new
+// pages are appended to the file and only the few existing pages a commit changes are journaled. A checkpoint's or a
+// commit's fsyncs on the host's thread stalled every request of the download on a busy disk, and the file is only the
+// tiles fetched so far: were the machine to lose power mid-way and the file be damaged, it is removed and the area
+// downloaded again (backend/offline-areas.ts), never used. The tiles are committed in batches (backend/offline-job.ts),
+// so a crash loses at most those of the batch and those in flight. Finishing checks the count, writes the metadata,
+// leaves the journal (a complete file is one file, opened read-only), marks the journal complete and fsyncs; the
+// rename to .mbtiles is the caller's (after the layer names the file), so a file is never seen complete before it is.
+// A .part written by an earlier version in WAL is turned into this mode when opened.
 import Database from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
@@ -37,14 +42,18 @@ export interface DownloadJournal {
   started: string;
   /** Set once the file is complete and checked (finish): only the rename is left. */
   complete?: string;
+  /** Tiles kept without (failed however often asked: finish with allowMissing), when any. */
+  missing?: number;
 }
 
 export interface FetchedTile {
   z: number;
   x: number;
   y: number;
-  /** null: the server has no tile there (404, 204). */
+  /** null: the server has no tile there (404, 204), or none was got (`failed`). */
   data: Buffer | null;
+  /** Why no tile was got after the retries: recorded as failed, fetched again by the next run. */
+  failed?: string;
 }
 
 const SCHEMA = `
@@ -54,6 +63,8 @@ const SCHEMA = `
   CREATE TABLE furrow_empty (zoom_level INTEGER NOT NULL, tile_column INTEGER NOT NULL, tile_row INTEGER NOT NULL, PRIMARY KEY (zoom_level, tile_column, tile_row)) WITHOUT ROWID;
   CREATE TABLE furrow_download (journal TEXT NOT NULL);
 `;
+/** The tiles given up on after their retries (a file from before it has none: created when opened). */
+const FAILED = 'CREATE TABLE IF NOT EXISTS furrow_failed (zoom_level INTEGER NOT NULL, tile_column INTEGER NOT NULL, tile_row INTEGER NOT NULL, why TEXT NOT NULL, PRIMARY KEY (zoom_level, tile_column, tile_row)) WITHOUT ROWID';
 
 /** Whether a layers-folder file name is a file being written, or one of SQLite's files beside it. */
 export const isPartial = (fileName: string): boolean => /\.part(-wal|-shm|-journal)?$/.test(fileName);
@@ -98,23 +109,42 @@ export class PartFile {
   private flushing: Promise<void> | null = null;
   private readonly insertTile: Database.Statement<[number, number, number, Buffer]>;
   private readonly insertEmpty: Database.Statement<[number, number, number]>;
+  private readonly insertFailed: Database.Statement<[number, number, number, string]> | null;
+  private readonly deleteFailed: Database.Statement<[number, number, number]> | null;
   private readonly put: (tiles: readonly FetchedTile[]) => void;
   private journalCache: DownloadJournal;
+  /** Tiles recorded as failed: while none, a tile done needs no look at them. */
+  private failedCount = 0;
 
   private constructor(readonly path: string, private readonly db: Database.Database) {
     this.journalCache = JSON.parse(db.prepare('SELECT journal FROM furrow_download').pluck().get() as string) as DownloadJournal;
-    // A complete file stays out of WAL: it is published as one file, for readers that open it read-only.
-    if (!this.journalCache.complete) {
-      db.pragma('journal_mode = WAL');
+    // A complete file keeps no journal: it is published as one file, for readers that open it read-only.
+    const writing = !this.journalCache.complete;
+    if (writing) {
+      db.pragma('journal_mode = PERSIST');
       db.pragma('synchronous = OFF');
+      db.exec(FAILED);
+      this.failedCount = db.prepare('SELECT count(*) FROM furrow_failed').pluck().get() as number;
     }
     this.insertTile = db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)');
     this.insertEmpty = db.prepare('INSERT OR IGNORE INTO furrow_empty (zoom_level, tile_column, tile_row) VALUES (?, ?, ?)');
+    this.insertFailed = writing ? db.prepare('INSERT OR REPLACE INTO furrow_failed (zoom_level, tile_column, tile_row, why) VALUES (?, ?, ?, ?)') : null;
+    this.deleteFailed = writing ? db.prepare('DELETE FROM furrow_failed WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?') : null;
+    const countFailed = writing ? db.prepare('SELECT count(*) FROM furrow_failed').pluck() : null;
     this.put = db.transaction((tiles: readonly FetchedTile[]) => {
+      let touched = false;
       for (const t of tiles) {
-        if (t.data) this.insertTile.run(t.z, t.x, tmsRow(t.z, t.y), t.data);
-        else this.insertEmpty.run(t.z, t.x, tmsRow(t.z, t.y));
+        const row = tmsRow(t.z, t.y);
+        if (t.failed !== undefined) {
+          this.insertFailed!.run(t.z, t.x, row, t.failed);
+          touched = true;
+          continue;
+        }
+        if (t.data) this.insertTile.run(t.z, t.x, row, t.data);
+        else this.insertEmpty.run(t.z, t.x, row);
+        if (this.failedCount) touched = this.deleteFailed!.run(t.z, t.x, row).changes > 0 || touched;
       }
+      if (touched) this.failedCount = countFailed!.get() as number;
     });
   }
 
@@ -183,11 +213,11 @@ export class PartFile {
     return done;
   }
 
-  /** Tiles stored, tiles the server had none for, and the bytes stored. */
-  counts(): { tiles: number; empty: number; bytes: number } {
+  /** Tiles stored, tiles the server had none for, the bytes stored, and tiles given up on after their retries. */
+  counts(): { tiles: number; empty: number; bytes: number; failed: number } {
     const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(tile_data)), 0) AS bytes FROM tiles').get() as { n: number; bytes: number };
     const empty = this.db.prepare('SELECT count(*) FROM furrow_empty').pluck().get() as number;
-    return { tiles: t.n, empty, bytes: t.bytes };
+    return { tiles: t.n, empty, bytes: t.bytes, failed: this.failedCount };
   }
 
   /** Stores fetched tiles (and empty ones) in one transaction. */
@@ -202,13 +232,14 @@ export class PartFile {
   }
 
   /**
-   * Completes the file: every tile of the journal done (else an Error), the metadata written, the WAL folded in and
-   * left, the file fsynced and the journal marked complete. Closes it.
+   * Completes the file: every tile of the journal done (else an Error), the metadata written, the rollback journal
+   * removed, the file fsynced and the journal marked complete. Closes it.
    */
-  finish(): { tiles: number; bytes: number } {
+  finish(opts: { allowMissing?: boolean } = {}): { tiles: number; bytes: number; missing: number } {
     const j = this.journal;
     const c = this.counts();
-    if (c.tiles + c.empty !== j.total) throw new Error(`the file holds ${c.tiles + c.empty} tiles of ${j.total}`);
+    const missing = opts.allowMissing ? c.failed : 0;
+    if (c.tiles + c.empty + missing !== j.total) throw new Error(`the file holds ${c.tiles + c.empty} tiles of ${j.total}${missing ? ` (${missing} failed)` : ''}`);
     const first = this.db.prepare('SELECT tile_data FROM tiles LIMIT 1').pluck().get() as Buffer | undefined;
     const format = FORMATS[first ? tileContentType(first) : 'image/png'] ?? 'png';
     const meta: Record<string, string> = {
@@ -218,7 +249,7 @@ export class PartFile {
       description: 'An area made available offline by Furrow',
       ...(j.attribution ? { attribution: j.attribution } : {}),
     };
-    const complete = { ...j, complete: new Date().toISOString() };
+    const complete: DownloadJournal = { ...j, complete: new Date().toISOString(), ...(missing ? { missing } : {}) };
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM metadata').run();
       const ins = this.db.prepare('INSERT INTO metadata (name, value) VALUES (?, ?)');
@@ -226,11 +257,10 @@ export class PartFile {
       this.db.prepare('UPDATE furrow_download SET journal = ?').run(JSON.stringify(complete));
     })();
     this.journalCache = complete;
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
     fsyncPath(this.path);
-    return { tiles: c.tiles, bytes: c.bytes };
+    return { tiles: c.tiles, bytes: c.bytes, missing };
   }
 
   close(): void {

@@ -9,7 +9,8 @@
 // so), then the layer pointed at its file id, then the rename. At the next look (offlineDownloads, a download, a
 // resume) a complete .part is renamed when its layer names it and removed when not; an incomplete one is a paused
 // download; one without a journal is removed. An update downloads into a new file and removes the old one only once
-// the layer names the new.
+// the layer names the new. Tiles that keep failing leave the download paused with them recorded; the user may keep
+// the area without them (offlineKeepPartial: the area's `missing`), and an update fetches every tile again.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -224,12 +225,12 @@ export class OfflineAreas {
     return { ...outcome, offline: await this.complete(part) };
   }
 
-  /** A complete file made the layer's area (see the header for the order). */
-  private async complete(part: PartFile): Promise<OfflineArea> {
+  /** A complete file (or, `allowMissing`, one lacking only tiles that failed) made the layer's area (see the header). */
+  private async complete(part: PartFile, allowMissing = false): Promise<OfflineArea> {
     const j = part.journal;
     const file = part.path.slice(this.dir.length + 1).match(PART)![1]!;
-    const { tiles } = part.finish();
-    const area: OfflineArea = { file, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom, tiles, updated: new Date().toISOString() };
+    const { tiles, missing } = part.finish({ allowMissing });
+    const area: OfflineArea = { file, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom, tiles, updated: new Date().toISOString(), ...(missing ? { missing } : {}) };
     const outcome = await this.ctx.jobs.write(() => {
       const layers = savedLayers(this.ctx);
       const l = layers.find((x) => x.id === j.layer);
@@ -321,6 +322,23 @@ export class OfflineAreas {
           this.release(r);
         }
       },
+      offlineKeepPartial: async ({ layer }) => {
+        const r = this.claim(layer);
+        try {
+          const part = this.pausedOf(layer);
+          if (!part) throw new RpcError(ApiErrorCode.notFound, 'No paused download of this layer: download its area again.');
+          const c = part.counts();
+          const left = part.journal.total - c.tiles - c.empty - c.failed;
+          if (left > 0) {
+            part.close();
+            throw new RpcError(RpcCode.invalidArguments, `${n(left)} tiles of this area were not tried yet: Resume, then keep the area without the tiles that fail.`);
+          }
+          const offline = await this.complete(part, true);
+          return { done: c.tiles + c.empty, total: part.journal.total, bytes: c.bytes, failed: c.failed, offline };
+        } finally {
+          this.release(r);
+        }
+      },
       offlineCancel: async ({ layer }) => {
         const r = this.running;
         if (r?.layer === layer) {
@@ -354,7 +372,7 @@ export class OfflineAreas {
           const j = part.journal;
           const c = part.counts();
           part.close();
-          out.push({ layer: j.layer, state: 'paused', done: c.tiles + c.empty, total: j.total, bytes: c.bytes, failed: 0, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom });
+          out.push({ layer: j.layer, state: 'paused', done: c.tiles + c.empty, total: j.total, bytes: c.bytes, failed: c.failed, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom });
         }
         return out;
       },

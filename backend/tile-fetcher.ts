@@ -101,15 +101,41 @@ export class TileFetcher {
     return { kind: 'failed', why: `${last} (${this.policy.attempts} tries)` };
   }
 
+  /** Whether each address's scheme and authority (all the rules look at) is one tiles are taken from. */
+  private readonly authorities = new Map<string, boolean>();
+
+  /**
+   * The address parsed, when the layers' rules accept it (isBasemapImageUrl); null when not. The rules' answer is
+   * kept per scheme and authority, so that a tile's address is parsed once, not three times (a download's tiles share
+   * one or a few servers).
+   */
+  private allowed(url: string): URL | null {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return null;
+    }
+    // What the rules look at, as parsed (not as written: an address can be spelt many ways).
+    const authority = `${u.protocol}//${u.username}:${u.password}@${u.host}`;
+    let ok = this.authorities.get(authority);
+    if (ok === undefined) {
+      ok = isBasemapImageUrl(u.href);
+      if (this.authorities.size < 64) this.authorities.set(authority, ok);
+    }
+    return ok ? u : null;
+  }
+
   /** One try: the tile, empty, a failure not worth retrying, or a Retry thrown. */
   private async once(first: string): Promise<TileAnswer> {
     let url = first;
     for (let hop = 0; ; hop++) {
-      if (!isBasemapImageUrl(url)) return { kind: 'failed', why: `${host(url)} is not an address tiles are taken from (https, or http on this computer)` };
+      const u = this.allowed(url);
+      if (!u) return { kind: 'failed', why: `${host(url)} is not an address tiles are taken from (https, or http on this computer)` };
       this.requests++;
       let res: Dispatcher.ResponseData;
       try {
-        res = await this.agent.request({ origin: new URL(url).origin, path: pathOf(url), method: 'GET', headers: HEADERS, signal: this.signal });
+        res = await this.agent.request({ origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers: HEADERS, signal: this.signal });
       } catch (err) {
         if (this.signal.aborted) throw this.signal.reason;
         throw new Retry(timedOut(err) ? `${host(url)} did not answer within ${this.policy.timeoutMs / 1000} s` : `${host(url)} could not be reached`, null);
@@ -162,10 +188,6 @@ export class TileFetcher {
 }
 
 const HEADERS = { 'user-agent': USER_AGENT, accept: 'image/*' };
-const pathOf = (url: string): string => {
-  const u = new URL(url);
-  return `${u.pathname}${u.search}`;
-};
 const timedOut = (err: unknown): boolean => {
   const code = (err as { code?: string }).code;
   return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';

@@ -54,6 +54,10 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
   undo | redo                      the last local edit (persists across restarts)
   layers [add FILE | remove ID]    the map's layers; add an MBTiles, PMTiles, GeoTIFF or vector overlay (GeoJSON,
                                    KML/KMZ, zipped Shapefile, GeoPackage) on top: copied to FURROW_HOME/layers/
+  position ports                   this computer's serial ports, as the app lists them (an id and a label)
+  position watch --tcp HOST:PORT | --udp PORT | --gpsd HOST[:PORT] | --serial PATH [--baud N] [--count N]
+                                   a GNSS receiver's fixes, one JSON line each, until Ctrl+C (or N fixes); try it
+                                   with the simulator: npm run -s gnss-sim -- --tcp 10110
 
 Environment: FURROW_HOME; FURROW_SETTLE_MS, FURROW_MAX_WAIT_MS, FURROW_HTTP_TIMEOUT_MS (idle),
 FURROW_HTTP_DEADLINE_MS (a whole request, default 300000) (whole milliseconds); FURROW_MAX_ANSWER_BYTES (the
@@ -74,11 +78,12 @@ const OPTIONS = {
   service: { type: 'string' }, 'api-key': { type: 'string' }, account: { type: 'string' }, 'account-header': { type: 'string' },
   bearer: { type: 'boolean' }, label: { type: 'string' }, token: { type: 'string' }, 'token-command': { type: 'string' },
   farm: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, json: { type: 'boolean' }, keep: { type: 'string' },
-  hectares: { type: 'string' }, crs: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, 'discard-unsynced': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  hectares: { type: 'string' }, crs: { type: 'string' }, tcp: { type: 'string' }, udp: { type: 'string' }, gpsd: { type: 'string' }, serial: { type: 'string' },
+  baud: { type: 'string' }, count: { type: 'string' }, 'accept-remote-deletions': { type: 'boolean' }, 'discard-unsynced': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Commands taking positional arguments, and what they are. */
-const POSITIONAL: Record<string, string[]> = { import: ['file'], export: ['file'], resolve: ['id'], layers: ['sub', 'arg'] };
+const POSITIONAL: Record<string, string[]> = { import: ['file'], export: ['file'], resolve: ['id'], layers: ['sub', 'arg'], position: ['sub'] };
 
 const str = (v: Values, k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
 function need(v: Values, k: string, what = `--${k}`): string {
@@ -219,6 +224,10 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'layers': {
         const { layersCommand } = await import('./layers.ts');
         return await layersCommand(api, [str(v, 'sub'), str(v, 'arg')], { out, stderr: io.stderr });
+      }
+      case 'position': {
+        const { positionCommand } = await import('./position.ts');
+        return await positionCommand(api, str(v, 'sub'), v, { out, stderr: io.stderr, signal: io.signal ?? io.interrupt?.() });
       }
       default: throw new UsageError(`Unknown command '${cmd}'`);
     }

@@ -56,6 +56,11 @@ export const OfflineArea = Obj({
   /** Tiles in the file, and the time the download completed (ISO 8601). */
   tiles: Type.Integer({ minimum: 0 }),
   updated: Type.String({ maxLength: 40 }),
+  /**
+   * Tiles of the area the server never gave, however often asked (kept without them: offlineKeepPartial); the map
+   * shows the layer online there, when it can. Absent when none: areas kept before this field have none.
+   */
+  missing: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type OfflineArea = Static<typeof OfflineArea>;
 

@@ -6,7 +6,9 @@
 //
 // A download is a long call with progress: aborting it pauses (what is downloaded stays in the file being written,
 // <file>.mbtiles.part, with a journal of the download), offlineResume goes on from there, offlineCancel removes it.
-// A host stopped mid-way (a crash, a closed laptop) leaves the same paused download, listed by offlineDownloads. A
+// A host stopped mid-way (a crash, a closed laptop) leaves the same paused download, listed by offlineDownloads. Tiles
+// the server keeps failing (after the retries, with backoff, of a run) are recorded in the file; once every other tile
+// is done, offlineKeepPartial keeps the area without them (OfflineArea.missing), and an update tries them again. A
 // file being written is never a layer's: only once complete, checked and renamed is it set as the layer's `offline`
 // (core/api-layers.ts OfflineArea). Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
@@ -52,14 +54,20 @@ export const OfflineEstimate = Obj({
 export type OfflineEstimate = Static<typeof OfflineEstimate>;
 
 export const OfflineProgress = Obj({
-  /** Tiles done (stored, or empty at the server) of `total`; `bytes` stored; `failed` given up on after retries. */
+  /**
+   * Tiles done (stored, or empty at the server: 404, 204, 410) of `total`; `bytes` stored; `failed` given up on after
+   * the retries (with backoff) of this run — or, for a paused download, those its file records as failed.
+   */
   done: Type.Integer(), total: Type.Integer(), bytes: Type.Integer(), failed: Type.Integer(),
 });
 export type OfflineProgress = Static<typeof OfflineProgress>;
 
 export const OfflineResult = Obj({
   ...OfflineProgress.properties,
-  /** The layer's area now kept offline; null when tiles failed (the download stays paused: offlineResume tries them again). */
+  /**
+   * The layer's area now kept offline; null when tiles failed (the download stays paused: offlineResume tries them
+   * again, or offlineKeepPartial keeps the area without them).
+   */
   offline: Nullable(OfflineArea),
 });
 export type OfflineResult = Static<typeof OfflineResult>;
@@ -93,6 +101,11 @@ export const OFFLINE_API = {
   offlineResume: {
     callers: PAGE_AND_CLI, description: "Goes on with a layer's paused download where it stopped (tiles already in its file are not fetched again); not_found when none is paused",
     args: Layer, result: OfflineResult, progress: OfflineProgress,
+  },
+  offlineKeepPartial: {
+    callers: PAGE_AND_CLI,
+    description: "Completes a layer's paused download without the tiles that failed after their retries (every other tile done): the area becomes the layer's, its `missing` saying how many tiles it lacks, and an update tries them again; not_found when none is paused, invalid_arguments while tiles are left that were not tried",
+    args: Layer, result: OfflineResult,
   },
   offlineCancel: {
     callers: PAGE_AND_CLI, description: "Stops a layer's download (running or paused) and removes what it had written; the layer's complete area, if any, stays",

@@ -2,7 +2,7 @@
 // handler give a page the same policy, headers and network, but for what only the shell decides — the WebSocket
 // browser mode's page talks to (Electron's talks over a MessagePort) and the page's own origin.
 import { describe, expect, it } from 'vitest';
-import { allowsRequest, APP_ORIGIN, browserShell, BYTES_CSP, bytesPolicyHeaders, ELECTRON_SHELL, pageCsp, pageDirectives, pageHeaders } from './page-policy.ts';
+import { allowsRequest, APP_ORIGIN, browserShell, BYTES_CSP, bytesPolicyHeaders, ELECTRON_SHELL, pageCsp, pageDirectives, pageHeaders, PERMISSIONS_POLICY } from './page-policy.ts';
 import { BASEMAP_IMG_SOURCES, basemapUrlProblem } from './basemap.ts';
 
 const browser = browserShell(43210);
@@ -38,8 +38,21 @@ describe('one page policy for both shells', () => {
     expect(pageHeaders(ELECTRON_SHELL, 'text/javascript; charset=utf-8')).toEqual({
       'content-type': 'text/javascript; charset=utf-8', 'content-security-policy': pageCsp(ELECTRON_SHELL), 'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer', 'cross-origin-opener-policy': 'same-origin', 'cross-origin-resource-policy': 'same-origin',
-      'x-frame-options': 'DENY', 'cache-control': 'no-cache',
+      'x-frame-options': 'DENY', 'permissions-policy': PERMISSIONS_POLICY, 'cache-control': 'no-cache',
     });
+  });
+
+  it("lets a page ask for the location, for its own origin only, and for no other power; a bytes answer for none", () => {
+    for (const shell of [browser, ELECTRON_SHELL]) {
+      const policy = pageHeaders(shell, 'text/html; charset=utf-8')['permissions-policy']!;
+      const features = new Map(policy.split(', ').map((f) => f.split('=') as [string, string]));
+      expect(features.get('geolocation')).toBe('(self)');
+      for (const [name, allow] of features) if (name !== 'geolocation') expect(allow, name).toBe('()');
+      for (const name of ['camera', 'microphone', 'usb', 'serial', 'bluetooth', 'hid', 'payment', 'clipboard-read', 'display-capture']) expect(features.get(name), name).toBe('()');
+    }
+    const bytes = new Map(bytesPolicyHeaders()['permissions-policy']!.split(', ').map((f) => f.split('=') as [string, string]));
+    expect([...bytes.values()].every((v) => v === '()')).toBe(true);
+    expect(bytes.get('geolocation')).toBe('()');
   });
 
   it('makes bytes answers inert documents, never cached, the same in both shells', () => {

@@ -55,6 +55,22 @@ export function pageCsp(shell: Shell): string {
 }
 
 /**
+ * The powers a page may ask the browser for (Permissions-Policy): the location, for its own origin only — a user in
+ * the field sees where they stand (issue 31) — and nothing else, in any frame. Browser mode sends it with every page
+ * file; in Electron, main's permission handlers decide (electron/trust.ts allowsPermission: the location for
+ * app://furrow alone), and the header says the same to the renderer.
+ */
+export const PERMISSIONS_POLICY = [
+  'geolocation=(self)',
+  ...['accelerometer', 'ambient-light-sensor', 'autoplay', 'bluetooth', 'camera', 'clipboard-read', 'display-capture', 'encrypted-media', 'fullscreen',
+    'gamepad', 'gyroscope', 'hid', 'idle-detection', 'local-fonts', 'magnetometer', 'microphone', 'midi', 'payment', 'picture-in-picture',
+    'publickey-credentials-get', 'screen-wake-lock', 'serial', 'storage-access', 'usb', 'web-share', 'xr-spatial-tracking'].map((f) => `${f}=()`),
+].join(', ');
+
+/** A /bytes/ answer's: no power at all, the location included. */
+export const BYTES_PERMISSIONS_POLICY = PERMISSIONS_POLICY.replace('geolocation=(self)', 'geolocation=()');
+
+/**
  * What every answer carries besides its policy: no MIME sniffing, no Referer sent anywhere, a window of its own
  * (COOP) whose answers no other origin may embed (CORP), no framing for older browsers either, and no stale copy.
  */
@@ -68,7 +84,7 @@ const SECURITY_HEADERS = {
 
 /** The headers of a page's file (index.html, a script, a stylesheet…) of type `contentType`, in `shell`. Names lower case. */
 export function pageHeaders(shell: Shell, contentType: string): Record<string, string> {
-  return { 'content-type': contentType, 'content-security-policy': pageCsp(shell), ...SECURITY_HEADERS, 'cache-control': 'no-cache' };
+  return { 'content-type': contentType, 'content-security-policy': pageCsp(shell), ...SECURITY_HEADERS, 'permissions-policy': PERMISSIONS_POLICY, 'cache-control': 'no-cache' };
 }
 
 /**
@@ -81,7 +97,7 @@ export const BYTES_CSP = "default-src 'none'; sandbox; frame-ancestors 'none'";
 
 /** The security headers of a /bytes/ answer, the same in both shells (the answer's own headers come from bytesHead). */
 export function bytesPolicyHeaders(): Record<string, string> {
-  return { 'content-security-policy': BYTES_CSP, ...SECURITY_HEADERS, 'cache-control': 'no-store' };
+  return { 'content-security-policy': BYTES_CSP, ...SECURITY_HEADERS, 'permissions-policy': BYTES_PERMISSIONS_POLICY, 'cache-control': 'no-store' };
 }
 
 /** What a shell knows of a request its page makes (Electron: webRequest's details). */

@@ -25,7 +25,7 @@ import { ExternalLinks, linkDialog, OPEN_BUTTON, type LinkDecision } from './ext
 import { bytesResponse } from './bytes.ts';
 import { chosenFile, CHOOSE_LAYER_FILE_CHANNEL, layerFileDialog } from './layer-files.ts';
 import {
-  allowedRequest, APP_SCHEME, APP_URL, appFile, appHeaders, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, PORT_CHANNEL, trustedSender,
+  allowedRequest, allowsPermission, APP_SCHEME, APP_URL, appFile, appHeaders, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, PORT_CHANNEL, trustedSender,
 } from './trust.ts';
 
 // Read and removed at once: the GPU, network and utility processes Electron starts inherit none of them.
@@ -130,9 +130,11 @@ function guard(links: ExternalLinks): void {
     });
   });
   const s = session.defaultSession;
-  // The app needs no camera, location, notification, clipboard or device: every request and check is refused.
-  s.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  s.setPermissionCheckHandler(() => false);
+  // The app's page may know the system's location (issue 31: where the user stands); it needs no camera,
+  // notification, clipboard or device: every other request and check is refused, and every one from another origin
+  // or a frame (electron/trust.ts allowsPermission).
+  s.setPermissionRequestHandler((_contents, permission, callback, details) => callback(allowsPermission(permission, details.requestingUrl, details.isMainFrame)));
+  s.setPermissionCheckHandler((_contents, permission, requestingOrigin, details) => allowsPermission(permission, details.requestingUrl ?? requestingOrigin, details.isMainFrame));
   s.setDevicePermissionHandler(() => false);
   // Nothing leaves the window over the network but a basemap's tiles, as images (the page policy's img-src, as in
   // browser mode): the backend is a MessagePort, the renderer's files and the host's bytes app://.

@@ -8,7 +8,7 @@ import { HOST_SECRETS, isHostSecrets, RENDERER_PORT as PROTOCOL_RENDERER_PORT } 
 import { APP_ORIGIN, ELECTRON_SHELL, pageCsp, pageHeaders } from '../core/page-policy.ts';
 import { BASEMAP_IMG_SOURCES } from '../core/basemap.ts';
 import {
-  allowedRequest, APP_HOST, APP_SCHEME, APP_URL, appFile, appHeaders, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, trustedSender,
+  allowedRequest, allowsPermission, APP_HOST, APP_SCHEME, APP_URL, appFile, appHeaders, CSP, HOST_PORT_MESSAGE, hostEnv, hostSecrets, isAppUrl, isBytesUrl, packagedMenu, trustedSender,
 } from './trust.ts';
 
 describe('trustedSender', () => {
@@ -31,6 +31,22 @@ describe('trustedSender', () => {
     expect(isAppUrl('app://furrow/')).toBe(true);
     expect(isAppUrl('app://other/')).toBe(false);
     expect(isAppUrl('not a url')).toBe(false);
+  });
+});
+
+describe('allowsPermission (main\'s permission request and check handlers)', () => {
+  it("grants the location to the app's page, from its main frame (a check, which knows no frame, from its origin)", () => {
+    expect(allowsPermission('geolocation', APP_URL, true)).toBe(true);
+    expect(allowsPermission('geolocation', 'app://furrow', undefined)).toBe(true);
+  });
+  it('refuses it to any other origin and to a frame, and refuses every other permission to everyone', () => {
+    for (const url of ['https://evil.example/', 'app://furrow.evil.example/', 'app://user:pw@furrow/', 'file:///index.html', 'http://127.0.0.1:5173/', undefined]) {
+      expect(allowsPermission('geolocation', url, true), String(url)).toBe(false);
+    }
+    expect(allowsPermission('geolocation', APP_URL, false)).toBe(false);
+    for (const p of ['media', 'notifications', 'clipboard-read', 'clipboard-sanitized-write', 'midi', 'midiSysex', 'pointerLock', 'fullscreen', 'openExternal', 'display-capture', 'serial', 'hid', 'usb', 'idle-detection', 'window-management', 'unknown']) {
+      expect(allowsPermission(p, APP_URL, true), p).toBe(false);
+    }
   });
 });
 

@@ -62,6 +62,19 @@ export function allowedRequest(details: PageRequest): boolean {
   return /^devtools:/.test(details.url) || allowsRequest(ELECTRON_SHELL, details);
 }
 
+/** The one power the app's page may have: the system's location (issue 31), for a user in the field to see where they stand. */
+export const PAGE_PERMISSIONS: ReadonlySet<string> = new Set(['geolocation']);
+
+/**
+ * Main's permission handlers (session.setPermissionRequestHandler and setPermissionCheckHandler): the location,
+ * asked by a page of the app (app://furrow) from its main frame, and nothing else — no camera, microphone,
+ * notification, clipboard, MIDI, serial or HID device, for the app or any other origin, in any frame. `url`: the
+ * requesting page's URL (or origin, for a check); `mainFrame`: false for an iframe (unknown for a check: undefined).
+ */
+export function allowsPermission(permission: string, url: string | undefined, mainFrame?: boolean): boolean {
+  return PAGE_PERMISSIONS.has(permission) && isAppUrl(url) && mainFrame !== false;
+}
+
 /** Whether an app:// request is for the host's bytes (app://furrow/bytes/…, served by asking the host: electron/bytes.ts). */
 export function isBytesUrl(url: string): boolean {
   if (!isAppUrl(url)) return false;

@@ -1,5 +1,5 @@
 // Builds the sync CLI, the mirror host and their import threads to dist/ with esbuild: our TypeScript and the packages
-// it uses bundled into ES modules, but for better-sqlite3 (native), electron and esbuild. Bundled, a push's first
+// it uses bundled into ES modules, but for better-sqlite3 and serialport (native), electron and esbuild. Bundled, a push's first
 // request left about 0.2 s sooner: undici and TypeBox loaded from node_modules took 0.1–0.15 s each, most of it
 // resolving and reading their hundreds of files. `node scripts/build.mjs` builds; the CLI launcher (cli.mjs) calls
 // ensureBuilt(), which builds only when a source the last build read, or the lock file, has changed.
@@ -45,7 +45,7 @@ export async function buildCli() {
   mkdirSync(temp, { recursive: true });
   const result = await build({
     absWorkingDir: ROOT, entryPoints: ENTRIES, outdir: temp, outExtension: { '.js': '.mjs' }, bundle: true, splitting: true, chunkNames: 'chunk-[hash]', format: 'esm',
-    platform: 'node', target: 'node20', external: ['better-sqlite3', 'electron', 'esbuild', 'pg-native'], sourcemap: 'linked', metafile: true, logLevel: 'warning',
+    platform: 'node', target: 'node20', external: ['better-sqlite3', 'serialport', 'electron', 'esbuild', 'pg-native'], sourcemap: 'linked', metafile: true, logLevel: 'warning',
     // Bundled CommonJS packages (undici) require Node's modules: an ES module has no `require` of its own.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });

@@ -44,8 +44,7 @@ export function gpsdDecoder(now: () => number = Date.now): Decoder {
       for (const line of lines.push(text)) {
         read++;
         if (line[0] !== '{') { refused++; continue; }
-        const e = reports.push(line);
-        if (e) out.push(e);
+        out.push(...reports.push(line));
       }
       return out;
     },

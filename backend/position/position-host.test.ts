@@ -3,7 +3,14 @@
 // start; the system's location; and a walk recorded, the host killed mid-walk, the walk finished after its restart.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSocket } from 'node:dgram';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { WebSocket } from 'ws';
+import { API, API_EVENTS } from '../../core/api.ts';
+import { createClient } from '../../core/rpc.ts';
+import { wsPort } from '../../test/helpers/ws-port.ts';
+import { PROTOCOL } from '../browser-server.ts';
 import { join } from 'node:path';
 import { ApiErrorCode } from '../../core/api-codes.ts';
 import type { Fix } from '../../core/api-position.ts';
@@ -107,6 +114,43 @@ describe('the host reads a receiver', () => {
     expect(await w.h.api.positionConnect({ source: { kind: 'system' } })).toMatchObject({ status: 'connected', fix: null });
     const ports = await w.h.api.positionPorts({});
     for (const p of ports) expect(p.label).not.toMatch(/\/dev\//);
+  }, 30_000);
+});
+
+describe("the system's location, from a page", () => {
+  it("is taken from a browser tab while 'system' is the source, refused otherwise, and told to every session", async () => {
+    const { home, farm } = homeWithFarm();
+    later(() => rmSync(home, { recursive: true, force: true }));
+    const renderer = mkdtempSync(join(tmpdir(), 'furrow-renderer-'));
+    later(() => rmSync(renderer, { recursive: true, force: true }));
+    writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Furrow</title>');
+    const port = await freePort();
+    const token = randomBytes(32).toString('base64url');
+    const w = await watchedHost(home, { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer }, { browserToken: token });
+    later(() => w.h.close());
+    let ws: WebSocket | null = null;
+    for (let i = 0; i < 100 && !ws; i++) {
+      ws = await new Promise<WebSocket | null>((resolve) => {
+        const s = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${token}`], { origin: `http://127.0.0.1:${port}` });
+        s.once('open', () => resolve(s));
+        s.once('error', () => resolve(null));
+      });
+      if (!ws) await new Promise((r) => setTimeout(r, 50));
+    }
+    const page = createClient(API, wsPort(ws!), API_EVENTS);
+    later(() => { page.close(); ws!.close(); });
+    const pagePoints: number[] = [];
+    page.on('trackPoint', (p) => pagePoints.push(p.index));
+    const fix: Fix = { lon: 11.03, lat: 52.21, altitude: null, quality: 'system', satellites: null, hdop: null, accuracy: 12, heading: null, speed: null, time: '2026-11-29T09:00:00.000Z', received: 1 };
+    await expect(page.api.positionReport({ fix })).rejects.toMatchObject({ code: ApiErrorCode.conflict });
+    await page.api.positionConnect({ source: { kind: 'system' } });
+    await page.api.trackStart({ account: ACC, farm, settings: { minDistance: 0, minInterval: 0, maxAccuracy: 20 } });
+    expect(await page.api.positionReport({ fix })).toBeNull();
+    // The host's clock, not the page's, dates its arrival; the parent's session is told too.
+    await expect.poll(() => w.last()?.fix?.accuracy).toBe(12);
+    expect(w.last()!.fix!.received).toBeGreaterThan(1);
+    await expect.poll(() => pagePoints).toEqual([0]);
+    expect(w.points.map((p) => p.point.quality)).toEqual(['system']);
   }, 30_000);
 });
 

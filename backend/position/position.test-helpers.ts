@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from '../../db/mirror.ts';
-import { launchHost, type Host } from '../launch.ts';
+import { launchHost, type Host, type LaunchOptions } from '../launch.ts';
 import type { PositionState, TrackPoint } from '../../core/api-position.ts';
 
 export const ACC = 'acc-00000000-0000-4000-8000-00000000a031';
@@ -29,8 +29,8 @@ export interface WatchedHost {
   last(): PositionState | undefined;
 }
 
-export async function watchedHost(home: string, env: NodeJS.ProcessEnv = {}): Promise<WatchedHost> {
-  const h = await launchHost({ home, env });
+export async function watchedHost(home: string, env: NodeJS.ProcessEnv = {}, secrets: LaunchOptions['secrets'] = {}): Promise<WatchedHost> {
+  const h = await launchHost({ home, env, secrets });
   const states: PositionState[] = [];
   const points: TrackPoint[] = [];
   h.client.on('position', (s) => states.push(s));

@@ -5,9 +5,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { SerialPort } from 'serialport';
 import type { SerialPortInfo } from '../../core/api-position.ts';
 import type { LinkEvents, OpenLink } from './links.ts';
+import type { SerialPort } from 'serialport';
+
+/**
+ * The serialport package, loaded when a serial port is first wanted: its native bindings are not loaded at every
+ * start of the host, and a computer where they cannot load still has every other source of position.
+ */
+const serialport = () => import('serialport');
 
 /** The name a port goes by in labels and messages: its device's name, never its whole path. */
 export const portName = (path: string): string => (/^COM\d+$/i.test(path) ? path.toUpperCase() : basename(path));
@@ -43,6 +49,7 @@ export class SerialPorts {
 
   /** The ports of this computer, as the page sees them. */
   async list(): Promise<SerialPortInfo[]> {
+    const { SerialPort } = await serialport();
     const ports = await SerialPort.list();
     const listed = new Map<string, string>();
     const out: SerialPortInfo[] = [];
@@ -73,9 +80,9 @@ export class SerialPorts {
   }
 }
 
-/** Words for a serial port's error. */
-function serialReason(err: NodeJS.ErrnoException | Error, name: string): { reason: string; fatal: boolean } {
-  const text = err.message;
+/** Words for a serial port's error, naming the port by its name: the page is never told a path, not even in a message. */
+function serialReason(err: NodeJS.ErrnoException | Error, name: string, path: string): { reason: string; fatal: boolean } {
+  const text = err.message.split(path).join(name);
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (code === 'EACCES' || /Permission denied|Access denied/i.test(text)) {
     return { reason: `Furrow may not open ${name}${process.platform === 'linux' ? ': add your user to the dialout group (sudo usermod -aG dialout $USER), then log in again' : ''}`, fatal: true };
@@ -91,20 +98,24 @@ export function serialLink(path: string, baud: number): OpenLink {
     const name = portName(path);
     let done = false;
     const end = (reason: string, fatal = false) => { if (!done) { done = true; ev.closed(reason, fatal); } };
-    const port = new SerialPort({ path, baudRate: baud, autoOpen: false });
-    port.on('data', (d: Buffer) => ev.data(d.toString('latin1')));
-    port.on('error', (err: Error) => { const r = serialReason(err, name); end(r.reason, r.fatal); });
-    port.on('close', (err: (Error & { disconnected?: boolean }) | null) => end(err?.disconnected ? `${name} was unplugged` : `${name} was closed`));
-    port.open((err) => {
-      if (err) {
-        const r = serialReason(err, name);
-        end(r.reason, r.fatal);
-      } else if (!done) ev.opened();
-    });
+    let port: SerialPort | null = null;
+    serialport().then(({ SerialPort }) => {
+      if (done) return;
+      const p = port = new SerialPort({ path, baudRate: baud, autoOpen: false });
+      p.on('data', (d: Buffer) => ev.data(d.toString('latin1')));
+      p.on('error', (err: Error) => { const r = serialReason(err, name, path); end(r.reason, r.fatal); });
+      p.on('close', (err: (Error & { disconnected?: boolean }) | null) => end(err?.disconnected ? `${name} was unplugged` : `${name} was closed`));
+      p.open((err) => {
+        if (err) {
+          const r = serialReason(err, name, path);
+          end(r.reason, r.fatal);
+        } else if (!done) ev.opened();
+      });
+    }, (err: unknown) => end(`Serial ports cannot be used on this computer (${err instanceof Error ? err.message : String(err)})`, true));
     return {
       close: () => {
         done = true;
-        if (port.isOpen) port.close(() => {});
+        if (port?.isOpen) port.close(() => {});
       },
     };
   };

@@ -31,17 +31,37 @@ describe('gpsd', () => {
   });
   it('reports in order: SKY and GST kept for the TPV, other classes and devices skipped, not JSON ignored', () => {
     const r = new GpsdReports(() => 5);
-    expect(r.push('{"class":"VERSION","release":"3.25","rev":"3.25","proto_major":3,"proto_minor":15}')).toBeNull();
+    expect(r.push('{"class":"VERSION","release":"3.25","rev":"3.25","proto_major":3,"proto_minor":15}')).toEqual([]);
     expect(r.release).toBe('3.25');
-    expect(r.push('{"class":"DEVICES","devices":[]}')).toBeNull();
-    expect(r.push('not json {')).toBeNull();
-    expect(r.push(JSON.stringify(SKY))).toBeNull();
-    expect(r.push(JSON.stringify(GST))).toBeNull();
-    const e = r.push(JSON.stringify(TPV))!;
-    expect(e.inView).toBe(5);
-    expect(e.fix).toMatchObject({ satellites: 2, received: 5 });
-    expect(e.fix!.accuracy).toBeCloseTo(2, 12);
-    expect(r.push(JSON.stringify({ ...TPV, device: '/dev/ttyUSB9', lat: 1 }))).toBeNull();
-    expect(r.push(JSON.stringify({ ...TPV, mode: 1 }))).toEqual({ fix: null, inView: 5 });
+    expect(r.push('{"class":"DEVICES","devices":[]}')).toEqual([]);
+    expect(r.push('not json {')).toEqual([]);
+    expect(r.push(JSON.stringify(SKY))).toEqual([]);
+    expect(r.push(JSON.stringify(GST))).toEqual([]);
+    const [e] = r.push(JSON.stringify(TPV));
+    expect(e!.inView).toBe(5);
+    expect(e!.fix).toMatchObject({ satellites: 2, received: 5 });
+    expect(e!.fix!.accuracy).toBeCloseTo(2, 12);
+    expect(r.push(JSON.stringify({ ...TPV, device: '/dev/ttyUSB9', lat: 1 }))).toEqual([]);
+    expect(r.push(JSON.stringify({ ...TPV, mode: 1 }))).toEqual([{ fix: null, inView: 5 }]);
+  });
+  it("gpsd 3.22's order, SKY, TPV, GST: once a GST followed its TPV, each TPV waits for its GST", () => {
+    const r = new GpsdReports(() => 5);
+    const at = (s: number) => `2026-11-29T08:46:${String(s).padStart(2, '0')}.000Z`;
+    const tpv = (s: number) => JSON.stringify({ ...TPV, time: at(s), epx: 9.62, epy: 11.231 });
+    const gst = (s: number) => JSON.stringify({ ...GST, time: at(s), lat: 0.012, lon: 0.009 });
+    // The first cycle: not known yet that GST follows; the TPV goes with gpsd's DOP-based estimate.
+    expect(r.push(JSON.stringify(SKY))).toEqual([]);
+    expect(r.push(tpv(1))[0]!.fix!.accuracy).toBeCloseTo(Math.hypot(9.62, 11.231) / 1.96, 9);
+    expect(r.push(gst(1))).toEqual([]);
+    // From the second: the TPV waits, its GST gives the receiver's own accuracy.
+    expect(r.push(tpv(2))).toEqual([]);
+    const [e] = r.push(gst(2));
+    expect(e!.fix!.time).toBe(at(2));
+    expect(e!.fix!.accuracy).toBeCloseTo(Math.hypot(0.012, 0.009), 12);
+    // A GST that does not come: the TPV goes when the next cycle begins.
+    expect(r.push(tpv(3))).toEqual([]);
+    const next = r.push(tpv(4));
+    expect(next.map((x) => x.fix!.time)).toEqual([at(3)]);
+    expect(r.push(gst(4))[0]!.fix!.time).toBe(at(4));
   });
 });

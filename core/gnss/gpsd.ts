@@ -65,40 +65,62 @@ export function tpvFix(tpv: Json, sky: Sky | null, gst: Json | null, received: n
 }
 
 /**
- * gpsd's reports one after another: SKY and GST kept for the TPV they go with (gpsd sends them in either order within
- * a cycle: a SKY after its TPV counts for the next one). Reports of other classes, and of other devices than the
- * first one gpsd reported a fix from, are skipped.
+ * gpsd's reports one after another: SKY kept for the TPV it goes with, and GST matched to the TPV of its time. gpsd
+ * 3.22 sends a cycle as SKY, TPV, GST — the GST after the TPV it belongs to — so once a GST has followed its TPV,
+ * each TPV is held until its GST comes (or the next cycle begins: then it goes without). Reports of other classes,
+ * and of other devices than the first one gpsd reported a fix from, are skipped.
  */
 export class GpsdReports {
   private sky: Sky | null = null;
   private gst: Json | null = null;
   private device: string | null = null;
+  /** A GST came after the TPV of its time: the next TPVs wait for theirs. */
+  private gstFollows = false;
+  private held: Json | null = null;
   /** The version gpsd announced (its VERSION report's release), null before it. */
   release: string | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** A line of gpsd's: the epoch it completes, or null (another class, not JSON, another device). */
-  push(line: string): Epoch | null {
+  /** A line of gpsd's: the epochs it completes (none for another class, not JSON, another device). */
+  push(line: string): Epoch[] {
     let o: unknown;
     try {
       o = JSON.parse(line);
     } catch {
-      return null;
+      return [];
     }
-    if (typeof o !== 'object' || o === null || Array.isArray(o)) return null;
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return [];
     const r = o as Json;
-    if (typeof r.device === 'string' && this.device !== null && r.device !== this.device) return null;
+    if (typeof r.device === 'string' && this.device !== null && r.device !== this.device) return [];
     switch (r.class) {
-      case 'VERSION': this.release = typeof r.release === 'string' ? r.release.slice(0, 40) : null; return null;
-      case 'SKY': this.sky = skyOf(r); return null;
-      case 'GST': this.gst = r; return null;
-      case 'TPV': {
-        const fix = tpvFix(r, this.sky, this.gst, this.now());
-        if (fix && typeof r.device === 'string') this.device ??= r.device;
-        return { fix, inView: this.sky?.inView ?? null };
+      case 'VERSION': this.release = typeof r.release === 'string' ? r.release.slice(0, 40) : null; return [];
+      case 'SKY': this.sky = skyOf(r); return [];
+      case 'GST': {
+        this.gst = r;
+        const held = this.held;
+        if (held && held.time === r.time) { this.held = null; return [this.epoch(held)]; }
+        if (this.last !== null && this.last === r.time) this.gstFollows = true;
+        return [];
       }
-      default: return null;
+      case 'TPV': {
+        const out: Epoch[] = [];
+        if (this.held) { out.push(this.epoch(this.held)); this.held = null; }
+        if (this.gstFollows && (this.gst === null || this.gst.time !== r.time) && n(r.mode) !== null && n(r.mode)! >= 2) this.held = r;
+        else out.push(this.epoch(r));
+        return out;
+      }
+      default: return [];
     }
+  }
+
+  /** The time of the last TPV given. */
+  private last: unknown = null;
+
+  private epoch(tpv: Json): Epoch {
+    this.last = tpv.time;
+    const fix = tpvFix(tpv, this.sky, this.gst, this.now());
+    if (fix && typeof tpv.device === 'string') this.device ??= tpv.device;
+    return { fix, inView: this.sky?.inView ?? null };
   }
 }

@@ -4,6 +4,8 @@
 // only up to `maxLine` characters: a longer one is no NMEA and is dropped as it streams by, never buffered, so a
 // stream of 10 MB without a line end costs `maxLine` characters of memory, not 10 MB.
 export const DEFAULT_MAX_LINE = 1024;
+const SENTENCE_DELIMITERS = /[\r\n$!]/g;
+const LINE_ENDS = /[\r\n]/g;
 
 export class LineSplitter {
   private line = '';
@@ -22,14 +24,20 @@ export class LineSplitter {
    */
   push(chunk: string): string[] {
     const out: string[] = [];
+    // The delimiters found by the regular expression engine, not a loop over every character in JavaScript: a 10 MB
+    // line of noise is scanned natively, and the host's thread stays free to answer.
+    const delimiters = this.sentences ? SENTENCE_DELIMITERS : LINE_ENDS;
+    delimiters.lastIndex = 0;
     let start = 0;
-    for (let i = 0; i < chunk.length; i++) {
+    let m: RegExpExecArray | null;
+    while ((m = delimiters.exec(chunk)) !== null) {
+      const i = m.index;
       const c = chunk.charCodeAt(i);
       if (c === 10 || c === 13) {
         this.take(chunk, start, i);
         this.finish(out);
         start = i + 1;
-      } else if ((c === 36 || c === 33) && this.sentences) {
+      } else {
         // A sentence starts: what came before it on this line is a fragment (or noise) and is dropped.
         this.line = '';
         this.skipping = false;

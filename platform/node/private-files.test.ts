@@ -114,3 +114,35 @@ describe('privateUmask', () => {
     expect(userFileMode()).toBe(0o640);
   });
 });
+
+describe('a folder of FURROW_HOME made by two processes at once', () => {
+  // Two hosts on one FURROW_HOME (an Electron app and a browser-mode host, a CLI beside them) may both make its
+  // folders (imports/, layers/, exports/) in the same instant: neither may fail because the other made it first.
+  it('is made by both without an error, private', async () => {
+    const { spawn } = await import('node:child_process');
+    const root = join(dir, 'race');
+    mkdirSync(root);
+    const module = new URL('./private-files.ts', import.meta.url).href;
+    const at = Date.now() + 1500;
+    // Each process waits for the same instant, then makes the same 200 nested folders, in the same order.
+    const script = `
+      const { ensurePrivateDir } = await import(${JSON.stringify(module)});
+      while (Date.now() < ${at});
+      for (let i = 0; i < 200; i++) ensurePrivateDir(${JSON.stringify(root)} + '/home-' + i + '/layers');
+      process.stdout.write('ok');`;
+    const run = () => new Promise<{ code: number | null; out: string }>((resolve) => {
+      const c = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      c.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      c.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+      c.once('exit', (code) => resolve({ code, out }));
+    });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a).toEqual({ code: 0, out: 'ok' });
+    expect(b).toEqual({ code: 0, out: 'ok' });
+    for (const i of [0, 99, 199]) {
+      expect(mode(join(root, `home-${i}`))).toBe(0o700);
+      expect(mode(join(root, `home-${i}`, 'layers'))).toBe(0o700);
+    }
+  }, 60_000);
+});

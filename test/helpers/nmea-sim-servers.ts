@@ -97,5 +97,6 @@ export async function serveGpsd(player: NmeaPlayer, port = 0, host = '127.0.0.1'
 export function writeNmeaTo(player: NmeaPlayer, path: string): { close(): void } {
   const fd = openSync(path, 'w');
   const stop = player.onCycle((c) => { if (c.text) writeSync(fd, Buffer.from(c.text, 'latin1')); });
-  return { close: () => { stop(); closeSync(fd); } };
+  let open = true;
+  return { close: () => { if (open) { open = false; stop(); closeSync(fd); } } };
 }

@@ -113,7 +113,7 @@ describe('the servers', () => {
     const lines = got.split('\r\n').filter(Boolean).map((l) => JSON.parse(l) as { class: string });
     expect(lines.slice(0, 3).map((l) => l.class)).toEqual(['VERSION', 'DEVICES', 'WATCH']);
     const r = new GpsdReports(() => 0);
-    const fixes = got.split('\r\n').map((l) => r.push(l)).filter((e) => e?.fix);
+    const fixes = got.split('\r\n').flatMap((l) => r.push(l)).filter((e) => e.fix);
     expect(fixes[0]!.fix).toMatchObject({ quality: 'rtk-fixed', satellites: 12 });
   });
 });

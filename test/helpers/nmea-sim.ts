@@ -105,7 +105,7 @@ export function simCycles(o: SimOptions = {}): SimCycle[] {
     const f = point.t / end;
     const quality = at(o.fixes ?? [], f, 4 as SimQuality);
     // To the hundredth of a second NMEA times carry.
-    const time = start + Math.round(point.t * 100) * 10;
+    const time = Math.round((start + point.t * 1000) / 10) * 10;
     const silent = (o.dropouts ?? []).some(([from, s]) => point.t >= from * end && point.t < from * end + s);
     const [latSigma, lonSigma] = SIGMA[quality];
     if (silent) return { point, time, quality, latSigma, lonSigma, text: '', silent, good: 0 };

@@ -35,6 +35,8 @@ export interface TileServer {
   count(): number;
   /** The next `times` requests for `path` (e.g. /xyz/3/1/2.png) meet `fault`; several queue up per path. */
   fault(path: string, fault: Fault): void;
+  /** The faults still queued for `path` dropped: it is answered as any other again. */
+  heal(path: string): void;
   /** Every tile path (no query) absent: 404. */
   missing: Set<string>;
   close(): Promise<void>;
@@ -127,6 +129,9 @@ export async function startTileServer(opts: TileServerOptions = {}, port = 0): P
   return {
     base, xyz: `${base}/xyz/{z}/{x}/{y}.png`, wms: `${base}/wms`, wmts: `${base}/wmts/caps.xml`, requests, missing,
     count: () => [...requests.values()].reduce((a, b) => a + b, 0),
+    heal(path) {
+      faults.delete(path);
+    },
     fault(path, fault) {
       const q = faults.get(path) ?? [];
       q.push({ ...fault });

@@ -1,9 +1,10 @@
 // Making an online layer's area available offline (issue 30), in its entry of the layers panel: the area kept (zooms,
-// tiles, when) with Update and Delete; a download running (progress, Pause, Cancel) or interrupted (where it stopped,
-// Resume, Cancel); and "Keep offline…", the form choosing the area — the account's farms with a margin, the farm
-// shown, the map's view, or a box drawn on the map (an OpenLayers DragBox, added in an effect and removed in its
-// cleanup) — and the zooms, with the tile count and an estimate of the size before anything is downloaded, and the
-// tile cap's refusal in words. The host downloads (core/api-offline.ts); the page names the layer and the area only.
+// tiles, when, the tiles it lacks) with Update and Delete; a download running (progress, Pause, Cancel) or interrupted
+// (where it stopped, Resume, Cancel, and — once only tiles that keep failing are left — keep the area without them);
+// and "Keep offline…", the form choosing the area — the account's farms with a margin, the farm shown, the map's
+// view, or a box drawn on the map (an OpenLayers DragBox, added in an effect and removed in its cleanup) — and the
+// zooms, with the tile count and an estimate of the size before anything is downloaded, and the tile cap's refusal in
+// words. The host downloads (core/api-offline.ts); the page names the layer and the area only.
 import { useEffect, useId, useState, type RefObject } from 'react';
 import type OlMap from 'ol/Map.js';
 import DragBox from 'ol/interaction/DragBox.js';
@@ -12,8 +13,8 @@ import type { MapLayer } from '../../../core/api-layers.ts';
 import { DEFAULT_MARGIN_M, type OfflineAreaChoice, type OfflineEstimate } from '../../../core/api-offline.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
-import { areaWords, BULK_WARNING, estimateWords, pausedWords, progressWords } from './offline-words.ts';
-import { cancelArea, downloadArea, pauseArea, refreshDownloads, resumeArea, updateArea, useOffline } from './offline-store.ts';
+import { areaWords, BULK_WARNING, estimateWords, keepableWithout, pausedWords, progressWords } from './offline-words.ts';
+import { cancelArea, downloadArea, keepWithout, pauseArea, refreshDownloads, resumeArea, updateArea, useOffline } from './offline-store.ts';
 import './offline.css';
 
 type AreaKind = 'farms' | 'farm' | 'view' | 'box';
@@ -69,6 +70,11 @@ export function OfflineAreaForm({ layer, map, onChanged }: OfflineAreaFormProps)
         <p className="offline-paused" role="status" aria-label={`Download of ${name} status`}>
           {pausedWords(job, job.failed)}{' '}
           <button type="button" onClick={() => void resumeArea(api, layer.id, name, onChanged)}>Resume</button>{' '}
+          {keepableWithout(job) ? (
+            <><button type="button" onClick={() => void keepWithout(api, layer.id, name, onChanged).catch(failed('not kept'))}>
+              Keep the area without {job.failed.toLocaleString('en-US')} tile{job.failed === 1 ? '' : 's'}
+            </button>{' '}</>
+          ) : null}
           <button type="button" onClick={() => void cancelArea(api, layer.id).catch(failed('not cancelled'))}>Cancel</button>
         </p>
       ) : null}

@@ -56,7 +56,9 @@ async function run(api: AppApi, layer: string, name: string, start: Start, onKep
       onKept();
     } else {
       setJob(layer, { ...r, state: 'paused', mine: false });
-      say(`${name}: ${r.failed.toLocaleString('en-US')} tiles could not be downloaded. Resume tries them again.`, true);
+      say(`${name}: ${r.failed.toLocaleString('en-US')} tiles could not be downloaded. Resume tries them again, or keep the area without them.`, true);
+      // The host's count of the tiles that failed, over every run (this call's result counts its own).
+      await refreshDownloads(api).catch(() => undefined);
     }
   } catch (err) {
     const e = err instanceof RpcError ? err : new RpcError(RpcCode.internal, String(err));
@@ -83,6 +85,14 @@ export function updateArea(api: AppApi, layer: string, name: string, onKept: () 
 
 export function resumeArea(api: AppApi, layer: string, name: string, onKept: () => void): Promise<void> {
   return run(api, layer, name, (signal, onProgress) => api.offlineResume({ layer }, { signal, onProgress }), onKept);
+}
+
+/** Keeps a paused download's area without the tiles that kept failing (the host completes it; Update tries them again). */
+export async function keepWithout(api: AppApi, layer: string, name: string, onKept: () => void): Promise<void> {
+  const r = await api.offlineKeepPartial({ layer });
+  setJob(layer, null);
+  say(`${name} is kept offline without ${r.failed.toLocaleString('en-US')} tile${r.failed === 1 ? '' : 's'}: ${r.offline!.tiles.toLocaleString('en-US')} tiles, ${sizeWords(r.bytes)}.`);
+  onKept();
 }
 
 /** Pauses this page's download of `layer` (what was downloaded stays; Resume goes on). */

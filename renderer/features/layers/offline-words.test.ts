@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { areaWords, estimateWords, pausedWords, progressWords, sizeWords } from './offline-words.ts';
+import { areaWords, estimateWords, keepableWithout, pausedWords, progressWords, sizeWords } from './offline-words.ts';
 
 describe('offline-area words', () => {
   it('say sizes in the unit a person reads', () => {
@@ -23,11 +23,19 @@ describe('offline-area words', () => {
     expect(progressWords({ done: 1200, total: 4500, bytes: 14_200_000, failed: 0 })).toBe('1,200 of 4,500 tiles (26 %), 14 MB');
     expect(progressWords({ done: 1, total: 1, bytes: 900, failed: 2 })).toBe('1 of 1 tile (100 %), 900 bytes; 2 failed after retries');
     expect(pausedWords({ done: 200, total: 419 })).toBe('Interrupted at 200 of 419 tiles.');
-    expect(pausedWords({ done: 418, total: 419 }, 1)).toBe('Interrupted at 418 of 419 tiles. 1 tile failed after retries: Resume tries them again.');
+    expect(pausedWords({ done: 300, total: 419 }, 1)).toBe('Interrupted at 300 of 419 tiles. 1 tile failed after retries: Resume tries it again.');
+    // Only tiles that keep failing are left: the area may be kept without them.
+    expect(pausedWords({ done: 418, total: 419 }, 1)).toBe('418 tiles of 419 downloaded; 1 tile failed after retries. Resume tries it again, or keep the area without it.');
+    expect(pausedWords({ done: 417, total: 419 }, 2)).toBe('417 tiles of 419 downloaded; 2 tiles failed after retries. Resume tries them again, or keep the area without them.');
+    expect(keepableWithout({ done: 418, total: 419, failed: 1 })).toBe(true);
+    expect(keepableWithout({ done: 300, total: 419, failed: 1 })).toBe(false);
+    expect(keepableWithout({ done: 419, total: 419, failed: 0 })).toBe(false);
   });
 
   it("say a layer's area kept", () => {
     expect(areaWords({ file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 13, maxZoom: 17, tiles: 2345, updated: '2026-05-04T10:00:00.000Z' }))
       .toBe('Area kept offline, updated 4 May 2026.');
+    expect(areaWords({ file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 13, maxZoom: 17, tiles: 2345, updated: '2026-05-04T10:00:00.000Z', missing: 3 }))
+      .toBe('Area kept offline without 3 tiles the server did not give, updated 4 May 2026. Update tries them again.');
   });
 });

@@ -29,16 +29,23 @@ export function progressWords(p: OfflineProgress): string {
   return `${n(p.done)} of ${tiles(p.total)} (${pct} %), ${sizeWords(p.bytes)}${failed}`;
 }
 
-/** A download paused by the user, or cut by the app stopping: where it stopped. */
+/** A download paused by the user, or cut by the app stopping: where it stopped, and the tiles that kept failing. */
 export function pausedWords(d: Pick<OfflineDownload, 'done' | 'total'>, failed = 0): string {
-  const why = failed ? ` ${n(failed)} tile${failed === 1 ? '' : 's'} failed after retries: Resume tries them again.` : '';
+  if (failed && d.done + failed >= d.total) {
+    return `${tiles(d.done)} of ${n(d.total)} downloaded; ${tiles(failed)} failed after retries. Resume tries ${failed === 1 ? 'it' : 'them'} again, or keep the area without ${failed === 1 ? 'it' : 'them'}.`;
+  }
+  const why = failed ? ` ${tiles(failed)} failed after retries: Resume tries ${failed === 1 ? 'it' : 'them'} again.` : '';
   return `Interrupted at ${n(d.done)} of ${tiles(d.total)}.${why}`;
 }
+
+/** Whether a paused download lacks only tiles that failed: it may be kept without them (offlineKeepPartial). */
+export const keepableWithout = (d: Pick<OfflineDownload, 'done' | 'total' | 'failed'>): boolean => d.failed > 0 && d.done + d.failed >= d.total;
 
 /** A layer's area kept offline, beside its legend entry (which says its tiles and zooms: layer-words.ts). */
 export function areaWords(a: OfflineArea): string {
   const day = new Date(a.updated);
   const when = Number.isNaN(day.getTime()) ? a.updated : day.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  if (a.missing) return `Area kept offline without ${tiles(a.missing)} the server did not give, updated ${when}. Update tries ${a.missing === 1 ? 'it' : 'them'} again.`;
   return `Area kept offline, updated ${when}.`;
 }
 
