@@ -35,6 +35,7 @@ import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
 import { useAccounts } from './features/accounts/accounts-store.ts';
 import { useAnnounce } from './features/focus/announce.ts';
 import { keepView, restoreView, startAccount } from './features/view/view-settings.ts';
+import { usePositionEvents } from './features/position/usePositionEvents.ts';
 import { MeasureButton, MeasurePanel } from './features/measure/MeasurePanel.tsx';
 import { useToolKeys } from './features/measure/useToolKeys.ts';
 import { GoToButton, GoToPanel } from './features/goto/GoToPanel.tsx';
@@ -60,6 +61,7 @@ export function App({ backend }: { backend: Backend }) {
   useZoomKey(api);
   useToolKeys();
   useAutoSync(api);
+  usePositionEvents(backend);
 
   useEffect(() => {
     let live = true;

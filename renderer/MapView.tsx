@@ -33,6 +33,8 @@ import { cropLegend } from './features/rotations/crop-legend.ts';
 import { useMapKeys } from './features/parcel-list/useMapKeys.ts';
 import { MapKeys, MAP_KEYS_ID } from './features/parcel-list/MapKeys.tsx';
 import { useCropColours } from './features/rotations/useCropColours.ts';
+import { usePositionLayer } from './features/position/usePositionLayer.ts';
+import { PositionPanel } from './features/position/PositionPanel.tsx';
 import { useMeasureLayer } from './features/measure/useMeasureLayer.ts';
 import { useGoToMarker } from './features/goto/useGoToMarker.ts';
 
@@ -238,11 +240,15 @@ export function MapView() {
   // Selecting parcels in view with ] and [, Enter opening one (renderer/features/parcel-list/).
   useMapKeys(map, parcels);
 
+  // Where the user stands, and the walk under way (renderer/features/position/).
+  usePositionLayer(map);
+
   return (
     <>
       <div ref={el} className="map" role="application" aria-label="Map of parcels" aria-describedby={MAP_KEYS_ID} aria-keyshortcuts="] [ Enter" tabIndex={0} />
       <MapKeys />
       <LayersPanel map={map} />
+      <PositionPanel />
     </>
   );
 }

@@ -19,6 +19,8 @@ import { ExportButtons } from './features/export/ExportButtons.tsx';
 import { announce, useAnnounce } from './features/focus/announce.ts';
 import { DraftFix, createParts } from './features/draw/DraftFix.tsx';
 import { useSplit } from './features/draw/fix-store.ts';
+import { AddAtPosition } from './features/position/AddAtPosition.tsx';
+import { afterDraftSaved, draftMetadata } from './features/position/position-actions.ts';
 
 /** States whose reason needs the user; a pending parcel's last network failure is only a wait, not an error. */
 const NEEDS_USER = new Set(['rejected', 'conflict', 'blocked']);
@@ -104,10 +106,18 @@ function DraftPanel() {
         <>
           <p className="muted">Click the map to add vertices, or type them below. Enter or a double-click finishes, Backspace removes the last vertex, Esc cancels.</p>
           <VertexEntry />
+          <AddAtPosition />
         </>
       ) : (
         <NewParcelForm focusName refused={split ? false : over || problems.length > 0} saveLabel={split ? `Save ${split.length} parcels` : undefined}
-          create={(farm, name) => (split ? createParts(api, farm, name, split) : api.createParcel({ farm, name, geometry: shapeGeometry([ring]) }))} />
+          create={async (farm, name) => {
+            if (split) return createParts(api, farm, name, split);
+            // Vertices taken from the position keep their survey record in the parcel's metadata (features/position/).
+            const metadata = draftMetadata(ring);
+            const made = await api.createParcel({ farm, name, geometry: shapeGeometry([ring]), ...(metadata ? { metadata } : {}) });
+            await afterDraftSaved(api);
+            return made;
+          }} />
       )}
     </>
   );

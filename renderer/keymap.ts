@@ -5,12 +5,15 @@
 import { create } from 'zustand';
 import { isField } from './keys.ts';
 
-export type ShortcutId = 'draw' | 'point' | 'modify' | 'sync' | 'import' | 'cockpit' | 'accounts' | 'search' | 'zoom' | 'farm' | 'plants' | 'rotation' | 'basemap' | 'measure' | 'goto' | 'help';
+export type ShortcutId = 'draw' | 'point' | 'modify' | 'sync' | 'import' | 'cockpit' | 'accounts' | 'search' | 'zoom' | 'farm' | 'plants' | 'rotation' | 'basemap' | 'measure' | 'goto' | 'help'
+  | 'position' | 'here' | 'follow';
 
 /** The keys as shipped, lower case; the order is the Settings list's. */
 export const DEFAULT_KEYS: Readonly<Record<ShortcutId, string>> = {
   draw: 'd', point: 'p', modify: 'm', sync: 's', import: 'i', cockpit: 'c', accounts: 'a',
   search: '/', zoom: 'z', farm: 'n', plants: 't', rotation: 'r', basemap: 'b', measure: 'e', goto: 'g', help: '?',
+  // Where the user stands (features/position/): L the position panel, V a vertex at the position, F follow it.
+  position: 'l', here: 'v', follow: 'f',
 };
 export const SHORTCUT_IDS = Object.keys(DEFAULT_KEYS) as ShortcutId[];
 
@@ -19,6 +22,7 @@ export const SHORTCUT_NAMES: Readonly<Record<ShortcutId, string>> = {
   draw: 'Draw polygon', point: 'Drop hectare point', modify: 'Modify', sync: 'Sync now', import: 'Import', cockpit: 'Sync details',
   accounts: 'Accounts', search: 'Search', zoom: 'Zoom to parcel', farm: 'Create farm', plants: 'Plants', rotation: 'Crop rotation',
   basemap: 'Layers', measure: 'Measure', goto: 'Go to coordinate', help: 'Keyboard shortcuts',
+  position: 'Position (GNSS receiver)', here: 'Vertex at my position', follow: 'Follow my position',
 };
 
 export interface Keymap { enabled: boolean; keys: Record<ShortcutId, string> }

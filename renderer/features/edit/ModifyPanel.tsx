@@ -7,6 +7,7 @@ import { useEdit } from './edit-store.ts';
 import { cancelModify, saveModify } from './actions.ts';
 import { sameShape, shapeHectares, shapeProblems } from './shape.ts';
 import { VertexTable } from './VertexTable.tsx';
+import { AddAtPosition } from '../position/AddAtPosition.tsx';
 
 export function ModifyPanel() {
   const api = useApi();
@@ -34,6 +35,7 @@ export function ModifyPanel() {
       ) : null}
       <p className="muted">Drag a vertex to move it, or an edge to add one (Alt+click removes a vertex); drag inside the parcel to move it whole. Vertices snap to the neighbouring parcels. Or type them under Vertices (Enter there takes the vertex). Enter outside a field saves, Esc cancels.</p>
       <VertexTable />
+      <AddAtPosition />
       <div className="buttons">
         <button type="button" aria-keyshortcuts="Enter" title="Save the shape (Enter)" disabled={over || problems.length > 0 || !changed || saving} onClick={() => void saveModify(api)}>Save shape</button>
         <button type="button" aria-keyshortcuts="Escape" title="Cancel: the parcel keeps its shape (Esc)" onClick={cancelModify}>Cancel</button>

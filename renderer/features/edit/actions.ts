@@ -6,6 +6,7 @@ import { hectares } from '../../states.ts';
 import { setEdit, useEdit } from './edit-store.ts';
 import { openRings, sameShape, shapeGeometry, shapeHectares, shapeProblems } from './shape.ts';
 import { focusSoon, savedParcel } from '../focus/focus-soon.ts';
+import { modifiedMetadata } from '../position/position-actions.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -53,7 +54,9 @@ export async function saveModify(api: AppApi): Promise<void> {
   if (!changed) { cancelModify(); say('The shape did not change: nothing to save.'); return; }
   setEdit({ saving: true });
   try {
-    const p = await api.updateParcel({ id: editing.id, geometry: shapeGeometry(rings) });
+    // The survey record of vertices from a position (features/position/) follows the shape: a vertex moved loses its own.
+    const metadata = modifiedMetadata((await api.parcel({ id: editing.id })).properties.metadata, rings);
+    const p = await api.updateParcel({ id: editing.id, geometry: shapeGeometry(rings), ...(metadata ? { metadata } : {}) });
     // Saved from the panel (a vertex field, Save) or with nothing focused: the panel's fields go, the focus goes to
     // the saved parcel's heading. Saved with Enter on the map, the map keeps it.
     const active = document.activeElement;

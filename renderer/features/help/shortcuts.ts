@@ -35,6 +35,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Backspace', what: 'Take back the last vertex' },
       { keys: 'Escape', what: 'Leave the field you are typing in; again: cancel' },
       { keys: 'Tab', what: 'Reach the fields to type vertices as longitude, latitude' },
+      { id: 'here', keys: 'V', what: 'Add a vertex at my position (averaged as Position sets)' },
     ],
   },
   {
@@ -48,6 +49,8 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { id: 'basemap', keys: 'B', what: 'Layers: basemaps and overlays' },
       { id: 'measure', keys: 'E', what: 'Measure a distance or an area, geodesic (E again or Esc stops; Enter finishes, Backspace takes back a vertex)' },
       { id: 'goto', keys: 'Control+G G', what: 'Go to coordinate: longitude, latitude; degrees, minutes, seconds; UTM; EPSG code and metres' },
+      { id: 'position', keys: 'L', what: 'Position: connect a GNSS receiver (or the system\'s location), walk a boundary' },
+      { id: 'follow', keys: 'F', what: 'Follow my position on the map (panning stops it)' },
       { id: 'help', keys: 'Shift+? F1', what: 'This list of keys' },
     ],
   },
