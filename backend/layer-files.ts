@@ -173,8 +173,9 @@ export class LayerFiles {
     if (sniffed.vector) {
       const out = `${file}.part`;
       try {
-        const { convertVector } = await import('./layer-vector.ts');
-        const c = await convertVector(part, name, sniffed.vector, out, gridDirs(this.home));
+        // On a thread of its own: a 200 MB overlay takes the CPU for seconds, and the host answers meanwhile.
+        const { convertOnThread } = await import('./layer-vector-thread.ts');
+        const c = await convertOnThread({ file: part, name, kind: sniffed.vector, dest: out, gridDirs: gridDirs(this.home) });
         [bbox, features, notes] = [c.bbox, c.features, [...notes, ...c.notes]];
         renameSync(out, file);
       } catch (err) {
