@@ -16,7 +16,8 @@ const FACES = ['12px "Noto Sans"', 'bold 12px "Noto Sans"'];
 /** How long the page waits for the font (it comes from the page's own origin: milliseconds, unless something is wrong). */
 export const FONT_WAIT_MS = 3000;
 
-let loading: Promise<boolean> | null = null;
+/** Each document's loading, once. */
+const loading = new WeakMap<FontFaceSet, Promise<boolean>>();
 
 /**
  * Loads the labels' faces (the Latin and Latin Extended ranges: a label with "ñ" or "ł" has both); true once loaded,
@@ -25,12 +26,15 @@ let loading: Promise<boolean> | null = null;
  */
 export function mapFontLoaded(fonts: FontFaceSet | undefined = globalThis.document?.fonts, waitMs = FONT_WAIT_MS): Promise<boolean> {
   if (!fonts) return Promise.resolve(false);
-  loading ??= new Promise<boolean>((resolve) => {
+  const known = loading.get(fonts);
+  if (known) return known;
+  const load = new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), waitMs);
     Promise.all(FACES.map((f) => fonts.load(f, 'Aañł'))).then(
       (found) => { clearTimeout(timer); resolve(found.every((list) => list.length > 0)); },
       () => { clearTimeout(timer); resolve(false); },
     );
   });
-  return loading;
+  loading.set(fonts, load);
+  return load;
 }
