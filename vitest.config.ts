@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/sequencer.ts';
 
 /**
  * The service's tests of its store-independent behaviour (routes, auth, faults, the CLI, the demo): run a second time
@@ -14,6 +15,8 @@ export default defineConfig({
     // tests' time is spent waiting on child processes, sockets and timers (measured: the whole run 954 s with two,
     // 739 s with three, nothing flaky).
     pool: 'forks',
+    // The longest files first, so none runs alone at the end (test/helpers/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -30,6 +30,12 @@ const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile'
  * asking page session can read (backend/bytes.ts), and the file the user chose in Electron's dialog, by its ticket.
  */
 const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles'];
+/**
+ * Methods both may call that hand the page something of the host's own (not the account's data), pinned: a change here
+ * is a security decision. crsDefinition: an EPSG code's public proj4 definition (epsg-index, which the page cannot
+ * read), for placing typed coordinates; it takes a number, names no file and reads only the package's file of that code.
+ */
+const HOST_DATA_FOR_PAGES = ['crsDefinition'];
 
 let dir: string;
 let w: SyncWorld;
@@ -106,6 +112,7 @@ describe('capabilities per caller', () => {
     for (const [name, spec] of Object.entries(API)) expect(spec.callers.length, name).toBeGreaterThan(0);
     expect(Object.entries(API).filter(([, s]) => !(s.callers as readonly string[]).includes('page')).map(([n]) => n).sort()).toEqual(CLI_ONLY_METHODS);
     expect(Object.entries(API).filter(([, s]) => !(s.callers as readonly string[]).includes('cli')).map(([n]) => n).sort()).toEqual(PAGE_ONLY_METHODS);
+    for (const name of HOST_DATA_FOR_PAGES) expect([...API[name as keyof typeof API].callers].sort(), name).toEqual(['cli', 'page']);
     // Nothing a page may call takes a path, a folder or a command (a file's display name is not a path).
     for (const [name, spec] of Object.entries(API)) {
       if (!(spec.callers as readonly string[]).includes('page')) continue;

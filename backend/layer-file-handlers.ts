@@ -15,6 +15,7 @@ import { LayerFileProblem, publicInfo, type LayerFiles } from './layer-files.ts'
 import { UploadRefused } from './layer-uploads.ts';
 import { BUILT_IN_EPSG } from './layer-sniff.ts';
 import { proj4Of } from './epsg-proj4.ts';
+import { crsDefinition } from './crs-definition.ts';
 import { Value } from '@sinclair/typebox/value';
 
 type Handlers = HandlersOf<typeof LAYER_FILES_API>;
@@ -83,6 +84,7 @@ export function layerFileHandlers(files: LayerFiles, mirror: Mirror, scope: Laye
       files.remove(file);
       return null;
     }),
+    crsDefinition: async ({ code }) => crsDefinition(code),
     layerFileSource: guard(async ({ file }) => {
       if (!bytes) throw new RpcError(RpcCode.forbidden, "'layerFileSource' is for the app's page: its paths are a page session's");
       const info = await files.info(file);

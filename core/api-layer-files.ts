@@ -56,6 +56,17 @@ export type LayerFileSource = Static<typeof LayerFileSource>;
 
 const ByPath = Type.String({ minLength: 1, maxLength: 4096 });
 
+/** An EPSG code's definition, for the page to turn typed coordinates into longitude and latitude (go to coordinate). */
+export const CrsInfo = Obj({
+  code: Type.Integer({ minimum: 1, maximum: 32767 }),
+  name: Type.String(),
+  /** Its proj4 definition, a datum shift by grid files made optional (neither the page nor the host has them). */
+  proj4: Type.String(),
+  /** Whether its accurate datum shift is by a grid the definition now passes over: placed within metres, not centimetres. */
+  byGrid: Type.Boolean(),
+});
+export type CrsInfo = Static<typeof CrsInfo>;
+
 export const LAYER_FILES_API = {
   addLayerFileBegin: {
     callers: PAGE_AND_CLI,
@@ -103,6 +114,13 @@ export const LAYER_FILES_API = {
     callers: PAGE_AND_CLI,
     description: 'Removes a file the host keeps that no saved layer uses (one added and then not kept); refused while a saved layer uses it (saveLayers without that layer removes its file)',
     args: Obj({ file: LayerFileId }), result: Nothing,
+  },
+  crsDefinition: {
+    // The page cannot read the EPSG definitions (40 MB, a package of the host's); one code's costs one small file.
+    callers: PAGE_AND_CLI,
+    description: "EPSG:`code`'s name and proj4 definition (a horizontal CRS), as the import reads it: for placing coordinates typed in it; invalid_crs for a code Furrow has no usable definition of",
+    args: Obj({ code: Type.Integer({ minimum: 1, maximum: 32767 }) }),
+    result: CrsInfo,
   },
   layerFileSource: {
     // A page's only: the paths are its session's bytes paths.

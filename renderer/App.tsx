@@ -35,6 +35,10 @@ import { AccountsPanel } from './features/accounts/AccountsPanel.tsx';
 import { useAccounts } from './features/accounts/accounts-store.ts';
 import { useAnnounce } from './features/focus/announce.ts';
 import { keepView, restoreView, startAccount } from './features/view/view-settings.ts';
+import { MeasureButton, MeasurePanel } from './features/measure/MeasurePanel.tsx';
+import { useToolKeys } from './features/measure/useToolKeys.ts';
+import { GoToButton, GoToPanel } from './features/goto/GoToPanel.tsx';
+import { useGoTo } from './features/goto/goto-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -51,7 +55,10 @@ export function App({ backend }: { backend: Backend }) {
   const cockpit = useCockpit((s) => s.open);
   const accountsOpen = useAccounts((s) => s.open);
   const said = useAnnounce((s) => s.text);
+  const measuring = useApp((s) => s.mode === 'measure');
+  const goingTo = useGoTo((s) => s.open);
   useZoomKey(api);
+  useToolKeys();
   useAutoSync(api);
 
   useEffect(() => {
@@ -162,6 +169,9 @@ export function App({ backend }: { backend: Backend }) {
             {cockpit ? <SyncCockpit /> : null}
             <ImportDialog />
             <ImportDropZone />
+            {/* The map's tools, above the cursor's read-out (the toolbar is full at 1280 px: the header stays one line). */}
+            <div className="map-tool-buttons" role="group" aria-label="Map tools"><MeasureButton /><GoToButton /></div>
+            {measuring || goingTo ? <div className="map-tools">{measuring ? <MeasurePanel /> : null}{goingTo ? <GoToPanel /> : null}</div> : null}
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
           <div className="side" id="side" tabIndex={-1} role="region" aria-label="Side panel" hidden={firstRun}>

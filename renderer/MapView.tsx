@@ -33,6 +33,8 @@ import { cropLegend } from './features/rotations/crop-legend.ts';
 import { useMapKeys } from './features/parcel-list/useMapKeys.ts';
 import { MapKeys, MAP_KEYS_ID } from './features/parcel-list/MapKeys.tsx';
 import { useCropColours } from './features/rotations/useCropColours.ts';
+import { useMeasureLayer } from './features/measure/useMeasureLayer.ts';
+import { useGoToMarker } from './features/goto/useGoToMarker.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -228,6 +230,10 @@ export function MapView() {
 
   // Modify and move a parcel (renderer/features/edit/): its interactions and layer, in effects of its own.
   useModify(map, parcels);
+
+  // Measuring (features/measure/), snapping as drawing does; the place gone to (features/goto/), with its marker.
+  useMeasureLayer(map, parcels);
+  useGoToMarker(map);
 
   // Selecting parcels in view with ] and [, Enter opening one (renderer/features/parcel-list/).
   useMapKeys(map, parcels);

@@ -5,12 +5,12 @@
 import { create } from 'zustand';
 import { isField } from './keys.ts';
 
-export type ShortcutId = 'draw' | 'point' | 'modify' | 'sync' | 'import' | 'cockpit' | 'accounts' | 'search' | 'zoom' | 'farm' | 'plants' | 'rotation' | 'basemap' | 'help';
+export type ShortcutId = 'draw' | 'point' | 'modify' | 'sync' | 'import' | 'cockpit' | 'accounts' | 'search' | 'zoom' | 'farm' | 'plants' | 'rotation' | 'basemap' | 'measure' | 'goto' | 'help';
 
 /** The keys as shipped, lower case; the order is the Settings list's. */
 export const DEFAULT_KEYS: Readonly<Record<ShortcutId, string>> = {
   draw: 'd', point: 'p', modify: 'm', sync: 's', import: 'i', cockpit: 'c', accounts: 'a',
-  search: '/', zoom: 'z', farm: 'n', plants: 't', rotation: 'r', basemap: 'b', help: '?',
+  search: '/', zoom: 'z', farm: 'n', plants: 't', rotation: 'r', basemap: 'b', measure: 'e', goto: 'g', help: '?',
 };
 export const SHORTCUT_IDS = Object.keys(DEFAULT_KEYS) as ShortcutId[];
 
@@ -18,7 +18,7 @@ export const SHORTCUT_IDS = Object.keys(DEFAULT_KEYS) as ShortcutId[];
 export const SHORTCUT_NAMES: Readonly<Record<ShortcutId, string>> = {
   draw: 'Draw polygon', point: 'Drop hectare point', modify: 'Modify', sync: 'Sync now', import: 'Import', cockpit: 'Sync details',
   accounts: 'Accounts', search: 'Search', zoom: 'Zoom to parcel', farm: 'Create farm', plants: 'Plants', rotation: 'Crop rotation',
-  basemap: 'Layers', help: 'Keyboard shortcuts',
+  basemap: 'Layers', measure: 'Measure', goto: 'Go to coordinate', help: 'Keyboard shortcuts',
 };
 
 export interface Keymap { enabled: boolean; keys: Record<ShortcutId, string> }

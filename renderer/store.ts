@@ -4,8 +4,8 @@
 import { create } from 'zustand';
 import type { AccountSummary, FarmSummary, SyncProgress } from '../core/api.ts';
 
-/** 'modify': a parcel's shape being changed (renderer/features/edit/). */
-export type Mode = 'browse' | 'draw' | 'point' | 'modify';
+/** 'modify': a parcel's shape being changed (renderer/features/edit/); 'measure': lengths and areas (features/measure/). */
+export type Mode = 'browse' | 'draw' | 'point' | 'modify' | 'measure';
 export type Position2 = [number, number];
 
 /**

@@ -46,6 +46,8 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { id: 'plants', keys: 'T', what: 'Show or hide plants (at field scale)' },
       { id: 'rotation', keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
       { id: 'basemap', keys: 'B', what: 'Layers: basemaps and overlays' },
+      { id: 'measure', keys: 'E', what: 'Measure a distance or an area, geodesic (E again or Esc stops; Enter finishes, Backspace takes back a vertex)' },
+      { id: 'goto', keys: 'Control+G G', what: 'Go to coordinate: longitude, latitude; degrees, minutes, seconds; UTM; EPSG code and metres' },
       { id: 'help', keys: 'Shift+? F1', what: 'This list of keys' },
     ],
   },
