@@ -4,22 +4,17 @@
 // page policy's — to that session's key only: another session's key, an unknown or expired one, a closed session's,
 // another Host or a path that tries to leave the registry get nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
-import { WebSocket } from 'ws';
-import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
-import { createClient, RpcCode, type Client } from '../core/rpc.ts';
-import { wsPort } from '../test/helpers/ws-port.ts';
+import type { Api, ApiEvents } from '../core/api.ts';
+import { RpcCode, type Client } from '../core/rpc.ts';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
 import { BYTES_CSP } from '../core/page-policy.ts';
 import { Mirror } from '../db/mirror.ts';
-import { freePort } from '../test/helpers/process.ts';
 import { pointParcel } from '../test/helpers/service.ts';
-import { launchHost, type Host } from './launch.ts';
-import { PROTOCOL } from './browser-server.ts';
+import type { Host } from './launch.ts';
+import { startBrowserHost, type BrowserHost } from '../test/helpers/browser-host.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-0000000000b1';
 const OTHER = 'acc-00000000-0000-4000-8000-0000000000b2';
@@ -27,65 +22,34 @@ const OTHER = 'acc-00000000-0000-4000-8000-0000000000b2';
 const TTL_MS = 4000;
 const PARCELS = 3000;
 
+let b: BrowserHost;
 let dir: string;
 let home: string;
 let host: Host;
 let port: number;
 let farm: string;
 let otherFarm: string;
-const token = randomBytes(32).toString('base64url');
+let get: BrowserHost['get'];
+let tab: BrowserHost['tab'];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-bytes-'));
-  mkdirSync(join(dir, 'renderer'));
-  writeFileSync(join(dir, 'renderer', 'index.html'), '<!doctype html><title>Furrow</title>');
-  home = join(dir, 'home');
-  mkdirSync(home, { mode: 0o700 });
-  // The mirror the host opens: an account with a farm big enough to take several chunks (and another account's farm).
-  const m = Mirror.open(join(home, 'mirror.db'));
-  for (const id of [ACC, OTHER]) m.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(id);
-  farm = m.write.createFarm(ACC, 'Finca: Norte/Sur').local_id;
-  m.write.createParcels(farm, Array.from({ length: PARCELS }, (_, i) => pointParcel(`Olivo ${i}`, 1 + (i % 7), -4 + (i % 100) * 0.001, 37 + Math.floor(i / 100) * 0.001)));
-  otherFarm = m.write.createFarm(OTHER, 'Not mine').local_id;
-  m.close();
-  port = await freePort();
-  host = await launchHost({
-    home, env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: join(dir, 'renderer'), FURROW_BYTES_TTL_MS: String(TTL_MS) }, secrets: { browserToken: token },
+  b = await startBrowserHost('furrow-bytes-', {
+    ttlMs: TTL_MS,
+    prepare: (h) => {
+      // The mirror the host opens: an account with a farm big enough to take several chunks (and another account's farm).
+      const m = Mirror.open(join(h, 'mirror.db'));
+      for (const id of [ACC, OTHER]) m.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(id);
+      farm = m.write.createFarm(ACC, 'Finca: Norte/Sur').local_id;
+      m.write.createParcels(farm, Array.from({ length: PARCELS }, (_, i) => pointParcel(`Olivo ${i}`, 1 + (i % 7), -4 + (i % 100) * 0.001, 37 + Math.floor(i / 100) * 0.001)));
+      otherFarm = m.write.createFarm(OTHER, 'Not mine').local_id;
+      m.close();
+    },
   });
-  for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
+  ({ dir, home, host, port, get, tab } = b);
 }, 120_000);
 afterAll(async () => {
-  await host?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await b?.close();
 });
-
-interface Got { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
-function get(path: string, opts: { headers?: Record<string, string>; method?: string; host?: string } = {}): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { host: opts.host ?? `127.0.0.1:${port}`, ...opts.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** A page: a WebSocket session with this launch's token, as renderer/ws-port.ts opens it. */
-async function tab(): Promise<{ api: Client<Api, ApiEvents>['api']; close(): Promise<void> }> {
-  const ws = await new Promise<WebSocket>((resolve, reject) => {
-    const s = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${token}`], { origin: `http://127.0.0.1:${port}` });
-    s.once('open', () => resolve(s));
-    s.once('error', reject);
-  });
-  const client = createClient(API, wsPort(ws), API_EVENTS);
-  await client.api.hello({ apiVersion: API_VERSION });
-  return {
-    api: client.api,
-    close: () => new Promise<void>((resolve) => { client.close(); ws.once('close', () => resolve()); ws.close(); }),
-  };
-}
 
 /** The host's private folder of exports. */
 const exportsDir = () => join(home, 'exports');

@@ -5,80 +5,47 @@
 // a vector overlay's GeoJSON whole. Its paths outlive the exports' TTL but not its session; another session's key
 // gets nothing. A saved layer removed takes its file; a file Electron's dialog chose is redeemed by ticket, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { WebSocket } from 'ws';
 import { PMTiles, FetchSource } from 'pmtiles';
 import { fromUrl } from 'geotiff';
-import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
-import { createClient, RpcCode, type Client } from '../core/rpc.ts';
+import { RpcCode } from '../core/rpc.ts';
 import { LAYER_FILE_CHOSEN } from '../core/host-protocol.ts';
 import { parseBytesPath } from '../core/bytes-protocol.ts';
 import { tileOf, uploadChunks } from '../core/layers/layer-files.ts';
 import type { LayerFileInfo } from '../core/api-layer-files.ts';
 import type { MapLayer } from '../core/api-layers.ts';
-import { wsPort } from '../test/helpers/ws-port.ts';
-import { freePort } from '../test/helpers/process.ts';
 import { cog, mbtilesTiles, overlayGeojson, pmtilesFrom, rasterMbtiles, vectorMbtiles } from '../test/helpers/layer-fixtures.ts';
-import { launchHost, type Host } from './launch.ts';
+import type { Host } from './launch.ts';
+import { startBrowserHost, type BrowserHost, type Tab } from '../test/helpers/browser-host.ts';
 import { EMPTY_PNG } from './layer-file-handlers.ts';
-import { PROTOCOL } from './browser-server.ts';
 
 const TTL_MS = 1500;
-let dir: string;
+let b: BrowserHost;
 let home: string;
 let host: Host;
-let port: number;
 let fx: Record<string, string>;
-const token = randomBytes(32).toString('base64url');
+let get: BrowserHost['get'];
+let tab: BrowserHost['tab'];
+let url: BrowserHost['url'];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-layer-server-'));
-  mkdirSync(join(dir, 'renderer'));
-  writeFileSync(join(dir, 'renderer', 'index.html'), '<!doctype html><title>Furrow</title>');
-  home = join(dir, 'home');
-  mkdirSync(home, { mode: 0o700 });
-  const mbr = rasterMbtiles(dir, 'ortho', [255, 128, 0]);
-  fx = { mbr, mbv: vectorMbtiles(dir), pmr: pmtilesFrom(mbr, join(dir, 'ortho.pmtiles'), false), tif: cog(dir, 'ortofoto', 25830, [200, 50, 200]), geojson: overlayGeojson(dir) };
-  port = await freePort();
-  host = await launchHost({
-    home, env: { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: join(dir, 'renderer'), FURROW_BYTES_TTL_MS: String(TTL_MS) }, secrets: { browserToken: token },
+  b = await startBrowserHost('furrow-layer-server-', {
+    ttlMs: TTL_MS,
+    prepare: (_home, d) => {
+      const mbr = rasterMbtiles(d, 'ortho', [255, 128, 0]);
+      fx = { mbr, mbv: vectorMbtiles(d), pmr: pmtilesFrom(mbr, join(d, 'ortho.pmtiles'), false), tif: cog(d, 'ortofoto', 25830, [200, 50, 200]), geojson: overlayGeojson(d) };
+    },
   });
-  for (let i = 0; i < 100 && !(await get('/').catch(() => null)); i++) await new Promise((r) => setTimeout(r, 50));
+  ({ home, host, get, tab, url } = b);
 }, 120_000);
 afterAll(async () => {
-  await host?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await b?.close();
 });
 
-interface Got { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
-function get(path: string, headers: Record<string, string> = {}): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-type Page = { api: Client<Api, ApiEvents>['api']; close(): Promise<void> };
-async function tab(): Promise<Page> {
-  const ws = await new Promise<WebSocket>((resolve, reject) => {
-    const s = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${token}`], { origin: `http://127.0.0.1:${port}` });
-    s.once('open', () => resolve(s));
-    s.once('error', reject);
-  });
-  const client = createClient(API, wsPort(ws), API_EVENTS);
-  await client.api.hello({ apiVersion: API_VERSION });
-  return { api: client.api, close: () => new Promise<void>((resolve) => { client.close(); ws.once('close', () => resolve()); ws.close(); }) };
-}
+type Page = Tab;
 
 /** Sends a file as the page does: its chunks, a few at a time, then the end. */
 async function upload(page: Page, file: string, name: string): Promise<LayerFileInfo> {
@@ -89,7 +56,6 @@ async function upload(page: Page, file: string, name: string): Promise<LayerFile
 }
 
 const layersDir = () => join(home, 'layers');
-const url = (path: string) => `http://127.0.0.1:${port}${path}`;
 
 describe('layer files over the host', () => {
   it("serves an MBTiles file's tiles by name, a PMTiles archive and a GeoTIFF by range, an overlay whole, to the page that asked", async () => {
@@ -132,7 +98,7 @@ describe('layer files over the host', () => {
     const archive = new PMTiles(new FetchSource(url(p.path!)));
     expect(await archive.getHeader()).toMatchObject({ minZoom: 13, maxZoom: 15, tileType: 2 });
     for (const t of mbtilesTiles(fx.mbr!).slice(0, 6)) expect(Buffer.from((await archive.getZxy(t.z, t.x, t.y))!.data).equals(t.data)).toBe(true);
-    const range = await get(p.path!, { range: 'bytes=0-126' });
+    const range = await get(p.path!, { headers: { range: 'bytes=0-126' } });
     expect([range.status, range.headers['content-range'], range.body.subarray(0, 7).toString()]).toEqual([206, `bytes 0-126/${pmr.bytes}`, 'PMTiles']);
 
     // GeoTIFF: geotiff.js over HTTP ranges, and the CRS's definition to register.

@@ -6,14 +6,15 @@
 //
 // Why a copy, even of a path the command line or Electron's dialog gave: the layer must not break when the user
 // moves, renames or edits the original, nor lead the host to read whatever a path comes to name later. The copy is
-// streamed (never whole in memory), and cancellable.
+// streamed (never whole in memory), cancellable, and sparse where the original is (backend/sparse-write.ts: a 4.5 GB
+// archive of mostly holes takes no more disk as a copy).
 //
 // A file goes when a saved layer that used it is removed (backend/layers.ts saveLayers), when removeLayerFile asks
 // for one no saved layer uses, and at the host's start: its own .part files a stopped host left, and kept files no
 // saved layer uses that are over a day old (added, then never saved: the page closed first). The same folder holds
 // the areas kept offline (backend/offline-areas.ts): their files and downloads are theirs, never swept here.
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,6 +28,7 @@ import { LayerFileRefused, sniffLayerFile } from './layer-sniff.ts';
 import { LayerUploads } from './layer-uploads.ts';
 import { ChosenPaths } from './layer-chosen.ts';
 import { gridDirs } from './grids.ts';
+import { sparseWriteStream } from './sparse-write.ts';
 
 /** The extension a kept file of each format has. */
 export const FORMAT_EXT: Record<LayerFileFormat, string> = {
@@ -143,7 +145,7 @@ export class LayerFiles {
       },
     });
     try {
-      await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), count, createWriteStream(part, { flags: 'wx', mode: 0o600 }), { signal: opts.signal });
+      await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), count, sparseWriteStream(part), { signal: opts.signal });
       return await this.keep(part, name);
     } finally {
       rmSync(part, { force: true });
@@ -171,8 +173,9 @@ export class LayerFiles {
     if (sniffed.vector) {
       const out = `${file}.part`;
       try {
-        const { convertVector } = await import('./layer-vector.ts');
-        const c = await convertVector(part, name, sniffed.vector, out, gridDirs(this.home));
+        // On a thread of its own: a 200 MB overlay takes the CPU for seconds, and the host answers meanwhile.
+        const { convertOnThread } = await import('./layer-vector-thread.ts');
+        const c = await convertOnThread({ file: part, name, kind: sniffed.vector, dest: out, gridDirs: gridDirs(this.home) });
         [bbox, features, notes] = [c.bbox, c.features, [...notes, ...c.notes]];
         renameSync(out, file);
       } catch (err) {

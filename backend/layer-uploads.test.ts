@@ -3,7 +3,10 @@
 // page went leaves nothing; one page cannot touch another's upload; a chunk out of place or an end before every
 // chunk came is refused, the upload going on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
+import { LAYER_FILES_API } from '../core/api-layer-files.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LayerFiles } from './layer-files.ts';
@@ -113,4 +116,56 @@ describe('layer uploads', () => {
     expect(readdirSync(files.dir)).toEqual([]);
     await files.close();
   });
+
+  it("takes chunks at offsets past 2^31 and 2^32 of a file over 4 GiB, each at its place (the file sparse), and the contract carries them; a file past the disk's free space is refused", async () => {
+    // 4.5 GiB and a short last chunk: declared, never sent whole (only three chunks move; the rest is a hole).
+    const size = 2 ** 32 + 2 ** 29 + 12_345;
+    const chunks = uploadChunks(size);
+    expect(chunks).toHaveLength(4097 + 512);
+    expect(chunks[2048]).toEqual({ offset: 2 ** 31, length: LAYER_CHUNK_BYTES });
+    expect(chunks[4096]).toEqual({ offset: 2 ** 32, length: LAYER_CHUNK_BYTES });
+    expect(chunks.at(-1)).toEqual({ offset: 2 ** 32 + 2 ** 29, length: 12_345 });
+    // The page's call as the host checks it: an offset past 2^32 is an integer like any other (no 32-bit field).
+    const data = randomBytes(LAYER_CHUNK_BYTES).toString('base64');
+    expect(Value.Check(LAYER_FILES_API.addLayerFileChunk.args, { upload: 'a'.repeat(32), offset: 2 ** 32 + 2 ** 29, data })).toBe(true);
+    expect(Value.Check(LAYER_FILES_API.addLayerFileBegin.args, { name: 'Ortofoto.tif', size })).toBe(true);
+
+    const files = new LayerFiles(mkdtempSync(join(dir, 'home-')), { free: () => 8 * 1024 ** 3 });
+    files.checkRoom(size, 'Ortofoto.tif');
+    const page = {};
+    const id = await files.uploads.begin(page, 'Ortofoto.tif', size);
+    const sent = new Map<number, Buffer>();
+    for (const c of [chunks[2048]!, chunks[4096]!, chunks.at(-1)!]) {
+      const bytes = randomBytes(c.length);
+      sent.set(c.offset, bytes);
+      await files.uploads.chunk(page, id, c.offset, bytes.toString('base64'));
+    }
+    // Out of place past 2^32, too short there, or at the end: refused.
+    await expect(files.uploads.chunk(page, id, 2 ** 32 + 1, data)).rejects.toMatchObject({ code: 'invalid_arguments', message: expect.stringMatching(/multiple of 1048576 bytes below the file's size \(4831850553\), not at 4294967297$/) });
+    await expect(files.uploads.chunk(page, id, 2 ** 32, 'AAAA')).rejects.toMatchObject({ message: 'The chunk at 4294967296 holds 3 bytes where 1048576 were expected' });
+    await expect(files.uploads.chunk(page, id, size, 'AAAA')).rejects.toMatchObject({ code: 'invalid_arguments' });
+    // Each where it belongs, read back at its offset; the file as long as declared, taking the disk only its chunks.
+    const part = join(files.dir, `${id}.upload.part`);
+    const fd = openSync(part, 'r');
+    try {
+      for (const [offset, bytes] of sent) {
+        const back = Buffer.alloc(bytes.length);
+        expect(readSync(fd, back, 0, back.length, offset)).toBe(bytes.length);
+        expect(back.equals(bytes)).toBe(true);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    expect(statSync(part).size).toBe(size);
+    expect(statSync(part).blocks * 512).toBeLessThan(64 * 1024 ** 2);
+    await expect(files.uploads.end(page, id, (f, n) => files.keep(f, n))).rejects.toMatchObject({ message: `${chunks.length - 3} of the file's ${chunks.length} chunks have not come: send them before the end` });
+    await files.uploads.cancel(page, id);
+    expect(readdirSync(files.dir)).toEqual([]);
+    await files.close();
+
+    // The same file where the disk has less room than it and the margin the mirror needs: refused before any byte.
+    const full = new LayerFiles(mkdtempSync(join(dir, 'home-')), { free: () => 4.6 * 1024 ** 3 });
+    expect(() => full.checkRoom(size, 'Ortofoto.tif')).toThrow(expect.objectContaining({ code: 'disk_full', message: "Ortofoto.tif is 4.5 GB and the disk holding the app's data has 4.6 GB free: free some space first" }));
+    await full.close();
+  }, 60_000);
 });

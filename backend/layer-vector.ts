@@ -1,7 +1,8 @@
 // A vector overlay turned, once, into the GeoJSON the page draws: GeoJSON, KML/KMZ and zipped Shapefiles read by the
 // import's own readers (db/import/read.ts: the same formats, encodings, zip guards, and the same reprojection to WGS84
 // from a file's EPSG coordinate system, with the same grids, as an import), a GeoPackage by db/geopackage.ts (WGS84). Every feature with a shape is kept as it is (lines and points too: roads, drains,
-// wells), in WGS84; ones without are left out and counted. Written feature by feature to `dest`.
+// wells), in WGS84; ones without are left out and counted. Written feature by feature to `dest`. The host runs it on
+// a worker thread (backend/layer-vector-thread.ts): a large overlay takes seconds of CPU.
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { REPROJECT } from '../db/import/errors.ts';

@@ -4,6 +4,7 @@ import 'ol/ol.css';
 import { canReconnect, connectBackend, waitForHost } from './backend.ts';
 import { App } from './App.tsx';
 import { set } from './store.ts';
+import { mapFontLoaded } from './features/map/map-font.ts';
 
 // The printed address pasted into a tab already on the app changes only the fragment, which loads nothing: start
 // again with its token.
@@ -16,7 +17,9 @@ const lost = (reason: string) => {
   set({ backendLost: { reason, reconnecting: back } });
   if (back) waitForHost();
 };
-connectBackend(lost).then(
-  (backend) => root.render(<App backend={backend} />),
+// The map's labels' font loaded (from the page's own files) while the backend connects, before the map draws a
+// label: a canvas never redraws text by itself once a font comes (features/map/map-font.ts).
+Promise.all([connectBackend(lost), mapFontLoaded()]).then(
+  ([backend]) => root.render(<App backend={backend} />),
   (err: unknown) => root.render(<p className="fatal" role="alert">{err instanceof Error ? err.message : String(err)}</p>),
 );

@@ -2,7 +2,7 @@
 // benchmarks: GDAL 3.6 has no PMTiles driver and the pmtiles package only reads. Tiles are given in any order, each
 // once; written clustered (by tile id), directories uncompressed, with leaf directories once the root would pass
 // its 16 KiB. Tiles come from a generator and go straight to the file: a 2 GB archive is never held in memory.
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { zxyToTileId } from 'pmtiles';
 
 export interface PmtilesOptions {
@@ -99,25 +99,7 @@ export function writePmtiles(file: string, opts: PmtilesOptions, tiles: Iterable
   const metaOffset = rootOffset + root.length;
   const leafOffset = metaOffset + meta.length;
   const dataOffset = leafOffset + leaves.length;
-  const h = Buffer.alloc(HEADER);
-  h.write('PMTiles', 0, 'ascii');
-  h[7] = 3;
-  u64(h, 8, rootOffset); u64(h, 16, root.length);
-  u64(h, 24, metaOffset); u64(h, 32, meta.length);
-  u64(h, 40, leafOffset); u64(h, 48, leaves.length);
-  u64(h, 56, dataOffset); u64(h, 64, dataLength);
-  u64(h, 72, entries.length); u64(h, 80, entries.length); u64(h, 88, entries.length);
-  h[96] = 0; // not clustered: the data is in the order the tiles came
-  h[97] = 1; // internal compression: none
-  h[98] = opts.tileCompression ?? 1;
-  h[99] = opts.tileType;
-  h[100] = opts.minZoom;
-  h[101] = opts.maxZoom;
-  const e7 = (v: number) => Math.round(v * 1e7);
-  h.writeInt32LE(e7(opts.bounds[0]), 102); h.writeInt32LE(e7(opts.bounds[1]), 106);
-  h.writeInt32LE(e7(opts.bounds[2]), 110); h.writeInt32LE(e7(opts.bounds[3]), 114);
-  h[118] = opts.minZoom;
-  h.writeInt32LE(e7((opts.bounds[0] + opts.bounds[2]) / 2), 119); h.writeInt32LE(e7((opts.bounds[1] + opts.bounds[3]) / 2), 123);
+  const h = header(opts, { rootOffset, root, metaOffset, meta, leafOffset, leaves, dataOffset, dataLength, tiles: entries.length });
   const out = openSync(file, 'w');
   try {
     for (const b of [h, root, meta, leaves]) writeSync(out, b);
@@ -142,5 +124,58 @@ export function writePmtiles(file: string, opts: PmtilesOptions, tiles: Iterable
   return { tiles: entries.length, bytes: dataOffset + dataLength, at };
 }
 
+/** The 127-byte header of an archive laid out as `at` says. */
+function header(opts: PmtilesOptions, at: { rootOffset: number; root: Buffer; metaOffset: number; meta: Buffer; leafOffset: number; leaves: Buffer; dataOffset: number; dataLength: number; tiles: number }): Buffer {
+  const { rootOffset, root, metaOffset, meta, leafOffset, leaves, dataOffset, dataLength } = at;
+  const entries = { length: at.tiles };
+  const h = Buffer.alloc(HEADER);
+  h.write('PMTiles', 0, 'ascii');
+  h[7] = 3;
+  u64(h, 8, rootOffset); u64(h, 16, root.length);
+  u64(h, 24, metaOffset); u64(h, 32, meta.length);
+  u64(h, 40, leafOffset); u64(h, 48, leaves.length);
+  u64(h, 56, dataOffset); u64(h, 64, dataLength);
+  u64(h, 72, entries.length); u64(h, 80, entries.length); u64(h, 88, entries.length);
+  h[96] = 0; // not clustered: the data is in the order the tiles came
+  h[97] = 1; // internal compression: none
+  h[98] = opts.tileCompression ?? 1;
+  h[99] = opts.tileType;
+  h[100] = opts.minZoom;
+  h[101] = opts.maxZoom;
+  const e7 = (v: number) => Math.round(v * 1e7);
+  h.writeInt32LE(e7(opts.bounds[0]), 102); h.writeInt32LE(e7(opts.bounds[1]), 106);
+  h.writeInt32LE(e7(opts.bounds[2]), 110); h.writeInt32LE(e7(opts.bounds[3]), 114);
+  h[118] = opts.minZoom;
+  h.writeInt32LE(e7((opts.bounds[0] + opts.bounds[2]) / 2), 119); h.writeInt32LE(e7((opts.bounds[1] + opts.bounds[3]) / 2), 123);
+  return h;
+}
+
 const readChunk = (fd: number, buf: Buffer, pos: number) => readSync(fd, buf, 0, buf.length, pos);
 const unlinkQuiet = (f: string) => rmSync(f, { force: true });
+
+/**
+ * A sparse archive: header, directories and metadata at the start, each tile at its own absolute offset `at` (past
+ * 2 GiB, 4 GiB…: the data section starts at the lowest), the file `size` bytes long with nothing written elsewhere.
+ * A file of gigabytes that costs the disk only its few written blocks: what offsets past 2^31 and 2^32 are tested on.
+ */
+export function writeSparsePmtiles(file: string, opts: PmtilesOptions, tiles: readonly { z: number; x: number; y: number; data: Uint8Array; at: number }[], size: number): void {
+  const dataOffset = Math.min(...tiles.map((t) => t.at));
+  const entries: Entry[] = tiles.map((t) => ({ tileId: zxyToTileId(t.z, t.x, t.y), offset: t.at - dataOffset, length: t.data.length, runLength: 1 })).sort((a, b) => a.tileId - b.tileId);
+  const { root, leaves } = directories(entries);
+  const meta = Buffer.from(JSON.stringify(opts.metadata ?? {}));
+  const rootOffset = HEADER;
+  const metaOffset = rootOffset + root.length;
+  const leafOffset = metaOffset + meta.length;
+  if (leafOffset + leaves.length > dataOffset) throw new Error('the tiles must lie after the directories');
+  const dataLength = Math.max(...tiles.map((t) => t.at + t.data.length)) - dataOffset;
+  const h = header(opts, { rootOffset, root, metaOffset, meta, leafOffset, leaves, dataOffset, dataLength, tiles: entries.length });
+  const fd = openSync(file, 'w');
+  try {
+    let pos = 0;
+    for (const b of [h, root, meta, leaves]) { writeSync(fd, b, 0, b.length, pos); pos += b.length; }
+    for (const t of tiles) writeSync(fd, t.data, 0, t.data.length, t.at);
+    ftruncateSync(fd, size);
+  } finally {
+    closeSync(fd);
+  }
+}

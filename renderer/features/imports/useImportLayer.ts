@@ -12,6 +12,7 @@ import { transformExtent } from 'ol/proj.js';
 import { buffer, getHeight, getWidth, isEmpty } from 'ol/extent.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import { useImports } from './import-store.ts';
+import { mapFont } from '../map/map-font.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 const INVALID = '#c2185b';
@@ -30,7 +31,7 @@ function invalidStyle(f: FeatureLike): Style {
     // A white box, not a halo: over a bow tie's crossing lines a haloed "#3" read as "##3". Decluttered, two
     // markers never overprint each other either.
     text: new Text({
-      text: `#${Number(f.getId()) + 1}`, font: 'bold 12px system-ui, sans-serif', fill: new Fill({ color: INVALID }), overflow: true,
+      text: `#${Number(f.getId()) + 1}`, font: mapFont(12, true), fill: new Fill({ color: INVALID }), overflow: true,
       backgroundFill: new Fill({ color: '#ffffff' }), backgroundStroke: new Stroke({ color: INVALID, width: 1 }), padding: [1, 3, 0, 3],
     }),
   });

@@ -36,7 +36,7 @@ describe('vector tile style', () => {
     expect(strokes(vectorTileStyle(f(line, { layer: 'transportation', class: 'primary' }), 10))).toEqual([TILE_COLOURS.roadCasing, TILE_COLOURS.road]);
     const named = styles(vectorTileStyle(f(line, { layer: 'roads', kind: 'minor_road', name: 'Camino de la Vega' }), 10));
     expect(named.at(-1)!.getText()?.getText()).toBe('Camino de la Vega');
-    expect(named.at(-1)!.getText()?.getFont()).toMatch(/system-ui/);
+    expect(named.at(-1)!.getText()?.getFont()).toBe('12px "Noto Sans", system-ui, sans-serif');
     // Far out: no labels.
     expect(styles(vectorTileStyle(f(line, { layer: 'roads', name: 'Camino' }), 500)).every((s) => !s.getText())).toBe(true);
     expect(styles(vectorTileStyle(f(new Point([0, 0]), { layer: 'roads', kind: 'well' }), 10))[0]!.getImage()).toBeTruthy();

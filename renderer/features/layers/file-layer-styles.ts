@@ -2,11 +2,12 @@
 // style the map could read (MapLibre's style documents fetch their fonts and sprites from a server): one default
 // style reads what the common schemas (OpenMapTiles, Protomaps, Shortbread, a tile set GDAL wrote from the user's own
 // layers) have in common — water, land use, roads, boundaries, buildings, places — by each feature's layer name and
-// its kind/class, and draws anything else plainly by its geometry. Labels use the page's own system font: nothing is
-// fetched. A read-only vector overlay (cadastre, roads, drains) is drawn plainly in one colour, thin enough to see the
+// its kind/class, and draws anything else plainly by its geometry. Labels use the font bundled with the page (Noto Sans,
+// features/map/map-font.ts): nothing is fetched. A read-only vector overlay (cadastre, roads, drains) is drawn plainly in one colour, thin enough to see the
 // parcels and the photo under it.
 import { Circle, Fill, Stroke, Style, Text } from 'ol/style.js';
 import type { FeatureLike } from 'ol/Feature.js';
+import { mapFont } from '../map/map-font.ts';
 
 export type TileCategory = 'water' | 'land' | 'road' | 'rail' | 'boundary' | 'building' | 'place' | 'other';
 
@@ -44,8 +45,8 @@ export const TILE_COLOURS = {
   boundary: '#8a5ca8', building: '#d9d0c9', buildingLine: '#bfb5ac', other: '#6b6b6b', label: '#2b2b2b',
 } as const;
 
-/** The page's own font (the app bundles none and fetches none): the same as the parcels' labels. */
-const FONT = '12px system-ui, sans-serif';
+/** The font bundled with the page (features/map/map-font.ts; nothing fetched): the same as the parcels' labels. */
+const FONT = mapFont(12);
 /** Labels from this resolution down (metres a pixel: about zoom 12). */
 const LABEL_RESOLUTION = 40;
 

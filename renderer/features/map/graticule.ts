@@ -14,8 +14,9 @@ import { degreesToStringHDMS } from 'ol/coordinate.js';
 import { fromLonLat, toLonLat } from 'ol/proj.js';
 import { coveringBoxes } from './covering.ts';
 import type { Box } from './label-placement.ts';
+import { mapFont } from './map-font.ts';
 
-export const GRATICULE_FONT = '12px system-ui, sans-serif';
+export const GRATICULE_FONT = mapFont(12);
 /** The latitudes' labels end at this fraction of the map's width (their right edge). */
 const LAT_AT = 0.985;
 /** The longitudes' labels: their text's top this far below the map's top edge; their box's height, halo included. */

@@ -19,6 +19,7 @@ import { placeLabels, type Box, type LabelParcel, type Pt } from './label-placem
 import { labelText } from './state-marks.ts';
 import { GRATICULE_FONT, graticuleLabelBoxes } from './graticule.ts';
 import { coveringBoxes } from './covering.ts';
+import { mapFont } from './map-font.ts';
 
 /** Below this resolution (m/pixel, field scale) parcels carry their names; above, only the selected one. */
 export const LABEL_RESOLUTION = 25;
@@ -29,7 +30,7 @@ export const LABELS_UP_TO = 5000;
  * find room, and looking for it (each spot checked against the shapes around) held the page for seconds at 5,000.
  */
 export const BESIDE_UP_TO = 1000;
-const font = (size: number, bold: boolean) => `${bold ? 'bold ' : ''}${size}px system-ui, sans-serif`;
+const font = (size: number, bold: boolean) => mapFont(size, bold);
 
 /** The names' and leaders' styles, cached by size and weight. */
 function labelStyle() {
