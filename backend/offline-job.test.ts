@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PartFile, type FetchedTile } from './mbtiles-writer.ts';
-import { COMMIT_MS, runDownload } from './offline-job.ts';
+import { COMMIT_MS, MAX_FAILED_IN_A_ROW, MAX_UNREACHABLE_IN_A_ROW, runDownload } from './offline-job.ts';
+import { TILE_POLICY } from './tile-fetcher.ts';
+import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { TileFetcher } from './tile-fetcher.ts';
 import { countTiles } from '../core/tiles/tile-math.ts';
 import { xyzTemplate } from '../core/tiles/tile-urls.ts';
@@ -58,5 +62,38 @@ describe('a download run', () => {
     // One commit per COMMIT_MS at most (and one more at the end), however fast the tiles come.
     expect(commits).toBeLessThanOrEqual(Math.ceil(ms / COMMIT_MS) + 2);
     expect(part.finish().tiles).toBe(total);
+  }, 60_000);
+
+  it('stops after a few tiles when no server answers at all (offline, the server gone), saying so; a refusing server after many more', async () => {
+    // A port nothing listens on: every connection refused.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const box: [number, number, number, number] = [13.39, 52.51, 13.42, 52.52];
+    const total = countTiles([box], 15, 18);
+    const run = async (template: string, file: string) => {
+      const part = PartFile.create(join(dir, `${file.repeat(32)}.mbtiles.part`), {
+        layer: 'ortho', source: { kind: 'xyz', url: template }, name: 'Ortho', boxes: [box], bbox: box, minZoom: 15, maxZoom: 18, total, started: new Date().toISOString(),
+      });
+      const url = xyzTemplate(template);
+      const signal = new AbortController().signal;
+      const fetcher = new TileFetcher(signal, { ...TILE_POLICY, attempts: 2, baseMs: 1, capMs: 2 });
+      const outcome = await runDownload(part, (t) => url(t.z, t.x, t.y), fetcher, signal);
+      await fetcher.close();
+      return outcome;
+    };
+    const gone = await run(`http://127.0.0.1:${port}/{z}/{x}/{y}.png`, 'd');
+    expect(gone.stopped).toMatch(/could not be reached \(2 tries\)$/);
+    expect(gone.failed).toBeGreaterThanOrEqual(MAX_UNREACHABLE_IN_A_ROW);
+    expect(gone.failed).toBeLessThan(MAX_UNREACHABLE_IN_A_ROW + 4);
+    // A server that is there and refuses (403 to everything) is given longer: its refusal may be one region's.
+    const forbidding = createHttpServer((_, res) => res.writeHead(403).end());
+    await new Promise<void>((r) => forbidding.listen(0, '127.0.0.1', r));
+    const refusing = await run(`http://127.0.0.1:${(forbidding.address() as AddressInfo).port}/{z}/{x}/{y}.png`, 'e');
+    forbidding.closeAllConnections();
+    await new Promise((r) => forbidding.close(r));
+    expect(refusing.stopped).toMatch(/answered 403/);
+    expect(refusing.failed).toBeGreaterThanOrEqual(MAX_FAILED_IN_A_ROW);
   }, 60_000);
 });

@@ -5,7 +5,8 @@
 // a crash loses no more than the tiles of the batch not yet committed and those in flight, fetched again on resume.
 // Progress counts tiles once they are committed, so what it said is in the file. Aborting stops taking tiles, drops
 // the answers still coming, and writes what had arrived: the file is then a paused download. Many tiles failing in a
-// row (offline, a server refusing every request) stop the run early, paused, saying the last failure.
+// row (a server refusing every request; fewer when no server answers at all: offline, the server gone) stop the run
+// early, paused, saying the last failure.
 import { tileKey, tilesOf, type TileCoord } from '../core/tiles/tile-math.ts';
 import type { FetchedTile, PartFile } from './mbtiles-writer.ts';
 import type { TileFetcher } from './tile-fetcher.ts';
@@ -13,8 +14,13 @@ import type { OfflineProgress } from '../core/api-offline.ts';
 
 /** Tiles fetched at once: a polite few, as tile usage policies ask (OpenStreetMap's: at most 2 for bulk work). */
 export const DEFAULT_CONCURRENCY = 4;
-/** Tiles given up on in a row after which the run stops (the server is gone or refuses everything). */
+/** Tiles given up on in a row after which the run stops (the server refuses everything). */
 export const MAX_FAILED_IN_A_ROW = 50;
+/**
+ * Tiles in a row for which no server answered at all (offline, the server gone) after which the run stops: each was
+ * tried with backoff already, so two rounds of the workers say it; going on would spend minutes on every tile.
+ */
+export const MAX_UNREACHABLE_IN_A_ROW = 2 * DEFAULT_CONCURRENCY;
 /** Progress is reported at most this often. */
 const PROGRESS_MS = 200;
 /** The longest a fetched tile waits to be committed: what a crash may make the resume fetch again. */
@@ -40,6 +46,7 @@ export async function runDownload(
   const counts = part.counts();
   const progress: OfflineProgress = { done: counts.tiles + counts.empty, total: j.total, bytes: counts.bytes, failed: 0 };
   let failedInARow = 0;
+  let unreachableInARow = 0;
   let stopped: string | null = null;
   let lastReport = 0;
   const report = (force = false) => {
@@ -96,7 +103,8 @@ export async function runDownload(
         // Recorded in the file: a paused download says how many, and may be kept without them.
         pending.push({ ...t, data: null, failed: answer.why });
         flushing ??= setTimeout(flush, COMMIT_MS);
-        if (++failedInARow >= MAX_FAILED_IN_A_ROW) {
+        unreachableInARow = answer.unreachable ? unreachableInARow + 1 : 0;
+        if (++failedInARow >= MAX_FAILED_IN_A_ROW || unreachableInARow >= MAX_UNREACHABLE_IN_A_ROW) {
           stopped = answer.why;
           stop.abort();
         }
@@ -104,6 +112,7 @@ export async function runDownload(
         continue;
       }
       failedInARow = 0;
+      unreachableInARow = 0;
       const data = answer.kind === 'tile' ? answer.data : null;
       pending.push({ ...t, data });
       pendingBytes += data?.length ?? 0;

@@ -84,7 +84,7 @@ describe('a tile fetched', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
 
     ts.fault('/xyz/5/2/2.png', { kind: 'status', status: 502, times: 10 });
-    expect(await fetcher().fetch(`${ts.base}/xyz/5/2/2.png`)).toEqual({ kind: 'failed', why: expect.stringMatching(/answered 502 \(4 tries\)$/) });
+    expect(await fetcher().fetch(`${ts.base}/xyz/5/2/2.png`)).toEqual({ kind: 'failed', why: expect.stringMatching(/answered 502 \(4 tries\)$/), unreachable: false });
     expect(ts.requests.get('/xyz/5/2/2.png')).toBe(4);
   });
 

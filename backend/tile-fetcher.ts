@@ -26,7 +26,8 @@ export interface TilePolicy {
 export const TILE_POLICY: TilePolicy = { attempts: 5, baseMs: 500, capMs: 15_000, maxRetryAfterMs: 120_000, timeoutMs: 30_000, maxBytes: 4 * 1024 * 1024 };
 
 /** A tile fetched, none at the server, or given up on (why, in words). */
-export type TileAnswer = { kind: 'tile'; data: Buffer } | { kind: 'empty' } | { kind: 'failed'; why: string };
+/** `unreachable`: the last try found no server at all (refused, unresolved, no answer), not a server's refusal. */
+export type TileAnswer = { kind: 'tile'; data: Buffer } | { kind: 'empty' } | { kind: 'failed'; why: string; unreachable?: boolean };
 
 const USER_AGENT = 'Furrow/0.1 (offline area download; https://github.com/furrow)';
 const MAX_REDIRECTS = 3;
@@ -43,7 +44,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 class Retry {
-  constructor(readonly why: string, readonly waitMs: number | null) {}
+  constructor(readonly why: string, readonly waitMs: number | null, readonly unreachable = false) {}
 }
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
@@ -79,6 +80,7 @@ export class TileFetcher {
   /** The tile at `url`, trying again as the policy says; throws only when the download's signal aborts. */
   async fetch(url: string): Promise<TileAnswer> {
     let last = 'not tried';
+    let unreachable = false;
     for (let attempt = 1; attempt <= this.policy.attempts; attempt++) {
       const wait = this.notBefore - Date.now();
       if (wait > 0) await sleep(wait, this.signal);
@@ -88,6 +90,7 @@ export class TileFetcher {
         if (this.signal.aborted) throw this.signal.reason;
         if (!(err instanceof Retry)) throw err;
         last = err.why;
+        unreachable = err.unreachable;
         if (attempt === this.policy.attempts) break;
         if (err.waitMs !== null) {
           // The server's own wait, for every request of the download.
@@ -98,7 +101,7 @@ export class TileFetcher {
         }
       }
     }
-    return { kind: 'failed', why: `${last} (${this.policy.attempts} tries)` };
+    return { kind: 'failed', why: `${last} (${this.policy.attempts} tries)`, unreachable };
   }
 
   /** Whether each address's scheme and authority (all the rules look at) is one tiles are taken from. */
@@ -138,7 +141,7 @@ export class TileFetcher {
         res = await this.agent.request({ origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers: HEADERS, signal: this.signal });
       } catch (err) {
         if (this.signal.aborted) throw this.signal.reason;
-        throw new Retry(timedOut(err) ? `${host(url)} did not answer within ${this.policy.timeoutMs / 1000} s` : `${host(url)} could not be reached`, null);
+        throw new Retry(timedOut(err) ? `${host(url)} did not answer within ${this.policy.timeoutMs / 1000} s` : `${host(url)} could not be reached`, null, true);
       }
       const header = (name: string): string | null => {
         const v = res.headers[name];

@@ -44,7 +44,9 @@ describe('allowsPermission (main\'s permission request and check handlers)', () 
       expect(allowsPermission('geolocation', url, true), String(url)).toBe(false);
     }
     expect(allowsPermission('geolocation', APP_URL, false)).toBe(false);
-    for (const p of ['media', 'notifications', 'clipboard-read', 'clipboard-sanitized-write', 'midi', 'midiSysex', 'pointerLock', 'fullscreen', 'openExternal', 'display-capture', 'serial', 'hid', 'usb', 'idle-detection', 'window-management', 'unknown']) {
+    expect(allowsPermission('clipboard-sanitized-write', APP_URL, true)).toBe(true);
+    expect(allowsPermission('clipboard-sanitized-write', 'https://evil.example/', true)).toBe(false);
+    for (const p of ['media', 'notifications', 'clipboard-read', 'midi', 'midiSysex', 'pointerLock', 'fullscreen', 'openExternal', 'display-capture', 'serial', 'hid', 'usb', 'idle-detection', 'window-management', 'unknown']) {
       expect(allowsPermission(p, APP_URL, true), p).toBe(false);
     }
   });

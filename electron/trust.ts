@@ -62,13 +62,17 @@ export function allowedRequest(details: PageRequest): boolean {
   return /^devtools:/.test(details.url) || allowsRequest(ELECTRON_SHELL, details);
 }
 
-/** The one power the app's page may have: the system's location (issue 31), for a user in the field to see where they stand. */
-export const PAGE_PERMISSIONS: ReadonlySet<string> = new Set(['geolocation']);
+/**
+ * The powers the app's page may have: the system's location (issue 31), for a user in the field to see where they
+ * stand, and writing text to the clipboard (Measure's "Copy result": Chromium asks clipboard-sanitized-write for
+ * navigator.clipboard.writeText). Reading the clipboard stays refused.
+ */
+export const PAGE_PERMISSIONS: ReadonlySet<string> = new Set(['geolocation', 'clipboard-sanitized-write']);
 
 /**
- * Main's permission handlers (session.setPermissionRequestHandler and setPermissionCheckHandler): the location,
- * asked by a page of the app (app://furrow) from its main frame, and nothing else — no camera, microphone,
- * notification, clipboard, MIDI, serial or HID device, for the app or any other origin, in any frame. `url`: the
+ * Main's permission handlers (session.setPermissionRequestHandler and setPermissionCheckHandler): the location and a
+ * clipboard write, asked by a page of the app (app://furrow) from its main frame, and nothing else — no camera,
+ * microphone, notification, clipboard read, MIDI, serial or HID device, for the app or any other origin, in any frame. `url`: the
  * requesting page's URL (or origin, for a check); `mainFrame`: false for an iframe (unknown for a check: undefined).
  */
 export function allowsPermission(permission: string, url: string | undefined, mainFrame?: boolean): boolean {

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
 import { decodePng, demoApi, drawSquare, lonLatAt, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { COVERING } from '../../renderer/features/map/covering.ts';
 
 type Box = [number, number, number, number];
 interface Labels { parcels: number; graticule: Box[]; placed: { id: string; text: string; kind: string; size: number; box: Box; leader: [[number, number], [number, number]] | null }[] }
@@ -159,7 +160,7 @@ async function expectGraticuleApart(p: Page, shot: string): Promise<Box[]> {
   const leaders = l.placed.flatMap((q) => (q.leader ? [[Math.min(q.leader[0][0], q.leader[1][0]) - 2, Math.min(q.leader[0][1], q.leader[1][1]) - 2, Math.max(q.leader[0][0], q.leader[1][0]) + 2, Math.max(q.leader[0][1], q.leader[1][1]) + 2] as Box] : []));
   const covered: Box[] = [...g, ...l.placed.map((q) => q.box), ...leaders];
   // What covers the map (its controls, drawn dark too) is no label.
-  for (const sel of ['.ol-zoom', '.layers-control', '.legend', '.filter-banner', '.cursor-position']) {
+  for (const sel of COVERING) {
     for (const b of await p.locator(sel).all()) {
       const r = await b.boundingBox();
       if (r) covered.push([r.x - map.x - 2, r.y - map.y - 2, r.x - map.x + r.width + 2, r.y - map.y + r.height + 2]);

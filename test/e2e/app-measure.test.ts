@@ -22,7 +22,14 @@ let problems: () => Promise<string[]>;
 beforeAll(async () => {
   ctx = await startDemoApp('furrow-app-measure-');
   ({ page, problems } = await openApp(ctx.browser, ctx.app.url));
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(ctx.app.url).origin });
+  // The page may write the clipboard, not read it (core/page-policy.ts): what it writes is recorded as it goes.
+  await page.context().grantPermissions(['clipboard-write'], { origin: new URL(ctx.app.url).origin });
+  await page.evaluate(() => {
+    const w = window as unknown as { __copied: string[] };
+    w.__copied = [];
+    const write = navigator.clipboard.writeText.bind(navigator.clipboard);
+    navigator.clipboard.writeText = async (text: string) => { await write(text); w.__copied.push(text); };
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -95,7 +102,7 @@ describe('measuring on the map', () => {
 
     // Copied as text, as shown.
     await page.getByRole('button', { name: 'Copy result' }).click();
-    await poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^Area \d+\.\d{4} ha \([\d,]+ m²\), perimeter [\d.,]+ (m|km), geodesic on WGS84$/);
+    await poll(() => page.evaluate(() => (window as unknown as { __copied: string[] }).__copied.at(-1) ?? '')).toMatch(/^Area \d+\.\d{4} ha \([\d,]+ m²\), perimeter [\d.,]+ (m|km), geodesic on WGS84$/);
     // US units: acres.
     await page.getByLabel('Units').selectOption('us');
     await poll(() => area.textContent()).toMatch(/^\d+\.\d{4} ac \([\d,]+ ft²\)$/);

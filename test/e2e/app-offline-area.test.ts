@@ -76,7 +76,7 @@ describe('an area kept offline', () => {
     await page.screenshot({ path: join(SHOTS, 'app-offline-area-progress.png') });
     // Paused: where it stopped, and Resume goes on from there.
     await entry.getByRole('button', { name: 'Pause' }).click();
-    await poll(() => entry.getByRole('status', { name: 'Download of Purple tiles status' }).textContent()).toMatch(/^Interrupted at [\d,]+ of [\d,]+ tiles\. Resume Cancel$/);
+    await poll(() => entry.getByRole('status', { name: 'Download of Purple tiles status' }).textContent()).toMatch(/^Paused at [\d,]+ of [\d,]+ tiles\. Resume Cancel$/);
     await entry.getByRole('button', { name: 'Resume' }).click();
     await poll(() => entry.locator('.offline-kept').textContent(), 120_000).toMatch(/^Area kept offline, updated \d+ \w+ \d{4}\. Update Delete$/);
     expect(await panel().locator('.layer-legend').first().textContent()).toContain(`${tiles.toLocaleString('en-US')} tiles kept offline (zoom 13–18)`);

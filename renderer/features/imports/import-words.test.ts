@@ -6,6 +6,8 @@ describe('the import preview', () => {
     for (const name of ['a.geojson', 'a.JSON', 'b.kml', 'b.kmz', 'c.zip']) expect(fileProblem(name, 1000)).toBeNull();
     expect(fileProblem('fields.csv', 10)).toBe('fields.csv is not a file Furrow imports: drop a GeoJSON (.geojson, .json), a KML (.kml, .kmz) or a zipped Shapefile (.zip).');
     expect(fileProblem('geojson', 10)).toMatch(/^geojson is not a file Furrow imports/);
+    expect(fileProblem('ortho.TIF', 10)).toBe('ortho.TIF is imagery or tiles, not parcels: open it under the parcels from Layers (B), "Open a file as a layer…".');
+    expect(fileProblem('tiles.pmtiles', 10)).toMatch(/^tiles\.pmtiles is imagery or tiles, not parcels/);
     expect(fileProblem('big.geojson', 25 * 1024 * 1024)).toBe('big.geojson is 25 MB, more than the app previews (20 MB): import it with the CLI, npm run -s cli -- import FILE --farm NAME.');
     expect(fileProblem('empty.kml', 0)).toBe('empty.kml is empty: there is nothing to import.');
   });

@@ -12,10 +12,16 @@ export const ACCEPT = IMPORT_EXTENSIONS.join(',');
 /** The way for a file larger than the app takes: the CLI reads any size from disk. */
 export const CLI_IMPORT = 'npm run -s cli -- import FILE --farm NAME';
 
+/** Files that are map layers (rasters, tile sets), never parcels: a user dropping one is sent to the layers panel. */
+const LAYER_EXTENSIONS = ['.tif', '.tiff', '.mbtiles', '.pmtiles', '.gpkg'];
+
 /** Why a file cannot be previewed, before a byte of it is read: not a type the app imports, or too large; null when it can. */
 export function fileProblem(name: string, size: number): string | null {
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 ? name.slice(dot).toLowerCase() : '';
+  if (LAYER_EXTENSIONS.includes(ext)) {
+    return `${name} is imagery or tiles, not parcels: open it under the parcels from Layers (B), "Open a file as a layer…".`;
+  }
   if (!(IMPORT_EXTENSIONS as readonly string[]).includes(ext)) {
     return `${name} is not a file Furrow imports: drop a GeoJSON (.geojson, .json), a KML (.kml, .kmz) or a zipped Shapefile (.zip).`;
   }

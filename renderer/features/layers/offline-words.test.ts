@@ -17,13 +17,15 @@ describe('offline-area words', () => {
     expect(estimateWords({ ...e, bytesEstimate: null, sampled: 0, sampleProblem: 'No tile could be read to estimate the size: t.example.org answered 403.' }))
       .toBe('1,234 tiles. No tile could be read to estimate the size: t.example.org answered 403.');
     expect(estimateWords({ ...e, problem: 'The area at zooms 10–19 is …' })).toBe('The area at zooms 10–19 is …');
+    expect(estimateWords({ ...e, bytesEstimate: 0, sampled: 5 })).toBe('1,234 tiles; the 5 sample tiles were all empty at the server: does it cover this area?');
+    expect(estimateWords({ ...e, bytesEstimate: 0, sampled: 1 })).toBe('1,234 tiles; the sample tile was empty at the server: does it cover this area?');
   });
 
   it('say progress and where a download stopped', () => {
     expect(progressWords({ done: 1200, total: 4500, bytes: 14_200_000, failed: 0 })).toBe('1,200 of 4,500 tiles (26 %), 14 MB');
     expect(progressWords({ done: 1, total: 1, bytes: 900, failed: 2 })).toBe('1 of 1 tile (100 %), 900 bytes; 2 failed after retries');
-    expect(pausedWords({ done: 200, total: 419 })).toBe('Interrupted at 200 of 419 tiles.');
-    expect(pausedWords({ done: 300, total: 419 }, 1)).toBe('Interrupted at 300 of 419 tiles. 1 tile failed after retries: Resume tries it again.');
+    expect(pausedWords({ done: 200, total: 419 })).toBe('Paused at 200 of 419 tiles.');
+    expect(pausedWords({ done: 300, total: 419 }, 1)).toBe('Paused at 300 of 419 tiles. 1 tile failed after retries: Resume tries it again.');
     // Only tiles that keep failing are left: the area may be kept without them.
     expect(pausedWords({ done: 418, total: 419 }, 1)).toBe('418 tiles of 419 downloaded; 1 tile failed after retries. Resume tries it again, or keep the area without it.');
     expect(pausedWords({ done: 417, total: 419 }, 2)).toBe('417 tiles of 419 downloaded; 2 tiles failed after retries. Resume tries them again, or keep the area without them.');

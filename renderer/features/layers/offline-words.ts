@@ -19,6 +19,10 @@ const tiles = (count: number) => `${n(count)} tile${count === 1 ? '' : 's'}`;
 export function estimateWords(e: OfflineEstimate): string {
   if (e.problem) return e.problem;
   if (e.bytesEstimate === null) return `${tiles(e.tiles)}. ${e.sampleProblem ?? 'No estimate of the size.'}`;
+  // Every sample empty at the server (404s): its tiles may not cover the area, which "about 0 bytes" hid.
+  if (e.bytesEstimate === 0 && e.sampled > 0) {
+    return `${tiles(e.tiles)}; the ${e.sampled === 1 ? 'sample tile was' : `${e.sampled} sample tiles were all`} empty at the server: does it cover this area?`;
+  }
   return `${tiles(e.tiles)}, about ${sizeWords(e.bytesEstimate)} (estimated from ${e.sampled} sample tile${e.sampled === 1 ? '' : 's'}).`;
 }
 
@@ -35,7 +39,7 @@ export function pausedWords(d: Pick<OfflineDownload, 'done' | 'total'>, failed =
     return `${tiles(d.done)} of ${n(d.total)} downloaded; ${tiles(failed)} failed after retries. Resume tries ${failed === 1 ? 'it' : 'them'} again, or keep the area without ${failed === 1 ? 'it' : 'them'}.`;
   }
   const why = failed ? ` ${tiles(failed)} failed after retries: Resume tries ${failed === 1 ? 'it' : 'them'} again.` : '';
-  return `Interrupted at ${n(d.done)} of ${tiles(d.total)}.${why}`;
+  return `Paused at ${n(d.done)} of ${tiles(d.total)}.${why}`;
 }
 
 /** Whether a paused download lacks only tiles that failed: it may be kept without them (offlineKeepPartial). */

@@ -13,6 +13,7 @@ import VectorSourceImpl from 'ol/source/Vector.js';
 import Draw from 'ol/interaction/Draw.js';
 import LineString from 'ol/geom/LineString.js';
 import Polygon from 'ol/geom/Polygon.js';
+import { mapFont } from '../map/map-font.ts';
 import Point from 'ol/geom/Point.js';
 import type Geometry from 'ol/geom/Geometry.js';
 import type { FeatureLike } from 'ol/Feature.js';
@@ -52,7 +53,7 @@ function measureStyle(f: FeatureLike): Style[] {
     const mid = [(c[i]![0]! + c[i + 1]![0]!) / 2, (c[i]![1]! + c[i + 1]![1]!) / 2];
     styles.push(new Style({
       geometry: new Point(mid),
-      text: new Text({ text: formatLength(segments[i]!, units), font: '12px sans-serif', fill: new Fill({ color: '#3e2000' }), stroke: new Stroke({ color: '#fff', width: 3 }), offsetY: -10 }),
+      text: new Text({ text: formatLength(segments[i]!, units), font: mapFont(12), fill: new Fill({ color: '#3e2000' }), stroke: new Stroke({ color: '#fff', width: 3 }), offsetY: -10 }),
     }));
   }
   return styles;
