@@ -7,6 +7,14 @@ import { join } from 'node:path';
 import { runCli } from './main.ts';
 import { NmeaPlayer, simCycles } from '../test/helpers/nmea-sim.ts';
 import { serveGpsd, serveNmeaTcp } from '../test/helpers/nmea-sim-servers.ts';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { freePort, ROOT } from '../test/helpers/process.ts';
+
+/** The README's shell lines starting with `prefix`, their comments cut. */
+const readmeLines = (prefix: string) => [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1]!.split('\n')).filter((l) => l.startsWith(prefix)).map((l) => l.replace(/\s+#.*$/, ''));
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
@@ -51,4 +59,20 @@ describe('position', () => {
     expect((await cli(['position', 'watch', '--serial', '/dev/ttyS0', '--baud', '1234'])).status).toBe(2);
     expect((await cli(['position', 'fly'])).status).toBe(2);
   });
+
+  it("runs as the README writes it: the simulator on TCP, and watch printing its fixes", async () => {
+    const [sim] = readmeLines('npm run -s gnss-sim -- ');
+    const [watch] = readmeLines('npm run -s cli -- position watch ');
+    expect(sim).toMatch(/--tcp 10110$/);
+    expect(watch).toMatch(/--tcp 127\.0\.0\.1:10110 --count 5$/);
+    // Port 10110 as written, unless this computer has it taken: then another.
+    const port = String(await freePort());
+    const child = spawn('sh', ['-c', `exec ${sim!.replace('10110', port)}`], { cwd: ROOT, stdio: 'ignore', detached: true });
+    cleanups.push(() => { try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ } });
+    await expect.poll(() => new Promise((r) => { const c = connect(Number(port), '127.0.0.1', () => { c.destroy(); r(true); }).on('error', () => r(false)); }), { timeout: 30_000 }).toBe(true);
+    const out = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', watch!.replace('10110', port)], { cwd: ROOT, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
+    const fixes = out.trim().split('\n').map((l) => JSON.parse(l) as { lat: number; lon: number });
+    expect(fixes).toHaveLength(5);
+    for (const f of fixes) expect(onWalk(f)).toBe(true);
+  }, 90_000);
 });

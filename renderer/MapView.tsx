@@ -91,7 +91,9 @@ export function MapView() {
       // pans and zooms with the mouse only while it has the focus, so a wheel over the map did nothing until it was
       // clicked. The mouse always works; the keys still need the focus.
       interactions: defaultInteractions({ onFocusOnly: false }),
-      controls: defaultControls({ attribution: false }).extend([
+      // The layers' credits shown on the map, as their providers' terms ask (a credit in the layers panel alone was
+      // seen by no one): always open, at the foot's middle, clear of the legend, scale and cursor read-out.
+      controls: defaultControls({ attributionOptions: { collapsible: false } }).extend([
         new ScaleLine(),
         new MousePosition({ coordinateFormat: createStringXY(5), projection: 'EPSG:4326', className: 'cursor-position', placeholder: '' }),
       ]),

@@ -141,7 +141,10 @@ describe("the map's layers", () => {
     await poll(() => share(COLOURS.xyz)).toBeLessThan(0.01);
     await panel().getByRole('slider', { name: `Opacity of ${name}` }).fill('100');
 
+    // A credit given is shown on the map, as providers' terms ask, not only in the panel.
+    await form().getByRole('textbox', { name: 'Credit' }).fill('© Test orthophoto service');
     await addOnline('WMS', `${base}/wms`, 'Test orthophoto (ortho)');
+    await poll(() => page.locator('.map .ol-attribution').textContent()).toContain('© Test orthophoto service');
     await poll(() => share(COLOURS.wms)).toBeGreaterThan(0.5);
     expect(await share(COLOURS.xyz)).toBeLessThan(0.01);
     // Its legend entry shows the service's own legend (GetLegendGraphic).
