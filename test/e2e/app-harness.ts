@@ -175,20 +175,4 @@ export async function selectBySearch(page: Page, name: string): Promise<void> {
   await expect.poll(() => page.locator('[data-field=name]').textContent(), { timeout: 30_000 }).toBe(name);
 }
 
-/**
- * A PNG's pixels (RGBA, row by row), decoded by Chromium in `decoder`, a blank page of its own (Node has no PNG
- * decoder here, and the app's page policy would refuse the data: image).
- */
-export async function decodePng(decoder: Page, png: Buffer): Promise<{ width: number; height: number; data: number[] }> {
-  return decoder.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    return { width: img.width, height: img.height, data: [...g.getImageData(0, 0, img.width, img.height).data] };
-  }, png.toString('base64'));
-}
+export { decodePng } from '../helpers/png.ts';

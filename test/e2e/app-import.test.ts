@@ -55,27 +55,22 @@ const rows = () => dialog().getByRole('table').locator('tbody tr').evaluateAll((
  * longer than any dash of its outlines (8 px), with white mostly beneath it.
  */
 async function markerBoxes(png: Buffer, right: number, bottom: number): Promise<number> {
-  const decoder = await ctx.browser.newPage();
-  try {
-    const { width, height, data } = await decodePng(decoder, png);
-    const at = (x: number, y: number) => data.slice((y * width + x) * 4, (y * width + x) * 4 + 3);
-    // The 1 px edge is anti-aliased to a lighter magenta: red well above green, as no basemap grey or white is.
-    const magenta = (x: number, y: number) => { const [r, g] = at(x, y); return r! > 150 && r! - g! > 60; };
-    const white = (x: number, y: number) => at(x, y).every((v) => v! > 245);
-    const tops: [number, number][] = [];
-    for (let y = 50; y < Math.min(bottom, height - 3); y++) {
-      let run = 0;
-      for (let x = 0; x < Math.min(right, width); x++) {
-        run = magenta(x, y) ? run + 1 : 0;
-        if (run !== 16 || [...Array(16).keys()].filter((i) => white(x - i, y + 1) || white(x - i, y + 2)).length < 10) continue;
-        // An anti-aliased edge spans two rows: one box.
-        if (!tops.some(([bx, by]) => Math.abs(bx - x) < 24 && y - by < 6)) tops.push([x, y]);
-      }
+  const { width, height, data } = decodePng(png);
+  const at = (x: number, y: number) => data.slice((y * width + x) * 4, (y * width + x) * 4 + 3);
+  // The 1 px edge is anti-aliased to a lighter magenta: red well above green, as no basemap grey or white is.
+  const magenta = (x: number, y: number) => { const [r, g] = at(x, y); return r! > 150 && r! - g! > 60; };
+  const white = (x: number, y: number) => at(x, y).every((v) => v! > 245);
+  const tops: [number, number][] = [];
+  for (let y = 50; y < Math.min(bottom, height - 3); y++) {
+    let run = 0;
+    for (let x = 0; x < Math.min(right, width); x++) {
+      run = magenta(x, y) ? run + 1 : 0;
+      if (run !== 16 || [...Array(16).keys()].filter((i) => white(x - i, y + 1) || white(x - i, y + 2)).length < 10) continue;
+      // An anti-aliased edge spans two rows: one box.
+      if (!tops.some(([bx, by]) => Math.abs(bx - x) < 24 && y - by < 6)) tops.push([x, y]);
     }
-    return tops.length;
-  } finally {
-    await decoder.close();
   }
+  return tops.length;
 }
 
 describe('importing a file in the app', () => {

@@ -11,14 +11,13 @@ import type { Page } from 'playwright-core';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHOTS } from './embed-harness.ts';
-import { demoApi, lonLatAt, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { decodePng, demoApi, lonLatAt, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 import { cog, overlayCollection, overlayGeojson, pmtilesFrom, rasterMbtiles, vectorMbtiles, type Area } from '../helpers/layer-fixtures.ts';
 
 let ctx: DemoApp;
 let page: Page;
 let problems: () => Promise<string[]>;
 /** A blank page of its own that counts a screenshot's pixels (the app's page policy refuses data: images). */
-let decoder: Page | undefined;
 
 beforeAll(async () => {
   ctx = await startDemoApp('furrow-app-layer-files-');
@@ -39,26 +38,16 @@ const panel = () => page.getByRole('dialog', { name: 'Layers' });
 const listed = () => panel().getByRole('list', { name: 'Map layers, top first' }).locator('.layer-name').allTextContents();
 const keptFiles = () => readdirSync(join(ctx.dir, 'home', 'layers')).filter((f) => /^[0-9a-f]{32}\.(mbtiles|pmtiles|tif|geojson)$/.test(f));
 
-/** The map's pixels (a margin left out for its controls), decoded by Chromium. */
-async function mapPixels(box?: { x: number; y: number; width: number; height: number }): Promise<{ x0: number; y0: number; width: number; height: number; data: number[] }> {
+/** The map's pixels (a margin left out for its controls), decoded in Node (test/helpers/png.ts). */
+async function mapPixels(box?: { x: number; y: number; width: number; height: number }): Promise<{ x0: number; y0: number; width: number; height: number; data: Uint8Array }> {
   const map = (await page.locator('.map').boundingBox())!;
   const clip = box ?? { x: map.x + 60, y: map.y + 40, width: map.width - 120, height: map.height - 80 };
   const png = await page.screenshot({ clip });
-  decoder ??= await ctx.browser.newPage();
-  const img = await decoder.evaluate(async (b64) => {
-    const i = new Image();
-    i.src = `data:image/png;base64,${b64}`;
-    await i.decode();
-    const c = document.createElement('canvas');
-    [c.width, c.height] = [i.width, i.height];
-    const g = c.getContext('2d')!;
-    g.drawImage(i, 0, 0);
-    return { width: i.width, height: i.height, data: [...g.getImageData(0, 0, i.width, i.height).data] };
-  }, png.toString('base64'));
+  const img = decodePng(png);
   return { x0: clip.x, y0: clip.y, ...img };
 }
 
-const near = (d: number[], i: number, c: Rgb, tol = 8) => Math.abs(d[i]! - c[0]) <= tol && Math.abs(d[i + 1]! - c[1]) <= tol && Math.abs(d[i + 2]! - c[2]) <= tol;
+const near = (d: Uint8Array, i: number, c: Rgb, tol = 8) => Math.abs(d[i]! - c[0]) <= tol && Math.abs(d[i + 1]! - c[1]) <= tol && Math.abs(d[i + 2]! - c[2]) <= tol;
 
 /** The share of the map's pixels of colour `c`. */
 async function share(c: Rgb): Promise<number> {

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SHOTS } from './embed-harness.ts';
-import { openApp, startApp, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { decodePng, openApp, startApp, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 import { solidPng } from '../helpers/png.ts';
 
 const COLOURS = { xyz: '#d81b60', wms: '#1e88e5', wmts: '#fb8c00', land: '#f5f3ea' } as const;
@@ -19,7 +19,6 @@ let ctx: DemoApp;
 let page: Page;
 let problems: () => Promise<string[]>;
 /** A blank page of its own that counts a screenshot's pixels (the app's page policy refuses data: images). */
-let decoder: Page | undefined;
 let tiles: Server;
 let base = '';
 const asked = { xyz: 0, wms: 0, wmts: 0 };
@@ -77,21 +76,11 @@ const listed = () => panel().getByRole('list', { name: 'Map layers, top first' }
 async function share(hex: string): Promise<number> {
   const map = (await page.locator('.map').boundingBox())!;
   const png = await page.screenshot({ clip: { x: map.x + 60, y: map.y + 30, width: map.width - 120, height: map.height - 60 } });
-  decoder ??= await ctx.browser.newPage();
-  return decoder.evaluate(async ([b64, colour]) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    [c.width, c.height] = [img.width, img.height];
-    const g = c.getContext('2d')!;
-    g.drawImage(img, 0, 0);
-    const data = g.getImageData(0, 0, img.width, img.height).data;
-    const [r, gr, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16)) as [number, number, number];
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - r) <= 6 && Math.abs(data[i + 1]! - gr) <= 6 && Math.abs(data[i + 2]! - b) <= 6) n++;
-    return n / (data.length / 4);
-  }, [png.toString('base64'), hex] as const);
+  const { data } = decodePng(png);
+  const [r, gr, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+  let n = 0;
+  for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i]! - r) <= 6 && Math.abs(data[i + 1]! - gr) <= 6 && Math.abs(data[i + 2]! - b) <= 6) n++;
+  return n / (data.length / 4);
 }
 
 async function addOnline(kind: 'XYZ tiles' | 'WMS' | 'WMTS', url: string, layer?: string): Promise<void> {

@@ -24,7 +24,6 @@ let ctx: DemoApp;
 let page: Page;
 let problems: () => Promise<string[]>;
 /** A blank page of the same browser that decodes screenshots. */
-let decoder: Page | undefined;
 const poll = <T>(f: () => Promise<T>, timeout = 30_000) => expect.poll(f, { timeout });
 
 beforeAll(async () => {
@@ -42,16 +41,15 @@ const labels = () => page.evaluate(() => ((performance.getEntriesByName('furrow:
 /** The map's viewport in the page. */
 const mapBox = async () => (await page.locator('.map .ol-viewport').boundingBox())!;
 
-/** The page's pixels in a box (page pixels), from a screenshot decoded by Chromium in a page of its own (Node has no PNG decoder here). */
+/** The page's pixels in a box (page pixels), from a screenshot decoded in Node (test/helpers/png.ts). */
 async function region(x: number, y: number, width: number, height: number): Promise<Shot> {
   const clip = { x: Math.floor(x), y: Math.floor(y), width: Math.ceil(width), height: Math.ceil(height) };
   const png = await page.screenshot({ clip });
-  decoder ??= await ctx.browser.newPage();
-  const data = await decodePng(decoder, png);
+  const data = decodePng(png);
   return { x: clip.x, y: clip.y, ...data };
 }
 
-interface Shot { x: number; y: number; width: number; data: number[] }
+interface Shot { x: number; y: number; width: number; data: Uint8Array }
 /** The colour at a page pixel inside the shot. */
 const at = (s: Shot, x: number, y: number): [number, number, number] => {
   const i = ((Math.round(y) - s.y) * s.width + (Math.round(x) - s.x)) * 4;
@@ -142,10 +140,9 @@ async function expectGraticuleApart(p: Page, shot: string): Promise<Box[]> {
   await p.screenshot({ path: join(SHOTS, `${shot}.png`) });
   // The screenshot's pixels of a strip of the map (decoded in a page of its own: the whole map would be millions of
   // numbers to pass), read in CSS pixels of the map (a device scale of 2 at 200 % zoom: every second pixel).
-  decoder ??= await ctx.browser.newPage();
   const strip = async (x: number, y: number, width: number, height: number) => {
     const png = await p.screenshot({ clip: { x: map.x + x, y: map.y + y, width, height } });
-    const d = await decodePng(decoder!, png);
+    const d = decodePng(png);
     const k = d.width / width;
     return (px: number, py: number) => {
       const i = (Math.floor((py - y) * k) * d.width + Math.floor((px - x) * k)) * 4;

@@ -85,24 +85,19 @@ async function parcelPixels(page: Page): Promise<{ x: number; y: number }[]> {
   const viewport = page.locator('.map .ol-viewport');
   const box = (await viewport.boundingBox())!;
   const png = await viewport.screenshot();
-  const blank = await browser.newPage();
-  try {
-    const { width, height, data: px } = await decodePng(blank, png);
-    const found: { x: number; y: number }[] = [];
-    const step = Math.max(4, Math.floor(Math.min(width, height) / 40));
-    for (let y = Math.floor(height * 0.1); y < height * 0.9; y += step) {
-      for (let x = Math.floor(width * 0.1); x < width * 0.9; x++) {
-        const i = (y * width + x) * 4;
-        const r = px[i]!, gr = px[i + 1]!, b = px[i + 2]!;
-        if (gr - r > 40 && gr - b > 40) { found.push({ x: x / width, y: y / height }); x += step; }
-      }
+  const { width, height, data: px } = decodePng(png);
+  const found: { x: number; y: number }[] = [];
+  const step = Math.max(4, Math.floor(Math.min(width, height) / 40));
+  for (let y = Math.floor(height * 0.1); y < height * 0.9; y += step) {
+    for (let x = Math.floor(width * 0.1); x < width * 0.9; x++) {
+      const i = (y * width + x) * 4;
+      const r = px[i]!, gr = px[i + 1]!, b = px[i + 2]!;
+      if (gr - r > 40 && gr - b > 40) { found.push({ x: x / width, y: y / height }); x += step; }
     }
-    // Spread over the map: every k-th of them, at most 20.
-    const k = Math.max(1, Math.floor(found.length / 20));
-    return found.filter((_, i) => i % k === 0).slice(0, 20).map((p) => ({ x: box.x + p.x * box.width, y: box.y + p.y * box.height }));
-  } finally {
-    await blank.close();
   }
+  // Spread over the map: every k-th of them, at most 20.
+  const k = Math.max(1, Math.floor(found.length / 20));
+  return found.filter((_, i) => i % k === 0).slice(0, 20).map((p) => ({ x: box.x + p.x * box.width, y: box.y + p.y * box.height }));
 }
 
 /** Clicks where parcels are drawn until one is selected: its name in the panel. */

@@ -145,6 +145,11 @@ export class NmeaPlayer {
   private readonly listeners = new Set<(c: SimCycle) => void>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
+  /** While paused: when it paused, and the cycle waiting to be played on resume. */
+  private pausedAt: number | null = null;
+  private waiting: (() => void) | null = null;
+  /** The time spent paused: the walk's times are that much later. */
+  private shift = 0;
   /** Cycles played so far (silent ones included). */
   played = 0;
   readonly done: Promise<void>;
@@ -162,10 +167,15 @@ export class NmeaPlayer {
   start(): this {
     const lap = () => {
       const t0 = Date.now();
+      this.shift = 0;
       const cycles = simCycles({ ...this.opts, start: this.opts.start ?? t0 });
       let i = 0;
       const next = () => {
         if (this.stopped) return;
+        if (this.pausedAt !== null) {
+          this.waiting = next;
+          return;
+        }
         if (i >= cycles.length) {
           if (this.opts.loop) lap();
           else this.resolveDone();
@@ -174,13 +184,27 @@ export class NmeaPlayer {
         const c = cycles[i++]!;
         this.played++;
         for (const l of this.listeners) l(c);
-        const due = i < cycles.length ? t0 + cycles[i]!.point.t * 1000 : Date.now() + 1000 / (this.opts.hz ?? 5);
+        const due = i < cycles.length ? t0 + this.shift + cycles[i]!.point.t * 1000 : Date.now() + 1000 / (this.opts.hz ?? 5);
         this.timer = setTimeout(next, Math.max(0, due - Date.now()));
       };
       next();
     };
     lap();
     return this;
+  }
+
+  /** Stops sending (the surveyor stands still, the receiver out of reach) until resume(), the walk taken up where it was. */
+  pause(): void {
+    this.pausedAt ??= Date.now();
+  }
+
+  resume(): void {
+    if (this.pausedAt === null) return;
+    this.shift += Date.now() - this.pausedAt;
+    this.pausedAt = null;
+    const next = this.waiting;
+    this.waiting = null;
+    next?.();
   }
 
   stop(): void {
