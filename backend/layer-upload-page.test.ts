@@ -8,17 +8,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { WebSocket } from 'ws';
 import { API, API_EVENTS, API_VERSION, type Api, type ApiEvents } from '../core/api.ts';
 import { createClient, RpcCode, type Client } from '../core/rpc.ts';
 import { LAYER_FILE_CHOSEN } from '../core/host-protocol.ts';
 import { LAYER_CHUNK_BYTES } from '../core/layers/layer-files.ts';
-import { wsPort } from '../test/helpers/ws-port.ts';
+import { pageSocket, wsPort } from '../test/helpers/ws-port.ts';
 import { freePort } from '../test/helpers/process.ts';
 import { cog } from '../test/helpers/layer-fixtures.ts';
 import { chooseLayerFile, toBase64, uploadLayerFile } from '../renderer/features/layers/upload-file.ts';
 import { launchHost, type Host } from './launch.ts';
-import { PROTOCOL } from './browser-server.ts';
 
 let dir: string;
 let home: string;
@@ -46,18 +44,10 @@ afterAll(async () => {
 });
 
 async function tab(): Promise<{ api: Client<Api, ApiEvents>['api']; close(): void }> {
-  let ws: WebSocket | null = null;
-  for (let i = 0; i < 100 && !ws; i++) {
-    ws = await new Promise<WebSocket | null>((resolve) => {
-      const s = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${token}`], { origin: `http://127.0.0.1:${port}` });
-      s.once('open', () => resolve(s));
-      s.once('error', () => resolve(null));
-    });
-    if (!ws) await new Promise((r) => setTimeout(r, 50));
-  }
-  const client = createClient(API, wsPort(ws!), API_EVENTS);
+  const ws = await pageSocket(port, token);
+  const client = createClient(API, wsPort(ws), API_EVENTS);
   await client.api.hello({ apiVersion: API_VERSION });
-  return { api: client.api, close: () => { client.close(); ws!.close(); } };
+  return { api: client.api, close: () => { client.close(); ws.close(); } };
 }
 
 const folder = () => readdirSync(join(home, 'layers'));

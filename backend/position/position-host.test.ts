@@ -6,11 +6,9 @@ import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { WebSocket } from 'ws';
 import { API, API_EVENTS } from '../../core/api.ts';
 import { createClient } from '../../core/rpc.ts';
-import { wsPort } from '../../test/helpers/ws-port.ts';
-import { PROTOCOL } from '../browser-server.ts';
+import { pageSocket, wsPort } from '../../test/helpers/ws-port.ts';
 import { join } from 'node:path';
 import { ApiErrorCode } from '../../core/api-codes.ts';
 import type { Fix } from '../../core/api-position.ts';
@@ -128,17 +126,9 @@ describe("the system's location, from a page", () => {
     const token = randomBytes(32).toString('base64url');
     const w = await watchedHost(home, { FURROW_BROWSER_PORT: String(port), FURROW_RENDERER_DIR: renderer }, { browserToken: token });
     later(() => w.h.close());
-    let ws: WebSocket | null = null;
-    for (let i = 0; i < 100 && !ws; i++) {
-      ws = await new Promise<WebSocket | null>((resolve) => {
-        const s = new WebSocket(`ws://127.0.0.1:${port}/`, [PROTOCOL, `furrow-token.${token}`], { origin: `http://127.0.0.1:${port}` });
-        s.once('open', () => resolve(s));
-        s.once('error', () => resolve(null));
-      });
-      if (!ws) await new Promise((r) => setTimeout(r, 50));
-    }
-    const page = createClient(API, wsPort(ws!), API_EVENTS);
-    later(() => { page.close(); ws!.close(); });
+    const ws = await pageSocket(port, token);
+    const page = createClient(API, wsPort(ws), API_EVENTS);
+    later(() => { page.close(); ws.close(); });
     const pagePoints: number[] = [];
     page.on('trackPoint', (p) => pagePoints.push(p.index));
     const fix: Fix = { lon: 11.03, lat: 52.21, altitude: null, quality: 'system', satellites: null, hdop: null, accuracy: 12, heading: null, speed: null, time: '2026-11-29T09:00:00.000Z', received: 1 };
