@@ -7,6 +7,8 @@ describe('hectares', () => {
     expect(hectares(1234.5)).toBe('1,234.50 ha');
     expect(hectares(0)).toBe('0.00 ha');
     expect(hectares(0.001)).toBe('0.001 ha');
+    expect(hectares(0.0001)).toBe('0.0001 ha');
+    expect(hectares(0.000000008)).toBe('under 1 m²');
     expect(hectares(0.0537)).toBe('0.054 ha');
     expect(hectares(0.25)).toBe('0.25 ha');
   });

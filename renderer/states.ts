@@ -17,8 +17,11 @@ export const stateLabel = (s: string): string => BY_STATE.get(s as SyncState)?.l
 
 /**
  * Hectares for people: two decimals, and for a small area (under 0.1 ha) two significant digits, so 0.001 ha is
- * "0.001 ha", not "0.00 ha" (a hectare point can be that small).
+ * "0.001 ha", not "0.00 ha" (a hectare point can be that small); under a square metre, says so.
  */
-export const hectares = (ha: number): string => (ha !== 0 && Math.abs(ha) < 0.1
+export const hectares = (ha: number): string => (ha !== 0 && Math.abs(ha) < 0.0001
+  // Under a square metre (a walk's first few points, a sliver): "0.000000008 ha" said nothing a person reads.
+  ? 'under 1 m²'
+  : ha !== 0 && Math.abs(ha) < 0.1
   ? `${ha.toLocaleString('en-US', { maximumSignificantDigits: 2 })} ha`
   : `${ha.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ha`);

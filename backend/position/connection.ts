@@ -104,7 +104,8 @@ export class Connection {
     }
     const wait = this.backoff[Math.min(this.attempt, this.backoff.length - 1)]!;
     this.attempt++;
-    this.ev.status('reconnecting', `${reason}: trying again in ${duration(wait)}`);
+    // A reason that asks the user something ends in '?': the retry follows as a sentence of its own.
+    this.ev.status('reconnecting', `${reason}${/[?.!]$/.test(reason) ? ' Trying' : ': trying'} again in ${duration(wait)}`);
     if (this.retry) clearTimeout(this.retry);
     this.retry = setTimeout(() => { this.retry = null; this.connect(); }, wait);
     this.retry.unref?.();

@@ -75,7 +75,7 @@ describe('Position', () => {
     const port = (server.address() as { port: number }).port;
     await new Promise((r) => server.close(r));
     await p.connect({ kind: 'tcp', host: '127.0.0.1', port });
-    await expect.poll(() => events.at(-1)?.state.message, { timeout: 5000 }).toMatch(/^Nothing answers at 127\.0\.0\.1:\d+: .*trying again in (100|200) ms$/);
+    await expect.poll(() => events.at(-1)?.state.message, { timeout: 5000 }).toMatch(/^Nothing answers at 127\.0\.0\.1:\d+: .*port right\? Trying again in (100|200) ms$/);
     const taken = position({ udpBind: '127.0.0.1' });
     const s = createSocket('udp4');
     await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));

@@ -7,7 +7,7 @@ import { BAUD_RATES } from '../../../core/api-position.ts';
 import type { SerialPortInfo } from '../../../core/api.ts';
 import { walkHectares } from '../../../core/gnss/walk.ts';
 import { useApi } from '../../context.ts';
-import { isShortcut, keyHint, useKeyName } from '../../keymap.ts';
+import { behindPanel, isShortcut, keyHint, matchesShortcut, useKeyName, useKeymap } from '../../keymap.ts';
 import { say, useApp } from '../../store.ts';
 import { hectares } from '../../states.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
@@ -54,7 +54,11 @@ function ConnectForm() {
         <label>Host <input value={f.host} onChange={(e) => edit({ host: e.target.value })} autoComplete="off" spellCheck={false} /></label>
         <label>Port <input value={f.port} inputMode="numeric" onChange={(e) => edit({ port: e.target.value })} /></label>
       </>) : null}
-      {f.kind === 'udp' ? <label>Port to listen on <input value={f.udpPort} inputMode="numeric" onChange={(e) => edit({ udpPort: e.target.value })} /></label> : null}
+      {f.kind === 'udp' ? (<>
+        <label>Port to listen on <input value={f.udpPort} inputMode="numeric" onChange={(e) => edit({ udpPort: e.target.value })} /></label>
+        {/* A receiver sending datagrams is on the network: the app listens on every interface, so says who can send. */}
+        <p className="muted">The app listens on every network of this computer: any device that can reach this port can send it positions. Use it on a network you trust.</p>
+      </>) : null}
       {f.kind === 'gpsd' ? (<>
         <label>Host <input value={f.gpsdHost} onChange={(e) => edit({ gpsdHost: e.target.value })} autoComplete="off" spellCheck={false} /></label>
         <label>Port <input value={f.gpsdPort} inputMode="numeric" onChange={(e) => edit({ gpsdPort: e.target.value })} /></label>
@@ -145,6 +149,16 @@ function Walk() {
   );
 }
 
+/**
+ * V (as mapped) for a vertex at my position: also in the vertex field drawing puts the focus in, which takes no letter
+ * but those of degrees, minutes and seconds (N S E W, d m s): there V typed a "v" and added nothing.
+ */
+function hereKey(e: KeyboardEvent): boolean {
+  if (isShortcut(e, 'here')) return true;
+  const inCoordinates = e.target instanceof HTMLElement && e.target.closest('form.lonlat') !== null;
+  return inCoordinates && !/^[nsewdm]$/i.test(e.key) && matchesShortcut(e, 'here', useKeymap.getState(), behindPanel());
+}
+
 export function PositionPanel() {
   const open = usePosition((s) => s.open);
   const state = usePosition((s) => s.state);
@@ -156,7 +170,7 @@ export function PositionPanel() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isShortcut(e, 'position')) { e.preventDefault(); setOpen(!usePosition.getState().open); }
-      else if (isShortcut(e, 'here') && (useApp.getState().mode === 'draw' || useApp.getState().mode === 'modify')) { e.preventDefault(); startVertex(); }
+      else if (hereKey(e) && (useApp.getState().mode === 'draw' || useApp.getState().mode === 'modify')) { e.preventDefault(); startVertex(); }
       else if (isShortcut(e, 'follow')) {
         e.preventDefault();
         const follow = !usePosition.getState().follow;
