@@ -28,15 +28,20 @@ async function receiver(): Promise<{ port: number; socket: Promise<Socket> }> {
 /** Writes `data` and waits until the socket took it all. */
 const write = (s: Socket, data: string | Buffer) => new Promise<void>((r) => { if (s.write(data)) r(); else s.once('drain', () => r()); });
 
+/** A host of its own connected over TCP to a receiver the test writes to: the host and the receiver's socket. */
+async function hostOnReceiver() {
+  const { home } = homeWithFarm();
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  const w = await watchedHost(home);
+  cleanups.push(() => w.h.close());
+  const r = await receiver();
+  await w.h.api.positionConnect({ source: { kind: 'tcp', host: '127.0.0.1', port: r.port } });
+  return { w, s: await r.socket };
+}
+
 describe('a receiver gone wrong', () => {
   it('noise and a 100 MB line: the host reads the sentences after them, its memory flat', async () => {
-    const { home } = homeWithFarm();
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-    const w = await watchedHost(home);
-    cleanups.push(() => w.h.close());
-    const r = await receiver();
-    await w.h.api.positionConnect({ source: { kind: 'tcp', host: '127.0.0.1', port: r.port } });
-    const s = await r.socket;
+    const { w, s } = await hostOnReceiver();
     const cycles = simCycles({ hz: 5 });
     const send = async (from: number, n: number) => { for (const c of cycles.slice(from, from + n)) await write(s, c.text); };
 
@@ -62,13 +67,7 @@ describe('a receiver gone wrong', () => {
   }, 60_000);
 
   it('sentences at 100 Hz: every cycle read, at most 20 events a second, other calls answered meanwhile', async () => {
-    const { home } = homeWithFarm();
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-    const w = await watchedHost(home);
-    cleanups.push(() => w.h.close());
-    const r = await receiver();
-    await w.h.api.positionConnect({ source: { kind: 'tcp', host: '127.0.0.1', port: r.port } });
-    const s = await r.socket;
+    const { w, s } = await hostOnReceiver();
     await expect.poll(() => w.last()?.status).toBe('connected');
     const walk = simCycles({ hz: 100, speed: 1.4 });
     const n0 = w.states.length;
