@@ -1,6 +1,6 @@
 // The status line's words: what a sync did, without counts of nothing, and where the connection stands when this
 // session has not synced yet but the account has before. Pure, tested beside it.
-import type { AccountSync } from '../../../core/api.ts';
+import type { AccountSync, SyncProgress } from '../../../core/api.ts';
 import { accountNames } from '../accounts/account-words.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -110,4 +110,17 @@ export function othersMessage(others: readonly AccountSync[], label: (id: string
     }
   }
   return { text: parts.length ? `Also: ${parts.join('; ')}.` : '', news, error };
+}
+
+/**
+ * The status line's sync bar: its words, and its share done (null: a bar that only says work goes on); null for no bar
+ * at all. A finished sync ('done') has none: its outcome is the status line's message, and its last event, which may
+ * come after the call's answer, showed a stray "done 0/0" (during an import preview, among others). Counts only when
+ * there are some: a phase of unknown length says its name, or why it waits.
+ */
+export function syncBar(p: SyncProgress | null, syncing: boolean): { text: string; share: number | null } | null {
+  if (!p) return syncing ? { text: 'starting', share: null } : null;
+  if (p.phase === 'done') return null;
+  if (p.total <= 0) return { text: p.phase === 'waiting' && p.message ? `waiting: ${p.message}` : p.phase, share: null };
+  return { text: `${p.phase} ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}`, share: Math.min(1, p.done / p.total) };
 }
