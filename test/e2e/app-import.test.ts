@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
 import { SHOTS } from './embed-harness.ts';
-import { decodePng, demoApi, openApp, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
+import { decodePng, demoApi, openApp, selectBySearch, shownOn, startDemoApp, waitOnline, type DemoApp } from './app-harness.ts';
 
 let ctx: DemoApp;
 let page: Page;
@@ -101,6 +101,8 @@ describe('importing a file in the app', () => {
   }, 90_000);
 
   it("drops a file on the map, lists every feature's problem, imports the valid ones into a new farm, and syncs exactly those", async () => {
+    // A parcel selected before: the side panel leaves it once the import lands (it showed it on, the new farm hidden).
+    await selectBySearch(page, 'Olivar A');
     const text = readFileSync(FIXTURE, 'utf8');
     await dropFile('import-preview.geojson', text);
     await poll(() => dialog().locator('#import-summary').textContent()).toMatch(/^8 features: 5 can be imported \(6 parcels, [\d.,]+ ha\), 3 cannot\./);
@@ -144,6 +146,7 @@ describe('importing a file in the app', () => {
     await poll(() => dialog().count()).toBe(0);
     await poll(() => page.locator('.statusbar .message').textContent())
       .toBe('Imported 6 parcels from import-preview.geojson into Cortijo importado; 3 features with problems left out. They go to the service at the next sync; Undo takes them back.');
+    expect(await page.locator('[data-field=name]').count()).toBe(0);
     // Listed with its parcels, chosen, and on the map (which fits to it).
     await poll(() => page.getByRole('button', { name: /Cortijo importado/ }).textContent()).toMatch(/6 parcels/);
     await poll(() => shownOn(page)).toBe(6);
