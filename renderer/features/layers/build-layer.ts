@@ -12,6 +12,7 @@ import WMTSCapabilities from 'ol/format/WMTSCapabilities.js';
 import type TileSource from 'ol/source/Tile.js';
 import type TileImage from 'ol/source/TileImage.js';
 import type { MapLayer } from '../../../core/api-layers.ts';
+import type { LayerFileInfo } from '../../../core/api-layer-files.ts';
 import type { AppApi } from '../../backend.ts';
 import { worldBackdrop } from './world.ts';
 import { fileLayer } from './file-layers.ts';
@@ -25,6 +26,8 @@ export interface LayerEnv {
   bytesUrl(path: string): string;
   /** The layer's source failing (what failed, in words) or loading again (null). */
   failing(id: string, why: string | null): void;
+  /** What the host found in a file layer's file. */
+  described?(info: LayerFileInfo): void;
 }
 
 /**
