@@ -235,7 +235,7 @@ export class PartFile {
    * Completes the file: every tile of the journal done (else an Error), the metadata written, the rollback journal
    * removed, the file fsynced and the journal marked complete. Closes it.
    */
-  finish(opts: { allowMissing?: boolean } = {}): { tiles: number; bytes: number; missing: number } {
+  finish(opts: { allowMissing?: boolean } = {}): { tiles: number; bytes: number; missing: number; empty: number } {
     const j = this.journal;
     const c = this.counts();
     const missing = opts.allowMissing ? c.failed : 0;
@@ -260,7 +260,7 @@ export class PartFile {
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
     fsyncPath(this.path);
-    return { tiles: c.tiles, bytes: c.bytes, missing };
+    return { tiles: c.tiles, bytes: c.bytes, missing, empty: c.empty };
   }
 
   close(): void {

@@ -229,8 +229,10 @@ export class OfflineAreas {
   private async complete(part: PartFile, allowMissing = false): Promise<OfflineArea> {
     const j = part.journal;
     const file = part.path.slice(this.dir.length + 1).match(PART)![1]!;
-    const { tiles, missing } = part.finish({ allowMissing });
-    const area: OfflineArea = { file, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom, tiles, updated: new Date().toISOString(), ...(missing ? { missing } : {}) };
+    const { tiles, missing, empty } = part.finish({ allowMissing });
+    const area: OfflineArea = {
+      file, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom, tiles, updated: new Date().toISOString(), ...(missing ? { missing } : {}), ...(empty ? { empty } : {}),
+    };
     const outcome = await this.ctx.jobs.write(() => {
       const layers = savedLayers(this.ctx);
       const l = layers.find((x) => x.id === j.layer);
