@@ -63,7 +63,7 @@ export function buildLayer(l: MapLayer, env: LayerEnv): BaseLayer | null {
     case 'world':
       return worldBackdrop();
     case 'xyz':
-      return tileLayer(l, offline(l, new XYZ({ url: s.url.trim(), maxZoom: 19, transition: 0, attributions: l.attribution }), env), env);
+      return tileLayer(l, offline(l, new XYZ({ url: s.url.trim(), maxZoom: Math.max(19, l.offline?.maxZoom ?? 0), transition: 0, attributions: l.attribution }), env), env);
     case 'wms':
       return tileLayer(l, offline(l, new TileWMS({
         url: s.url.trim(), transition: 0, attributions: l.attribution,
