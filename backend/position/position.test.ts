@@ -1,6 +1,6 @@
 // Position in process, against the simulated receiver on 127.0.0.1: 'position' events thinned to 20 a second from a
-// 100 Hz receiver, the system's location taken only while chosen (and stamped with the host's clock), and a silent
-// receiver said so and reconnected.
+// 100 Hz receiver, the system's location taken only while chosen (and stamped with the host's clock), a receiver gone
+// silent said so and reconnected, and a target that never sent a position told uniformly (no port-scanning oracle).
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiErrorCode } from '../../core/api-codes.ts';
 import type { Fix, PositionState } from '../../core/api-position.ts';
-import { NmeaPlayer } from '../../test/helpers/nmea-sim.ts';
+import { NmeaPlayer, simCycles } from '../../test/helpers/nmea-sim.ts';
 import { serveNmeaTcp } from '../../test/helpers/nmea-sim-servers.ts';
 import { EVENT_GAP_MS, Position } from './position.ts';
 
@@ -54,11 +54,12 @@ describe('Position', () => {
     await expect.poll(() => events.at(-1)?.state.fix?.accuracy).toBe(12);
   });
 
-  it('says a silent receiver stopped, and connects again', async () => {
-    // A receiver that accepts the connection and then says nothing (a half-open link, a receiver hung).
+  it('says a receiver that went silent stopped, and connects again', async () => {
+    // A receiver that sends its first fixes and then nothing (a half-open link, a receiver hung).
     const sockets = new Set<Socket>();
     let connections = 0;
-    const server = createServer((s) => { connections++; sockets.add(s); s.on('error', () => {}); });
+    const first = simCycles({ hz: 5 }).slice(0, 2).map((c) => c.text).join('');
+    const server = createServer((s) => { connections++; sockets.add(s); s.on('error', () => {}); s.write(first, 'latin1'); });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     cleanups.push(() => { for (const s of sockets) s.destroy(); return new Promise((r) => server.close(r)); });
     const { p, events } = position({ silenceMs: 300, backoffMs: [100] });
@@ -68,14 +69,47 @@ describe('Position', () => {
     await expect.poll(() => connections, { timeout: 5000 }).toBeGreaterThan(1);
   });
 
-  it('says why when nothing answers, and fails for good on a UDP port taken', async () => {
-    const { p, events } = position({ backoffMs: [100, 200] });
-    const server = createServer();
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as { port: number }).port;
-    await new Promise((r) => server.close(r));
-    await p.connect({ kind: 'tcp', host: '127.0.0.1', port });
-    await expect.poll(() => events.at(-1)?.state.message, { timeout: 5000 }).toMatch(/^Nothing answers at 127\.0\.0\.1:\d+: .*port right\? Trying again in (100|200) ms$/);
+  it('tells a port scanner nothing: a port refused, a port open but silent, and one speaking no NMEA end alike, at the same time', async () => {
+    const HOLD = 600;
+    // Refused: a port nothing listens on.
+    const gone = createServer();
+    await new Promise<void>((r) => gone.listen(0, '127.0.0.1', () => r()));
+    const refused = (gone.address() as { port: number }).port;
+    await new Promise((r) => gone.close(r));
+    // Open, and silent (an SSH server waiting for its client would be), or open and speaking something else.
+    const sockets = new Set<Socket>();
+    const open = (greeting: string) => {
+      const server = createServer((s) => { sockets.add(s); s.on('error', () => {}); if (greeting) s.write(greeting); });
+      cleanups.push(() => { for (const s of sockets) s.destroy(); return new Promise((r) => server.close(r)); });
+      return new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
+    };
+    const silent = await open('');
+    const http = await open('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+    const told: { words: string; ms: number; statuses: string[] }[] = [];
+    const logged: string[] = [];
+    for (const port of [refused, silent, http]) {
+      const { p, events } = position({ silenceMs: HOLD, backoffMs: [60_000], log: (l) => logged.push(l) });
+      const t0 = performance.now();
+      await p.connect({ kind: 'tcp', host: '127.0.0.1', port });
+      await expect.poll(() => events.some((e) => e.state.status === 'reconnecting'), { timeout: 5000 }).toBe(true);
+      const end = events.find((e) => e.state.status === 'reconnecting')!;
+      told.push({ words: end.state.message!.replace(`:${port} `, ':PORT '), ms: end.at - t0, statuses: events.map((e) => e.state.status) });
+    }
+    const words = 'No position came from 127.0.0.1:PORT within 600 ms: nothing answered there, or what answered sent no NMEA. Is the receiver (or the app sharing its position) on and sharing NMEA, and are its address and port right? Trying again in 60 s';
+    for (const t of told) {
+      expect(t.words).toBe(words);
+      // Never "connected": an open port is not told apart from a closed one.
+      expect([...new Set(t.statuses)]).toEqual(['connecting', 'reconnecting']);
+      // At the try's end, whatever happened when: the refusal came at once, and was held.
+      expect(t.ms).toBeGreaterThanOrEqual(HOLD - 5);
+      expect(t.ms).toBeLessThan(HOLD + 250);
+    }
+    // The user reads what happened in the host's log.
+    expect(logged.join('')).toMatch(/Position: tcp 127\.0\.0\.1:\d+: Nothing answers at/);
+    expect(logged.join('')).toMatch(/Position: tcp 127\.0\.0\.1:\d+: the connection was open, but no position came within 600 ms/);
+  });
+
+  it('fails for good on a UDP port taken', async () => {
     const taken = position({ udpBind: '127.0.0.1' });
     const s = createSocket('udp4');
     await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
