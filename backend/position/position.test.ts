@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiErrorCode } from '../../core/api-codes.ts';
 import type { Fix, PositionState } from '../../core/api-position.ts';
-import { NmeaPlayer, simCycles } from '../../test/helpers/nmea-sim.ts';
+import { cycleSentences, NmeaPlayer, simCycles } from '../../test/helpers/nmea-sim.ts';
 import { serveNmeaTcp } from '../../test/helpers/nmea-sim-servers.ts';
 import { EVENT_GAP_MS, Position } from './position.ts';
 
@@ -41,6 +41,22 @@ describe('Position', () => {
     // Not queued: the last event is the receiver's latest cycle (100 a second were read).
     expect(p.counts()!.lines).toBeGreaterThan(1000);
   }, 20_000);
+
+  it("tells a receiver's no fix where it last was, with quality 'none' and nothing else of the fix, and the walk takes none of it", async () => {
+    const cycles = simCycles({ hz: 5 }).slice(0, 6);
+    const text = cycles.map((c, i) => (i < 3 ? c.text : cycleSentences(c.point, c.time, 0).map((x) => `${x}\r\n`).join(''))).join('');
+    const server = createServer((s) => { s.on('error', () => {}); s.end(text, 'latin1'); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => new Promise((r) => server.close(r)));
+    const { p } = position();
+    await p.connect({ kind: 'tcp', host: '127.0.0.1', port: (server.address() as { port: number }).port });
+    await expect.poll(() => p.current().fix?.quality, { timeout: 5000 }).toBe('none');
+    const { lon, lat } = cycles[2]!.point;
+    // Where it last was, to NMEA's 1e-7 minutes.
+    expect(p.current().fix!.lon).toBeCloseTo(lon, 8);
+    expect(p.current().fix!.lat).toBeCloseTo(lat, 8);
+    expect(p.current().fix).toMatchObject({ quality: 'none', satellites: null, hdop: null, accuracy: null, heading: null, speed: null, time: new Date(cycles[2]!.time).toISOString() });
+  });
 
   it("takes the system's location only while it is the source, on the host's clock", async () => {
     const { p, events } = position();

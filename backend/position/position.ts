@@ -131,7 +131,11 @@ export class Position {
   }
 
   private epoch(e: Epoch): void {
-    this.set({ ...this.state, fix: e.fix, inView: e.inView ?? this.state.inView });
+    // The receiver says it has no fix: told as a fix of quality 'none' where it last was (the map's "No fix" marker
+    // there), or none at all before any position; a walk takes nothing from it.
+    const last = this.state.fix;
+    const fix: Fix | null = e.fix ?? (last && { ...last, quality: 'none', satellites: null, hdop: null, accuracy: null, heading: null, speed: null, received: Date.now() });
+    this.set({ ...this.state, fix, inView: e.inView ?? this.state.inView });
     if (e.fix) this.track.fix(e.fix);
   }
 
