@@ -8,7 +8,8 @@ import { createSocket } from 'node:dgram';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiErrorCode } from '../../core/api-codes.ts';
-import type { Fix, PositionState } from '../../core/api-position.ts';
+import type { Fix, PositionState, TrackPoint } from '../../core/api-position.ts';
+import { TrackFile } from './track-file.ts';
 import { cycleSentences, NmeaPlayer, simCycles } from '../../test/helpers/nmea-sim.ts';
 import { serveNmeaTcp } from '../../test/helpers/nmea-sim-servers.ts';
 import { EVENT_GAP_MS, Position } from './position.ts';
@@ -19,9 +20,10 @@ afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c();
 function position(opts: ConstructorParameters<typeof Position>[2] = {}) {
   const home = mkdtempSync(join(tmpdir(), 'furrow-position-'));
   const events: { at: number; state: PositionState }[] = [];
-  const p = new Position(home, { position: (state) => events.push({ at: performance.now(), state }), trackPoint: () => {} }, opts);
+  const points: TrackPoint[] = [];
+  const p = new Position(home, { position: (state) => events.push({ at: performance.now(), state }), trackPoint: (t) => points.push(t) }, opts);
   cleanups.push(() => rmSync(home, { recursive: true, force: true }), () => p.close());
-  return { p, events, home };
+  return { p, events, points, home };
 }
 
 describe('Position', () => {
@@ -57,6 +59,44 @@ describe('Position', () => {
     expect(p.current().fix!.lat).toBeCloseTo(lat, 8);
     expect(p.current().fix).toMatchObject({ quality: 'none', satellites: null, hdop: null, accuracy: null, heading: null, speed: null, time: new Date(cycles[2]!.time).toISOString() });
   });
+
+  it("carries a walk over a receiver's silence of minutes (a laptop's sleep): said, tried again at the longest wait, the walk taken up where it was", async () => {
+    // The host's waits scaled down 50 times (silence 10 s → 200 ms; the longest wait 30 s → 400 ms after 50, 100,
+    // 200): the 3 s of silence below are 2.5 minutes of the app's, the longest wait reached several times over.
+    const player = new NmeaPlayer({ hz: 10, speed: 6, loop: true });
+    const sim = await serveNmeaTcp(player);
+    cleanups.push(() => sim.close(), () => player.stop());
+    const { p, events, points, home } = position({ silenceMs: 200, backoffMs: [50, 100, 200, 400] });
+    await p.connect({ kind: 'tcp', host: '127.0.0.1', port: sim.port });
+    await expect.poll(() => sim.clients()).toBe(1);
+    const walk = p.track.start('acc-sleep', 'farm-sleep', { minDistance: 1, minInterval: 0, maxAccuracy: null });
+    player.start();
+    await expect.poll(() => points.length, { timeout: 5000 }).toBeGreaterThan(5);
+
+    player.pause();
+    const silentFrom = Date.now();
+    const before = points.length;
+    const n = events.length;
+    await new Promise((r) => setTimeout(r, 3000));
+    const said = events.slice(n).map((e) => e.state.message).filter((m): m is string => m !== null);
+    expect(said[0]).toBe('The receiver sent no position for 200 ms: trying again in 50 ms');
+    expect(said.filter((m) => m.endsWith('trying again in 400 ms')).length).toBeGreaterThan(2);
+    // Nothing walked from nothing; the last fix keeps its age (the page's "Stale", past 5 s).
+    expect(points.length).toBe(before);
+    expect(p.current().fix!.received).toBeLessThanOrEqual(silentFrom);
+
+    player.resume();
+    const resumed = Date.now();
+    await expect.poll(() => points.length, { timeout: 5000 }).toBeGreaterThan(before + 5);
+    // Back within the longest wait and a silence (and a cycle or two): the next try finds it.
+    expect(points[before]!.point.received - resumed).toBeLessThan(400 + 200 + 300);
+    expect(p.current().status).toBe('connected');
+    // The same walk, its points numbered on, all of them kept in FURROW_HOME.
+    expect(points.every((pt) => pt.track === walk.id)).toBe(true);
+    expect(points.map((pt) => pt.index)).toEqual(points.map((_, i) => i));
+    p.track.flush();
+    expect(new TrackFile(home).read()!.points.length).toBe(p.track.current()!.points.length);
+  }, 20_000);
 
   it("takes the system's location only while it is the source, on the host's clock", async () => {
     const { p, events } = position();
