@@ -94,7 +94,9 @@ export class Backend {
       farm: (localId) => farmOf(mirror, localId),
     };
     const offline = this.offline = new OfflineAreas(ctx, opts.env ?? {});
-    const position = this.position = new Position(opts.home, { position: (s) => emit('position', s), trackPoint: (p) => emit('trackPoint', p) });
+    const position = this.position = new Position(opts.home, { position: (s) => emit('position', s), trackPoint: (p) => emit('trackPoint', p) },
+      // A network receiver's failures in full, for the user (a page is told them uniformly: backend/position/connection.ts).
+      { log: (line) => process.stderr.write(line) });
     // The host connects the source kept on this computer again; the command line, which runs beside it, never does.
     if (opts.app) position.resume();
     this.handlers = {

@@ -26,6 +26,7 @@ import { acceptBytes } from './bytes-port.ts';
 import { downloadHandlers } from './downloads.ts';
 import { layerFileHandlers } from './layer-file-handlers.ts';
 import { sessionErrors } from './session-errors.ts';
+import { positionPageHandlers } from './position/handlers.ts';
 import { bytesTtlFromEnv, SettingsError } from './settings.ts';
 
 // Whatever the host or a library it runs creates (SQLite's -wal and -shm, the import threads' files) is the user's
@@ -74,6 +75,8 @@ function session(port: Port, caller: Caller): () => void {
     ? {
       ...backend.handlers, ...downloadHandlers(backend.mirror, scope, home), ...backend.offline.tileHandlers(scope),
       ...layerFileHandlers(backend.layerFiles, backend.mirror, { owner: scope, bytes: scope }),
+      // A page tries receivers on the network within a limit, the command line as it likes (target-limit.ts).
+      ...positionPageHandlers(backend.position),
     }
     : backend.handlers;
   // A page is told an internal error only in general, the detail (paths and all) written to this log (stderr).

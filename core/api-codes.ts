@@ -61,4 +61,9 @@ export const ApiErrorCode = {
   uploadGone: 'upload_gone',
   /** A call the state does not allow now: the system's location reported while another source is chosen, a walk started while one is kept, a walk paused that is none (core/api-position.ts). */
   conflict: 'conflict',
+  /**
+   * A page asked the host to try more new receivers on the network (TCP, gpsd, UDP) within a minute than it will
+   * (backend/position/target-limit.ts): details `{retryAfterS}`. Receivers tried before are not limited.
+   */
+  tooManyTargets: 'too_many_targets',
 } as const;

@@ -79,6 +79,10 @@ export const PositionState = Obj({
   status: PositionStatus,
   /** Why it is reconnecting or failed, in words ("The receiver stopped answering: trying again in 4 s"); null otherwise. */
   message: Nullable(Type.String()),
+  /**
+   * The last fix. When the receiver says it has none, the last position with quality 'none' (received: when it said
+   * so; no accuracy, satellites, HDOP, heading or speed); null before any position.
+   */
   fix: Nullable(Fix),
   /** Satellites in view (GSV); null when not sent. */
   inView: Nullable(Type.Integer({ minimum: 0 })),

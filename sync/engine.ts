@@ -2,6 +2,7 @@ import type { Mirror } from '../db/mirror.ts';
 import type { AccountRow, OutboxRow } from '../db/types.ts';
 import { uncertainCreatesByFarm, requeueUncertainUpdates } from '../db/op-transitions.ts';
 import { committedCount, inFlightToUncertain, waitingOps } from '../db/outbox.ts';
+import { afterRound } from './rounds.ts';
 import { liveSyncHolder, parcelLimit, releaseSyncLock, takeSyncLock } from '../db/settings.ts';
 import { blockAccount, resumeAccount, runOutcome } from '../db/sync-state.ts';
 import type { ServiceClient } from './http.ts';
@@ -187,21 +188,18 @@ export class SyncEngine {
   private async pushAccount(ctx: AccountCtx): Promise<void> {
     const deadline = ctx.deadline;
     for (;;) {
+      const roundAt = this.opts.now();
       await this.pushRound(ctx);
       // The service could not be reached connectTries times in a row: nothing more is tried in this run.
       if (ctx.unreachable?.gaveUp) return;
       const open = waitingOps(this.db, ctx.account.id);
-      if (!open.length) return;
-      const ready = open.some((o) => !o.next_attempt_at || Date.parse(o.next_attempt_at) <= this.opts.now());
-      // Ready but not sent: each waits on something that did not happen this round (a parent still uncertain).
-      // Another round only if the last one moved something; otherwise wait for what is due later (settling, retries).
-      if (ready && this.progressPossible(ctx)) continue;
-      const later = open.filter((o) => o.next_attempt_at && Date.parse(o.next_attempt_at) > this.opts.now());
-      if (!later.length) return;
-      const next = Math.min(...later.map((o) => Date.parse(o.next_attempt_at!)));
-      if (next > deadline) return;
-      ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: this.waitReason(ctx, later, next) });
-      await sleepUnlessCancelled(this.opts, Math.max(0, next - this.opts.now()));
+      const now = this.opts.now();
+      const next = afterRound(open, roundAt, now, deadline, () => this.progressPossible(ctx));
+      if (next.kind === 'again') continue;
+      if (next.kind === 'stop') return;
+      const later = open.filter((o) => o.next_attempt_at && Date.parse(o.next_attempt_at) > now);
+      ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: this.waitReason(ctx, later, next.until) });
+      await sleepUnlessCancelled(this.opts, Math.max(0, next.until - this.opts.now()));
     }
   }
 

@@ -2,6 +2,13 @@
 // — unplugged, out of Bluetooth range, the TCP connection closed, or silent longer than `silenceMs` — says so and
 // opens it again after a wait that grows (1, 2, 4, 8, 15, 30 s, then every 30 s), the wait starting over once the
 // receiver sent a fix again. Nothing else waits on it: the host answers every other call meanwhile.
+//
+// A receiver on the network that a page chose by host and port is `guarded` until it sends its first position: till
+// then the page could be probing the user's network (is anything at 192.168.1.7:22?), so it learns nothing but that
+// no position came — every try before the first position ends the same way, at the same time (`silenceMs` after it
+// began), in the same words, whether the port refused, the name was unknown, or something answered that speaks no
+// NMEA; the link's own reason goes to the host's log, where the user (not a page) can read it. Once a position came,
+// the target is a receiver and its drops are said in full. backend/position/target-limit.ts bounds how many a page tries.
 import type { PositionStatus } from '../../core/api-position.ts';
 import type { Epoch } from '../../core/gnss/fix-assembler.ts';
 import type { Decoder } from './decoders.ts';
@@ -23,6 +30,12 @@ export interface ConnectionOptions {
   backoffMs?: readonly number[];
 }
 
+/** A target not yet shown to be a receiver: what a try without a position says (given the wait, "10 s"), and the log of the link's own reasons. */
+export interface ConnectionGuard {
+  words(within: string): string;
+  log(detail: string): void;
+}
+
 export class Connection {
   private link: Link | null = null;
   private retry: ReturnType<typeof setTimeout> | null = null;
@@ -32,11 +45,16 @@ export class Connection {
   private decoder: Decoder;
   private readonly silenceMs: number;
   private readonly backoff: readonly number[];
+  private readonly guard: ConnectionGuard | null;
+  /** A position came on this connection: the target is a receiver (always so without a guard). */
+  private proven: boolean;
 
   /** `open`: the link; `decoder`: a fresh decoder a connection (a new one starts without the old one's half line). */
-  constructor(private readonly open: OpenLink, private readonly newDecoder: () => Decoder, private readonly ev: ConnectionEvents, opts: ConnectionOptions = {}) {
+  constructor(private readonly open: OpenLink, private readonly newDecoder: () => Decoder, private readonly ev: ConnectionEvents, opts: ConnectionOptions & { guard?: ConnectionGuard } = {}) {
     this.silenceMs = opts.silenceMs ?? SILENCE_MS;
     this.backoff = opts.backoffMs ?? BACKOFF_MS;
+    this.guard = opts.guard ?? null;
+    this.proven = this.guard === null;
     this.decoder = newDecoder();
   }
 
@@ -56,7 +74,8 @@ export class Connection {
     let live = true;
     this.link = this.open({
       opened: () => {
-        if (!live || this.closed) return;
+        // Unproven, an open port is not told (that is what a port scanner asks): the first position is.
+        if (!live || this.closed || !this.proven) return;
         this.ev.status('connected', null);
         this.watch();
       },
@@ -65,6 +84,10 @@ export class Connection {
         const epochs = this.decoder.push(text);
         if (epochs.length) {
           // Only a fix (or a receiver's "no fix") shows the receiver is there: bytes of noise at a wrong baud rate do not.
+          if (!this.proven) {
+            this.proven = true;
+            this.ev.status('connected', null);
+          }
           this.attempt = 0;
           this.watch();
           for (const e of epochs) this.ev.epoch(e);
@@ -73,9 +96,17 @@ export class Connection {
       closed: (reason, fatal) => {
         if (!live || this.closed) return;
         live = false;
+        if (!this.proven) {
+          // Told when the try's time is up (the silence watch armed below), as every unproven try's end is.
+          this.guard?.log(reason);
+          this.link?.close();
+          this.link = null;
+          return;
+        }
         this.dropped(reason, fatal === true);
       },
     });
+    // From the try's start: a receiver proven is watched again from its opening and each fix; an unproven try ends here.
     this.watch();
   }
 
@@ -86,7 +117,11 @@ export class Connection {
       const link = this.link;
       this.link = null;
       link?.close();
-      this.dropped(`The receiver sent no position for ${duration(this.silenceMs)}`, false);
+      if (this.proven) this.dropped(`The receiver sent no position for ${duration(this.silenceMs)}`, false);
+      else {
+        if (link) this.guard?.log(`the connection was open, but no position came within ${duration(this.silenceMs)}`);
+        this.dropped(this.guard!.words(duration(this.silenceMs)), false);
+      }
     }, this.silenceMs);
     this.silence.unref?.();
   }

@@ -27,3 +27,8 @@ export function positionHandlers(ctx: HostContext, position: Position): Handlers
     trackDiscard: () => { position.track.discard(); return null; },
   };
 }
+
+/** A page session's own: its receivers on the network within the host's limit (backend/position/target-limit.ts). */
+export function positionPageHandlers(position: Position): Pick<HandlersOf<typeof POSITION_API>, 'positionConnect'> {
+  return { positionConnect: ({ source }) => position.connect(source, true) };
+}

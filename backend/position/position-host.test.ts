@@ -16,6 +16,7 @@ import { freePort } from '../../test/helpers/process.ts';
 import { NmeaPlayer, simCycles } from '../../test/helpers/nmea-sim.ts';
 import { sendNmeaUdp, serveGpsd, serveNmeaTcp } from '../../test/helpers/nmea-sim-servers.ts';
 import { ACC, homeWithFarm, watchedHost } from './position.test-helpers.ts';
+import { NEW_TARGETS_PER_MINUTE } from './target-limit.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
@@ -115,8 +116,8 @@ describe('the host reads a receiver', () => {
   }, 30_000);
 });
 
-describe("the system's location, from a page", () => {
-  it("is taken from a browser tab while 'system' is the source, refused otherwise, and told to every session", async () => {
+describe('a page', () => {
+  it("reports the system's location while 'system' is the source (refused otherwise, told to every session), and tries few new receivers a minute", async () => {
     const { home, farm } = homeWithFarm();
     later(() => rmSync(home, { recursive: true, force: true }));
     const renderer = mkdtempSync(join(tmpdir(), 'furrow-renderer-'));
@@ -141,6 +142,19 @@ describe("the system's location, from a page", () => {
     expect(w.last()!.fix!.received).toBeGreaterThan(1);
     await expect.poll(() => pagePoints).toEqual([0]);
     expect(w.points.map((p) => p.point.quality)).toEqual(['system']);
+
+    // A page has the host try at most NEW_TARGETS_PER_MINUTE new receivers on the network a minute, whichever its
+    // session (a reload is a new one): a port scan from the page would go at 5 ports a minute. The command line is
+    // the user's own, not limited; a receiver tried before is free.
+    const again = createClient(API, wsPort(await pageSocket(port, token)), API_EVENTS);
+    later(() => again.close());
+    const tcp = (p: number) => ({ kind: 'tcp' as const, host: '127.0.0.1', port: p });
+    for (let i = 0; i < NEW_TARGETS_PER_MINUTE; i++) await (i % 2 ? again : page).api.positionConnect({ source: tcp(40_000 + i) });
+    await expect(again.api.positionConnect({ source: tcp(40_100) })).rejects.toMatchObject({ code: ApiErrorCode.tooManyTargets, message: expect.stringMatching(/^The app has tried 5 new receivers within a minute/) });
+    await expect(page.api.positionConnect({ source: { kind: 'udp', port: 40_101 } })).rejects.toMatchObject({ code: ApiErrorCode.tooManyTargets });
+    expect((await page.api.positionConnect({ source: { kind: 'gpsd', host: '127.0.0.1', port: 40_001 } })).source).toMatchObject({ kind: 'gpsd' });
+    expect((await w.h.api.positionConnect({ source: tcp(40_100) })).source).toEqual(tcp(40_100));
+    expect((await page.api.positionConnect({ source: { kind: 'system' } })).status).toBe('connected');
   }, 30_000);
 });
 

@@ -14,6 +14,7 @@ import { SavedSourceFile } from './saved-source.ts';
 import { serialLink, SerialPorts } from './serial-ports.ts';
 import { TrackFile } from './track-file.ts';
 import { TrackRecorder } from './track-recorder.ts';
+import { TargetLimit } from './target-limit.ts';
 import { GPSD_WATCH } from '../../core/gnss/gpsd.ts';
 
 /** At most 20 'position' events a second. */
@@ -27,11 +28,23 @@ export interface PositionEvents {
 export interface PositionOptions extends ConnectionOptions {
   /** Where UDP sources listen (default every interface: backend/position/links.ts udpLink). */
   udpBind?: string;
+  /** Where a network receiver's failures are told in full while a page is told them uniformly (the host's stderr). */
+  log?: (line: string) => void;
+}
+
+/** What a try at a network receiver that sent no position says (backend/position/connection.ts ConnectionGuard). */
+export function noPositionWords(source: PositionSource & { kind: 'tcp' | 'gpsd' }, within: string): string {
+  const where = `${source.host}:${source.port}`;
+  return source.kind === 'tcp'
+    ? `No position came from ${where} within ${within}: nothing answered there, or what answered sent no NMEA. Is the receiver (or the app sharing its position) on and sharing NMEA, and are its address and port right?`
+    : `No position came from gpsd at ${where} within ${within}: nothing answered there, or what answered is not gpsd with a receiver. Is gpsd running with the receiver plugged in, and are its address and port right?`;
 }
 
 export class Position {
   readonly ports: SerialPorts;
   readonly track: TrackRecorder;
+  /** The receivers on the network pages may have the host try (backend/host.ts applies it to page sessions). */
+  readonly pageTargets = new TargetLimit();
   private readonly saved: SavedSourceFile;
   private state: PositionState = { source: null, status: 'off', message: null, fix: null, inView: null };
   private connection: Connection | null = null;
@@ -50,6 +63,7 @@ export class Position {
     const kept = this.saved.read();
     if (!kept) return;
     if (kept.source.kind === 'serial' && kept.path) this.ports.register(kept.path);
+    this.pageTargets.know(kept.source);
     this.use(kept.source, kept.path ?? null);
   }
 
@@ -57,7 +71,9 @@ export class Position {
     return this.state;
   }
 
-  async connect(source: PositionSource): Promise<PositionState> {
+  /** `fromPage`: a page's choice, within pageTargets' limit. */
+  async connect(source: PositionSource, fromPage = false): Promise<PositionState> {
+    if (fromPage) this.pageTargets.admit(source);
     let path: string | null = null;
     if (source.kind === 'serial') {
       path = await this.ports.pathOf(source.port);
@@ -101,16 +117,25 @@ export class Position {
       : source.kind === 'gpsd' ? { link: tcpLink(source.host, source.port || GPSD_PORT, GPSD_WATCH), decoder: gpsdDecoder }
         : source.kind === 'udp' ? { link: udpLink(source.port, this.opts.udpBind), decoder: nmeaDecoder }
           : { link: serialLink(path!, source.baud), decoder: nmeaDecoder };
+    // A receiver reached by host and port is guarded until its first position (connection.ts); a serial port the
+    // host listed and a UDP port it listens on are not (the listening is told as it is: the user must know a port taken).
+    const net = source.kind === 'tcp' || source.kind === 'gpsd' ? source : null;
+    const log = this.opts.log ?? (() => {});
+    const guard = net ? { words: (within: string) => noPositionWords(net, within), log: (detail: string) => log(`Position: ${net.kind} ${net.host}:${net.port}: ${detail}\n`) } : undefined;
     const c: Connection = new Connection(link, () => decoder(), {
       status: (status: PositionStatus, message) => { if (this.connection === c) this.set({ ...this.state, status, message }); },
       epoch: (e) => { if (this.connection === c) this.epoch(e); },
-    }, this.opts);
+    }, { ...this.opts, guard });
     this.connection = c;
     c.start();
   }
 
   private epoch(e: Epoch): void {
-    this.set({ ...this.state, fix: e.fix, inView: e.inView ?? this.state.inView });
+    // The receiver says it has no fix: told as a fix of quality 'none' where it last was (the map's "No fix" marker
+    // there), or none at all before any position; a walk takes nothing from it.
+    const last = this.state.fix;
+    const fix: Fix | null = e.fix ?? (last && { ...last, quality: 'none', satellites: null, hdop: null, accuracy: null, heading: null, speed: null, received: Date.now() });
+    this.set({ ...this.state, fix, inView: e.inView ?? this.state.inView });
     if (e.fix) this.track.fix(e.fix);
   }
 

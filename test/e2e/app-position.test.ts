@@ -55,15 +55,18 @@ function keptWalk(): [number, number][] {
   return [...ring, ring[0]!];
 }
 
-/** Connects the app to the simulator at `port` from the position panel, as a user does. */
-async function connectTcp(page: Page, port: number): Promise<void> {
+/**
+ * Connects the app to the simulator at `port` from the position panel, as a user does; `connected`: waits until it
+ * is (the first position: backend/position/connection.ts), else only asks.
+ */
+async function connectTcp(page: Page, port: number, connected = true): Promise<void> {
   const panel = page.getByRole('dialog', { name: 'Position' });
   if (!await panel.isVisible()) await page.getByRole('button', { name: /^Position/ }).click();
   await panel.getByLabel('Source').selectOption('tcp');
   await panel.getByRole('textbox', { name: 'Host', exact: true }).fill('127.0.0.1');
   await panel.getByRole('textbox', { name: 'Port', exact: true }).fill(String(port));
   await panel.getByRole('button', { name: 'Connect', exact: true }).click();
-  await expect.poll(() => panel.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 15_000 }).toBe(`Connected to TCP 127.0.0.1:${port}.`);
+  if (connected) await expect.poll(() => panel.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 15_000 }).toBe(`Connected to TCP 127.0.0.1:${port}.`);
 }
 
 const drawnTime = (page: Page) => page.locator('.map').getAttribute('data-position-time');
@@ -120,11 +123,14 @@ describe('position on the map', () => {
     const length = fieldWalk(opts).length;
     const { page } = await openApp(browser, app!.url);
     await expect.poll(() => shownOn(page), { timeout: 30_000 }).toBeGreaterThan(0);
-    await connectTcp(page, sim.port);
+    // Connected at the receiver's first position: the receiver standing still says nothing yet, so it is asked only.
+    await connectTcp(page, sim.port, false);
     const panel = page.getByRole('dialog', { name: 'Position' });
+    await expect.poll(() => sim.clients(), { timeout: 10_000 }).toBe(1);
     await panel.getByRole('button', { name: 'Start walking' }).click();
     await expect.poll(() => page.getByRole('status', { name: 'Message' }).textContent(), { timeout: 10_000 }).toMatch(/^Walking the boundary/);
     player.start();
+    await expect.poll(() => panel.getByRole('status', { name: 'Connection' }).textContent(), { timeout: 10_000 }).toBe(`Connected to TCP 127.0.0.1:${sim.port}.`);
     const points = async () => Number(await panel.locator('[data-field=walk-points]').textContent());
     // Past the first corner (a quarter of the walk), the app stopped and started again.
     await expect.poll(() => player.played, { timeout: 40_000 }).toBeGreaterThan(length * 0.27);
