@@ -217,7 +217,9 @@ export class PartFile {
   counts(): { tiles: number; empty: number; bytes: number; failed: number } {
     const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(tile_data)), 0) AS bytes FROM tiles').get() as { n: number; bytes: number };
     const empty = this.db.prepare('SELECT count(*) FROM furrow_empty').pluck().get() as number;
-    return { tiles: t.n, empty, bytes: t.bytes, failed: this.failedCount };
+    // Read, not remembered: the tiles are written by another connection (the download's thread, offline-writer.ts).
+    const failed = this.journalCache.complete ? 0 : this.db.prepare('SELECT count(*) FROM furrow_failed').pluck().get() as number;
+    return { tiles: t.n, empty, bytes: t.bytes, failed };
   }
 
   /** Stores fetched tiles (and empty ones) in one transaction. */
@@ -229,6 +231,11 @@ export class PartFile {
       this.unflushed = 0;
       this.flushing = flushFile(this.path).finally(() => { this.flushing = null; });
     }
+  }
+
+  /** Once the last fdatasync begun by write() is over (a thread closing the file waits for it). */
+  async settled(): Promise<void> {
+    await this.flushing;
   }
 
   /**
