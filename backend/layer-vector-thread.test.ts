@@ -72,7 +72,7 @@ describe("a vector overlay's conversion on a thread of its own", () => {
       await expect(refused).rejects.toThrow('Vacío.geojson has no feature with a shape to draw.');
       const one = join(dir, 'one.geojson');
       writeFileSync(one, JSON.stringify({ type: 'FeatureCollection', features: [{ type: 'Feature', properties: { name: 'Pozo' }, geometry: { type: 'Point', coordinates: [-3.7, 40.4] } }] }));
-      expect(await convertOnThread({ file: one, name: 'one.geojson', kind: 'import', dest: join(dir, 'one-out.geojson') })).toEqual({ bbox: [-3.7, 40.4, -3.7, 40.4], features: 1, notes: [] });
+      expect(await convertOnThread({ file: one, name: 'one.geojson', kind: 'import', dest: join(dir, 'one-out.geojson') })).toEqual({ bbox: [-3.7, 40.4, -3.7, 40.4], features: 1, notes: [], origin: 'GeoJSON' });
       expect(JSON.parse(readFileSync(join(dir, 'one-out.geojson'), 'utf8'))).toMatchObject({ features: [{ properties: { name: 'Pozo' } }] });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -81,8 +81,10 @@ describe('startCheckpointer', () => {
       n++;
       if (n % 8 === 0) {
         peak = Math.max(peak, statSync(`${file}-wal`).size);
-        // Let the thread's messages in, as an event loop serving requests does.
-        await new Promise((r) => setImmediate(r));
+        // A moment between requests, as a service's event loop has: the thread's messages come in, and on a loaded
+        // machine (CI, load 11 on 2 cores) the thread gets a core at all — yielding with setImmediate alone, the WAL
+        // reached half the amount written there before its checkpoint ran.
+        await new Promise((r) => setTimeout(r, 5));
       }
     }
     expect(db.prepare('SELECT COUNT(*) AS n FROM blobs').get()).toEqual({ n });
