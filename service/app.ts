@@ -26,6 +26,7 @@ import crops from './routes/crops/index.ts';
 import cropFamilies from './routes/crop-families/index.ts';
 import plants from './routes/plants/index.ts';
 import billingRoutes from './routes/billing/index.ts';
+import changes from './routes/changes/index.ts';
 import embedRoutes from './web/embed/routes.ts';
 import adminRoutes from './web/admin/routes.ts';
 import landingRoutes from './web/landing/routes.ts';
@@ -132,6 +133,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     await api.register(async (i) => cropFamilies(i, ctx));
     await api.register(async (i) => plants(i, ctx));
     await api.register(async (i) => billingRoutes(i, ctx));
+    await api.register(async (i) => changes(i, ctx));
   });
   await app.register(async (i) => embedRoutes(i, ctx));
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });
