@@ -38,7 +38,8 @@ export async function up(client: pg.ClientBase): Promise<void> {
       n integer := coalesce(cardinality(ids), 0);
       top bigint;
     BEGIN
-      IF acc IS NULL OR n = 0 THEN RETURN; END IF;
+      -- An account being deleted cascades into its farms (set to orphans), crops and plants: its feed goes with it.
+      IF acc IS NULL OR n = 0 OR NOT EXISTS (SELECT 1 FROM accounts WHERE id = acc) THEN RETURN; END IF;
       INSERT INTO change_seq AS s (account_id, seq) VALUES (acc, n)
         ON CONFLICT (account_id) DO UPDATE SET seq = s.seq + n RETURNING s.seq INTO top;
       INSERT INTO changes (account_id, entity, id, seq, deleted, at)
