@@ -12,6 +12,7 @@ import { serverTimeouts, turnAway } from './connections.ts';
 import { boundConnections } from '../platform/node/connections.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
+import { registerCompression } from './compression.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
 import { registerOpenApi } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
@@ -123,6 +124,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // The API: every route here needs credentials (the default). The gateway and the fault switch act on these only.
   await app.register(async (api) => {
     registerGateway(api, config.gatewayTimeoutMs);
+    registerCompression(api);
     if (faults) injectFaults(api, faults);
     strictQueries(api);
     await api.register(async (i) => accounts(i, ctx));

@@ -27,7 +27,7 @@ const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payloa
 const ok = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
   const res = await inject(method, url, payload);
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.statusCode === 204 ? null : res.json() as Record<string, unknown> & { id: number };
+  return (res.statusCode === 204 ? {} : res.json()) as Record<string, unknown> & { id: number };
 };
 const cursorNow = async (headers = asAccount(org, acc)): Promise<string> => (await inject('GET', '/api/changes/', undefined, headers)).json().cursor as string;
 
