@@ -125,6 +125,43 @@ describe('GET /api/changes/', () => {
     expectGone(s.items, 'crop', crop.id);
   });
 
+  it("reports a crop's delete as its plants' change (their crop cleared), and a crop moved to another account's parcel in both feeds", async () => {
+    const mine = await newFarm(svc, org, acc, 'Mine', [polygonParcel('a')]);
+    const theirs = await newFarm(svc, org, other, 'Theirs', [polygonParcel('b', -4.6)]);
+    const crop = await ok('POST', '/api/crops/', { parcel: mine.parcels[0]!.id, name: 'wheat' });
+    await svc.store.plants.import(org.organization_id, acc.id, { type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [-4.78, 37.88] }, properties: { crop: crop.id } }] }, mine.parcels[0]!.id);
+    const plantId = ((await inject('GET', `/api/parcels/${mine.parcels[0]!.id}/plants/`)).json() as { features: { id: number }[] }).features[0]!.id;
+    const c0 = await cursorNow();
+    await ok('DELETE', `/api/crops/${crop.id}/`);
+    let s = await changesSince(c0);
+    await expectLive(s.items, 'plant', plantId, `/api/plants/${plantId}/`);
+    expect((s.items.get(`plant:${plantId}`)!.data as { properties: { crop: unknown } }).properties.crop).toBeNull();
+
+    const moving = await ok('POST', '/api/crops/', { parcel: mine.parcels[0]!.id, name: 'barley' });
+    const [c1, t1] = [await cursorNow(), await cursorNow(asAccount(org, other))];
+    const moved = await inject('PATCH', `/api/crops/${moving.id}/`, { parcel: theirs.parcels[0]!.id }, { 'x-api-key': org.api_key });
+    expect(moved.statusCode, moved.body).toBe(200);
+    s = await changesSince(c1);
+    expectGone(s.items, 'crop', moving.id);
+    const t = await changesSince(t1, undefined, asAccount(org, other));
+    expect(t.items.get(`crop:${moving.id}`)).toMatchObject({ deleted: false, data: { id: moving.id, parcel: theirs.parcels[0]!.id } });
+  });
+
+  it("an account's deactivation records nothing and its cursors survive reactivation; a purge takes the feed with the account", async () => {
+    await newFarm(svc, org, acc, 'F', [polygonParcel('a')]);
+    const c0 = await cursorNow();
+    await svc.store.accounts.deactivate(org.organization_id, acc.id);
+    expect((await inject('GET', `/api/changes/?since=${encodeURIComponent(c0)}`)).statusCode).toBe(403);
+    await svc.store.accounts.reactivate(org.organization_id, acc.id);
+    expect((await changesSince(c0)).items.size).toBe(0);
+    await svc.store.accounts.deactivate(org.organization_id, acc.id);
+    await svc.store.accounts.purge(org.organization_id, acc.id);
+    const counts = await svc.probe.counts();
+    expect(counts.farms).toBe(0);
+    // The feed's own rows went with the account (a store-level check: no API reaches a purged account).
+    expect((await svc.store.changes.read(acc.id, 0, 10, 0)).rows).toEqual([]);
+  });
+
   it('pages with limit: next until null, every change exactly once, resumable from any cursor', async () => {
     const c0 = await cursorNow();
     const farm = await newFarm(svc, org, acc, 'F', Array.from({ length: 7 }, (_, i) => polygonParcel(`p${i}`, -4.7 + i * 0.01)));
