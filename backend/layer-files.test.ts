@@ -39,8 +39,10 @@ describe('layer files', () => {
     const add = (k: string, name = k) => files.copy(fx[k]!, name);
 
     const t = await add('tif25830', 'Ortofoto 2024.tif');
-    expect(t).toMatchObject({ format: 'geotiff', name: 'Ortofoto 2024', epsg: 25830, minZoom: null, features: null, notes: [] });
+    expect(t).toMatchObject({ format: 'geotiff', name: 'Ortofoto 2024', epsg: 25830, minZoom: null, features: null, notes: [], overviews: 0 });
     near(t.bbox);
+    // Its overviews counted (the legend says them): GDAL's COG halves a 2,100-pixel image three times, below 512.
+    expect((await new LayerFiles(home()).copy(cog(dir, 'large', 25830, [200, 50, 200], 2100), 'large.tif')).overviews).toBe(3);
     expect((await add('tif3857')).epsg).toBe(3857);
     const mr = await add('mbr', 'ortho.mbtiles');
     expect(mr).toMatchObject({ format: 'mbtiles-raster', name: 'ortho', minZoom: 13, maxZoom: 15 });
@@ -49,15 +51,16 @@ describe('layer files', () => {
     expect(await add('pmr')).toMatchObject({ format: 'pmtiles-raster', name: 'Orthophoto (PMTiles)', attribution: '© Test fixtures', minZoom: 13, maxZoom: 15 });
     expect(await add('pmv')).toMatchObject({ format: 'pmtiles-vector', name: 'Roads (PMTiles)', minZoom: 8, maxZoom: 14 });
     // Vector overlays: every feature with a shape (lines and points too), the one without left out and said.
+    const origins: Record<string, string> = { geojson: 'GeoJSON', kml: 'KML', kmz: 'KMZ', gpkg: 'GeoPackage' };
     for (const k of ['geojson', 'kml', 'kmz', 'gpkg']) {
       const v = await add(k, `drains.${k}`);
-      expect(v, k).toMatchObject({ format: 'vector', name: 'drains', features: 4, notes: ['1 feature(s) without a shape were left out.'] });
+      expect(v, k).toMatchObject({ format: 'vector', name: 'drains', features: 4, notes: ['1 feature(s) without a shape were left out.'], origin: origins[k] });
       near(v.bbox, 0.005);
       const doc = JSON.parse(readFileSync(files.fileOf(v.file)!, 'utf8')) as { type: string; features: { geometry: { type: string } }[] };
       expect(doc.type).toBe('FeatureCollection');
       expect(doc.features.map((f) => f.geometry.type).sort(), k).toEqual(['LineString', 'LineString', 'Point', 'Polygon']);
     }
-    expect(await add('shp', 'drains.zip')).toMatchObject({ format: 'vector', features: 2 });
+    expect(await add('shp', 'drains.zip')).toMatchObject({ format: 'vector', features: 2, origin: 'Shapefile' });
     // In a projected CRS (a cadastre in ETRS89 / UTM 30N): reprojected to WGS84 as an import is, and said.
     const utm = join(dir, 'utm.geojson');
     writeFileSync(utm, JSON.stringify({ type: 'FeatureCollection', crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::25830' } }, features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [440000, 4474000] } }] }));

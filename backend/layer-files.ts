@@ -170,13 +170,14 @@ export class LayerFiles {
     let notes = sniffed.notes;
     let bbox = sniffed.bbox;
     let features: number | null = null;
+    let origin: LayerFileInfo['origin'];
     if (sniffed.vector) {
       const out = `${file}.part`;
       try {
         // On a thread of its own: a 200 MB overlay takes the CPU for seconds, and the host answers meanwhile.
         const { convertOnThread } = await import('./layer-vector-thread.ts');
         const c = await convertOnThread({ file: part, name, kind: sniffed.vector, dest: out, gridDirs: gridDirs(this.home) });
-        [bbox, features, notes] = [c.bbox, c.features, [...notes, ...c.notes]];
+        [bbox, features, notes, origin] = [c.bbox, c.features, [...notes, ...c.notes], c.origin];
         renameSync(out, file);
       } catch (err) {
         rmSync(out, { force: true });
@@ -189,6 +190,7 @@ export class LayerFiles {
     const info: Kept = {
       file: id, format: sniffed.format, name: (sniffed.title ?? layerNameOf(name)).slice(0, 200), bbox, minZoom: sniffed.minZoom, maxZoom: sniffed.maxZoom,
       attribution: sniffed.attribution, epsg: sniffed.epsg, bytes: statSync(file).size, features, notes, tileType: sniffed.tileType,
+      ...(sniffed.overviews !== undefined ? { overviews: sniffed.overviews } : {}), ...(origin ? { origin } : {}),
     };
     writeFileSync(join(this.dir, `${id}.json`), JSON.stringify(info), { mode: 0o600 });
     this.kept.set(id, info);
@@ -230,7 +232,10 @@ export class LayerFiles {
       return { file: id, format: 'vector', name: 'Overlay', bbox: bboxOf(doc.features ?? []), minZoom: null, maxZoom: null, attribution: null, epsg: null, bytes, features: doc.features?.length ?? 0, notes: [], tileType: null };
     }
     const s = await sniffLayerFile(file, 'The file');
-    return { file: id, format: s.format, name: s.title ?? 'Layer', bbox: s.bbox, minZoom: s.minZoom, maxZoom: s.maxZoom, attribution: s.attribution, epsg: s.epsg, bytes, features: null, notes: s.notes, tileType: s.tileType };
+    return {
+      file: id, format: s.format, name: s.title ?? 'Layer', bbox: s.bbox, minZoom: s.minZoom, maxZoom: s.maxZoom, attribution: s.attribution, epsg: s.epsg, bytes, features: null, notes: s.notes, tileType: s.tileType,
+      ...(s.overviews !== undefined ? { overviews: s.overviews } : {}),
+    };
   }
 
   /**

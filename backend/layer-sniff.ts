@@ -25,6 +25,8 @@ export interface Sniffed {
   epsg: number | null;
   /** MBTiles and PMTiles: the tiles' type. */
   tileType: TileExt | null;
+  /** A GeoTIFF's overviews (its reduced-resolution images, masks not counted). */
+  overviews?: number;
   notes: string[];
   /** A vector overlay still to be read (GeoJSON, KML/KMZ, zipped Shapefile) or a GeoPackage. */
   vector: 'import' | 'gpkg' | null;
@@ -160,10 +162,16 @@ async function geotiff(file: string, name: string): Promise<Sniffed> {
     const notes: string[] = [];
     if (def && shiftsByGrid(def)) notes.push(`EPSG:${code} shifts its datum by a grid file the map does not use: ${name} may be drawn some metres (up to about a hundred) from where it belongs.`);
     const images = await tiff.getImageCount();
-    if (images < 2 && image.getWidth() * image.getHeight() > 4096 * 4096) {
+    let overviews = 0;
+    for (let i = 1; i < images; i++) {
+      // NewSubfileType: bit 0 a reduced-resolution image, bit 2 a transparency mask (GDAL writes one per level).
+      const kind = Number((await tiff.getImage(i)).fileDirectory.getValue('NewSubfileType') ?? 0);
+      if (kind & 1 && !(kind & 4)) overviews++;
+    }
+    if (overviews === 0 && image.getWidth() * image.getHeight() > 4096 * 4096) {
       notes.push(`${name} has no overviews: zoomed out, the map reads all of it. Add them (gdaladdo, or gdal_translate -of COG) for a faster map.`);
     }
-    return { ...base('geotiff'), epsg: code, bbox: bbox && clampBbox(bbox), notes };
+    return { ...base('geotiff'), epsg: code, bbox: bbox && clampBbox(bbox), notes, overviews };
   } catch (err) {
     if (err instanceof LayerFileRefused) throw err;
     throw new LayerFileRefused(`${name} cannot be read as a GeoTIFF: ${(err as Error).message}`);

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { REPROJECT } from '../db/import/errors.ts';
 import { VECTOR_OVERLAY_MAX_BYTES } from '../core/layers/layer-files.ts';
 import { LayerFileRefused } from './layer-sniff.ts';
+import type { LayerFileInfo } from '../core/api-layer-files.ts';
 
 const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);
 
@@ -15,6 +16,8 @@ export interface Converted {
   bbox: [number, number, number, number] | null;
   features: number;
   notes: string[];
+  /** What it was read from, for the layer's legend. */
+  origin: NonNullable<LayerFileInfo['origin']>;
 }
 
 /** Grows `box` by every position of `coords` (nested arrays of [x, y, …]); false when one is not a number pair. */
@@ -53,6 +56,7 @@ export async function convertVector(file: string, name: string, kind: 'import' |
   let features = 0;
   let dropped = 0;
   const notes: string[] = [];
+  let origin: Converted['origin'] = 'GeoPackage';
   const fd = openSync(dest, 'wx', 0o600);
   try {
     let pending = '{"type":"FeatureCollection","features":[\n';
@@ -109,6 +113,7 @@ export async function convertVector(file: string, name: string, kind: 'import' |
         const source = await readImportSource(file, false, undefined, { gridDirs });
         if (!('features' in source)) throw new Error('a split source was not asked for');
         for (const f of source.features) add(f);
+        origin = source.format === 'geojson' ? 'GeoJSON' : source.format === 'kml' ? 'KML' : source.zipped === 'kmz' ? 'KMZ' : 'Shapefile';
         notes.push(...(source.notes ?? []));
         if (source.crs.reprojected) notes.push(`Reprojected from ${source.crs.code === null ? source.crs.name : `EPSG:${source.crs.code} (${source.crs.name})`} to WGS84.`);
       } catch (err) {
@@ -127,7 +132,7 @@ export async function convertVector(file: string, name: string, kind: 'import' |
   if (!(box[0]! >= -180 && box[2]! <= 180 && box[1]! >= -90 && box[3]! <= 90)) {
     throw new LayerFileRefused(`${name}'s coordinates (${box.map((v) => Math.round(v)).join(', ')}) are not longitude/latitude: ${REPROJECT}`);
   }
-  return { bbox: box as [number, number, number, number], features, notes: notes.map((n) => n.split(basename(file)).join(name)) };
+  return { bbox: box as [number, number, number, number], features, notes: notes.map((n) => n.split(basename(file)).join(name)), origin };
 }
 
 /** The box around features' shapes (a kept overlay whose info was lost), or null. */

@@ -217,7 +217,9 @@ export class PartFile {
   counts(): { tiles: number; empty: number; bytes: number; failed: number } {
     const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(tile_data)), 0) AS bytes FROM tiles').get() as { n: number; bytes: number };
     const empty = this.db.prepare('SELECT count(*) FROM furrow_empty').pluck().get() as number;
-    return { tiles: t.n, empty, bytes: t.bytes, failed: this.failedCount };
+    // Read, not remembered: the tiles are written by another connection (the download's thread, offline-writer.ts).
+    const failed = this.journalCache.complete ? 0 : this.db.prepare('SELECT count(*) FROM furrow_failed').pluck().get() as number;
+    return { tiles: t.n, empty, bytes: t.bytes, failed };
   }
 
   /** Stores fetched tiles (and empty ones) in one transaction. */
@@ -231,11 +233,16 @@ export class PartFile {
     }
   }
 
+  /** Once the last fdatasync begun by write() is over (a thread closing the file waits for it). */
+  async settled(): Promise<void> {
+    await this.flushing;
+  }
+
   /**
    * Completes the file: every tile of the journal done (else an Error), the metadata written, the rollback journal
    * removed, the file fsynced and the journal marked complete. Closes it.
    */
-  finish(opts: { allowMissing?: boolean } = {}): { tiles: number; bytes: number; missing: number } {
+  finish(opts: { allowMissing?: boolean } = {}): { tiles: number; bytes: number; missing: number; empty: number } {
     const j = this.journal;
     const c = this.counts();
     const missing = opts.allowMissing ? c.failed : 0;
@@ -260,7 +267,7 @@ export class PartFile {
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
     fsyncPath(this.path);
-    return { tiles: c.tiles, bytes: c.bytes, missing };
+    return { tiles: c.tiles, bytes: c.bytes, missing, empty: c.empty };
   }
 
   close(): void {

@@ -30,6 +30,7 @@ import { PartFile, publish, removePart, type DownloadJournal } from './mbtiles-w
 import { OfflineTiles } from './offline-tiles.ts';
 import { TILE_POLICY, TileFetcher, type TilePolicy } from './tile-fetcher.ts';
 import { DEFAULT_CONCURRENCY, runDownload } from './offline-job.ts';
+import { PartWriter } from './offline-writer.ts';
 import { tileAddresses, type TileAddress } from './tile-source.ts';
 import { estimateBytes } from './offline-estimate.ts';
 import type { ByteSession } from './bytes.ts';
@@ -188,8 +189,15 @@ export class OfflineAreas {
     if (call.signal.aborted) r.controller.abort();
     let outcome;
     const fetcher = new TileFetcher(r.controller.signal, this.policy);
+    // The tiles are committed on a thread of their own: this thread goes on answering the page and drawing the map.
+    const writer = new PartWriter(part.path);
     try {
-      outcome = await runDownload(part, urlOf, fetcher, r.controller.signal, { concurrency, onProgress: (p) => { r.progress = p; call.progress(p); } });
+      try {
+        await writer.ready;
+        outcome = await runDownload(part, urlOf, fetcher, r.controller.signal, { concurrency, sink: writer, onProgress: (p) => { r.progress = p; call.progress(p); } });
+      } finally {
+        await writer.close();
+      }
     } catch (err) {
       const at = r.progress;
       part.close();
@@ -229,8 +237,10 @@ export class OfflineAreas {
   private async complete(part: PartFile, allowMissing = false): Promise<OfflineArea> {
     const j = part.journal;
     const file = part.path.slice(this.dir.length + 1).match(PART)![1]!;
-    const { tiles, missing } = part.finish({ allowMissing });
-    const area: OfflineArea = { file, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom, tiles, updated: new Date().toISOString(), ...(missing ? { missing } : {}) };
+    const { tiles, missing, empty } = part.finish({ allowMissing });
+    const area: OfflineArea = {
+      file, bbox: j.bbox, minZoom: j.minZoom, maxZoom: j.maxZoom, tiles, updated: new Date().toISOString(), ...(missing ? { missing } : {}), ...(empty ? { empty } : {}),
+    };
     const outcome = await this.ctx.jobs.write(() => {
       const layers = savedLayers(this.ctx);
       const l = layers.find((x) => x.id === j.layer);

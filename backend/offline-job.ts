@@ -10,6 +10,7 @@
 import { tileKey, tilesOf, type TileCoord } from '../core/tiles/tile-math.ts';
 import type { FetchedTile, PartFile } from './mbtiles-writer.ts';
 import type { TileFetcher } from './tile-fetcher.ts';
+import type { TileSink } from './offline-writer.ts';
 import type { OfflineProgress } from '../core/api-offline.ts';
 
 /** Tiles fetched at once: a polite few, as tile usage policies ask (OpenStreetMap's: at most 2 for bulk work). */
@@ -31,6 +32,8 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 export interface JobOptions {
   concurrency?: number;
   onProgress?: (p: OfflineProgress) => void;
+  /** Where the batches are committed: the file's own connection on this thread unless given (the host: a thread's). */
+  sink?: TileSink;
 }
 
 export interface JobOutcome extends OfflineProgress {
@@ -44,6 +47,7 @@ export async function runDownload(
   const j = part.journal;
   const done = part.doneKeys();
   const counts = part.counts();
+  const sink: TileSink = opts.sink ?? { write: (tiles) => Promise.resolve().then(() => part.write(tiles)) };
   const progress: OfflineProgress = { done: counts.tiles + counts.empty, total: j.total, bytes: counts.bytes, failed: 0 };
   let failedInARow = 0;
   let unreachableInARow = 0;
@@ -61,28 +65,46 @@ export async function runDownload(
   const pending: FetchedTile[] = [];
   let pendingBytes = 0;
   let flushing: NodeJS.Timeout | null = null;
+  /** The batch being committed: one at a time, in order; tiles arriving meanwhile wait for the next. */
+  let writing: Promise<void> | null = null;
   /** A write that failed (the disk full, the file gone): the run stops and the call fails with it. */
   let writeError: unknown = null;
   const flush = () => {
     if (flushing) clearTimeout(flushing);
     flushing = null;
-    if (!pending.length || writeError) return;
+    if (writing || !pending.length || writeError) return;
     const batch = pending.splice(0);
     pendingBytes = 0;
-    try {
-      part.write(batch);
-      for (const t of batch) {
-        if (t.failed !== undefined) continue;
-        progress.done++;
-        progress.bytes += t.data?.length ?? 0;
-      }
-    } catch (err) {
-      // Thrown here, in a timer, it would take the host down: kept, the workers stopped, thrown below.
+    // Counted now: a tile's bytes may move to the writing thread (offline-writer.ts), leaving nothing here to measure.
+    let tiles = 0;
+    let bytes = 0;
+    for (const t of batch) {
+      if (t.failed !== undefined) continue;
+      tiles++;
+      bytes += t.data?.length ?? 0;
+    }
+    writing = sink.write(batch).then(() => {
+      progress.done += tiles;
+      progress.bytes += bytes;
+      report();
+    }, (err: unknown) => {
+      // Kept, the workers stopped, thrown below: the run ends paused at what was committed.
       writeError = err;
       stop.abort();
-      return;
+    }).finally(() => {
+      writing = null;
+      // What arrived during the write goes next: at once when it is a full batch, else within COMMIT_MS.
+      if (pendingBytes >= BATCH_BYTES) flush();
+      else if (pending.length) flushing ??= setTimeout(flush, COMMIT_MS);
+    });
+  };
+  /** Everything fetched committed (or the write failed). */
+  const drain = async () => {
+    for (;;) {
+      flush();
+      if (!writing) return;
+      await writing;
     }
-    report();
   };
 
   const todo = (function* () {
@@ -118,6 +140,8 @@ export async function runDownload(
       pendingBytes += data?.length ?? 0;
       if (pendingBytes >= BATCH_BYTES) flush();
       else flushing ??= setTimeout(flush, COMMIT_MS);
+      // The disk slower than the network: fetching waits rather than holding ever more tiles in memory.
+      while (writing && pendingBytes >= 2 * BATCH_BYTES) await writing;
     }
   };
 
@@ -125,7 +149,7 @@ export async function runDownload(
   try {
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY) }, worker));
   } finally {
-    flush();
+    await drain();
   }
   if (writeError) throw writeError;
   report(true);

@@ -35,15 +35,21 @@ export function syncHandlers(ctx: HostContext): HandlersOf<typeof SYNC_API> {
       if (account !== undefined) ctx.account(account);
       const end = await ctx.jobs.turn('sync');
       let last = 0;
+      let silent: string | undefined;
       try {
         const { runSync } = await syncJobs();
         return await runSync(ctx.mirror, ctx.credentials, ctx.durations(), {
           accounts: account === undefined ? undefined : [account], push, pull, acceptRemoteDeletions, signal: call.signal,
           onProgress: (p) => {
-            const progress = { account: p.account, phase: p.phase, done: p.done, total: p.total, bytes: p.bytes, ...(p.message ? { message: p.message } : {}) };
+            const progress = {
+              account: p.account, phase: p.phase, done: p.done, total: p.total, bytes: p.bytes, ...(p.message ? { message: p.message } : {}), ...(p.notAnswering ? { notAnswering: p.notAnswering } : {}),
+            };
             call.progress(progress);
             const now = Date.now();
-            if (ctx.listening() && (now - last >= EVENT_INTERVAL_MS || p.phase === 'done')) {
+            // The service starting or ceasing not to answer is never left out: the page's status says it.
+            const turned = p.notAnswering !== silent;
+            silent = p.notAnswering;
+            if (ctx.listening() && (now - last >= EVENT_INTERVAL_MS || p.phase === 'done' || turned)) {
               last = now;
               ctx.emit('sync', progress);
               ctx.flush();

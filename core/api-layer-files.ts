@@ -37,6 +37,10 @@ export const LayerFileInfo = Obj({
   bytes: Type.Integer({ minimum: 0 }),
   /** A vector overlay's features. */
   features: Nullable(Type.Integer({ minimum: 0 })),
+  /** A GeoTIFF's overviews (reduced-resolution copies, for a fast zoomed-out map); absent for the others. */
+  overviews: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** What a vector overlay was read from (the host keeps GeoJSON made of it); absent when not known (a file kept before). */
+  origin: Type.Optional(Type.Union([Type.Literal('GeoJSON'), Type.Literal('KML'), Type.Literal('KMZ'), Type.Literal('Shapefile'), Type.Literal('GeoPackage')])),
   /** What the user should know (features without a shape left out, a GeoTIFF without overviews…). */
   notes: Type.Array(Type.String()),
 });

@@ -61,6 +61,11 @@ export const OfflineArea = Obj({
    * shows the layer online there, when it can. Absent when none: areas kept before this field have none.
    */
   missing: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
+   * Tiles of the area the server answered empty (204/404: it has no imagery there), not counted in `tiles`: the area
+   * is complete without them. Absent when none (and for areas kept before this field).
+   */
+  empty: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type OfflineArea = Static<typeof OfflineArea>;
 

@@ -48,6 +48,8 @@ export const SyncProgress = Obj({
   total: Type.Integer(),
   bytes: Type.Integer(),
   message: Type.Optional(Type.String()),
+  /** The service accepts connections and does not answer: a request got no answer within the client's timeout (why). */
+  notAnswering: Type.Optional(Type.String()),
 });
 export type SyncProgress = Static<typeof SyncProgress>;
 
@@ -57,6 +59,8 @@ export const AccountSync = Obj({
   blocked: Nullable(Type.String()), blockedCode: Nullable(BlockedCode),
   /** The last request could not even connect: nothing of what is still queued reached the service. */
   unreachable: Nullable(Type.String()),
+  /** The run's last request got no answer within the client's timeout: the service accepts connections and does not answer. */
+  notAnswering: Type.Optional(Type.String()),
   sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(), conflicts: Type.Integer(),
   /** Parcels the pull listed; `received`: farms, parcels and crops it changed here (new, changed or gone on the service). */
   pulled: Type.Integer(), received: Type.Integer(),

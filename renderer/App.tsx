@@ -6,6 +6,7 @@ import { ApiContext } from './context.ts';
 import { redo, undo } from './actions.ts';
 import { refreshAccount } from './account.ts';
 import { syncNow } from './features/status/sync-now.ts';
+import { connectionOnProgress } from './features/status/status-words.ts';
 import { chooseAccount, set, startDrawing, startPoint, stopDrawing, useApp } from './store.ts';
 import { MapView } from './MapView.tsx';
 import { Toolbar } from './Toolbar.tsx';
@@ -98,7 +99,7 @@ export function App({ backend }: { backend: Backend }) {
       }),
       backend.on('sync', (progress) => {
         if (!shown(progress.account)) return;
-        set({ sync: progress });
+        set((s) => ({ sync: progress, connection: connectionOnProgress(s.connection, progress) }));
         clearTimeout(quiet);
         quiet = setTimeout(() => { if (!useApp.getState().syncing) set({ sync: null }); }, SYNC_QUIET_MS);
       }),

@@ -14,8 +14,11 @@ export type Position2 = [number, number];
  */
 export type DraftCommand = { op: 'add'; pos: Position2 } | { op: 'undo' } | { op: 'finish' };
 
-/** Whether the service answered the last time the app asked (a sync): unknown until the first one ends. */
-export type Connection = 'unknown' | 'online' | 'offline';
+/**
+ * Whether the service answered the last time the app asked (a sync): unknown until the first one ends; 'silent': it
+ * accepts connections and gives no answer within the client's timeout (hung, overloaded).
+ */
+export type Connection = 'unknown' | 'online' | 'offline' | 'silent';
 
 export interface AppState {
   accounts: AccountSummary[];

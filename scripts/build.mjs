@@ -15,11 +15,11 @@ const META = join(DIST, 'cli.meta.json');
  * The import worker is built beside the CLI as worker.mjs: bundled, db/import/pool.ts starts `./worker.mjs` next to
  * itself (platform/node/worker-pool.ts workerEntry). The mirror host and its import thread likewise (backend/imports.ts
  * starts `./import-worker.mjs`), and its vector overlays' thread (backend/layer-vector-thread.ts:
- * `./layer-vector-worker.mjs`).
+ * `./layer-vector-worker.mjs`) and the thread writing an offline area's tiles (backend/offline-writer.ts).
  */
 const ENTRIES = {
   cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts',
-  'layer-vector-worker': 'backend/layer-vector-worker.ts',
+  'layer-vector-worker': 'backend/layer-vector-worker.ts', 'offline-writer-worker': 'backend/offline-writer-worker.ts',
   // Electron's main process (package.json "main"): Electron runs JavaScript, and `electron` stays external. In
   // development its utilityProcess runs host-bridge.mjs, which starts host.mjs in system Node (backend/host-bridge.ts).
   'electron-main': 'electron/main.ts', 'host-bridge': 'backend/host-bridge.ts',

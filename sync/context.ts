@@ -113,6 +113,11 @@ export interface AccountCtx {
    * `since`); at `connectTries` the run gives up on the account (`gaveUp`): nothing more is tried in this run.
    */
   unreachable: Unreachable | null;
+  /**
+   * Set when the last request got no answer within the client's timeout (the service accepts connections and does
+   * not answer), in words; cleared by the next answer. Progress events carry it (ProgressEvent.notAnswering).
+   */
+  silent: string | null;
   /** Remote deletions the pull did not apply because they were too many at once (sentences for the report). */
   held: string[];
   /** The pull released work a void remote-delete conflict had parked: the engine pushes once more after it. */
@@ -250,9 +255,16 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
     ctx.stats.bytes += res.sentBytes;
     ctx.stats.sent += ops;
     ctx.unreachable = null;
+    ctx.silent = null;
     return res;
   } catch (err) {
     if (err instanceof NetworkError) {
+      if (err.silent) {
+        const first = ctx.silent === null;
+        ctx.silent = `${ctx.account.service_url} accepts connections but is not answering (${err.reason})`;
+        // Said at once: the page's status would read "Online" for as long as the run goes on retrying.
+        if (first) ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: ctx.silent });
+      }
       const u = ctx.unreachable;
       if (err.unreachable && !(u && u.failures > failuresBefore)) {
         // Exponential backoff on the consecutive connection failures, within the retry budget, up to connectTries.

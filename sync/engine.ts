@@ -31,6 +31,11 @@ export interface AccountReport {
    * still queued reached the service.
    */
   unreachable: string | null;
+  /**
+   * Set when the run's last request got no answer within the client's timeout: the service accepts connections and
+   * does not answer (hung). Absent otherwise.
+   */
+  notAnswering?: string;
   /** Ops carried by requests the service answered (any status). */
   sent: number;
   /** Ops the service acknowledged (created, updated, deleted as asked). */
@@ -129,7 +134,8 @@ export class SyncEngine {
       const client = this.clientFor(account);
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-        stats, unreachable: null, pull: null, held: [], pushAgain: false, emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id }),
+        stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false,
+        emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) }),
       };
       try {
         if (push) await this.pushAccount(ctx);
@@ -155,7 +161,7 @@ export class SyncEngine {
         inFlightToUncertain(this.db, account.id, new Date(this.opts.now()).toISOString());
       }
     }
-    this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes });
+    this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) });
     const { left, stuck, open, waitingWhy } = runOutcome(this.db, account.id);
     const unreachable = ctx?.unreachable ? unreachableText(ctx, ctx.unreachable) : null;
     // Pull began: whatever stopped the run stopped the pull, at the point it had reached.
@@ -166,7 +172,7 @@ export class SyncEngine {
       : unreachable ?? (error ? (push ? `the run stopped before it (${error})` : error) : 'stopped');
     return {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
-      blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable,
+      blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable, ...(ctx?.silent && !unreachable ? { notAnswering: ctx.silent } : {}),
       sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, plantsChanged: stats.plantsChanged, left, waitingWhy, pullNotDone,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],

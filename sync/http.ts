@@ -165,7 +165,9 @@ export class ServiceClient {
     } catch (err) {
       const c = classifyTransportError(err);
       const reason = deadline.aborted ? late : c.reason;
-      throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${reason})`, { ...c, reason, cause: err });
+      // No answer began, within the client's timeout or the deadline: the service is not answering.
+      const silent = c.sent && (c.silent === true || deadline.aborted);
+      throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${reason})`, { ...c, reason, silent, cause: err });
     }
     const bytes = await this.readAnswer(method, path, res, deadline, late);
     // A redirect or a 2xx that is not JSON comes from something in between (a proxy, a captive portal, a moved

@@ -9,4 +9,9 @@ export interface ProgressEvent {
   /** Request bytes sent so far for this account. */
   bytes: number;
   message?: string;
+  /**
+   * Set while the service accepts connections and does not answer: the run's last request got no answer within the
+   * client's timeout (why, in words). Absent once an answer came, and while it answers.
+   */
+  notAnswering?: string;
 }

@@ -12,6 +12,11 @@ export interface NetworkErrorInit {
   unreachable?: boolean;
   /** Not tried: the service was unreachable a moment ago and its retry time has not come (no retry is spent). */
   notTried?: boolean;
+  /**
+   * Connected and sent, and no answer began within the client's timeout (or the request's deadline): the service
+   * accepts connections and does not answer (hung, overloaded), which is neither offline nor a refusal.
+   */
+  silent?: boolean;
   cause?: unknown;
 }
 
@@ -21,6 +26,7 @@ export class NetworkError extends Error {
   readonly reason: string;
   readonly unreachable: boolean;
   readonly notTried: boolean;
+  readonly silent: boolean;
 
   constructor(message: string, init: NetworkErrorInit) {
     super(message, { cause: init.cause });
@@ -29,6 +35,7 @@ export class NetworkError extends Error {
     this.reason = init.reason;
     this.unreachable = init.unreachable ?? false;
     this.notTried = init.notTried ?? false;
+    this.silent = init.silent ?? false;
   }
 }
 
@@ -65,11 +72,11 @@ function errorCode(err: unknown): string {
  * is certain: an error of the connect phase. Anything later (a reset, a timeout) may follow a request the service
  * received and acted on.
  */
-export function classifyTransportError(err: unknown): { sent: boolean; unreachable: boolean; reason: string } {
+export function classifyTransportError(err: unknown): { sent: boolean; unreachable: boolean; reason: string; silent?: boolean } {
   const code = errorCode(err);
   const known = CONNECT_CODES[code];
   if (known !== undefined || (typeof err === 'object' && err !== null && connectPhase.has(err))) {
     return { sent: false, unreachable: true, reason: known ?? `TLS or connect failure (${code || (err as Error).message})` };
   }
-  return { sent: true, unreachable: false, reason: AFTER_CONNECT[code] ?? (code || (err instanceof Error ? err.message : String(err))) };
+  return { sent: true, unreachable: false, reason: AFTER_CONNECT[code] ?? (code || (err instanceof Error ? err.message : String(err))), ...(code === 'UND_ERR_HEADERS_TIMEOUT' ? { silent: true } : {}) };
 }

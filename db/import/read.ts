@@ -23,6 +23,8 @@ export interface SourceFeatures {
   notes?: string[];
   /** The coordinate system the file was in; its features are in WGS84 now. */
   crs: FileCrs;
+  /** A zip's content: a shapefile, or a KMZ's KML. */
+  zipped?: 'shapefile' | 'kmz';
 }
 
 const GEOMETRY_TYPES = new Set(['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection']);
@@ -96,8 +98,8 @@ export async function readImportSource(file: string, split: boolean, splitTail?:
   // The KML and Shapefile readers, and the XML, zip and Shapefile packages they use, load only for those formats:
   // loading them took a GeoJSON import 50–100 ms before it could start.
   if (format === 'zip') {
-    const { features, notes, crs } = await (await import('./shapefile.ts')).readZip(buffer, name);
-    return placed({ format, features, furrowExport: false, notes, crs: WGS84_FILE }, crs, name, opts);
+    const { features, notes, crs, kmz } = await (await import('./shapefile.ts')).readZip(buffer, name);
+    return placed({ format, features, furrowExport: false, notes, crs: WGS84_FILE, zipped: kmz ? 'kmz' : 'shapefile' }, crs, name, opts);
   }
   // GeoJSON and KML are read as UTF-8: bytes that are not become U+FFFD, which the user is told, not left to find.
   const notes = isUtf8(buffer) ? [] : [notUtf8(name)];

@@ -18,7 +18,7 @@ import type { CrsDefinition } from '../../core/geo/crs.ts';
  * The features of a zipped shapefile, or of the KML inside a KMZ (a zip with a .kml and no .shp), with what the
  * user should know about how they were read (ImportReport.notes), and the CRS they are in (null: WGS84).
  */
-export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ features: unknown[]; notes: string[]; crs: CrsDefinition | null }> {
+export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ features: unknown[]; notes: string[]; crs: CrsDefinition | null; kmz?: true }> {
   let entries: Record<string, Uint8Array>;
   // Only the files a layer is made of are inflated; macOS resource forks (__MACOSX/, ._x) are not.
   const needed = (name: string) => !/(^|\/)(__MACOSX\/|\._)/.test(name) && /\.(shp|dbf|prj|cpg|kml)$/i.test(name);
@@ -33,7 +33,7 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ fe
   const names = Object.keys(entries);
   const shps = names.filter((n) => /\.shp$/i.test(n));
   if (shps.length === 0) {
-    if (names.some((n) => /\.kml$/i.test(n))) return { features: readKmz(entries, fileName), notes: [], crs: null };
+    if (names.some((n) => /\.kml$/i.test(n))) return { features: readKmz(entries, fileName), notes: [], crs: null, kmz: true };
     throw new ImportError('unsupported_format', `${fileName} holds no shapefile (.shp) and no KML`);
   }
   if (shps.length > 1) {

@@ -2,7 +2,7 @@
 // test/e2e/app*.test.ts share.
 import { expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -72,14 +72,49 @@ export async function startDemoApp(prefix: string, env: NodeJS.ProcessEnv = {}):
   });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   mkdirSync(SHOTS, { recursive: true });
-  return {
+  const demo: DemoApp = {
     dir, app, service: `http://127.0.0.1:${servicePort}`, browser,
     async stop() {
       await browser.close();
-      await app.stop();
+      // The app running now: a test that restarts the app puts the new one in `app` (the first one, stopped by the
+      // test, was what this stopped before, and the restarted launcher, host and service outlived the test run).
+      await demo.app.stop();
+      const left = await leftBehind(dir);
       rmSync(dir, { recursive: true, force: true });
+      if (left.length) throw new Error(`processes of the app outlived its stop (killed now): ${left.join(', ')}`);
     },
   };
+  return demo;
+}
+
+/** Processes whose environment names `dir` (the launcher, and its host and service, which inherit its variables). */
+export function processesOf(dir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(`FURROW_HOME=${join(dir, 'home')}\0`)) pids.push(Number(name));
+    } catch { /* gone, or not ours */ }
+  }
+  return pids.filter((pid) => pid !== process.pid);
+}
+
+/**
+ * The processes of the app in `dir` still there once they had 5 s to end after the launcher (it sends its service
+ * SIGTERM and exits without waiting): killed, and their ids answered for the caller to fail on.
+ */
+async function leftBehind(dir: string): Promise<number[]> {
+  const end = Date.now() + 5000;
+  let left = processesOf(dir);
+  while (left.length && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = processesOf(dir);
+  }
+  for (const pid of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch { /* gone meanwhile */ }
+  }
+  return left;
 }
 
 /** A page of the app with its problems collected: page errors and CSP violations. */

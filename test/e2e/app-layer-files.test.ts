@@ -178,6 +178,10 @@ describe('files opened as layers', () => {
     expect(await page.locator('.statusbar .message').textContent()).toBe('Added the layer Acequias, on top of the others. 1 feature(s) without a shape were left out.');
     await page.screenshot({ path: join(SHOTS, 'app-layer-files.png') });
     expect(keptFiles()).toHaveLength(6);
+    // Each legend names the file's kind and what it holds, as the host found it (top first; the backdrop last).
+    const legends = (await panel().locator('.layer-legend').allTextContents()).slice(0, 6);
+    [/^GeoJSON, 4 features/, /^PMTiles, vector, z\d+–\d+ · © Test fixtures$/, /^MBTiles, vector, z\d+–\d+/, /^GeoTIFF, EPSG:25830, 1 overview/, /^PMTiles, raster, z\d+–\d+ · © Test fixtures$/, /^MBTiles, raster, z\d+–\d+/]
+      .forEach((want, i) => expect(legends[i]).toMatch(want));
     // Nothing failed, nothing fetched from elsewhere (the page policy would have said).
     expect(await panel().locator('.layer.failing').count()).toBe(0);
     expect(await problems()).toEqual([]);

@@ -2,7 +2,8 @@
 // service, the real host, Debian's Chromium), from an XYZ tile server this test runs on 127.0.0.1 whose every tile is
 // one colour: the layer added in the Layers panel; Keep offline… with the account's farms at zooms 13–18, the tile
 // count and size shown before the download, then its progress, a pause and a resume; the area listed on the layer; the tile server
-// stopped, the app restarted, and the same tiles on the map — from the file, through the page's bytes path.
+// stopped, the app restarted, and the same tiles on the map — from the file, through the page's bytes path; then,
+// zoomed in past the area's deepest zoom offline, its deepest tiles scaled up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { readdirSync } from 'node:fs';
@@ -35,13 +36,18 @@ afterAll(async () => {
 const poll = <T>(fn: () => Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout });
 const panel = () => page.getByRole('dialog', { name: 'Layers' });
 
+/** The tiles' colour itself. */
+const exactly = (d: Uint8Array, i: number) => COLOUR.every((c, k) => Math.abs(d[i + k]! - c) <= 6);
+/** The tiles' colour, or it under a parcel's tint (zoomed into a parcel, the whole map is one). */
+const purplish = (d: Uint8Array, i: number) => d[i + 2]! - d[i + 1]! > 60 && d[i]! - d[i + 1]! > 30;
+
 /** The share of the map's pixels of the tiles' colour (the map's edges, where controls sit, left out). */
-async function share(): Promise<number> {
+async function share(is = exactly): Promise<number> {
   const map = (await page.locator('.map').boundingBox())!;
   const png = await page.screenshot({ clip: { x: map.x + 220, y: map.y + 60, width: map.width - 280, height: map.height - 120 } });
   const { data } = decodePng(png);
   let n = 0;
-  for (let i = 0; i < data.length; i += 4) if (COLOUR.every((c, k) => Math.abs(data[i + k]! - c) <= 6)) n++;
+  for (let i = 0; i < data.length; i += 4) if (is(data, i)) n++;
   return n / (data.length / 4);
 }
 
@@ -104,4 +110,29 @@ describe('an area kept offline', () => {
     const requested = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/bytes/')).length);
     expect(requested).toBeGreaterThan(0);
   }, 180_000);
+
+  it("shows the area's deepest tiles scaled up when zoomed in past its zooms, offline", async () => {
+    // The layer hidden, and a page of its own: no tile of the layer in OpenLayers' cache, from which it would draw a
+    // parent tile by itself (a place of the area first seen zoomed in past it showed nothing at all).
+    await page.getByRole('button', { name: 'Layers' }).click();
+    await panel().getByRole('checkbox', { name: 'Purple tiles' }).uncheck();
+    await page.waitForTimeout(800); // the list's save after its last change
+    await page.context().close();
+    ({ page, problems } = await openApp(ctx.browser, ctx.app.url));
+    await waitOnline(page);
+    // From the farm (zoom 17 at most) past the area's zoom 18 and the source's 19: its tiles of zoom 19 are asked for.
+    for (let i = 0; i < 6; i++) {
+      await page.locator('.ol-zoom-in').click();
+      await page.waitForTimeout(300);
+    }
+    expect(await share(purplish)).toBeLessThan(0.05);
+    await page.getByRole('button', { name: 'Layers' }).click();
+    await panel().getByRole('checkbox', { name: 'Purple tiles' }).check();
+    await page.getByRole('button', { name: 'Close the layers panel' }).click();
+    await poll(() => share(purplish)).toBeGreaterThan(0.5);
+    await page.screenshot({ path: join(SHOTS, 'app-offline-area-overzoom.png') });
+    // Not said to fail: the map shows it.
+    expect(await page.locator('.layers-hint').count()).toBe(0);
+    expect(await problems()).toEqual([]);
+  }, 120_000);
 });

@@ -5,7 +5,7 @@ import { RpcError, RpcCode } from '../../../core/rpc.ts';
 import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AppApi } from '../../backend.ts';
 import { refreshAccount } from '../../account.ts';
-import { say, useApp } from '../../store.ts';
+import { say, set, useApp } from '../../store.ts';
 import { zoomToFarm } from '../zoom/zoom.ts';
 import { focusSoon } from '../focus/focus-soon.ts';
 import { setImports, useImports } from './import-store.ts';
@@ -101,6 +101,9 @@ export async function importValid(api: AppApi, farm: { id: string } | { name: st
   try {
     const r = await api.importPreviewed({ preview: preview.preview, farm, skipDuplicates }, { signal: mine.signal, onProgress: (p) => setImports({ importing: p }) });
     setImports({ preview: null, importing: null, focus: null });
+    // The parcel selected before is no longer what the user looks at: the side panel goes back to the farms, where
+    // the imported one is about to be focused (a parcel being modified is the user's unsaved work: it stays).
+    if (useApp.getState().mode !== 'modify') set({ selectedId: null });
     say(importedMessage(r, preview.fileName));
     await refreshAccount(api).catch(() => {});
     zoomToFarm(r.farm);

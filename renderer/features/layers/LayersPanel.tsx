@@ -11,7 +11,7 @@ import { say } from '../../store.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { AddOnlineLayer } from './AddOnlineLayer.tsx';
 import { layerOfFile, OpenLayerFile } from './OpenLayerFile.tsx';
-import { addLayer, editLayer, moveLayer, removeLayer, setLayerList, useLayers } from './layers-store.ts';
+import { addLayer, describeFile, editLayer, moveLayer, removeLayer, setLayerList, useLayers } from './layers-store.ts';
 import { OfflineAreaForm } from './OfflineAreaForm.tsx';
 import { KIND_WORDS, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
 import './layers.css';
@@ -27,6 +27,7 @@ function LegendGraphic({ url, name }: { url: string | null; name: string }) {
 
 function LayerItem({ l, first, last, why, map }: { l: MapLayer; first: boolean; last: boolean; why: string | undefined; map: RefObject<OlMap | null> }) {
   const id = useId();
+  const file = useLayers((s) => (l.source.kind === 'file' ? s.files[l.source.file] : undefined));
   const api = useApi();
   // An area kept offline is the host's to set (backend/offline-areas.ts): the list is read again once it changes.
   const reread = () => { void api.layers({}).then(({ layers }) => setLayerList(layers), () => {}); };
@@ -38,7 +39,7 @@ function LayerItem({ l, first, last, why, map }: { l: MapLayer; first: boolean; 
         <span className="layer-kind">{KIND_WORDS[l.source.kind]}</span>
       </div>
       <p id={`${id}-legend`} className="layer-legend">
-        <span className={`layer-swatch swatch-${l.source.kind}`} aria-hidden="true" />{legendLine(l)}
+        <span className={`layer-swatch swatch-${l.source.kind}`} aria-hidden="true" />{legendLine(l, file)}
         {why ? <span className="layer-problem"> Unavailable: {why}</span> : null}
       </p>
       {l.source.kind === 'wms' ? <LegendGraphic url={wmsLegendUrl(l.source)} name={l.name} /> : null}
@@ -96,6 +97,7 @@ export function LayersPanel({ map }: { map: RefObject<OlMap | null> }) {
             {listed.map((l, i) => <LayerItem key={l.id} l={l} first={i === 0} last={i === listed.length - 1} why={failing[l.id]} map={map} />)}
           </ol>
           <OpenLayerFile onAdded={(info) => {
+            describeFile(info);
             addLayer(layerOfFile(info));
             say([`Added the layer ${info.name}, on top of the others.`, ...info.notes].join(' '));
           }} />

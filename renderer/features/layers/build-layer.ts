@@ -12,6 +12,7 @@ import WMTSCapabilities from 'ol/format/WMTSCapabilities.js';
 import type TileSource from 'ol/source/Tile.js';
 import type TileImage from 'ol/source/TileImage.js';
 import type { MapLayer } from '../../../core/api-layers.ts';
+import type { LayerFileInfo } from '../../../core/api-layer-files.ts';
 import type { AppApi } from '../../backend.ts';
 import { worldBackdrop } from './world.ts';
 import { fileLayer } from './file-layers.ts';
@@ -25,6 +26,8 @@ export interface LayerEnv {
   bytesUrl(path: string): string;
   /** The layer's source failing (what failed, in words) or loading again (null). */
   failing(id: string, why: string | null): void;
+  /** What the host found in a file layer's file. */
+  described?(info: LayerFileInfo): void;
 }
 
 /**
@@ -60,7 +63,7 @@ export function buildLayer(l: MapLayer, env: LayerEnv): BaseLayer | null {
     case 'world':
       return worldBackdrop();
     case 'xyz':
-      return tileLayer(l, offline(l, new XYZ({ url: s.url.trim(), maxZoom: 19, transition: 0, attributions: l.attribution }), env), env);
+      return tileLayer(l, offline(l, new XYZ({ url: s.url.trim(), maxZoom: Math.max(19, l.offline?.maxZoom ?? 0), transition: 0, attributions: l.attribution }), env), env);
     case 'wms':
       return tileLayer(l, offline(l, new TileWMS({
         url: s.url.trim(), transition: 0, attributions: l.attribution,

@@ -42,6 +42,8 @@ export interface FileLayerEnv {
   bytesUrl(path: string): string;
   /** The layer's source failing (what failed, in words) or loading again (null): the panel says so. */
   failing(id: string, why: string | null): void;
+  /** What the host found in the file (the legend says it). */
+  described?(info: LayerFileSource['info']): void;
 }
 
 type Failed = (why: string | null) => void;
@@ -64,6 +66,7 @@ export function fileLayer(l: MapLayer, env: FileLayerEnv): BaseLayer | null {
   const failed: Failed = (why) => env.failing(l.id, why);
   const refused = (err: unknown) => failed(said(err));
   const answer = env.api.layerFileSource({ file });
+  void answer.then((s) => env.described?.(s.info), () => {});
   switch (format) {
     case 'mbtiles-raster': case 'pmtiles-raster': {
       const layer = new TileLayer({ ...common, preload: 0 });

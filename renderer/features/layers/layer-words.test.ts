@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultLayerName, hostOf, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
+import { defaultLayerName, fileWords, hostOf, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
+import type { LayerFileInfo } from '../../../core/api-layer-files.ts';
 import { worldLayer } from '../../../core/layers/layer-rules.ts';
 import type { MapLayer } from '../../../core/api-layers.ts';
 
@@ -18,6 +19,20 @@ describe('layer words', () => {
       offline: { file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 12, maxZoom: 17, tiles: 12345, updated: '2026-11-29T00:00:00Z' } };
     expect(legendLine(ortho)).toBe('WMS OI from www.ign.es; 12,345 tiles kept offline (zoom 12–17) · © IGN');
     expect(legendLine({ ...ortho, offline: undefined, source: { kind: 'file', file: 'a'.repeat(32), format: 'pmtiles-vector' } })).toBe('PMTiles, vector, kept on this computer · © IGN');
+  });
+
+  it("names a file layer's kind and what it holds, as the host found it", () => {
+    const info: LayerFileInfo = { file: 'a'.repeat(32), format: 'pmtiles-vector', name: 'Roads', bbox: null, minZoom: 0, maxZoom: 14, attribution: null, epsg: null, bytes: 1, features: null, notes: [] };
+    const layer: MapLayer = { id: 'f', name: 'Roads', visible: true, opacity: 1, source: { kind: 'file', file: info.file, format: info.format } };
+    expect(legendLine(layer, info)).toBe('PMTiles, vector, z0–14');
+    expect(fileWords('mbtiles-raster', { ...info, format: 'mbtiles-raster', minZoom: 13, maxZoom: 15 })).toBe('MBTiles, raster, z13–15');
+    expect(fileWords('geotiff', { ...info, format: 'geotiff', minZoom: null, maxZoom: null, epsg: 25830, overviews: 3 })).toBe('GeoTIFF, EPSG:25830, 3 overviews');
+    expect(fileWords('geotiff', { ...info, format: 'geotiff', epsg: 3857, overviews: 1 })).toBe('GeoTIFF, EPSG:3857, 1 overview');
+    expect(fileWords('geotiff', { ...info, format: 'geotiff', epsg: 3857, overviews: 0 })).toBe('GeoTIFF, EPSG:3857, no overviews');
+    expect(fileWords('vector', { ...info, format: 'vector', features: 120, origin: 'GeoJSON' })).toBe('GeoJSON, 120 features');
+    expect(fileWords('vector', { ...info, format: 'vector', features: 1, origin: 'Shapefile' })).toBe('Shapefile, 1 feature');
+    // Kept before the host said what it was read from.
+    expect(fileWords('vector', { ...info, format: 'vector', features: 7 })).toBe('Vector overlay, 7 features');
   });
 
   it('lists the top layer first', () => {

@@ -1,6 +1,7 @@
 // The layers panel's words (features/layers/), pure: what each kind of layer is called, the name a new layer gets
 // from its address when the user gives none, and its legend entry's line.
 import type { MapLayer } from '../../../core/api-layers.ts';
+import type { LayerFileInfo } from '../../../core/api-layer-files.ts';
 
 export type OnlineKind = 'xyz' | 'wms' | 'wmts';
 
@@ -28,11 +29,32 @@ export function defaultLayerName(kind: OnlineKind, url: string, layer?: string):
   return (named ? `${named} (${hostOf(url)})` : `${KIND_WORDS[kind]} from ${hostOf(url)}`).slice(0, 200);
 }
 
-/** The legend entry's line under a layer's name: what it is, from where, and whom the source credits. */
-export function legendLine(l: MapLayer): string {
+const count = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * A file layer's kind and what it holds, as the host found it: "PMTiles, vector, z0–14", "GeoTIFF, EPSG:25830,
+ * 3 overviews", "GeoJSON, 120 features". Without the host's answer yet, its kind alone.
+ */
+export function fileWords(format: LayerFileInfo['format'], info?: LayerFileInfo): string {
+  if (!info) return `${FILE_WORDS[format]}, kept on this computer`;
+  if (format === 'vector') return `${info.origin ?? 'Vector overlay'}${info.features === null ? '' : `, ${count(info.features, 'feature')}`}`;
+  if (format === 'geotiff') {
+    const parts = ['GeoTIFF', ...(info.epsg === null ? [] : [`EPSG:${info.epsg}`])];
+    if (info.overviews !== undefined) parts.push(info.overviews ? count(info.overviews, 'overview') : 'no overviews');
+    return parts.join(', ');
+  }
+  const zooms = info.minZoom === null || info.maxZoom === null ? '' : `, z${info.minZoom}–${info.maxZoom}`;
+  return `${FILE_WORDS[format]}${zooms}`;
+}
+
+/**
+ * The legend entry's line under a layer's name: what it is, from where, and whom the source credits; `file`: what the
+ * host found in a file layer's file (fileWords).
+ */
+export function legendLine(l: MapLayer, file?: LayerFileInfo): string {
   const s = l.source;
   const what = s.kind === 'world' ? 'Natural Earth land, coastlines and borders, always offline'
-    : s.kind === 'file' ? `${FILE_WORDS[s.format]}, kept on this computer`
+    : s.kind === 'file' ? fileWords(s.format, file)
       : s.kind === 'wmts' ? `WMTS ${s.layer} from ${hostOf(s.capabilities)}`
         : s.kind === 'wms' ? `WMS ${s.layers} from ${hostOf(s.url)}` : `XYZ tiles from ${hostOf(s.url)}`;
   const offline = l.offline ? `; ${l.offline.tiles.toLocaleString('en-US')} tiles kept offline (zoom ${l.offline.minZoom}–${l.offline.maxZoom})` : '';

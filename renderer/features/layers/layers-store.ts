@@ -3,6 +3,7 @@
 // saved to the host after a moment's quiet; a list the host refuses is said and the host's own list put back.
 import { create } from 'zustand';
 import type { MapLayer } from '../../../core/api-layers.ts';
+import type { LayerFileInfo } from '../../../core/api-layer-files.ts';
 import type { AppApi } from '../../backend.ts';
 import { say } from '../../store.ts';
 
@@ -15,9 +16,17 @@ export interface LayersState {
   failing: Record<string, string>;
   /** The layers panel is open. */
   open: boolean;
+  /** What the host found in each file layer's file, by the file's id (the legend says it): known once asked. */
+  files: Record<string, LayerFileInfo>;
 }
 
-export const useLayers = create<LayersState>(() => ({ layers: [], loaded: false, failing: {}, open: false }));
+export const useLayers = create<LayersState>(() => ({ layers: [], loaded: false, failing: {}, open: false, files: {} }));
+
+/** What the host found in a file kept for a layer (when it was added, or when the map read it). */
+export function describeFile(info: LayerFileInfo): void {
+  if (JSON.stringify(useLayers.getState().files[info.file]) === JSON.stringify(info)) return;
+  useLayers.setState((s) => ({ files: { ...s.files, [info.file]: info } }));
+}
 
 /** Replaces the list (each edit of the panel makes a new one). */
 export function setLayerList(layers: MapLayer[]): void {

@@ -6,7 +6,7 @@ import TileWMS from 'ol/source/TileWMS.js';
 import WMTS from 'ol/source/WMTS.js';
 import WMTSTileGrid from 'ol/tilegrid/WMTS.js';
 import { get as getProjection } from 'ol/proj.js';
-import { inArea, onPyramid, tilePath, withOfflineArea, xyzOf } from './offline-source.ts';
+import { ancestorPart, belowArea, inArea, onPyramid, tilePath, withOfflineArea, xyzOf } from './offline-source.ts';
 import { MERCATOR_HALF, tileRect } from '../../../core/tiles/tile-math.ts';
 import type { MapLayer, OfflineArea } from '../../../core/api-layers.ts';
 
@@ -49,6 +49,18 @@ describe("an online source's tiles", () => {
     expect(inArea(area, { z: 18, x: r.x0 * 4, y: r.y0 * 4 })).toBe(false);
     expect(inArea(area, { z: 14, x: r.x0 / 4, y: r.y0 / 4 })).toBe(false);
     expect(tilePath('/bytes/k/i/{z}-{x}-{y}', { z: 16, x: 35200, y: 21490 })).toBe('/bytes/k/i/16-35200-21490');
+  });
+
+  it("past the area's deepest zoom, under its box, are a part of an ancestor scaled up", () => {
+    // Zoom 19 under a zoom-17 tile: a quarter of it across, the tile's place within it.
+    expect(ancestorPart({ z: 19, x: 4 * 100 + 3, y: 4 * 200 + 1 }, 17)).toEqual({ ancestor: { z: 17, x: 100, y: 200 }, x: 192, y: 64, size: 64 });
+    expect(ancestorPart({ z: 18, x: 2 * 100 + 1, y: 2 * 200 }, 17)).toEqual({ ancestor: { z: 17, x: 100, y: 200 }, x: 128, y: 0, size: 128 });
+    const r = tileRect(area.bbox, 17);
+    expect(belowArea(area, { z: 19, x: r.x0 * 4, y: r.y0 * 4 })).toBe(true);
+    expect(belowArea(area, { z: 22, x: r.x1 * 32 + 31, y: r.y1 * 32 + 31 })).toBe(true);
+    expect(belowArea(area, { z: 19, x: (r.x1 + 1) * 4, y: r.y0 * 4 })).toBe(false);
+    // Within its zooms the file's own tile is read, not an ancestor's.
+    expect(belowArea(area, { z: 17, x: r.x0, y: r.y0 })).toBe(false);
   });
 
   it('are loaded from the file only for a layer with an area', () => {

@@ -5,6 +5,10 @@
 // farms and this tile lies between them) is taken from the network after all: online it shows, offline it fails as
 // any online tile does. So the layer works offline within its area and is unchanged elsewhere.
 //
+// Past the area's deepest zoom, within its box, a tile the network does not give (offline) is the area's deepest
+// ancestor of it, its part scaled up — as every GIS overzooms. OpenLayers would draw a parent tile by itself, but only
+// one still in its cache: a map opened (after a restart) zoomed in past the area showed nothing at all.
+//
 // Only sources on Web Mercator's tile pyramid (256-pixel tiles from the world's top-left corner, as XYZ, TileWMS's
 // default grid and a GoogleMapsCompatible WMTS set are) can be read so: another grid's tiles are not the file's.
 import type TileImage from 'ol/source/TileImage.js';
@@ -53,6 +57,22 @@ export function inArea(area: NonNullable<MapLayer['offline']>, t: TileCoord): bo
   return t.x >= r.x0 && t.x <= r.x1 && t.y >= r.y0 && t.y <= r.y1;
 }
 
+/**
+ * Where tile `t` lies in its ancestor at zoom `z` (< t.z): the ancestor, and the square of it (pixels of a 256-pixel
+ * tile, from its top-left corner) that is `t`.
+ */
+export function ancestorPart(t: TileCoord, z: number): { ancestor: TileCoord; x: number; y: number; size: number } {
+  const d = t.z - z;
+  const ancestor = { z, x: Math.floor(t.x / 2 ** d), y: Math.floor(t.y / 2 ** d) };
+  const size = 256 / 2 ** d;
+  return { ancestor, x: (t.x - ancestor.x * 2 ** d) * size, y: (t.y - ancestor.y * 2 ** d) * size, size };
+}
+
+/** Deeper than the area's deepest zoom, under its box: a tile the area's ancestors can stand in for. */
+export function belowArea(area: NonNullable<MapLayer['offline']>, t: TileCoord): boolean {
+  return t.z > area.maxZoom && inArea(area, ancestorPart(t, area.maxZoom).ancestor);
+}
+
 /** The bytes path of a tile from the host's template. */
 export const tilePath = (template: string, t: TileCoord): string =>
   template.replace('{z}', String(t.z)).replace('{x}', String(t.x)).replace('{y}', String(t.y));
@@ -71,32 +91,67 @@ export function withOfflineArea(l: MapLayer, source: TileImage, env: OfflineEnv)
   const online = source.getTileLoadFunction();
   // Asked once, when the first tile of the area is wanted; an answer of null (the area since removed): online only.
   let template: Promise<string | null> | null = null;
+  const templateOf = () => (template ??= env.api.offlineTiles({ layer: l.id }).then((r) => r?.template ?? null, () => null));
+  /** A tile of the file, or null when the file has none there (or cannot be read now: replaced meanwhile). */
+  const fromFile = async (t: TileCoord): Promise<Blob | null> => {
+    const tpl = await templateOf();
+    if (!tpl) return null;
+    try {
+      const res = await fetch(env.bytesUrl(tilePath(tpl, t)));
+      return res.ok ? await res.blob() : null;
+    } catch {
+      return null;
+    }
+  };
+  const show = (image: HTMLImageElement, blob: Blob) => {
+    const url = URL.createObjectURL(blob);
+    const revoke = () => URL.revokeObjectURL(url);
+    image.addEventListener('load', revoke, { once: true });
+    image.addEventListener('error', revoke, { once: true });
+    image.src = url;
+  };
   source.setTileLoadFunction((tile, src) => {
     const t = xyzOf(grid, tile.getTileCoord());
-    if (!t || !inArea(area, t)) {
+    const image = (tile as ImageTile).getImage() as HTMLImageElement;
+    if (t && inArea(area, t)) {
+      void fromFile(t).then((blob) => (blob ? show(image, blob) : online(tile, src)));
+      return;
+    }
+    if (!t || !belowArea(area, t)) {
       online(tile, src);
       return;
     }
-    template ??= env.api.offlineTiles({ layer: l.id }).then((r) => r?.template ?? null, () => null);
-    void template.then(async (tpl) => {
-      const image = (tile as ImageTile).getImage() as HTMLImageElement;
-      if (tpl) {
-        try {
-          const res = await fetch(env.bytesUrl(tilePath(tpl, t)));
-          if (res.ok) {
-            const url = URL.createObjectURL(await res.blob());
-            const revoke = () => URL.revokeObjectURL(url);
-            image.addEventListener('load', revoke, { once: true });
-            image.addEventListener('error', revoke, { once: true });
-            image.src = url;
-            return;
-          }
-        } catch {
-          // the file unreadable now (replaced meanwhile): the network's tile
-        }
-      }
-      online(tile, src);
-    });
+    // The network's tile when it gives one (a sharper one, online), else the area's ancestor scaled up. Tried in an
+    // image of its own: the tile's image failing would be the tile failing, with nothing drawn.
+    const probe = new Image();
+    probe.onload = () => online(tile, src);
+    probe.onerror = () => void overzoomed(t, area, fromFile).then((blob) => (blob ? show(image, blob) : online(tile, src)));
+    probe.src = src;
   });
   return true;
+}
+
+/**
+ * Tile `t` cut from its deepest ancestor the area's file has (from its deepest zoom up to its shallowest) and scaled
+ * up to a whole tile, as a PNG; null when the file has none of its ancestors.
+ */
+async function overzoomed(t: TileCoord, area: NonNullable<MapLayer['offline']>, fromFile: (t: TileCoord) => Promise<Blob | null>): Promise<Blob | null> {
+  for (let z = area.maxZoom; z >= area.minZoom; z--) {
+    const part = ancestorPart(t, z);
+    const blob = await fromFile(part.ancestor);
+    if (!blob) continue;
+    try {
+      const bitmap = await createImageBitmap(blob, part.x, part.y, part.size, part.size);
+      const canvas = new OffscreenCanvas(256, 256);
+      const ctx = canvas.getContext('2d')!;
+      // Smoothed, as OpenLayers scales a tile: the pixels of a deep zoom blown up look as they do in every GIS.
+      ctx.imageSmoothingQuality = 'high';
+      ctx.drawImage(bitmap, 0, 0, 256, 256);
+      bitmap.close();
+      return await canvas.convertToBlob({ type: 'image/png' });
+    } catch {
+      return null;
+    }
+  }
+  return null;
 }

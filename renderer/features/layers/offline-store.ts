@@ -52,7 +52,8 @@ async function run(api: AppApi, layer: string, name: string, start: Start, onKep
     });
     if (r.offline) {
       setJob(layer, null);
-      say(`${name} is kept offline: ${r.offline.tiles.toLocaleString('en-US')} tiles, ${sizeWords(r.bytes)}.`);
+      const empty = r.offline.empty ? ` (and ${r.offline.empty.toLocaleString('en-US')} empty: the server has no imagery there)` : '';
+      say(`${name} is kept offline: ${r.offline.tiles.toLocaleString('en-US')} tiles${empty}, ${sizeWords(r.bytes)}.`);
       onKept();
     } else {
       setJob(layer, { ...r, state: 'paused', mine: false });

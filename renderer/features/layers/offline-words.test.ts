@@ -39,5 +39,10 @@ describe('offline-area words', () => {
       .toBe('Area kept offline, updated 4 May 2026.');
     expect(areaWords({ file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 13, maxZoom: 17, tiles: 2345, updated: '2026-05-04T10:00:00.000Z', missing: 3 }))
       .toBe('Area kept offline without 3 tiles the server did not give, updated 4 May 2026. Update tries them again.');
+    // Tiles the server answered empty (no imagery there) counted apart.
+    expect(areaWords({ file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 13, maxZoom: 17, tiles: 9812, updated: '2026-05-04T10:00:00.000Z', empty: 188 }))
+      .toBe('Area kept offline: 9,812 tiles kept, 188 empty (the server has no imagery there), updated 4 May 2026.');
+    expect(areaWords({ file: 'a'.repeat(32), bbox: [0, 0, 1, 1], minZoom: 13, maxZoom: 17, tiles: 1, updated: '2026-05-04T10:00:00.000Z', missing: 1, empty: 1 }))
+      .toBe('Area kept offline without 1 tile the server did not give; 1 tile kept, 1 empty (the server has no imagery there), updated 4 May 2026. Update tries it again.');
   });
 });

@@ -49,8 +49,12 @@ export const keepableWithout = (d: Pick<OfflineDownload, 'done' | 'total' | 'fai
 export function areaWords(a: OfflineArea): string {
   const day = new Date(a.updated);
   const when = Number.isNaN(day.getTime()) ? a.updated : day.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
-  if (a.missing) return `Area kept offline without ${tiles(a.missing)} the server did not give, updated ${when}. Update tries ${a.missing === 1 ? 'it' : 'them'} again.`;
-  return `Area kept offline, updated ${when}.`;
+  // Tiles the server has no imagery for are no failure, but an area of many looks thinner than its count said.
+  const empty = a.empty ? `${tiles(a.tiles)} kept, ${n(a.empty)} empty (the server has no imagery there)` : null;
+  if (a.missing) {
+    return `Area kept offline without ${tiles(a.missing)} the server did not give${empty ? `; ${empty}` : ''}, updated ${when}. Update tries ${a.missing === 1 ? 'it' : 'them'} again.`;
+  }
+  return empty ? `Area kept offline: ${empty}, updated ${when}.` : `Area kept offline, updated ${when}.`;
 }
 
 /** The providers' terms, said where the user chooses to download. */

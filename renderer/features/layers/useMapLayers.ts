@@ -10,7 +10,7 @@ import Collection from 'ol/Collection.js';
 import type { AppApi } from '../../backend.ts';
 import { bytesUrl } from '../../bytes-url.ts';
 import { buildLayer, type LayerEnv } from './build-layer.ts';
-import { keepLayers, layerFailing, useLayers } from './layers-store.ts';
+import { describeFile, keepLayers, layerFailing, useLayers } from './layers-store.ts';
 
 interface Made { key: string; layer: BaseLayer | null }
 
@@ -41,7 +41,7 @@ export function useMapLayers(map: RefObject<OlMap | null>, api: AppApi): void {
   useEffect(() => {
     const g = group.current;
     if (!g) return;
-    const env: LayerEnv = { api, bytesUrl, failing: layerFailing };
+    const env: LayerEnv = { api, bytesUrl, failing: layerFailing, described: describeFile };
     const now = new Map<string, Made>();
     for (const l of layers) {
       const key = JSON.stringify([l.source, l.offline ?? null, l.attribution ?? null]);

@@ -2,15 +2,16 @@
 // every sync, which moved the map under the pointer (a vertex clicked then landed ~20 px off). The status line has
 // a fixed height, so the bar comes and goes without moving anything.
 import { useApp } from '../../store.ts';
+import { syncBar } from './status-words.ts';
 
 export function SyncProgress() {
   const syncing = useApp((s) => s.syncing);
-  const progress = useApp((s) => s.sync);
-  if (!syncing && !progress) return null;
+  const bar = syncBar(useApp((s) => s.sync), syncing);
+  if (!bar) return null;
   return (
     <span className="progress">
-      <progress aria-label="Sync progress" max={progress?.total || 1} value={progress?.total ? progress.done : undefined} />
-      <span>{progress ? `${progress.phase} ${progress.done}/${progress.total}` : 'starting'}</span>
+      <progress aria-label="Sync progress" max={1} value={bar.share ?? undefined} />
+      <span>{bar.text}</span>
     </span>
   );
 }

@@ -35,6 +35,13 @@ describe('what an automatic sync says', () => {
     expect(announce(true, 'offline', offline, null)).toBe(false);
   });
 
+  it('a service not answering is said once, as going offline is', () => {
+    const silent: SyncOutcome = { connection: 'silent', text: 'Not answering: …', error: true, news: true };
+    expect(announce(true, 'online', silent, null)).toBe(true);
+    expect(announce(true, 'silent', silent, null)).toBe(false);
+    expect(announce(true, 'silent', upToDate, silent.text)).toBe(true);
+  });
+
   it('coming back is said, even with nothing to send', () => {
     expect(announce(true, 'offline', upToDate, offline.text)).toBe(true);
   });

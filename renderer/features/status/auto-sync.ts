@@ -36,7 +36,8 @@ export interface SyncOutcome {
 export function announce(auto: boolean, before: Connection, outcome: SyncOutcome, lastAuto: string | null): boolean {
   if (!auto) return true;
   if (outcome.connection !== before && before !== 'unknown') return true;
-  if (outcome.connection === 'offline') return before !== 'offline' && outcome.text !== lastAuto;
+  // Offline, or not answering: said once, not at every retry.
+  if (outcome.connection === 'offline' || outcome.connection === 'silent') return before !== outcome.connection && outcome.text !== lastAuto;
   if (!outcome.news) return false;
   return outcome.text !== lastAuto;
 }

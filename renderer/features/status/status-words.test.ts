@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conflictsNote, connectionLabel, labelOf, namedIds, needsYouMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
+import { conflictsNote, connectionLabel, connectionOnProgress, labelOf, notAnsweringMessage, namedIds, needsYouMessage, offlineMessage, othersMessage, syncBar, syncedMessage } from './status-words.ts';
 
 const none = { committed: 0, received: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
@@ -61,5 +61,25 @@ describe('othersMessage', () => {
       .toBe('Sync needs you: The service refused a token for Cooperative north: expired');
     // No name to say instead: the id stays.
     expect(namedIds('Account acc-2 is not connected', accounts)).toBe('Account acc-2 is not connected');
+  });
+  it("shows a sync's bar only while it runs, with counts only when there are some (never a stray \"done 0/0\")", () => {
+    const p = { account: 'acc-1', bytes: 0, done: 0, total: 0 };
+    expect(syncBar({ ...p, phase: 'done' }, false)).toBeNull();
+    expect(syncBar({ ...p, phase: 'done', done: 3, total: 3 }, true)).toBeNull();
+    expect(syncBar(null, false)).toBeNull();
+    expect(syncBar(null, true)).toEqual({ text: 'starting', share: null });
+    expect(syncBar({ ...p, phase: 'reconcile' }, true)).toEqual({ text: 'reconcile', share: null });
+    expect(syncBar({ ...p, phase: 'waiting', message: 'retrying in 2 s' }, true)).toEqual({ text: 'waiting: retrying in 2 s', share: null });
+    expect(syncBar({ ...p, phase: 'pull', done: 3, total: 12 }, true)).toEqual({ text: 'pull 3/12', share: 0.25 });
+  });
+  it('says a service that accepts connections and does not answer is not answering, from the progress of the run on', () => {
+    expect(connectionLabel('silent', null)).toBe('Not answering');
+    const p = { account: 'acc-1', phase: 'waiting', done: 0, total: 0, bytes: 0 };
+    expect(connectionOnProgress('online', { ...p, notAnswering: 'http://h:1 accepts connections but is not answering (no answer in time)' })).toBe('silent');
+    // Progress that does not say so leaves the connection as it was (the run's end decides).
+    expect(connectionOnProgress('online', p)).toBe('online');
+    expect(connectionOnProgress('silent', p)).toBe('silent');
+    expect(notAnsweringMessage(2, 'http://h:1 accepts connections but is not answering (no answer in time)'))
+      .toBe('Not answering: your 2 changes are kept here and sent by themselves once the service answers: http://h:1 accepts connections but is not answering (no answer in time).');
   });
 });

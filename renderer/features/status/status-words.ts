@@ -1,7 +1,8 @@
 // The status line's words: what a sync did, without counts of nothing, and where the connection stands when this
 // session has not synced yet but the account has before. Pure, tested beside it.
-import type { AccountSync } from '../../../core/api.ts';
+import type { AccountSync, SyncProgress } from '../../../core/api.ts';
 import { accountNames } from '../accounts/account-words.ts';
+import type { Connection } from '../../store.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -25,19 +26,36 @@ export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'r
  * account kept), the technical reason last — the line may wrap, the whole text is in its tooltip.
  */
 export function offlineMessage(left: number, unreachable: string): string {
-  const kept = left === 0 ? 'nothing is waiting to be sent; syncing resumes by itself'
+  return `Offline: ${keptWords(left)} once the service answers. It could not be reached (${unreachable}).`;
+}
+
+/** What happens to the changes not sent: kept, and sent by themselves. */
+function keptWords(left: number): string {
+  return left === 0 ? 'nothing is waiting to be sent; syncing resumes by itself'
     : left === 1 ? 'your change is kept here and sent by itself'
     : `your ${left.toLocaleString('en-US')} changes are kept here and sent by themselves`;
-  return `Offline: ${kept} once the service answers. It could not be reached (${unreachable}).`;
 }
+
+/** A sync whose service accepts connections and does not answer (`why`: the engine's words, with its address). */
+export function notAnsweringMessage(left: number, why: string): string {
+  return `Not answering: ${keptWords(left)} once the service answers: ${why}.`;
+}
+
+/**
+ * The connection as a sync's progress says it: a request of the run got no answer within the client's timeout, and
+ * the service is not answering from then on (the run goes on retrying, for minutes, and "Online" was a lie meanwhile).
+ * The run's end says where it stands after.
+ */
+export const connectionOnProgress = (now: Connection, p: SyncProgress): Connection => (p.notAnswering ? 'silent' : now);
 
 /**
  * The connection's label before this session's first sync answers: "Not synced yet" only for an account never
  * pulled; otherwise when it last was (time today, else the date).
  */
-export function connectionLabel(connection: 'unknown' | 'online' | 'offline', lastPull: string | null, now = new Date()): string {
+export function connectionLabel(connection: Connection, lastPull: string | null, now = new Date()): string {
   if (connection === 'online') return 'Online';
   if (connection === 'offline') return 'Offline';
+  if (connection === 'silent') return 'Not answering';
   if (!lastPull) return 'Not synced yet';
   const t = new Date(lastPull);
   if (Number.isNaN(t.getTime())) return 'Checking the service…';
@@ -110,4 +128,17 @@ export function othersMessage(others: readonly AccountSync[], label: (id: string
     }
   }
   return { text: parts.length ? `Also: ${parts.join('; ')}.` : '', news, error };
+}
+
+/**
+ * The status line's sync bar: its words, and its share done (null: a bar that only says work goes on); null for no bar
+ * at all. A finished sync ('done') has none: its outcome is the status line's message, and its last event, which may
+ * come after the call's answer, showed a stray "done 0/0" (during an import preview, among others). Counts only when
+ * there are some: a phase of unknown length says its name, or why it waits.
+ */
+export function syncBar(p: SyncProgress | null, syncing: boolean): { text: string; share: number | null } | null {
+  if (!p) return syncing ? { text: 'starting', share: null } : null;
+  if (p.phase === 'done') return null;
+  if (p.total <= 0) return { text: p.phase === 'waiting' && p.message ? `waiting: ${p.message}` : p.phase, share: null };
+  return { text: `${p.phase} ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}`, share: Math.min(1, p.done / p.total) };
 }

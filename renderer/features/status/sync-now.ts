@@ -5,7 +5,7 @@ import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AppApi } from '../../backend.ts';
 import { say, set, useApp } from '../../store.ts';
 import { refreshAccount } from '../../account.ts';
-import { labelOf, needsYouMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
+import { labelOf, needsYouMessage, notAnsweringMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
 import { blockedPointer } from '../../blocked-words.ts';
 import { keyName } from '../../keymap.ts';
 import { announce, type SyncOutcome } from './auto-sync.ts';
@@ -48,7 +48,7 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
   const tell = (outcome: SyncOutcome) => {
     set({ connection: outcome.connection });
     if (!announce(auto, before, outcome, lastAuto)) return;
-    const back = outcome.connection === 'online' && before === 'offline';
+    const back = outcome.connection === 'online' && (before === 'offline' || before === 'silent');
     say(back ? `Back online. ${outcome.text}` : outcome.text, outcome.error);
     lastAuto = auto ? outcome.text : null;
   };
@@ -65,6 +65,10 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
       // width, the whole text is in its tooltip. The changes kept count every account's.
       const left = results.reduce((n, x) => n + x.left, 0);
       tell({ connection: 'offline', text: offlineMessage(left, r.unreachable), error: true, news: true });
+    } else if (r.notAnswering) {
+      // Connected, and no answer within the client's timeout: neither offline nor online.
+      const left = results.reduce((n, x) => n + x.left, 0);
+      tell({ connection: 'silent', text: notAnsweringMessage(left, r.notAnswering), error: true, news: true });
     } else if (r.blocked) {
       tell({ connection: 'online', text: needsYouMessage(null, r.blocked, r.blockedCode ? blockedPointer(r.blockedCode, keyName('accounts')) : null, others.text), error: true, news: true });
     } else if (r.error) {

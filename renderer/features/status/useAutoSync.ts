@@ -12,7 +12,9 @@ export function useAutoSync(api: AppApi): void {
     let offlineRuns = 0;
     const schedule = () => {
       clearTimeout(timer);
-      offlineRuns = useApp.getState().connection === 'offline' ? offlineRuns + 1 : 0;
+      // A service not answering is tried again as an unreachable one is, backing off.
+      const { connection } = useApp.getState();
+      offlineRuns = connection === 'offline' || connection === 'silent' ? offlineRuns + 1 : 0;
       timer = setTimeout(run, nextAutoSyncMs(offlineRuns));
     };
     const run = () => {

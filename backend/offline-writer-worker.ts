@@ -1,0 +1,42 @@
+// The thread that writes an area's tiles into its .part file (backend/offline-writer.ts): each batch the download
+// hands over is committed in one transaction here, so the host's thread — which also serves the map its tiles and the
+// page its answers — never waits on SQLite while an area downloads. Answers each batch once it is committed (the
+// download counts tiles only then) or with the error that stopped it (its SQLite code kept: a full disk is told as
+// such).
+import { Buffer } from 'node:buffer';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PartFile, type FetchedTile } from './mbtiles-writer.ts';
+import type { WriterReply, WriterRequest } from './offline-writer.ts';
+
+const port = parentPort!;
+const { path } = workerData as { path: string };
+const part = PartFile.open(path);
+const reply = (m: WriterReply) => port.postMessage(m);
+const failure = (id: number, err: unknown): WriterReply =>
+  ({ t: 'failed', id, message: err instanceof Error ? err.message : String(err), code: typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : null });
+
+// Ready once the file is open: the download fetches nothing before its tiles have somewhere to go.
+reply({ t: 'ready' });
+
+port.on('message', (m: WriterRequest) => {
+  if (m.t === 'close') {
+    void (async () => {
+      await part?.settled();
+      part?.close();
+      reply({ t: 'closed' });
+    })();
+    return;
+  }
+  if (!part) {
+    reply({ t: 'failed', id: m.id, message: `${path} holds no download`, code: null });
+    return;
+  }
+  try {
+    // Cloned across threads, the tiles' bytes arrive as Uint8Arrays: SQLite binds Buffers, viewed here without a copy.
+    const tiles: FetchedTile[] = m.tiles.map((t) => ({ ...t, data: t.data ? Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength) : null }));
+    part.write(tiles);
+    reply({ t: 'written', id: m.id });
+  } catch (err) {
+    reply(failure(m.id, err));
+  }
+});
