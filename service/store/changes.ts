@@ -7,7 +7,8 @@ import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import type { Store } from './store.ts';
 import type { Scope } from './scope.ts';
-import { parcelFeatureJson } from './parcel-json.ts';
+import { parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
+import type { PlantRow } from './rows.ts';
 import { plantJson } from './plants.ts';
 
 export type ChangeEntity = 'farm' | 'parcel' | 'crop' | 'plant';
@@ -21,8 +22,11 @@ export interface ChangeState {
   prunedSeq: number;
 }
 
-/** What a store's changes.read found, from one snapshot: rows only when asked for (`since` given). */
-export interface ChangeRead extends ChangeState { rows: ChangeRow[] }
+/**
+ * What a store's changes.read found, from one snapshot: rows only when asked for (`since` given), with the live
+ * parcels and plants among them as the scope sees them, read in one query each (by id; a missing one is a tombstone).
+ */
+export interface ChangeRead extends ChangeState { rows: ChangeRow[]; parcels: Map<number, ParcelRow>; plants: Map<number, PlantRow> }
 
 /** The cursor names its account by a short hash of the id, so that one account's cursor is refused for another. */
 const accountTag = (accountId: string): string => createHash('sha256').update(accountId).digest('base64url').slice(0, 10);
@@ -58,14 +62,14 @@ export interface ChangesPage { cursor: string; items: string[]; more: boolean }
 export async function readChanges(store: Store, scope: Scope, accountId: string, since: string | undefined, limit: number,
   horizonSeconds: number, nowMs: number): Promise<ChangesPage> {
   const from = since === undefined || since === '' ? null : decodeCursor(accountId, since);
-  const read = await store.changes.read(accountId, from, limit + 1, Math.floor(nowMs / 1000) - horizonSeconds);
+  const read = await store.changes.read(scope, from, limit + 1, Math.floor(nowMs / 1000) - horizonSeconds);
   if (from === null) return { cursor: encodeCursor(accountId, read.seq), items: [], more: false };
   if (from < read.prunedSeq) throw expired(`The cursor is older than the change feed's horizon (${Math.round(horizonSeconds / 86400 * 10) / 10} days): deletions since were forgotten`);
   if (from > read.seq) throw expired('The cursor is ahead of every change this service has recorded (its data was reset or restored)');
   const more = read.rows.length > limit;
   const rows = more ? read.rows.slice(0, limit) : read.rows;
   const items: string[] = [];
-  for (const r of rows) items.push(await itemJson(store, scope, r));
+  for (const r of rows) items.push(await itemJson(store, scope, read, r));
   // The last page ends at the account's number, not its last row's: rows moved forward by later changes leave gaps.
   return { cursor: encodeCursor(accountId, more ? rows[rows.length - 1]!.seq : read.seq), items, more };
 }
@@ -73,17 +77,21 @@ export async function readChanges(store: Store, scope: Scope, accountId: string,
 const tombstone = (r: ChangeRow): string => `{"entity":"${r.entity}","id":${r.id},"deleted":true}`;
 
 /**
- * One change as `{entity, id, deleted: false, data}`, data being what the object's GET answers now (which may be
- * newer than the change: the later change follows, and merging twice is harmless). An object the scope no longer
- * sees (deleted or unlinked since the rows were read) is a tombstone: its own is on its way.
+ * One change as `{entity, id, deleted: false, data}`, data being what the object's GET answers now. Parcels and
+ * plants come from the read's own snapshot; farms and crops (few) from their getters, which may see a newer state
+ * than the rows (the later change follows; merging twice is harmless). An object the scope no longer sees is a
+ * tombstone: its own is on its way.
  */
-async function itemJson(store: Store, scope: Scope, r: ChangeRow): Promise<string> {
+async function itemJson(store: Store, scope: Scope, read: ChangeRead, r: ChangeRow): Promise<string> {
   if (r.deleted) return tombstone(r);
+  const live = (data: string) => `{"entity":"${r.entity}","id":${r.id},"deleted":false,"data":${data}}`;
+  if (r.entity === 'parcel' || r.entity === 'plant') {
+    const parcel = r.entity === 'parcel' ? read.parcels.get(r.id) : undefined;
+    const plant = r.entity === 'plant' ? read.plants.get(r.id) : undefined;
+    return parcel ? live(parcelFeatureJson(parcel)) : plant ? live(plantJson(plant)) : tombstone({ ...r, deleted: true });
+  }
   try {
-    const data = r.entity === 'parcel' ? parcelFeatureJson(await store.parcels.get(scope, r.id))
-      : r.entity === 'plant' ? plantJson(await store.plants.get(scope, r.id))
-        : JSON.stringify(r.entity === 'farm' ? await store.farms.get(scope, r.id) : await store.crops.get(scope, r.id));
-    return `{"entity":"${r.entity}","id":${r.id},"deleted":false,"data":${data}}`;
+    return live(JSON.stringify(r.entity === 'farm' ? await store.farms.get(scope, r.id) : await store.crops.get(scope, r.id)));
   } catch (e) {
     if (e instanceof ApiError && e.code === ErrorCode.notFound) return tombstone({ ...r, deleted: true });
     throw e;

@@ -208,11 +208,11 @@ export interface BillingStore {
 /** The change feed's rows (changes.ts makes the answer). */
 export interface ChangeStore {
   /**
-   * Drops the account's tombstones recorded before `tombstonesBefore` (seconds since the epoch), then reads from one
-   * snapshot its latest number, the number below which tombstones are gone, and (with `since`) at most `limit` rows
-   * after `since` by number, when `since` lies between the two.
+   * For the scope's account (set): drops its tombstones recorded before `tombstonesBefore` (seconds since the epoch),
+   * then reads from one snapshot its latest number, the number below which tombstones are gone, and (with `since`) at
+   * most `limit` rows after `since` by number, when `since` lies between the two, with their parcels and plants.
    */
-  read(accountId: string, since: number | null, limit: number, tombstonesBefore: number): Promise<ChangeRead>;
+  read(scope: Scope, since: number | null, limit: number, tombstonesBefore: number): Promise<ChangeRead>;
 }
 
 export interface ServedUrlStore {

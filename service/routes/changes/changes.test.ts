@@ -159,7 +159,7 @@ describe('GET /api/changes/', () => {
     const counts = await svc.probe.counts();
     expect(counts.farms).toBe(0);
     // The feed's own rows went with the account (a store-level check: no API reaches a purged account).
-    expect((await svc.store.changes.read(acc.id, 0, 10, 0)).rows).toEqual([]);
+    expect((await svc.store.changes.read({ organizationId: org.organization_id, accountId: acc.id, via: 'api_key' }, 0, 10, 0)).rows).toEqual([]);
   });
 
   it('pages with limit: next until null, every change exactly once, resumable from any cursor', async () => {
