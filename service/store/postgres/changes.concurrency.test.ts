@@ -9,7 +9,7 @@ import { openPgPool } from './pool.ts';
 import { pgStore } from './index.ts';
 import { insertOrganization, newAccount } from './test-tenants.ts';
 import { polygon, settle, valid } from './parcel-conformance.ts';
-import { readChanges } from '../changes.ts';
+import { encodeCursor as encodeCursorOf, readChanges } from '../changes.ts';
 import type { Store } from '../store.ts';
 import type { Scope } from '../scope.ts';
 
@@ -44,29 +44,52 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL change feed with two service proce
     const c0 = (await page(s1, 'acc-flight')).cursor;
     const held = await p2.connect();
     let mid: string;
+    let during: string[] = [];
     let second: Promise<unknown>;
     try {
       // Writer 1 changes farm A and holds its transaction open.
       await held.query('BEGIN');
       await held.query("UPDATE farms SET name = 'A renamed' WHERE organization_id = $1 AND id = $2", [ORG, a.farm.id]);
-      // Writer 2, the other process, creates parcels in farm B and tries to commit meanwhile.
+      // Writer 2, the other process, creates parcels in farm B and commits meanwhile.
       second = settle(s1.parcels.createBatch(scope('acc-flight'), b.farm.id, valid([polygon('late', 0, 0)])));
       await new Promise((r) => setTimeout(r, 300));
       // A reader now: whatever it returns, its cursor must not pass writer 1's change.
-      const during = await page(s1, 'acc-flight', c0);
-      mid = during.cursor;
+      const p = await page(s1, 'acc-flight', c0);
+      mid = p.cursor;
+      during = keys(p.items);
       await held.query('COMMIT');
     } finally {
       held.release();
     }
     const created = await second;
     expect(Array.isArray(created)).toBe(true);
-    const after = await page(s2, 'acc-flight', mid);
-    const seen = new Set([...keys((await page(s2, 'acc-flight', c0)).items)]);
-    // Everything since c0 is reachable from the cursor taken during the open transaction.
-    expect(seen.has(`farm:${a.farm.id}`)).toBe(true);
-    expect(keys(after.items)).toContain(`farm:${a.farm.id}`);
-    expect(keys(after.items)).toContain(`parcel:${(created as { id: number }[])[0]!.id}`);
+    // What the reader saw before and after its cursor: every change since c0, farm A's included.
+    const after = keys((await page(s2, 'acc-flight', mid)).items);
+    expect(after).toContain(`farm:${a.farm.id}`);
+    expect(new Set([...during, ...after])).toContain(`parcel:${(created as { id: number }[])[0]!.id}`);
+  });
+
+  it('a write holding the counter never waits for a row another writer holds while waiting for the counter (no deadlock)', async () => {
+    // Numbered at the change instead of at commit, this was a deadlock: writer 1's crop delete took the counter,
+    // writer 2's bulk create held the farm and waited for the counter, writer 1 then waited for the farm.
+    await newAccount(p1, ORG, 'acc-locks');
+    const f = await s1.farms.create(scope('acc-locks'), 'F', valid([polygon('p', 0, 0)]));
+    const crop = await s1.crops.create(scope('acc-locks'), { parcel: f.rows[0]!.id, name: 'wheat' });
+    const held = await p2.connect();
+    try {
+      await held.query('BEGIN');
+      await held.query('DELETE FROM crops WHERE id = $1', [crop.id]);
+      const batch = settle(s1.parcels.createBatch(scope('acc-locks'), f.farm.id, valid([polygon('q', 0.01, 0)])));
+      await new Promise((r) => setTimeout(r, 300));
+      const rename = settle(held.query("UPDATE farms SET name = 'G' WHERE organization_id = $1 AND id = $2", [ORG, f.farm.id]));
+      expect(Array.isArray(await batch)).toBe(true);
+      expect(await rename).toMatchObject({ rowCount: 1 });
+      await held.query('COMMIT');
+    } finally {
+      held.release();
+    }
+    const all = keys((await page(s1, 'acc-locks', encodeCursorOf('acc-locks', 0))).items);
+    expect(all).toEqual(expect.arrayContaining([`farm:${f.farm.id}`, `crop:${crop.id}`]));
   });
 
   it('readers polling while two processes write batches and edits concurrently end with every object', async () => {

@@ -10,9 +10,15 @@ import type pg from 'pg';
 // so the next writer of that account takes its numbers only after the previous one committed (or rolled back and
 // gave its numbers back), and a reader whose snapshot shows the counter at N sees every change up to N.
 //
-// Lock order: the counter is the last lock a writer takes. The change triggers are named record_changes_* and fire
-// after the farm_totals_* triggers (PostgreSQL fires a table's triggers by name), so a parcel's delete locks its farm
-// before the counter, as a bulk create does; a farm's BEFORE DELETE trigger runs with the farm row already locked.
+// When: at commit, not at the change. The triggers write their rows without a number (seq NULL, invisible to
+// readers until committed anyway) and mark the transaction (change_marks); a deferred constraint trigger on the mark
+// numbers the transaction's rows when it commits. So the counter is the last lock every writer takes, after every
+// row it touches: taken at the change instead, a parcel's delete would hold the counter (its crops' tombstones,
+// through the cascade) while waiting for its farm's row, which a bulk create into that farm holds while waiting for
+// the counter, a deadlock. Waiting for the counter, a transaction holds only rows nobody numbering needs.
+//
+// Row locks before change rows: each trigger records an object after its own row is written (so locked), and a
+// farm's delete locks its parcels before recording their tombstones, so two writers meet on the object's row first.
 export async function up(client: pg.ClientBase): Promise<void> {
   await client.query(`
     CREATE TABLE change_seq (
@@ -24,35 +30,61 @@ export async function up(client: pg.ClientBase): Promise<void> {
       account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
       entity text NOT NULL CHECK (entity IN ('farm', 'parcel', 'crop', 'plant')),
       id bigint NOT NULL,
-      seq bigint NOT NULL,
+      seq bigint,
       deleted boolean NOT NULL,
       at bigint NOT NULL,
       PRIMARY KEY (account_id, entity, id)
     );
     CREATE UNIQUE INDEX changes_feed ON changes (account_id, seq);
+    CREATE INDEX changes_pending ON changes (account_id) WHERE seq IS NULL;
     CREATE INDEX changes_tombstones ON changes (account_id, at) WHERE deleted;
+    -- One row per writing transaction and account, while it is in flight.
+    CREATE TABLE change_marks (
+      tx bigint NOT NULL,
+      account_id text NOT NULL,
+      PRIMARY KEY (tx, account_id)
+    );
 
-    -- Records the objects ids of entity as changed (or deleted) for account acc; ids distinct, NULL account: nothing.
+    -- Records the objects ids of entity as changed (or deleted) for account acc, numbered at commit; NULL account:
+    -- nothing. An account being deleted cascades into its farms (set to orphans), crops and plants: its feed goes with it.
     CREATE FUNCTION record_changes(acc text, ent text, ids bigint[], del boolean) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      IF acc IS NULL OR coalesce(cardinality(ids), 0) = 0 OR NOT EXISTS (SELECT 1 FROM accounts WHERE id = acc) THEN RETURN; END IF;
+      INSERT INTO changes (account_id, entity, id, seq, deleted, at)
+        SELECT acc, ent, u.id, NULL, del, extract(epoch FROM clock_timestamp())::bigint FROM unnest(ids) AS u(id)
+        ON CONFLICT (account_id, entity, id) DO UPDATE SET seq = NULL, deleted = excluded.deleted, at = excluded.at;
+      INSERT INTO change_marks (tx, account_id) VALUES (txid_current(), acc) ON CONFLICT DO NOTHING;
+    END $$;
+
+    -- At commit: the transaction's rows of the account take the counter's next numbers (in entity, id order).
+    CREATE FUNCTION number_changes() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
-      n integer := coalesce(cardinality(ids), 0);
+      n bigint;
       top bigint;
     BEGIN
-      -- An account being deleted cascades into its farms (set to orphans), crops and plants: its feed goes with it.
-      IF acc IS NULL OR n = 0 OR NOT EXISTS (SELECT 1 FROM accounts WHERE id = acc) THEN RETURN; END IF;
-      INSERT INTO change_seq AS s (account_id, seq) VALUES (acc, n)
+      DELETE FROM change_marks WHERE tx = NEW.tx AND account_id = NEW.account_id;
+      SELECT count(*) INTO n FROM changes WHERE account_id = NEW.account_id AND seq IS NULL;
+      IF n = 0 THEN RETURN NULL; END IF;
+      INSERT INTO change_seq AS s (account_id, seq) VALUES (NEW.account_id, n)
         ON CONFLICT (account_id) DO UPDATE SET seq = s.seq + n RETURNING s.seq INTO top;
-      INSERT INTO changes (account_id, entity, id, seq, deleted, at)
-        SELECT acc, ent, u.id, top - n + u.ord, del, extract(epoch FROM clock_timestamp())::bigint
-        FROM unnest(ids) WITH ORDINALITY AS u(id, ord)
-        ON CONFLICT (account_id, entity, id) DO UPDATE SET seq = excluded.seq, deleted = excluded.deleted, at = excluded.at;
+      UPDATE changes c SET seq = top - n + o.ord
+        FROM (SELECT entity, id, row_number() OVER (ORDER BY entity, id) AS ord FROM changes
+          WHERE account_id = NEW.account_id AND seq IS NULL) o
+        WHERE c.account_id = NEW.account_id AND c.entity = o.entity AND c.id = o.id;
+      RETURN NULL;
     END $$;
+    CREATE CONSTRAINT TRIGGER number_changes AFTER INSERT ON change_marks DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION number_changes();
 
     CREATE FUNCTION changes_farm() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.account_id IS DISTINCT FROM NEW.account_id) THEN
         -- Deleted or unlinked: gone from its account with its parcels (their crops and plants record themselves on
-        -- a delete; on an unlink they stay, so they are recorded here).
+        -- a delete; on an unlink they stay, so they are recorded here). A delete locks the parcels its cascade will
+        -- delete before recording them (the row before its change row, see the header).
+        IF TG_OP = 'DELETE' THEN
+          PERFORM 1 FROM parcels WHERE organization_id = OLD.organization_id AND farm_id = OLD.id FOR UPDATE;
+        END IF;
         PERFORM record_changes(OLD.account_id, 'farm', ARRAY[OLD.id], true);
         PERFORM record_changes(OLD.account_id, 'parcel',
           (SELECT array_agg(id ORDER BY id) FROM parcels WHERE organization_id = OLD.organization_id AND farm_id = OLD.id), true);
