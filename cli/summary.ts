@@ -41,6 +41,11 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
     const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
     return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once the service can be reached.`, error: true };
   }
+  if (a.notAnswering) {
+    // A hung service: its timeouts are not the run's error but the service's state, said once, first, like unreachable.
+    const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
+    return { line: `${a.account}: ${a.notAnswering}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once it answers.`, error: true };
+  }
   // An error in the pull is the reason the pull line gives; one in the push stopped the run before the pull.
   if (a.error && a.pullStopped) return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}.${waiting}${pull}`, error: true };
   if (a.error) return { line: `${a.account}: ${acked}${refused}${conflicts} — error: ${a.error}.${waiting}${pull}`, error: true };

@@ -12,6 +12,7 @@ import { ServiceClient } from './http.ts';
 import { SyncEngine } from './engine.ts';
 import type { ProgressEvent } from './progress.ts';
 import { freePort } from '../test/helpers/process.ts';
+import { summarizeRun } from '../cli/summary.ts';
 
 let dir: string;
 let mirror: Mirror;
@@ -62,6 +63,10 @@ describe('a service that accepts connections and never answers', () => {
     // Every event after it says so too, its last one ('done') included.
     expect(events.slice(events.indexOf(first!)).every((e) => e.notAnswering)).toBe(true);
     expect(report).toMatchObject({ unreachable: null, notAnswering: first!.notAnswering, synced: false });
+    // The command line says it the same way, first, instead of the timeout as an error.
+    const cli = summarizeRun({ accounts: [report] }, mirror);
+    expect(cli.exit).toBe(1);
+    expect(cli.err).toEqual([expect.stringMatching(new RegExp(`^acc-hung: ${url.replace(/[.]/g, '\\.')} accepts connections but is not answering \\(no answer in time\\)\\. 0 changes acknowledged by the service\\..* Run sync again once it answers\\.$`))]);
   });
 
   it('is unreachable, not "not answering", when it refuses connections', async () => {
