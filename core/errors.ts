@@ -23,6 +23,8 @@ export const ErrorCode = {
   serviceBusy: 'service_busy',
   insufficientStorage: 'insufficient_storage',
   methodNotAllowed: 'method_not_allowed',
+  invalidCursor: 'invalid_cursor',
+  cursorExpired: 'cursor_expired',
   internal: 'internal_error',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

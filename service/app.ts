@@ -12,6 +12,7 @@ import { serverTimeouts, turnAway } from './connections.ts';
 import { boundConnections } from '../platform/node/connections.ts';
 import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
 import { registerGateway } from './gateway.ts';
+import { registerCompression } from './compression.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
 import { registerOpenApi } from './openapi.ts';
 import { makeValidator, RawJson, type ParcelValidator } from './validation-pool.ts';
@@ -26,6 +27,7 @@ import crops from './routes/crops/index.ts';
 import cropFamilies from './routes/crop-families/index.ts';
 import plants from './routes/plants/index.ts';
 import billingRoutes from './routes/billing/index.ts';
+import changes from './routes/changes/index.ts';
 import embedRoutes from './web/embed/routes.ts';
 import adminRoutes from './web/admin/routes.ts';
 import landingRoutes from './web/landing/routes.ts';
@@ -122,6 +124,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // The API: every route here needs credentials (the default). The gateway and the fault switch act on these only.
   await app.register(async (api) => {
     registerGateway(api, config.gatewayTimeoutMs);
+    registerCompression(api);
     if (faults) injectFaults(api, faults);
     strictQueries(api);
     await api.register(async (i) => accounts(i, ctx));
@@ -132,6 +135,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     await api.register(async (i) => cropFamilies(i, ctx));
     await api.register(async (i) => plants(i, ctx));
     await api.register(async (i) => billingRoutes(i, ctx));
+    await api.register(async (i) => changes(i, ctx));
   });
   await app.register(async (i) => embedRoutes(i, ctx));
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });

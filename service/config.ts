@@ -20,6 +20,8 @@ export interface ServiceConfig {
    * holds a read snapshot, which keeps the WAL from being checkpointed past it.
    */
   stallTimeoutMs: number;
+  /** How long the change feed keeps a deletion's tombstone (CHANGE_HORIZON_DAYS): a cursor older than that gets 410. */
+  changeHorizonSeconds: number;
   /** Enables POST /__faults__ (tests only). */
   faults: boolean;
   /** Timeouts of slow clients and bounds on open connections (connections.ts). */
@@ -108,6 +110,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     embedFrameAncestors: env.EMBED_FRAME_ANCESTORS?.trim() || "'self'",
     gatewayTimeoutMs,
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
+    changeHorizonSeconds: int(env.CHANGE_HORIZON_DAYS, 30, 'CHANGE_HORIZON_DAYS') * 86_400,
     faults: env.FAULTS === '1',
     connections: connectionLimits(env, gatewayTimeoutMs),
     parcelBodyLimitBytes: int(env.PARCEL_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES, 'PARCEL_BODY_LIMIT_BYTES'),

@@ -8,7 +8,7 @@ import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_
  * went wrong (a code), the error handler below says it in HTTP.
  */
 export const STATUS_OF: Record<ErrorCode, number> = {
-  validation_failed: 400, invalid_id: 400, invalid_parcels: 400, malformed_json: 400, account_required: 400,
+  validation_failed: 400, invalid_id: 400, invalid_cursor: 400, cursor_expired: 410, invalid_parcels: 400, malformed_json: 400, account_required: 400,
   invalid_token: 401, invalid_api_key: 401, not_authenticated: 401,
   forbidden: 403, account_not_found: 403,
   not_found: 404, method_not_allowed: 405, conflict: 409, email_taken: 409,

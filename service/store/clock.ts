@@ -10,6 +10,8 @@ export type Clock = () => number;
 let clock: Clock = Date.now;
 
 export const now = (): string => new Date(clock()).toISOString();
+/** The same time in milliseconds (the change feed's horizon). */
+export const nowMs = (): number => clock();
 export const uuid = (): string => randomUUID();
 
 /** Replaces the store's clock; returns the function that puts the previous one back. */

@@ -11,6 +11,7 @@ import type { Crop, CropCreateRequest, CropFamily, CropPatchRequest } from '../.
 import type { Farm } from '../../core/schemas/farms.ts';
 import type { PreparedPatch } from '../validation-pool.ts';
 import type { AccountRow } from './accounts.ts';
+import type { ChangeRead } from './changes.ts';
 import type { CropQuery, CurrentCrop } from './crops.ts';
 import type { FarmListingPage, FarmParcelListing } from './farm-listing.ts';
 import type { ActiveApiKey, ApiKeyInfo, Organization } from './organizations.ts';
@@ -33,6 +34,7 @@ export interface Store {
   readonly plants: PlantStore;
   readonly billing: BillingStore;
   readonly servedUrls: ServedUrlStore;
+  readonly changes: ChangeStore;
   /** Closes the store (connections, background work); nothing may be called after. */
   close(): Promise<void>;
 }
@@ -201,6 +203,16 @@ export interface PlantStore {
 export interface BillingStore {
   /** Billable hectares per account and orphan farms (billing.ts). */
   of(organizationId: string): Promise<Billing>;
+}
+
+/** The change feed's rows (changes.ts makes the answer). */
+export interface ChangeStore {
+  /**
+   * For the scope's account (set): drops its tombstones recorded before `tombstonesBefore` (seconds since the epoch),
+   * then reads from one snapshot its latest number, the number below which tombstones are gone, and (with `since`) at
+   * most `limit` rows after `since` by number, when `since` lies between the two, with their parcels and plants.
+   */
+  read(scope: Scope, since: number | null, limit: number, tombstonesBefore: number): Promise<ChangeRead>;
 }
 
 export interface ServedUrlStore {

@@ -88,7 +88,7 @@ export async function sqliteWorld(): Promise<World & { close(): Promise<void> }>
 
 /** The PostgreSQL world on a migrated database, emptied first: every sequence restarts, as in a new SQLite file. */
 export async function pgWorld(pool: pg.Pool): Promise<World> {
-  await pool.query(`TRUNCATE admin_sessions, admins, admin_login_attempts, api_keys, signing_keys, plants, crops, parcels, farms, accounts, settings
+  await pool.query(`TRUNCATE changes, change_seq, change_marks, admin_sessions, admins, admin_login_attempts, api_keys, signing_keys, plants, crops, parcels, farms, accounts, settings
     RESTART IDENTITY`);
   await pool.query('DELETE FROM crop_families WHERE organization_id IS NOT NULL');
   await pool.query('DELETE FROM organizations');

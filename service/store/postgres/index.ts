@@ -16,6 +16,7 @@ import { pgCropFamilies } from './crop-families.ts';
 import { pgPlants } from './plants.ts';
 import { pgBilling } from './billing.ts';
 import { pgServedUrls } from './served-urls.ts';
+import { pgChanges } from './changes.ts';
 
 export { openPgPool, type PgPoolOptions } from './pool.ts';
 export { migratePg, FutureSchemaError } from './migrate.ts';
@@ -42,6 +43,7 @@ export function pgStore(pool: pg.Pool, close: () => Promise<void> = () => pool.e
     plants: pgPlants(pool),
     billing: pgBilling(pool),
     servedUrls: pgServedUrls(pool),
+    changes: pgChanges(pool),
     // Once: the app's onClose and a test's cleanup may both close it.
     close: () => (closed ??= close()),
   };

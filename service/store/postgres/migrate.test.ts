@@ -9,7 +9,7 @@ import { SHARED_CROP_FAMILIES } from './migrations/001-initial.ts';
 import { openPgPool } from './pool.ts';
 
 const TABLES = [
-  'accounts', 'admin_login_attempts', 'admin_sessions', 'admins', 'api_keys', 'crop_families', 'crops', 'farms',
+  'accounts', 'admin_login_attempts', 'admin_sessions', 'admins', 'api_keys', 'change_marks', 'change_seq', 'changes', 'crop_families', 'crops', 'farms',
   'organizations', 'parcels', 'plants', 'schema_version', 'settings', 'signing_keys',
 ];
 

@@ -17,10 +17,10 @@ import {
 import { ACCOUNT_VISIBLE, FARM_VISIBLE, PARCEL_VISIBLE, READ_SNAPSHOT, isId, scopeArgs, visibleParcel, type Queryable } from './crops-sql.ts';
 import { visibleCropIds } from './crops.ts';
 
-const PLANT_VISIBLE = `pl.organization_id = $1 AND ((pl.parcel_id IS NOT NULL AND ${PARCEL_VISIBLE('pl.parcel_id')})
+export const PLANT_VISIBLE = `pl.organization_id = $1 AND ((pl.parcel_id IS NOT NULL AND ${PARCEL_VISIBLE('pl.parcel_id')})
   OR (pl.parcel_id IS NULL AND ${ACCOUNT_VISIBLE('pl.account_id')}))`;
 // SQLite's `pl.*`: the same columns (its rows carry organization_id and account_id too), without the PostGIS column.
-const PLANT_COLUMNS = 'pl.id, pl.key, pl.organization_id, pl.account_id, pl.parcel_id, pl.crop_id, pl.point, pl.shape, pl.info, pl.area_m2, pl.created, pl.modified';
+export const PLANT_COLUMNS = 'pl.id, pl.key, pl.organization_id, pl.account_id, pl.parcel_id, pl.crop_id, pl.point, pl.shape, pl.info, pl.area_m2, pl.created, pl.modified';
 
 /** SQLite's LIKE pattern for a search: the text anywhere, with its own \, % and _ taken literally. */
 const likePattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -40,12 +40,12 @@ const TABLES_001 = [
 ];
 
 describe('migrations', () => {
-  it('there are six, applied in order, taking user_version from 0 to 6', () => {
-    expect(migrations).toHaveLength(6);
+  it('there are seven, applied in order, taking user_version from 0 to 7', () => {
+    expect(migrations).toHaveLength(7);
     const db = raw();
     expect(version(db)).toBe(0);
     migrate(db);
-    expect(version(db)).toBe(6);
+    expect(version(db)).toBe(7);
   });
 
   it('001 creates every table, index and trigger, and seeds nothing', () => {
@@ -144,7 +144,7 @@ describe('migrations', () => {
     insert('before', 1.5);
     const totals = () => db.prepare('SELECT parcel_count, micro_hectares FROM farms WHERE id = ?').get(farm);
     expect(totals()).toEqual({ parcel_count: 1, micro_hectares: 1_500_000 });
-    migrate(db);
+    migrate(db, 6);
     expect(version(db)).toBe(6);
     expect(objects(db, 'trigger')).toEqual(['farm_totals_delete', 'farm_totals_update', 'parcels_rtree_delete']);
     // A raw INSERT no longer moves the totals (insertParcels does, tested with the store below and in the
@@ -161,11 +161,11 @@ describe('migrations', () => {
     const keys = first.prepare('SELECT key FROM crop_families ORDER BY id').all();
     first.close();
     const again = track(openDb(file));
-    expect(version(again)).toBe(6);
+    expect(version(again)).toBe(7);
     expect(again.prepare('SELECT key FROM crop_families ORDER BY id').all()).toEqual(keys);
     migrate(again);
     migrate(again, 1); // asking for an older version never goes back
-    expect(version(again)).toBe(6);
+    expect(version(again)).toBe(7);
     expect(n(again, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 });
@@ -184,7 +184,7 @@ describe('all pending migrations run in one transaction', () => {
     // Once the conflict is gone the same database migrates cleanly.
     db.exec('DROP TABLE temp.crop_families');
     migrate(db);
-    expect(version(db)).toBe(6);
+    expect(version(db)).toBe(7);
     expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
   });
 
@@ -234,7 +234,7 @@ try { openDb(file).close(); process.stdout.write('ok'); } catch (e) { process.st
     expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
     for (const f of files) {
       const db = raw(f);
-      expect(version(db)).toBe(6);
+      expect(version(db)).toBe(7);
       expect(n(db, 'SELECT COUNT(*) AS n FROM crop_families')).toBe(14);
     }
   }, 60_000);

@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import { now, uuid } from '../clock.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
 import { groupCommit } from './group-commit.ts';
+import { recordStatements } from './changes-sql.ts';
 import { notFound } from '../../errors.ts';
 import type { PreparedPatch } from '../../validation-pool.ts';
 import { parcelColumnsOf } from '../../../core/parcels/columns.ts';
@@ -18,6 +19,9 @@ export function visibleFarm(db: Db, scope: Scope, farmId: number): VisibleFarm {
   if (!f) throw notFound('Farm');
   return f;
 }
+
+const RECORD_BATCH = recordStatements('(SELECT account_id FROM farms WHERE id = @farm)', 'parcel',
+  'SELECT id FROM parcels WHERE farm_id = @farm AND id BETWEEN @lo AND @hi', false);
 
 /** A parcel's area in whole micro-hectares, exactly as migration 004's triggers round it (farm totals stay exact). */
 const MICRO_HECTARES = (col: string) => `CAST(round(${col} * 1000000) AS INTEGER)`;
@@ -42,6 +46,9 @@ export function insertParcels(db: Db, farmId: number, parcels: readonly NewParce
     cachedStatement(db, `UPDATE farms SET modified = ?, parcel_count = parcel_count + ?,
       micro_hectares = micro_hectares + (SELECT SUM(${MICRO_HECTARES('hectares')}) FROM parcels WHERE farm_id = ? AND id BETWEEN ? AND ?)
       WHERE id = ?`).run(t, rows.length, farmId, rows[0]!.id, rows[rows.length - 1]!.id, farmId);
+    // The change feed's rows for the batch, in two statements rather than a trigger per row (see migration 007).
+    const args = { farm: farmId, lo: rows[0]!.id, hi: rows[rows.length - 1]!.id };
+    for (const sql of RECORD_BATCH) cachedStatement(db, sql).run(args);
   } else {
     cachedStatement(db, 'UPDATE farms SET modified = ? WHERE id = ?').run(t, farmId);
   }

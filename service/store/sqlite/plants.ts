@@ -12,7 +12,7 @@ import {
   parcelLocator, plantCropInvalid, plantParcelInvalid, plantsToImport, type ParcelOutline, type PlantQuery, type PlantRow,
 } from '../plants.ts';
 
-const PLANT_VISIBLE = `pl.organization_id = @org AND (
+export const PLANT_VISIBLE = `pl.organization_id = @org AND (
   (pl.parcel_id IS NOT NULL AND EXISTS (SELECT 1 FROM parcels p JOIN farms f ON f.id = p.farm_id WHERE p.id = pl.parcel_id AND ${FARM_VISIBLE}))
   OR (pl.parcel_id IS NULL AND ${ACCOUNT_VISIBLE('pl.account_id')}))`;
 

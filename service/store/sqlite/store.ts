@@ -16,6 +16,7 @@ import * as crop from './crops.ts';
 import * as plant from './plants.ts';
 import { billing } from './billing.ts';
 import { recordServedUrls, servedUrls } from './served-urls.ts';
+import { readChanges } from './changes.ts';
 
 /** The SQLite store, with its database for what is about SQLite itself (durability, migrations, benchmarks). */
 export interface SqliteStore extends Store {
@@ -121,6 +122,9 @@ export function sqliteStore(db: Db, close: () => Promise<void> = async () => { i
     servedUrls: {
       record: async (urls) => recordServedUrls(db, urls),
       get: async () => servedUrls(db),
+    },
+    changes: {
+      read: async (scope, since, limit, tombstonesBefore) => readChanges(db, scope, since, limit, tombstonesBefore),
     },
     close,
   };
