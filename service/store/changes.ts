@@ -7,26 +7,12 @@ import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import type { Store } from './store.ts';
 import type { Scope } from './scope.ts';
-import { parcelFeatureJson, type ParcelRow } from './parcel-json.ts';
-import type { PlantRow } from './rows.ts';
+import { parcelFeatureJson } from './parcel-json.ts';
 import { plantJson } from './plants.ts';
 
-export type ChangeEntity = 'farm' | 'parcel' | 'crop' | 'plant';
+import type { ChangeRead, ChangeRow } from './rows.ts';
 
-export interface ChangeRow { entity: ChangeEntity; id: number; seq: number; deleted: boolean }
-
-export interface ChangeState {
-  /** The account's latest sequence number: every change up to it is committed and readable. */
-  seq: number;
-  /** Tombstones up to this number have been dropped: a cursor below it may have missed a deletion. */
-  prunedSeq: number;
-}
-
-/**
- * What a store's changes.read found, from one snapshot: rows only when asked for (`since` given), with the live
- * parcels and plants among them as the scope sees them, read in one query each (by id; a missing one is a tombstone).
- */
-export interface ChangeRead extends ChangeState { rows: ChangeRow[]; parcels: Map<number, ParcelRow>; plants: Map<number, PlantRow> }
+export type { ChangeEntity, ChangeRead, ChangeRow, ChangeState } from './rows.ts';
 
 /** The cursor names its account by a short hash of the id, so that one account's cursor is refused for another. */
 const accountTag = (accountId: string): string => createHash('sha256').update(accountId).digest('base64url').slice(0, 10);

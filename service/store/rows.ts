@@ -3,6 +3,7 @@
 // interface and those helpers (which are written on top of a Store) do not import each other.
 import type { ValidParcel } from '../../core/parcels/validate.ts';
 import type { ParcelColumns } from '../../core/parcels/columns.ts';
+import type { ParcelRow } from './parcel-json.ts';
 
 export interface AdminInfo { id: number; organization_id: string; email: string; created: string }
 
@@ -43,3 +44,22 @@ export interface PlantQuery { search?: string; parcel?: number; limit: number; a
 export interface SigningKey { kid: string; organization_id: string; secret: Uint8Array; created: string; retired: string | null }
 
 export interface SigningKeyInfo { kid: string; created: string; retired: string | null; verifies_until: string | null }
+
+// The change feed's rows (service/store/changes.ts), here with the other rows so that the Store interface and the feed
+// read each other's types without a circle.
+export type ChangeEntity = 'farm' | 'parcel' | 'crop' | 'plant';
+
+export interface ChangeRow { entity: ChangeEntity; id: number; seq: number; deleted: boolean }
+
+export interface ChangeState {
+  /** The account's latest sequence number: every change up to it is committed and readable. */
+  seq: number;
+  /** Tombstones up to this number have been dropped: a cursor below it may have missed a deletion. */
+  prunedSeq: number;
+}
+
+/**
+ * What a store's changes.read found, from one snapshot: rows only when asked for (`since` given), with the live
+ * parcels and plants among them as the scope sees them, read in one query each (by id; a missing one is a tombstone).
+ */
+export interface ChangeRead extends ChangeState { rows: ChangeRow[]; parcels: Map<number, ParcelRow>; plants: Map<number, PlantRow> }

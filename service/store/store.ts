@@ -11,7 +11,7 @@ import type { Crop, CropCreateRequest, CropFamily, CropPatchRequest } from '../.
 import type { Farm } from '../../core/schemas/farms.ts';
 import type { PreparedPatch } from '../validation-pool.ts';
 import type { AccountRow } from './accounts.ts';
-import type { ChangeRead } from './changes.ts';
+import type { ChangeRead } from './rows.ts';
 import type { CropQuery, CurrentCrop } from './crops.ts';
 import type { FarmListingPage, FarmParcelListing } from './farm-listing.ts';
 import type { ActiveApiKey, ApiKeyInfo, Organization } from './organizations.ts';
