@@ -9,7 +9,6 @@ import { layerProblem } from '../core/layers/layer-rules.ts';
 import { wmsTileUrl, wmtsTileUrl, xyzTemplate } from '../core/tiles/tile-urls.ts';
 import type { TileCoord } from '../core/tiles/tile-math.ts';
 import { fetchCapabilities } from './capabilities.ts';
-import { wmtsEndpoint } from './wmts-capabilities.ts';
 
 export type TileAddress = (t: TileCoord) => string | null;
 
@@ -26,6 +25,8 @@ export async function tileAddresses(layer: MapLayer, minZoom: number, maxZoom: n
     case 'wms': return (t) => wmsTileUrl(s, t.z, t.x, t.y);
     case 'wmts': {
       const caps = await fetchCapabilities(s.capabilities);
+      // Loaded when a WMTS layer is first read: its XML parser is no part of the host's start-up.
+      const { wmtsEndpoint } = await import('./wmts-capabilities.ts');
       const e = wmtsEndpoint(caps.text, s.layer, s.matrixSet);
       if ('problem' in e) throw new RpcError(ApiErrorCode.sourceUnavailable, e.problem);
       // Relative addresses in the document are the document's own.

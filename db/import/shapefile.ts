@@ -7,7 +7,6 @@
 import { unzipSync } from 'fflate';
 import * as shapefile from 'shapefile';
 import { ImportError, SAY_CRS } from './errors.ts';
-import { readKmz } from './kml.ts';
 import { checkInflated, checkZip, zipEntries } from './zip-guard.ts';
 import { dbfEncoding } from './dbf-encoding.ts';
 import { attachZ, readShapeZ } from './shape-z.ts';
@@ -33,7 +32,7 @@ export async function readZip(bytes: Uint8Array, fileName: string): Promise<{ fe
   const names = Object.keys(entries);
   const shps = names.filter((n) => /\.shp$/i.test(n));
   if (shps.length === 0) {
-    if (names.some((n) => /\.kml$/i.test(n))) return { features: readKmz(entries, fileName), notes: [], crs: null, kmz: true };
+    if (names.some((n) => /\.kml$/i.test(n))) return { features: (await import('./kml.ts')).readKmz(entries, fileName), notes: [], crs: null, kmz: true };
     throw new ImportError('unsupported_format', `${fileName} holds no shapefile (.shp) and no KML`);
   }
   if (shps.length > 1) {
