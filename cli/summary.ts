@@ -27,23 +27,22 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
   const waitingPlain = a.left ? ` ${plural(a.left, 'change')} still waiting, none lost.` : '';
   // Why they wait, in the service's words (its disk full, say), unless the line already says it could not be reached.
   const waiting = a.left && a.waitingWhy ? ` ${plural(a.left, 'change')} still waiting, none lost (${a.waitingWhy}).` : waitingPlain;
+  // Where the pull stands, for the lines that say a reason first (stopped, unreachable, not answering).
+  const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
   if (a.blocked) {
     const account = mirror?.read.account(a.account);
     const out = account ? wayOut(a.blockedCode ?? 'refused', account) : 'connect the account again';
     return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}${pulled}.${pull}`, error: false };
   }
   if (a.cancelled) {
-    const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
     return { line: `${a.account}: stopped as asked. ${acked}${refused}${conflicts}${pulled}.${waiting}${where} Run sync again to go on.`, error: true };
   }
   if (a.unreachable) {
     // Plainly: nothing of what is left reached the service. The reason is said once, first.
-    const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
     return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once the service can be reached.`, error: true };
   }
   if (a.notAnswering) {
     // A hung service: its timeouts are not the run's error but the service's state, said once, first, like unreachable.
-    const where = !a.pullNotDone ? '' : at ? ` Pull stopped ${at}.` : ' Pull not done.';
     return { line: `${a.account}: ${a.notAnswering}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once it answers.`, error: true };
   }
   // An error in the pull is the reason the pull line gives; one in the push stopped the run before the pull.

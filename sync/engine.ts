@@ -197,15 +197,14 @@ export class SyncEngine {
       const next = afterRound(open, roundAt, now, deadline, () => this.progressPossible(ctx));
       if (next.kind === 'again') continue;
       if (next.kind === 'stop') return;
-      const later = open.filter((o) => o.next_attempt_at && Date.parse(o.next_attempt_at) > now);
-      ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: this.waitReason(ctx, later, next.until) });
+      ctx.emit({ phase: 'waiting', done: 0, total: 0, bytes: ctx.stats.bytes, message: this.waitReason(ctx, open, next.until) });
       await sleepUnlessCancelled(this.opts, Math.max(0, next.until - this.opts.now()));
     }
   }
 
-  /** Why the run waits until `next`, for the progress: a retry (and of what), or uncertain creates settling. */
-  private waitReason(ctx: AccountCtx, later: readonly { state: string; next_attempt_at: string | null; last_error: string | null }[], next: number): string {
-    const due = later.filter((o) => Date.parse(o.next_attempt_at!) === next);
+  /** Why the run waits until `next`, for the progress: a retry (and of what), or uncertain creates settling (of `open`, those due then). */
+  private waitReason(ctx: AccountCtx, open: readonly { state: string; next_attempt_at: string | null; last_error: string | null }[], next: number): string {
+    const due = open.filter((o) => o.next_attempt_at !== null && Date.parse(o.next_attempt_at) === next);
     const ms = next - this.opts.now();
     const uncertain = due.filter((o) => o.state === 'uncertain').length;
     if (uncertain === due.length && !ctx.unreachable) {
