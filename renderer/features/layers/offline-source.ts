@@ -73,6 +73,9 @@ export function belowArea(area: NonNullable<MapLayer['offline']>, t: TileCoord):
   return t.z > area.maxZoom && inArea(area, ancestorPart(t, area.maxZoom).ancestor);
 }
 
+/** Ancestor tiles of the area kept at once for overzoomed tiles (withOfflineArea). */
+const ANCESTORS_KEPT = 64;
+
 /** The bytes path of a tile from the host's template. */
 export const tilePath = (template: string, t: TileCoord): string =>
   template.replace('{z}', String(t.z)).replace('{x}', String(t.x)).replace('{y}', String(t.y));
@@ -103,6 +106,19 @@ export function withOfflineArea(l: MapLayer, source: TileImage, env: OfflineEnv)
       return null;
     }
   };
+  // An ancestor stands in for many tiles (4^k of them k zooms past the area): read from the file once, not per tile.
+  const ancestors = new Map<string, Promise<Blob | null>>();
+  const ancestorFromFile = (t: TileCoord): Promise<Blob | null> => {
+    const key = `${t.z}/${t.x}/${t.y}`;
+    let blob = ancestors.get(key);
+    if (!blob) {
+      blob = fromFile(t);
+      ancestors.set(key, blob);
+      // The oldest forgotten first: enough for the tiles of a screen, bounded however long the map is panned.
+      if (ancestors.size > ANCESTORS_KEPT) ancestors.delete(ancestors.keys().next().value!);
+    }
+    return blob;
+  };
   const show = (image: HTMLImageElement, blob: Blob) => {
     const url = URL.createObjectURL(blob);
     const revoke = () => URL.revokeObjectURL(url);
@@ -125,7 +141,7 @@ export function withOfflineArea(l: MapLayer, source: TileImage, env: OfflineEnv)
     // image of its own: the tile's image failing would be the tile failing, with nothing drawn.
     const probe = new Image();
     probe.onload = () => online(tile, src);
-    probe.onerror = () => void overzoomed(t, area, fromFile).then((blob) => (blob ? show(image, blob) : online(tile, src)));
+    probe.onerror = () => void overzoomed(t, area, ancestorFromFile).then((blob) => (blob ? show(image, blob) : online(tile, src)));
     probe.src = src;
   });
   return true;
