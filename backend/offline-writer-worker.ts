@@ -3,9 +3,9 @@
 // page its answers — never waits on SQLite while an area downloads. Answers each batch once it is committed (the
 // download counts tiles only then) or with the error that stopped it (its SQLite code kept: a full disk is told as
 // such).
-import { Buffer } from 'node:buffer';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PartFile, type FetchedTile } from './mbtiles-writer.ts';
+import { PartFile } from './mbtiles-writer.ts';
+import { unpackTiles } from './tile-batch.ts';
 import type { WriterReply, WriterRequest } from './offline-writer.ts';
 
 const port = parentPort!;
@@ -32,9 +32,7 @@ port.on('message', (m: WriterRequest) => {
     return;
   }
   try {
-    // Cloned across threads, the tiles' bytes arrive as Uint8Arrays: SQLite binds Buffers, viewed here without a copy.
-    const tiles: FetchedTile[] = m.tiles.map((t) => ({ ...t, data: t.data ? Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength) : null }));
-    part.write(tiles);
+    part.write(unpackTiles(m.tiles));
     reply({ t: 'written', id: m.id });
   } catch (err) {
     reply(failure(m.id, err));

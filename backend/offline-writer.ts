@@ -2,14 +2,14 @@
 // of a fast download is megabytes committed in one transaction, tens of milliseconds the host's thread would not
 // answer the page or draw the map's tiles. The download (backend/offline-job.ts) hands over one batch at a time and
 // counts its tiles once this says they are committed; the crash rules are the file's own (backend/mbtiles-writer.ts).
-import type { Transferable } from 'node:worker_threads';
 import { startWorker, workerEntry } from '../platform/node/worker-pool.ts';
 import type { FetchedTile } from './mbtiles-writer.ts';
+import { packTiles, type PackedTiles } from './tile-batch.ts';
 
 /** The thread's entry: bundled beside the built host (dist/offline-writer-worker.mjs), the TypeScript from source. */
 const ENTRY = workerEntry('offline-writer-worker', import.meta.url);
 
-export type WriterRequest = { t: 'write'; id: number; tiles: FetchedTile[] } | { t: 'close' };
+export type WriterRequest = { t: 'write'; id: number; tiles: PackedTiles } | { t: 'close' };
 export type WriterReply = { t: 'ready' } | { t: 'written'; id: number } | { t: 'failed'; id: number; message: string; code: string | null } | { t: 'closed' };
 
 /** Where a download's batches go: committed when the promise settles. */
@@ -58,16 +58,11 @@ export class PartWriter implements TileSink {
   write(tiles: FetchedTile[]): Promise<void> {
     if (this.ended) return Promise.reject(this.ended);
     const id = this.next++;
-    // A tile's bytes that own their whole memory move to the thread without a copy; one that is a view of a larger
-    // buffer (a socket's read, Node's pool) is copied, since moving it would take the rest away from its owner.
-    const transfer = new Set<ArrayBufferLike>();
-    for (const t of tiles) {
-      const d = t.data;
-      if (d && d.byteOffset === 0 && d.byteLength === d.buffer.byteLength) transfer.add(d.buffer);
-    }
+    // One buffer of bytes and one of places, moved, not a clone per tile (backend/tile-batch.ts).
+    const packed = packTiles(tiles);
     return new Promise<void>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ t: 'write', id, tiles } satisfies WriterRequest, [...transfer] as Transferable[]);
+      this.worker.postMessage({ t: 'write', id, tiles: packed } satisfies WriterRequest, [packed.places.buffer, packed.bytes]);
     });
   }
 

@@ -2,8 +2,10 @@
 // from spawn to exit) downloading 10,000 tiles of an XYZ layer from a tile server on 127.0.0.1 into its MBTiles file
 // (offlineDownload: the journaled .part, the batched commits, the checks, the fsync and the rename, the layer set),
 // against a bare loop — also a whole process — fetching the same tiles from the same server at the same concurrency
-// with the same HTTP client (undici's request), keeping nothing. The ratio is what the host adds: its start-up,
-// opening the mirror, reading the layer, writing every tile, completing the file.
+// with the same HTTP client (undici's request) and keeping them alike: in an MBTiles file, fsynced at the end (like
+// with like: the same work done, the same durability). The ratio is what the host adds: its start-up, opening the
+// mirror, reading the layer, the download's journal, checks, thread and progress, completing the file. A few pairs
+// against the same loop keeping nothing are reported too (no target): what keeping the tiles costs at all.
 //
 // The tile server runs in a process of its own; with taskset, on CPU 0 and each client on CPU 1. The target is judged
 // on pairs where it answers at once: there the host's own costs are the largest share of its time (a slower server
@@ -37,6 +39,8 @@ const { values: args } = parseArgs({
     pairs: { type: 'string', default: '7' },
     /** Pairs against a server answering each tile after `delay` ms (no target). */
     'delayed-pairs': { type: 'string', default: '3' },
+    /** Pairs against a bare loop that keeps nothing (no target). */
+    'nothing-pairs': { type: 'string', default: '3' },
     delay: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '4' },
   },
@@ -44,6 +48,7 @@ const { values: args } = parseArgs({
 const SIDE = Number(args.side);
 const PAIRS = Number(args.pairs);
 const DELAYED_PAIRS = Number(args['delayed-pairs']);
+const NOTHING_PAIRS = Number(args['nothing-pairs']);
 const DELAY_MS = Number(args.delay);
 const CONCURRENCY = Number(args.concurrency);
 const ZOOM = 16;
@@ -124,29 +129,34 @@ function hostSide(f: Fixture): Promise<Run> {
   });
 }
 
-function bareSide(f: Fixture): Promise<Run> {
+/** The bare loop; when `keep`, its tiles in an MBTiles file that must hold them all. */
+const bareSide = (keep: boolean) => (f: Fixture): Promise<Run> => {
+  const out = join(f.home, 'bare.mbtiles');
   return timed(async () => {
-    const [command, argv] = onCpus(CLIENT_CPU, [BARE, `${f.server.url}/xyz/{z}/{x}/{y}.png`, f.tilesFile, String(CONCURRENCY)]);
+    const [command, argv] = onCpus(CLIENT_CPU, [BARE, `${f.server.url}/xyz/{z}/{x}/{y}.png`, f.tilesFile, String(CONCURRENCY), ...(keep ? [out] : [])]);
     const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    let said = '';
+    child.stdout!.on('data', (d: Buffer) => { said += d.toString(); });
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    if (code !== 0 || !out.startsWith(`${TILES} tiles`)) throw new Error(`bare loop exited ${code}: ${out}`);
+    if (code !== 0 || !said.startsWith(`${TILES} tiles`)) throw new Error(`bare loop exited ${code}: ${said}`);
+  }).then((r) => {
+    if (keep && tileCount(out) !== TILES) throw new Error(`the bare loop kept ${tileCount(out)} of ${TILES} tiles`);
+    return r;
   });
-}
+};
 
 const record = startResult('offline-area', `Preparing an area offline: ${TILES.toLocaleString('en-US')} tiles from a loopback tile server, the host against a bare download loop, whole processes`, 'npm run bench -- offline-area');
 const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt();
 
 /** `pairs` pairs against a tile server answering after `delay` ms, the server's CPU over them, and its tiles' sizes. */
-async function pairsAt(delay: number, pairs: number) {
+async function pairsAt(delay: number, pairs: number, keep = true) {
   delayNow = delay;
   const server = await startNode('bench/lib/tile-server-main.ts', [], { DELAY_MS: String(delay) }, [], SERVER_CPU);
   try {
     const sizes = (/tiles of ([\d, ]+) bytes/.exec(server.log())?.[1] ?? '').split(', ').map(Number).filter((n) => n > 0);
     const cpu0 = procCpuSeconds(server.pid);
-    const result = await interleaved(pairs, () => prepare(server), hostSide, bareSide,
+    const result = await interleaved(pairs, () => prepare(server), hostSide, bareSide(keep),
       (side, pair, r) => process.stderr.write(`  ${delay} ms pair ${pair + 1} ${side === 'a' ? 'host' : 'bare loop'}: ${r.value} ms, ${r.cpu_s} s CPU\n`),
       (f) => removeDir(f.home));
     return { ...result, serverCpu: r3(procCpuSeconds(server.pid) - cpu0), tileBytes: sizes.length ? Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length) : null };
@@ -156,6 +166,7 @@ async function pairsAt(delay: number, pairs: number) {
 }
 
 const zero = await pairsAt(0, PAIRS);
+const nothing = NOTHING_PAIRS > 0 ? await pairsAt(0, NOTHING_PAIRS, false) : null;
 const delayed = DELAYED_PAIRS > 0 ? await pairsAt(DELAY_MS, DELAYED_PAIRS) : null;
 type Pairs = typeof zero;
 const s = zero.stats;
@@ -170,12 +181,12 @@ const out = record.finish({
     `The area: ${SIDE} × ${SIDE} tiles at zoom ${ZOOM} (${TILES.toLocaleString('en-US')} tiles), served by test/helpers/tile-server.ts in a process of its own (bench/lib/tile-server-main.ts) as 16 real PNGs of noise of ${kb} KB on average (${zero.tileBytes ? ((TILES * zero.tileBytes) / 1e6).toFixed(0) : '?'} MB in all, as the server reports them), chosen by the tile's place.`,
     `The tile server answers each tile at once in the ${PAIRS} pairs with the target (the host's own costs are then the largest share of its time), and after ${DELAY_MS} ms in ${DELAYED_PAIRS} further pairs reported without a target (a tile CDN's node nearby; OpenStreetMap's and national services' tiles take tens of milliseconds).`,
     `Host side: the built mirror host (dist/host.mjs, as the app runs it) spawned with FURROW_HOME holding the layer (saved untimed), its secrets handed over its IPC channel, \`hello\`, \`offlineDownload\` of the area at zoom ${ZOOM} with FURROW_OFFLINE_CONCURRENCY=${CONCURRENCY}, the channel closed and the process waited for; then the MBTiles file must hold every tile. Timed from spawn to exit. Inside: the layer read from the mirror, a .part MBTiles file created with its journal; each tile fetched with undici's request (backend/tile-fetcher.ts: its address checked against the layers' rules, the status read, the body read whole and checked to be an image), the tiles that arrived within ${COMMIT_MS} ms committed in one SQLite transaction on a thread of their own (backend/offline-writer.ts; one batch at a time, the next gathering meanwhile; rollback journal, synchronous=OFF: a killed process loses at most that batch and the requests in flight, a resume fetches only those), the file fdatasync'ed every 16 MB, progress sent to the caller at most every 200 ms; at the end the count checked, the metadata written, the journal removed, the file fsynced, the layer saved in the mirror (its own transaction), the file renamed and its folder fsynced.`,
-    `Bare side: \`node bench/lib/bare-tiles.mjs\`, the same tiles (their list written untimed) fetched ${CONCURRENCY} at a time with undici's request on an Agent of its own (the host's client for tiles), each body read whole and its status checked, nothing kept, nothing written. Timed from spawn to exit.`,
+    `Bare side: \`node bench/lib/bare-tiles.mjs\`, the same tiles (their list written untimed) fetched ${CONCURRENCY} at a time with undici's request on an Agent of its own (the host's client for tiles), each body read whole and its status checked, and kept as plainly as tiles can be kept alike: inserted into an MBTiles file (the MBTiles schema, page size 8192 as the host's, 256 tiles a transaction, synchronous=OFF) on its one thread, the file fsynced at the end; it must hold every tile. Timed from spawn to exit. In ${NOTHING_PAIRS} further pairs (no target) the same loop keeps nothing: what keeping the tiles costs at all.`,
     `Where they run: ${PIN ? 'the tile server on CPU 0 and each side on CPU 1 (taskset -c), so the server\'s work is not taken from the side measured' : 'everything sharing every core (taskset is not available here)'}. Before every timed run, \`sync\` writes out what the fixtures left in the page cache. The machine is shared: its load average at the start and the end is recorded with the result.`,
     `Pairs interleaved (the host first in odd pairs, the bare loop first in even ones), a fresh home each pair; the ratio is host ÷ bare wall time per pair, the median reported with its lowest and highest.`,
   ],
   metrics: [
-    metric(`Host ÷ bare loop, wall time, whole processes, ${CONCURRENCY} at a time, tiles answered at once (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.2 }),
+    metric(`Host ÷ bare loop keeping the tiles in an MBTiles file, wall time, whole processes, ${CONCURRENCY} at a time, tiles answered at once (median of ${PAIRS} pairs)`, s.median, '×', { op: '<=', value: 1.2 }),
     metric('Pair ratio, lowest', s.min, '×'),
     metric('Pair ratio, highest', s.max, '×'),
     metric(`Host, wall time for ${TILES.toLocaleString('en-US')} tiles (median run)`, r1(med(zero, 'a', 'value')), 'ms'),
@@ -184,6 +195,11 @@ const out = record.finish({
     metric('Bare loop, CPU time of the process (median run)', r3(med(zero, 'b', 'cpu_s')), 's'),
     metric('Host throughput (median run)', Math.round(TILES / (med(zero, 'a', 'value') / 1000)), 'tiles/s'),
     metric('Bare loop throughput (median run)', Math.round(TILES / (med(zero, 'b', 'value') / 1000)), 'tiles/s'),
+    ...(nothing ? [
+      metric(`Host ÷ bare loop keeping nothing, tiles answered at once (median of ${NOTHING_PAIRS} pairs)`, nothing.stats.median, '×'),
+      metric('Bare loop keeping nothing, wall time (median run)', r1(med(nothing, 'b', 'value')), 'ms'),
+      metric('Bare loop keeping nothing, CPU time (median run)', r3(med(nothing, 'b', 'cpu_s')), 's'),
+    ] : []),
     ...(delayed ? [
       metric(`Host ÷ bare loop, tiles answered in ${DELAY_MS} ms (median of ${DELAYED_PAIRS} pairs)`, delayed.stats.median, '×'),
       metric(`In ${DELAY_MS} ms: host, wall time (median run)`, r1(med(delayed, 'a', 'value')), 'ms'),
@@ -191,7 +207,7 @@ const out = record.finish({
     ] : []),
   ],
   tables: [
-    table('Every pair, tiles answered at once', zero), ...(delayed ? [table(`Every pair, tiles answered in ${DELAY_MS} ms`, delayed)] : []),
+    table('Every pair, tiles answered at once', zero), ...(nothing ? [table('Every pair, tiles answered at once, the bare loop keeping nothing', nothing)] : []), ...(delayed ? [table(`Every pair, tiles answered in ${DELAY_MS} ms`, delayed)] : []),
     {
       title: "Where each host run's time went (ms): spawned to answering, the tiles fetched and written (to the last progress), the file completed and published and the layer set (to the answer), the exit",
       columns: ['server delay ms', 'spawn → hello', 'fetch and write', 'complete', 'exit'],
@@ -199,7 +215,7 @@ const out = record.finish({
     },
   ],
   notes: [
-    `Pair ratios, tiles answered at once: ${describePairs(s)}.${delayed ? ` Answered in ${DELAY_MS} ms: ${describePairs(delayed.stats)}.` : ''}`,
+    `Pair ratios, tiles answered at once: ${describePairs(s)}.${nothing ? ` Against the loop keeping nothing: ${describePairs(nothing.stats)}.` : ''}${delayed ? ` Answered in ${DELAY_MS} ms: ${describePairs(delayed.stats)}.` : ''}`,
     'Where a host run\'s time went (profiled with --cpu-prof and perf on this machine, a run against a server answering at once): its main thread busy about a quarter of the download (1.3 s of CPU against the bare loop\'s 0.9 s), the rest waiting for answers; undici\'s request and response handling the most of that busy time on both sides; the SQLite commits about 0.1 s of it (a host with its writes turned off took as long); V8\'s optimising compiler on its background threads about 0.4 s of CPU, the bare loop\'s next to none (more of the host\'s code runs per tile); the start-up to `hello` about 0.25 s of CPU. On a loaded machine (see the load average) both sides wait for a CPU, so the ratio follows their CPU times.',
   ],
   details: { tiles: TILES, zoom: ZOOM, bbox, concurrency: CONCURRENCY, delay_ms: DELAY_MS, pinned: PIN, tile_bytes: zero.tileBytes, server_cpu_s: { zero: zero.serverCpu, delayed: delayed?.serverCpu ?? null } },
