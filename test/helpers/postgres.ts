@@ -33,6 +33,8 @@ export interface TestDatabase {
   name: string;
   /** As the test role, the database's owner. */
   url: string;
+  /** As the cluster's superuser (what a database of one's own, or a container's, gives the service). */
+  superUrl: string;
   /** Drops it, closing whatever connections a test left open. */
   drop(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export async function createTestDatabase(opts: { postgis?: boolean; location?: s
   return {
     name,
     url: urlOf(c.socketDir, PG_TEST_ROLE, name),
+    superUrl: urlOf(c.socketDir, 'postgres', name),
     drop: () => asAdmin(async (a) => {
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       if (space) await a.query(`DROP TABLESPACE IF EXISTS ${space}`);

@@ -141,9 +141,22 @@ describe.skipIf(PG_SKIP !== null)('migratePg', () => {
     expect(await version(p)).toEqual([n + 1]);
   });
 
-  it('says what to do when PostGIS is not installed, creating nothing', async () => {
+  it('says what to do when PostGIS is not installed and its role may not create it, creating nothing', async () => {
     const p = await fresh({ postgis: false });
-    await expect(migratePg(p)).rejects.toThrow(/PostGIS is not installed in database furrow_t_\w+: run CREATE EXTENSION postgis;/);
+    await expect(migratePg(p)).rejects.toThrow(/PostGIS is not installed in database furrow_t_\w+, and role \w+ may not create it \(permission denied[^)]*\): run CREATE EXTENSION postgis;/);
     expect(await tables(p)).toEqual([]);
+    const ext = await p.query("SELECT extname FROM pg_extension WHERE extname = 'postgis'");
+    expect(ext.rows).toEqual([]);
+  });
+
+  it('creates PostGIS itself when its role may (a superuser), then the whole schema', async () => {
+    const db = await createTestDatabase({ postgis: false });
+    dbs.push(db);
+    const p = openPgPool(db.superUrl, { max: 2 });
+    open.push(p);
+    expect(await migratePg(p)).toEqual({ from: 0, to: migrations.length });
+    expect(await tables(p)).toEqual(TABLES);
+    const ext = await p.query("SELECT extname FROM pg_extension WHERE extname = 'postgis'");
+    expect(ext.rows).toEqual([{ extname: 'postgis' }]);
   });
 });

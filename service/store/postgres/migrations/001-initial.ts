@@ -18,8 +18,9 @@ import type pg from 'pg';
 // - farms.parcel_count and micro_hectares are kept as in SQLite's migrations 004 and 006: triggers on a parcel's
 //   delete and on a change of its area or farm; the store adds a bulk insert's totals itself, in its transaction.
 //
-// PostGIS must be installed in the database: CREATE EXTENSION needs more than a database owner's rights on most
-// servers, so a database prepared by its administrator is the usual case, and this only checks.
+// PostGIS must be in the database. Where the service's role may create it (a superuser: a database of one's own, a
+// container's), it does, so nobody has to; PostGIS is not a trusted extension, so a database owner alone may not,
+// and on most managed servers an administrator creates it first: then this says so and creates nothing.
 
 /** SQLite's CAST(round(x * 1000000) AS INTEGER), bit for bit: round half away from zero of the same double product. */
 const MICRO_HECTARES = `CREATE FUNCTION micro_hectares(hectares double precision) RETURNS bigint
@@ -255,11 +256,21 @@ export const SHARED_CROP_FAMILIES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export async function up(client: pg.ClientBase): Promise<void> {
-  const postgis = await client.query<{ db: string; installed: boolean }>(
-    "SELECT current_database() AS db, EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis') AS installed");
-  if (!postgis.rows[0]!.installed) {
-    throw new Error(`PostGIS is not installed in database ${postgis.rows[0]!.db}: run CREATE EXTENSION postgis; in it as a role allowed to `
-      + '(a superuser, or the administrator role of a managed PostgreSQL), then start the service again.');
+  const postgis = await client.query<{ db: string; role: string; installed: boolean }>(
+    "SELECT current_database() AS db, current_user AS role, EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis') AS installed");
+  const { db, role, installed } = postgis.rows[0]!;
+  if (!installed) {
+    // In a savepoint: refused, the migration's transaction goes on to say why, with nothing created.
+    await client.query('SAVEPOINT postgis');
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS postgis');
+      await client.query('RELEASE SAVEPOINT postgis');
+    } catch (err) {
+      await client.query('ROLLBACK TO SAVEPOINT postgis');
+      throw new Error(`PostGIS is not installed in database ${db}, and role ${role} may not create it (${(err as Error).message}): `
+        + 'run CREATE EXTENSION postgis; in it as a role allowed to (a superuser, or the administrator role of a managed PostgreSQL), '
+        + 'then start the service again.');
+    }
   }
   await client.query(MICRO_HECTARES);
   await client.query(TABLES);
