@@ -23,7 +23,7 @@ import { saveCredentials } from '../sync/credentials.ts';
 import { parcelInput, parcelStateOfRow } from '../sync/state.ts';
 import { defaultSyncOptions } from '../sync/context.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
-import { BATCH_SIZE, makeParcels } from './lib/parcels.ts';
+import { BATCH_SIZE, makeParcels, type ParcelShape } from './lib/parcels.ts';
 import { canPin, createFarms, createTenant, onCpus, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
 import { childrenCpuSeconds, procCpuSeconds } from './lib/machine.ts';
@@ -46,6 +46,8 @@ const { values: args } = parseArgs({
     'interference-pairs': { type: 'string', default: '3' },
     /** After the pairs: one more CLI push under node --cpu-prof, summarized by where its time went. */
     profile: { type: 'boolean', default: false },
+    /** The polygons pushed: `irregular` (10–50 vertices) or `squares` (5 positions, the least the service validates). */
+    shape: { type: 'string', default: 'irregular' },
     /** With --profile: also copy the .cpuprofile here (for DevTools or a closer look). */
     'profile-out': { type: 'string' },
   },
@@ -66,7 +68,9 @@ const BARE = resolve(ROOT, 'bench/lib/bare-push.mjs');
 
 /** The same parcels every pair: seeded batches of 50 (polygons of 10–50 vertices, ~8 % points, 5 metadata keys). */
 const inputs: unknown[] = [];
-for (let i = 0; i < BATCHES; i++) inputs.push(...makeParcels(1 + i));
+const SHAPE = args.shape as ParcelShape;
+if (SHAPE !== 'irregular' && SHAPE !== 'squares') throw new Error('--shape is irregular or squares');
+for (let i = 0; i < BATCHES; i++) inputs.push(...makeParcels(1 + i, BATCH_SIZE, SHAPE));
 
 interface Side { svc: Child; dir: string; tenant: Tenant; pool: Pool }
 
@@ -228,7 +232,7 @@ function classify(stack: Frame[]): string {
 }
 
 const record = startResult('sync-push', `Sync push: ${PARCELS.toLocaleString('en-US')} parcels, \`npm run -s cli -- push\` against a bare loop of the same requests, whole processes`,
-  `npm run bench -- sync-push${args.profile ? ' --profile' : ''}`);
+  `npm run bench -- sync-push${SHAPE === 'squares' ? ' --shape squares' : ''}${args.profile ? ' --profile' : ''}`);
 const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt(); // a user's first start builds dist/; every later one (and every timed run here) does not
 
@@ -296,7 +300,7 @@ const out = record.finish({
   method: [
     `Both sides are whole processes, timed from spawn to exit, each against its own fresh service (a child process, synchronous=FULL, a new DATA_DIR) holding one empty farm of a new account; pairs interleaved (push first in odd pairs, the bare loop first in even ones), a fresh pair of services and fixtures for each pair.`,
     `Where they run: first ${PAIRS} pairs with ${where}${PIN ? ' (taskset -c; every thread of the service — its request thread, validation workers, checkpoint thread, garbage collector — on its one core): the client has a core of its own, as with a remote service, but the service has one core instead of two, so it is slower than on this machine unconfined (compare the bare loop\'s throughput in both set-ups); these pairs say whether the CLI keeps up with a service of that speed' : ''}. Both sides of a pair run alike.${shared ? ` Then ${SHARED_PAIRS} pairs with service and client sharing both cores, as a user runs the CLI against the embedded local service: there each CPU second the client spends is taken from the service, so these pairs measure what the client's CPU costs the service rather than whether the client keeps up with it; they are reported without a target (see the notes).` : ''}${interference ? ` Last, for scale, ${INTERFERENCE_PAIRS} pairs sharing both cores of the bare loop beside a process that only burns CPU at the lowest priority (\`nice -n 19 node -e 'for(;;){}'\`) against the bare loop alone, a fresh service for each run.` : ''}`,
-    `CLI side: \`node scripts/cli.mjs push\` (what \`npm run -s cli -- push\` runs, without npm's own start-up) with FURROW_HOME holding the connected account, its farm synced and ${PARCELS.toLocaleString('en-US')} parcels created with MirrorWriter.createParcels (${BATCHES} seeded batches of bench/lib/parcels.ts: polygons of 10–50 vertices, ~8 % points, 5 metadata keys), all untimed. The CLI runs from the built JavaScript in dist/ (built before the first pair; scripts/cli.mjs rebuilds only after a source changed). Afterwards every parcel must have its server id, no outbox op may be open, and the service must hold ${PARCELS.toLocaleString('en-US')} parcels.`,
+    `CLI side: \`node scripts/cli.mjs push\` (what \`npm run -s cli -- push\` runs, without npm's own start-up) with FURROW_HOME holding the connected account, its farm synced and ${PARCELS.toLocaleString('en-US')} parcels created with MirrorWriter.createParcels (${BATCHES} seeded batches of bench/lib/parcels.ts: ${SHAPE === 'squares' ? '5-vertex squares' : 'polygons of 10–50 vertices'}, ~8 % points, 5 metadata keys), all untimed. The CLI runs from the built JavaScript in dist/ (built before the first pair; scripts/cli.mjs rebuilds only after a source changed). Afterwards every parcel must have its server id, no outbox op may be open, and the service must hold ${PARCELS.toLocaleString('en-US')} parcels.`,
     `Bare side: \`node bench/lib/bare-push.mjs\`: reads the same ${BATCHES} request bodies (built untimed from the CLI side's rows with sync/state.ts parcelInput, furrow_ref included; only the farm id differs) from a file and posts them ${IN_FLIGHT} at a time over ${IN_FLIGHT} keep-alive connections with undici (the engine's client and the engine's window, SyncOptions.pushWindow ${IN_FLIGHT}; the engine's undici Agent, unlimited per origin, opened a third connection in a push traced with strace, with never more than ${IN_FLIGHT} requests in flight), checking each 201; the service must then hold them all.`,
     'Before every timed run, `sync` writes out what the fixtures left dirty in the page cache (a 20,000-parcel mirror, two services\' databases, the bodies file), so that the kernel\'s flusher does not write it during either side\'s run (without it, pair ratios of one run on 2026-11-26 spread over 0.97–1.53).',
     'Durability differs, and in the bare loop\'s favour: the CLI marks each batch in flight in its mirror (synchronous=FULL, so fsynced) before sending it and books each answer; the bare loop keeps nothing.',

@@ -34,8 +34,21 @@ function polygon(next: () => number, lon: number, lat: number): number[][][] {
   return [ring];
 }
 
+/** A square of 1–45 ha, axis-aligned: 4 corners, 5 positions with the closing one (the simplest parcel a user draws). */
+function square(next: () => number, lon: number, lat: number): number[][][] {
+  const half = (100 + next() * 235) / 2; // metres: a side of 100–335 m
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  const dx = half / (M_PER_DEG * cosLat);
+  const dy = half / M_PER_DEG;
+  const c = [[lon - dx, lat - dy], [lon + dx, lat - dy], [lon + dx, lat + dy], [lon - dx, lat + dy]].map(([x, y]) => [fix7(x!), fix7(y!)]);
+  return [[...c, c[0]!]];
+}
+
+/** Which polygons a batch has: the irregular 10–50-vertex ones, or 5-vertex squares. */
+export type ParcelShape = 'irregular' | 'squares';
+
 /** One batch's parcels, around a farm centre; about 8 % are Point parcels. */
-export function makeParcels(seed: number, count = BATCH_SIZE): ParcelInput[] {
+export function makeParcels(seed: number, count = BATCH_SIZE, shape: ParcelShape = 'irregular'): ParcelInput[] {
   const next = rng(seed);
   const farmLon = -6 + next() * 5;
   const farmLat = 37 + next() * 5;
@@ -55,7 +68,7 @@ export function makeParcels(seed: number, count = BATCH_SIZE): ParcelInput[] {
       const hectares = Math.round((0.5 + next() * 20) * 100) / 100;
       out.push({ name, metadata, geom: { type: 'Feature', properties: { metadata: { hectares } }, geometry: { type: 'Point', coordinates: [fix7(lon), fix7(lat)] } } });
     } else {
-      out.push({ name, metadata, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: polygon(next, lon, lat) } } });
+      out.push({ name, metadata, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: (shape === 'squares' ? square : polygon)(next, lon, lat) } } });
     }
   }
   return out;

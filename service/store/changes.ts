@@ -1,7 +1,7 @@
 // The change feed (GET /api/changes/, docs/api.md "Changes"): what changed in one account since a cursor, each
 // object as its own GET answers it, deletions as tombstones. The stores keep one row per changed object with the
-// account's sequence number of its latest change (sqlite/migrations/007, postgres/migrations/003); this module
-// turns their rows into the answer, the same for both stores.
+// number of its latest change (sqlite/migrations/007: the account's counter; postgres/migrations/003 and 004: one
+// sequence, numbers gapped per account); this module turns their rows into the answer, the same for both stores.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { ErrorCode } from '../../core/errors.ts';

@@ -52,7 +52,7 @@ export type ChangeEntity = 'farm' | 'parcel' | 'crop' | 'plant';
 export interface ChangeRow { entity: ChangeEntity; id: number; seq: number; deleted: boolean }
 
 export interface ChangeState {
-  /** The account's latest sequence number: every change up to it is committed and readable. */
+  /** The latest number (SQLite: the account's; PostgreSQL: the shared sequence's): every change up to it is committed and readable. */
   seq: number;
   /** Tombstones up to this number have been dropped: a cursor below it may have missed a deletion. */
   prunedSeq: number;

@@ -69,6 +69,56 @@ describe.skipIf(PG_SKIP !== null)('PostgreSQL change feed with two service proce
     expect(new Set([...during, ...after])).toContain(`parcel:${(created as { id: number }[])[0]!.id}`);
   });
 
+  it('a reader never moves its cursor past a change numbered but not yet committed, when a later writer commits first', async () => {
+    // The window migration 004 guards: a writer's commit has taken its numbers from the sequence and not yet ended.
+    // SET CONSTRAINTS ALL IMMEDIATE runs the numbering (a deferred trigger) now, so the test holds that window open.
+    // Without the reader's barrier (change_feed_top) its cursor passes the held number and the change is never read.
+    await newAccount(p1, ORG, 'acc-window');
+    const a = await s1.farms.create(scope('acc-window'), 'A', []);
+    const b = await s1.farms.create(scope('acc-window'), 'B', []);
+    const c0 = (await page(s1, 'acc-window')).cursor;
+    const held = await p2.connect();
+    let reading: Promise<Awaited<ReturnType<typeof page>>>;
+    let created: unknown;
+    try {
+      await held.query('BEGIN');
+      await held.query("UPDATE farms SET name = 'A renamed' WHERE organization_id = $1 AND id = $2", [ORG, a.farm.id]);
+      await held.query('SET CONSTRAINTS ALL IMMEDIATE');
+      // Another writer of the account commits above the held number, without waiting for it.
+      created = await settle(s1.parcels.createBatch(scope('acc-window'), b.farm.id, valid([polygon('window', 0, 0)])));
+      expect(Array.isArray(created)).toBe(true);
+      reading = page(s1, 'acc-window', c0);
+      await new Promise((r) => setTimeout(r, 300));
+      await held.query('COMMIT');
+    } finally {
+      held.release();
+    }
+    const p = await reading;
+    const after = keys((await page(s2, 'acc-window', p.cursor)).items);
+    const seen = new Set([...keys(p.items), ...after]);
+    expect(seen).toContain(`farm:${a.farm.id}`);
+    expect(seen).toContain(`parcel:${(created as { id: number }[])[0]!.id}`);
+  });
+
+  it("one account's writers commit without waiting for each other (no per-account lock between writers)", async () => {
+    // Migration 003's counter row made the second commit wait for the first writer's whole transaction to end.
+    await newAccount(p1, ORG, 'acc-parallel');
+    const f = await s1.farms.create(scope('acc-parallel'), 'F', []);
+    const g = await s1.farms.create(scope('acc-parallel'), 'G', []);
+    const held = await p2.connect();
+    try {
+      await held.query('BEGIN');
+      await held.query("UPDATE farms SET name = 'F2' WHERE organization_id = $1 AND id = $2", [ORG, f.farm.id]);
+      await held.query('SET CONSTRAINTS ALL IMMEDIATE');
+      const other = settle(s1.farms.rename(scope('acc-parallel'), g.farm.id, 'G2'));
+      const outcome = await Promise.race([other, new Promise((r) => setTimeout(() => r('waited 5 s'), 5000))]);
+      expect(outcome).toMatchObject({ name: 'G2' });
+      await held.query('COMMIT');
+    } finally {
+      held.release();
+    }
+  });
+
   it('a write holding the counter never waits for a row another writer holds while waiting for the counter (no deadlock)', async () => {
     // Numbered at the change instead of at commit, this was a deadlock: writer 1's crop delete took the counter,
     // writer 2's bulk create held the farm and waited for the counter, writer 1 then waited for the farm.

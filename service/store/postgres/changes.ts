@@ -1,4 +1,5 @@
-// The change feed's rows in PostgreSQL (migration 003 records them and says why the counter row orders them).
+// The change feed's rows in PostgreSQL (migration 003 records them; 004 numbers them from a sequence and says why a
+// reader takes change_feed_top before its snapshot).
 import type { Pool } from 'pg';
 import { inTransaction } from './tx.ts';
 import type { ChangeStore } from '../store.ts';
@@ -12,27 +13,26 @@ export function pgChanges(pool: Pool): ChangeStore {
   return {
     read: async (scope, since, limit, tombstonesBefore) => {
       const accountId = scope.accountId!;
-      // Tombstones past the horizon go in a short transaction of their own, which takes the counter's lock (the
-      // writers' last lock) only when there is something to drop.
+      // Tombstones past the horizon go in one statement of their own, only when there is something to drop (a
+      // tombstone's number is committed, so dropping it never races a writer's numbering).
       const stale = await pool.query('SELECT 1 FROM changes WHERE account_id = $1 AND deleted AND at < $2 LIMIT 1', [accountId, tombstonesBefore]);
       if (stale.rowCount) {
-        await inTransaction(pool, async (c) => {
-          await c.query('SELECT 1 FROM change_seq WHERE account_id = $1 FOR UPDATE', [accountId]);
-          await c.query(`WITH gone AS (DELETE FROM changes WHERE account_id = $1 AND deleted AND at < $2 RETURNING seq)
-            UPDATE change_seq SET pruned_seq = GREATEST(pruned_seq, (SELECT MAX(seq) FROM gone))
-            WHERE account_id = $1 AND EXISTS (SELECT 1 FROM gone)`, [accountId, tombstonesBefore]);
-        });
+        await pool.query(`WITH gone AS (DELETE FROM changes WHERE account_id = $1 AND deleted AND at < $2 AND seq IS NOT NULL RETURNING seq)
+          INSERT INTO change_seq AS s (account_id, pruned_seq) SELECT $1, MAX(seq) FROM gone HAVING MAX(seq) IS NOT NULL
+          ON CONFLICT (account_id) DO UPDATE SET pruned_seq = GREATEST(s.pruned_seq, excluded.pruned_seq)`, [accountId, tombstonesBefore]);
       }
-      // One snapshot for the counter, the rows and their parcels and plants: every number up to the counter it shows
-      // is committed in it.
+      // Before the snapshot, in a statement (and transaction) of its own: the latest number, once every writer of the
+      // account that took numbers has ended its commit. Every number up to it is committed in the snapshot below.
+      const top = Number((await pool.query<{ top: string }>('SELECT change_feed_top($1) AS top', [accountId])).rows[0]!.top);
+      // One snapshot for the rows and their parcels and plants.
       return inTransaction(pool, async (c): Promise<ChangeRead> => {
-        const state = (await c.query<{ seq: string; pruned_seq: string }>('SELECT seq, pruned_seq FROM change_seq WHERE account_id = $1', [accountId])).rows[0];
-        const seq = Number(state?.seq ?? 0);
+        const state = (await c.query<{ pruned_seq: string }>('SELECT pruned_seq FROM change_seq WHERE account_id = $1', [accountId])).rows[0];
         const prunedSeq = Number(state?.pruned_seq ?? 0);
-        const read: ChangeRead = { seq, prunedSeq, rows: [], parcels: new Map(), plants: new Map() };
-        if (since === null || since < prunedSeq || since > seq) return read;
+        const read: ChangeRead = { seq: top, prunedSeq, rows: [], parcels: new Map(), plants: new Map() };
+        if (since === null || since < prunedSeq || since > top) return read;
+        // Up to the number read before the snapshot: a later one may be visible, but numbers between may not yet.
         read.rows = (await c.query<{ entity: ChangeRow['entity']; id: string; seq: string; deleted: boolean }>(
-          'SELECT entity, id, seq, deleted FROM changes WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [accountId, since, limit])).rows
+          'SELECT entity, id, seq, deleted FROM changes WHERE account_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4', [accountId, since, top, limit])).rows
           .map((r) => ({ entity: r.entity, id: Number(r.id), seq: Number(r.seq), deleted: r.deleted }));
         // The live parcels and plants in one query each, with the visibility their GETs apply.
         const ids = (entity: string) => read.rows.filter((r) => r.entity === entity && !r.deleted).map((r) => r.id);

@@ -83,7 +83,7 @@ export async function insertParcels(c: pg.ClientBase, organizationId: string, fa
     SELECT id, key FROM ins`,
   [organizationId, farmId, t, col('key'), col('name'), col('source_type'), col('point'), col('geometry'), col('hectares'), col('metadata'),
     col('minx'), col('miny'), col('maxx'), col('maxy')]);
-  // The change feed's rows for the batch in one call (a trigger per row would cost a counter update per parcel).
+  // The change feed's rows for the batch in one call (a trigger per row would cost a call per parcel).
   await c.query(`SELECT record_changes((SELECT account_id FROM farms WHERE organization_id = $1 AND id = $2), 'parcel', $3::bigint[], false)`,
     [organizationId, farmId, r.rows.map((x) => x.id).sort((a, b) => a - b)]);
   const ids = new Map(r.rows.map((x) => [x.key, x.id]));
