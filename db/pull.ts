@@ -69,9 +69,22 @@ export function replaceCropFamilies(db: Db, accountId: string, families: readonl
   for (const fam of families) ins.run(accountId, fam.id, fam.key, fam.name, fam.observation);
 }
 
-/** The account's pull finished at `at`. */
-export function markPulled(db: Db, accountId: string, at: string): void {
-  cachedStatement(db, 'UPDATE accounts SET last_pull = ? WHERE id = ?').run(at, accountId);
+/**
+ * The account's pull finished at `at`; the next one resumes the change feed at `cursor` (null: it lists everything,
+ * see sync/pull.ts).
+ */
+export function markPulled(db: Db, accountId: string, at: string, cursor: string | null): void {
+  cachedStatement(db, 'UPDATE accounts SET last_pull = ?, change_cursor = ? WHERE id = ?').run(at, cursor, accountId);
+}
+
+/** Where the account's next pull resumes the service's change feed; null: it lists everything. */
+export function changeCursor(db: Db, accountId: string): string | null {
+  return (cachedStatement(db, 'SELECT change_cursor FROM accounts WHERE id = ?').get(accountId) as { change_cursor: string | null } | undefined)?.change_cursor ?? null;
+}
+
+/** Forgets the account's change cursor: its next pull lists everything. */
+export function forgetChangeCursor(db: Db, accountId: string): void {
+  cachedStatement(db, 'UPDATE accounts SET change_cursor = NULL WHERE id = ?').run(accountId);
 }
 
 /**
@@ -80,6 +93,14 @@ export function markPulled(db: Db, accountId: string, at: string): void {
  * a changed one is updated in place, one gone from the service is deleted.
  */
 export function replacePlants(db: Db, accountId: string, plants: readonly Omit<PlantRow, 'account_id'>[]): number {
+  let changed = upsertPlants(db, accountId, plants);
+  changed += cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
+    .run(accountId, JSON.stringify(plants.map((p) => p.server_id))).changes;
+  return changed;
+}
+
+/** Plants as the service holds them now (the change feed's), each written only when it changed; how many rows changed. */
+export function upsertPlants(db: Db, accountId: string, plants: readonly Omit<PlantRow, 'account_id'>[]): number {
   const upsert = cachedStatement(db, `INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, server_id) DO UPDATE SET key = excluded.key,
         parcel_server_id = excluded.parcel_server_id, crop_server_id = excluded.crop_server_id, point = excluded.point, shape = excluded.shape,
@@ -88,7 +109,10 @@ export function replacePlants(db: Db, accountId: string, plants: readonly Omit<P
         OR plants.point IS NOT excluded.point OR plants.shape IS NOT excluded.shape OR plants.info IS NOT excluded.info OR plants.area IS NOT excluded.area`);
   let changed = 0;
   for (const p of plants) changed += upsert.run(accountId, p.server_id, p.key, p.parcel_server_id, p.crop_server_id, p.point, p.shape, p.info, p.area).changes;
-  changed += cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
-    .run(accountId, JSON.stringify(plants.map((p) => p.server_id))).changes;
   return changed;
+}
+
+/** Plants deleted on the service (the change feed's tombstones); how many were here. */
+export function deletePlants(db: Db, accountId: string, serverIds: readonly number[]): number {
+  return cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id IN (SELECT value FROM json_each(?))').run(accountId, JSON.stringify(serverIds)).changes;
 }

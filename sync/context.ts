@@ -124,11 +124,17 @@ export interface AccountCtx {
   pushAgain: boolean;
   /** How far the pull got (null: not begun): what the report says when it stops partway. */
   pull: PullProgress | null;
+  /** Service URLs found without a change feed in this run (shared by the run's accounts): they are listed in full. */
+  feedless: Set<string>;
+  /** How the pull went: every listing, or only the changes since the last pull (sync/change-feed.ts); null before it. */
+  pullKind: 'full' | 'changes' | null;
+  /** Why a pull that could have gone by the changes listed everything instead (the cursor expired…), or null. */
+  pullNote: string | null;
   emit(e: Omit<ProgressEvent, 'account'>): void;
 }
 
-/** Where a pull is: reading the farm list, then each farm's parcels (`farmsDone` of `farms`), then the rest in order. */
-export interface PullProgress { stage: 'farm list' | 'farms' | 'crops' | 'crop families' | 'plants' | 'account'; farmsDone: number; farms: number }
+/** Where a pull is: reading the changes since the last pull, or the farm list, then each farm's parcels (`farmsDone` of `farms`), then the rest in order. */
+export interface PullProgress { stage: 'farm list' | 'changes' | 'farms' | 'crops' | 'crop families' | 'plants' | 'account'; farmsDone: number; farms: number }
 
 export interface Unreachable { until: number; failures: number; since: number; reason: string; gaveUp: boolean }
 

@@ -77,6 +77,8 @@ export const ACCOUNTS_AT_ONCE = 4;
 export class SyncEngine {
   private readonly opts: SyncOptions;
   private readonly lastProgress = new Map<string, string>();
+  /** Services found without a change feed: asked once per run, per service (sync/change-feed.ts). */
+  private feedless = new Set<string>();
 
   constructor(private readonly mirror: Mirror, private readonly clientFor: (a: AccountRow) => ServiceClient, opts: Partial<SyncOptions> = {}) {
     this.opts = { ...defaultSyncOptions(), ...opts };
@@ -103,6 +105,7 @@ export class SyncEngine {
   async sync(o: { accounts?: string[]; push?: boolean; pull?: boolean } = {}): Promise<SyncReport> {
     this.lock();
     this.lastProgress.clear();
+    this.feedless = new Set();
     try {
       const accounts = this.mirror.read.accounts().filter((a) => !o.accounts || o.accounts.includes(a.id));
       // A few accounts at a time, each in its own queue: a consultant's dozens of accounts must not open dozens of
@@ -134,7 +137,7 @@ export class SyncEngine {
       const client = this.clientFor(account);
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-        stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false,
+        stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false, feedless: this.feedless, pullKind: null, pullNote: null,
         emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) }),
       };
       try {
