@@ -106,7 +106,7 @@ export interface AccountCtx {
   /** The run gives up waiting (for retries, settling) past this moment and reports what is left. */
   deadline: number;
   /** Counters for the report and the progress events; `sent` counts only ops whose request the service answered. */
-  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; received: number; plantsChanged: number; bytes: number };
+  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; received: number; plantsChanged: number; bytes: number; bytesReceived: number };
   /**
    * Set when a request could not connect, cleared by the next answer: until `until` nothing else is tried (each
    * try would fail the same way and spend a retry). `failures` counts the attempts that failed in a row (since
@@ -259,6 +259,7 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
   try {
     const res = await ctx.client.send(method, path, body, read);
     ctx.stats.bytes += res.sentBytes;
+    ctx.stats.bytesReceived += res.receivedBytes ?? 0;
     ctx.stats.sent += ops;
     ctx.unreachable = null;
     ctx.silent = null;

@@ -14,7 +14,7 @@ beforeAll(async () => { w = await syncWorld({ LOG_LEVEL: 'fatal' }); });
 afterAll(async () => { await w?.close(); });
 
 /** An account with `farms` farms of `n` parcels each made on the service, pulled once into the mirror. */
-async function pulledAccount(farms: number, n: number): Promise<{ acc: string; farmIds: number[] }> {
+async function pulledAccount(farms: number, n: number): Promise<{ acc: string; farmIds: number[]; firstBytes: number }> {
   const acc = await w.account();
   const farmIds: number[] = [];
   for (let f = 0; f < farms; f++) {
@@ -23,8 +23,8 @@ async function pulledAccount(farms: number, n: number): Promise<{ acc: string; f
     farmIds.push(r.body.id as number);
   }
   const first = await w.engine().sync({ accounts: [acc] });
-  expect(first.accounts[0]).toMatchObject({ synced: true, pulled: farms * n });
-  return { acc, farmIds };
+  expect(first.accounts[0]).toMatchObject({ synced: true, pulled: farms * n, pullKind: 'full', pullNote: null });
+  return { acc, farmIds, firstBytes: first.accounts[0]!.bytesReceived };
 }
 
 const localByServer = (acc: string, serverId: number) => w.mirror.read.allParcels(acc).find((p) => p.server_id === serverId);
@@ -33,13 +33,16 @@ const feedReads = (log: readonly SentRequest[]) => log.filter((r) => r.method ==
 
 describe.skipIf(!FEED)('against a service with the change feed', () => {
   it('an edit made on the service is pulled from the feed: no farm is listed again, and only that parcel arrives', async () => {
-    const { acc, farmIds } = await pulledAccount(2, 30);
+    const { acc, farmIds, firstBytes } = await pulledAccount(2, 30);
     expect(changeCursor(w.mirror.syncDb, acc)).not.toBeNull();
     const target = (await serviceParcels(w, acc, farmIds[1]!))[7]!;
     expect((await w.api('PATCH', `/api/parcels/${target.id}/`, { name: 'Renamed on the service', metadata: { crop: 'olive' } }, as(acc))).status).toBe(200);
     const log: SentRequest[] = [];
     const r = await recordingEngine(w, log).sync({ accounts: [acc] });
-    expect(r.accounts[0]).toMatchObject({ synced: true, pulled: 1, received: 1 });
+    expect(r.accounts[0]).toMatchObject({ synced: true, pulled: 1, received: 1, pullKind: 'changes' });
+    // Bytes on the wire follow what changed: one parcel of sixty, far under a tenth of the first pull.
+    expect(r.accounts[0]!.bytesReceived).toBeGreaterThan(0);
+    expect(r.accounts[0]!.bytesReceived).toBeLessThan(firstBytes / 10);
     expect(parcelListings(log)).toEqual([]);
     expect(log.some((x) => x.path === '/api/farms/')).toBe(false);
     expect(feedReads(log).length).toBeGreaterThanOrEqual(1);
