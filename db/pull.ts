@@ -4,6 +4,8 @@
 import type { Db } from './open.ts';
 import type { CropRow, FarmRow, ParcelRow, PlantRow } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import type { ParcelColumns } from '../core/parcels/columns.ts';
+import { insertIndexEntries, suspendInsertTrigger, timeOrderedIds } from './bulk.ts';
 
 // Fixed text per table: the pull looks up every parcel the service lists.
 const BY_SERVER_ID = {
@@ -42,6 +44,11 @@ export function syncedFarms(db: Db, accountId: string): FarmRow[] {
 /** A farm's parcels the service has (had) and not deleted here. */
 export function syncedParcelsOf(db: Db, farmLocalId: string): ParcelRow[] {
   return cachedStatement(db, 'SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farmLocalId) as ParcelRow[];
+}
+
+/** The ids of a farm's parcels the service has (had) and not deleted here: what a complete listing must hold. */
+export function syncedParcelIdsOf(db: Db, farmLocalId: string): { local_id: string; server_id: number }[] {
+  return cachedStatement(db, 'SELECT local_id, server_id FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farmLocalId) as { local_id: string; server_id: number }[];
 }
 
 /** The account's crops the service has (had) and not deleted here. */
@@ -115,4 +122,49 @@ export function upsertPlants(db: Db, accountId: string, plants: readonly Omit<Pl
 /** Plants deleted on the service (the change feed's tombstones); how many were here. */
 export function deletePlants(db: Db, accountId: string, serverIds: readonly number[]): number {
   return cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id IN (SELECT value FROM json_each(?))').run(accountId, JSON.stringify(serverIds)).changes;
+}
+
+/** Of these service ids, those the account's mirror already holds (deleted here or not). */
+export function heldServerIds(db: Db, accountId: string, serverIds: readonly number[]): Set<number> {
+  return new Set(cachedStatement(db, 'SELECT server_id FROM parcels WHERE account_id = ? AND server_id IN (SELECT value FROM json_each(?))')
+    .pluck().all(accountId, JSON.stringify(serverIds)) as number[]);
+}
+
+/** A parcel new to the mirror as the service holds it: its columns, its ids there. */
+export interface PulledParcel { columns: ParcelColumns; server_id: number; key: string }
+
+const PULLED_PER_INSERT = 100;
+const PULLED_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0, ?, ?)';
+const INSERT_PULLED = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
+  metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
+
+/**
+ * Parcels new to the mirror, as a pull brings them (a first pull: tens of thousands), into one farm: a hundred rows a
+ * statement, the R*Tree and FTS5 entries written for the whole range at the end with the insert trigger suspended
+ * (db/bulk.ts says why: through the trigger each row wrote its own FTS5 segment). The same rows and entries as a
+ * row at a time through db/rows.ts insertRow; must run inside a transaction. Returns how many were inserted.
+ */
+export function insertPulledParcels(db: Db, accountId: string, farmLocalId: string, parcels: readonly PulledParcel[], at: string): number {
+  if (parcels.length === 0) return 0;
+  const resume = suspendInsertTrigger(db);
+  const ids = timeOrderedIds(parcels.length);
+  let first = 0;
+  let last = 0;
+  for (let i = 0; i < parcels.length; i += PULLED_PER_INSERT) {
+    const n = Math.min(PULLED_PER_INSERT, parcels.length - i);
+    const params: unknown[] = [];
+    for (let k = i; k < i + n; k++) {
+      const p = parcels[k]!;
+      const c = p.columns;
+      params.push(ids[k], accountId, farmLocalId, p.server_id, p.key, c.name, c.source_type, c.point, c.geometry, c.hectares, c.metadata, c.minx, c.miny, c.maxx, c.maxy, at, at);
+    }
+    last = Number(cachedStatement(db, `${INSERT_PULLED}${Array.from({ length: n }, () => PULLED_VALUES).join(', ')}`).run(params).lastInsertRowid);
+    if (i === 0) first = last - n + 1;
+  }
+  if (last - first + 1 !== parcels.length) throw new Error(`insertPulledParcels: rowids ${first}…${last} for ${parcels.length} parcels`);
+  if (resume) {
+    insertIndexEntries(db, first, last);
+    resume();
+  }
+  return parcels.length;
 }

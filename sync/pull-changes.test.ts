@@ -123,12 +123,13 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
   it('a change made on the service during the first listing is not lost: the cursor was taken before the listing began', async () => {
     const acc = await w.account();
     const farmIds: number[] = [];
-    for (let f = 0; f < 2; f++) farmIds.push((await w.api('POST', '/api/farms/', { farm: { name: `During ${f}` }, parcels: parcelInputs(10, `d${f}`, -4 + f * 0.3) }, as(acc))).body.id as number);
+    for (let f = 0; f < 3; f++) farmIds.push((await w.api('POST', '/api/farms/', { farm: { name: `During ${f}` }, parcels: parcelInputs(10, `d${f}`, -4 + f * 0.3) }, as(acc))).body.id as number);
     const first = (await serviceParcels(w, acc, farmIds[0]!))[0]!;
     let changed = false;
-    // When the second farm is about to be listed, a parcel of the first (already listed) changes on the service.
+    // When the third farm is about to be listed, a parcel of the first (listed and merged by then: the engine asks
+    // for one farm's listing ahead, no more) changes on the service.
     const gate = async (e: SentRequest) => {
-      if (!changed && e.path.startsWith(`/api/farms/${farmIds[1]}/parcels/`)) {
+      if (!changed && e.path.startsWith(`/api/farms/${farmIds[2]}/parcels/`)) {
         changed = true;
         expect((await w.api('PATCH', `/api/parcels/${first.id}/`, { name: 'Changed during the listing' }, as(acc))).status).toBe(200);
       }

@@ -9,6 +9,7 @@ import { byServerId, farmCreateUnsettled, parcelIdOf } from '../db/pull.ts';
 import { openOps } from '../db/outbox.ts';
 import { setOpState } from '../db/op-transitions.ts';
 import { parcelBase } from '../db/parcel-state.ts';
+import { timeOrderedIds } from '../db/bulk.ts';
 import type { Farm } from '../core/schemas/farms.ts';
 import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import type { Crop } from '../core/schemas/crops.ts';
@@ -78,7 +79,9 @@ export function pullParcel(ctx: AccountCtx, farm: FarmRow, f: ParcelFeature): vo
     }
   }
   if (!local) {
-    const localId = ref && !getRow(ctx.db, 'parcel', ref) ? ref : randomUUID();
+    // A time-ordered id (as an import's): a first pull inserts tens of thousands of rows, and random ids put each in
+    // a random page of the primary key's index.
+    const localId = ref && !getRow(ctx.db, 'parcel', ref) ? ref : timeOrderedIds(1)[0]!;
     insertRow(ctx.db, 'parcel', {
       local_id: localId, account_id: ctx.account.id, farm_local_id: farm.local_id, server_id: f.id, key: f.properties.key,
       ...parcelColumns(theirs), base: null, deleted: 0, created: now(), modified: now(),

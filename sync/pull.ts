@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  changeCursor, markPulled, replaceCropFamilies, replacePlants, syncedCrops, syncedFarms, syncedParcelCount, syncedParcelCountIn, syncedParcelsOf,
+  changeCursor, markPulled, replaceCropFamilies, replacePlants, syncedCrops, syncedFarms, syncedParcelCount, syncedParcelCountIn, syncedParcelIdsOf, heldServerIds, insertPulledParcels, type PulledParcel,
 } from '../db/pull.ts';
 import { setParcelLimit } from '../db/settings.ts';
 import { Farm } from '../core/schemas/farms.ts';
@@ -10,8 +10,10 @@ import { PlantCollection } from '../core/schemas/plants.ts';
 import { expectShape } from '../core/schemas/check.ts';
 import { getJson, type AccountCtx, type PullProgress } from './context.ts';
 import type { FarmRow } from '../db/types.ts';
+import { getRow } from '../db/rows.ts';
 import { heldForWork } from './conflicts.ts';
-import { farmListing } from './listing.ts';
+import { REF_KEY, parcelColumns, parcelStateOfFeature } from './state.ts';
+import { farmListing, type FarmListing } from './listing.ts';
 import { planPull } from './change-feed.ts';
 import { applyChanges } from './pull-changes.ts';
 import {
@@ -76,13 +78,30 @@ async function pullListings(ctx: AccountCtx, progress: PullProgress): Promise<vo
   const farms = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
   Object.assign(progress, { stage: 'farms', farms: farms.length });
   const seenFarms = new Set<number>();
+  // The next farm's listing is asked for while this one is merged into the mirror: the service answers while the
+  // mirror writes (two requests in flight at most), where one after the other each waited for the other.
+  const listings = new Map<number, Promise<FarmListing | null>>();
+  const listingOf = (id: number): Promise<FarmListing | null> => {
+    let p = listings.get(id);
+    if (!p) {
+      p = farmListing(ctx, id);
+      p.catch(() => {}); // awaited (and its failure thrown) when its farm's turn comes; left alone if the pull stops first
+      listings.set(id, p);
+    }
+    return p;
+  };
   let done = 0;
-  for (const f of farms) {
+  for (let i = 0; i < farms.length; i++) {
+    const f = farms[i]!;
     if (seenFarms.has(f.id)) throw new Error(`The service listed farm ${f.id} twice: the farm list is not trustworthy, nothing was changed from it`);
     seenFarms.add(f.id);
     const local = ctx.db.transaction(() => pullFarm(ctx, f))();
     if (local) {
-      const listing = await farmListing(ctx, f.id);
+      const pending = listingOf(f.id);
+      const next = farms[i + 1];
+      if (next && !seenFarms.has(next.id)) listingOf(next.id);
+      const listing = await pending;
+      listings.delete(f.id);
       if (!listing) throw new Error(`Farm ${f.id} was listed but its parcels answer 404 (deleted meanwhile?): try again`);
       await pullParcels(ctx, local, listing.features, listing.complete);
       ctx.stats.pulled += listing.features.length;
@@ -124,27 +143,40 @@ const PULL_CHUNK = 1000;
 async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean): Promise<void> {
   const seen = new Set<number>();
   // In transactions of PULL_CHUNK parcels, not one for the farm: a farm of 20,000 parcels held the thread for a
-  // second. Each parcel's pull stands alone (a pull stopped between chunks is simply redone by the next).
-  for (let i = 0; i < features.length; i += PULL_CHUNK) {
+  // second. Each parcel's pull stands alone (a pull stopped between chunks is simply redone by the next). What the
+  // listing no longer holds is settled in the last chunk's transaction: one commit (one fsync) fewer per farm.
+  for (let i = 0; i === 0 || i < features.length; i += PULL_CHUNK) {
     if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    const last = i + PULL_CHUNK >= features.length;
     ctx.db.transaction(() => {
-      for (const f of features.slice(i, i + PULL_CHUNK)) {
+      const chunk = features.slice(i, i + PULL_CHUNK);
+      // Parcels the mirror has never held (a first pull: all of them) have nothing to merge with: inserted together
+      // (db/pull.ts insertPulledParcels), the same rows pullParcel would write one at a time. One with our client
+      // reference may be our own create whose answer was lost: it goes through pullParcel, which adopts it.
+      const held = heldServerIds(ctx.db, ctx.account.id, chunk.map((f) => f.id));
+      const fresh: PulledParcel[] = [];
+      for (const f of chunk) {
         seen.add(f.id);
-        pullParcel(ctx, farm, f);
+        const { state, ref } = held.has(f.id) || REF_KEY in f.properties.metadata ? { state: null, ref: null } : parcelStateOfFeature(f);
+        if (state && !ref) fresh.push({ columns: parcelColumns(state), server_id: f.id, key: f.properties.key });
+        else pullParcel(ctx, farm, f);
       }
+      ctx.stats.received += insertPulledParcels(ctx.db, ctx.account.id, farm.local_id, fresh, now());
+      // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
+      if (last && complete) goneFromListing(ctx, farm, seen);
     })();
   }
-  ctx.db.transaction(() => {
-    // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
-    if (!complete) return;
-    const locals = syncedParcelsOf(ctx.db, farm.local_id);
-    const gone = locals.filter((l) => !seen.has(l.server_id!)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
-    if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
-      ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
-      return;
-    }
-    for (const p of gone) parcelRemovedRemotely(ctx, p);
-  })();
+}
+
+/** The farm's synced parcels its complete listing no longer holds: deleted on the service (under the guard). */
+function goneFromListing(ctx: AccountCtx, farm: FarmRow, seen: ReadonlySet<number>): void {
+  const locals = syncedParcelIdsOf(ctx.db, farm.local_id);
+  const gone = locals.filter((l) => !seen.has(l.server_id)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
+  if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
+    ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
+    return;
+  }
+  for (const p of gone) parcelRemovedRemotely(ctx, getRow(ctx.db, 'parcel', p.local_id)!);
 }
 
 /** Most pages a crop or plant listing may take (10 million crops, 100 million plants): past it, a pager that never ends. */
