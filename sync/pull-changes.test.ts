@@ -22,8 +22,14 @@ async function pulledAccount(farms: number, n: number): Promise<{ acc: string; f
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     farmIds.push(r.body.id as number);
   }
-  const first = await w.engine().sync({ accounts: [acc] });
+  const events: ProgressEvent[] = [];
+  const first = await w.engine({ onProgress: (e) => events.push(e) }).sync({ accounts: [acc] });
   expect(first.accounts[0]).toMatchObject({ synced: true, pulled: farms * n, pullKind: 'full', pullNote: null });
+  // A full pull's progress counts parcels out of the farm list's total, with the bytes received so far.
+  const pull = events.filter((e) => e.phase === 'pull');
+  expect(pull.every((e) => e.total === farms * n)).toBe(true);
+  expect(pull.at(-1)).toMatchObject({ done: farms * n, total: farms * n });
+  expect(pull.at(-1)!.bytesReceived).toBeGreaterThan(0);
   return { acc, farmIds, firstBytes: first.accounts[0]!.bytesReceived };
 }
 

@@ -77,6 +77,9 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
 async function pullListings(ctx: AccountCtx, progress: PullProgress): Promise<void> {
   const farms = expectShape(FarmList, (await getJson(ctx, '/api/farms/')).body, 'farm list');
   Object.assign(progress, { stage: 'farms', farms: farms.length });
+  // Progress in parcels, out of what the farm list says the farms hold: the farms vary in size, parcels do not.
+  const total = farms.reduce((n, f) => n + f.parcel_count, 0);
+  let merged = 0;
   const seenFarms = new Set<number>();
   // The next farm's listing is asked for while this one is merged into the mirror: the service answers while the
   // mirror writes (two requests in flight at most), where one after the other each waited for the other.
@@ -103,11 +106,13 @@ async function pullListings(ctx: AccountCtx, progress: PullProgress): Promise<vo
       const listing = await pending;
       listings.delete(f.id);
       if (!listing) throw new Error(`Farm ${f.id} was listed but its parcels answer 404 (deleted meanwhile?): try again`);
-      await pullParcels(ctx, local, listing.features, listing.complete);
+      await pullParcels(ctx, local, listing.features, listing.complete, (n) => {
+        merged += n;
+        ctx.emit({ phase: 'pull', done: Math.min(merged, total), total, bytes: ctx.stats.bytes, message: `farm ${done + 1} of ${farms.length}: ${f.name}` });
+      });
       ctx.stats.pulled += listing.features.length;
     }
     progress.farmsDone = ++done;
-    ctx.emit({ phase: 'pull', done, total: farms.length, bytes: ctx.stats.bytes, message: f.name });
   }
   ctx.db.transaction(() => {
     const synced = syncedFarms(ctx.db, ctx.account.id);
@@ -140,7 +145,7 @@ async function agreedLimit(ctx: AccountCtx): Promise<number | null> {
 /** Parcels pulled per transaction: a turn of the event loop between them keeps the app's host answering. */
 const PULL_CHUNK = 1000;
 
-async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean): Promise<void> {
+async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean, onChunk: (parcels: number) => void): Promise<void> {
   const seen = new Set<number>();
   // In transactions of PULL_CHUNK parcels, not one for the farm: a farm of 20,000 parcels held the thread for a
   // second. Each parcel's pull stands alone (a pull stopped between chunks is simply redone by the next). What the
@@ -165,6 +170,7 @@ async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly Pa
       // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
       if (last && complete) goneFromListing(ctx, farm, seen);
     })();
+    onChunk(Math.min(PULL_CHUNK, features.length - i));
   }
 }
 
