@@ -126,6 +126,26 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     }
   });
 
+  it('a cursor past the feed\'s horizon (a deletion since was forgotten) falls back to a full listing, and the deletion is found by it', async () => {
+    // A service that keeps tombstones no time at all: every cursor from before a deletion is past its horizon.
+    const short = await syncWorld({ LOG_LEVEL: 'fatal', CHANGE_HORIZON_DAYS: '0' });
+    try {
+      const acc = await short.account();
+      const farm = await short.api('POST', '/api/farms/', { farm: { name: 'Short' }, parcels: parcelInputs(12, 'h') }, as(acc));
+      expect((await short.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true, pulled: 12, pullKind: 'full' });
+      const [gone] = await serviceParcels(short, acc, farm.body.id as number);
+      expect((await short.api('DELETE', `/api/parcels/${gone!.id}/`, undefined, as(acc))).status).toBe(204);
+      await new Promise((r) => setTimeout(r, 1100)); // the tombstone a second old: past a horizon of 0 days
+      const events: ProgressEvent[] = [];
+      const r = await short.engine({ onProgress: (e) => events.push(e) }).sync({ accounts: [acc] });
+      expect(r.accounts[0]).toMatchObject({ synced: true, pulled: 11, pullKind: 'full', pullNote: expect.stringMatching(/cursor_expired/) });
+      expect(events.some((e) => /cursor_expired.*listing everything again/.test(e.message ?? ''))).toBe(true);
+      expect(short.mirror.read.allParcels(acc).some((p) => p.server_id === gone!.id)).toBe(false);
+    } finally {
+      await short.close();
+    }
+  });
+
   it('a change made on the service during the first listing is not lost: the cursor was taken before the listing began', async () => {
     const acc = await w.account();
     const farmIds: number[] = [];
