@@ -2,7 +2,9 @@
 // (GET /api/farms/, then every farm's parcels in pages of `pageSize` following `next`), `inFlight` farms at a time
 // over that many keep-alive connections (undici, the engine's HTTP client), asking for brotli or gzip as the engine
 // does, each answer decoded and JSON-parsed; nothing else. Usage: node bare-pull.mjs URL HEADERS_JSON IN_FLIGHT PAGE_SIZE
+import { Buffer } from 'node:buffer';
 import process from 'node:process';
+import { URL } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Pool } from 'undici';
 
