@@ -8,6 +8,15 @@ import LongestFirst from './test/helpers/sequencer.ts';
  */
 const SERVICE_SUITE = ['service/**/*.test.ts'];
 const STORE_TESTS = ['service/store/**'];
+/**
+ * The sync suite, run a second time against a service without the change feed (CHANGE_FEED=off: GET /api/changes/
+ * answers 404, as on the hosted original of the spec), so the engine's full listings stay tested: the faults, the
+ * hostile proxy, the crash tests of the engine and of updates, remote deletes, conflicts, and the chaos test.
+ */
+const NO_FEED_SUITE = [
+  'sync/faults.test.ts', 'sync/hostile.test.ts', 'sync/engine.test.ts', 'sync/remote-deletes.test.ts', 'sync/conflicts.test.ts', 'sync/updates.test.ts',
+  'sync/pull-changes.test.ts', 'test/e2e/chaos.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -27,6 +36,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'sqlite', include: ['{core,platform,service,db,sync,backend,cli,renderer,electron,test}/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'no-feed', include: NO_FEED_SUITE, env: { CHANGE_FEED: 'off' } },
       },
       {
         extends: true,

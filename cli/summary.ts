@@ -15,12 +15,21 @@ export interface RunSummary { out: string[]; err: string[]; exit: number }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** Bytes in a unit a person reads at a glance. */
+export const byteSize = (n: number): string => (n < 10_240 ? `${n} B` : n < 10_485_760 ? `${Math.round(n / 1024)} KB` : `${(n / 1048576).toFixed(1)} MB`);
+
+/** How a finished pull went: " (changes since the last pull, 3 KB on the wire)" or " (listed in full, 41.2 MB on the wire)". */
+function pullHow(a: AccountSync): string {
+  if (!a.pullKind) return '';
+  return ` (${a.pullKind === 'changes' ? 'changes since the last pull' : 'listed in full'}, ${byteSize(a.bytesReceived ?? 0)} on the wire)`;
+}
+
 /** What happened for one account, in one line; and whether it goes to stderr (an error). */
 export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; error: boolean } {
   const acked = `${plural(a.committed, 'change')} acknowledged by the service`;
   const refused = a.rejected ? `, ${a.rejected} refused` : '';
   const conflicts = a.conflicts ? `, ${plural(a.conflicts, 'conflict')}` : '';
-  const pulled = a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : '';
+  const pulled = `${a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : ''}${pullHow(a)}`;
   // A pull that stopped partway says where ("Pull stopped after 9 of 15 farms: …"), one that never got going why not.
   const at = a.pullStopped ? pullStoppedAt(a.pullStopped as PullProgress) : null;
   const pull = !a.pullNotDone ? '' : at ? ` Pull ${a.pullNotDone}.` : ` Pull not done: ${a.pullNotDone}.`;
@@ -61,6 +70,7 @@ export function summarizeRun(r: { accounts: readonly AccountSync[] }, mirror: Mi
     (error ? s.err : s.out).push(line);
     if (error || (a.left > 0 && !a.blocked)) failed = true;
     if (a.blocked) needsUser = true;
+    if (a.pullNote) s.out.push(`  pull: ${a.pullNote}.`);
     for (const h of a.deletionsHeld) {
       s.out.push(`  held: ${h}. If that is right, run sync --accept-remote-deletions.`);
       needsUser = true;

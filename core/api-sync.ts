@@ -47,6 +47,8 @@ export const SyncProgress = Obj({
   done: Type.Integer(),
   total: Type.Integer(),
   bytes: Type.Integer(),
+  /** Answer bytes received so far, as they came over the wire (compressed). */
+  bytesReceived: Type.Optional(Type.Integer()),
   message: Type.Optional(Type.String()),
   /** The service accepts connections and does not answer: a request got no answer within the client's timeout (why). */
   notAnswering: Type.Optional(Type.String()),
@@ -65,6 +67,12 @@ export const AccountSync = Obj({
   /** Parcels the pull listed; `received`: farms, parcels and crops it changed here (new, changed or gone on the service). */
   pulled: Type.Integer(), received: Type.Integer(),
   plantsChanged: Type.Integer(),
+  /** Answer bytes received over the wire in the run (compressed as they came). */
+  bytesReceived: Type.Optional(Type.Integer()),
+  /** How the pull went: 'full' (every listing) or 'changes' (only what changed since the last pull, the service's change feed). */
+  pullKind: Type.Optional(Nullable(Type.Union([Type.Literal('full'), Type.Literal('changes')]))),
+  /** Why a pull listed everything when it could have read only the changes (its cursor expired…). */
+  pullNote: Type.Optional(Nullable(Type.String())),
   /** Changes still queued or uncertain when the run ended (waiting for a retry or for settling), none lost. */
   left: Type.Integer(),
   /** Why they wait: the latest reason given (the service's refusal, "its disk is full…"); null when none was. */

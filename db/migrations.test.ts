@@ -9,6 +9,7 @@ import { FutureSchemaError, MIRROR_PAGE_SIZE, migrate, openDb } from './open.ts'
 import { migrations } from './migrations/index.ts';
 import { Mirror } from './mirror.ts';
 import { parcelsEditedSinceSent } from './op-transitions.ts';
+import { changeCursor, markPulled } from './pull.ts';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });
@@ -19,10 +20,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(8);
+    expect(migrations).toHaveLength(9);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(8);
+    expect(db.pragma('user_version', { simple: true })).toBe(9);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -33,11 +34,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(8);
+    expect(again.pragma('user_version', { simple: true })).toBe(9);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(8);
+    expect(again.pragma('user_version', { simple: true })).toBe(9);
     again.close();
   });
 
@@ -188,6 +189,21 @@ describe('migrations', () => {
     // The update committed: out of the index, and no longer an edit pending.
     db.prepare("UPDATE outbox SET state = 'committed' WHERE local_id = 'p1' AND op = 'update'").run();
     expect(parcelsEditedSinceSent(db as never, ['p1', 'p2', 'p3'])).toEqual(new Set());
+    db.close();
+  });
+
+  it('009 gives accounts a change cursor: a mirror of version 8 keeps its accounts, each to list everything at its next pull', () => {
+    const file = join(dir, 'v8.db');
+    const old = new Database(file);
+    migrate(old, 8);
+    old.exec("INSERT INTO accounts (id, service_url, mode, label, created, last_pull) VALUES ('acc-1', 'http://x', 'api_key', 'a', 't', 't2')");
+    old.close();
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    expect(db.prepare("SELECT id, last_pull, change_cursor FROM accounts").all()).toEqual([{ id: 'acc-1', last_pull: 't2', change_cursor: null }]);
+    expect(changeCursor(db as never, 'acc-1')).toBeNull();
+    markPulled(db as never, 'acc-1', 't3', '42.abcdefghij');
+    expect(changeCursor(db as never, 'acc-1')).toBe('42.abcdefghij');
     db.close();
   });
 

@@ -4,6 +4,8 @@
 import type { Db } from './open.ts';
 import type { CropRow, FarmRow, ParcelRow, PlantRow } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import type { ParcelColumns } from '../core/parcels/columns.ts';
+import { insertIndexEntries, suspendInsertTrigger, timeOrderedIds } from './bulk.ts';
 
 // Fixed text per table: the pull looks up every parcel the service lists.
 const BY_SERVER_ID = {
@@ -44,6 +46,11 @@ export function syncedParcelsOf(db: Db, farmLocalId: string): ParcelRow[] {
   return cachedStatement(db, 'SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farmLocalId) as ParcelRow[];
 }
 
+/** The ids of a farm's parcels the service has (had) and not deleted here: what a complete listing must hold. */
+export function syncedParcelIdsOf(db: Db, farmLocalId: string): { local_id: string; server_id: number }[] {
+  return cachedStatement(db, 'SELECT local_id, server_id FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farmLocalId) as { local_id: string; server_id: number }[];
+}
+
 /** The account's crops the service has (had) and not deleted here. */
 export function syncedCrops(db: Db, accountId: string): CropRow[] {
   return cachedStatement(db, 'SELECT * FROM crops WHERE account_id = ? AND server_id IS NOT NULL AND deleted = 0').all(accountId) as CropRow[];
@@ -69,9 +76,22 @@ export function replaceCropFamilies(db: Db, accountId: string, families: readonl
   for (const fam of families) ins.run(accountId, fam.id, fam.key, fam.name, fam.observation);
 }
 
-/** The account's pull finished at `at`. */
-export function markPulled(db: Db, accountId: string, at: string): void {
-  cachedStatement(db, 'UPDATE accounts SET last_pull = ? WHERE id = ?').run(at, accountId);
+/**
+ * The account's pull finished at `at`; the next one resumes the change feed at `cursor` (null: it lists everything,
+ * see sync/pull.ts).
+ */
+export function markPulled(db: Db, accountId: string, at: string, cursor: string | null): void {
+  cachedStatement(db, 'UPDATE accounts SET last_pull = ?, change_cursor = ? WHERE id = ?').run(at, cursor, accountId);
+}
+
+/** Where the account's next pull resumes the service's change feed; null: it lists everything. */
+export function changeCursor(db: Db, accountId: string): string | null {
+  return (cachedStatement(db, 'SELECT change_cursor FROM accounts WHERE id = ?').get(accountId) as { change_cursor: string | null } | undefined)?.change_cursor ?? null;
+}
+
+/** Forgets the account's change cursor: its next pull lists everything. */
+export function forgetChangeCursor(db: Db, accountId: string): void {
+  cachedStatement(db, 'UPDATE accounts SET change_cursor = NULL WHERE id = ?').run(accountId);
 }
 
 /**
@@ -80,6 +100,14 @@ export function markPulled(db: Db, accountId: string, at: string): void {
  * a changed one is updated in place, one gone from the service is deleted.
  */
 export function replacePlants(db: Db, accountId: string, plants: readonly Omit<PlantRow, 'account_id'>[]): number {
+  let changed = upsertPlants(db, accountId, plants);
+  changed += cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
+    .run(accountId, JSON.stringify(plants.map((p) => p.server_id))).changes;
+  return changed;
+}
+
+/** Plants as the service holds them now (the change feed's), each written only when it changed; how many rows changed. */
+export function upsertPlants(db: Db, accountId: string, plants: readonly Omit<PlantRow, 'account_id'>[]): number {
   const upsert = cachedStatement(db, `INSERT INTO plants (account_id, server_id, key, parcel_server_id, crop_server_id, point, shape, info, area)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, server_id) DO UPDATE SET key = excluded.key,
         parcel_server_id = excluded.parcel_server_id, crop_server_id = excluded.crop_server_id, point = excluded.point, shape = excluded.shape,
@@ -88,7 +116,55 @@ export function replacePlants(db: Db, accountId: string, plants: readonly Omit<P
         OR plants.point IS NOT excluded.point OR plants.shape IS NOT excluded.shape OR plants.info IS NOT excluded.info OR plants.area IS NOT excluded.area`);
   let changed = 0;
   for (const p of plants) changed += upsert.run(accountId, p.server_id, p.key, p.parcel_server_id, p.crop_server_id, p.point, p.shape, p.info, p.area).changes;
-  changed += cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id NOT IN (SELECT value FROM json_each(?))')
-    .run(accountId, JSON.stringify(plants.map((p) => p.server_id))).changes;
   return changed;
+}
+
+/** Plants deleted on the service (the change feed's tombstones); how many were here. */
+export function deletePlants(db: Db, accountId: string, serverIds: readonly number[]): number {
+  return cachedStatement(db, 'DELETE FROM plants WHERE account_id = ? AND server_id IN (SELECT value FROM json_each(?))').run(accountId, JSON.stringify(serverIds)).changes;
+}
+
+/** Of these service ids, those the account's mirror already holds (deleted here or not). */
+export function heldServerIds(db: Db, accountId: string, serverIds: readonly number[]): Set<number> {
+  return new Set(cachedStatement(db, 'SELECT server_id FROM parcels WHERE account_id = ? AND server_id IN (SELECT value FROM json_each(?))')
+    .pluck().all(accountId, JSON.stringify(serverIds)) as number[]);
+}
+
+/** A parcel new to the mirror as the service holds it: its columns, its ids there. */
+export interface PulledParcel { columns: ParcelColumns; server_id: number; key: string }
+
+const PULLED_PER_INSERT = 100;
+const PULLED_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, 0, ?, ?)';
+const INSERT_PULLED = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
+  metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
+
+/**
+ * Parcels new to the mirror, as a pull brings them (a first pull: tens of thousands), into one farm: a hundred rows a
+ * statement, the R*Tree and FTS5 entries written for the whole range at the end with the insert trigger suspended
+ * (db/bulk.ts says why: through the trigger each row wrote its own FTS5 segment). The same rows and entries as a
+ * row at a time through db/rows.ts insertRow; must run inside a transaction. Returns how many were inserted.
+ */
+export function insertPulledParcels(db: Db, accountId: string, farmLocalId: string, parcels: readonly PulledParcel[], at: string): number {
+  if (parcels.length === 0) return 0;
+  const resume = suspendInsertTrigger(db);
+  const ids = timeOrderedIds(parcels.length);
+  let first = 0;
+  let last = 0;
+  for (let i = 0; i < parcels.length; i += PULLED_PER_INSERT) {
+    const n = Math.min(PULLED_PER_INSERT, parcels.length - i);
+    const params: unknown[] = [];
+    for (let k = i; k < i + n; k++) {
+      const p = parcels[k]!;
+      const c = p.columns;
+      params.push(ids[k], accountId, farmLocalId, p.server_id, p.key, c.name, c.source_type, c.point, c.geometry, c.hectares, c.metadata, c.minx, c.miny, c.maxx, c.maxy, at, at);
+    }
+    last = Number(cachedStatement(db, `${INSERT_PULLED}${Array.from({ length: n }, () => PULLED_VALUES).join(', ')}`).run(params).lastInsertRowid);
+    if (i === 0) first = last - n + 1;
+  }
+  if (last - first + 1 !== parcels.length) throw new Error(`insertPulledParcels: rowids ${first}…${last} for ${parcels.length} parcels`);
+  if (resume) {
+    insertIndexEntries(db, first, last);
+    resume();
+  }
+  return parcels.length;
 }

@@ -14,6 +14,8 @@ export interface AccountRow {
   /** The code of the block (core/accounts/blocked.ts BlockedCode), with `blocked`. */
   blocked_code: string | null;
   last_pull: string | null;
+  /** Where the next pull resumes the service's change feed (migration 009); null: the next pull lists everything. */
+  change_cursor: string | null;
   created: string;
 }
 

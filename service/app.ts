@@ -135,7 +135,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     await api.register(async (i) => cropFamilies(i, ctx));
     await api.register(async (i) => plants(i, ctx));
     await api.register(async (i) => billingRoutes(i, ctx));
-    await api.register(async (i) => changes(i, ctx));
+    if (config.changeFeed) await api.register(async (i) => changes(i, ctx));
   });
   await app.register(async (i) => embedRoutes(i, ctx));
   await app.register(async (i) => adminRoutes(i, ctx), { prefix: '/admin' });

@@ -22,6 +22,11 @@ export interface ServiceConfig {
   stallTimeoutMs: number;
   /** How long the change feed keeps a deletion's tombstone (CHANGE_HORIZON_DAYS): a cursor older than that gets 410. */
   changeHorizonSeconds: number;
+  /**
+   * Serves the change feed (CHANGE_FEED, on unless `off`): off, the service answers like the hosted original of the
+   * spec, which has no such route (404), and clients fall back to full listings. The sync suite runs both ways.
+   */
+  changeFeed: boolean;
   /** Enables POST /__faults__ (tests only). */
   faults: boolean;
   /** Timeouts of slow clients and bounds on open connections (connections.ts). */
@@ -111,6 +116,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     gatewayTimeoutMs,
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     changeHorizonSeconds: int(env.CHANGE_HORIZON_DAYS, 30, 'CHANGE_HORIZON_DAYS') * 86_400,
+    changeFeed: env.CHANGE_FEED !== 'off',
     faults: env.FAULTS === '1',
     connections: connectionLimits(env, gatewayTimeoutMs),
     parcelBodyLimitBytes: int(env.PARCEL_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES, 'PARCEL_BODY_LIMIT_BYTES'),

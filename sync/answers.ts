@@ -6,6 +6,8 @@ export interface HttpResponse {
   status: number; body: unknown; headers: Record<string, string | string[] | undefined>; retryAfterMs: number | null; sentBytes: number;
   /** The bearer token the request carried, as its claims say (its issuer's clock): what a refusal of it is held against. */
   token?: { iat: number | null; exp: number | null };
+  /** The answer body's bytes as they came over the wire (compressed, when the service compressed it). */
+  receivedBytes?: number;
   /** This computer's clock when the answer came (ms): held against the service's `Date`. */
   receivedAt?: number;
 }

@@ -106,7 +106,7 @@ export interface AccountCtx {
   /** The run gives up waiting (for retries, settling) past this moment and reports what is left. */
   deadline: number;
   /** Counters for the report and the progress events; `sent` counts only ops whose request the service answered. */
-  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; received: number; plantsChanged: number; bytes: number };
+  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; received: number; plantsChanged: number; bytes: number; bytesReceived: number };
   /**
    * Set when a request could not connect, cleared by the next answer: until `until` nothing else is tried (each
    * try would fail the same way and spend a retry). `failures` counts the attempts that failed in a row (since
@@ -124,11 +124,17 @@ export interface AccountCtx {
   pushAgain: boolean;
   /** How far the pull got (null: not begun): what the report says when it stops partway. */
   pull: PullProgress | null;
+  /** Service URLs found without a change feed in this run (shared by the run's accounts): they are listed in full. */
+  feedless: Set<string>;
+  /** How the pull went: every listing, or only the changes since the last pull (sync/change-feed.ts); null before it. */
+  pullKind: 'full' | 'changes' | null;
+  /** Why a pull that could have gone by the changes listed everything instead (the cursor expired…), or null. */
+  pullNote: string | null;
   emit(e: Omit<ProgressEvent, 'account'>): void;
 }
 
-/** Where a pull is: reading the farm list, then each farm's parcels (`farmsDone` of `farms`), then the rest in order. */
-export interface PullProgress { stage: 'farm list' | 'farms' | 'crops' | 'crop families' | 'plants' | 'account'; farmsDone: number; farms: number }
+/** Where a pull is: reading the changes since the last pull, or the farm list, then each farm's parcels (`farmsDone` of `farms`), then the rest in order. */
+export interface PullProgress { stage: 'farm list' | 'changes' | 'farms' | 'crops' | 'crop families' | 'plants' | 'account'; farmsDone: number; farms: number }
 
 export interface Unreachable { until: number; failures: number; since: number; reason: string; gaveUp: boolean }
 
@@ -253,6 +259,7 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
   try {
     const res = await ctx.client.send(method, path, body, read);
     ctx.stats.bytes += res.sentBytes;
+    ctx.stats.bytesReceived += res.receivedBytes ?? 0;
     ctx.stats.sent += ops;
     ctx.unreachable = null;
     ctx.silent = null;

@@ -45,6 +45,12 @@ export interface AccountReport {
   pulled: number;
   /** Farms, parcels and crops the pull changed here (new, changed or gone on the service); `pulled` counts listings. */
   received: number;
+  /** Answer bytes the run received over the wire (compressed as they came), pull and push. */
+  bytesReceived: number;
+  /** How the pull went: every listing ('full'), or only the changes since the last pull; null when there was none. */
+  pullKind: 'full' | 'changes' | null;
+  /** Why a pull listed everything when it could have read the changes (the cursor expired…), or null. */
+  pullNote: string | null;
   /** The run was stopped through SyncOptions.signal (`error` is then 'cancelled'). */
   cancelled: boolean;
   /** Plants the pull added, changed or removed (an unchanged plant is not written). */
@@ -77,6 +83,8 @@ export const ACCOUNTS_AT_ONCE = 4;
 export class SyncEngine {
   private readonly opts: SyncOptions;
   private readonly lastProgress = new Map<string, string>();
+  /** Services found without a change feed: asked once per run, per service (sync/change-feed.ts). */
+  private feedless = new Set<string>();
 
   constructor(private readonly mirror: Mirror, private readonly clientFor: (a: AccountRow) => ServiceClient, opts: Partial<SyncOptions> = {}) {
     this.opts = { ...defaultSyncOptions(), ...opts };
@@ -103,6 +111,7 @@ export class SyncEngine {
   async sync(o: { accounts?: string[]; push?: boolean; pull?: boolean } = {}): Promise<SyncReport> {
     this.lock();
     this.lastProgress.clear();
+    this.feedless = new Set();
     try {
       const accounts = this.mirror.read.accounts().filter((a) => !o.accounts || o.accounts.includes(a.id));
       // A few accounts at a time, each in its own queue: a consultant's dozens of accounts must not open dozens of
@@ -120,7 +129,7 @@ export class SyncEngine {
   }
 
   private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
-    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, bytes: 0 };
+    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, bytes: 0, bytesReceived: 0 };
     let blocked: AccountBlocked | null = null;
     let error: string | null = null;
     let pulled = false;
@@ -134,8 +143,8 @@ export class SyncEngine {
       const client = this.clientFor(account);
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-        stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false,
-        emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) }),
+        stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false, feedless: this.feedless, pullKind: null, pullNote: null,
+        emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id, bytesReceived: stats.bytesReceived, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) }),
       };
       try {
         if (push) await this.pushAccount(ctx);
@@ -161,7 +170,7 @@ export class SyncEngine {
         inFlightToUncertain(this.db, account.id, new Date(this.opts.now()).toISOString());
       }
     }
-    this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) });
+    this.opts.onProgress?.({ account: account.id, phase: 'done', done: stats.committed, total: stats.sent, bytes: stats.bytes, bytesReceived: stats.bytesReceived, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) });
     const { left, stuck, open, waitingWhy } = runOutcome(this.db, account.id);
     const unreachable = ctx?.unreachable ? unreachableText(ctx, ctx.unreachable) : null;
     // Pull began: whatever stopped the run stopped the pull, at the point it had reached.
@@ -174,6 +183,7 @@ export class SyncEngine {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable, ...(ctx?.silent && !unreachable ? { notAnswering: ctx.silent } : {}),
       sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, plantsChanged: stats.plantsChanged, left, waitingWhy, pullNotDone,
+      bytesReceived: stats.bytesReceived, pullKind: pulled ? ctx?.pullKind ?? null : null, pullNote: ctx?.pullNote ?? null,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],
       cancelled,

@@ -115,7 +115,8 @@ describe('pushes under attack, after the service committed them', () => {
 });
 
 describe('pulls under attack, with unsent local work', () => {
-  const lists = (method: string, path: string) => method === 'GET' && /^\/api\/farms\/(\d+\/parcels\/)?(\?.*)?$/.test(path);
+  // What a pull reads: the farm list and the farms' listings, and the change feed (a service with it is read there).
+  const lists = (method: string, path: string) => method === 'GET' && /^\/api\/(farms\/(\d+\/parcels\/)?|changes\/)(\?.*)?$/.test(path);
   it.each(KINDS)('%s: the local work survives, and syncs once the proxy behaves', async (kind) => {
     const tag = `pull-${kind}`;
     const x = await world(tag, 60);

@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { TokenUnavailable, tokenExpiry, tokenIssuedAt, type TokenProvider } from './tokens.ts';
 import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 import { isInvalidToken, type HttpResponse } from './answers.ts';
+import { ACCEPT_ENCODING, decodeBody } from './decode.ts';
 
 export { NetworkError } from './transport.ts';
 export { errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse } from './answers.ts';
@@ -97,7 +98,7 @@ export class ServiceClient {
 
   private async headers(forceRefresh: boolean): Promise<Record<string, string>> {
     const c = this.opts.credentials;
-    const h: Record<string, string> = { accept: 'application/json' };
+    const h: Record<string, string> = { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING };
     if (c.mode === 'api_key') {
       h['x-api-key'] = c.apiKey ?? '';
       // No account: the organization's own requests (its accounts, sync/organization.ts).
@@ -169,7 +170,8 @@ export class ServiceClient {
       const silent = c.sent && (c.silent === true || deadline.aborted);
       throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${reason})`, { ...c, reason, silent, cause: err });
     }
-    const bytes = await this.readAnswer(method, path, res, deadline, late);
+    const wire = await this.readAnswer(method, path, res, deadline, late);
+    const bytes = await decodeBody(method, path, wire, res.headers['content-encoding'], this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     // A redirect or a 2xx that is not JSON comes from something in between (a proxy, a captive portal, a moved
     // service), not from the service's handling of the request: a transport failure to retry, never a refusal.
     if (res.statusCode >= 300 && res.statusCode < 400) {
@@ -190,7 +192,7 @@ export class ServiceClient {
     const bearer = headers.authorization?.startsWith('Bearer ') ? headers.authorization.slice(7) : null;
     return {
       status: res.statusCode, body: parsed, headers: res.headers, retryAfterMs: parseRetryAfter(res.headers['retry-after']), sentBytes: payload === undefined ? 0 : Buffer.byteLength(payload),
-      receivedAt: Date.now(), ...(bearer ? { token: { iat: tokenIssuedAt(bearer), exp: tokenExpiry(bearer) } } : {}),
+      receivedBytes: wire.length, receivedAt: Date.now(), ...(bearer ? { token: { iat: tokenIssuedAt(bearer), exp: tokenExpiry(bearer) } } : {}),
     };
   }
 

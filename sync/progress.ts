@@ -8,6 +8,8 @@ export interface ProgressEvent {
   total: number;
   /** Request bytes sent so far for this account. */
   bytes: number;
+  /** Answer bytes received so far for this account, as they came over the wire (compressed). */
+  bytesReceived?: number;
   message?: string;
   /**
    * Set while the service accepts connections and does not answer: the run's last request got no answer within the

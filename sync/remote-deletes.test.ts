@@ -110,6 +110,9 @@ describe('answers that would wipe the mirror', () => {
   let firstCrops: unknown;
   let firstPage: unknown;
   const rewrite: Rewrite = {
+    // These are answers of the full listings: the proxy is a service without the change feed, so that every pull
+    // lists (the feed's own tombstones meet the same guard: sync/pull-changes.test.ts).
+    refuse: (x) => (x.path.startsWith('/api/changes/') ? 404 : undefined),
     body: (x, status, json) => {
       if (state.emptyFarmList && x.method === 'GET' && x.path === '/api/farms/' && status === 200) return [];
       // A crop pager that never ends: every page is the first one, always with a next link.

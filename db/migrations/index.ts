@@ -7,6 +7,7 @@ import { up as m005 } from './005-history-account.ts';
 import { up as m006 } from './006-plants-rtree.ts';
 import { up as m007 } from './007-open-conflicts-index.ts';
 import { up as m008 } from './008-open-updates-index.ts';
+import { up as m009 } from './009-account-change-cursor.ts';
 
 /** One entry per schema version: migrations[0] takes user_version 0 to 1. Append only. */
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];

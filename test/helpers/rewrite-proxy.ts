@@ -10,6 +10,8 @@ export interface Exchange { method: string; path: string }
 export interface Rewrite {
   /** The path sent upstream instead (query included). */
   path?: (x: Exchange) => string | undefined;
+  /** A status answered at once, the request not forwarded (404 on /api/changes/: a service without the change feed). */
+  refuse?: (x: Exchange) => number | undefined;
   /** The JSON answer given instead of the service's (undefined: the service's, untouched). */
   body?: (x: Exchange, status: number, json: unknown) => unknown;
 }
@@ -29,6 +31,12 @@ export async function rewriteProxy(upstream: string, rewrite: Rewrite): Promise<
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
         const body = chunks.length ? Buffer.concat(chunks) : undefined;
+        const refused = rewrite.refuse?.(x);
+        if (refused !== undefined) {
+          res.writeHead(refused, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ code: 'not_found', message: 'Not found', detail: 'Not found' }));
+          return;
+        }
         const up = await fetch(`${upstream}${rewrite.path?.(x) ?? x.path}`, { method: x.method, headers, body });
         const text = (await up.text()).split(upstream).join(self);
         let out = text;

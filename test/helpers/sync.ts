@@ -9,6 +9,12 @@ import { SyncEngine } from '../../sync/engine.ts';
 import type { SyncOptions } from '../../sync/context.ts';
 import { square } from './service.ts';
 
+/**
+ * Whether the service under test serves the change feed: the sync suite runs against both (vitest.config.ts, the
+ * `no-feed` project sets CHANGE_FEED=off for every service it starts, as the hosted original of the spec has none).
+ */
+export const FEED = process.env.CHANGE_FEED !== 'off';
+
 export interface SyncWorld {
   dir: string;
   svc: ServiceProcess;

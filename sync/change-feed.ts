@@ -1,0 +1,86 @@
+// The engine's side of the service's change feed (GET /api/changes/, docs/api.md "Changes", an extension of the
+// spec): whether the service has it, the cursor a first pull takes BEFORE it lists, and the changes since a cursor.
+// A service without it (the hosted original answers 404) is remembered for the run and listed in full, as before.
+import type { Static } from '@sinclair/typebox';
+import { ChangesPage } from '../core/schemas/changes.ts';
+import { expectShape } from '../core/schemas/check.ts';
+import { changeCursor } from '../db/pull.ts';
+import { serviceError } from './answers.ts';
+import { errorMessage } from './http.ts';
+import { getJson, type AccountCtx } from './context.ts';
+
+export type Change = Static<typeof ChangesPage>['changes'][number];
+
+/**
+ * How this pull goes. 'full': every listing, then the feed resumes at `cursor` (null: the service has no feed);
+ * `note` says why a saved cursor was not used. 'changes': only what changed since the saved cursor, up to `cursor`.
+ */
+export type PullPlan =
+  | { mode: 'full'; cursor: string | null; note: string | null }
+  | { mode: 'changes'; cursor: string; changes: Change[]; note: null };
+
+/** Changes asked per page: a page of parcels at the vertex cap stays far under the answer cap, a typical one ~1 MB. */
+const CHANGES_PAGE = 1000;
+/** Most pages one pull follows: a `next` that never ends is an error, not a loop. */
+const MAX_CHANGE_PAGES = 100_000;
+
+/** Answers that mean "no change feed here": the hosted original of the spec has no such route. */
+const NO_FEED = new Set([404, 405, 501]);
+
+/** Where this pull starts: the changes since the saved cursor, or a full listing with a cursor taken first. */
+export async function planPull(ctx: AccountCtx): Promise<PullPlan> {
+  const url = ctx.account.service_url;
+  if (ctx.feedless.has(url)) return { mode: 'full', cursor: null, note: null };
+  const saved = changeCursor(ctx.db, ctx.account.id);
+  let note: string | null = null;
+  if (saved !== null) {
+    const read = await changesSince(ctx, saved);
+    if (read.kind === 'changes') return { mode: 'changes', cursor: read.cursor, changes: read.changes, note: null };
+    if (read.kind === 'none') {
+      ctx.feedless.add(url);
+      return { mode: 'full', cursor: null, note: 'the service no longer offers its change feed: listing everything' };
+    }
+    note = read.why;
+  }
+  // The cursor comes BEFORE the listings: a change made while they run is then in them or in the next pull's changes
+  // (or both: merging twice is harmless), never in neither.
+  const res = await getJson(ctx, '/api/changes/');
+  if (res.status !== 200) {
+    // 404 is the hosted original; any other refusal also leaves the pull to the listings that always work.
+    if (NO_FEED.has(res.status)) ctx.feedless.add(url);
+    return { mode: 'full', cursor: null, note };
+  }
+  return { mode: 'full', cursor: expectShape(ChangesPage, res.body, 'change feed').cursor, note };
+}
+
+type Read = { kind: 'changes'; cursor: string; changes: Change[] } | { kind: 'none' } | { kind: 'refused'; why: string };
+
+/** Every change since `since`, page after page; 'refused' when the service will not resume there (410, 400). */
+async function changesSince(ctx: AccountCtx, since: string): Promise<Read> {
+  const root = ctx.client.baseUrl;
+  const changes: Change[] = [];
+  let path: string | null = `/api/changes/?since=${encodeURIComponent(since)}&limit=${CHANGES_PAGE}`;
+  let cursor = since;
+  for (let page = 0; path !== null; page++) {
+    if (page >= MAX_CHANGE_PAGES) throw new Error(`The change feed goes on past ${MAX_CHANGE_PAGES} pages`);
+    const res = await getJson(ctx, path);
+    if (page === 0 && NO_FEED.has(res.status)) return { kind: 'none' };
+    if (res.status === 410 || res.status === 400) {
+      const code = serviceError(res.body)?.code ?? `HTTP ${res.status}`;
+      const why = code === 'cursor_expired' ? 'the change feed no longer goes back to the last pull (cursor_expired)'
+        : code === 'invalid_cursor' ? 'the change feed refused the saved cursor (invalid_cursor)' : `the change feed refused the saved cursor (${errorMessage(res)})`;
+      return { kind: 'refused', why: `${why}: listing everything again` };
+    }
+    const body = expectShape(ChangesPage, res.body, 'change feed');
+    changes.push(...body.changes);
+    if (body.next !== null && body.changes.length === 0) throw new Error('The change feed has an empty page with a next link');
+    if (body.next !== null && body.cursor === cursor) throw new Error('The change feed does not advance: its cursor came back');
+    cursor = body.cursor;
+    ctx.emit({ phase: 'pull', done: changes.length, total: 0, bytes: ctx.stats.bytes, message: `${changes.length} change${changes.length === 1 ? '' : 's'}` });
+    if (body.next === null) break;
+    const to: string = new URL(body.next, `${root}${path}`).href;
+    if (!to.startsWith(`${root}/`)) throw new Error(`The change feed points away from the service (${new URL(to).origin})`);
+    path = to.slice(root.length);
+  }
+  return { kind: 'changes', cursor, changes };
+}
