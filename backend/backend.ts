@@ -33,6 +33,9 @@ import { layerFileHandlers, savedLayerFiles } from './layer-file-handlers.ts';
 import { OfflineAreas } from './offline-areas.ts';
 import { Position } from './position/position.ts';
 import { positionHandlers } from './position/handlers.ts';
+import { tableHandlers } from './table.ts';
+import { printHandlers } from './print.ts';
+import type { FarmRotation } from '../core/api-rotations.ts';
 
 export interface BackendOptions {
   /** FURROW_HOME: the mirror and the credentials. */
@@ -121,7 +124,15 @@ export class Backend {
       // The command line's uploads (its channel's): a page session has its own (backend/host.ts).
       ...layerFileHandlers(layerFiles, mirror, { owner: this, bytes: null }),
       ...positionHandlers(ctx, position),
+      ...tableHandlers(ctx),
+      // A print is a page session's (its bytes): the host serves each page with its own (backend/host.ts); none here.
+      ...printHandlers(mirror, null, (farm) => this.farmRotation(farm)),
     };
+  }
+
+  /** A farm's rotation table as `farmRotation` answers it: the printed map's second page (backend/print.ts). */
+  async farmRotation(farm: string): Promise<FarmRotation> {
+    return await this.handlers.farmRotation({ farm }, { signal: new AbortController().signal, progress: () => {} }) as FarmRotation;
   }
 
   /** Listens to every event the backend sends; returns the function that stops. */

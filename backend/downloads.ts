@@ -19,15 +19,19 @@ const TYPES = { geojson: 'application/geo+json', csv: 'text/csv; charset=utf-8' 
  */
 export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null, home?: string): Pick<HandlersOf<typeof EXPORT_API>, 'exportDownload'> {
   return {
-    exportDownload: async ({ account, farm, parcels: asked, unsent, format, crs }, call) => {
+    exportDownload: async ({ account, farm, parcels: asked, unsent, table, format, crs }, call) => {
       if (!bytes) throw new RpcError(RpcCode.forbidden, "'exportDownload' is for the app's page: the command line exports with exportFile");
       const a = accountOf(mirror, account);
       const f = farm === undefined ? undefined : farmOf(mirror, farm);
       if (f && f.account_id !== account) throw new RpcError(ApiErrorCode.notFound, `No farm ${farm} in this account`);
+      // The table's rows are its query's account's: one account never exports another's.
+      if (table && table.account !== account) throw new RpcError(ApiErrorCode.notFound, 'The table shown is of another account');
+      const tableFarm = table?.farm === undefined ? undefined : farmOf(mirror, table.farm);
+      if (tableFarm && tableFarm.account_id !== account) throw new RpcError(ApiErrorCode.notFound, `No farm ${table!.farm} in this account`);
       const projection = await projectionFor(crs, home);
       // The unsent ones: read now, written as a selection (what a stale account's user saves before removing it).
       const pending = unsent ? mirror.read.unsentParcels(account) : null;
-      const parcels = pending ? pending.ids : asked;
+      const parcels = pending ? pending.ids : table ? undefined : asked;
       const file = bytes.file(format);
       const { exportFile, exportText } = await import('../db/export.ts');
       let count: number;
@@ -40,7 +44,7 @@ export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null, home
         } else {
           // A farm, or the account: page by page from one read transaction, as the CLI's export (db/export.ts).
           const r = await exportFile(mirror, file, {
-            accountId: account, farmLocalId: f?.local_id, projection, signal: call.signal, mode: 0o600, onProgress: (done, total) => call.progress({ done, total }),
+            accountId: account, farmLocalId: f?.local_id, projection, ...(table ? { table } : {}), signal: call.signal, mode: 0o600, onProgress: (done, total) => call.progress({ done, total }),
           });
           count = r.parcels;
         }
@@ -48,7 +52,7 @@ export function downloadHandlers(mirror: Mirror, bytes: ByteSession | null, home
         await rm(file, { force: true });
         throw await exportRefusal(err);
       }
-      const base = pending ? `${a.label || 'account'} unsent` : parcels?.length === 1 ? mirror.read.parcel(parcels[0]!)?.name : f?.name ?? a.label;
+      const base = pending ? `${a.label || 'account'} unsent` : table ? `${tableFarm?.name ?? a.label ?? 'parcels'} table` : parcels?.length === 1 ? mirror.read.parcel(parcels[0]!)?.name : f?.name ?? a.label;
       const fileName = exportFileName(base ?? 'parcels', format, crs);
       let added: { path: string; size: number };
       try {

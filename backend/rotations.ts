@@ -73,7 +73,7 @@ function liveCrop(m: Mirror, id: string): CropRow {
 }
 
 /** The writer's input for the fields given (only those: an absent field is left as it is). */
-function cropInput(m: Mirror, accountId: string, f: CropArgs): CropInput {
+export function cropInput(m: Mirror, accountId: string, f: CropArgs): CropInput {
   const out: CropInput = {};
   if (f.name !== undefined) out.name = f.name;
   if (f.campaign !== undefined) out.campaign = f.campaign;

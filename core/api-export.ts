@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CLI_ONLY, PAGE_ONLY, type Contract } from './rpc.ts';
 import { AccountId, Id, Obj } from './api-schemas.ts';
+import { TableQuery } from './api-table.ts';
 
 export const ExportFormat = Type.Union([Type.Literal('geojson'), Type.Literal('csv')]);
 
@@ -48,6 +49,8 @@ export const EXPORT_API = {
       account: AccountId, farm: Type.Optional(Id), parcels: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 1000 })),
       /** Only the parcels with a change the service does not have (queued, sent without an answer, rejected, blocked, in conflict). */
       unsent: Type.Optional(Type.Boolean()),
+      /** The rows the attribute table shows (its query: the account's, filtered, in its order), of any number. */
+      table: Type.Optional(TableQuery),
       format: ExportFormat, crs: Type.Optional(ExportCrs),
     }),
     result: Download,

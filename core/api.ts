@@ -21,6 +21,8 @@ import { LAYERS_API } from './api-layers.ts';
 import { LAYER_FILES_API } from './api-layer-files.ts';
 import { OFFLINE_API } from './api-offline.ts';
 import { POSITION_API, POSITION_EVENTS } from './api-position.ts';
+import { TABLE_API } from './api-table.ts';
+import { PRINT_API } from './api-print.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -33,6 +35,7 @@ export { ImportPreview, ImportPreviewFeature, ImportProgress, ImportSummary } fr
 export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from './api-rotations.ts';
 export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
+export { BulkEdit, TableColumn, TableFilter, TablePage, TableQuery, TableRow } from './api-table.ts';
 export { Download } from './api-export.ts';
 export { LayerSource, MapLayer } from './api-layers.ts';
 export { LayerFileInfo, LayerFileSource } from './api-layer-files.ts';
@@ -63,6 +66,8 @@ export const API = {
   ...LAYER_FILES_API,
   ...OFFLINE_API,
   ...POSITION_API,
+  ...TABLE_API,
+  ...PRINT_API,
 } satisfies Contract;
 export type Api = typeof API;
 

@@ -111,6 +111,8 @@ export interface BytesMeta {
 export const BYTES_TYPES = new Set([
   'application/geo+json', 'text/csv; charset=utf-8', 'application/octet-stream', 'image/png', 'image/jpeg', 'image/webp',
   'application/x-protobuf', 'application/vnd.pmtiles', 'image/tiff',
+  // A printed map (backend/print.ts): always a download, never shown in the page (its bytes policy sandboxes it).
+  'application/pdf',
 ]);
 
 /** A request for bytes, as either shell sees it. */

@@ -12,6 +12,8 @@ import type { ParcelRow } from './types.ts';
 import { CSV_FIELDS, FURROW_MARKER, GEOJSON_FIELDS, exportKey } from './import/furrow-format.ts';
 import { userFileMode } from '../platform/node/private-files.ts';
 import { crsMember, projectedGeometry, type Projection } from './export-crs.ts';
+import { ParcelTable } from './table.ts';
+import type { TableQuery } from '../core/api-table.ts';
 
 export interface ExportOptions {
   /** Only this account's parcels. */
@@ -25,6 +27,11 @@ export interface ExportOptions {
    * names it in the legacy "crs" member (which Furrow's import reads back), the CSV's WKT is in it.
    */
   projection?: Projection | null;
+  /**
+   * Only the rows of the attribute table's query, in its order (core/api-table.ts): what the table shows. exportFile
+   * only (any size); its account is the query's.
+   */
+  table?: TableQuery;
 }
 
 export interface ExportFileOptions extends ExportOptions {
@@ -175,10 +182,13 @@ class Snapshot {
   private readonly params: unknown[];
   private readonly byFarm: boolean;
   private readonly farmNames = new Map<string, string>();
+  /** The table's rows in its order (their rowids), read once in the snapshot: pages are slices of it. */
+  private readonly tableRows: number[] | null;
 
   constructor(file: string, opts: ExportOptions) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     this.db.exec('BEGIN');
+    this.tableRows = opts.table ? new ParcelTable(this.db).rowids(opts.table) : null;
     this.byFarm = opts.farmLocalId !== undefined;
     // The same selections and order as MirrorReader.parcels (a farm: by creation) and allParcels (by rowid).
     this.where = this.byFarm ? 'farm_local_id = ? AND deleted = 0' : opts.accountId !== undefined ? 'account_id = ? AND deleted = 0' : 'deleted = 0';
@@ -186,11 +196,16 @@ class Snapshot {
   }
 
   count(): number {
+    if (this.tableRows) return this.tableRows.length;
     return this.db.prepare(`SELECT COUNT(*) FROM parcels WHERE ${this.where}`).pluck().get(...this.params) as number;
   }
 
   /** Pages in export order; `columns` narrows what is read (the CSV's first pass reads the metadata alone). */
   async *pages(columns = '*'): AsyncGenerator<ParcelRow[]> {
+    if (this.tableRows) {
+      yield* this.tablePages(this.tableRows, columns);
+      return;
+    }
     const stmt = this.byFarm
       ? this.db.prepare(`SELECT rowid AS rid, ${columns}, created AS c FROM parcels WHERE ${this.where} AND (created > ? OR (created = ? AND rowid > ?)) ORDER BY created, rowid LIMIT ${PAGE}`)
       : this.db.prepare(`SELECT rowid AS rid, ${columns} FROM parcels WHERE ${this.where} AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`);
@@ -202,6 +217,17 @@ class Snapshot {
       yield rows;
       if (rows.length < PAGE) return;
       // A turn of the event loop between pages, for whoever shares this thread.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The table's rows a page at a time, in its order. */
+  private async *tablePages(rowids: readonly number[], columns: string): AsyncGenerator<ParcelRow[]> {
+    const stmt = this.db.prepare(`SELECT rowid AS rid, ${columns} FROM parcels WHERE rowid IN (SELECT value FROM json_each(?))`);
+    for (let at = 0; at < rowids.length; at += PAGE) {
+      const ids = rowids.slice(at, at + PAGE);
+      const byRid = new Map((stmt.all(JSON.stringify(ids)) as (ParcelRow & { rid: number })[]).map((r) => [r.rid, r]));
+      yield ids.map((id) => byRid.get(id)!);
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

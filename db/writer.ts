@@ -32,6 +32,8 @@ export interface PreparedParcel extends ParcelColumns<Utf8Text> {
 
 export interface ParcelPatchInput { name?: string; metadata?: Record<string, unknown>; geom?: unknown }
 export interface CropInput extends CropFields { family_id?: number | null; family_name?: string | null }
+/** What bulkEditParcels does to each parcel: a metadata key set (value null: removed), a crop added. */
+export interface BulkParcelEdit { metadata?: { key: string; value: string | number | boolean | null }; crop?: Pick<CropInput, 'name' | 'campaign' | 'family_id' | 'family_name'> }
 
 /**
  * Every user edit of the mirror goes through here: it changes the rows, records the change in the
@@ -215,6 +217,54 @@ export class MirrorWriter {
     fields.checked = row.checked === PARCEL_RULES_VERSION ? validationStamp(r.patch.metadata ?? (JSON.parse(row.metadata) as Metadata)) : null;
     this.edit('Edit parcel', () => this.update('parcel', row, fields));
     return getRow(this.db, 'parcel', localId)!;
+  }
+
+  /**
+   * The attribute table's bulk edit (core/api-table.ts bulkEditParcels): a metadata key set (or removed, value null)
+   * and/or a crop added, active, on every parcel given — checked first, every parcel against the service's rules (one
+   * refused: nothing changes), then written as ONE edit, so one undo brings them all back. The ops queue like any
+   * edit's and the engine sends them in its batches.
+   */
+  bulkEditParcels(localIds: readonly string[], edit: BulkParcelEdit): number {
+    const rows = [...new Set(localIds)].map((id) => this.live('parcel', id));
+    if (!rows.length) return 0;
+    const account = rows[0]!.account_id;
+    if (rows.some((r) => r.account_id !== account)) throw new EditError('A bulk edit changes the parcels of one account');
+    const maxHectares = this.parcelLimit(account);
+    const metadata = new Map<string, Metadata>();
+    if (edit.metadata) {
+      const { key, value } = edit.metadata;
+      for (const [i, row] of rows.entries()) {
+        const next = { ...(JSON.parse(row.metadata) as Metadata) };
+        if (value === null) delete next[key];
+        else next[key] = value;
+        const r = validateParcelPatch({ metadata: next }, i, { maxHectares });
+        if (!r.patch || r.problems.length) throw new EditError(`${row.name}: ${r.problems[0]?.message ?? 'invalid metadata'}; nothing was changed`, r.problems);
+        metadata.set(row.local_id, r.patch.metadata!);
+      }
+    }
+    const crop = edit.crop;
+    if (crop) {
+      const { family_id: _id, family_name: _name, ...fields } = crop;
+      const problems = validateCropFields({ ...fields, is_active: true } as Record<string, unknown>);
+      if (problems.length) throw new EditError(problems[0]!.message, problems);
+    }
+    const what = [edit.metadata ? (edit.metadata.value === null ? `remove ${edit.metadata.key}` : `set ${edit.metadata.key}`) : null, crop ? `add crop ${crop.name ?? ''}`.trim() : null].filter(Boolean).join(', ');
+    this.edit(`Bulk edit of ${rows.length} parcel(s): ${what}`, () => {
+      const t = now();
+      for (const row of rows) {
+        const meta = metadata.get(row.local_id);
+        if (meta) this.update('parcel', row, { metadata: JSON.stringify(meta), checked: row.checked === PARCEL_RULES_VERSION ? validationStamp(meta) : null });
+        if (crop) {
+          this.insert('crop', {
+            local_id: randomUUID(), account_id: account, parcel_local_id: row.local_id, server_id: null, key: null,
+            family_id: crop.family_id ?? null, family_name: crop.family_name ?? null, name: crop.name ?? null, campaign: crop.campaign ?? null,
+            area: null, variety: null, harvested_qty: null, sowing: null, closure: null, is_active: 1, base: null, deleted: 0, created: t, modified: t,
+          } satisfies CropRow);
+        }
+      }
+    });
+    return rows.length;
   }
 
   deleteParcel(localId: string): void {

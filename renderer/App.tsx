@@ -41,6 +41,10 @@ import { MeasureButton, MeasurePanel } from './features/measure/MeasurePanel.tsx
 import { useToolKeys } from './features/measure/useToolKeys.ts';
 import { GoToButton, GoToPanel } from './features/goto/GoToPanel.tsx';
 import { useGoTo } from './features/goto/goto-store.ts';
+import { ParcelTable, TableButton } from './features/table/ParcelTable.tsx';
+import { toggleTable, useTable } from './features/table/table-store.ts';
+import { PrintButton, PrintPanel } from './features/print/PrintPanel.tsx';
+import { usePrint } from './features/print/print-store.ts';
 
 /** A sync started elsewhere (the launcher, another tab) reports only progress: its bar goes once it has been quiet this long. */
 const SYNC_QUIET_MS = 2000;
@@ -59,6 +63,8 @@ export function App({ backend }: { backend: Backend }) {
   const said = useAnnounce((s) => s.text);
   const measuring = useApp((s) => s.mode === 'measure');
   const goingTo = useGoTo((s) => s.open);
+  const tableOpen = useTable((s) => s.open);
+  const printing = usePrint((s) => s.open);
   useZoomKey(api);
   useToolKeys();
   useAutoSync(api);
@@ -137,6 +143,9 @@ export function App({ backend }: { backend: Backend }) {
       } else if (isShortcut(e, 'cockpit') && account) {
         e.preventDefault();
         toggleCockpit();
+      } else if (isShortcut(e, 'table') && account) {
+        e.preventDefault();
+        toggleTable();
       } else if (isShortcut(e, 'rotation') && account && mode === 'browse') {
         // The rotation table of the selected parcel's farm, else of the chosen farm; R again closes it.
         e.preventDefault();
@@ -167,14 +176,15 @@ export function App({ backend }: { backend: Backend }) {
             <MapView />
             <Legend />
             <FilterBanner />
+            {tableOpen && account ? <ParcelTable /> : null}
             {rotationTable ? <FarmRotationTable /> : null}
             {help ? <HelpPanel /> : null}
             {cockpit ? <SyncCockpit /> : null}
             <ImportDialog />
             <ImportDropZone />
             {/* The map's tools, above the cursor's read-out (the toolbar is full at 1280 px: the header stays one line). */}
-            <div className="map-tool-buttons" role="group" aria-label="Map tools"><MeasureButton /><GoToButton /></div>
-            {measuring || goingTo ? <div className="map-tools">{measuring ? <MeasurePanel /> : null}{goingTo ? <GoToPanel /> : null}</div> : null}
+            <div className="map-tool-buttons" role="group" aria-label="Map tools"><MeasureButton /><GoToButton /><TableButton /><PrintButton /></div>
+            {measuring || goingTo || printing ? <div className="map-tools">{measuring ? <MeasurePanel /> : null}{goingTo ? <GoToPanel /> : null}{printing ? <PrintPanel /> : null}</div> : null}
           </div>
           {/* Nothing to list or edit before an account is connected: the Connect form has the room. */}
           <div className="side" id="side" tabIndex={-1} role="region" aria-label="Side panel" hidden={firstRun}>

@@ -37,6 +37,8 @@ import { usePositionLayer } from './features/position/usePositionLayer.ts';
 import { PositionPanel } from './features/position/PositionPanel.tsx';
 import { useMeasureLayer } from './features/measure/useMeasureLayer.ts';
 import { useGoToMarker } from './features/goto/useGoToMarker.ts';
+import { toggleRow, useTable } from './features/table/table-store.ts';
+import { setPrintView } from './features/print/print-store.ts';
 
 const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
 /**
@@ -147,6 +149,8 @@ export function MapView() {
       if (!size) return;
       const e = transformExtent(m.getView().calculateExtent(size), 'EPSG:3857', 'EPSG:4326');
       const bbox: [number, number, number, number] = [Math.max(-180, e[0]!), Math.max(-90, e[1]!), Math.min(180, e[2]!), Math.min(90, e[3]!)];
+      // What a print shows (features/print/).
+      setPrintView(bbox);
       const mine = ++seq;
       layers.current?.loading();
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
@@ -158,6 +162,7 @@ export function MapView() {
         layers.current?.shown(fc.features.length);
         if (colourBy !== 'state') setRotations(cropLegend(fc.features.map((f) => f.properties.crop), colourBy, (key) => cropColour(useRotations.getState().colours, colourBy, key)));
         layers.current?.select(useApp.getState().selectedId);
+        layers.current?.markRows();
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
     };
@@ -214,6 +219,9 @@ export function MapView() {
   }, [api, account, zoomTo, farmsKnown]);
 
   useEffect(() => { layers.current?.select(selectedId); }, [selectedId]);
+  // The attribute table's selection, marked (features/table/); none once the table is closed.
+  const tableSelection = useTable((s) => (s.open ? s.selected : null));
+  useEffect(() => { layers.current?.markRows(tableSelection ?? new Set()); }, [tableSelection]);
 
   // Clicking a parcel selects it (when not drawing or dropping a point).
   useEffect(() => {
@@ -224,6 +232,9 @@ export function MapView() {
       // told after the mode ended (a loaded machine runs input before timers), is not a selection.
       if (e.originalEvent.timeStamp < browseSince) return;
       const hit = layers.current?.hit(e.pixel);
+      // With the attribute table open, Shift adds the parcel to its selection (or takes it out): the map's own
+      // selection, and the side panel, stay as they were.
+      if (hit && e.originalEvent.shiftKey && useTable.getState().open) return toggleRow(String(hit.getId()));
       set({ selectedId: hit ? String(hit.getId()) : null });
     });
     return () => unByKey(key);

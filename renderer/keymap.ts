@@ -6,7 +6,7 @@ import { create } from 'zustand';
 import { isField } from './keys.ts';
 
 export type ShortcutId = 'draw' | 'point' | 'modify' | 'sync' | 'import' | 'cockpit' | 'accounts' | 'search' | 'zoom' | 'farm' | 'plants' | 'rotation' | 'basemap' | 'measure' | 'goto' | 'help'
-  | 'position' | 'here' | 'follow';
+  | 'position' | 'here' | 'follow' | 'table';
 
 /** The keys as shipped, lower case; the order is the Settings list's. */
 export const DEFAULT_KEYS: Readonly<Record<ShortcutId, string>> = {
@@ -14,6 +14,8 @@ export const DEFAULT_KEYS: Readonly<Record<ShortcutId, string>> = {
   search: '/', zoom: 'z', farm: 'n', plants: 't', rotation: 'r', basemap: 'b', measure: 'e', goto: 'g', help: '?',
   // Where the user stands (features/position/): L the position panel, V a vertex at the position, F follow it.
   position: 'l', here: 'v', follow: 'f',
+  // Every parcel as a table (features/table/): K, the letters a table's name would take being taken.
+  table: 'k',
 };
 export const SHORTCUT_IDS = Object.keys(DEFAULT_KEYS) as ShortcutId[];
 
@@ -22,7 +24,7 @@ export const SHORTCUT_NAMES: Readonly<Record<ShortcutId, string>> = {
   draw: 'Draw polygon', point: 'Drop hectare point', modify: 'Modify', sync: 'Sync now', import: 'Import', cockpit: 'Sync details',
   accounts: 'Accounts', search: 'Search', zoom: 'Zoom to parcel', farm: 'Create farm', plants: 'Plants', rotation: 'Crop rotation',
   basemap: 'Layers', measure: 'Measure', goto: 'Go to coordinate', help: 'Keyboard shortcuts',
-  position: 'Position (GNSS receiver)', here: 'Vertex at my position', follow: 'Follow my position',
+  position: 'Position (GNSS receiver)', here: 'Vertex at my position', follow: 'Follow my position', table: 'Attribute table',
 };
 
 export interface Keymap { enabled: boolean; keys: Record<ShortcutId, string> }

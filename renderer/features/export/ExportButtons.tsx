@@ -4,7 +4,7 @@
 // (renderer/bytes-url.ts), so the file streams from disk through the shell and never crosses the API as one string.
 // Electron asks where to save it, a browser puts it in its downloads.
 import { useState } from 'react';
-import type { Download } from '../../../core/api.ts';
+import type { Download, TableQuery } from '../../../core/api.ts';
 import { useApi } from '../../context.ts';
 import { say, useApp } from '../../store.ts';
 import { bytesUrl } from '../../bytes-url.ts';
@@ -12,8 +12,8 @@ import { CRS_CHOICES, inCrs, lastCrs, parseEpsg, rememberCrs, WGS84_CODE } from 
 
 const OTHER = 'other';
 
-/** Downloads the file at `url` under `fileName` (the answer's Content-Disposition names it too). */
-function download(url: string, fileName: string): void {
+/** Downloads the file at `url` under `fileName` (the answer's Content-Disposition names it too); the print's too. */
+export function download(url: string, fileName: string): void {
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;
@@ -36,6 +36,8 @@ export interface ExportProps {
   named?: boolean;
   /** Whose parcels: the shown account's unless given. */
   account?: string;
+  /** The rows the attribute table shows (its query, of the shown account): filtered, in its order, any number. */
+  table?: TableQuery;
   /** Only the parcels with changes the service does not have (a stale account's work). */
   unsent?: boolean;
   /** The word before the buttons. */
@@ -46,9 +48,9 @@ export interface ExportProps {
 
 /**
  * The selected parcel (`parcel`, its local id) or a farm (`farm`) of the shown account, or all of `account`'s parcels
- * (only its unsent ones with `unsent`); `label` names it for screen readers.
+ * (only its unsent ones with `unsent`), or the attribute table's rows (`table`); `label` names it for screen readers.
  */
-export function ExportButtons({ parcel, farm, label, account: of, unsent = false, named = false, prefix = 'Export', onExported }: ExportProps) {
+export function ExportButtons({ parcel, farm, table, label, account: of, unsent = false, named = false, prefix = 'Export', onExported }: ExportProps) {
   const api = useApi();
   const shown = useApp((s) => s.account?.id);
   const account = of ?? shown;
@@ -67,7 +69,7 @@ export function ExportButtons({ parcel, farm, label, account: of, unsent = false
     if (typed === null) return void say(`Not exported: "${other}" is not an EPSG code (a whole number such as 25830).`, true);
     setBusy(true);
     try {
-      const r = await api.exportDownload({ account, format, ...(parcel ? { parcels: [parcel] } : {}), ...(farm ? { farm } : {}), ...(unsent ? { unsent } : {}), ...(typed !== WGS84_CODE ? { crs: typed } : {}) }, {
+      const r = await api.exportDownload({ account, format, ...(parcel ? { parcels: [parcel] } : {}), ...(farm ? { farm } : {}), ...(table ? { table } : {}), ...(unsent ? { unsent } : {}), ...(typed !== WGS84_CODE ? { crs: typed } : {}) }, {
         onProgress: ({ done, total }) => { if (total > 2000) say(`Exporting ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} parcels…`); },
       });
       // An empty file is no use: nothing is downloaded (the caller says why).

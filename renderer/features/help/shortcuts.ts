@@ -45,6 +45,7 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { id: 'zoom', keys: 'Z', what: 'Zoom to the selected parcel, else the chosen farm' },
       { id: 'farm', keys: 'N', what: 'Create a farm' },
       { id: 'plants', keys: 'T', what: 'Show or hide plants (at field scale)' },
+      { id: 'table', keys: 'K', what: 'Attribute table: every parcel of the farm or the account as rows; sort, filter, select, bulk edit, export' },
       { id: 'rotation', keys: 'R', what: "Crop rotation table of the selected parcel's farm (else the chosen farm)" },
       { id: 'basemap', keys: 'B', what: 'Layers: basemaps and overlays' },
       { id: 'measure', keys: 'E', what: 'Measure a distance or an area, geodesic (E again or Esc stops; Enter finishes, Backspace takes back a vertex)' },
@@ -61,6 +62,14 @@ export const SHORTCUTS: { group: string; items: Shortcut[] }[] = [
       { keys: 'Enter', what: 'On the map: open the selected parcel in the side panel. In the list: select the parcel, show it on the map' },
       { keys: 'ArrowUp ArrowDown', what: 'Move along the list of parcels (past its ends: the other pages); on the map: pan' },
       { keys: 'PageUp PageDown', what: "The list's previous or next page of parcels" },
+    ],
+  },
+  {
+    group: 'In the attribute table',
+    items: [
+      { keys: 'Shift+ArrowUp Shift+ArrowDown', what: 'Extend the selection of rows (Shift+click too; Ctrl+click or Space adds or takes one row)' },
+      { keys: 'Control+A', what: 'Select every row shown (up to 100,000)' },
+      { keys: 'Shift+Click', what: 'On the map, with the table open: add the parcel to the selection, or take it out' },
     ],
   },
 ];

@@ -8,7 +8,7 @@ import type { Box } from './label-placement.ts';
 
 export const COVERING = [
   '.legend', '.filter-banner', '.layers-control', '.ol-zoom', '.ol-scale-line', '.cursor-position',
-  '.map-tool-buttons', '.map-tools', '.position-control', '.position-readout', '.ol-attribution',
+  '.map-tool-buttons', '.map-tools', '.position-control', '.position-readout', '.ol-attribution', '.parcel-table',
 ];
 
 /** The boxes of what matches `selectors` and is shown, in the pixels of `map`'s viewport. */

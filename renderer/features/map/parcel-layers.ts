@@ -5,6 +5,7 @@
 // - webgl: a WebGLVector layer on the same source, used for large answers when this browser has WebGL. Without it
 //   (webglAvailable() false) the canvas layer draws every answer: the fallback.
 // - selection: the selected parcel alone on a small Vector layer above, so selecting never redraws the parcel image.
+// - marked: the attribute table's selected rows in view (features/table/), outlined on a Vector layer of their own.
 // - labels: the parcels' names, placed as QGIS would (parcel-labels.ts), on a layer above all these and the plants.
 // The renderer in use and WebGL's availability are written on the map element (data-parcel-renderer, data-webgl)
 // for the tests and the benchmark; performance marks say when parcels were first drawn and how long hits took.
@@ -17,7 +18,7 @@ import WebGLVectorLayer from 'ol/layer/WebGLVector.js';
 import VectorSource from 'ol/source/Vector.js';
 import type { Pixel } from 'ol/pixel.js';
 import type { Coordinate } from 'ol/coordinate.js';
-import { parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
+import { markedStyle, parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
 import { webglAvailable } from './webgl.ts';
 import { LABELS_UP_TO, ParcelLabels } from './parcel-labels.ts';
 import type { ColourBy, CropColours } from '../rotations/rotation-store.ts';
@@ -51,8 +52,11 @@ export class ParcelLayers {
   readonly canvas: VectorImageLayer<VectorSource>;
   readonly webgl: WebGLVectorLayer<VectorSource> | null;
   readonly selection: VectorLayer<VectorSource>;
+  readonly marked: VectorLayer<VectorSource>;
   readonly labels: ParcelLabels;
   private readonly picked = new VectorSource();
+  private readonly markedSource = new VectorSource();
+  private markedIds: ReadonlySet<string> = new Set();
   private renderer: ParcelRenderer = 'canvas';
   /** What the canvas layer colours parcels by; anything but the sync state keeps every answer on it (see shown). */
   private colouring: ColourBy = 'state';
@@ -68,12 +72,13 @@ export class ParcelLayers {
     this.canvas = new VectorImageLayer({ source, style: parcelStyle(() => this.colouring, colourOf), imageRatio: 1.5 });
     this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
     this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring, colourOf) });
+    this.marked = new VectorLayer({ source: this.markedSource, style: markedStyle() });
     this.labels = new ParcelLabels(source);
   }
 
   /** The layers, bottom to top, for the map's layer list. */
   layers(): BaseLayer[] {
-    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.selection, this.labels.layer];
+    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.marked, this.selection, this.labels.layer];
   }
 
   attach(map: OlMap): void {
@@ -138,6 +143,28 @@ export class ParcelLayers {
     if (f) this.picked.addFeature(f as Feature);
     this.picked.changed();
     this.labels.select(id);
+  }
+
+  /**
+   * Marks the table's selected rows that are in the source (the view): `ids` given, those; else the last ones again,
+   * after a new answer. At most the view's parcels, found by id.
+   */
+  markRows(ids?: ReadonlySet<string>): void {
+    if (ids) this.markedIds = ids;
+    const found: Feature[] = [];
+    if (this.markedIds.size) {
+      // The smaller side looked up in the other: 500 rows selected among 20,000 in view, or all of them.
+      if (this.markedIds.size < this.source.getFeatures().length) {
+        for (const id of this.markedIds) { const f = this.source.getFeatureById(id); if (f) found.push(f as Feature); }
+      } else {
+        for (const f of this.source.getFeatures()) if (this.markedIds.has(String(f.getId()))) found.push(f);
+      }
+    }
+    this.markedSource.clear(true);
+    this.markedSource.addFeatures(found);
+    this.markedSource.changed();
+    const el = this.map?.getTargetElement();
+    if (el) el.dataset.marked = String(found.length);
   }
 
   /** The parcel under the pixel (3 px of tolerance); its time is measured. */

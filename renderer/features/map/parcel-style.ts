@@ -100,6 +100,12 @@ export const selectedStyle = (colourBy: () => ColourBy = () => 'state', colourOf
   stroke: new Stroke({ color: '#111', width: 3 }),
 });
 
+/** A row selected in the attribute table (features/table/): a blue outline over its own colours, a light blue wash. */
+export const markedStyle = () => {
+  const style = new Style({ fill: new Fill({ color: 'rgba(11,87,208,0.18)' }), stroke: new Stroke({ color: '#0b57d0', width: 2.5 }) });
+  return () => style;
+};
+
 /**
  * The WebGL layer's flat style: the same colours by state, as a `match` expression on the feature's `state`; no
  * dashes or hatches (it draws answers over 5,000 parcels, each a few pixels wide, where they would not show).

@@ -14,7 +14,7 @@ const MAX_ZOOM = 18;
 /** A point, or a parcel a few metres wide, still gets a field's worth of map around it. */
 const MIN_SIZE_M = 150;
 /** What a fit keeps clear: what stays over the map (not the cursor's coordinates, there only while the pointer is). */
-const FIT_COVERING = ['.legend', '.filter-banner', '.layers-control', '.ol-zoom', '.ol-scale-line'];
+const FIT_COVERING = ['.legend', '.filter-banner', '.layers-control', '.ol-zoom', '.ol-scale-line', '.parcel-table'];
 
 /** Web Mercator's resolution at zoom 0 (m/pixel): a maxZoom's is this / 2^zoom. */
 const RESOLUTION_0 = 156_543.033_928_040_97;
