@@ -11,7 +11,7 @@ import { freePort } from '../platform/node/free-port.ts';
 import { findBinaries, missingPrerequisite } from '../test/helpers/pg-server.ts';
 import { type Balancer, startBalancer, stopBalancer, writeBalancerConfig } from './haproxy.ts';
 import { type Bouncer, PGBOUNCER_BIN, startBouncer, stopBouncer, writeBouncerConfig } from './pgbouncer.ts';
-import { createPrimary, createStandby, DATABASE, type PgNode, pgStop, REPLICATION_ROLE, SERVICE_ROLE, serverDir, serverSecret } from './postgres.ts';
+import { createPrimary, createStandby, makeSynchronous, DATABASE, type PgNode, pgStop, REPLICATION_ROLE, SERVICE_ROLE, serverDir, serverSecret } from './postgres.ts';
 import { ROOT, SERVICE, type ServiceSpec, serviceEnv, startService, stopService } from './services.ts';
 
 export interface DeploymentOptions {
@@ -45,6 +45,8 @@ export interface Deployment {
   databaseUrl: string;
   passfile: string;
   demo?: Record<string, string>;
+  /** After a failover: `standby` is the old primary, stopped (deploy/failover.ts). */
+  standbyLost?: boolean;
 }
 
 export const DEFAULT_DIR = join(process.getuid?.() === 0 ? '/tmp' : (process.env.TMPDIR ?? '/tmp'), 'furrow-deploy');
@@ -53,7 +55,7 @@ export const defaults = (dir = DEFAULT_DIR): DeploymentOptions =>
   ({ dir, services: 2, durable: true, synchronous: false, logStatements: false, demo: true, poolMax: 10 });
 
 const statePath = (dir: string) => join(dir, 'state.json');
-const save = (d: Deployment) => writeFileSync(statePath(d.dir), `${JSON.stringify(d, null, 2)}\n`, { mode: 0o600 });
+export const saveDeployment = (d: Deployment) => writeFileSync(statePath(d.dir), `${JSON.stringify(d, null, 2)}\n`, { mode: 0o600 });
 
 export function readDeployment(dir: string): Deployment | null {
   return existsSync(statePath(dir)) ? JSON.parse(readFileSync(statePath(dir), 'utf8')) as Deployment : null;
@@ -98,7 +100,7 @@ export async function up(opts: DeploymentOptions): Promise<Deployment> {
     databaseUrl: `postgres://${SERVICE_ROLE}@127.0.0.1:${bouncerPort}/${DATABASE}`,
     passfile: join(opts.dir, 'pgpass'),
   };
-  save(d);
+  saveDeployment(d);
   try {
     const passwords = { service: randomBytes(24).toString('base64url'), replication: randomBytes(24).toString('base64url') };
     // The service processes' passwords (PgBouncer, and the standby for reads), readable by their user only.
@@ -108,6 +110,7 @@ export async function up(opts: DeploymentOptions): Promise<Deployment> {
     serverSecret(replicationPass, `${pgpassLine('*', '*', REPLICATION_ROLE, passwords.replication)}\n`);
     await createPrimary(d.bin, d.primary, passwords, opts);
     createStandby(d.bin, d.primary, d.standby, replicationPass);
+    if (opts.synchronous) await makeSynchronous(d.primary);
     writeBouncerConfig(d.bouncer, primaryPort, passwords.service, 20);
     await startBouncer(d.bouncer);
     mkdirSync(d.balancer.dir, { recursive: true, mode: 0o700 });
@@ -117,10 +120,10 @@ export async function up(opts: DeploymentOptions): Promise<Deployment> {
     const common = { databaseUrl: d.databaseUrl, passfile: d.passfile, publicUrl: d.url, poolMax: opts.poolMax };
     await Promise.all(d.services.map(async (s) => {
       s.pid = await startService(s, serviceEnv(s, common));
-      save(d);
+      saveDeployment(d);
     }));
     if (opts.demo) d.demo = loadDemo(d, common);
-    save(d);
+    saveDeployment(d);
     return d;
   } catch (e) {
     await down(opts.dir, { purge: true });

@@ -35,12 +35,13 @@ export function writeBalancerConfig(b: Balancer, servicePorts: readonly number[]
     '  timeout server 60s',
     '  timeout http-request 20s',
     '  timeout http-keep-alive 60s',
-    // A connection refused or reset before the request was sent: up to 3 retries, the last ones on another process
-    // (redispatch). Only connection failures: a request a process received may have been committed by it, so an
-    // answer lost after that is the client's to reconcile (the sync engine does, docs/sync.md).
+    // A connection refused before the request was sent: up to 3 retries, each on another process (redispatch 1).
+    // A GET or HEAD whose process closed the connection without an answer (killed) is also resent: a read. Any
+    // other request a process received may have been committed by it, so an answer lost after that is the
+    // client's to reconcile (the sync engine does, docs/sync.md): HAProxy answers 502 and never resends it.
     '  retries 3',
     '  option redispatch 1',
-    '  retry-on conn-failure',
+    '  retry-on conn-failure empty-response junk-response',
     '',
     'frontend furrow',
     `  bind 127.0.0.1:${b.port}`,
@@ -48,6 +49,7 @@ export function writeBalancerConfig(b: Balancer, servicePorts: readonly number[]
     '',
     'backend services',
     '  balance roundrobin',
+    '  http-request disable-l7-retry if !METH_GET !METH_HEAD',
     '  option httpchk GET /healthz',
     '  http-check expect status 200',
     // Every second, out after 2 failed checks, back after 2 good ones; a process marked down has its connections cut.

@@ -64,7 +64,10 @@ export async function adminQuery<T extends pg.QueryResultRow = pg.QueryResultRow
 export interface PrimaryOptions {
   /** fsync and full-page writes on (default); the tests turn them off, the cluster is deleted after. */
   durable: boolean;
-  /** synchronous_standby_names = the standby: a commit returns once the standby has it (docs/deploy.md, failover). */
+  /**
+   * synchronous_standby_names = the standby, once it runs (before, every commit would wait for it): a commit returns
+   * once the standby has it (docs/deploy.md, failover).
+   */
   synchronous: boolean;
   /** log_statement = 'all': the tests read the log to check what the service sends through PgBouncer. */
   logStatements: boolean;
@@ -80,7 +83,6 @@ function commonConf(node: PgNode, opts: PrimaryOptions): string[] {
     // The standby serves reads: a listing there keeps its snapshot, the primary keeps the rows it needs (no
     // "canceling statement due to conflict with recovery" for a long listing).
     'hot_standby = on', 'hot_standby_feedback = on',
-    ...(opts.synchronous ? [`synchronous_standby_names = '${SLOT}'`] : []),
     ...(opts.durable ? [] : ['fsync = off', 'full_page_writes = off']),
     ...(opts.logStatements ? ["log_statement = 'all'", "log_line_prefix = '%m [%p] %u@%d '"] : []),
     '',
@@ -152,6 +154,12 @@ export function createStandby(bin: string, primary: PgNode, node: PgNode, passfi
     "synchronous_standby_names = ''", '',
   ].join('\n'));
   pgStart(bin, node);
+}
+
+/** Commits on the primary wait for the standby from now on (ALTER SYSTEM: kept in postgresql.auto.conf). */
+export async function makeSynchronous(primary: PgNode): Promise<void> {
+  await adminQuery(primary, `ALTER SYSTEM SET synchronous_standby_names = '${SLOT}'`);
+  await adminQuery(primary, 'SELECT pg_reload_conf()');
 }
 
 /** Promotes the standby to a primary (after the primary is lost: docs/deploy.md, failover). */

@@ -2,7 +2,7 @@
 // (fsync off: nothing in it outlives the file), statements logged, stopped and deleted after the file's tests.
 // Without PostgreSQL, PgBouncer or HAProxy, CI fails naming the package; a developer's run skips, saying so.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { defaults, deployPrerequisite, down, up, type Deployment, type DeploymentOptions } from './deployment.ts';
 
@@ -14,22 +14,18 @@ export const DEPLOY_SKIP = missing;
 /** Starts the deployment before the file's tests (a getter: it exists once beforeAll has run). */
 export function useDeployment(opts: Partial<DeploymentOptions> = {}): () => Deployment {
   let d: Deployment | null = null;
+  let parent: string | null = null;
   beforeAll(async () => {
     if (missing) return;
-    const parent = mkdtempSync('/tmp/furrow-deploy-test-');
+    parent = mkdtempSync('/tmp/furrow-deploy-test-');
     chmodSync(parent, 0o711); // the server's user (postgres, for root) passes through to its folders
-    const dir = join(parent, 'deployment');
-    try {
-      d = await up({ ...defaults(dir), durable: false, logStatements: true, ...opts });
-    } catch (e) {
-      rmSync(parent, { recursive: true, force: true }); // up() has stopped what it started
-      throw e;
-    }
+    d = await up({ ...defaults(join(parent, 'deployment')), durable: false, logStatements: true, ...opts });
   }, 120_000);
   afterAll(async () => {
-    if (!d) return;
-    await down(d.dir, { purge: true });
-    rmSync(dirname(d.dir), { recursive: true, force: true });
+    // From the folder, not `d`: a start that failed or timed out has left its state.json there.
+    if (!parent) return;
+    await down(join(parent, 'deployment'), { purge: true });
+    rmSync(parent, { recursive: true, force: true });
   }, 60_000);
   return () => d!;
 }
