@@ -28,6 +28,8 @@ export interface DeploymentOptions {
   demo: boolean;
   /** Each service process's pool (PG_POOL_MAX); PgBouncer's server pool is what reaches the database. */
   poolMax: number;
+  /** Tests only: the processes' fault-injection endpoint (FAULTS=1). */
+  faults?: boolean;
 }
 
 export interface Deployment {
@@ -117,7 +119,7 @@ export async function up(opts: DeploymentOptions): Promise<Deployment> {
     writeBalancerConfig(d.balancer, servicePorts);
     startBalancer(d.balancer);
     // All at once on the fresh database, through PgBouncer: one migrates under the advisory lock, the others wait.
-    const common = { databaseUrl: d.databaseUrl, passfile: d.passfile, publicUrl: d.url, poolMax: opts.poolMax };
+    const common = { databaseUrl: d.databaseUrl, passfile: d.passfile, publicUrl: d.url, poolMax: opts.poolMax, faults: opts.faults };
     await Promise.all(d.services.map(async (s) => {
       s.pid = await startService(s, serviceEnv(s, common));
       saveDeployment(d);

@@ -19,7 +19,7 @@ import { DEPLOY_SKIP, demoClient, useDeployment } from './test-deployment.ts';
 
 describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced through the balancer', () => {
   // Synchronous replication: a commit is acknowledged once the standby has it, what the failover test relies on.
-  const deployment = useDeployment({ services: 3, synchronous: true });
+  const deployment = useDeployment({ services: 3, synchronous: true, faults: true });
   let dir: string;
   let mirror: Mirror;
   let account: string;
@@ -76,6 +76,28 @@ describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced throu
     expect(local.map((p) => p.server_id).sort()).toEqual(features.map((f) => f.id).sort());
     expect(mirror.read.outbox(account)).toEqual([]);
   }
+
+  /** A fault on every process (service/faults.ts): whichever takes the request answers it so. */
+  async function faultEverywhere(body: Record<string, unknown>): Promise<void> {
+    for (const s of deployment().services) {
+      const r = await fetch(`http://127.0.0.1:${s.port}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(r.status, await r.text()).toBeLessThan(300);
+    }
+  }
+
+  it('a 504 after commit on each process, reconciled through the others: every batch once, every fault used', async () => {
+    const farm = await farmWithParcels('gateway-timeout', 600);
+    // Each process answers the first batch it takes 504, after committing it; the engine's reconciling reads go
+    // round robin to the other processes, which must see the commit.
+    await faultEverywhere({ match: 'POST /api/parcels/', mode: '504-after-commit' });
+    await expectSynced(engine().sync({ accounts: [account], pull: false }));
+    await expectExactlyOnce(farm, 600);
+    for (const s of deployment().services) {
+      const pending = await (await fetch(`http://127.0.0.1:${s.port}/__faults__`)).json() as { faults: unknown[] };
+      expect(pending.faults).toEqual([]);
+    }
+    await faultEverywhere({ mode: 'reset' });
+  }, 120_000);
 
   it('a process killed mid-sync: HAProxy takes it out, reads are resent, the engine reconciles, nothing lost or duplicated', async () => {
     const d = deployment();

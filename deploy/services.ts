@@ -20,7 +20,7 @@ export interface ServiceSpec {
  * PGPASSFILE (mode 0600). MAX_CONNECTIONS_PER_ADDRESS=0: every request comes from the balancer's address, which
  * bounds clients itself (docs/deploy.md).
  */
-export function serviceEnv(s: ServiceSpec, common: { databaseUrl: string; readUrl?: string; passfile: string; publicUrl: string; poolMax: number }): NodeJS.ProcessEnv {
+export function serviceEnv(s: ServiceSpec, common: { databaseUrl: string; passfile: string; publicUrl: string; poolMax: number; faults?: boolean }): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -29,7 +29,8 @@ export function serviceEnv(s: ServiceSpec, common: { databaseUrl: string; readUr
     DATA_DIR: s.dir,
     PUBLIC_URL: common.publicUrl,
     DATABASE_URL: common.databaseUrl,
-    ...(common.readUrl ? { DATABASE_READ_URL: common.readUrl } : {}),
+    // Tests only: the fault-injection endpoint (service/faults.ts), never in a real deployment.
+    ...(common.faults ? { FAULTS: '1' } : {}),
     PGPASSFILE: common.passfile,
     PG_POOL_MAX: String(common.poolMax),
     MAX_CONNECTIONS_PER_ADDRESS: '0',
