@@ -52,8 +52,12 @@ export function writeBalancerConfig(b: Balancer, servicePorts: readonly number[]
     '  http-request disable-l7-retry if !METH_GET !METH_HEAD',
     '  option httpchk GET /healthz',
     '  http-check expect status 200',
-    // Every second, out after 2 failed checks, back after 2 good ones; a process marked down has its connections cut.
-    '  default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions maxconn 200',
+    // Every second, out after 3 failed checks, back after 2 good ones; a process marked down has its connections
+    // cut. A check may take 5 s: a busy process (a loaded machine) answers late, and checks timing out on every
+    // process at once would take them all out (HAProxy then answers 503 to everything). A killed process refuses
+    // the connection at once, so it is out in about 3 s all the same.
+    '  timeout check 5s',
+    '  default-server inter 1s fall 3 rise 2 on-marked-down shutdown-sessions maxconn 200',
     ...servicePorts.map((p, i) => `  server s${i + 1} 127.0.0.1:${p} check`),
     '',
   ].join('\n');

@@ -46,6 +46,9 @@ export function writeBouncerConfig(b: Bouncer, primaryPort: number, password: st
     // A client connection PgBouncer cannot serve at once waits at most this long, then fails (the service's pool
     // connection timeout is 5 s).
     'query_wait_timeout = 10',
+    // After a failed login to the database (the primary down, before failover repoints it) PgBouncer refuses every
+    // client for server_login_retry (default 15 s): 1 s, so that clients are served again a second after failover.
+    'server_login_retry = 1',
     `logfile = ${join(b.dir, 'pgbouncer.log')}`, `pidfile = ${join(b.dir, 'pgbouncer.pid')}`,
     '',
   ].join('\n');
