@@ -13,7 +13,7 @@ import { ServiceClient } from '../sync/http.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
 import { failover } from './failover.ts';
 import { serverStats } from './haproxy.ts';
-import { startBouncer, stopBouncer } from './pgbouncer.ts';
+import { alive, startBouncer, stopBouncer } from './pgbouncer.ts';
 import { adminQuery, DATABASE } from './postgres.ts';
 import { DEPLOY_SKIP, demoClient, useDeployment } from './test-deployment.ts';
 
@@ -60,7 +60,7 @@ describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced throu
       expect(report, JSON.stringify(report)).toMatchObject({ blocked: null, rejected: 0 });
       earlier.push(JSON.stringify({ left: report.left, waitingWhy: report.waitingWhy, unreachable: report.unreachable, error: report.error }));
       const probe = await fetch(`${deployment().url}/api/farms/`, { headers: { 'x-api-key': deployment().demo!.api_key!, 'service-account': account } });
-      earlier.push(`probe ${probe.status} ${(await probe.text()).slice(0, 300)} ${JSON.stringify(await serverStats(deployment().balancer))}`);
+      earlier.push(`probe ${probe.status} ${(await probe.text()).slice(0, 300)} ${JSON.stringify(await serverStats(deployment().balancer))} alive: ${deployment().services.map((x) => alive(x.pid!)).join(',')}`);
       report = (await engine().sync({ accounts: [account], pull: false })).accounts[0]!;
     }
     if (earlier.length) console.log(`synced after ${earlier.length + 1} runs; before: ${earlier.join(' ')}`);
