@@ -53,6 +53,12 @@ export default defineConfig({
           setupFiles: ['test/helpers/postgres-setup.ts'],
         },
       },
+      {
+        extends: true,
+        // The reference deployment (deploy/, docs/deploy.md): PostgreSQL with a standby, PgBouncer, several service
+        // processes behind HAProxy, each file starting its own.
+        test: { name: 'deploy', include: ['deploy/**/*.test.ts'] },
+      },
     ],
   },
 });

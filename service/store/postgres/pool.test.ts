@@ -55,6 +55,20 @@ describe.skipIf(PG_SKIP !== null)('openPgPool', () => {
     expect((await p.query('SELECT COUNT(*) AS n FROM idle_lock')).rows).toEqual([{ n: 0 }]);
   });
 
+  it('survives a connection lost while its client is out of the pool between statements: the holder sees the error, the process goes on', async () => {
+    const p = pool({ max: 1 });
+    const c = await p.connect();
+    await c.query('BEGIN');
+    const { rows: [me] } = await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // As PgBouncer's restart or a failover does to a listing holding its snapshot: the connection ends under it.
+    // Without a listener on the client this 'error' would end the test process (vitest reports it unhandled).
+    await pool().query('SELECT pg_terminate_backend($1)', [me!.pid]);
+    await new Promise((ok) => setTimeout(ok, 300));
+    await expect(c.query('SELECT 1')).rejects.toThrow();
+    c.release(true);
+    expect((await p.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   it('never opens more than max connections: the rest queue', async () => {
     const p = pool({ max: 2 });
     const pids = await Promise.all(Array.from({ length: 6 }, () => p.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.05)')));

@@ -80,5 +80,10 @@ export function openPgPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
   });
   const onIdleError = opts.onIdleError ?? ((err: Error) => process.stderr.write(`PostgreSQL: an idle connection failed and was dropped: ${err.message}\n`));
   pool.on('error', onIdleError);
+  // A client out of the pool between two statements (a listing's snapshot held while its body streams, a transaction
+  // between queries) whose connection ends (PgBouncer restarted, the server failed over, a session timeout) emits
+  // 'error' on the client, not the pool: with no listener, Node throws it and the whole process ends. Its holder
+  // learns of it anyway, from its next query's rejection, and releases the client, which the pool then discards.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
