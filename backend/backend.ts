@@ -15,6 +15,10 @@ import { ImportPreviews } from './import-previews.ts';
 import { Jobs } from './jobs.ts';
 import type { HostContext } from './context.ts';
 import { sessionHandlers } from './session.ts';
+import { ParcelTiles } from './parcel-tiles.ts';
+import { parcelTileHandlers } from './parcel-tile-handlers.ts';
+import type { ByteSession } from './bytes.ts';
+import type { PARCEL_TILES_API } from '../core/api-parcel-tiles.ts';
 import { accountHandlers } from './accounts.ts';
 import { farmHandlers } from './farms.ts';
 import { parcelHandlers } from './parcels.ts';
@@ -62,10 +66,14 @@ export class Backend {
   /** Areas kept offline: the host serves each page their tiles (backend/host.ts, offlineTiles). */
   readonly offline: OfflineAreas;
   private readonly changes: ChangeLog | null;
+  /** The map's parcel tiles, cut from the mirror and cached (backend/parcel-tiles.ts); each page reads its own paths. */
+  readonly parcelTiles: ParcelTiles;
   private readonly previews: ImportPreviews;
   /** The map's layer files: a page session's handlers use them with its own uploads and bytes (backend/host.ts). */
   readonly layerFiles: LayerFiles;
   private readonly listeners = new Set<BackendListener>();
+  /** The parcel tiles' handlers for a page session whose bytes are `scope` (backend/host.ts). */
+  readonly tileHandlers: (scope: ByteSession) => HandlersOf<typeof PARCEL_TILES_API>;
   /** The source of position and the walk under way (backend/position/). */
   readonly position: Position;
 
@@ -76,7 +84,14 @@ export class Backend {
     // The host cleans up what a stopped host left; the command line, which runs beside it, never does.
     const layerFiles = this.layerFiles = new LayerFiles(opts.home, opts.app ? { sweep: { used: () => savedLayerFiles(mirror) } } : {});
     const emit: HostContext['emit'] = (name, payload) => { for (const l of this.listeners) l(name, payload); };
-    const flush = () => { if (this.changes) for (const e of this.changes.drain()) emit('changed', e); };
+    // The parcel tiles a change made stale are dropped before any page hears of it and asks for them again.
+    const tiles = this.parcelTiles = new ParcelTiles(mirror);
+    const flush = () => {
+      if (this.changes) for (const e of this.changes.drain()) {
+        tiles.changed(e);
+        emit('changed', e);
+      }
+    };
     const ctx: HostContext = {
       home: opts.home,
       app: opts.app === true,
@@ -121,7 +136,10 @@ export class Backend {
       // The command line's uploads (its channel's): a page session has its own (backend/host.ts).
       ...layerFileHandlers(layerFiles, mirror, { owner: this, bytes: null }),
       ...positionHandlers(ctx, position),
+      // The tiles' paths are a page session's (backend/host.ts); the count and the click are anyone's.
+      ...parcelTileHandlers(ctx, tiles, null),
     };
+    this.tileHandlers = (scope) => parcelTileHandlers(ctx, tiles, scope);
   }
 
   /** Listens to every event the backend sends; returns the function that stops. */

@@ -21,6 +21,7 @@ import { LAYERS_API } from './api-layers.ts';
 import { LAYER_FILES_API } from './api-layer-files.ts';
 import { OFFLINE_API } from './api-offline.ts';
 import { POSITION_API, POSITION_EVENTS } from './api-position.ts';
+import { PARCEL_TILES_API } from './api-parcel-tiles.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -63,6 +64,7 @@ export const API = {
   ...LAYER_FILES_API,
   ...OFFLINE_API,
   ...POSITION_API,
+  ...PARCEL_TILES_API,
 } satisfies Contract;
 export type Api = typeof API;
 
