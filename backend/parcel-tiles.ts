@@ -6,7 +6,7 @@
 // import, a first pull) drops the account's tiles. What colours a parcel (its sync state, its crop) is read once per
 // account and kept until the account changes.
 import type { Mirror } from '../db/mirror.ts';
-import { cutParcelTile, parcelLooks, type ParcelLooks } from '../db/parcel-tiles.ts';
+import { cutParcelTile, parcelBoxes, parcelLooks, type ParcelLooks } from '../db/parcel-tiles.ts';
 import { tileBox } from '../core/tiles/tile-geometry.ts';
 import type { ChangeEvent } from '../core/api-parcels.ts';
 import type { ByteSession, ReadBytes } from './bytes.ts';
@@ -116,8 +116,12 @@ export class ParcelTiles {
     // A crop changed colours its parcel on the tiles that carry crops: which parcel is not in the event, so they all go.
     if (e.crops.length) for (const [k, v] of this.cache) if (v.account === e.account && v.crops) this.drop(k, v);
     if (!ids.length) return;
-    const rows = this.mirror.syncDb.prepare('SELECT rowid AS rid, minx, miny, maxx, maxy FROM parcels WHERE local_id IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(ids)) as { rid: number; minx: number; miny: number; maxx: number; maxy: number }[];
+    const rows = parcelBoxes(this.mirror.syncDb, ids);
+    // A parcel whose row is gone (removed by a pull) cannot be told by its box: the account's tiles go.
+    if (rows.length < new Set(ids).size) {
+      for (const [k, v] of this.cache) if (v.account === e.account) this.drop(k, v);
+      return;
+    }
     for (const [k, v] of this.cache) {
       if (v.account !== e.account) continue;
       const stale = rows.some((r) => contains(v.rowids, r.rid) || (r.maxx >= v.box[0] && r.minx <= v.box[2] && r.maxy >= v.box[1] && r.miny <= v.box[3]));

@@ -57,6 +57,12 @@ export function parcelLooks(db: Db, syncStates: (ids: readonly string[]) => Map<
   return { states, crops: cropMap };
 }
 
+/** The rowids and boxes of parcels by local id (deleted ones included: their tiles still show them until cut again). */
+export function parcelBoxes(db: Db, localIds: readonly string[]): { rid: number; minx: number; miny: number; maxx: number; maxy: number }[] {
+  return cachedStatement(db, 'SELECT rowid AS rid, minx, miny, maxx, maxy FROM parcels WHERE local_id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(localIds)) as { rid: number; minx: number; miny: number; maxx: number; maxy: number }[];
+}
+
 interface Row { rid: number; id: string; minx: number; maxx: number; miny: number; maxy: number; geometry: string | null }
 
 /** Cuts tile z/x/y of the account's parcels. */

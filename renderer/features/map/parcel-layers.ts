@@ -6,6 +6,8 @@
 //   (webglAvailable() false) the canvas layer draws every answer: the fallback.
 // - selection: the selected parcel alone on a small Vector layer above, so selecting never redraws the parcel image.
 // - labels: the parcels' names, placed as QGIS would (parcel-labels.ts), on a layer above all these and the plants.
+// - tiles: every parcel, as the host's vector tiles (parcel-tile-layer.ts), under them all: shown instead of the
+//   canvas and WebGL layers when a view holds more parcels than the map reads exactly (MapView, EXACT_UP_TO).
 // The renderer in use and WebGL's availability are written on the map element (data-parcel-renderer, data-webgl)
 // for the tests and the benchmark; performance marks say when parcels were first drawn and how long hits took.
 import type OlMap from 'ol/Map.js';
@@ -20,13 +22,14 @@ import type { Coordinate } from 'ol/coordinate.js';
 import { parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
 import { webglAvailable } from './webgl.ts';
 import { LABELS_UP_TO, ParcelLabels } from './parcel-labels.ts';
+import { ParcelTileLayer } from './parcel-tile-layer.ts';
 import type { ColourBy, CropColours } from '../rotations/rotation-store.ts';
 import { colourIn } from '../../../core/crops/family-colours.ts';
 
 /** Answers larger than this go to the WebGL layer when there is one; smaller ones keep the canvas layer's names. */
 export const WEBGL_FROM = LABELS_UP_TO;
 
-export type ParcelRenderer = 'canvas' | 'webgl';
+export type ParcelRenderer = 'canvas' | 'webgl' | 'tiles';
 
 const HIT_TOLERANCE = 3;
 
@@ -52,6 +55,7 @@ export class ParcelLayers {
   readonly webgl: WebGLVectorLayer<VectorSource> | null;
   readonly selection: VectorLayer<VectorSource>;
   readonly labels: ParcelLabels;
+  readonly tiles: ParcelTileLayer;
   private readonly picked = new VectorSource();
   private renderer: ParcelRenderer = 'canvas';
   /** What the canvas layer colours parcels by; anything but the sync state keeps every answer on it (see shown). */
@@ -69,11 +73,12 @@ export class ParcelLayers {
     this.webgl = webgl ? new WebGLVectorLayer({ source, style: parcelFlatStyle(), visible: false, disableHitDetection: true }) : null;
     this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring, colourOf) });
     this.labels = new ParcelLabels(source);
+    this.tiles = new ParcelTileLayer(() => this.colouring, colourOf);
   }
 
   /** The layers, bottom to top, for the map's layer list. */
   layers(): BaseLayer[] {
-    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.selection, this.labels.layer];
+    return [this.tiles.layer, this.canvas, ...(this.webgl ? [this.webgl] : []), this.selection, this.labels.layer];
   }
 
   attach(map: OlMap): void {
@@ -99,10 +104,28 @@ export class ParcelLayers {
     this.renderer = this.webgl && count > WEBGL_FROM && this.colouring === 'state' ? 'webgl' : 'canvas';
     this.canvas.setVisible(this.renderer === 'canvas');
     this.webgl?.setVisible(this.renderer === 'webgl');
+    this.tiles.show(false);
+    this.drawn(count);
+  }
+
+  /**
+   * The view holds more parcels than are read exactly: the tiles draw them all (the source keeps only the selected
+   * parcel, exact, for the selection and editing layers); their time from asking to drawn is measured as an answer's.
+   */
+  tilesShown(): void {
+    this.renderer = 'tiles';
+    this.canvas.setVisible(false);
+    this.webgl?.setVisible(false);
+    this.tiles.show(true);
+    this.drawn(-1);
+  }
+
+  /** On screen once the map has finished rendering (`count` parcels read, or -1: the tiles). */
+  private drawn(count: number): void {
     this.mark();
     const m = this.map;
     if (!m) return;
-    const first = !this.firstDrawn && count > 0;
+    const first = !this.firstDrawn && count !== 0;
     if (first) this.firstDrawn = true;
     const start = this.loadStart;
     // On screen once the map has finished rendering them: the first answer's is the first-paint mark, and every
@@ -120,6 +143,7 @@ export class ParcelLayers {
     this.colouring = by;
     this.canvas.changed();
     this.selection.changed();
+    this.tiles.restyle();
   }
 
   /** The account's colours of families and crops changed (a crop added or renamed): drawn again with them. */
@@ -129,6 +153,7 @@ export class ParcelLayers {
     if (this.colouring === 'state') return;
     this.canvas.changed();
     this.selection.changed();
+    this.tiles.restyle();
   }
 
   /** Shows `id` as selected (or nothing), from the parcels in the source. */
@@ -138,6 +163,11 @@ export class ParcelLayers {
     if (f) this.picked.addFeature(f as Feature);
     this.picked.changed();
     this.labels.select(id);
+  }
+
+  /** Whether the tiles draw the view (the source then holds the selected parcel alone). */
+  get tiled(): boolean {
+    return this.renderer === 'tiles';
   }
 
   /** The parcel under the pixel (3 px of tolerance); its time is measured. */
