@@ -113,6 +113,36 @@ describe('ParcelTiles', () => {
     expect(tiles.size().bytes).toBeLessThanOrEqual(2 * one + 100 + one);
   });
 
+  it('cuts low zooms from the boxes in memory once built, the same tiles as from the R*Tree, kept in step with edits', async () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    const parcels = [];
+    // 2,000 parcels of 20 to 400 m over 1.2° × 0.6°: points, boxes and polygons at z5 to z10.
+    for (let i = 0; i < 2000; i++) parcels.push(polygonParcel(`p${i}`, -5 + (i % 50) * 0.024, 37.5 + Math.floor(i / 50) * 0.015, 20 + (i * 37) % 380));
+    const { created } = m.write.createParcels(farm.local_id, parcels);
+    for (const e of log.drain()) void e;
+    const fromTree = new ParcelTiles(m);
+    const fromMemory = new ParcelTiles(m);
+    await fromMemory.warm(ACC);
+    const names = [5, 7, 9, 10].flatMap((z) => [tileOf(-4.5, 37.7, z), tileOf(-4.1, 37.95, z)]);
+    const same = () => {
+      for (const name of names) {
+        const a = readTile(fromTree.read(ACC, false, name)!.data);
+        const b = readTile(fromMemory.read(ACC, false, name)!.data);
+        const key = (f: (typeof a)[number]) => JSON.stringify([f.type, f.coords, f.props.state, f.props.count ?? 1]);
+        expect(b.map(key).sort(), name).toEqual(a.map(key).sort());
+        expect(a.reduce((n, f) => n + ((f.props.count as number | undefined) ?? 1), 0)).toBeGreaterThan(0);
+      }
+    };
+    same();
+    expect(fromMemory.size().overviewBytes).toBeGreaterThan(2000 * 20);
+    // Moved, deleted, created: both kept in step by the same events.
+    m.write.updateParcel(created[0]!.local_id, { geom: polygonParcel('x', -4.1, 37.95, 300).geom });
+    m.write.deleteParcel(created[1]!.local_id);
+    m.write.createParcels(farm.local_id, [polygonParcel('new', -4.5, 37.7, 150)]);
+    for (const e of log.drain()) { fromTree.changed(e); fromMemory.changed(e); }
+    same();
+  });
+
   it('answers no tile for a name that is none', () => {
     const tiles = new ParcelTiles(m);
     for (const name of ['14-1-2.pbf', '17-0-0', '3-8-0', '3-0-8', '../x', '']) expect(tiles.read(ACC, false, name)).toBeNull();

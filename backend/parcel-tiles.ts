@@ -6,7 +6,8 @@
 // import, a first pull) drops the account's tiles. What colours a parcel (its sync state, its crop) is read once per
 // account and kept until the account changes.
 import type { Mirror } from '../db/mirror.ts';
-import { cutParcelTile, parcelBoxes, parcelLooks, type ParcelLooks } from '../db/parcel-tiles.ts';
+import { bufferedTileBox, cutParcelTile, parcelBoxes, parcelLooks, tileOf, withShapes, type ParcelLooks } from '../db/parcel-tiles.ts';
+import { ParcelOverview } from './parcel-overview.ts';
 import { tileBox } from '../core/tiles/tile-geometry.ts';
 import type { ChangeEvent } from '../core/api-parcels.ts';
 import type { ByteSession, ReadBytes } from './bytes.ts';
@@ -17,6 +18,8 @@ const NAME = /^(\d{1,2})-(\d{1,8})-(\d{1,8})$/;
 export const PARCEL_TILE_MAX_ZOOM = 16;
 /** The cache's default size: a tile is a few to a few hundred kilobytes. */
 const DEFAULT_CACHE_BYTES = 96 * 2 ** 20;
+/** Tiles of this zoom and lower are cut from the parcels' boxes in memory (backend/parcel-overview.ts) once it is built. */
+export const OVERVIEW_UP_TO_ZOOM = 10;
 /** More parcels than this in one change: the account's tiles are dropped rather than looked through. */
 const LISTED_CHANGES = 2000;
 
@@ -48,6 +51,7 @@ export class ParcelTiles {
   /** Insertion order is use order: a hit moves its entry to the end, the oldest go first. */
   private readonly cache = new Map<string, Entry>();
   private readonly looks = new Map<string, ParcelLooks>();
+  private readonly overviews = new Map<string, ParcelOverview>();
   private bytes = 0;
   private cuts = 0;
   private readonly cacheBytes: number;
@@ -58,6 +62,7 @@ export class ParcelTiles {
 
   /** The session's path template for the account's tiles ({z}, {x}, {y} to fill in); with `crops`, they carry the active crop. */
   template(scope: ByteSession, account: string, crops: boolean): string {
+    this.warm(account);
     const { template } = scope.addReader(`parcels:${account}:${crops ? 'crops' : 'state'}`, (name) => this.read(account, crops, name));
     return template.replace('{name}', '{z}-{x}-{y}');
   }
@@ -84,7 +89,10 @@ export class ParcelTiles {
     const lookKey = `${account}|${crops ? 1 : 0}`;
     let looks = this.looks.get(lookKey);
     if (!looks) this.looks.set(lookKey, (looks = parcelLooks(this.mirror.syncDb, (ids) => this.mirror.read.parcelStates(ids), account, crops)));
-    const cut = cutParcelTile(this.mirror.syncDb, account, z, x, y, looks);
+    const overview = z <= OVERVIEW_UP_TO_ZOOM ? this.overview(account) : null;
+    const cut = overview?.ready
+      ? tileOf(z, x, y, withShapes(this.mirror.syncDb, z, x, y, overview.rows(bufferedTileBox(z, x, y))), looks)
+      : cutParcelTile(this.mirror.syncDb, account, z, x, y, looks);
     // The box a parcel must meet to be in the tile: the tile and its buffer (db/parcel-tiles.ts, a few pixels), rounded up.
     const [w, s, e, n] = tileBox(z, x, y);
     const mx = (e - w) / 64;
@@ -99,9 +107,31 @@ export class ParcelTiles {
     return entry;
   }
 
-  /** What the cache holds: tiles and bytes (the benchmark reports them). */
-  size(): { tiles: number; bytes: number } {
-    return { tiles: this.cache.size, bytes: this.bytes };
+  /** Builds the account's overview (backend/parcel-overview.ts) in the background, when not built or building yet. */
+  warm(account: string): Promise<void> {
+    return this.overview(account).build();
+  }
+
+  /** What the cache holds: tiles and bytes, and the overviews' bytes (the benchmark reports them). */
+  size(): { tiles: number; bytes: number; overviewBytes: number } {
+    let overviewBytes = 0;
+    for (const o of this.overviews.values()) overviewBytes += o.bytes();
+    return { tiles: this.cache.size, bytes: this.bytes, overviewBytes };
+  }
+
+  private overview(account: string): ParcelOverview {
+    let o = this.overviews.get(account);
+    if (!o) {
+      this.overviews.set(account, (o = new ParcelOverview(this.mirror.syncDb, account)));
+      void o.build().catch(() => this.overviews.delete(account));
+    }
+    return o;
+  }
+
+  /** The account's tiles all go; its overview is built again. */
+  private dropAccount(account: string): void {
+    for (const [k, v] of this.cache) if (v.account === account) this.drop(k, v);
+    if (this.overviews.delete(account)) this.overview(account);
   }
 
   /** The mirror changed: the tiles it made stale are dropped, before the pages hear of it. */
@@ -109,19 +139,15 @@ export class ParcelTiles {
     const ids = [...e.parcels.upserted, ...e.parcels.removed];
     if (!ids.length && !e.manyParcels && !e.crops.length) return;
     for (const k of this.looks.keys()) if (k.startsWith(`${e.account}|`)) this.looks.delete(k);
-    if (e.manyParcels || ids.length > LISTED_CHANGES) {
-      for (const [k, v] of this.cache) if (v.account === e.account) this.drop(k, v);
-      return;
-    }
+    if (e.manyParcels || ids.length > LISTED_CHANGES) return this.dropAccount(e.account);
     // A crop changed colours its parcel on the tiles that carry crops: which parcel is not in the event, so they all go.
     if (e.crops.length) for (const [k, v] of this.cache) if (v.account === e.account && v.crops) this.drop(k, v);
     if (!ids.length) return;
-    const rows = parcelBoxes(this.mirror.syncDb, ids);
+    const rows = parcelBoxes(this.mirror.syncDb, e.account, ids);
     // A parcel whose row is gone (removed by a pull) cannot be told by its box: the account's tiles go.
-    if (rows.length < new Set(ids).size) {
-      for (const [k, v] of this.cache) if (v.account === e.account) this.drop(k, v);
-      return;
-    }
+    if (rows.length < new Set(ids).size) return this.dropAccount(e.account);
+    const overview = this.overviews.get(e.account);
+    for (const r of rows) overview?.update(r);
     for (const [k, v] of this.cache) {
       if (v.account !== e.account) continue;
       const stale = rows.some((r) => contains(v.rowids, r.rid) || (r.maxx >= v.box[0] && r.minx <= v.box[2] && r.maxy >= v.box[1] && r.miny <= v.box[3]));

@@ -1,7 +1,8 @@
 // The map's parcel tiles, cut from the mirror: every live parcel of an account whose box meets tile z/x/y (the
-// R*Tree), as an MVT layer `parcels` (core/tiles/mvt-writer.ts). A parcel at least a pixel across is its polygon,
-// simplified for the zoom (core/tiles/tile-geometry.ts), with its local id (`id`), sync state (`state`) and, when
-// asked, its active crop (`cropName`, `family`); one smaller than a pixel is a point at its box's centre, and the
+// R*Tree), as an MVT layer `parcels` (core/tiles/mvt-writer.ts). A parcel SHAPE_FROM_PX pixels or more across is its
+// polygon, simplified for the zoom (core/tiles/tile-geometry.ts), one of a pixel or more its box, each with its local
+// id (`id`), sync state (`state`) and, when asked, its active crop (`cropName`, `family`); one smaller than a pixel
+// is a point at its box's centre, and the
 // parcels of one pixel with the same look are one point (`count` of them): every parcel shows at every zoom, and a
 // tile of the whole country reads the boxes of its parcels, never their geometry. Read-only.
 import type { Db } from './open.ts';
@@ -57,28 +58,75 @@ export function parcelLooks(db: Db, syncStates: (ids: readonly string[]) => Map<
   return { states, crops: cropMap };
 }
 
-/** The rowids and boxes of parcels by local id (deleted ones included: their tiles still show them until cut again). */
-export function parcelBoxes(db: Db, localIds: readonly string[]): { rid: number; minx: number; miny: number; maxx: number; maxy: number }[] {
-  return cachedStatement(db, 'SELECT rowid AS rid, minx, miny, maxx, maxy FROM parcels WHERE local_id IN (SELECT value FROM json_each(?))')
-    .all(JSON.stringify(localIds)) as { rid: number; minx: number; miny: number; maxx: number; maxy: number }[];
+export interface ParcelBox { rid: number; minx: number; miny: number; maxx: number; maxy: number; live: number }
+
+/** The rowids and boxes of parcels by local id, `live` 1 for a live parcel of `account`, else 0 (deleted, another's). */
+export function parcelBoxes(db: Db, account: string, localIds: readonly string[]): ParcelBox[] {
+  return cachedStatement(db, `SELECT rowid AS rid, minx, miny, maxx, maxy, (deleted = 0 AND account_id = ?) AS live FROM parcels
+      WHERE local_id IN (SELECT value FROM json_each(?))`).all(account, JSON.stringify(localIds)) as ParcelBox[];
 }
 
-interface Row { rid: number; id: string; minx: number; maxx: number; miny: number; maxy: number; geometry: string | null }
+/** The next `limit` live parcels of the account after rowid `after`, by rowid: [rowid, minx, miny, maxx, maxy] each. */
+export function parcelBoxPage(db: Db, account: string, after: number, limit: number): [number, number, number, number, number][] {
+  return cachedStatement(db, 'SELECT rowid, minx, miny, maxx, maxy FROM parcels WHERE rowid > ? AND account_id = ? AND deleted = 0 ORDER BY rowid LIMIT ?')
+    .raw().all(after, account, limit) as [number, number, number, number, number][];
+}
 
-/** Cuts tile z/x/y of the account's parcels. */
+/** A parcel meeting a tile: its rowid, local id (null: not read), box, and geometry (null: not read, drawn by its box). */
+export interface TileRow { rid: number; id: string | null; minx: number; maxx: number; miny: number; maxy: number; geometry: string | null }
+
+/**
+ * A parcel narrower and lower than this many pixels is drawn as its box: at that size its outline simplified within
+ * half a pixel is a blob of a few vertices, and reading and parsing the geometry of each of the tens of thousands
+ * of parcels a regional tile holds took seconds.
+ */
+export const SHAPE_FROM_PX = 4;
+
+/** The degrees of a tile pixel at z/x/y: across, and up and down (shorter towards the poles: Mercator). */
+export function tilePixel(z: number, x: number, y: number): { lon: number; lat: number; box: [number, number, number, number] } {
+  const box = tileBox(z, x, y);
+  return { lon: (box[2] - box[0]) / TILE_PIXELS, lat: (box[3] - box[1]) / TILE_PIXELS, box };
+}
+
+/** The box of tile z/x/y with its buffer: a parcel meeting it is in the tile. */
+export function bufferedTileBox(z: number, x: number, y: number): [number, number, number, number] {
+  const { lon, lat, box } = tilePixel(z, x, y);
+  return [box[0] - lon * BUFFER_PX, box[1] - lat * BUFFER_PX, box[2] + lon * BUFFER_PX, box[3] + lat * BUFFER_PX];
+}
+
+/** Cuts tile z/x/y of the account's parcels, found in the R*Tree. */
 export function cutParcelTile(db: Db, account: string, z: number, x: number, y: number, looks: ParcelLooks): CutTile {
-  const [w, s, e, n] = tileBox(z, x, y);
-  // A pixel in degrees: across, the same everywhere; up and down, shorter towards the poles (Mercator).
-  const pxLon = (e - w) / TILE_PIXELS;
-  const pxLat = (n - s) / TILE_PIXELS;
-  const bx = pxLon * BUFFER_PX;
-  const by = pxLat * BUFFER_PX;
-  // The geometry is read only for parcels a pixel or more across; CROSS JOIN keeps the R*Tree first (db/reader.ts).
+  const px = tilePixel(z, x, y);
+  const [w, s, e, n] = bufferedTileBox(z, x, y);
+  // The geometry is read only for parcels SHAPE_FROM_PX pixels or more across; CROSS JOIN keeps the R*Tree first (db/reader.ts).
   const rows = cachedStatement(db, `SELECT p.rowid AS rid, p.local_id AS id, r.minx, r.maxx, r.miny, r.maxy,
         CASE WHEN r.maxx - r.minx >= ? OR r.maxy - r.miny >= ? THEN p.geometry END AS geometry
       FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
       WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ?`)
-    .all(pxLon, pxLat, w - bx, e + bx, s - by, n + by, account) as Row[];
+    .all(px.lon * SHAPE_FROM_PX, px.lat * SHAPE_FROM_PX, w, e, s, n, account) as TileRow[];
+  return tileOf(z, x, y, rows, looks);
+}
+
+/**
+ * Fills in the local id and geometry of the rows SHAPE_FROM_PX pixels or more across at z/x/y (rows found elsewhere
+ * than in the R*Tree: backend/parcel-overview.ts), in one query.
+ */
+export function withShapes(db: Db, z: number, x: number, y: number, rows: TileRow[]): TileRow[] {
+  const px = tilePixel(z, x, y);
+  const big = rows.filter((r) => r.maxx - r.minx >= px.lon * SHAPE_FROM_PX || r.maxy - r.miny >= px.lat * SHAPE_FROM_PX);
+  if (!big.length) return rows;
+  const read = new Map((cachedStatement(db, 'SELECT rowid, local_id, geometry FROM parcels WHERE rowid IN (SELECT value FROM json_each(?))').raw()
+    .all(JSON.stringify(big.map((r) => r.rid))) as [number, string, string][]).map(([rid, id, g]) => [rid, { id, g }]));
+  for (const r of big) {
+    const got = read.get(r.rid);
+    if (got) { r.id = got.id; r.geometry = got.g; }
+  }
+  return rows;
+}
+
+/** The tile of `rows`: polygons, boxes and merged points as the head of this file says. */
+export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[], looks: ParcelLooks): CutTile {
+  const px = tilePixel(z, x, y);
   const features: MvtFeature[] = [];
   const points = new Map<string, MvtFeature>();
   const rowids = new Int32Array(rows.length);
@@ -86,21 +134,30 @@ export function cutParcelTile(db: Db, account: string, z: number, x: number, y: 
   for (const r of rows) {
     rowids[i++] = r.rid;
     const look = lookOf(r.rid, looks);
+    const named = r.id === null ? look : { id: r.id, ...look };
     if (r.geometry !== null) {
       const polygons = tilePolygons(JSON.parse(r.geometry) as { type: string; coordinates: unknown }, z, x, y, PIXEL / 2);
       if (polygons.length) {
-        features.push({ id: r.rid, geometry: { type: 'polygon', polygons }, properties: { id: r.id, ...look } });
+        features.push({ id: r.rid, geometry: { type: 'polygon', polygons }, properties: named });
         continue;
       }
     }
+    if (r.maxx - r.minx >= px.lon || r.maxy - r.miny >= px.lat) {
+      // A pixel or more, below SHAPE_FROM_PX: its box.
+      const [x0, y0] = toTile(r.minx, r.maxy, z, x, y);
+      const [x1, y1] = toTile(r.maxx, r.miny, z, x, y);
+      const [a, b, c, d] = [Math.round(x0), Math.round(y0), Math.max(Math.round(x1), Math.round(x0) + 1), Math.max(Math.round(y1), Math.round(y0) + 1)];
+      features.push({ id: r.rid, geometry: { type: 'polygon', polygons: [[[[a, b], [c, b], [c, d], [a, d]]]] }, properties: named });
+      continue;
+    }
     // Below a pixel: a point at the pixel's centre, one for all the parcels of that pixel that look alike.
     const [tx, ty] = toTile((r.minx + r.maxx) / 2, (r.miny + r.maxy) / 2, z, x, y);
-    const px = Math.floor(tx / PIXEL);
-    const py = Math.floor(ty / PIXEL);
-    const key = `${px},${py},${look.state},${look.cropName ?? ''},${look.family ?? ''}`;
+    const qx = Math.floor(tx / PIXEL);
+    const qy = Math.floor(ty / PIXEL);
+    const key = `${qx},${qy},${look.state},${look.cropName ?? ''},${look.family ?? ''}`;
     const same = points.get(key);
     if (same) same.properties.count = (same.properties.count as number) + 1;
-    else points.set(key, { geometry: { type: 'point', x: px * PIXEL + PIXEL / 2, y: py * PIXEL + PIXEL / 2 }, properties: { ...look, count: 1, id: r.id } });
+    else points.set(key, { geometry: { type: 'point', x: qx * PIXEL + PIXEL / 2, y: qy * PIXEL + PIXEL / 2 }, properties: { ...named, count: 1 } });
   }
   for (const p of points.values()) {
     // A point of several parcels names none of them (a click asks the host for the exact parcel anyway).
