@@ -135,6 +135,8 @@ export class ParcelLayers {
       if (first) performance.mark('furrow:parcels-drawn', { detail });
       performance.measure('furrow:reload', { start, end: performance.now(), detail });
     });
+    // The tiles may all be drawn already (the same view's, cached): a render, so that its rendercomplete comes.
+    m.render();
   }
 
   /** Colours the parcels by sync state, or by their active crop's family or name (the next answer carries the crops). */
