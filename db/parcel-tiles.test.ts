@@ -114,6 +114,17 @@ describe('cutParcelTile', () => {
     }
   });
 
+  it('draws a parcel of 1 to 4 pixels as its box, its geometry not read; from 4 pixels its shape', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    // A triangle about 250 m across: about 2 px at z9 (a pixel is 120 m there), about 34 px at z13.
+    const tri = [[-4.78, 37.88], [-4.7772, 37.88], [-4.7786, 37.8822], [-4.78, 37.88]];
+    const { created } = m.write.createParcels(farm.local_id, [{ name: 'tri', metadata: {}, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [tri] } } }]);
+    const at9 = cut(-4.779, 37.881, 9);
+    expect(at9.map((f) => [f.type, f.coords.length / 2, f.props.id])).toEqual([['Polygon', 5, created[0]!.local_id]]);
+    const at13 = cut(-4.779, 37.881, 13);
+    expect(at13.map((f) => [f.type, f.coords.length / 2])).toEqual([['Polygon', 4]]);
+  });
+
   it('carries the active crop and its family when asked', () => {
     const farm = m.write.createFarm(ACC, 'F');
     const { created } = m.write.createParcels(farm.local_id, [polygonParcel('a', -4.78, 37.88, 200), polygonParcel('b', -4.775, 37.88, 200)]);
