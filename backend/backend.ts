@@ -16,6 +16,9 @@ import { Jobs } from './jobs.ts';
 import type { HostContext } from './context.ts';
 import { sessionHandlers } from './session.ts';
 import { ParcelTiles } from './parcel-tiles.ts';
+
+/** How long after the app's host starts it builds the overviews of the parcels' boxes (backend/parcel-overview.ts). */
+const OVERVIEW_AFTER_MS = 4000;
 import { parcelTileHandlers } from './parcel-tile-handlers.ts';
 import type { ByteSession } from './bytes.ts';
 import type { PARCEL_TILES_API } from '../core/api-parcel-tiles.ts';
@@ -72,6 +75,7 @@ export class Backend {
   /** The map's layer files: a page session's handlers use them with its own uploads and bytes (backend/host.ts). */
   readonly layerFiles: LayerFiles;
   private readonly listeners = new Set<BackendListener>();
+  private warming: ReturnType<typeof setTimeout> | null = null;
   /** The parcel tiles' handlers for a page session whose bytes are `scope` (backend/host.ts). */
   readonly tileHandlers: (scope: ByteSession) => HandlersOf<typeof PARCEL_TILES_API>;
   /** The source of position and the walk under way (backend/position/). */
@@ -140,6 +144,12 @@ export class Backend {
       ...parcelTileHandlers(ctx, tiles, null),
     };
     this.tileHandlers = (scope) => parcelTileHandlers(ctx, tiles, scope);
+    // The host builds its accounts' overviews for the map's low zooms (backend/parcel-overview.ts) a few seconds after
+    // it starts, when the start's first view has been read: a country-wide tile cut before it is built reads the R*Tree.
+    if (opts.app) {
+      this.warming = setTimeout(() => { for (const a of mirror.read.accounts()) void tiles.warm(a.id).catch(() => {}); }, OVERVIEW_AFTER_MS);
+      this.warming.unref();
+    }
   }
 
   /** Listens to every event the backend sends; returns the function that stops. */
@@ -149,6 +159,7 @@ export class Backend {
   }
 
   close(): void {
+    if (this.warming) clearTimeout(this.warming);
     this.position.close();
     this.offline.close();
     void this.layerFiles.close();

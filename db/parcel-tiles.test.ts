@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { cutParcelTile, parcelLooks } from './parcel-tiles.ts';
+import { bufferedTileBox, cutParcelTile, parcelLooks, SMALL_FEATURES_PER_TILE } from './parcel-tiles.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { readTile } from '../test/helpers/mvt.ts';
 
@@ -123,6 +123,21 @@ describe('cutParcelTile', () => {
     expect(at9.map((f) => [f.type, f.coords.length / 2, f.props.id])).toEqual([['Polygon', 5, created[0]!.local_id]]);
     const at13 = cut(-4.779, 37.881, 13);
     expect(at13.map((f) => [f.type, f.coords.length / 2])).toEqual([['Polygon', 4]]);
+  });
+
+  it('merges the small parcels of a crowded tile on a coarser grid, every one still counted', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    // 7,000 parcels of 20 m every 35 m: each its own pixel at z12 (15 m a pixel), more than a tile gets features for.
+    const grid = [];
+    for (let i = 0; i < 7000; i++) grid.push(polygonParcel(`g${i}`, -4.79 + (i % 100) * 0.0004, 37.81 + Math.floor(i / 100) * 0.0003, 20));
+    m.write.createParcels(farm.local_id, grid);
+    const [x, y] = tileOf(-4.77, 37.82, 12);
+    const inTile = m.read.viewportCount(bufferedTileBox(12, x, y), 10_000, ACC);
+    expect(inTile).toBeGreaterThan(SMALL_FEATURES_PER_TILE);
+    const fs = cut(-4.77, 37.82, 12);
+    expect(fs.reduce((n, f) => n + ((f.props.count as number | undefined) ?? 1), 0)).toBe(inTile);
+    expect(fs.length).toBeLessThanOrEqual(SMALL_FEATURES_PER_TILE);
+    expect(fs.every((f) => f.type === 'Point')).toBe(true);
   });
 
   it('carries the active crop and its family when asked', () => {

@@ -124,12 +124,22 @@ export function withShapes(db: Db, z: number, x: number, y: number, rows: TileRo
   return rows;
 }
 
+/**
+ * The most features a tile gets from its parcels below SHAPE_FROM_PX: beyond, they are merged on a coarser grid of
+ * cells of several pixels. OpenLayers holds about 2 KB a feature it draws from a tile: a regional view of 1,000,000
+ * parcels, one feature each, took the page's heap past 6 GB.
+ */
+export const SMALL_FEATURES_PER_TILE = 6000;
+
 /** The tile of `rows`: polygons, boxes and merged points as the head of this file says. */
 export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[], looks: ParcelLooks): CutTile {
   const px = tilePixel(z, x, y);
   const features: MvtFeature[] = [];
-  const points = new Map<string, MvtFeature>();
   const rowids = new Int32Array(rows.length);
+  // Crowded (more parcels than SMALL_FEATURES_PER_TILE), every parcel below SHAPE_FROM_PX is a point, merged on cells
+  // of several pixels, as large as it takes to keep to the limit: each parcel still shows, as the dot of its cell.
+  const crowded = rows.length > SMALL_FEATURES_PER_TILE;
+  const small: { r: TileRow; look: Look; tx: number; ty: number }[] = [];
   let i = 0;
   for (const r of rows) {
     rowids[i++] = r.rid;
@@ -142,7 +152,7 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
         continue;
       }
     }
-    if (r.maxx - r.minx >= px.lon || r.maxy - r.miny >= px.lat) {
+    if (!crowded && (r.maxx - r.minx >= px.lon || r.maxy - r.miny >= px.lat)) {
       // A pixel or more, below SHAPE_FROM_PX: its box.
       const [x0, y0] = toTile(r.minx, r.maxy, z, x, y);
       const [x1, y1] = toTile(r.maxx, r.miny, z, x, y);
@@ -150,14 +160,24 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
       features.push({ id: r.rid, geometry: { type: 'polygon', polygons: [[[[a, b], [c, b], [c, d], [a, d]]]] }, properties: named });
       continue;
     }
-    // Below a pixel: a point at the pixel's centre, one for all the parcels of that pixel that look alike.
     const [tx, ty] = toTile((r.minx + r.maxx) / 2, (r.miny + r.maxy) / 2, z, x, y);
-    const qx = Math.floor(tx / PIXEL);
-    const qy = Math.floor(ty / PIXEL);
-    const key = `${qx},${qy},${look.state},${look.cropName ?? ''},${look.family ?? ''}`;
-    const same = points.get(key);
-    if (same) same.properties.count = (same.properties.count as number) + 1;
-    else points.set(key, { geometry: { type: 'point', x: qx * PIXEL + PIXEL / 2, y: qy * PIXEL + PIXEL / 2 }, properties: { ...named, count: 1 } });
+    small.push({ r, look, tx, ty });
+  }
+  // Below a pixel (or crowded): a point at its cell's centre, one for all the parcels of that cell that look alike.
+  let cell = PIXEL;
+  let points = new Map<string, MvtFeature>();
+  for (;;) {
+    points = new Map();
+    for (const { r, look, tx, ty } of small) {
+      const qx = Math.floor(tx / cell);
+      const qy = Math.floor(ty / cell);
+      const key = `${qx},${qy},${look.state},${look.cropName ?? ''},${look.family ?? ''}`;
+      const same = points.get(key);
+      if (same) same.properties.count = (same.properties.count as number) + 1;
+      else points.set(key, { geometry: { type: 'point', x: Math.round(qx * cell + cell / 2), y: Math.round(qy * cell + cell / 2) }, properties: { ...(r.id === null ? look : { id: r.id, ...look }), count: 1 } });
+    }
+    if (!crowded || points.size <= SMALL_FEATURES_PER_TILE || cell >= 64 * PIXEL) break;
+    cell *= 2;
   }
   for (const p of points.values()) {
     // A point of several parcels names none of them (a click asks the host for the exact parcel anyway).
@@ -168,8 +188,10 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
   return { data: writeMvt([{ name: PARCEL_LAYER, extent: TILE_EXTENT, features }]), rowids };
 }
 
-function lookOf(id: number, looks: ParcelLooks): { state: string; cropName?: string; family?: string } {
-  const look: { state: string; cropName?: string; family?: string } = { state: looks.states.get(id) ?? 'synced' };
+type Look = { state: string; cropName?: string; family?: string };
+
+function lookOf(id: number, looks: ParcelLooks): Look {
+  const look: Look = { state: looks.states.get(id) ?? 'synced' };
   const crop = looks.crops?.get(id);
   if (crop?.name) look.cropName = crop.name;
   if (crop?.family) look.family = crop.family;
