@@ -6,7 +6,7 @@
 // removed), built again after a change too large to list. Parcels are found through a grid of z10 tiles by their
 // centre; one larger than a cell is kept aside and looked at by every query.
 import type { Db } from '../db/open.ts';
-import { parcelBoxPage, type ParcelBox, type TileRow } from '../db/parcel-tiles.ts';
+import { parcelBoxPage, type ParcelBox, type SmallParcels, type TileRow } from '../db/parcel-tiles.ts';
 
 /** The grid's zoom: a cell is a z10 tile (0.35° across). */
 const GRID_Z = 10;
@@ -69,16 +69,33 @@ export class ParcelOverview {
     if (b.live) this.put(b.rid, b.minx, b.miny, b.maxx, b.maxy);
   }
 
-  /** The live parcels whose box meets `box` ([w, s, e, n]), as rows without id or geometry. */
-  rows(box: readonly [number, number, number, number]): TileRow[] {
+  /**
+   * The live parcels whose box meets `box` ([w, s, e, n]): those `big` across or up (degrees) as rows without id or
+   * geometry, the others as rowids and box centres only (a country-wide tile's million rows as objects took seconds).
+   */
+  rows(box: readonly [number, number, number, number], big: { lon: number; lat: number }): { rows: TileRow[]; small: SmallParcels } {
     const out: TileRow[] = [];
+    let cap = 1024;
+    const small: SmallParcels = { n: 0, rid: new Int32Array(cap), lon: new Float64Array(cap), lat: new Float64Array(cap) };
     // A rowid has one live slot, in one cell or among the large: no parcel is taken twice.
     const take = (slot: number) => {
       if (!this.live[slot]) return;
       const b = this.box;
       const o = slot * 4;
-      if (b[o + 2]! < box[0] || b[o]! > box[2] || b[o + 3]! < box[1] || b[o + 1]! > box[3]) return;
-      out.push({ rid: this.rowid[slot]!, id: null, minx: b[o]!, miny: b[o + 1]!, maxx: b[o + 2]!, maxy: b[o + 3]!, geometry: null });
+      const [minx, miny, maxx, maxy] = [b[o]!, b[o + 1]!, b[o + 2]!, b[o + 3]!];
+      if (maxx < box[0] || minx > box[2] || maxy < box[1] || miny > box[3]) return;
+      if (maxx - minx >= big.lon || maxy - miny >= big.lat) {
+        out.push({ rid: this.rowid[slot]!, id: null, minx, miny, maxx, maxy, geometry: null });
+        return;
+      }
+      if (small.n === cap) {
+        cap *= 2;
+        const grow = <T extends Int32Array | Float64Array>(a: T): T => { const next = new (a.constructor as new (n: number) => T)(cap); next.set(a); return next; };
+        small.rid = grow(small.rid); small.lon = grow(small.lon); small.lat = grow(small.lat);
+      }
+      small.rid[small.n] = this.rowid[slot]!;
+      small.lon[small.n] = (minx + maxx) / 2;
+      small.lat[small.n++] = (miny + maxy) / 2;
     };
     // Cells whose centre-placed parcels may meet the box: one cell more on every side (a parcel smaller than a cell
     // reaches at most one cell beyond its own).
@@ -95,7 +112,7 @@ export class ParcelOverview {
       for (let cx = x0; cx <= x1; cx++) for (let cy = y0; cy <= y1; cy++) for (const s of this.cells.get(cx * CELLS + cy) ?? []) take(s);
     }
     for (const rid of this.large) take(this.slotOf.get(rid)!);
-    return out;
+    return { rows: out, small };
   }
 
   /** About how many bytes it holds (the benchmark reports the host's memory). */

@@ -6,7 +6,7 @@
 // import, a first pull) drops the account's tiles. What colours a parcel (its sync state, its crop) is read once per
 // account and kept until the account changes.
 import type { Mirror } from '../db/mirror.ts';
-import { bufferedTileBox, cutParcelTile, parcelBoxes, parcelLooks, tileOf, withShapes, type ParcelLooks } from '../db/parcel-tiles.ts';
+import { bufferedTileBox, cutParcelTile, parcelBoxes, parcelLooks, tileOf, tilePixel, withShapes, type ParcelLooks } from '../db/parcel-tiles.ts';
 import { ParcelOverview } from './parcel-overview.ts';
 import { tileBox } from '../core/tiles/tile-geometry.ts';
 import type { ChangeEvent } from '../core/api-parcels.ts';
@@ -90,9 +90,13 @@ export class ParcelTiles {
     let looks = this.looks.get(lookKey);
     if (!looks) this.looks.set(lookKey, (looks = parcelLooks(this.mirror.syncDb, (ids) => this.mirror.read.parcelStates(ids), account, crops)));
     const overview = z <= OVERVIEW_UP_TO_ZOOM ? this.overview(account) : null;
-    const cut = overview?.ready
-      ? tileOf(z, x, y, withShapes(this.mirror.syncDb, z, x, y, overview.rows(bufferedTileBox(z, x, y))), looks)
-      : cutParcelTile(this.mirror.syncDb, account, z, x, y, looks);
+    let cut;
+    if (overview?.ready) {
+      // Below a pixel a parcel needs no row of its own (a point); from SHAPE_FROM_PX its geometry is read by rowid.
+      const px = tilePixel(z, x, y);
+      const found = overview.rows(bufferedTileBox(z, x, y), { lon: px.lon, lat: px.lat });
+      cut = tileOf(z, x, y, withShapes(this.mirror.syncDb, z, x, y, found.rows), looks, found.small);
+    } else cut = cutParcelTile(this.mirror.syncDb, account, z, x, y, looks);
     // The box a parcel must meet to be in the tile: the tile and its buffer (db/parcel-tiles.ts, a few pixels), rounded up.
     const [w, s, e, n] = tileBox(z, x, y);
     const mx = (e - w) / 64;

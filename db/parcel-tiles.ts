@@ -131,15 +131,28 @@ export function withShapes(db: Db, z: number, x: number, y: number, rows: TileRo
  */
 export const SMALL_FEATURES_PER_TILE = 6000;
 
-/** The tile of `rows`: polygons, boxes and merged points as the head of this file says. */
-export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[], looks: ParcelLooks): CutTile {
+/** Parcels below SHAPE_FROM_PX found without a row each (backend/parcel-overview.ts): rowids and box centres. */
+export interface SmallParcels { n: number; rid: Int32Array; lon: Float64Array; lat: Float64Array }
+
+const SYNCED: Look = Object.freeze({ state: 'synced' });
+
+/**
+ * The tile of `rows` and of `small` (parcels already known to be below SHAPE_FROM_PX): polygons, boxes and merged
+ * points as the head of this file says.
+ */
+export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[], looks: ParcelLooks, small?: SmallParcels): CutTile {
   const px = tilePixel(z, x, y);
   const features: MvtFeature[] = [];
-  const rowids = new Int32Array(rows.length);
+  const total = rows.length + (small?.n ?? 0);
+  const rowids = new Int32Array(total);
   // Crowded (more parcels than SMALL_FEATURES_PER_TILE), every parcel below SHAPE_FROM_PX is a point, merged on cells
   // of several pixels, as large as it takes to keep to the limit: each parcel still shows, as the dot of its cell.
-  const crowded = rows.length > SMALL_FEATURES_PER_TILE;
-  const small: { r: TileRow; look: Look; tx: number; ty: number }[] = [];
+  const crowded = total > SMALL_FEATURES_PER_TILE;
+  // The points to merge, in tile units, with their rowid and local id (when read).
+  const pRid: number[] = [];
+  const pX: number[] = [];
+  const pY: number[] = [];
+  const pId: (string | null)[] = [];
   let i = 0;
   for (const r of rows) {
     rowids[i++] = r.rid;
@@ -161,28 +174,58 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
       continue;
     }
     const [tx, ty] = toTile((r.minx + r.maxx) / 2, (r.miny + r.maxy) / 2, z, x, y);
-    small.push({ r, look, tx, ty });
+    pRid.push(r.rid); pX.push(tx); pY.push(ty); pId.push(r.id);
   }
-  // Below a pixel (or crowded): a point at its cell's centre, one for all the parcels of that cell that look alike.
+  if (small) {
+    // Web Mercator inline (core/tiles/tile-geometry.ts toTile): a million calls allocate nothing.
+    const n = 2 ** z;
+    for (let k = 0; k < small.n; k++) {
+      rowids[i++] = small.rid[k]!;
+      const phi = (Math.max(-85.0511287798, Math.min(85.0511287798, small.lat[k]!)) * Math.PI) / 180;
+      pRid.push(small.rid[k]!);
+      pX.push((((small.lon[k]! + 180) / 360) * n - x) * TILE_EXTENT);
+      pY.push((((1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2) * n - y) * TILE_EXTENT);
+      pId.push(null);
+    }
+  }
+  // Each point's look, interned: most parcels are synced without a crop, and share one.
+  const lookIds = new Map<string, number>([['synced||', 0]]);
+  const lookList: Look[] = [SYNCED];
+  const lookIdx = new Int32Array(pRid.length);
+  for (let k = 0; k < pRid.length; k++) {
+    const rid = pRid[k]!;
+    if (!looks.states.has(rid) && !looks.crops?.has(rid)) continue;
+    const look = lookOf(rid, looks);
+    const key = `${look.state}|${look.cropName ?? ''}|${look.family ?? ''}`;
+    let id = lookIds.get(key);
+    if (id === undefined) { lookIds.set(key, (id = lookList.length)); lookList.push(look); }
+    lookIdx[k] = id;
+  }
+  // Below a pixel (or crowded): a point at its cell's centre, one for all the parcels of that cell that look alike;
+  // cells doubled until the points keep to the limit.
   let cell = PIXEL;
-  let points = new Map<string, MvtFeature>();
+  let points = new Map<number, { k: number; count: number }>();
   for (;;) {
     points = new Map();
-    for (const { r, look, tx, ty } of small) {
-      const qx = Math.floor(tx / cell);
-      const qy = Math.floor(ty / cell);
-      const key = `${qx},${qy},${look.state},${look.cropName ?? ''},${look.family ?? ''}`;
+    const side = Math.ceil(TILE_EXTENT / cell) + 64;
+    for (let k = 0; k < pRid.length; k++) {
+      const qx = Math.floor(pX[k]! / cell) + 32;
+      const qy = Math.floor(pY[k]! / cell) + 32;
+      const key = ((qy * side + qx) * lookList.length) + lookIdx[k]!;
       const same = points.get(key);
-      if (same) same.properties.count = (same.properties.count as number) + 1;
-      else points.set(key, { geometry: { type: 'point', x: Math.round(qx * cell + cell / 2), y: Math.round(qy * cell + cell / 2) }, properties: { ...(r.id === null ? look : { id: r.id, ...look }), count: 1 } });
+      if (same) same.count++;
+      else points.set(key, { k, count: 1 });
     }
     if (!crowded || points.size <= SMALL_FEATURES_PER_TILE || cell >= 64 * PIXEL) break;
     cell *= 2;
   }
-  for (const p of points.values()) {
+  for (const { k, count } of points.values()) {
+    const look = lookList[lookIdx[k]!]!;
+    const qx = Math.floor(pX[k]! / cell);
+    const qy = Math.floor(pY[k]! / cell);
     // A point of several parcels names none of them (a click asks the host for the exact parcel anyway).
-    if ((p.properties.count as number) > 1) delete p.properties.id;
-    features.push(p);
+    const id = count === 1 ? pId[k] : null;
+    features.push({ geometry: { type: 'point', x: Math.round(qx * cell + cell / 2), y: Math.round(qy * cell + cell / 2) }, properties: { ...(id ? { id } : {}), ...look, count } });
   }
   rowids.sort();
   return { data: writeMvt([{ name: PARCEL_LAYER, extent: TILE_EXTENT, features }]), rowids };
