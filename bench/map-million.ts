@@ -90,7 +90,7 @@ async function oneRun(url: string, browser: Browser, hostPid: number): Promise<R
 }
 
 async function main(): Promise<void> {
-  const record = startResult('map-million', 'Every parcel at every zoom, 1,000,000 in the mirror: first paint, frames, view complete after a move, memory', 'npm run bench -- map-million');
+  const record = startResult('map-million', `Every parcel at every zoom, ${fmt(PARCELS)} in the mirror: first paint, frames, view complete after a move, memory`, `npm run bench -- map-million${PARCELS === 1_000_000 ? '' : ` --parcels ${PARCELS}`}`);
   const mm = millionMirror(PARCELS);
   const app = await startBrowserApp(mm.file, MILLION_ACCOUNT);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CANVAS_CHROMIUM_ARGS });
