@@ -15,6 +15,13 @@ import { ImportPreviews } from './import-previews.ts';
 import { Jobs } from './jobs.ts';
 import type { HostContext } from './context.ts';
 import { sessionHandlers } from './session.ts';
+import { ParcelTiles } from './parcel-tiles.ts';
+
+/** How long after the app's host starts it builds the overviews of the parcels' boxes (backend/parcel-overview.ts). */
+const OVERVIEW_AFTER_MS = 4000;
+import { parcelTileHandlers } from './parcel-tile-handlers.ts';
+import type { ByteSession } from './bytes.ts';
+import type { PARCEL_TILES_API } from '../core/api-parcel-tiles.ts';
 import { accountHandlers } from './accounts.ts';
 import { farmHandlers } from './farms.ts';
 import { parcelHandlers } from './parcels.ts';
@@ -65,10 +72,15 @@ export class Backend {
   /** Areas kept offline: the host serves each page their tiles (backend/host.ts, offlineTiles). */
   readonly offline: OfflineAreas;
   private readonly changes: ChangeLog | null;
+  /** The map's parcel tiles, cut from the mirror and cached (backend/parcel-tiles.ts); each page reads its own paths. */
+  readonly parcelTiles: ParcelTiles;
   private readonly previews: ImportPreviews;
   /** The map's layer files: a page session's handlers use them with its own uploads and bytes (backend/host.ts). */
   readonly layerFiles: LayerFiles;
   private readonly listeners = new Set<BackendListener>();
+  private warming: ReturnType<typeof setTimeout> | null = null;
+  /** The parcel tiles' handlers for a page session whose bytes are `scope` (backend/host.ts). */
+  readonly tileHandlers: (scope: ByteSession) => HandlersOf<typeof PARCEL_TILES_API>;
   /** The source of position and the walk under way (backend/position/). */
   readonly position: Position;
 
@@ -79,7 +91,14 @@ export class Backend {
     // The host cleans up what a stopped host left; the command line, which runs beside it, never does.
     const layerFiles = this.layerFiles = new LayerFiles(opts.home, opts.app ? { sweep: { used: () => savedLayerFiles(mirror) } } : {});
     const emit: HostContext['emit'] = (name, payload) => { for (const l of this.listeners) l(name, payload); };
-    const flush = () => { if (this.changes) for (const e of this.changes.drain()) emit('changed', e); };
+    // The parcel tiles a change made stale are dropped before any page hears of it and asks for them again.
+    const tiles = this.parcelTiles = new ParcelTiles(mirror);
+    const flush = () => {
+      if (this.changes) for (const e of this.changes.drain()) {
+        tiles.changed(e);
+        emit('changed', e);
+      }
+    };
     const ctx: HostContext = {
       home: opts.home,
       app: opts.app === true,
@@ -127,7 +146,16 @@ export class Backend {
       ...tableHandlers(ctx),
       // A print is a page session's (its bytes): the host serves each page with its own (backend/host.ts); none here.
       ...printHandlers(mirror, null, (farm) => this.farmRotation(farm)),
+      // The tiles' paths are a page session's (backend/host.ts); the count and the click are anyone's.
+      ...parcelTileHandlers(ctx, tiles, null),
     };
+    this.tileHandlers = (scope) => parcelTileHandlers(ctx, tiles, scope);
+    // The host builds its accounts' overviews for the map's low zooms (backend/parcel-overview.ts) a few seconds after
+    // it starts, when the start's first view has been read: a country-wide tile cut before it is built reads the R*Tree.
+    if (opts.app) {
+      this.warming = setTimeout(() => { for (const a of mirror.read.accounts()) void tiles.warm(a.id).catch(() => {}); }, OVERVIEW_AFTER_MS);
+      this.warming.unref();
+    }
   }
 
   /** A farm's rotation table as `farmRotation` answers it: the printed map's second page (backend/print.ts). */
@@ -142,6 +170,7 @@ export class Backend {
   }
 
   close(): void {
+    if (this.warming) clearTimeout(this.warming);
     this.position.close();
     this.offline.close();
     void this.layerFiles.close();

@@ -32,7 +32,7 @@ const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile'
  * What only a page may call: a download, a layer file's or an offline area's bytes the host serves at a path only the
  * asking page session can read (backend/bytes.ts), and the file the user chose in Electron's dialog, by its ticket.
  */
-const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles',
+const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles', 'parcelTiles',
   // The system's location as the page's Geolocation read it: only a page has one to report (the shells grant it to
   // the app's own page alone); the host takes it only while the source chosen is 'system'.
   'positionReport'];

@@ -79,6 +79,8 @@ function session(port: Port, caller: Caller): () => void {
       ...layerFileHandlers(backend.layerFiles, backend.mirror, { owner: scope, bytes: scope }),
       // A page tries receivers on the network within a limit, the command line as it likes (target-limit.ts).
       ...positionPageHandlers(backend.position),
+      // The map's parcel tiles at this session's bytes paths (backend/parcel-tiles.ts).
+      ...backend.tileHandlers(scope),
     }
     : backend.handlers;
   // A page is told an internal error only in general, the detail (paths and all) written to this log (stderr).

@@ -8,7 +8,7 @@ import { BENCH_DIR, DOC_FILE, RESULTS_DIR, ROOT } from './lib/paths.ts';
 import type { BenchResult, Metric } from './lib/result.ts';
 
 /** Documentation order; any other bench/*.ts file runs after these. */
-const ORDER = ['service-bulk', 'service-heavy', 'service-farm-list', 'service-farm-million', 'service-growth', 'service-postgres', 'embed-load', 'sync-push', 'mirror-import', 'mirror-query', 'mirror-host', 'position', 'position-marker', 'map'];
+const ORDER = ['service-bulk', 'service-heavy', 'service-farm-list', 'service-farm-million', 'service-growth', 'service-postgres', 'embed-load', 'sync-push', 'mirror-import', 'mirror-query', 'mirror-host', 'position', 'position-marker', 'map', 'map-million'];
 
 function benchmarks(): string[] {
   const found = readdirSync(BENCH_DIR).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3));

@@ -23,6 +23,7 @@ import { OFFLINE_API } from './api-offline.ts';
 import { POSITION_API, POSITION_EVENTS } from './api-position.ts';
 import { TABLE_API } from './api-table.ts';
 import { PRINT_API } from './api-print.ts';
+import { PARCEL_TILES_API } from './api-parcel-tiles.ts';
 
 export { API_VERSION, ApiErrorCode } from './api-codes.ts';
 export { BBox, BlockedAccount, Metadata, PolygonGeometry, StatusCounts, SyncState } from './api-schemas.ts';
@@ -68,6 +69,7 @@ export const API = {
   ...POSITION_API,
   ...TABLE_API,
   ...PRINT_API,
+  ...PARCEL_TILES_API,
 } satisfies Contract;
 export type Api = typeof API;
 

@@ -150,6 +150,13 @@ export class MirrorReader {
       .all(bbox[0], bbox[2], bbox[1], bbox[3], acc, acc, limit) as ParcelHit[];
   }
 
+  /** How many of the account's live parcels meet the box, counted up to `upTo` (R*Tree first, as viewportJson). */
+  viewportCount(bbox: [number, number, number, number], upTo: number, accountId: string): number {
+    return this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
+        WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?)`)
+      .pluck().get(bbox[0], bbox[2], bbox[1], bbox[3], accountId, upTo) as number;
+  }
+
   /**
    * The account's live parcels whose box lies within `margin` (degrees) of `box` on every side, with their farm's
    * name: the candidates for core/geo/same-shape.ts (db/import/duplicates.ts). Only rows up to `maxRowid`.

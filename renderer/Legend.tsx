@@ -55,7 +55,7 @@ export function Legend() {
       <PlantsToggle />
       {/* Not a live region: it changes at every move of the map (the selection is announced instead, features/focus/announce.ts). */}
       <p className="shown">
-        {shown.count} parcel{shown.count === 1 ? '' : 's'} shown{shown.truncated ? ' (zoom in to see all)' : ''}{filtered ? ', filtered by metadata' : ''}
+        {shown.all ? `All parcels in view shown (over ${shown.count.toLocaleString('en-US')})` : `${shown.count} parcel${shown.count === 1 ? '' : 's'} shown`}{shown.truncated ? ' (zoom in to see all)' : ''}{filtered ? ', filtered by metadata' : ''}
       </p>
     </aside>
   );

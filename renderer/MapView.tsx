@@ -24,7 +24,9 @@ import { useHoverName } from './features/hover/useHoverName.ts';
 import { useDraw } from './features/draw/useDraw.ts';
 import { useModify } from './features/edit/useModify.ts';
 import { useImportLayer } from './features/imports/useImportLayer.ts';
-import { ParcelLayers } from './features/map/parcel-layers.ts';
+import { ParcelLayers, WEBGL_FROM } from './features/map/parcel-layers.ts';
+import { bytesUrl } from './bytes-url.ts';
+import type { ParcelFeature } from '../core/api.ts';
 import { makeGraticule } from './features/map/graticule.ts';
 import { useMapLayers } from './features/layers/useMapLayers.ts';
 import { LayersPanel } from './features/layers/LayersPanel.tsx';
@@ -47,6 +49,13 @@ const geojson = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'E
  * browser has it. Not the API's 50,000: at about 1 KB of GeoJSON a parcel, reading that many took tens of seconds.
  */
 const LIMIT = 20_000;
+/**
+ * A view of more parcels than this is drawn from the host's parcel tiles (features/map/parcel-tile-layer.ts): every
+ * parcel, simplified for the zoom, without reading each one's GeoJSON (at about 100 µs a parcel, 20,000 took 2 s).
+ * Up to it the parcels are read exactly, with their names (parcel-labels.ts LABELS_UP_TO, the same number). Under a
+ * metadata filter the map reads exactly as before, up to LIMIT: the tiles carry no metadata.
+ */
+const EXACT_UP_TO = WEBGL_FROM;
 /**
  * The start's view is read once it is fitted. A safety net for a fit that never comes (an account without farms, so
  * without parcels: nothing is lost by waiting): the view is read after this long anyway.
@@ -139,9 +148,15 @@ export function MapView() {
   useCropColours(api);
   useEffect(() => { layers.current?.colours(colours); }, [colours]);
 
-  // The parcels in view, read again on every move and every change of the account; a late answer to an older view is dropped.
+  // The parcels in view, read again on every move and every change of the account; a late answer to an older view is
+  // dropped. A view of more than EXACT_UP_TO parcels is drawn from the host's tiles instead of read.
   useEffect(() => {
     let seq = 0;
+    // The tiles' address, asked once per account and colouring (the host keeps one per page session).
+    const templates = new Map<string, Promise<{ template: string; maxZoom: number }>>();
+    const crops = colourBy !== 'state';
+    // A change of the account: the tiles in view read again (the host has dropped the stale ones).
+    layers.current?.tiles.refresh();
     load.current = () => {
       const m = map.current;
       if (!m || !account || !started.current) return;
@@ -153,21 +168,55 @@ export function MapView() {
       setPrintView(bbox);
       const mine = ++seq;
       layers.current?.loading();
+      const filtered = hasFilter(filter);
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
-      void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}), ...(colourBy !== 'state' ? { crops: true } : {}) }).then((fc) => {
+      const exact = () => void api.viewport({ account, bbox, limit: LIMIT, ...(filtered ? { metadata: filter } : {}), ...(crops ? { crops: true } : {}) }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
         layers.current?.colourBy(colourBy);
         layers.current?.shown(fc.features.length);
-        if (colourBy !== 'state') setRotations(cropLegend(fc.features.map((f) => f.properties.crop), colourBy, (key) => cropColour(useRotations.getState().colours, colourBy, key)));
+        if (crops) setRotations(cropLegend(fc.features.map((f) => f.properties.crop), colourBy, (key) => cropColour(useRotations.getState().colours, colourBy, key)));
         layers.current?.select(useApp.getState().selectedId);
         layers.current?.markRows();
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
+      if (filtered) return exact();
+      void api.viewportCount({ account, bbox, upTo: EXACT_UP_TO }).then(async (c) => {
+        if (mine !== seq) return;
+        if (!c.more) return exact();
+        const key = `${account}|${crops}`;
+        let t = templates.get(key);
+        if (!t) templates.set(key, (t = api.parcelTiles({ account, crops })));
+        const { template, maxZoom } = await t;
+        if (mine !== seq || !layers.current) return;
+        layers.current.tiles.use(template, maxZoom, (path) => bytesUrl(path));
+        // The source keeps the selected parcel alone, exact, for the selection's outline and for editing it.
+        const selectedId = useApp.getState().selectedId;
+        const kept = selectedId ? parcels.getFeatureById(selectedId) : null;
+        parcels.clear(true);
+        if (kept) parcels.addFeature(kept);
+        layers.current.colourBy(colourBy);
+        layers.current.tilesShown();
+        layers.current.select(selectedId);
+        set({ shown: { count: EXACT_UP_TO, truncated: false, all: true } });
+      }).catch(() => {});
     };
     load.current();
   }, [api, account, version, parcels, filter, colourBy]);
+
+  // In the tiles' view, a parcel selected elsewhere (the list, a search) is read exactly from the host for its outline.
+  useEffect(() => {
+    const l = layers.current;
+    if (!l?.tiled || !selectedId || parcels.getFeatureById(selectedId)) return;
+    let live = true;
+    void api.parcel({ id: selectedId }).then((f) => {
+      if (!live || !layers.current?.tiled || useApp.getState().selectedId !== f.id) return;
+      parcels.addFeature(geojson.readFeature(f) as never);
+      layers.current.select(f.id);
+    }, () => {});
+    return () => { live = false; };
+  }, [api, selectedId, parcels, version]);
 
   useEffect(() => {
     started.current = false;
@@ -231,14 +280,28 @@ export function MapView() {
       // OpenLayers tells a single click 250 ms late (it waits for a double-click): one made while drawing or modifying,
       // told after the mode ended (a loaded machine runs input before timers), is not a selection.
       if (e.originalEvent.timeStamp < browseSince) return;
-      const hit = layers.current?.hit(e.pixel);
+      const l = layers.current;
+      if (l?.tiled && account) {
+        // The tiles are simplified: the parcel under the click is found by the host on its exact geometry.
+        const start = performance.now();
+        const [lon, lat] = toLonLat(e.coordinate);
+        const pixel = (m.getView().getResolution() ?? 1) / 111_319.49;
+        void api.parcelAt({ account, at: [Math.max(-180, Math.min(180, lon!)), Math.max(-90, Math.min(90, lat!))], pixel: Math.min(10, pixel) }).then((f: ParcelFeature | null) => {
+          performance.measure('furrow:hit', { start, end: performance.now() });
+          if (f && e.originalEvent.shiftKey && useTable.getState().open) return toggleRow(f.id);
+          if (f && !parcels.getFeatureById(f.id)) parcels.addFeature(geojson.readFeature(f) as never);
+          set({ selectedId: f ? f.id : null });
+        }, () => {});
+        return;
+      }
+      const hit = l?.hit(e.pixel);
       // With the attribute table open, Shift adds the parcel to its selection (or takes it out): the map's own
       // selection, and the side panel, stay as they were.
       if (hit && e.originalEvent.shiftKey && useTable.getState().open) return toggleRow(String(hit.getId()));
       set({ selectedId: hit ? String(hit.getId()) : null });
     });
     return () => unByKey(key);
-  }, [mode]);
+  }, [api, account, mode, parcels]);
 
   // Draw polygon and drop hectare point (renderer/features/draw/): their interactions, keys and draft layer.
   useDraw(map, parcels);

@@ -41,7 +41,8 @@ export interface AppState {
   pointHectares: number;
   /** Bumped on every change event of the account: what is shown is read again. */
   version: number;
-  shown: { count: number; truncated: boolean };
+  /** The parcels drawn: `count` read exactly (`truncated`: more in view); `all`: the view's every parcel, from the tiles. */
+  shown: { count: number; truncated: boolean; all?: boolean };
   history: { undo: string | null; redo: string | null };
   sync: SyncProgress | null;
   syncing: boolean;

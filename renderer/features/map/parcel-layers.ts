@@ -7,6 +7,8 @@
 // - selection: the selected parcel alone on a small Vector layer above, so selecting never redraws the parcel image.
 // - marked: the attribute table's selected rows in view (features/table/), outlined on a Vector layer of their own.
 // - labels: the parcels' names, placed as QGIS would (parcel-labels.ts), on a layer above all these and the plants.
+// - tiles: every parcel, as the host's vector tiles (parcel-tile-layer.ts), under them all: shown instead of the
+//   canvas and WebGL layers when a view holds more parcels than the map reads exactly (MapView, EXACT_UP_TO).
 // The renderer in use and WebGL's availability are written on the map element (data-parcel-renderer, data-webgl)
 // for the tests and the benchmark; performance marks say when parcels were first drawn and how long hits took.
 import type OlMap from 'ol/Map.js';
@@ -21,13 +23,14 @@ import type { Coordinate } from 'ol/coordinate.js';
 import { markedStyle, parcelFlatStyle, parcelStyle, selectedStyle } from './parcel-style.ts';
 import { webglAvailable } from './webgl.ts';
 import { LABELS_UP_TO, ParcelLabels } from './parcel-labels.ts';
+import { ParcelTileLayer } from './parcel-tile-layer.ts';
 import type { ColourBy, CropColours } from '../rotations/rotation-store.ts';
 import { colourIn } from '../../../core/crops/family-colours.ts';
 
 /** Answers larger than this go to the WebGL layer when there is one; smaller ones keep the canvas layer's names. */
 export const WEBGL_FROM = LABELS_UP_TO;
 
-export type ParcelRenderer = 'canvas' | 'webgl';
+export type ParcelRenderer = 'canvas' | 'webgl' | 'tiles';
 
 const HIT_TOLERANCE = 3;
 
@@ -54,6 +57,7 @@ export class ParcelLayers {
   readonly selection: VectorLayer<VectorSource>;
   readonly marked: VectorLayer<VectorSource>;
   readonly labels: ParcelLabels;
+  readonly tiles: ParcelTileLayer;
   private readonly picked = new VectorSource();
   private readonly markedSource = new VectorSource();
   private markedIds: ReadonlySet<string> = new Set();
@@ -74,11 +78,12 @@ export class ParcelLayers {
     this.selection = new VectorLayer({ source: this.picked, style: selectedStyle(() => this.colouring, colourOf) });
     this.marked = new VectorLayer({ source: this.markedSource, style: markedStyle() });
     this.labels = new ParcelLabels(source);
+    this.tiles = new ParcelTileLayer(() => this.colouring, colourOf);
   }
 
   /** The layers, bottom to top, for the map's layer list. */
   layers(): BaseLayer[] {
-    return [this.canvas, ...(this.webgl ? [this.webgl] : []), this.marked, this.selection, this.labels.layer];
+    return [this.tiles.layer, this.canvas, ...(this.webgl ? [this.webgl] : []), this.marked, this.selection, this.labels.layer];
   }
 
   attach(map: OlMap): void {
@@ -104,10 +109,28 @@ export class ParcelLayers {
     this.renderer = this.webgl && count > WEBGL_FROM && this.colouring === 'state' ? 'webgl' : 'canvas';
     this.canvas.setVisible(this.renderer === 'canvas');
     this.webgl?.setVisible(this.renderer === 'webgl');
+    this.tiles.show(false);
+    this.drawn(count);
+  }
+
+  /**
+   * The view holds more parcels than are read exactly: the tiles draw them all (the source keeps only the selected
+   * parcel, exact, for the selection and editing layers); their time from asking to drawn is measured as an answer's.
+   */
+  tilesShown(): void {
+    this.renderer = 'tiles';
+    this.canvas.setVisible(false);
+    this.webgl?.setVisible(false);
+    this.tiles.show(true);
+    this.drawn(-1);
+  }
+
+  /** On screen once the map has finished rendering (`count` parcels read, or -1: the tiles). */
+  private drawn(count: number): void {
     this.mark();
     const m = this.map;
     if (!m) return;
-    const first = !this.firstDrawn && count > 0;
+    const first = !this.firstDrawn && count !== 0;
     if (first) this.firstDrawn = true;
     const start = this.loadStart;
     // On screen once the map has finished rendering them: the first answer's is the first-paint mark, and every
@@ -117,6 +140,8 @@ export class ParcelLayers {
       if (first) performance.mark('furrow:parcels-drawn', { detail });
       performance.measure('furrow:reload', { start, end: performance.now(), detail });
     });
+    // The tiles may all be drawn already (the same view's, cached): a render, so that its rendercomplete comes.
+    m.render();
   }
 
   /** Colours the parcels by sync state, or by their active crop's family or name (the next answer carries the crops). */
@@ -125,6 +150,7 @@ export class ParcelLayers {
     this.colouring = by;
     this.canvas.changed();
     this.selection.changed();
+    this.tiles.restyle();
   }
 
   /** The account's colours of families and crops changed (a crop added or renamed): drawn again with them. */
@@ -134,6 +160,7 @@ export class ParcelLayers {
     if (this.colouring === 'state') return;
     this.canvas.changed();
     this.selection.changed();
+    this.tiles.restyle();
   }
 
   /** Shows `id` as selected (or nothing), from the parcels in the source. */
@@ -165,6 +192,11 @@ export class ParcelLayers {
     this.markedSource.changed();
     const el = this.map?.getTargetElement();
     if (el) el.dataset.marked = String(found.length);
+  }
+
+  /** Whether the tiles draw the view (the source then holds the selected parcel alone). */
+  get tiled(): boolean {
+    return this.renderer === 'tiles';
   }
 
   /** The parcel under the pixel (3 px of tolerance); its time is measured. */

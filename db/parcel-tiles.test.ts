@@ -1,0 +1,153 @@
+// The parcel tile cutter on a real mirror file, read back by OpenLayers' MVT reader: polygons with their id and
+// state at field zooms, every parcel a point (merged by pixel) when smaller than a pixel, the account's live parcels
+// only, simplified for the zoom, with the active crop when asked.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Mirror } from './mirror.ts';
+import { bufferedTileBox, cutParcelTile, parcelLooks, SMALL_FEATURES_PER_TILE } from './parcel-tiles.ts';
+import { polygonParcel } from '../test/helpers/service.ts';
+import { readTile } from '../test/helpers/mvt.ts';
+
+const ACC = 'acc-00000000-0000-4000-8000-000000000002';
+const OTHER = 'acc-00000000-0000-4000-8000-000000000003';
+let dir: string;
+let m: Mirror;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'furrow-tiles-'));
+  m = Mirror.open(join(dir, 'mirror.db'));
+  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+  m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+});
+afterEach(() => {
+  m.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** XYZ tile of [lon, lat] at z. */
+function tileOf(lon: number, lat: number, z: number): [number, number] {
+  const n = 2 ** z;
+  const r = (lat * Math.PI) / 180;
+  return [Math.floor(((lon + 180) / 360) * n), Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n)];
+}
+const looks = (crops = false) => parcelLooks(m.syncDb, (ids) => m.read.parcelStates(ids), ACC, crops);
+const cut = (lon: number, lat: number, z: number, crops = false) => {
+  const [x, y] = tileOf(lon, lat, z);
+  return readTile(cutParcelTile(m.syncDb, ACC, z, x, y, looks(crops)).data);
+};
+const synced = () => m.syncDb.prepare("UPDATE outbox SET state = 'committed'").run();
+
+describe('cutParcelTile', () => {
+  it('draws a parcel a pixel or more across as its polygon, with its local id and sync state', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    const { created } = m.write.createParcels(farm.local_id, [polygonParcel('a', -4.78, 37.88, 200)]);
+    const fs = cut(-4.78, 37.88, 16);
+    expect(fs).toHaveLength(1);
+    expect(fs[0]!.type).toBe('Polygon');
+    expect(fs[0]!.props).toMatchObject({ id: created[0]!.local_id, state: 'pending' });
+    // 200 m at z16, where a tile is 611 m × cos(37.88°) = 482 m across: about 1,700 of its 4,096 units.
+    const xs = fs[0]!.coords.filter((_, i) => i % 2 === 0);
+    expect(Math.max(...xs) - Math.min(...xs)).toBeGreaterThan(1600);
+    expect(Math.max(...xs) - Math.min(...xs)).toBeLessThan(1800);
+    synced();
+    expect(cut(-4.78, 37.88, 16)[0]!.props.state).toBe('synced');
+  });
+
+  it('draws every parcel at every zoom: below a pixel as points, those of one pixel that look alike merged and counted', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    // 300 parcels of 50 m on a grid of 100 m, and two far away (Madrid, Sevilla), all in one z4 tile (Spain).
+    const grid = [];
+    for (let i = 0; i < 300; i++) grid.push(polygonParcel(`g${i}`, -4.5 + (i % 20) * 0.0011, 37.5 + Math.floor(i / 20) * 0.0009, 50));
+    m.write.createParcels(farm.local_id, [...grid, polygonParcel('madrid', -3.7, 40.42, 50), polygonParcel('sevilla', -5.99, 37.39, 50)]);
+    synced();
+    for (const [z, all] of [[4, 302], [7, 300], [10, 300]] as const) {
+      const fs = cut(-4.49, 37.505, z);
+      expect(fs.every((f) => f.type === 'Point')).toBe(true);
+      expect(fs.reduce((n, f) => n + (f.props.count as number), 0)).toBe(all);
+      expect(fs.every((f) => f.props.state === 'synced')).toBe(true);
+    }
+    // At z4 (a pixel is 0.044°) the grid (0.021° across) is a few pixels: a few points of many parcels, naming
+    // none, and Madrid and Sevilla points of their own, each with its id.
+    const z4 = cut(-4.5, 38.5, 4);
+    expect(z4.length).toBeLessThanOrEqual(6);
+    expect(z4.filter((f) => f.props.count === 1).map((f) => typeof f.props.id)).toEqual(['string', 'string']);
+    expect(z4.filter((f) => (f.props.count as number) > 1).every((f) => f.props.id === undefined)).toBe(true);
+    // A parcel not synced keeps its own point: its look differs from its pixel's others.
+    const one = m.read.viewport([-4.5, 37.5, -4.499, 37.5005], 1, ACC)[0]!;
+    m.write.updateParcel(one.local_id, { name: 'renamed' });
+    const again = cut(-4.5, 38.5, 4);
+    expect(again.filter((f) => f.props.state === 'pending').map((f) => [f.props.count, f.props.id])).toEqual([[1, one.local_id]]);
+    expect(again.filter((f) => f.props.state === 'synced').reduce((n, f) => n + (f.props.count as number), 0)).toBe(301);
+    // At z15 the grid's parcels are polygons.
+    expect(cut(-4.5, 37.5, 15).some((f) => f.type === 'Polygon')).toBe(true);
+  });
+
+  it("holds only the account's live parcels", () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    const other = m.write.createFarm(OTHER, 'O');
+    const { created } = m.write.createParcels(farm.local_id, [polygonParcel('a', -4.78, 37.88, 200), polygonParcel('b', -4.775, 37.88, 200)]);
+    m.write.createParcels(other.local_id, [polygonParcel('theirs', -4.77, 37.88, 200)]);
+    expect(cut(-4.78, 37.88, 14).map((f) => f.props.id).sort()).toEqual(created.map((c) => c.local_id).sort());
+    m.write.deleteParcel(created[0]!.local_id);
+    expect(cut(-4.78, 37.88, 14).map((f) => f.props.id)).toEqual([created[1]!.local_id]);
+  });
+
+  it('simplifies an outline for the zoom: vertices within half a pixel of it are left out', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    // A 300 m square whose edges carry 100 vertices each, its first edge zigzagging 0.1 m off the line.
+    const ring: number[][] = [];
+    const [x0, y0, d] = [-4.78, 37.88, 0.0034];
+    for (let i = 0; i < 100; i++) ring.push([x0 + (d * i) / 100, y0 + (i % 2) * 1e-6]);
+    for (let i = 0; i < 100; i++) ring.push([x0 + d, y0 + (d * 0.79 * i) / 100]);
+    for (let i = 0; i < 100; i++) ring.push([x0 + d - (d * i) / 100, y0 + d * 0.79]);
+    for (let i = 0; i < 100; i++) ring.push([x0, y0 + d * 0.79 - (d * 0.79 * i) / 100]);
+    ring.push(ring[0]!);
+    m.write.createParcels(farm.local_id, [{ name: 'fine', metadata: {}, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } } }]);
+    // At z12 (a pixel is 15 m) and at z16 (a pixel is 0.9 m) the zigzag is under half a pixel: of 400 vertices, the
+    // four corners remain (and the closing vertex OpenLayers adds).
+    for (const z of [12, 16]) {
+      const f = cut(-4.7783, 37.8813, z)[0]!;
+      expect(f.type).toBe('Polygon');
+      expect(f.coords.length / 2).toBe(5);
+    }
+  });
+
+  it('draws a parcel of 1 to 4 pixels as its box, its geometry not read; from 4 pixels its shape', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    // A triangle about 250 m across: about 2 px at z9 (a pixel is 120 m there), about 34 px at z13.
+    const tri = [[-4.78, 37.88], [-4.7772, 37.88], [-4.7786, 37.8822], [-4.78, 37.88]];
+    const { created } = m.write.createParcels(farm.local_id, [{ name: 'tri', metadata: {}, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [tri] } } }]);
+    const at9 = cut(-4.779, 37.881, 9);
+    expect(at9.map((f) => [f.type, f.coords.length / 2, f.props.id])).toEqual([['Polygon', 5, created[0]!.local_id]]);
+    const at13 = cut(-4.779, 37.881, 13);
+    expect(at13.map((f) => [f.type, f.coords.length / 2])).toEqual([['Polygon', 4]]);
+  });
+
+  it('merges the small parcels of a crowded tile on a coarser grid, every one still counted', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    // 7,000 parcels of 20 m every 35 m: each its own pixel at z12 (15 m a pixel), more than a tile gets features for.
+    const grid = [];
+    for (let i = 0; i < 7000; i++) grid.push(polygonParcel(`g${i}`, -4.79 + (i % 100) * 0.0004, 37.81 + Math.floor(i / 100) * 0.0003, 20));
+    m.write.createParcels(farm.local_id, grid);
+    const [x, y] = tileOf(-4.77, 37.82, 12);
+    const inTile = m.read.viewportCount(bufferedTileBox(12, x, y), 10_000, ACC);
+    expect(inTile).toBeGreaterThan(SMALL_FEATURES_PER_TILE);
+    const fs = cut(-4.77, 37.82, 12);
+    expect(fs.reduce((n, f) => n + ((f.props.count as number | undefined) ?? 1), 0)).toBe(inTile);
+    expect(fs.length).toBeLessThanOrEqual(SMALL_FEATURES_PER_TILE);
+    expect(fs.every((f) => f.type === 'Point')).toBe(true);
+  });
+
+  it('carries the active crop and its family when asked', () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    const { created } = m.write.createParcels(farm.local_id, [polygonParcel('a', -4.78, 37.88, 200), polygonParcel('b', -4.775, 37.88, 200)]);
+    m.write.createCrop(ACC, created[0]!.local_id, { name: 'Durum wheat', family_name: 'Cereals', is_active: true, sowing: '2026-10-01' } as never);
+    const fs = cut(-4.78, 37.88, 14, true);
+    const a = fs.find((f) => f.props.id === created[0]!.local_id)!;
+    expect(a.props).toMatchObject({ cropName: 'Durum wheat', family: 'Cereals' });
+    expect(fs.find((f) => f.props.id === created[1]!.local_id)!.props.family).toBeUndefined();
+    expect(cut(-4.78, 37.88, 14, false).find((f) => f.props.id === created[0]!.local_id)!.props.family).toBeUndefined();
+  });
+});
