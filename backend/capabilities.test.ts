@@ -35,7 +35,9 @@ const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile'
 const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles', 'parcelTiles',
   // The system's location as the page's Geolocation read it: only a page has one to report (the shells grant it to
   // the app's own page alone); the host takes it only while the source chosen is 'system'.
-  'positionReport'];
+  'positionReport',
+  // A print is written into the page session's own downloads, as an export is, and read back by its /bytes/ path.
+  'printMap'];
 /**
  * Methods both may call that hand the page something of the host's own (not the account's data), pinned: a change here
  * is a security decision. crsDefinition: an EPSG code's public proj4 definition (epsg-index, which the page cannot
