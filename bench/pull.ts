@@ -5,7 +5,6 @@
 // with nothing changed against the first; the bytes on the wire of both and of a pull after N edits made on the
 // service; and the app's scheduled round (every connected account synced, renderer/features/status/auto-sync.ts asks
 // for it every minute) of 20 accounts of 5,000 parcels with nothing changed, through the mirror host process: its CPU.
-import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,9 +14,10 @@ import { saveCredentials } from '../sync/credentials.ts';
 import { FARM_PAGE_SIZE } from '../sync/listing.ts';
 import { launchHost } from '../backend/launch.ts';
 import { makeBatches } from './lib/parcels.ts';
-import { canPin, createFarms, createTenant, onCpus, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
+import { canPin, createFarms, createTenant, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
-import { childrenCpuSeconds, procCpuSeconds } from './lib/machine.ts';
+import { timedProcess } from './lib/timed-process.ts';
+import { procCpuSeconds } from './lib/machine.ts';
 import { median, r1, r3 } from './lib/stats.ts';
 import { describePairs, interleaved } from './lib/pairs.ts';
 import { latestProfile, summarizeProfile, type Frame } from './lib/profile.ts';
@@ -52,22 +52,7 @@ const BARE = resolve(ROOT, 'bench/lib/bare-pull.mjs');
 
 interface Run { value: number; cpu_s: number; out: string; bytes?: number }
 
-/** A process from spawn to exit (value: wall ms), on `cpus` when given, with its CPU time. */
-function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Promise<Run> {
-  spawnSync('sync');
-  const cpu0 = childrenCpuSeconds();
-  const t0 = performance.now();
-  const [command, rest] = onCpus(cpus, argv);
-  const child = spawn(command, rest, { cwd: ROOT, env: { ...process.env, ...env } });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  return new Promise((done, fail) => child.on('close', (status) => {
-    const value = r1(performance.now() - t0);
-    if (status !== 0) fail(new Error(`${argv.join(' ')} exited ${status}: ${out.slice(-3000)}`));
-    else done({ value, cpu_s: r3(childrenCpuSeconds() - cpu0), out });
-  }));
-}
+const timed = (argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Promise<Run> => timedProcess(argv, env, cpus);
 
 /** The bytes the CLI's summary says came over the wire: "(listed in full, 41.2 MB on the wire)". */
 function wireBytes(out: string): number {

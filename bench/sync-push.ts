@@ -9,7 +9,7 @@
 // CLI keeps up with the service (the target); and pairs with everything sharing both cores, as a user runs the CLI
 // against the local service, which say what the client's CPU costs the service there (reported, with what a process
 // that only burns CPU at the lowest priority costs the bare loop on this machine, for scale).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,9 +24,10 @@ import { parcelInput, parcelStateOfRow } from '../sync/state.ts';
 import { defaultSyncOptions } from '../sync/context.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
 import { BATCH_SIZE, makeParcels, type ParcelShape } from './lib/parcels.ts';
-import { canPin, createFarms, createTenant, onCpus, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
+import { canPin, createFarms, createTenant, removeDir, startService, tempDataDir, type Child, type Tenant } from './lib/service.ts';
 import { ROOT } from './lib/paths.ts';
-import { childrenCpuSeconds, procCpuSeconds } from './lib/machine.ts';
+import { timedProcess } from './lib/timed-process.ts';
+import { procCpuSeconds } from './lib/machine.ts';
 import { median, r1, r3 } from './lib/stats.ts';
 import { describePairs, interleaved } from './lib/pairs.ts';
 import { latestProfile, summarizeProfile, type Frame } from './lib/profile.ts';
@@ -149,25 +150,9 @@ async function bareFixture(cpus: Cpus, rows: readonly ParcelRow[]): Promise<Fixt
 
 interface Run { value: number; cpu_s: number; out: string; service_cpu_s?: number }
 
-/** A process from spawn to exit (the value is its wall time in ms), on `cpus` when given, with its CPU time. */
-function timed(argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Promise<Run> {
-  // What the fixture (a 20,000-parcel mirror, the services' databases, the bodies) left dirty in the page cache is
-  // written out now, not by the kernel's flusher in the middle of a timed run: both sides start with nothing to flush.
-  spawnSync('sync');
-  const cpu0 = childrenCpuSeconds();
-  const t0 = performance.now();
-  const [command, args] = onCpus(cpus, argv);
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env } });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  return new Promise((done, fail) => child.on('close', (status) => {
-    const value = r1(performance.now() - t0);
-    // The error, not the progress lines that push it out of the message.
-    if (status !== 0) fail(new Error(`${argv.join(' ')} exited ${status}: ${out.split('\n').filter((l) => !/ parcels \d+\//.test(l)).join('\n').slice(-3000)}`));
-    else done({ value, cpu_s: r3(childrenCpuSeconds() - cpu0), out });
-  }));
-}
+/** A process from spawn to exit (bench/lib/timed-process.ts); a failure tells its error, not the progress lines. */
+const timed = (argv: string[], env: NodeJS.ProcessEnv = {}, cpus?: string): Promise<Run> =>
+  timedProcess(argv, env, cpus, (o) => o.split('\n').filter((l) => !/ parcels \d+\//.test(l)).join('\n'));
 
 async function engineSide(f: Fixture): Promise<Run> {
   const svc0 = procCpuSeconds(f.engine.svc.pid);
