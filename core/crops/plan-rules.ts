@@ -1,7 +1,7 @@
 // A farm's rotation plan checked against its rule set (core/crops/rule-set.ts), past campaigns and planned ones
 // alike: each violation names the parcel (or the farm), the campaign and the rule that says so. Pure: the renderer
 // runs it as the plan is edited, the backend when it exports the plan.
-import { campaignYear } from './rotation.ts';
+import { campaignOrder, campaignYear } from './rotation.ts';
 import { ART44_LARGE, ART44_LARGE_ABOVE_HA, ART44_SMALL, type RuleSet, type Thresholds } from './rule-set.ts';
 
 export interface PlanCrop { id: string; name: string | null; family: string | null; campaign: string | null }
@@ -117,7 +117,8 @@ export function arableByCampaign(parcels: readonly PlanParcel[], rules: RuleSet)
       byCampaign.set(campaign, m);
     }
   }
-  return [...byCampaign].map(([campaign, m]) => {
+  const order = campaignOrder(byCampaign.keys());
+  return [...byCampaign].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([campaign, m]) => {
     const crops = [...m.values()].sort((a, b) => b.hectares - a.hectares || a.name.localeCompare(b.name));
     return { campaign, arable: crops.reduce((s, c) => s + c.hectares, 0), crops };
   });
