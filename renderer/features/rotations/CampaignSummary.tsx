@@ -77,6 +77,11 @@ export function CampaignSummary({ farm, grid, colours }: { farm: string; grid: F
       {rows.length === 0 ? <p className="muted">No crops on this farm yet: plan some in the table, and their areas show here.</p> : (
         <>
           <Chart rows={rows} colours={colours} />
+          <ul className="family-key" aria-label="Families in the chart">
+            {[...new Set(rows.filter((r) => r.by === 'family').map((r) => r.name))].sort().map((f) => (
+              <li key={f}><span className="swatch" style={{ background: cropColour(colours, 'family', f === 'No family' ? null : f) }} />{f}</li>
+            ))}
+          </ul>
           <div className="table-wrap">
             <table className="summary-table">
               <thead><tr><th scope="col">Campaign</th><th scope="col">By</th><th scope="col">Name</th><th scope="col">Hectares</th><th scope="col">Share</th></tr></thead>

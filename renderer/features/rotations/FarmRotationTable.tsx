@@ -43,7 +43,7 @@ function Cell({ crops, repeats, violations, colours }: { crops: RotationCrop[]; 
         );
       })}
       {repeats ? <span className="repeat-mark" role="img" aria-label={warning || 'The family follows itself'}>⚠</span> : null}
-      {violations.length ? <span className="violation-mark" role="img" aria-label={broken}>⛔</span> : null}
+      {violations.length ? <span className="violation-mark" role="img" aria-label={broken}>✖</span> : null}
     </td>
   );
 }
@@ -52,9 +52,10 @@ function Violations({ list, names }: { list: Violation[]; names: Map<string, str
   if (!list.length) return <p className="plan-ok" role="status">✓ The plan keeps every rule of this farm&apos;s rule set.</p>;
   return (
     <section className="plan-violations" aria-label="Rule violations">
-      <strong>⛔ {list.length} rule violation{list.length === 1 ? '' : 's'}</strong>
+      <strong>✖ {list.length} rule violation{list.length === 1 ? '' : 's'}</strong>
       <ul>
-        {list.map((v, i) => (
+        {/* The farm's own (diversification) first: one per campaign, above the parcels' many. */}
+        {[...list].sort((a, b) => Number(a.parcel !== null) - Number(b.parcel !== null)).map((v, i) => (
           <li key={i} data-rule={v.rule}><span className="rule">{RULE_NAMES[v.rule]}</span> · {v.parcel === null ? 'the farm' : names.get(v.parcel)} · {v.campaign}: {v.message}</li>
         ))}
       </ul>

@@ -71,7 +71,7 @@ export function PlanRules({ farm, rules, onSaved }: { farm: string; rules: FarmR
       <fieldset>
         <legend>Crop diversification, on each campaign's arable area</legend>
         <label>Rule{' '}
-          <select value={d.rules.diversification} onChange={(e) => set({ rules: { ...d.rules, diversification: e.target.value as RuleSet['diversification'] } })}>
+          <select aria-label="Diversification rule" value={d.rules.diversification} onChange={(e) => set({ rules: { ...d.rules, diversification: e.target.value as RuleSet['diversification'] } })}>
             <option value="eu-1307-2013">Regulation (EU) No 1307/2013, Art. 44 (10–30 ha: 2 crops, main ≤ 75 %; over 30 ha: 3 crops, two main ≤ 95 %)</option>
             <option value="custom">My own thresholds</option>
             <option value="off">Not checked</option>

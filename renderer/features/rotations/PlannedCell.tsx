@@ -79,7 +79,7 @@ export function PlannedCell({ parcelName, campaign, crops, violations, colours, 
       {editing === 'new'
         ? <CropEditor crop={null} label={`Plan a crop on ${where}`} actions={actions} done={() => setEditing(null)} />
         : <button type="button" className="plan-add" aria-label={`Plan a crop on ${where}`} title="Plan a crop here" onClick={() => setEditing('new')}>+</button>}
-      {violations.length ? <span className="violation-mark" role="img" aria-label={said}>⛔</span> : null}
+      {violations.length ? <span className="violation-mark" role="img" aria-label={said}>✖</span> : null}
     </td>
   );
 }
