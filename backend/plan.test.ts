@@ -22,7 +22,8 @@ beforeAll(async () => {
       const m = Mirror.open(join(h, 'mirror.db'));
       m.syncDb.prepare("INSERT INTO accounts (id, service_url, mode, label, created) VALUES (?, 'http://127.0.0.1:1', 'api_key', 'Grower', '2026-01-01')").run(ACC);
       farm = m.write.createFarm(ACC, 'Finca Plan').local_id;
-      const { created } = m.write.createParcels(farm, [pointParcel('North', 20, -4, 37), pointParcel('South', 20, -4.01, 37)]);
+      const withRegion = (p: ReturnType<typeof pointParcel>, region: string) => ({ ...p, metadata: { region } });
+      const { created } = m.write.createParcels(farm, [withRegion(pointParcel('North', 20, -4, 37), 'n'), withRegion(pointParcel('South', 20, -4.01, 37), 's')]);
       const [north, south] = created;
       const crop = (p: string, campaign: string, name: string, family: string, active = false, sowing: string | null = null) =>
         m.write.createCrop(ACC, p, { campaign, name, family_name: family, is_active: active, sowing });
@@ -57,11 +58,23 @@ describe('the rotation plan through the host', () => {
     await page.close();
   });
 
-  it('tells the current campaign, the plan after it', async () => {
+  it('tells the current campaign, the plan after it, and colours the map by a chosen campaign', async () => {
     const page = await b.tab();
     const grid = await page.api.farmRotation({ farm });
     expect(grid.current).toBe(2024);
     expect(grid.campaigns).toEqual(['2023/2024', '2024/2025', '2025/2026']);
+    expect(await page.api.mapCampaigns({ account: ACC })).toEqual([
+      { campaign: '2023/2024', planned: false }, { campaign: '2024/2025', planned: false }, { campaign: '2025/2026', planned: true },
+    ]);
+    const crops = async (campaign?: string) => Object.fromEntries((await page.api.viewport({ account: ACC, bbox: [-5, 36, -3, 38], crops: true, ...(campaign ? { campaign } : {}) }))
+      .features.map((f) => [f.properties.name, f.properties.crop]));
+    // Each parcel's active crop by default; its crop of the campaign asked, planned or past, else none.
+    expect(await crops()).toEqual({ North: { name: 'Wheat', family: 'Poaceae' }, South: null });
+    expect(await crops('2025/2026')).toEqual({ North: { name: 'Lentil', family: 'Fabaceae' }, South: { name: 'Lentil', family: 'Fabaceae' } });
+    expect(await crops('2023/2024')).toEqual({ North: { name: 'Chickpea', family: 'Fabaceae' }, South: null });
+    // With a metadata filter too (its own statement).
+    expect((await page.api.viewport({ account: ACC, bbox: [-5, 36, -3, 38], crops: true, campaign: '2024/2025', metadata: { region: ['s'] } })).features.map((f) => [f.properties.name, f.properties.crop]))
+      .toEqual([['South', { name: 'Sunflower', family: 'Asteraceae' }]]);
     await page.close();
   });
 

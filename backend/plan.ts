@@ -13,7 +13,8 @@ import { campaignSummary, currentCampaignYear, isPlannedCampaign, summaryCsv } f
 import type { Mirror } from '../db/mirror.ts';
 import type { ByteSession } from './bytes.ts';
 import type { HostContext } from './context.ts';
-import { farmOf } from './views.ts';
+import { accountOf, farmOf } from './views.ts';
+import { campaignOrder } from '../core/crops/rotation.ts';
 import { exportFileName } from './export.ts';
 
 type Handlers = HandlersOf<typeof PLAN_API>;
@@ -50,8 +51,15 @@ export function farmPlan(m: Mirror, farmLocalId: string): { parcels: PlanParcel[
   return { parcels: parcels.map((p) => ({ id: p.local_id, name: p.name, hectares: p.hectares, crops: byParcel.get(p.local_id) ?? [] })), current };
 }
 
-export function planHandlers(ctx: HostContext): Pick<Handlers, 'rotationRules' | 'setRotationRules'> {
+export function planHandlers(ctx: HostContext): Pick<Handlers, 'rotationRules' | 'setRotationRules' | 'mapCampaigns'> {
   return {
+    mapCampaigns: ({ account }) => {
+      accountOf(ctx.mirror, account);
+      const rows = ctx.mirror.read.accountCampaigns(account);
+      // The account's clock, as a farm's (core/crops/campaign-summary.ts): the newest campaign with a crop sown or on the ground.
+      const current = currentCampaignYear(rows.map((r) => ({ campaign: r.campaign, sowing: null, active: r.started === 1 })), today());
+      return campaignOrder(rows.map((r) => r.campaign)).filter((c): c is string => c !== null).map((campaign) => ({ campaign, planned: isPlannedCampaign(campaign, current) }));
+    },
     rotationRules: ({ farm }) => farmRules(ctx.mirror, farmOf(ctx.mirror, farm).local_id),
     setRotationRules: ({ farm, rules }) => {
       const f = farmOf(ctx.mirror, farm);

@@ -5,7 +5,7 @@
 // Part of API (core/api.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { PAGE_AND_CLI, PAGE_ONLY, type Contract } from './rpc.ts';
-import { Id, Nullable, Obj } from './api-schemas.ts';
+import { AccountId, Id, Nullable, Obj } from './api-schemas.ts';
 import { Download } from './api-export.ts';
 
 const Share = Type.Number({ minimum: 0, maximum: 1 });
@@ -32,6 +32,10 @@ export const FarmRules = Obj({ farm: Id, rules: RuleSet, chosen: Type.Boolean() 
 export type FarmRules = Static<typeof FarmRules>;
 
 export const PLAN_API = {
+  mapCampaigns: {
+    callers: PAGE_AND_CLI, description: "The account's campaigns, oldest first, each planned or not (after the current one), for the map coloured by a chosen campaign",
+    args: Obj({ account: AccountId }), result: Type.Array(Obj({ campaign: Type.String(), planned: Type.Boolean() })),
+  },
   rotationRules: { callers: PAGE_AND_CLI, description: "The rotation rule set a farm's plan is checked against: the farm's own, else the defaults", args: Obj({ farm: Id }), result: FarmRules },
   setRotationRules: {
     callers: PAGE_AND_CLI, description: "Keeps a farm's rotation rule set in the mirror (null: back to the defaults)",

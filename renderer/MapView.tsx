@@ -71,6 +71,7 @@ export function MapView() {
   const version = useApp((s) => s.version);
   const mode = useApp((s) => s.mode);
   const colourBy = useRotations((s) => s.colourBy);
+  const campaign = useRotations((s) => s.campaign);
   const colours = useRotations((s) => s.colours);
   const selectedId = useApp((s) => s.selectedId);
   const zoomTo = useApp((s) => s.zoomTo);
@@ -150,7 +151,7 @@ export function MapView() {
       const mine = ++seq;
       layers.current?.loading();
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
-      void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}), ...(colourBy !== 'state' ? { crops: true } : {}) }).then((fc) => {
+      void api.viewport({ account, bbox, limit: LIMIT, ...(hasFilter(filter) ? { metadata: filter } : {}), ...(colourBy !== 'state' ? { crops: true, ...(campaign ? { campaign } : {}) } : {}) }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
@@ -162,7 +163,7 @@ export function MapView() {
       }, () => {});
     };
     load.current();
-  }, [api, account, version, parcels, filter, colourBy]);
+  }, [api, account, version, parcels, filter, colourBy, campaign]);
 
   useEffect(() => {
     started.current = false;

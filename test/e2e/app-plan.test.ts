@@ -4,7 +4,7 @@
 // diversification shortfall (Regulation (EU) No 1307/2013, Art. 44) on the campaign; a crop dragged to the next
 // campaign; the plan fixed with rotation patterns across parcels until no rule is broken; the farm's own
 // thresholds tried and put back; the campaign summary read and exported as CSV; then the service back, Sync now,
-// and every planned crop on the service. The app runs against a service this test owns (as app-offline.test.ts).
+// every planned crop on the service, and the map coloured by the planned campaign's families. The app runs against a service this test owns (as app-offline.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -180,6 +180,22 @@ describe('planning the next campaigns', () => {
       await poll(async () => (await get<Crop[]>(`/api/parcels/${p.id}/crops/`)).filter((c) => c.campaign! > '2025/2026').map((c) => [c.campaign, c.name, c.is_active]).sort())
         .toEqual([['2026/2027', next, false], ['2027/2028', l[0]!.name, false]]);
     }
+
+    // The map coloured by the planned campaign's crop families: the legend counts the plan's parcels by family.
+    await page.getByRole('button', { name: /Finca El Olivar/ }).click();
+    await page.waitForTimeout(800); // the fit's animation
+    await page.getByLabel('Colour by').selectOption('family');
+    await page.getByRole('combobox', { name: 'Campaign' }).selectOption('2026/2027');
+    const FAMILY: Record<string, string> = { 'Durum wheat': 'Poaceae', Sunflower: 'Asteraceae', Chickpea: 'Fabaceae', Olive: 'Oleaceae' };
+    const planned = new Map<string, number>();
+    for (const n of names) {
+      const next = FAMILY[crops.find((c) => !history.get(n)!.some((x) => x.name === c))!]!;
+      planned.set(next, (planned.get(next) ?? 0) + 1);
+    }
+    const legend = page.getByRole('list', { name: 'Crop families shown' });
+    await poll(async () => (await legend.getByRole('listitem').allTextContents()).filter((t) => !/^(No crop|Others)/.test(t)).sort())
+      .toEqual([...planned].map(([f, n]) => `${f} (${n})`).sort());
+    await shot(page, 'app-plan-map.png');
     expect(await problems()).toEqual([]);
   }, 300_000);
 });
