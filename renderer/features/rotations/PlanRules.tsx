@@ -67,7 +67,7 @@ export function PlanRules({ farm, rules, onSaved }: { farm: string; rules: FarmR
   );
   return (
     <form className="plan-rules" aria-label="Rotation rules of this farm" onSubmit={submit}>
-      <p className="muted">{rules.chosen ? "This farm's own rule set." : 'The default rule set (not yet chosen for this farm).'} Return periods: common agronomic guidance (docs/app.md says which); diversification as Regulation (EU) No 1307/2013, Article 44.</p>
+      <p className="muted">{rules.chosen ? "This farm's own rule set." : 'The default rule set (not yet chosen for this farm).'} Default return periods are common agronomic guidance against soil-borne pests and diseases (clubroot, foot rots, cyst nematodes), not a regulation: set your adviser&apos;s. Diversification as Regulation (EU) No 1307/2013, Article 44.</p>
       <fieldset>
         <legend>Crop diversification, on each campaign's arable area</legend>
         <label>Rule{' '}
