@@ -120,6 +120,21 @@ describe('planning the next campaigns', () => {
     await poll(() => table.locator(`td[data-cell="${first} in 2027/2028"] button.plan-crop`).allTextContents()).toEqual(['Durum wheat']);
     expect(await table.locator(`td[data-cell="${first} in 2026/2027"] button.plan-crop`).count()).toBe(0);
 
+    // One crop planned from the keyboard in the cell left empty: its family follows the name, the focus back on +.
+    await table.getByRole('button', { name: `Plan a crop on ${first} in 2026/2027` }).focus();
+    await page.keyboard.press('Enter');
+    const one = table.getByRole('form', { name: `Plan a crop on ${first} in 2026/2027` });
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Crop');
+    await page.keyboard.type('Chickpea');
+    expect(await one.getByLabel('Family').inputValue()).toBe('Fabaceae');
+    await page.keyboard.press('Enter');
+    await poll(() => table.locator(`td[data-cell="${first} in 2026/2027"] button.plan-crop`).allTextContents()).toEqual(['Chickpea']);
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Plan a crop on ${first} in 2026/2027`);
+    // And removed again from its chip's form.
+    await table.getByRole('button', { name: `Planned Chickpea on ${first} in 2026/2027: change or remove` }).click();
+    await table.getByRole('form', { name: `Change Chickpea on ${first} in 2026/2027` }).getByRole('button', { name: 'Remove' }).click();
+    await poll(() => table.locator(`td[data-cell="${first} in 2026/2027"] button.plan-crop`).count()).toBe(0);
+
     // The fix: each parcel goes on with its four-crop rotation — next the crop it has not grown for three seasons,
     // then the one it grew first — applied as one pattern per group of parcels that share it.
     const groups = new Map<string, string[]>();

@@ -8,6 +8,7 @@ import type { Violation } from '../../../core/crops/plan-rules.ts';
 import { inkOn } from '../../../core/crops/family-colours.ts';
 import { cropColour, type CropColours } from './rotation-store.ts';
 import { RULE_NAMES } from './plan-model.ts';
+import { focusSoon } from '../focus/focus-soon.ts';
 
 /** The drag's payload type: the dragged crop's id (only this table's cells accept it). */
 export const CROP_DRAG = 'application/x-furrow-crop';
@@ -52,6 +53,8 @@ export function PlannedCell({ parcelName, campaign, crops, violations, colours, 
   const [editing, setEditing] = useState<string | null>(null);
   const [over, setOver] = useState(false);
   const where = `${parcelName} in ${campaign}`;
+  // The form gone (saved, removed, cancelled), the focus goes to the cell's + (never the page's body).
+  const done = () => { setEditing(null); focusSoon(`td[data-cell="${CSS.escape(where)}"] .plan-add`, true); };
   const said = violations.map((v) => `${RULE_NAMES[v.rule]}: ${v.message}`).join('; ');
   const drop = (e: DragEvent) => {
     setOver(false);
@@ -66,7 +69,7 @@ export function PlannedCell({ parcelName, campaign, crops, violations, colours, 
       onDragOver={(e) => { if (e.dataTransfer.types.includes(CROP_DRAG)) { e.preventDefault(); setOver(true); } }}
       onDragLeave={() => setOver(false)} onDrop={drop}>
       {crops.map((c) => {
-        if (editing === c.id) return <CropEditor key={c.id} crop={c} label={`Change ${c.name ?? 'the crop'} on ${where}`} actions={actions} done={() => setEditing(null)} />;
+        if (editing === c.id) return <CropEditor key={c.id} crop={c} label={`Change ${c.name ?? 'the crop'} on ${where}`} actions={actions} done={done} />;
         const colour = cropColour(colours, 'family', c.family?.name);
         return (
           <button key={c.id} type="button" className="cell-crop plan-crop" draggable data-crop={c.id} style={{ background: colour, color: inkOn(colour) }}
@@ -77,7 +80,7 @@ export function PlannedCell({ parcelName, campaign, crops, violations, colours, 
         );
       })}
       {editing === 'new'
-        ? <CropEditor crop={null} label={`Plan a crop on ${where}`} actions={actions} done={() => setEditing(null)} />
+        ? <CropEditor crop={null} label={`Plan a crop on ${where}`} actions={actions} done={done} />
         : <button type="button" className="plan-add" aria-label={`Plan a crop on ${where}`} title="Plan a crop here" onClick={() => setEditing('new')}>+</button>}
       {violations.length ? <span className="violation-mark" role="img" aria-label={said}>✖</span> : null}
     </td>
