@@ -14,7 +14,7 @@ import { freePort, ROOT, spawnService, type ServiceProcess } from '../helpers/pr
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
 import { HOST_ENV } from '../helpers/host.ts';
-import { openApp, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
+import { openApp, selectBySearch, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
 
 let dir: string;
 let svc: ServiceProcess;
@@ -211,6 +211,11 @@ describe('planning the next campaigns', () => {
     await poll(async () => (await legend.getByRole('listitem').allTextContents()).filter((t) => !/^(No crop|Others)/.test(t)).sort())
       .toEqual([...planned].map(([f, n]) => `${f} (${n})`).sort());
     await shot(page, 'app-plan-map.png');
+
+    // A parcel's own rotation says which of its crops are planned: the two after its active one.
+    await selectBySearch(page, first);
+    await poll(() => page.locator('.rotation .crops > li.crop').evaluateAll((els) => els.map((e) => [e.querySelector('.crop-head strong')!.textContent, e.querySelector('.badge')!.textContent])))
+      .toEqual([['2027/2028', 'Planned'], ['2026/2027', 'Planned'], ['2025/2026', 'Active'], ['2024/2025', 'Past'], ['2023/2024', 'Past']]);
     expect(await problems()).toEqual([]);
   }, 300_000);
 });
