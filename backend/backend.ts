@@ -32,6 +32,7 @@ import { exportHandlers } from './export.ts';
 import { downloadHandlers } from './downloads.ts';
 import { importHandlers } from './imports.ts';
 import { rotationHandlers } from './rotations.ts';
+import { planDownloadHandlers, planHandlers } from './plan.ts';
 import { plantHandlers } from './plants.ts';
 import { viewHandlers } from './view-settings.ts';
 import { layerHandlers } from './layers.ts';
@@ -134,6 +135,9 @@ export class Backend {
       ...downloadHandlers(mirror, null),
       ...importHandlers(ctx),
       ...rotationHandlers(ctx),
+      ...planHandlers(ctx),
+      // The plan's downloads are a page session's too (backend/host.ts).
+      ...planDownloadHandlers(mirror, null),
       ...plantHandlers(ctx),
       ...viewHandlers(ctx),
       ...layerHandlers(ctx, (files) => offline.dropFiles(files)),

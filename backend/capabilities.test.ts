@@ -33,6 +33,8 @@ const CLI_ONLY_METHODS = ['addLayerFilePath', 'connectWithCommand', 'exportFile'
  * asking page session can read (backend/bytes.ts), and the file the user chose in Electron's dialog, by its ticket.
  */
 const PAGE_ONLY_METHODS = ['addLayerFileChosen', 'exportDownload', 'layerFileSource', 'offlineTiles', 'parcelTiles',
+  // The rotation plan's summary and plan files, a download like exportDownload's (backend/plan.ts).
+  'planDownload',
   // The system's location as the page's Geolocation read it: only a page has one to report (the shells grant it to
   // the app's own page alone); the host takes it only while the source chosen is 'system'.
   'positionReport',

@@ -25,6 +25,7 @@ import { ByteResources } from './bytes.ts';
 import { acceptBytes } from './bytes-port.ts';
 import { downloadHandlers } from './downloads.ts';
 import { printHandlers } from './print.ts';
+import { planDownloadHandlers } from './plan.ts';
 import { layerFileHandlers } from './layer-file-handlers.ts';
 import { sessionErrors } from './session-errors.ts';
 import { positionPageHandlers } from './position/handlers.ts';
@@ -74,7 +75,7 @@ function session(port: Port, caller: Caller): () => void {
   // A page's downloads, areas' tiles, layer files' bytes and uploads are its own: gone with it.
   const handlers = scope
     ? {
-      ...backend.handlers, ...downloadHandlers(backend.mirror, scope, home), ...backend.offline.tileHandlers(scope),
+      ...backend.handlers, ...downloadHandlers(backend.mirror, scope, home), ...planDownloadHandlers(backend.mirror, scope), ...backend.offline.tileHandlers(scope),
       ...printHandlers(backend.mirror, scope, (farm) => backend.farmRotation(farm)),
       ...layerFileHandlers(backend.layerFiles, backend.mirror, { owner: scope, bytes: scope }),
       // A page tries receivers on the network within a limit, the command line as it likes (target-limit.ts).

@@ -8,9 +8,9 @@ import type { HostContext } from './context.ts';
 
 export function parcelHandlers(ctx: HostContext): HandlersOf<typeof PARCELS_API> {
   return {
-    viewport: ({ account, bbox, limit = 5000, metadata, crops = false }) => {
+    viewport: ({ account, bbox, limit = 5000, metadata, crops = false, campaign }) => {
       ctx.account(account);
-      const features = ctx.mirror.read.viewportJson(bbox, limit, account, metadata, crops);
+      const features = ctx.mirror.read.viewportJson(bbox, limit, account, metadata, crops && campaign !== undefined ? { campaign } : crops);
       return JsonItems.object<ParcelCollection>({ type: 'FeatureCollection', truncated: features.length > limit }, { features: features.slice(0, limit) });
     },
 

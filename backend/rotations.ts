@@ -10,6 +10,8 @@ import { RpcError, type HandlersOf } from '../core/rpc.ts';
 import type { Api, RotationCrop } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
 import { accountOf, farmOf } from './views.ts';
+import { currentCampaignYear } from '../core/crops/campaign-summary.ts';
+import { today } from './plan.ts';
 import type { HostContext } from './context.ts';
 
 type Handlers = HandlersOf<Api>;
@@ -130,8 +132,9 @@ export function rotationHandlers(ctx: HostContext): Pick<Handlers, 'rotation' | 
       const crops = groupBy(cropViews(m, f.account_id, shown, history), (c) => c.parcel);
       const campaigns = campaign === undefined ? campaignOrder(history.map((c) => c.campaign)) : [campaign];
       const parcels = m.read.parcels(f.local_id).sort((a, b) => a.name.localeCompare(b.name) || (a.local_id < b.local_id ? -1 : 1));
+      const current = currentCampaignYear(history.map((c) => ({ campaign: c.campaign, sowing: c.sowing, active: c.is_active === 1 })), today());
       return {
-        farm: f.local_id, campaigns,
+        farm: f.local_id, current, campaigns,
         parcels: parcels.map((p) => ({
           parcel: p.local_id, name: p.name, hectares: p.hectares,
           cells: campaigns.map((c) => {

@@ -51,6 +51,8 @@ const USAGE = `Usage: npm run -s cli -- <command> [options]      (mirror and set
                                    GeoJSON (.geojson/.json) or CSV with WKT (.csv), in WGS84 or the EPSG code's
                                    coordinate system (--crs 25830: ETRS89 / UTM zone 30N)
   set-parcel-limit --account ACC --hectares N|default   the account's agreed maximum parcel size
+  plan --farm NAME [--account ACC] the farm's rotation plan checked against its rule set (the app's Rules): each
+                                   violation (rule, parcel, campaign, message) as JSON
   undo | redo                      the last local edit (persists across restarts)
   layers [add FILE | remove ID]    the map's layers; add an MBTiles, PMTiles, GeoTIFF or vector overlay (GeoJSON,
                                    KML/KMZ, zipped Shapefile, GeoPackage) on top: copied to FURROW_HOME/layers/
@@ -207,6 +209,21 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         const crs = crsText === undefined ? undefined : parseWhole(crsText.replace(/^EPSG:/i, ''), '--crs', 1, 32767);
         const r = await api.exportFile({ path: need(v, 'file', 'The FILE to export to'), account: str(v, 'account'), farm, crs });
         out(`Exported ${r.parcels} parcel(s) as ${r.format}${crs !== undefined && crs !== 4326 ? ` in EPSG:${crs}` : ''}.`);
+        return 0;
+      }
+      case 'plan': {
+        const farmName = need(v, 'farm');
+        const f = m.read.farmByName(pickAccount(m, v), farmName);
+        if (!f) throw new UsageError(`No farm named '${farmName}'`);
+        // The app's own check (core/crops/plan-rules.ts) on the farm as the mirror has it, with the farm's rule set.
+        const [{ farmPlan, farmRules }, { checkPlan }] = await Promise.all([import('../backend/plan.ts'), import('../core/crops/plan-rules.ts')]);
+        const { parcels, current } = farmPlan(m, f.local_id);
+        const { rules, chosen } = farmRules(m, f.local_id);
+        const names = new Map(parcels.map((p) => [p.id, p.name]));
+        out({
+          farm: f.name, current_campaign_year: current, rules: chosen ? 'the farm\'s own' : 'the defaults',
+          violations: checkPlan(parcels, rules).map((x) => ({ rule: x.rule, parcel: x.parcel === null ? null : names.get(x.parcel), campaign: x.campaign, message: x.message })),
+        });
         return 0;
       }
       case 'set-parcel-limit': {

@@ -16,6 +16,8 @@ export const ApiErrorCode = {
   connectRefused: 'connect_refused',
   /** A crop the service would refuse (core/crops/validate.ts), with every problem in the details. */
   invalidCrop: 'invalid_crop',
+  /** A rotation rule set that cannot be kept (core/crops/rule-set.ts ruleSetProblem). */
+  invalidRules: 'invalid_rules',
   /** More than the app takes at once (a dropped file above IMPORT_PREVIEW_MAX_BYTES: the CLI imports any size). */
   tooLarge: 'too_large',
   /** The disk holding the app's data (FURROW_HOME) is full: nothing was written; free space there and try again. */

@@ -42,6 +42,8 @@ export const PARCELS_API = {
       account: AccountId, bbox: BBox, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000 })), metadata: Type.Optional(ViewportFilter),
       /** Each parcel with its active crop and family (properties.crop), for a map coloured by crop. */
       crops: Type.Optional(Type.Boolean()),
+      /** With `crops`: each parcel's crop of this campaign (past or planned) instead of its active one. */
+      campaign: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
     }),
     result: ParcelCollection,
   },

@@ -31,6 +31,8 @@ export const RotationCrop = Obj({
 export type RotationCrop = Static<typeof RotationCrop>;
 export const FarmRotation = Obj({
   farm: Id,
+  /** The current campaign's year (core/crops/campaign-summary.ts): crops of a later campaign are the plan. */
+  current: Type.Integer(),
   /** Oldest first (by the year in the label); null: crops without a campaign, last. */
   campaigns: Type.Array(Nullable(Type.String())),
   /** Every parcel of the farm by name, with one cell per campaign, in the order of `campaigns`. */

@@ -15,6 +15,7 @@ import { CONFLICTS_API } from './api-conflicts.ts';
 import { EXPORT_API } from './api-export.ts';
 import { IMPORTS_API } from './api-imports.ts';
 import { ROTATIONS_API } from './api-rotations.ts';
+import { PLAN_API } from './api-plan.ts';
 import { PLANTS_API } from './api-plants.ts';
 import { VIEW_API } from './api-view.ts';
 import { LAYERS_API } from './api-layers.ts';
@@ -34,6 +35,7 @@ export { AccountSync, Problem, SyncDetails, SyncItem, SyncPreview, SyncProgress 
 export { ConflictDifference, ParcelConflict } from './api-conflicts.ts';
 export { ImportPreview, ImportPreviewFeature, ImportProgress, ImportSummary } from './api-imports.ts';
 export { CropFamilySummary, FarmRotation, RotationCrop, RotationWarning } from './api-rotations.ts';
+export { FarmRules } from './api-plan.ts';
 export { PlantFeature } from './api-plants.ts';
 export { ViewSettings } from './api-view.ts';
 export { BulkEdit, TableColumn, TableFilter, TablePage, TableQuery, TableRow } from './api-table.ts';
@@ -61,6 +63,7 @@ export const API = {
   ...EXPORT_API,
   ...IMPORTS_API,
   ...ROTATIONS_API,
+  ...PLAN_API,
   ...PLANTS_API,
   ...VIEW_API,
   ...LAYERS_API,

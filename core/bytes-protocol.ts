@@ -109,7 +109,7 @@ export interface BytesMeta {
  * one ever loaded as a document, script or style (the page's CSP allows 'self', and /bytes/ is the app's origin).
  */
 export const BYTES_TYPES = new Set([
-  'application/geo+json', 'text/csv; charset=utf-8', 'application/octet-stream', 'image/png', 'image/jpeg', 'image/webp',
+  'application/geo+json', 'application/json', 'text/csv; charset=utf-8', 'application/octet-stream', 'image/png', 'image/jpeg', 'image/webp',
   'application/x-protobuf', 'application/vnd.pmtiles', 'image/tiff',
   // A printed map (backend/print.ts): always a download, never shown in the page (its bytes policy sandboxes it).
   'application/pdf',

@@ -1,7 +1,7 @@
 // Removing a connected account from this computer: its farms, parcels, crops, plants, outbox, conflicts and undo
 // entries go (the foreign keys cascade from `accounts`), never silently with work the service does not have yet.
 import type { Db } from './open.ts';
-import { liveSyncHolder } from './settings.ts';
+import { dropAccountRotationRules, liveSyncHolder } from './settings.ts';
 
 /** What of an account's work is not on the service yet, by outbox state; and its open conflicts. */
 export interface UnsyncedWork { total: number; byState: Record<string, number>; conflicts: number }
@@ -65,6 +65,7 @@ function remove(db: Db, accountId: string, opts: { discardUnsynced?: boolean }):
         OR EXISTS (SELECT 1 FROM json_each(c.value, '$.created') x WHERE x.value IN (SELECT local_id FROM removed_rows)))`).run();
     db.prepare('DELETE FROM removed_rows').run();
     db.prepare("DELETE FROM settings WHERE key = 'parcel_limit:' || ?").run(accountId);
+    dropAccountRotationRules(db, accountId);
     db.prepare('DELETE FROM accounts WHERE id = ?').run(accountId);
     // FTS5 deletes only mark rows deleted in new segments: merging the segments drops the removed names for good.
     db.prepare("INSERT INTO parcels_fts (parcels_fts) VALUES ('optimize')").run();

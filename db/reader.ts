@@ -2,7 +2,7 @@ import type { Db } from './open.ts';
 import { filtersOnRef, metadataFilterSql, type MetadataFilter } from '../core/parcels/metadata-filter.ts';
 import type { AccountRow, ConflictRow, CropRow, Entity, FarmRow, OutboxRow, ParcelRow } from './types.ts';
 import type { StatusCounts } from '../core/api-schemas.ts';
-import { colourNames, cropFamilies, farmCrops, findFamily, type FamilyRow } from './rotations.ts';
+import { accountCampaigns, colourNames, cropFamilies, farmCrops, findFamily, type FamilyRow } from './rotations.ts';
 import { parcelPlants, plantsInBox, type PlantHit } from './plants.ts';
 import { syncItems, syncPreview, type SyncItem, type SyncPreview } from './sync-preview.ts';
 import { unsyncedWork, type UnsyncedWork } from './accounts.ts';
@@ -51,6 +51,17 @@ const FEATURE_WITH_CROP_JSON = featureJson(`',"crop":' || coalesce((SELECT json_
     FROM crops c LEFT JOIN crop_families f ON f.account_id = c.account_id AND f.server_id = c.family_id
     WHERE c.parcel_local_id = p.local_id AND c.deleted = 0 AND c.is_active = 1
     ORDER BY c.sowing IS NULL, c.sowing DESC, c.created DESC LIMIT 1), 'null') || `);
+/**
+ * The same with the parcel's crop of one campaign (the statement's first parameter), past or planned: the map
+ * coloured by a chosen campaign (the rotation plan, issue 33). The newest sown (else created) when it has several.
+ */
+const FEATURE_WITH_CAMPAIGN_CROP_JSON = featureJson(`',"crop":' || coalesce((SELECT json_object('name', c.name, 'family', coalesce(c.family_name, f.name))
+    FROM crops c LEFT JOIN crop_families f ON f.account_id = c.account_id AND f.server_id = c.family_id
+    WHERE c.parcel_local_id = p.local_id AND c.deleted = 0 AND c.campaign = ?
+    ORDER BY c.sowing IS NULL, c.sowing DESC, c.created DESC LIMIT 1), 'null') || `);
+/** The feature JSON a viewport asks for: plain, with the active crop, or with the crop of a campaign (its parameter). */
+const featureSql = (crops: boolean | { campaign: string }): { sql: string; params: string[] } =>
+  typeof crops === 'object' ? { sql: FEATURE_WITH_CAMPAIGN_CROP_JSON, params: [crops.campaign] } : { sql: crops ? FEATURE_WITH_CROP_JSON : FEATURE_JSON, params: [] };
 
 /** Read-only access to the mirror: what the UI and the CLI show. Never writes. */
 export class MirrorReader {
@@ -204,26 +215,28 @@ export class MirrorReader {
    * mostly geometry, and building it row by row in JavaScript took longer than the R*Tree query. Up to limit + 1
    * features: more than `limit` says the answer is cut.
    */
-  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata?: MetadataFilter, crops = false): string[] {
+  viewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata?: MetadataFilter, crops: boolean | { campaign: string } = false): string[] {
     if (metadata && Object.keys(metadata).length) return this.filteredViewportJson(bbox, limit, accountId, metadata, crops);
+    const f = featureSql(crops);
     // CROSS JOIN keeps the R*Tree first: given `p.account_id = ?` alone, the planner walks the account's whole index.
-    return this.db.prepare(`SELECT ${crops ? FEATURE_WITH_CROP_JSON : FEATURE_JSON}
+    return this.db.prepare(`SELECT ${f.sql}
         FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
         WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?`)
-      .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, limit + 1) as string[];
+      .pluck().all(...f.params, bbox[0], bbox[2], bbox[1], bbox[3], accountId, limit + 1) as string[];
   }
 
   /**
    * viewportJson with the embedded map's metadata filter (core/parcels/metadata-filter.ts, the service's own
    * condition): only parcels it matches, up to limit + 1. A statement of its own, so the unfiltered map's stays as it was.
    */
-  private filteredViewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata: MetadataFilter, crops: boolean): string[] {
+  private filteredViewportJson(bbox: [number, number, number, number], limit: number, accountId: string, metadata: MetadataFilter, crops: boolean | { campaign: string }): string[] {
     if (filtersOnRef(Object.keys(metadata))) return [];
     const meta = metadataFilterSql('p.metadata', metadata);
-    return this.db.prepare(`SELECT ${crops ? FEATURE_WITH_CROP_JSON : FEATURE_JSON}
+    const f = featureSql(crops);
+    return this.db.prepare(`SELECT ${f.sql}
         FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
         WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? AND ${meta.sql} LIMIT ?`)
-      .pluck().all(bbox[0], bbox[2], bbox[1], bbox[3], accountId, ...meta.params, limit + 1) as string[];
+      .pluck().all(...f.params, bbox[0], bbox[2], bbox[1], bbox[3], accountId, ...meta.params, limit + 1) as string[];
   }
 
   /**
@@ -337,6 +350,7 @@ export class MirrorReader {
   findFamily(accountId: string, by: { id: number } | { name: string }): FamilyRow | undefined { return findFamily(this.db, accountId, by); }
   farmCrops(farmLocalId: string): CropRow[] { return farmCrops(this.db, farmLocalId); }
   colourNames(accountId: string): { families: string[]; crops: string[] } { return colourNames(this.db, accountId); }
+  accountCampaigns(accountId: string): { campaign: string; started: number }[] { return accountCampaigns(this.db, accountId); }
   plantsInBox(accountId: string, bbox: readonly [number, number, number, number], limit: number): PlantHit[] { return plantsInBox(this.db, accountId, bbox, limit); }
   parcelPlants(accountId: string, parcelServerId: number, limit: number): { count: number; plants: PlantHit[] } { return parcelPlants(this.db, accountId, parcelServerId, limit); }
   syncPreview(accountId: string): SyncPreview { return syncPreview(this.db, accountId); }

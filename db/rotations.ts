@@ -40,3 +40,9 @@ export function farmCrops(db: Db, farmLocalId: string): CropRow[] {
   return cachedStatement(db, `SELECT c.* FROM parcels p JOIN crops c ON c.parcel_local_id = p.local_id
     WHERE p.farm_local_id = ? AND p.deleted = 0 AND c.deleted = 0`).all(farmLocalId) as CropRow[];
 }
+
+/** The campaigns of an account's live crops, each with whether a crop of it is on the ground or sown (the plan's clock). */
+export function accountCampaigns(db: Db, accountId: string): { campaign: string; started: number }[] {
+  return cachedStatement(db, `SELECT campaign, max(is_active = 1 OR sowing IS NOT NULL) AS started FROM crops
+    WHERE account_id = ? AND deleted = 0 AND campaign IS NOT NULL GROUP BY campaign`).all(accountId) as { campaign: string; started: number }[];
+}

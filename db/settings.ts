@@ -82,3 +82,23 @@ export function mapLayers(db: Db): string | null {
 export function setMapLayers(db: Db, json: string): void {
   put(db, LAYERS, json);
 }
+
+/** The setting holding a farm's rotation rule set (core/crops/rule-set.ts), as JSON: one row per farm. */
+const rulesKey = (farmLocalId: string) => `rotation_rules:${farmLocalId}`;
+
+/** The rule set chosen for a farm, JSON text; null when none was (the defaults then). The backend checks it before use. */
+export function rotationRules(db: Db, farmLocalId: string): string | null {
+  const r = cachedStatement(db, 'SELECT value FROM settings WHERE key = ?').get(rulesKey(farmLocalId)) as { value: string } | undefined;
+  return r?.value ?? null;
+}
+
+/** Keeps a farm's rule set; null forgets it (back to the defaults). */
+export function setRotationRules(db: Db, farmLocalId: string, json: string | null): void {
+  if (json === null) cachedStatement(db, 'DELETE FROM settings WHERE key = ?').run(rulesKey(farmLocalId));
+  else put(db, rulesKey(farmLocalId), json);
+}
+
+/** Forgets the rule sets of an account's farms (the account is being removed). */
+export function dropAccountRotationRules(db: Db, accountId: string): void {
+  cachedStatement(db, "DELETE FROM settings WHERE key IN (SELECT 'rotation_rules:' || local_id FROM farms WHERE account_id = ?)").run(accountId);
+}

@@ -5,7 +5,7 @@ import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, releaseBackoff, requeueRejected } from './outbox.ts';
 import { removeAccount, type RemovedAccount } from './accounts.ts';
 import { insertIndexEntries, insertNewParcels, timeOrderedIds, type Utf8Text } from './bulk.ts';
-import { mapLayers, parcelLimit, setMapLayers, setParcelLimit, setViewSettings, viewSettings } from './settings.ts';
+import { mapLayers, parcelLimit, rotationRules, setMapLayers, setParcelLimit, setRotationRules, setViewSettings, viewSettings } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
 import { validationStamp } from '../core/parcels/client-ref.ts';
@@ -96,6 +96,15 @@ export class MirrorWriter {
 
   setMapLayers(json: string): void {
     setMapLayers(this.db, json);
+  }
+
+  /** A farm's rotation rule set, JSON text (backend/plan.ts checks it), or null. */
+  rotationRules(farmLocalId: string): string | null {
+    return rotationRules(this.db, farmLocalId);
+  }
+
+  setRotationRules(farmLocalId: string, json: string | null): void {
+    setRotationRules(this.db, farmLocalId, json);
   }
 
   // ---- edits ----

@@ -11,6 +11,7 @@ import { PlantsToggle } from './features/plants/PlantsToggle.tsx';
 import { hasFilter, useBrowse } from './features/browse-store.ts';
 import { cropColour, setRotations, useRotations, type ColourBy } from './features/rotations/rotation-store.ts';
 import { useSmallWindow } from './features/small-window/small-window.ts';
+import { CampaignPicker } from './features/rotations/CampaignPicker.tsx';
 import './features/small-window/small-window.css';
 
 export function Legend() {
@@ -18,7 +19,7 @@ export function Legend() {
   // one's colours, would be wrong for a moment.
   const shown = useApp((s) => s.shown);
   const filtered = useBrowse((s) => hasFilter(s.filter));
-  const { colourBy, colours, legend, bare, others } = useRotations();
+  const { colourBy, colours, legend, bare, others, campaign } = useRotations();
   const small = useSmallWindow();
   const [open, setOpen] = useState(!small);
   useEffect(() => setOpen(!small), [small]);
@@ -40,14 +41,15 @@ export function Legend() {
         </ul>
       ) : (
         <>
-          <ul className="crop-legend" aria-label={colourBy === 'family' ? 'Crop families shown' : 'Active crops shown'}>
+          <CampaignPicker />
+          <ul className="crop-legend" aria-label={colourBy === 'family' ? 'Crop families shown' : campaign ? `Crops of ${campaign} shown` : 'Active crops shown'}>
             {legend.map((e) => {
               // The account's colours as they are now (they may come after the parcels were read).
               const colour = cropColour(colours, colourBy, e.name);
               return <li key={e.name}><span className="swatch" data-colour={colour} style={{ background: colour, borderColor: colour }} />{e.name} <span className="muted">({e.parcels})</span></li>;
             })}
             {others ? <li><span className="swatch" />Others <span className="muted">({others})</span></li> : null}
-            {bare ? <li><span className="swatch" style={{ background: `${NO_CROP_COLOUR}59`, borderColor: NO_CROP_COLOUR }} />No active crop <span className="muted">({bare})</span></li> : null}
+            {bare ? <li><span className="swatch" style={{ background: `${NO_CROP_COLOUR}59`, borderColor: NO_CROP_COLOUR }} />{campaign ? `No crop in ${campaign}` : 'No active crop'} <span className="muted">({bare})</span></li> : null}
           </ul>
           <p className="muted note">Outlines: sync state</p>
         </>

@@ -82,6 +82,7 @@ export function MapView() {
   const version = useApp((s) => s.version);
   const mode = useApp((s) => s.mode);
   const colourBy = useRotations((s) => s.colourBy);
+  const campaign = useRotations((s) => s.campaign);
   const colours = useRotations((s) => s.colours);
   const selectedId = useApp((s) => s.selectedId);
   const zoomTo = useApp((s) => s.zoomTo);
@@ -170,7 +171,7 @@ export function MapView() {
       layers.current?.loading();
       const filtered = hasFilter(filter);
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
-      const exact = () => void api.viewport({ account, bbox, limit: LIMIT, ...(filtered ? { metadata: filter } : {}), ...(crops ? { crops: true } : {}) }).then((fc) => {
+      const exact = () => void api.viewport({ account, bbox, limit: LIMIT, ...(filtered ? { metadata: filter } : {}), ...(crops ? { crops: true, ...(campaign ? { campaign } : {}) } : {}) }).then((fc) => {
         if (mine !== seq) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
@@ -181,7 +182,8 @@ export function MapView() {
         layers.current?.markRows();
         set({ shown: { count: fc.features.length, truncated: fc.truncated } });
       }, () => {});
-      if (filtered) return exact();
+      // A metadata filter, or a campaign chosen (the tiles colour by the active crop), reads the view exactly.
+      if (filtered || (crops && campaign)) return exact();
       void api.viewportCount({ account, bbox, upTo: EXACT_UP_TO }).then(async (c) => {
         if (mine !== seq) return;
         if (!c.more) return exact();
@@ -203,7 +205,7 @@ export function MapView() {
       }).catch(() => {});
     };
     load.current();
-  }, [api, account, version, parcels, filter, colourBy]);
+  }, [api, account, version, parcels, filter, colourBy, campaign]);
 
   // In the tiles' view, a parcel selected elsewhere (the list, a search) is read exactly from the host for its outline.
   useEffect(() => {

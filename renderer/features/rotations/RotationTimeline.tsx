@@ -11,13 +11,14 @@ import { CropForm, type Closing } from './CropForm.tsx';
 import { CropTypeMismatch } from './CropTypeMismatch.tsx';
 import { draftOf, emptyCrop, nextCampaign, type CropArgs, type FamilyChoice } from './crop-form.ts';
 import { inkOn } from '../../../core/crops/family-colours.ts';
+import { currentCampaignYear, isPlannedCampaign } from '../../../core/crops/campaign-summary.ts';
 import { cropColour, useRotations } from './rotation-store.ts';
 import { focusSoon } from '../focus/focus-soon.ts';
 import './rotations.css';
 
 const when = (c: RotationCrop) => (c.sowing || c.closure ? `${c.sowing ?? '…'} → ${c.closure ?? '…'}` : null);
 
-function CropRow({ crop, onEdit, onDelete }: { crop: RotationCrop; onEdit(): void; onDelete(): void }) {
+function CropRow({ crop, planned, onEdit, onDelete }: { crop: RotationCrop; planned: boolean; onEdit(): void; onDelete(): void }) {
   const [confirming, setConfirming] = useState(false);
   const family = crop.family?.name ?? null;
   const colour = cropColour(useRotations((s) => s.colours), 'family', family);
@@ -27,7 +28,7 @@ function CropRow({ crop, onEdit, onDelete }: { crop: RotationCrop; onEdit(): voi
       <div className="crop-head">
         <strong>{crop.campaign ?? 'No campaign'}</strong>
         <span className="crop-name">{title}</span>
-        <span className="badge">{crop.active ? 'Active' : 'Past'}</span>
+        <span className="badge">{crop.active ? 'Active' : planned ? 'Planned' : 'Past'}</span>
       </div>
       <div className="crop-facts">
         {family ? <span className="family" style={{ background: colour, color: inkOn(colour) }}>{family}</span> : <span className="muted">No family</span>}
@@ -96,6 +97,9 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
     api.deleteCrop({ id: c.id }).then(() => { say(`Deleted ${c.name ?? 'the crop'} (${c.campaign ?? 'no campaign'}): Undo (Ctrl+Z) brings it back.`); focusSoon('.rotation .add-crop', true); },
       (err: unknown) => say(`Not deleted: ${err instanceof Error ? err.message : String(err)}`, true));
   };
+  // A crop of a campaign after the parcel's current one (its newest with a crop active or sown) is planned, not past:
+  // the rotation table's rule (core/crops/campaign-summary.ts), on this parcel's crops.
+  const current = currentCampaignYear(crops ?? [], new Date().toISOString().slice(0, 10));
   // A new crop starts in the campaign after the newest one's, the season usually being added.
   const next = crops?.[0]?.campaign ? nextCampaign(crops[0].campaign) : '';
 
@@ -110,7 +114,7 @@ export function RotationTimeline({ parcel }: { parcel: ParcelFeature }) {
       <ol className="crops">
         {(crops ?? []).map((c) => (editing === c.id
           ? <li key={c.id}><CropForm title={`Edit ${c.name ?? 'crop'}`} initial={draftOf(c)} families={families} parcelHectares={parcel.properties.hectares} others={(crops ?? []).filter((o) => o.id !== c.id)} save={update(c.id)} cancel={() => cancel(c.id)} /></li>
-          : <CropRow key={c.id} crop={c} onEdit={() => setEditing(c.id)} onDelete={() => remove(c)} />))}
+          : <CropRow key={c.id} crop={c} planned={!c.active && c.sowing === null && isPlannedCampaign(c.campaign, current)} onEdit={() => setEditing(c.id)} onDelete={() => remove(c)} />))}
       </ol>
     </section>
   );

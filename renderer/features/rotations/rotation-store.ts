@@ -25,9 +25,11 @@ export interface RotationsState {
   others: number;
   /** The farm whose rotation table is open, or none. */
   table: string | null;
+  /** Colouring by crop: the campaign whose crops colour the map (past or planned); null: each parcel's active crop. */
+  campaign: string | null;
 }
 
-export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', colours: { family: new Map(), crop: new Map() }, legend: [], bare: 0, others: 0, table: null }));
+export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', colours: { family: new Map(), crop: new Map() }, legend: [], bare: 0, others: 0, table: null, campaign: null }));
 export const setRotations = useRotations.setState;
 
 /** The farm whose rotation R shows: the selected parcel's, else the farm chosen in the list. */
