@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import {
   createDatabase, findBinaries, missingPrerequisite, newCluster, prepareTemplate, startCluster, stopCluster, PG_PACKAGES,
-} from '../test/helpers/pg-server.ts';
+} from '../platform/node/pg-server.ts';
 import { migratePg } from '../service/store/postgres/migrate.ts';
 import { openPgPool } from '../service/store/postgres/pool.ts';
 import { pgStore } from '../service/store/postgres/index.ts';

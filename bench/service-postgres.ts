@@ -18,7 +18,7 @@ import { metric, startResult, writeResult } from './lib/result.ts';
 import {
   createDatabase, findBinaries, missingPrerequisite, newCluster, postmasterPid, prepareTemplate, startCluster, stopCluster,
   PG_PACKAGES, type Cluster,
-} from '../test/helpers/pg-server.ts';
+} from '../platform/node/pg-server.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../platform/node/free-port.ts';
-import { findBinaries, missingPrerequisite } from '../test/helpers/pg-server.ts';
+import { findBinaries, missingPrerequisite } from '../platform/node/pg-server.ts';
 import { type Balancer, startBalancer, stopBalancer, writeBalancerConfig } from './haproxy.ts';
 import { type Bouncer, PGBOUNCER_BIN, startBouncer, stopBouncer, writeBouncerConfig } from './pgbouncer.ts';
 import { createPrimary, createStandby, makeSynchronous, DATABASE, type PgNode, pgStop, REPLICATION_ROLE, SERVICE_ROLE, serverDir, serverSecret } from './postgres.ts';

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { run } from '../test/helpers/pg-server.ts';
+import { run } from '../platform/node/pg-server.ts';
 import { alive, stopPid } from './pgbouncer.ts';
 
 export const HAPROXY_BIN = '/usr/sbin/haproxy';

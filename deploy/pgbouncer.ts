@@ -7,7 +7,7 @@
 // deploy/deployment.test.ts checks the service never sends.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../test/helpers/pg-server.ts';
+import { run } from '../platform/node/pg-server.ts';
 import { DATABASE, SERVICE_ROLE, serverDir, serverSecret, serverUser } from './postgres.ts';
 
 export const PGBOUNCER_BIN = '/usr/sbin/pgbouncer';

@@ -4,11 +4,11 @@
 // Both listen on 127.0.0.1 (the service, PgBouncer and the standby reach them over TCP, with SCRAM passwords, as they
 // would across hosts) and on a Unix socket in their folder (mode 0700, trust: only the server's user and root reach
 // it; the scripts administer the clusters through it). PostgreSQL refuses to run as root, so as root the servers run
-// as Debian's `postgres` user, as the test clusters do (test/helpers/pg-server.ts).
+// as Debian's `postgres` user, as the test clusters do (platform/node/pg-server.ts).
 import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { run, serverUid } from '../test/helpers/pg-server.ts';
+import { run, serverUid } from '../platform/node/pg-server.ts';
 
 export interface PgNode {
   /** Where its data, socket and log are: owned by the server's user, mode 0700. */

@@ -7,7 +7,7 @@
 // starts the cluster (about 1.5 s on the 2-core machine), the other workers wait for it. A run without such a test (core/, a single
 // unrelated file) pays nothing.
 //
-// The server itself (initdb, the socket, the template with PostGIS, who runs it as root) is test/helpers/pg-server.ts.
+// The server itself (initdb, the socket, the template with PostGIS, who runs it as root) is platform/node/pg-server.ts.
 //
 // Without PostgreSQL and PostGIS, CI (CI=true) fails here, naming the packages; a developer's run goes on with the
 // PostgreSQL tests skipped and one line saying how to enable them.
@@ -17,9 +17,9 @@ import type { TestProject } from 'vitest/node';
 import {
   clusterAt, clusterBase, findBinaries, missingPrerequisite, newCluster, prepareTemplate, serverUid, startCluster, stopCluster, urlOf,
   PG_PACKAGES, type Cluster,
-} from './pg-server.ts';
+} from '../../platform/node/pg-server.ts';
 
-export { PG_TEMPLATE, PG_TEST_ROLE, urlOf } from './pg-server.ts';
+export { PG_TEMPLATE, PG_TEST_ROLE, urlOf } from '../../platform/node/pg-server.ts';
 
 /** What the setup provides: where the cluster is (started on first use), or why there is none. */
 export type PgTestCluster = (Cluster & { socketDir: string; adminUrl: string }) | { skip: string };

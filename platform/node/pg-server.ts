@@ -1,7 +1,8 @@
 // A throwaway PostgreSQL + PostGIS server: initdb in a directory of its own, listening on a Unix socket in that
 // directory only (no TCP port to collide with another run or to be reached from outside), a template database with
 // PostGIS to clone databases from, owned by a role that is not a superuser (as on a managed PostgreSQL). The test
-// run's cluster (postgres-cluster.ts) and the benchmarks' (bench/service-postgres.ts) are both started here.
+// run's cluster (test/helpers/postgres-cluster.ts), the benchmarks' and the reference deployment's (deploy/) are all
+// started here.
 //
 // PostgreSQL refuses to run as root: as root (CI, this machine) the server runs as the `postgres` system user that
 // Debian's package creates, in directories owned by it; as anyone else it runs as that user. The directory is
@@ -89,7 +90,7 @@ export function newCluster(prefix: string, bin: string): Cluster {
 export function startCluster(c: Cluster, opts: { durable: boolean; maxConnections: number }): void {
   runOrThrow(c, 'initdb', ['-D', c.data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', ...(opts.durable ? [] : ['--no-sync'])]);
   appendFileSync(join(c.data, 'postgresql.conf'), [
-    '', '# furrow throwaway cluster (test/helpers/pg-server.ts)',
+    '', '# furrow throwaway cluster (platform/node/pg-server.ts)',
     "listen_addresses = ''", `unix_socket_directories = '${c.dir}'`,
     ...(opts.durable ? [] : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']),
     `max_connections = ${opts.maxConnections}`, '',
