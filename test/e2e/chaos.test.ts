@@ -123,6 +123,8 @@ async function chaosRound(w: World, round: number, killTarget: number): Promise<
   const edited = new Map<string, { name: string; metadata: Record<string, unknown> }>();
   const res: RoundResult = { runs: 0, kills: 0, killsWhileCreating: 0, finished: 0, edited: 0, killMoments: [] };
   const maxRuns = killTarget * 3 + 10;
+  /** How long the last run that ended by itself took from its start (ms): where the next kill is drawn. */
+  let lastRunMs = KILL_MAX_MS;
   while (res.kills < killTarget) {
     const runs = ++res.runs;
     if (runs > maxRuns) throw new Error(`only ${res.kills} kills after ${maxRuns} runs (journal: ${w.journalFile})`);
@@ -161,11 +163,15 @@ async function chaosRound(w: World, round: number, killTarget: number): Promise<
     children.push(run.child);
     // The first run is always killed: a run left to finish first would push everything before any kill.
     const letFinish = runs > 1 && rnd() < FINISH_SHARE;
-    const delay = between(KILL_MIN_MS, KILL_MAX_MS);
+    // The kill lands within a run as long as the last one that finished: once everything is pushed, a run is an
+    // incremental pull of a few hundred milliseconds, and kills drawn up to KILL_MAX_MS would mostly come too late.
+    const delay = between(KILL_MIN_MS, Math.max(KILL_MIN_MS + 50, Math.min(KILL_MAX_MS, lastRunMs)));
     if (!letFinish) {
       await Promise.race([run.started, run.exited, sleep(RUN_TIMEOUT_MS)]);
       const startedAt = Date.now();
       const early = await Promise.race([sleep(delay).then(() => false), run.exited.then(() => true)]);
+      // A kill widens the range again (one quick failure must not keep every later kill in the first milliseconds).
+      lastRunMs = early ? Date.now() - startedAt : Math.min(KILL_MAX_MS, lastRunMs * 2);
       if (!early) {
         run.child.kill('SIGKILL');
         res.kills++;
