@@ -33,11 +33,22 @@ describe.skipIf(DEPLOY_SKIP !== null)('the reference deployment', () => {
   it('spreads requests round robin over healthy processes, behind one address', async () => {
     const d = deployment();
     const call = demoClient(d);
-    const before = await serverStats(d.balancer);
-    for (let i = 0; i < 9; i++) expect((await call('GET', '/api/farms/')).status).toBe(200);
-    const after = await serverStats(d.balancer);
-    expect(after.map((s) => s.status)).toEqual(['UP', 'UP', 'UP']);
-    expect(after.map((s, i) => s.requests - before[i]!.requests)).toEqual([3, 3, 3]);
+    // Measured while every process is UP from start to end: on a loaded machine (the whole suite running beside it)
+    // a health check can time out often enough for HAProxy to take a process out for a while — the balancer doing
+    // its job, not what this test is about. A few tries; every one of them must answer 200.
+    let spread: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      for (const deadline = Date.now() + 30_000; (await serverStats(d.balancer)).some((s) => s.status !== 'UP');) {
+        expect(Date.now(), 'every process UP again within 30 s').toBeLessThan(deadline);
+        await new Promise((ok) => setTimeout(ok, 250));
+      }
+      const before = await serverStats(d.balancer);
+      for (let i = 0; i < 9; i++) expect((await call('GET', '/api/farms/')).status).toBe(200);
+      const after = await serverStats(d.balancer);
+      spread = after.map((s, i) => s.requests - before[i]!.requests);
+      if (after.every((s) => s.status === 'UP')) break;
+    }
+    expect(spread).toEqual([3, 3, 3]);
   });
 
   it('streams the primary to the standby, which reads what was written', async () => {
