@@ -20,7 +20,7 @@ import { timedProcess } from './lib/timed-process.ts';
 import { procCpuSeconds } from './lib/machine.ts';
 import { median, r1, r3 } from './lib/stats.ts';
 import { describePairs, interleaved } from './lib/pairs.ts';
-import { latestProfile, summarizeProfile, type Frame } from './lib/profile.ts';
+import { latestProfile, summarizeProfile, type Frame, leafKind } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Table } from './lib/result.ts';
 
 const { values: args } = parseArgs({
@@ -99,11 +99,8 @@ function mirrorParcels(dir: string): number {
 
 /** Which part of the CLI a profile sample belongs to; the stack comes leaf first. */
 function classify(stack: Frame[]): string {
-  const leaf = stack[0];
-  if (!leaf) return 'other';
-  if (leaf.fn === '(idle)') return 'idle (waiting for the service)';
-  if (leaf.fn === '(garbage collector)') return 'garbage collection';
-  if (leaf.fn === '(program)') return 'V8 / native, unattributed';
+  const kind = leafKind(stack, 'waiting for the service');
+  if (kind) return kind;
   const has = (fn: string) => stack.some((f) => f.fn === fn);
   if (has('expectShape')) return 'expectShape: checking the answers against the schema';
   if (has('decodeBody')) return 'decodeBody: decompressing answers';

@@ -14,7 +14,7 @@ import { pool, runLoad, type LoadResult, type RequestSpec } from './lib/load.ts'
 import { createFarms, createTenant, removeDir, startHello, startService, tempDataDir } from './lib/service.ts';
 import { cpuWindow, type CpuWindow } from './lib/machine.ts';
 import { r1, r3, summarize, type LatencySummary } from './lib/stats.ts';
-import { latestProfile, monotonicUs, summarizeProfile, threadProfiles, type Frame, type ProfileSummary } from './lib/profile.ts';
+import { latestProfile, monotonicUs, summarizeProfile, threadProfiles, type Frame, type ProfileSummary, leafKind } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Metric, type Table, type Target } from './lib/result.ts';
 
 const { values: args } = parseArgs({
@@ -144,11 +144,9 @@ async function serviceRun(synchronous: 'FULL' | 'NORMAL', profileDir?: string): 
 
 /** Which part of a bulk create a profile sample belongs to; the stack comes leaf first. */
 function classify(stack: Frame[]): string {
-  const leaf = stack[0];
-  if (!leaf) return 'other';
-  if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
-  if (leaf.fn === '(garbage collector)') return 'garbage collection';
-  if (leaf.fn === '(program)') return 'V8 / native, unattributed';
+  const leaf = stack[0]!;
+  const kind = leafKind(stack, 'waiting on the network or the client');
+  if (kind) return kind;
   const inFile = (s: string) => stack.some((f) => f.url.includes(s));
   const inFn = (s: string) => stack.some((f) => f.fn === s);
   // Native better-sqlite3 calls have no frame of their own: their time is the self time of the JS caller.

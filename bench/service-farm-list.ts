@@ -11,7 +11,7 @@ import { createFarms, createTenant, dirBytes, removeDir, startService, tempDataD
 import { cpuWindow } from './lib/machine.ts';
 import { median, r1, r3, summarize } from './lib/stats.ts';
 import { pairStats } from './lib/pairs.ts';
-import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary } from './lib/profile.ts';
+import { latestProfile, monotonicUs, summarizeProfile, type Frame, type ProfileSummary, leafKind } from './lib/profile.ts';
 import { metric, startResult, writeResult, type Target } from './lib/result.ts';
 
 /** The listing's body as GET /api/farms/{id}/parcels/ streams it, from the SQLite store's snapshot of this database. */
@@ -189,11 +189,8 @@ async function main(): Promise<void> {
 }
 
 function classify(stack: Frame[]): string {
-  const leaf = stack[0];
-  if (!leaf) return 'other';
-  if (leaf.fn === '(idle)') return 'idle (waiting on the network or the client)';
-  if (leaf.fn === '(garbage collector)') return 'garbage collection';
-  if (leaf.fn === '(program)') return 'V8 / native, unattributed';
+  const kind = leafKind(stack, 'waiting on the network or the client');
+  if (kind) return kind;
   if (stack.some((f) => f.url.includes('service/store/sqlite/farm-listing'))) return 'SQLite assembling the listing (farm-listing.ts)';
   if (stack.some((f) => f.url.includes('service/store/parcel-json'))) return 'string assembly (featureCollectionJson)';
   if (stack.some((f) => f.url.includes('fastify'))) return 'fastify reply (content-length, hooks, write)';

@@ -31,6 +31,19 @@ export function latestProfile(dir: string): string {
 }
 
 /** CLOCK_MONOTONIC in µs: the clock V8 stamps profiles with, shared by every process on the machine. */
+/**
+ * What a sample is when its leaf says so alone — no stack, idle (waiting for `idle`), the garbage collector, V8's
+ * own — or null when the caller's classifier must look at the stack.
+ */
+export function leafKind(stack: Frame[], idle: string): string | null {
+  const leaf = stack[0];
+  if (!leaf) return 'other';
+  if (leaf.fn === '(idle)') return `idle (${idle})`;
+  if (leaf.fn === '(garbage collector)') return 'garbage collection';
+  if (leaf.fn === '(program)') return 'V8 / native, unattributed';
+  return null;
+}
+
 export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /**
