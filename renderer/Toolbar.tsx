@@ -35,9 +35,9 @@ export function Toolbar() {
         disabled={!history.redo || mode !== 'browse'} onClick={() => void redo(api)}>
         ↷<span className="tool-words"> Redo</span>
       </button>
-      {/* While it syncs, aria-disabled: the button keeps the keyboard's focus (a disabled one drops it to the page). */}
-      <button type="button" aria-label="Sync now" aria-keyshortcuts={keys.sync ?? undefined} title={`${syncing ? 'A sync is running: it goes on by itself until the service answers' : 'Sync now'}${keyHint(keys.sync)}`}
-        disabled={!ready} aria-disabled={syncing || undefined} onClick={() => { if (!syncing) void syncNow(api); }}>
+      {/* While it syncs, aria-busy: pressed again, it asks for one more sync when this one ends (sync-now.ts). */}
+      <button type="button" aria-label="Sync now" aria-keyshortcuts={keys.sync ?? undefined} title={`${syncing ? 'A sync is running: another follows when it ends' : 'Sync now'}${keyHint(keys.sync)}`}
+        disabled={!ready} aria-busy={syncing || undefined} onClick={() => { void syncNow(api); }}>
         ⟳<span className="tool-words"> Sync now</span>
       </button>
       <ImportButton />

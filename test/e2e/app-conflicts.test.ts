@@ -66,8 +66,8 @@ async function select(query: string, name: string): Promise<void> {
 }
 
 /**
- * Sync now, until that sync ended: the button is seen busy (aria-disabled: it keeps the focus; a MutationObserver,
- * however short the sync) and then enabled again; the message alone could still be the last sync's.
+ * Sync now, until that sync ended: the button is seen busy (aria-busy; a MutationObserver, however short the sync)
+ * and then no longer busy; the message alone could still be the last sync's.
  */
 async function syncNow(): Promise<void> {
   const button = page.getByRole('button', { name: 'Sync now' });
@@ -75,10 +75,10 @@ async function syncNow(): Promise<void> {
   await button.evaluate((el) => {
     const w = window as unknown as { __synced: boolean };
     w.__synced = false;
-    new MutationObserver((_, obs) => { if (el.getAttribute('aria-disabled') === 'true') { w.__synced = true; obs.disconnect(); } }).observe(el, { attributes: true });
+    new MutationObserver((_, obs) => { if (el.getAttribute('aria-busy') === 'true') { w.__synced = true; obs.disconnect(); } }).observe(el, { attributes: true });
   });
   await button.click();
-  await poll(async () => await page.evaluate(() => (window as unknown as { __synced: boolean }).__synced) && await button.isEnabled()).toBe(true);
+  await poll(async () => await page.evaluate(() => (window as unknown as { __synced: boolean }).__synced) && await button.getAttribute('aria-busy') === null).toBe(true);
   await poll(() => page.getByRole('status', { name: 'Message' }).textContent()).toMatch(/^Synced: /);
 }
 

@@ -287,7 +287,7 @@ describe('the app with the keyboard alone', () => {
     await tabTo('Sync now', true);
     await page.keyboard.press('Enter');
     await page.waitForTimeout(300);
-    await poll(() => page.evaluate(() => document.querySelector('.toolbar [aria-label="Sync now"]')?.getAttribute('aria-disabled') ?? null)).toBeNull();
+    await poll(() => page.evaluate(() => document.querySelector('.toolbar [aria-label="Sync now"]')?.getAttribute('aria-busy') ?? null)).toBeNull();
     await poll(() => page.locator('.statusbar .progress').count()).toBe(0);
     expect(await focused()).toBe('Sync now');
     // And a Sync button in Sync details (C): the same.

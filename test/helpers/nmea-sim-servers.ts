@@ -93,10 +93,26 @@ export async function serveGpsd(player: NmeaPlayer, port = 0, host = '127.0.0.1'
   return tracked(server, await listen(server, port, host), sockets, stop);
 }
 
-/** Writes each cycle to a file (a pseudo-terminal's end, `socat`'s link): a receiver on a serial port. */
+/** A line that is gone: the pseudo-terminal's other end closed (socat stopped), as a receiver's cable pulled. */
+const HUNG_UP = new Set(['EIO', 'ENXIO', 'EPIPE']);
+
+/**
+ * Writes each cycle to a file (a pseudo-terminal's end, `socat`'s link): a receiver on a serial port. Once the line
+ * is hung up (socat stopped first, by a test's clean-up or its unplugging) it stops writing, as a receiver whose cable
+ * was pulled: a write there raised EIO from a timer, outside any test.
+ */
 export function writeNmeaTo(player: NmeaPlayer, path: string): { close(): void } {
   const fd = openSync(path, 'w');
-  const stop = player.onCycle((c) => { if (c.text) writeSync(fd, Buffer.from(c.text, 'latin1')); });
   let open = true;
-  return { close: () => { if (open) { open = false; stop(); closeSync(fd); } } };
+  const close = () => { if (open) { open = false; stop(); closeSync(fd); } };
+  const stop = player.onCycle((c) => {
+    if (!c.text || !open) return;
+    try {
+      writeSync(fd, Buffer.from(c.text, 'latin1'));
+    } catch (err) {
+      if (!HUNG_UP.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      close();
+    }
+  });
+  return { close };
 }

@@ -38,12 +38,25 @@ export async function syncWhenFree(api: AppApi, args: Parameters<AppApi['sync']>
 let lastAuto: string | null = null;
 
 /**
+ * The user asked to sync while a sync was running: one more runs when it ends. That sync may have sent its changes
+ * before the user's last edit was saved; dropping the request left the edit waiting for the next minute's timer.
+ */
+let again = false;
+
+/**
  * Pushes and pulls the account; its progress comes as the host's sync events (App.tsx), whoever started it. `auto`:
  * the app's own timer or reconnect (useAutoSync.ts), which speaks only when there is news.
  */
 export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void> {
   const { account, syncing, connection: before } = useApp.getState();
-  if (!account || syncing) return;
+  if (!account) return;
+  if (syncing) {
+    if (!auto && !again) {
+      again = true;
+      say('A sync is running: yours follows when it ends.');
+    }
+    return;
+  }
   set({ syncing: true });
   const tell = (outcome: SyncOutcome) => {
     set({ connection: outcome.connection });
@@ -89,5 +102,9 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
   } finally {
     set({ syncing: false, sync: null });
     await refreshAccount(api).catch(() => {});
+    if (again) {
+      again = false;
+      void syncNow(api);
+    }
   }
 }
