@@ -13,7 +13,13 @@ import type { Mirror } from '../db/mirror.ts';
 import type { ByteSession } from './bytes.ts';
 import { accountOf, farmOf } from './views.ts';
 import { fileBase } from './export.ts';
-import { printPdf, type PrintParcel } from './print-pdf.ts';
+import type { PrintParcel } from './print-pdf.ts';
+
+/**
+ * pdf-lib loaded at the first print, not at every start: its standard fonts are decompressed when the module loads,
+ * about 0.19 s of CPU — most of a command line's start-up and the app host's (measured on the built dist/cli.mjs).
+ */
+const printing = () => import('./print-pdf.ts');
 
 /** Parcels drawn at most: the map's own limit (renderer/MapView.tsx LIMIT). */
 const MAX_PARCELS = 20_000;
@@ -38,6 +44,7 @@ export function printHandlers(mirror: Mirror, bytes: ByteSession | null, rotatio
       });
       const totals = f ? mirror.read.farmTotals(f.local_id) : null;
       const subtitle = f ? `${f.name} · ${totals!.parcels.toLocaleString('en-US')} parcels, ${totals!.hectares.toLocaleString('en-US', { maximumFractionDigits: 2 })} ha` : a.label || 'All farms';
+      const { printPdf } = await printing();
       const pdf = await printPdf({
         title: args.title.trim() || f?.name || 'Map', subtitle, date: new Date().toISOString().slice(0, 10),
         paper: args.paper, orientation: args.orientation, bbox: args.bbox, parcels, legend: args.legend,
