@@ -1,0 +1,37 @@
+// What the command line and the app's host load before they do anything: the modules reached from dist/cli.mjs and
+// dist/host.mjs by static imports. A heavy library a rare feature needs is loaded when that feature is first used
+// (a dynamic import): pdf-lib, at module load, decompresses its standard fonts — about 0.19 s of CPU, which made
+// most of an unchanged pull's cost and of the host's start before an offline download (bench: pull, offline-area).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const DIST = join(import.meta.dirname, '..', 'dist');
+
+/** The bundle's chunks reached from `entry` by static imports, each with the source paths esbuild names in it. */
+function staticGraph(entry: string): Map<string, string[]> {
+  const seen = new Map<string, string[]>();
+  const walk = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(join(DIST, file), 'utf8');
+    seen.set(file, [...text.matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1]!));
+    // Static imports only: `import ... from "./x.mjs"`, `import "./x.mjs"`; `import("./x.mjs")` is not followed.
+    for (const m of text.matchAll(/^(?:import|export)\b[^;(]*?from\s*["']\.\/([^"']+)["']|^import\s*["']\.\/([^"']+)["']/gm)) walk((m[1] ?? m[2])!);
+  };
+  walk(entry);
+  return seen;
+}
+
+const sources = (entry: string) => [...staticGraph(entry).values()].flat();
+
+describe('start-up', () => {
+  for (const entry of ['cli.mjs', 'host.mjs']) {
+    it(`${entry} loads no print library until a map is printed`, () => {
+      const loaded = sources(entry);
+      // The walk itself sees the backend (else this test could pass by reading nothing).
+      expect(loaded).toContain('backend/backend.ts');
+      expect(loaded).toContain('backend/print.ts');
+      expect(loaded.filter((s) => s.startsWith('node_modules/pdf-lib/') || s.startsWith('node_modules/@pdf-lib/') || s === 'backend/print-pdf.ts')).toEqual([]);
+    });
+  }
+});
