@@ -94,8 +94,22 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
   return withPragma(db, 'wal_autocheckpoint', 0, fn);
 }
 
+/**
+ * SQLite's page cache for a bulk import, in KiB (cache_size = -KiB). The connection's default (better-sqlite3's
+ * 16 MiB) only holds the import's own dirty pages until they are spilled: an import appends, and writes each page
+ * once (rows, outbox, FTS5 segments and the indexes' right edges), so a big cache keeps nothing it reads again.
+ * 4 MiB: the write phase of 100,000 parcels took the same CPU time (1.72 s against 1.72 s and 1.89 against 1.89,
+ * interleaved runs) and its process peaked 12–28 MB lower.
+ */
+export const IMPORT_CACHE_KIB = 4096;
+
+/** Runs fn, one bulk import's transaction, with the smaller page cache of IMPORT_CACHE_KIB; the setting is put back after. */
+export function withImportCache<T>(db: Db, fn: () => T): T {
+  return withPragma(db, 'cache_size', -IMPORT_CACHE_KIB, fn);
+}
+
 /** Runs fn with a connection setting changed, and puts back the value it had, whatever fn does. */
-function withPragma<T>(db: Db, name: 'wal_autocheckpoint' | 'synchronous' | 'busy_timeout', value: number | string, fn: () => T): T {
+function withPragma<T>(db: Db, name: 'wal_autocheckpoint' | 'synchronous' | 'busy_timeout' | 'cache_size', value: number | string, fn: () => T): T {
   const before = db.pragma(name, { simple: true }) as number;
   db.pragma(`${name} = ${value}`);
   try {

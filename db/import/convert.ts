@@ -178,7 +178,9 @@ function toMetadata(props: Record<string, unknown>, skip: ReadonlySet<string>, f
       if (value !== undefined) out[k] = value;
     }
   }
-  for (const [k, v] of Object.entries(props)) {
+  // Keys rather than entries: an array of pairs per feature was most of this function's cost.
+  for (const k of Object.keys(props)) {
+    const v = props[k];
     if (skip.has(k) || (k === 'metadata' && isObject(nested))) continue;
     let key = k;
     if (furrowExport) {
@@ -197,8 +199,11 @@ class BadValue {
 }
 
 function outOfRange(metadata: Record<string, unknown>, fail: (code: string, detail: string) => void): boolean {
+  // Checked for every feature and almost never true: no array of entries unless there is a bad value.
+  let any = false;
+  for (const k in metadata) if (metadata[k] instanceof BadValue) any = true;
+  if (!any) return false;
   const bad = Object.entries(metadata).filter((e): e is [string, BadValue] => e[1] instanceof BadValue);
-  if (!bad.length) return false;
   fail(bad[0]![1].code, bad.map(([k, b]) => `property '${k}' ${b.why}`).join('; '));
   return true;
 }

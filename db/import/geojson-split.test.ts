@@ -179,7 +179,7 @@ describe('splitFeatureFile', () => {
 
   describe('with the features after a byte near the end split by another thread', () => {
     /** The file split as the import does, its tail split "by another thread" (here, synchronously) with its own descriptor. */
-    const withTail = (b: Uint8Array, window: number, fail = false) => {
+    const withTail = (b: Uint8Array, window: number, fail = false, readyAfter?: number) => {
       const path = join(dir, 't.geojson');
       writeFileSync(path, b);
       const fd = openSync(path, 'r');
@@ -187,7 +187,12 @@ describe('splitFeatureFile', () => {
       const used: number[] = [];
       const tail: TailStarter = {
         minBytes: 0,
-        from: (start) => ({ start, take: () => (used.push(start), fail ? null : splitFeaturesFrom(other, b.length, start, window)) }),
+        from: (start) => {
+          // With readyAfter, the other thread is late: its features are there only after that many polls (never: Infinity).
+          let polls = 0;
+          const ready = readyAfter === undefined ? undefined : () => ++polls > readyAfter;
+          return { start, ready, take: () => (used.push(start), fail ? null : splitFeaturesFrom(other, b.length, start, window)) };
+        },
       };
       try {
         return { split: splitFeatureFile(fd, b.length, 0, window, tail), used };
@@ -230,6 +235,26 @@ describe('splitFeatureFile', () => {
       const { split, used } = withTail(b, 64, true);
       expect(used).toHaveLength(1);
       expect(plain(split)).toEqual(plain(splitFeatureCollection(b)));
+    });
+
+    it('scans on while the other thread is late, then takes its features in place of its own, or keeps its own', () => {
+      const b = bytes(`{"type":"FeatureCollection","features":[${Array.from({ length: 40 }, (_, i) => f(`F${i}`)).join(',\n')}]}`);
+      const one = plain(splitFeatureCollection(b));
+      for (const readyAfter of [0, 1, 3, 10, Infinity]) {
+        for (const fail of [false, true]) {
+          const { split, used } = withTail(b, 64, fail, readyAfter);
+          expect(plain(split), `ready after ${readyAfter} polls${fail ? ', failed' : ''}`).toEqual(one);
+          // Taken once it is there (the tail starts near the 30th of 40 features); never asked for when it never is.
+          expect(used, `ready after ${readyAfter} polls`).toHaveLength(readyAfter === Infinity ? 0 : 1);
+        }
+      }
+    });
+
+    it('gives exactly what one thread gives when the other thread is late by any number of features', () => {
+      fc.assert(fc.property(fc.array(feature, { maxLength: 8 }), spacing, fc.integer({ min: 16, max: 200 }), fc.boolean(), fc.integer({ min: 0, max: 10 }), (features, ws, window, fail, late) => {
+        const b = bytes(unescapeFixture(`{${ws}"type"${ws}:${ws}"FeatureCollection",${ws}"features"${ws}:${ws}${write(features, ws)}${ws}}`));
+        expect(plain(withTail(b, window, fail, late).split)).toEqual(plain(splitFeatureCollection(b)));
+      }), { numRuns: 300 });
     });
 
     it('tells whether every byte is UTF-8, the other thread\'s part included', () => {

@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { suspendInsertTrigger, WalSyncAhead, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
+import { suspendInsertTrigger, WalSyncAhead, withImportCache, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, SAY_CRS } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -134,15 +134,16 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
   if (jobs.features === 0) throw new ImportError('empty', `${name} has no features to import`);
   const results = new JobResults(jobs, pool);
   const db = mirror.syncDb;
-  // Pages written once, to the database file, when this is the mirror's only connection (db/bulk.ts).
-  return withRollbackJournal(db, () => {
+  // Pages written once, to the database file, when this is the mirror's only connection (db/bulk.ts), through a
+  // smaller page cache than the connection's own (withImportCache).
+  return withRollbackJournal(db, () => withImportCache(db, () => {
     const walSync = new WalSyncAhead(db);
     try {
       return withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync)));
     } finally {
       walSync.close();
     }
-  });
+  }));
 }
 
 function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, jobs: Jobs, results: JobResults,

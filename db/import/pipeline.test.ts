@@ -3,6 +3,7 @@
 import { appendFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImportError, IMPORT_CHUNK, importFile, type ImportOptions, type ImportReport } from './index.ts';
+import { IMPORT_CACHE_KIB } from '../bulk.ts';
 import { ACCOUNT, featureCollection, pointFeature, polygonFeature, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
 
 let mirrors: TempMirror[];
@@ -127,6 +128,22 @@ describe('importFile: split file, worker threads, jobs', () => {
     const o = expectSame(await importEach(text));
     const stored = (o.state as { parcels: { geometry: string }[] }).parcels.map((p) => p.geometry);
     expect(stored).toEqual(rings.map((r) => JSON.stringify({ type: 'Polygon', coordinates: [JSON.parse(r)] })));
+  });
+
+  it('writes through the import\'s smaller page cache, and gives the connection its own back after, failed or not', async () => {
+    const t = tempMirror();
+    mirrors.push(t);
+    const db = t.mirror.syncDb;
+    const own = db.pragma('cache_size', { simple: true });
+    expect(own).not.toBe(-IMPORT_CACHE_KIB);
+    const seen: unknown[] = [];
+    const onProgress = () => seen.push(db.pragma('cache_size', { simple: true }));
+    await importFile(t.mirror, t.file('fields.geojson', featureCollection([polygonFeature({ name: 'Olivar' }, [square(-5.9, 37.4)])])), { ...base, onProgress });
+    const bad = featureCollection([polygonFeature({ name: 'huge' }, [square(-5.9, 37.4, 0.5)])]);
+    await expect(importFile(t.mirror, t.file('bad.geojson', bad), { ...base, onProgress })).rejects.toThrow(ImportError);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set([-IMPORT_CACHE_KIB]));
+    expect(db.pragma('cache_size', { simple: true })).toBe(own);
   });
 
   it('refuses a file written to while it is imported (it is read twice), whoever prepares its jobs, leaving nothing', async () => {

@@ -49,7 +49,8 @@ export class ImportPool {
 
   /**
    * Has the first worker split the features of `file` from byte `start` on, while this thread splits the bytes
-   * before it (geojson-split.ts). take() waits for them; null if the worker could not, died, or took too long.
+   * before it (geojson-split.ts). The split scans on until ready() (never waiting while the worker is late); take() then
+   * has them, or null if the worker could not, died, or took too long.
    */
   splitFrom(file: FileRef, start: number): TailSplit {
     const done = new Int32Array(new SharedArrayBuffer(4));
@@ -58,6 +59,8 @@ export class ImportPool {
     const asked = Date.now();
     return {
       start,
+      // The split goes on meanwhile rather than wait (split-scanner.ts TailSplit.ready).
+      ready: () => Atomics.load(done, 0) !== 0 || !this.healthy,
       take: (): TailTables | null => {
         // Its part is a little smaller than this thread's: twice as long as this thread took (two seconds at least)
         // means it is not coming. (A worker that died is only reported on the event loop, which the split keeps waiting.)

@@ -73,8 +73,9 @@ export function prepareFeatures(features: readonly unknown[], firstIndex: number
   for (let i = 0; i < inputs.length;) {
     const n = origins[i]!.parts;
     const results = validateFeature(inputs, i, n, limit);
-    const found = results.flatMap((r) => r.problems);
-    if (n > 1 && found.length > 0) {
+    // Only a MultiPolygon's parts are gathered (an array per feature otherwise, for nothing).
+    const found = n > 1 ? results.flatMap((r) => r.problems) : [];
+    if (found.length > 0) {
       // A MultiPolygon is one field in several pieces: with one piece invalid the whole feature is, and it is
       // left out entirely (not counted as inputs), never imported in pieces.
       for (const p of found) problems.push(fromParcelProblem(p, origins[i + p.index]!));

@@ -32,6 +32,12 @@ export interface TailSplit {
   start: number;
   /** Waits for them; null when that thread could not split them (the scan then goes on by itself). */
   take(): TailTables | null;
+  /**
+   * Whether take() would answer at once. Without it the scan waits in take() when it reaches `start`; with it, it
+   * scans on meanwhile (the other thread may be late: still starting, or on a loaded machine) and takes them as soon
+   * as they are there, dropping its own features from `start` on — or keeps its own if it reaches the end first.
+   */
+  ready?(): boolean;
 }
 
 /** Features from a file offset to the end of the features array: file offsets, and the offset just past the array. */
@@ -69,6 +75,8 @@ export class Scanner {
    * when it reaches that offset at the start of an element, and forgets them once past it.
    */
   tail: TailSplit | null = null;
+  /** this.count when the scan passed the tail's start while its features were not there yet; -1 before. */
+  private tailCount = -1;
 
   /** b[0, n) holds bytes; with a stream, more are read into b as the scan needs them, from file offset `at` on. */
   constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null, at = 0) {
@@ -207,16 +215,19 @@ export class Scanner {
       i = this.compact(i);
       if (this.tail) {
         const at = this.base + i;
-        if (at === this.tail.start) {
+        if (this.tailCount < 0 && at === this.tail.start && this.tail.ready && !this.tail.ready()) {
+          this.tailCount = this.count; // not there yet: scan on, and take them once they are
+        } else if (this.tailCount >= 0 ? this.tail.ready!() : at === this.tail.start) {
           // This thread has reached, at an element's start, the byte the other thread began at: from there on it
           // would scan exactly what that thread scanned, so its features are these ones.
           const t = this.tail.take();
           this.tail = null;
           if (t) {
+            if (this.tailCount >= 0) this.count = this.tailCount; // this thread's own from that byte on go
             this.append(t);
             return this.jump(t.end);
           }
-        } else if (at > this.tail.start) {
+        } else if (this.tailCount < 0 && at > this.tail.start) {
           this.tail = null; // that byte is no element's start (inside a string, a nested value): its split is worthless
         }
       }
