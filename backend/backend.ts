@@ -19,6 +19,11 @@ import { ParcelTiles } from './parcel-tiles.ts';
 
 /** How long after the app's host starts it builds the overviews of the parcels' boxes (backend/parcel-overview.ts). */
 const OVERVIEW_AFTER_MS = 4000;
+/**
+ * The app's tile threads (backend/parcel-tiles.ts): two, so a view's cold tiles are cut two at a time on the two
+ * cores this app is measured on, the host's thread free for its answers meanwhile.
+ */
+const TILE_THREADS = 2;
 import { parcelTileHandlers } from './parcel-tile-handlers.ts';
 import type { ByteSession } from './bytes.ts';
 import type { PARCEL_TILES_API } from '../core/api-parcel-tiles.ts';
@@ -93,7 +98,7 @@ export class Backend {
     const layerFiles = this.layerFiles = new LayerFiles(opts.home, opts.app ? { sweep: { used: () => savedLayerFiles(mirror) } } : {});
     const emit: HostContext['emit'] = (name, payload) => { for (const l of this.listeners) l(name, payload); };
     // The parcel tiles a change made stale are dropped before any page hears of it and asks for them again.
-    const tiles = this.parcelTiles = new ParcelTiles(mirror);
+    const tiles = this.parcelTiles = new ParcelTiles(mirror, { threads: opts.app ? TILE_THREADS : 0 });
     const flush = () => {
       if (this.changes) for (const e of this.changes.drain()) {
         tiles.changed(e);
@@ -175,6 +180,7 @@ export class Backend {
 
   close(): void {
     if (this.warming) clearTimeout(this.warming);
+    void this.parcelTiles.close();
     this.position.close();
     this.offline.close();
     void this.layerFiles.close();

@@ -81,8 +81,11 @@ export interface ReadBytes {
   type: string;
   etag: string;
 }
-/** Bytes made on demand by name (the tiles of an area kept offline, by z-x-y); null: none by that name. */
-export type BytesReader = (name: string) => ReadBytes | null;
+/**
+ * Bytes made on demand by name (the tiles of an area kept offline, by z-x-y); null: none by that name. A promise for
+ * bytes made on another thread (the map's parcel tiles, backend/parcel-tiles.ts).
+ */
+export type BytesReader = (name: string) => ReadBytes | null | Promise<ReadBytes | null>;
 
 /**
  * A file the host keeps served whole, by range, under one name (a layer's PMTiles archive, GeoTIFF or overlay): its
@@ -151,7 +154,7 @@ export class ByteResources implements BytesSource {
     }
     const reader = session?.reader(path.id);
     if (reader) {
-      const b = reader(path.name);
+      const b = await reader(path.name);
       if (!b || !BYTES_TYPES.has(b.type)) return null;
       return { data: b.data, meta: { size: b.data.length, type: b.type, fileName: path.name, download: false, etag: b.etag } };
     }

@@ -143,6 +143,80 @@ describe('ParcelTiles', () => {
     same();
   });
 
+  it('cuts on its tile threads the same tiles as on the host\'s thread, the host\'s thread free meanwhile; a cut asked before a change is not kept', async () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    const parcels = [];
+    for (let i = 0; i < 1000; i++) parcels.push(polygonParcel(`p${i}`, -5 + (i % 40) * 0.024, 37.5 + Math.floor(i / 40) * 0.015, 20 + (i * 37) % 380));
+    const { created } = m.write.createParcels(farm.local_id, parcels);
+    for (const e of log.drain()) void e;
+    const here = new ParcelTiles(m);
+    const threaded = new ParcelTiles(m, { threads: 2 });
+    try {
+      const names = [5, 9, 12, 14].map((z) => tileOf(-4.6, 37.7, z));
+      const key = (f: ReturnType<typeof readTile>[number]) => JSON.stringify([f.type, f.coords, f.props.state, f.props.count ?? 1, f.props.id ?? null]);
+      // The host's thread turns while a tile is cut elsewhere: counted over a pass (the first tile waits for the thread
+      // to start, and is cut cold); cut here, each tile would be answered at once, without a turn.
+      let turns = 0;
+      const same = async () => {
+        let cut = false;
+        const spin = () => { if (!cut) { turns++; setImmediate(spin); } };
+        setImmediate(spin);
+        for (const name of names) {
+          const served = threaded.serve(ACC, false, name);
+          expect(served, name).toBeInstanceOf(Promise);
+          const b = (await served)!;
+          const a = here.read(ACC, false, name)!;
+          expect(readTile(b.data).map(key).sort(), name).toEqual(readTile(a.data).map(key).sort());
+          // Then from the cache, at once.
+          expect((threaded.serve(ACC, false, name) as { etag: string }).etag).toBe(b.etag);
+        }
+        cut = true;
+      };
+      await same();
+      expect(turns).toBeGreaterThan(0);
+      m.write.updateParcel(created[0]!.local_id, { geom: polygonParcel('x', -4.6, 37.7, 300).geom });
+      m.write.deleteParcel(created[1]!.local_id);
+      for (const e of log.drain()) { here.changed(e); threaded.changed(e); }
+      await same();
+
+      // Deeper tiles asked together are shared among the threads, cut side by side.
+      const deep = [0, 1, 2, 3, 4, 5].map((i) => threaded.serve(ACC, false, tileOf(-4.95 + i * 0.05, 37.6, 15)));
+      expect(threaded.size().waiting.every((n) => n > 0)).toBe(true);
+      await Promise.all(deep);
+      expect(threaded.size().waiting).toEqual([0, 0]);
+
+      // A change while a tile is being cut: that cut answers its ask, but is not kept (it may not show the change).
+      const name = tileOf(-3.7, 40.42, 14);
+      const inFlight = threaded.serve(ACC, false, name) as Promise<{ etag: string }>;
+      m.write.updateParcel(created[2]!.local_id, { name: 'renamed' });
+      for (const e of log.drain()) threaded.changed(e);
+      const first = await inFlight;
+      expect((await threaded.serve(ACC, false, name))!.etag).not.toBe(first.etag);
+    } finally {
+      await threaded.close();
+    }
+  });
+
+  it("builds the overview of the account's live parcels only: a deleted parcel and another account's never show in a low zoom's tile", async () => {
+    const OTHER = 'acc-00000000-0000-4000-8000-000000000003';
+    m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+    const farm = m.write.createFarm(ACC, 'F');
+    const theirs = m.write.createFarm(OTHER, 'T');
+    const mine = m.write.createParcels(farm.local_id, [0, 1, 2, 3].map((i) => polygonParcel(`m${i}`, -4.6 + i * 0.01, 37.7, 60))).created;
+    m.write.createParcels(theirs.local_id, [0, 1, 2].map((i) => polygonParcel(`t${i}`, -4.6 + i * 0.01, 37.71, 60)));
+    m.write.deleteParcel(mine[0]!.local_id);
+    for (const e of log.drain()) void e;
+    const tiles = new ParcelTiles(m);
+    await tiles.warm(ACC);
+    expect(tiles.size().overviewBytes).toBeGreaterThan(0);
+    const count = (z: number) => readTile(tiles.read(ACC, false, tileOf(-4.59, 37.705, z))!.data).reduce((n, f) => n + ((f.props.count as number | undefined) ?? 1), 0);
+    for (const z of [4, 7, 10]) expect(count(z), `z${z}`).toBe(3);
+    // Undeleted, it is back in the overview (kept in step by the change, not built again).
+    m.write.undo();
+    for (const e of log.drain()) tiles.changed(e);
+    for (const z of [4, 7, 10]) expect(count(z), `z${z}`).toBe(4);
+  });
+
   it('answers no tile for a name that is none', () => {
     const tiles = new ParcelTiles(m);
     for (const name of ['14-1-2.pbf', '17-0-0', '3-8-0', '3-0-8', '../x', '']) expect(tiles.read(ACC, false, name)).toBeNull();

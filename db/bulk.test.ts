@@ -42,10 +42,10 @@ function prepared(): PreparedParcel[] {
 }
 
 const triggerSql = () => m.syncDb.prepare("SELECT sql FROM sqlite_master WHERE name = 'parcels_ai'").pluck().get();
-/** What the indexes hold for each parcel, by local id: its box, and which search terms find it. */
+/** What the indexes hold for each parcel, by local id: its box, account and deleted flag, and which search terms find it. */
 function indexed(terms: string[]): unknown {
   const db = m.syncDb;
-  const rows = db.prepare('SELECT p.local_id, r.minx, r.miny, r.maxx, r.maxy FROM parcels p JOIN parcels_rtree r ON r.id = p.rowid ORDER BY p.rowid').all() as { local_id: string }[];
+  const rows = db.prepare('SELECT p.local_id, r.minx, r.miny, r.maxx, r.maxy, r.account_id, r.deleted FROM parcels p JOIN parcels_rtree r ON r.id = p.rowid ORDER BY p.rowid').all() as { local_id: string }[];
   const byRowid = (ids: number[]) => ids.map((id) => db.prepare('SELECT name FROM parcels WHERE rowid = ?').pluck().get(id)).sort();
   return {
     boxes: rows.map(({ local_id: _, ...box }) => box),

@@ -21,9 +21,9 @@ import type { ParcelColumns } from '../core/parcels/columns.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { whenNotBusy } from '../platform/node/sqlite.ts';
 
-/** parcels_ai as migration 001 creates it, whitespace collapsed. */
+/** parcels_ai as migration 010 creates it, whitespace collapsed. */
 const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ' +
-  'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy); ' +
+  'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy, account_id, deleted) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy, new.account_id, new.deleted); ' +
   "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata))); END";
 
 /** Text as a string, or as its UTF-8 (bound as it is, with CAST(? AS TEXT): no conversion). */
@@ -54,10 +54,11 @@ const ROWS_PER_INSERT = 100;
 const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
 const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
   metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
-// What the trigger writes for each new row — its box to the R*Tree; its name and its metadata's values (not the
+// What the trigger writes for each new row — its box, account and deleted flag to the R*Tree; its name and its metadata's values (not the
 // keys: 'region' should not match every parcel that has a region) to FTS5 — for a range of rows at once, read back
 // from the rows themselves: the same statements as the trigger's, so the same entries by construction.
-const INDEX_RTREE = 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) SELECT rowid, minx, maxx, miny, maxy FROM parcels WHERE rowid BETWEEN ? AND ?';
+const INDEX_RTREE = `INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy, account_id, deleted)
+  SELECT rowid, minx, maxx, miny, maxy, account_id, deleted FROM parcels WHERE rowid BETWEEN ? AND ?`;
 const INDEX_FTS = `INSERT INTO parcels_fts (rowid, name, metadata)
   SELECT rowid, name, (SELECT group_concat(value, ' ') FROM json_each(metadata)) FROM parcels WHERE rowid BETWEEN ? AND ?`;
 

@@ -10,6 +10,7 @@ import { migrations } from './migrations/index.ts';
 import { Mirror } from './mirror.ts';
 import { parcelsEditedSinceSent } from './op-transitions.ts';
 import { changeCursor, markPulled } from './pull.ts';
+import { MirrorReader } from './reader.ts';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });
@@ -20,25 +21,25 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(9);
+    expect(migrations).toHaveLength(11);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    expect(db.pragma('user_version', { simple: true })).toBe(11);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('page_size', { simple: true })).toBe(MIRROR_PAGE_SIZE);
     const first = tables(db);
-    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_ad', 'plants_rtree', 'plants_ai', 'plants_au', 'plants_ad']));
+    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_box_au', 'parcels_ad', 'plants_rtree', 'plants_ai', 'plants_au', 'plants_ad']));
     db.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(9);
+    expect(again.pragma('user_version', { simple: true })).toBe(11);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(9);
+    expect(again.pragma('user_version', { simple: true })).toBe(11);
     again.close();
   });
 
@@ -204,6 +205,88 @@ describe('migrations', () => {
     expect(changeCursor(db as never, 'acc-1')).toBeNull();
     markPulled(db as never, 'acc-1', 't3', '42.abcdefghij');
     expect(changeCursor(db as never, 'acc-1')).toBe('42.abcdefghij');
+    db.close();
+  });
+
+  it('010 gives the parcels\' R*Tree their account and deleted flag: parcels of version 9 are indexed with theirs, and every write keeps them in step', () => {
+    const file = join(dir, 'v9.db');
+    const old = new Database(file);
+    migrate(old, 9);
+    const t = '2026-01-01T00:00:00.000Z';
+    for (const id of ['acc-1', 'acc-2']) old.prepare('INSERT INTO accounts (id, service_url, mode, created) VALUES (?, ?, ?, ?)').run(id, 'http://x', 'api_key', t);
+    old.prepare("INSERT INTO farms (local_id, account_id, name, created, modified) VALUES ('f1', 'acc-1', 'F', ?, ?), ('f2', 'acc-2', 'G', ?, ?)").run(t, t, t, t);
+    const parcel = old.prepare(`INSERT INTO parcels (local_id, account_id, farm_local_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, deleted, created, modified)
+      VALUES (?, ?, ?, ?, 'Polygon', '{}', 1, ?, 0, ?, 1, ?, ?, ?)`);
+    parcel.run('p1', 'acc-1', 'f1', 'Olivar', 0, 1, 0, t, t);
+    parcel.run('p2', 'acc-1', 'f1', 'Viña', 2, 3, 1, t, t);
+    parcel.run('p3', 'acc-2', 'f2', 'Huerta', 4, 5, 0, t, t);
+    old.close();
+
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    const index = () => db.prepare(`SELECT p.local_id, r.minx, r.account_id, r.deleted FROM parcels_rtree r JOIN parcels p ON p.rowid = r.id ORDER BY p.local_id`).raw().all();
+    expect(index()).toEqual([['p1', 0, 'acc-1', 0], ['p2', 2, 'acc-1', 1], ['p3', 4, 'acc-2', 0]]);
+    // Inserted, moved, deleted and undeleted, moved to another account, removed: the index follows.
+    db.prepare(`INSERT INTO parcels (local_id, account_id, farm_local_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, created, modified)
+      VALUES ('p4', 'acc-2', 'f2', 'Nueva', 'Polygon', '{}', 1, 6, 0, 7, 1, ?, ?)`).run(t, t);
+    db.prepare("UPDATE parcels SET minx = 10, maxx = 11, deleted = 1 WHERE local_id = 'p1'").run();
+    db.prepare("UPDATE parcels SET deleted = 0 WHERE local_id = 'p2'").run();
+    db.prepare("UPDATE parcels SET account_id = 'acc-1' WHERE local_id = 'p3'").run();
+    db.prepare("DELETE FROM parcels WHERE local_id = 'p4'").run();
+    expect(index()).toEqual([['p1', 10, 'acc-1', 1], ['p2', 2, 'acc-1', 0], ['p3', 4, 'acc-1', 0]]);
+    // The search index is kept in step by its own trigger, on a rename only.
+    db.prepare("UPDATE parcels SET name = 'Olivar viejo' WHERE local_id = 'p2'").run();
+    expect(db.prepare("SELECT rowid FROM parcels_fts WHERE parcels_fts MATCH 'viejo'").pluck().all()).toEqual([db.prepare("SELECT rowid FROM parcels WHERE local_id = 'p2'").pluck().get()]);
+    expect(db.prepare("SELECT count(*) FROM parcels_fts WHERE parcels_fts MATCH 'vina'").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('011 counts parcels on indexes alone: the farm list\'s totals and the status\'s synced parcels read no parcel row, and count as before', () => {
+    const file = join(dir, 'v10.db');
+    const old = new Database(file);
+    migrate(old, 10);
+    const t = '2026-01-01T00:00:00.000Z';
+    for (const id of ['acc-1', 'acc-2']) old.prepare('INSERT INTO accounts (id, service_url, mode, created) VALUES (?, ?, ?, ?)').run(id, 'http://x', 'api_key', t);
+    old.prepare("INSERT INTO farms (local_id, account_id, name, created, modified) VALUES ('f1', 'acc-1', 'F', ?, ?), ('f2', 'acc-2', 'G', ?, ?)").run(t, t, t, t);
+    const parcel = old.prepare(`INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, name, source_type, geometry, hectares, minx, miny, maxx, maxy, deleted, created, modified)
+      VALUES (?, ?, ?, ?, 'P', 'Polygon', '{}', ?, 0, 0, 1, 1, ?, ?, ?)`);
+    // acc-1: two synced, one with an open op, one deleted, one never sent; acc-2: one synced.
+    parcel.run('p1', 'acc-1', 'f1', 1, 1.5, 0, t, t);
+    parcel.run('p2', 'acc-1', 'f1', 2, 2, 0, t, t);
+    parcel.run('p3', 'acc-1', 'f1', 3, 4, 0, t, t);
+    parcel.run('p4', 'acc-1', 'f1', 4, 8, 1, t, t);
+    parcel.run('p5', 'acc-1', 'f1', null, 16, 0, t, t);
+    parcel.run('p6', 'acc-2', 'f2', 1, 32, 0, t, t);
+    const op = old.prepare("INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified) VALUES ('acc-1', 'parcel', ?, 'update', ?, 't', 't')");
+    op.run('p3', 'queued');
+    op.run('p3', 'in_flight');
+    op.run('p1', 'committed');
+    old.close();
+
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    const m = new MirrorReader(db as never);
+    expect(m.status('acc-1').synced).toBe(2);
+    expect(m.status('acc-2').synced).toBe(1);
+    expect(m.status().synced).toBe(3);
+    expect(m.accountFarmTotals('acc-1')).toEqual(new Map([['f1', { parcels: 4, hectares: 23.5 }]]));
+    expect(m.farmTotals('f2')).toEqual({ parcels: 1, hectares: 32 });
+    // Each count on an index alone: the statements the reader runs, planned.
+    const seen: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => { seen.push(sql); return prepare(sql); }) as typeof db.prepare;
+    m.status('acc-1');
+    m.accountFarmTotals('acc-1');
+    m.farmTotals('f1');
+    db.prepare = prepare;
+    const plans = seen.map((sql) => (prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array((sql.match(/\?/g) ?? []).length).fill('acc-1')) as { detail: string }[]).map((r) => r.detail));
+    const parcelSteps = plans.flat().filter((d) => /^(SCAN|SEARCH) (parcels|p)\b/.test(d));
+    expect(parcelSteps.length).toBeGreaterThanOrEqual(4);
+    for (const d of parcelSteps) expect(d).toMatch(/COVERING INDEX (parcels_synced|parcels_farm)|INDEX sqlite_autoindex_parcels_1 \(local_id=\?\)/);
+    // The farm list's grouping follows the index's order: no sort of every parcel's entry.
+    const farmList = plans[seen.findIndex((sql) => sql.includes('GROUP BY p.farm_local_id'))]!;
+    expect(farmList.join(' | ')).toContain('COVERING INDEX parcels_farm');
+    expect(farmList.filter((d) => d.includes('TEMP B-TREE'))).toEqual([]);
     db.close();
   });
 

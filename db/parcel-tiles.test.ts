@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { bufferedTileBox, cutParcelTile, parcelLooks, SMALL_FEATURES_PER_TILE } from './parcel-tiles.ts';
+import { bufferedTileBox, cutParcelTile, LIVE_BOXES_SQL, parcelLooks, SMALL_FEATURES_PER_TILE, TILE_ROWS_SQL } from './parcel-tiles.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { readTile } from '../test/helpers/mvt.ts';
 
@@ -68,17 +68,18 @@ describe('cutParcelTile', () => {
       expect(fs.reduce((n, f) => n + (f.props.count as number), 0)).toBe(all);
       expect(fs.every((f) => f.props.state === 'synced')).toBe(true);
     }
-    // At z4 (a pixel is 0.044°) the grid (0.021° across) is a few pixels: a few points of many parcels, naming
-    // none, and Madrid and Sevilla points of their own, each with its id.
+    // At z4 (a pixel is 0.044°) the grid (0.021° across) is a few pixels: a few points of many parcels, and Madrid
+    // and Sevilla points of their own. A point names no parcel (its row is not read: the R*Tree alone says where it
+    // is; a click asks the host for the exact parcel).
     const z4 = cut(-4.5, 38.5, 4);
     expect(z4.length).toBeLessThanOrEqual(6);
-    expect(z4.filter((f) => f.props.count === 1).map((f) => typeof f.props.id)).toEqual(['string', 'string']);
-    expect(z4.filter((f) => (f.props.count as number) > 1).every((f) => f.props.id === undefined)).toBe(true);
+    expect(z4.filter((f) => f.props.count === 1)).toHaveLength(2);
+    expect(z4.every((f) => f.props.id === undefined)).toBe(true);
     // A parcel not synced keeps its own point: its look differs from its pixel's others.
     const one = m.read.viewport([-4.5, 37.5, -4.499, 37.5005], 1, ACC)[0]!;
     m.write.updateParcel(one.local_id, { name: 'renamed' });
     const again = cut(-4.5, 38.5, 4);
-    expect(again.filter((f) => f.props.state === 'pending').map((f) => [f.props.count, f.props.id])).toEqual([[1, one.local_id]]);
+    expect(again.filter((f) => f.props.state === 'pending').map((f) => f.props.count)).toEqual([1]);
     expect(again.filter((f) => f.props.state === 'synced').reduce((n, f) => n + (f.props.count as number), 0)).toBe(301);
     // At z15 the grid's parcels are polygons.
     expect(cut(-4.5, 37.5, 15).some((f) => f.type === 'Polygon')).toBe(true);
@@ -92,6 +93,39 @@ describe('cutParcelTile', () => {
     expect(cut(-4.78, 37.88, 14).map((f) => f.props.id).sort()).toEqual(created.map((c) => c.local_id).sort());
     m.write.deleteParcel(created[0]!.local_id);
     expect(cut(-4.78, 37.88, 14).map((f) => f.props.id)).toEqual([created[1]!.local_id]);
+  });
+
+  it("holds only the account's live parcels where no row is read (points and boxes): the R*Tree's account and deleted flag", () => {
+    const farm = m.write.createFarm(ACC, 'F');
+    const other = m.write.createFarm(OTHER, 'O');
+    const mine = m.write.createParcels(farm.local_id, [0, 1, 2].map((i) => polygonParcel(`m${i}`, -4.78 + i * 0.01, 37.88, 50))).created;
+    m.write.createParcels(other.local_id, [0, 1].map((i) => polygonParcel(`t${i}`, -4.78 + i * 0.01, 37.89, 50)));
+    const count = (z: number) => cut(-4.77, 37.885, z).reduce((n, f) => n + ((f.props.count as number | undefined) ?? 1), 0);
+    for (const z of [4, 8, 11]) expect(count(z)).toBe(3);
+    m.write.deleteParcel(mine[0]!.local_id);
+    for (const z of [4, 8, 11]) expect(count(z)).toBe(2);
+    // Undone, it is live again: the trigger keeps the flag in step both ways.
+    m.write.undo();
+    for (const z of [4, 8, 11]) expect(count(z)).toBe(3);
+  });
+
+  it('finds a tile\'s parcels in the R*Tree alone: neither the cut, the overview\'s build (eachLiveParcelBox) nor the view\'s count reads the parcels table', () => {
+    const plan = (sql: string, ...args: unknown[]) => (m.syncDb.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+    // Nor does the map's count of a view (db/reader.ts viewportCount), which says whether it reads the view exactly.
+    const counted: string[] = [];
+    const prepare = m.syncDb.prepare.bind(m.syncDb);
+    m.syncDb.prepare = ((sql: string) => { counted.push(sql); return prepare(sql); }) as typeof m.syncDb.prepare;
+    m.read.viewportCount([0, 0, 1, 1], 10, ACC);
+    m.syncDb.prepare = prepare;
+    expect(counted).toHaveLength(1);
+    // Its subquery's one table, under SQLite's own steps around it (the co-routine and the scan of its rows).
+    const countPlan = plan(counted[0]!, 0, 1, 0, 1, ACC, 10).filter((d) => !/^(CO-ROUTINE|SCAN \(subquery)/.test(d));
+    for (const steps of [plan(TILE_ROWS_SQL, 0, 1, 0, 1, ACC), plan(LIVE_BOXES_SQL, ACC), countPlan]) {
+      expect(steps).toHaveLength(1);
+      expect(steps[0]).toMatch(/^SCAN parcels_rtree VIRTUAL TABLE INDEX/);
+    }
+    // The box's four constraints go to the R*Tree's search (maxx >=, minx <=, maxy >=, miny <=), not a filter after a scan.
+    expect(plan(TILE_ROWS_SQL, 0, 1, 0, 1, ACC)[0]).toMatch(/INDEX 2:(?:[A-F][0-3]){4}$/);
   });
 
   it('simplifies an outline for the zoom: vertices within half a pixel of it are left out', () => {
@@ -114,15 +148,15 @@ describe('cutParcelTile', () => {
     }
   });
 
-  it('draws a parcel of 1 to 4 pixels as its box, its geometry not read; from 4 pixels its shape', () => {
+  it('draws a parcel of 1 to 4 pixels as its box, neither its geometry nor its id read; from 4 pixels its shape, with its id', () => {
     const farm = m.write.createFarm(ACC, 'F');
     // A triangle about 250 m across: about 2 px at z9 (a pixel is 120 m there), about 34 px at z13.
     const tri = [[-4.78, 37.88], [-4.7772, 37.88], [-4.7786, 37.8822], [-4.78, 37.88]];
     const { created } = m.write.createParcels(farm.local_id, [{ name: 'tri', metadata: {}, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [tri] } } }]);
     const at9 = cut(-4.779, 37.881, 9);
-    expect(at9.map((f) => [f.type, f.coords.length / 2, f.props.id])).toEqual([['Polygon', 5, created[0]!.local_id]]);
+    expect(at9.map((f) => [f.type, f.coords.length / 2, f.props.id])).toEqual([['Polygon', 5, undefined]]);
     const at13 = cut(-4.779, 37.881, 13);
-    expect(at13.map((f) => [f.type, f.coords.length / 2])).toEqual([['Polygon', 4]]);
+    expect(at13.map((f) => [f.type, f.coords.length / 2, f.props.id])).toEqual([['Polygon', 4, created[0]!.local_id]]);
   });
 
   it('merges the small parcels of a crowded tile on a coarser grid, every one still counted', () => {

@@ -66,10 +66,18 @@ export function parcelBoxes(db: Db, account: string, localIds: readonly string[]
       WHERE local_id IN (SELECT value FROM json_each(?))`).all(account, JSON.stringify(localIds)) as ParcelBox[];
 }
 
-/** The next `limit` live parcels of the account after rowid `after`, by rowid: [rowid, minx, miny, maxx, maxy] each. */
-export function parcelBoxPage(db: Db, account: string, after: number, limit: number): [number, number, number, number, number][] {
-  return cachedStatement(db, 'SELECT rowid, minx, miny, maxx, maxy FROM parcels WHERE rowid > ? AND account_id = ? AND deleted = 0 ORDER BY rowid LIMIT ?')
-    .raw().all(after, account, limit) as [number, number, number, number, number][];
+export const LIVE_BOXES_SQL = 'SELECT id, minx, miny, maxx, maxy FROM parcels_rtree WHERE account_id = ? AND deleted = 0';
+
+/**
+ * Every live parcel of the account, from the R*Tree alone (its account and deleted flag are auxiliary columns of it,
+ * migration 010), each handed to `each` as it is read (rowid, minx, miny, maxx, maxy), in one scan of the index and
+ * never of the parcels' rows. One at a time: a million rows gathered first as arrays spent more time in the garbage
+ * collector than in the scan.
+ */
+export function eachLiveParcelBox(db: Db, account: string, each: (rid: number, minx: number, miny: number, maxx: number, maxy: number) => void): void {
+  for (const r of cachedStatement(db, LIVE_BOXES_SQL).raw().iterate(account) as IterableIterator<[number, number, number, number, number]>) {
+    each(r[0], r[1], r[2], r[3], r[4]);
+  }
 }
 
 /** A parcel meeting a tile: its rowid, local id (null: not read), box, and geometry (null: not read, drawn by its box). */
@@ -94,22 +102,24 @@ export function bufferedTileBox(z: number, x: number, y: number): [number, numbe
   return [box[0] - lon * BUFFER_PX, box[1] - lat * BUFFER_PX, box[2] + lon * BUFFER_PX, box[3] + lat * BUFFER_PX];
 }
 
-/** Cuts tile z/x/y of the account's parcels, found in the R*Tree. */
+/** The SQL of a tile's parcels: the account's live parcels whose box meets the buffered tile, read from the R*Tree alone. */
+export const TILE_ROWS_SQL = `SELECT id AS rid, NULL AS id, minx, maxx, miny, maxy, NULL AS geometry FROM parcels_rtree
+  WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ? AND account_id = ? AND deleted = 0`;
+
+/**
+ * Cuts tile z/x/y of the account's parcels: found in the R*Tree, its auxiliary columns telling the account's live
+ * ones (no parcel row read for them); only those SHAPE_FROM_PX pixels or more across have their row read, for their
+ * geometry and local id (withShapes).
+ */
 export function cutParcelTile(db: Db, account: string, z: number, x: number, y: number, looks: ParcelLooks): CutTile {
-  const px = tilePixel(z, x, y);
   const [w, s, e, n] = bufferedTileBox(z, x, y);
-  // The geometry is read only for parcels SHAPE_FROM_PX pixels or more across; CROSS JOIN keeps the R*Tree first (db/reader.ts).
-  const rows = cachedStatement(db, `SELECT p.rowid AS rid, p.local_id AS id, r.minx, r.maxx, r.miny, r.maxy,
-        CASE WHEN r.maxx - r.minx >= ? OR r.maxy - r.miny >= ? THEN p.geometry END AS geometry
-      FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
-      WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ?`)
-    .all(px.lon * SHAPE_FROM_PX, px.lat * SHAPE_FROM_PX, w, e, s, n, account) as TileRow[];
-  return tileOf(z, x, y, rows, looks);
+  const rows = cachedStatement(db, TILE_ROWS_SQL).all(w, e, s, n, account) as TileRow[];
+  return tileOf(z, x, y, withShapes(db, z, x, y, rows), looks);
 }
 
 /**
- * Fills in the local id and geometry of the rows SHAPE_FROM_PX pixels or more across at z/x/y (rows found elsewhere
- * than in the R*Tree: backend/parcel-overview.ts), in one query.
+ * Fills in the local id and geometry of the rows SHAPE_FROM_PX pixels or more across at z/x/y (found in the R*Tree or
+ * in backend/parcel-overview.ts, without their rows), in one query by rowid.
  */
 export function withShapes(db: Db, z: number, x: number, y: number, rows: TileRow[]): TileRow[] {
   const px = tilePixel(z, x, y);
@@ -148,11 +158,13 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
   // Crowded (more parcels than SMALL_FEATURES_PER_TILE), every parcel below SHAPE_FROM_PX is a point, merged on cells
   // of several pixels, as large as it takes to keep to the limit: each parcel still shows, as the dot of its cell.
   const crowded = total > SMALL_FEATURES_PER_TILE;
-  // The points to merge, in tile units, with their rowid and local id (when read).
-  const pRid: number[] = [];
-  const pX: number[] = [];
-  const pY: number[] = [];
+  // The points to merge, in tile units, with their rowid and local id (when read: only rows have one), in typed
+  // arrays of the largest size they may need: a country's tile holds a million.
+  const pRid = new Int32Array(total);
+  const pX = new Float64Array(total);
+  const pY = new Float64Array(total);
   const pId: (string | null)[] = [];
+  let np = 0;
   let i = 0;
   for (const r of rows) {
     rowids[i++] = r.rid;
@@ -174,7 +186,7 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
       continue;
     }
     const [tx, ty] = toTile((r.minx + r.maxx) / 2, (r.miny + r.maxy) / 2, z, x, y);
-    pRid.push(r.rid); pX.push(tx); pY.push(ty); pId.push(r.id);
+    pRid[np] = r.rid; pX[np] = tx; pY[np] = ty; pId[np++] = r.id;
   }
   if (small) {
     // Web Mercator inline (core/tiles/tile-geometry.ts toTile): a million calls allocate nothing.
@@ -182,17 +194,16 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
     for (let k = 0; k < small.n; k++) {
       rowids[i++] = small.rid[k]!;
       const phi = (Math.max(-85.0511287798, Math.min(85.0511287798, small.lat[k]!)) * Math.PI) / 180;
-      pRid.push(small.rid[k]!);
-      pX.push((((small.lon[k]! + 180) / 360) * n - x) * TILE_EXTENT);
-      pY.push((((1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2) * n - y) * TILE_EXTENT);
-      pId.push(null);
+      pRid[np] = small.rid[k]!;
+      pX[np] = (((small.lon[k]! + 180) / 360) * n - x) * TILE_EXTENT;
+      pY[np++] = (((1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2) * n - y) * TILE_EXTENT;
     }
   }
   // Each point's look, interned: most parcels are synced without a crop, and share one.
   const lookIds = new Map<string, number>([['synced||', 0]]);
   const lookList: Look[] = [SYNCED];
-  const lookIdx = new Int32Array(pRid.length);
-  for (let k = 0; k < pRid.length; k++) {
+  const lookIdx = new Int32Array(np);
+  for (let k = 0; k < np; k++) {
     const rid = pRid[k]!;
     if (!looks.states.has(rid) && !looks.crops?.has(rid)) continue;
     const look = lookOf(rid, looks);
@@ -203,12 +214,12 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
   }
   // Below a pixel (or crowded): a point at its cell's centre, one for all the parcels of that cell that look alike;
   // cells doubled until the points keep to the limit.
-  let cell = PIXEL;
+  let cell = crowded ? firstCell(pX, pY, np) : PIXEL;
   let points = new Map<number, { k: number; count: number }>();
   for (;;) {
     points = new Map();
     const side = Math.ceil(TILE_EXTENT / cell) + 64;
-    for (let k = 0; k < pRid.length; k++) {
+    for (let k = 0; k < np; k++) {
       const qx = Math.floor(pX[k]! / cell) + 32;
       const qy = Math.floor(pY[k]! / cell) + 32;
       const key = ((qy * side + qx) * lookList.length) + lookIdx[k]!;
@@ -224,11 +235,36 @@ export function tileOf(z: number, x: number, y: number, rows: readonly TileRow[]
     const qx = Math.floor(pX[k]! / cell);
     const qy = Math.floor(pY[k]! / cell);
     // A point of several parcels names none of them (a click asks the host for the exact parcel anyway).
-    const id = count === 1 ? pId[k] : null;
+    const id = count === 1 ? pId[k] ?? null : null;
     features.push({ geometry: { type: 'point', x: Math.round(qx * cell + cell / 2), y: Math.round(qy * cell + cell / 2) }, properties: { ...(id ? { id } : {}), ...look, count } });
   }
   rowids.sort();
   return { data: writeMvt([{ name: PARCEL_LAYER, extent: TILE_EXTENT, features }]), rowids };
+}
+
+/**
+ * The smallest cell, PIXEL doubled up to 64 pixels, on which the np points fill at most SMALL_FEATURES_PER_TILE
+ * cells, their looks aside: no finer cell can keep a crowded tile to its limit (a cell of several looks is several
+ * points), so the merge starts there. Counted on a bitmap, a few nanoseconds a point; the merge's map of cells cost
+ * a tenth of a microsecond a point a try, and a country's tile of a million parcels took seven tries.
+ */
+function firstCell(pX: Float64Array, pY: Float64Array, np: number): number {
+  let cell = PIXEL;
+  while (cell < 64 * PIXEL) {
+    const side = Math.ceil(TILE_EXTENT / cell) + 64;
+    const seen = new Uint8Array(side * side);
+    let filled = 0;
+    for (let k = 0; k < np && filled <= SMALL_FEATURES_PER_TILE; k++) {
+      // The merge's own cells: 32 cells of margin for the tile's buffer.
+      const qx = Math.min(side - 1, Math.max(0, Math.floor(pX[k]! / cell) + 32));
+      const qy = Math.min(side - 1, Math.max(0, Math.floor(pY[k]! / cell) + 32));
+      const at = qy * side + qx;
+      if (!seen[at]) { seen[at] = 1; filled++; }
+    }
+    if (filled <= SMALL_FEATURES_PER_TILE) return cell;
+    cell *= 2;
+  }
+  return cell;
 }
 
 type Look = { state: string; cropName?: string; family?: string };

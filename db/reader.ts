@@ -92,8 +92,10 @@ export class MirrorReader {
   }
   /** Every live farm's totals in one statement (as farmTotals, by farm local id; a farm without parcels is absent). */
   accountFarmTotals(accountId: string): Map<string, { parcels: number; hectares: number }> {
-    const rows = this.db.prepare(`SELECT p.farm_local_id AS id, COUNT(*) AS parcels, COALESCE(SUM(p.hectares), 0) AS hectares
-        FROM farms f JOIN parcels p ON p.farm_local_id = f.local_id WHERE f.account_id = ? AND f.deleted = 0 AND p.deleted = 0 GROUP BY p.farm_local_id`)
+    // On parcels_farm alone (migration 011), read in farm order, so the grouping needs no sort: joined from the farms
+    // instead, SQLite sorted every parcel's entry by farm (twice the time with a million parcels).
+    const rows = this.db.prepare(`SELECT p.farm_local_id AS id, COUNT(*) AS parcels, COALESCE(SUM(p.hectares), 0) AS hectares FROM parcels p
+        WHERE p.farm_local_id IN (SELECT local_id FROM farms WHERE account_id = ? AND deleted = 0) AND p.deleted = 0 GROUP BY p.farm_local_id`)
       .all(accountId) as { id: string; parcels: number; hectares: number }[];
     return new Map(rows.map((r) => [r.id, { parcels: r.parcels, hectares: r.hectares }]));
   }
@@ -161,10 +163,14 @@ export class MirrorReader {
       .all(bbox[0], bbox[2], bbox[1], bbox[3], acc, acc, limit) as ParcelHit[];
   }
 
-  /** How many of the account's live parcels meet the box, counted up to `upTo` (R*Tree first, as viewportJson). */
+  /**
+   * How many of the account's live parcels meet the box, counted up to `upTo`: in the R*Tree alone (its account and
+   * deleted flag, migration 010). Through the parcels' rows, a view of a million-parcel mirror read 5,000 of them,
+   * scattered over 2.3 GB, on every move.
+   */
   viewportCount(bbox: [number, number, number, number], upTo: number, accountId: string): number {
-    return this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM parcels_rtree r CROSS JOIN parcels p ON p.rowid = r.id
-        WHERE r.maxx >= ? AND r.minx <= ? AND r.maxy >= ? AND r.miny <= ? AND p.deleted = 0 AND p.account_id = ? LIMIT ?)`)
+    return this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM parcels_rtree
+        WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ? AND account_id = ? AND deleted = 0 LIMIT ?)`)
       .pluck().get(bbox[0], bbox[2], bbox[1], bbox[3], accountId, upTo) as number;
   }
 
@@ -315,14 +321,17 @@ export class MirrorReader {
     const acc = accountId ?? null;
     const by = this.db.prepare(`SELECT state, COUNT(*) AS n FROM outbox WHERE state != 'committed' AND (? IS NULL OR account_id = ?) GROUP BY state`).all(acc, acc) as { state: string; n: number }[];
     const n = (s: string) => by.find((b) => b.state === s)?.n ?? 0;
+    // The parcels: all those the service has (counted on parcels_synced alone), less those of them with an open op
+    // (few, found by local id): asked as NOT IN, SQLite read every parcel's row (2.3 GB for a million).
     const synced = (this.db.prepare(`SELECT
+        (SELECT COUNT(*) FROM parcels WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)) -
         (SELECT COUNT(*) FROM parcels WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)
-          AND local_id NOT IN (SELECT local_id FROM outbox WHERE entity = 'parcel' AND state != 'committed')) +
+          AND local_id IN (SELECT local_id FROM outbox WHERE entity = 'parcel' AND state != 'committed')) +
         (SELECT COUNT(*) FROM farms WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)
           AND local_id NOT IN (SELECT local_id FROM outbox WHERE entity = 'farm' AND state != 'committed')) +
         (SELECT COUNT(*) FROM crops WHERE deleted = 0 AND server_id IS NOT NULL AND (? IS NULL OR account_id = ?)
           AND local_id NOT IN (SELECT local_id FROM outbox WHERE entity = 'crop' AND state != 'committed')) AS n`)
-      .get(acc, acc, acc, acc, acc, acc) as { n: number }).n;
+      .get(acc, acc, acc, acc, acc, acc, acc, acc) as { n: number }).n;
     const conflicts = (this.db.prepare('SELECT COUNT(*) AS n FROM conflicts WHERE resolved IS NULL AND (? IS NULL OR account_id = ?)').get(acc, acc) as { n: number }).n;
     return { pending: n('queued'), in_flight: n('in_flight'), uncertain: n('uncertain'), synced, rejected: n('rejected'), conflicts: Math.max(conflicts, n('conflict')), blocked: n('blocked') };
   }

@@ -19,7 +19,7 @@ const META = join(DIST, 'cli.meta.json');
  */
 const ENTRIES = {
   cli: 'cli/main.ts', worker: 'db/import/worker.ts', host: 'backend/host.ts', 'import-worker': 'backend/import-worker.ts',
-  'layer-vector-worker': 'backend/layer-vector-worker.ts', 'offline-writer-worker': 'backend/offline-writer-worker.ts',
+  'layer-vector-worker': 'backend/layer-vector-worker.ts', 'parcel-tile-worker': 'backend/parcel-tile-worker.ts', 'offline-writer-worker': 'backend/offline-writer-worker.ts',
   // Electron's main process (package.json "main"): Electron runs JavaScript, and `electron` stays external. In
   // development its utilityProcess runs host-bridge.mjs, which starts host.mjs in system Node (backend/host-bridge.ts).
   'electron-main': 'electron/main.ts', 'host-bridge': 'backend/host-bridge.ts',
