@@ -18,6 +18,15 @@ const NO_FEED_SUITE = [
   'sync/pull-changes.test.ts', 'test/e2e/chaos.test.ts',
 ];
 
+/**
+ * The suites that also run against the reference deployment (the `deploy` project, FURROW_TEST_DEPLOYMENT=1): the
+ * sync engine's faults on three processes behind HAProxy, PgBouncer and a standby serving the listings
+ * (test/helpers/deployment-world.ts), where a batch answered 504 by one process is reconciled through the others; and
+ * the parcel store's conformance to SQLite through PgBouncer in transaction mode, on a database two processes
+ * migrated at once (deploy/test-deployment.ts useDeploymentPool). docs/deploy.md says what else is left out, and why.
+ */
+const DEPLOY_SUITES = ['sync/faults.test.ts', 'service/store/postgres/parcels.conformance.test.ts'];
+
 export default defineConfig({
   test: {
     // The service tests open real SQLite files and real sockets. Three workers on this 2-core machine: much of the
@@ -58,8 +67,9 @@ export default defineConfig({
       {
         extends: true,
         // The reference deployment (deploy/, docs/deploy.md): PostgreSQL with a standby, PgBouncer, several service
-        // processes behind HAProxy, each file starting its own.
-        test: { name: 'deploy', include: ['deploy/**/*.test.ts'] },
+        // processes behind HAProxy, each file starting its own; and DEPLOY_SUITES run against one.
+        // A deployment starts in a suite's beforeAll, tried again if a port it chose was taken meanwhile.
+        test: { name: 'deploy', include: ['deploy/**/*.test.ts', ...DEPLOY_SUITES], env: { FURROW_TEST_DEPLOYMENT: '1' }, hookTimeout: 180_000 },
       },
     ],
   },

@@ -1,10 +1,10 @@
 // The reference deployment (deploy/, issue 34): bulk create through HAProxy with 1, 2 and 4 service processes
 // behind it, with the CPU each part spends per batch (from which the scaling on a machine with free cores follows);
-// the added latency of the balancer and of PgBouncer (p50/p99); the farm listing's query on the standby beside the
-// primary. One deployment with 4 processes, durable (PostgreSQL's defaults: the WAL flushed at every commit,
+// the added latency of the balancer and of PgBouncer (p50/p99); the farm listing read from the standby beside the
+// primary, as the service serves it (READ_DATABASE_URL) and as the bare query. One deployment with 4 processes, durable (PostgreSQL's defaults: the WAL flushed at every commit,
 // asynchronous replication); the number of processes taking requests is set through HAProxy's stats socket, the
 // others kept idle in maintenance, so that every set-up shares the same database, warmed the same way.
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,12 +13,13 @@ import type { Pool } from 'undici';
 import { balancerCommand, serverStats } from '../deploy/haproxy.ts';
 import { defaults, down, up, type Deployment } from '../deploy/deployment.ts';
 import { bouncerPid } from '../deploy/pgbouncer.ts';
-import { adminQuery, DATABASE, type PgNode, SERVICE_ROLE } from '../deploy/postgres.ts';
+import { adminQuery, DATABASE, nodePids, type PgNode, SERVICE_ROLE } from '../deploy/postgres.ts';
 import { PARCEL_COLUMNS } from '../service/store/postgres/farm-scope.ts';
+import { READ_AFTER_HEADER, READ_AFTER_PRIMARY, READ_FROM_HEADER } from '../core/read-after.ts';
 import { BATCH_SIZE, makeBatches } from './lib/parcels.ts';
 import { pool, runLoad, type LoadResult, type RequestSpec } from './lib/load.ts';
 import { createFarms, type Tenant } from './lib/service.ts';
-import { procCpuSeconds, statFields } from './lib/machine.ts';
+import { procCpuSeconds } from './lib/machine.ts';
 import { pairStats } from './lib/pairs.ts';
 import { median, r1, summarize } from './lib/stats.ts';
 import { metric, startResult, writeResult } from './lib/result.ts';
@@ -45,19 +46,10 @@ const SAMPLES = Number(args.samples);
 /** Reads of the whole listing per node: each is ~10,000 rows, so far fewer than the small calls. */
 const LIST_SAMPLES = Number(args['list-samples']);
 const COUNTS = [1, 2, 4] as const;
+const READ_MAX_LAG_MS = 10_000;
 
 /** CPU seconds so far of a PostgreSQL node's processes (the postmaster and its children: backends, WAL sender…). */
-function nodeCpu(node: PgNode): Map<number, number> {
-  const pm = Number(readFileSync(join(node.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const out = new Map<number, number>([[pm, procCpuSeconds(pm)]]);
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (Number(statFields(`/proc/${d}/stat`)[1]) === pm) out.set(Number(d), procCpuSeconds(Number(d)));
-    } catch { /* gone meanwhile */ }
-  }
-  return out;
-}
+const nodeCpu = (node: PgNode): Map<number, number> => new Map(nodePids(node).map((pid) => [pid, procCpuSeconds(pid)]));
 const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((s, [pid, t]) => s + t - (before.get(pid) ?? 0), 0);
 
 /** Only the first `n` processes take requests: the others in maintenance (HAProxy sends them nothing). */
@@ -134,7 +126,9 @@ async function main(): Promise<void> {
   const dir = join(parent, 'deployment');
   const clients: pg.Client[] = [];
   try {
-    const d = await up({ ...defaults(dir), services: 4, demo: true });
+    // A lag bound far above what a loaded machine can delay the standby's poll by: the listing from the standby measures
+    // what a read there costs, and must not turn into a read on the primary halfway (each answer is checked).
+    const d = await up({ ...defaults(dir), services: 4, demo: true, readMaxLagMs: READ_MAX_LAG_MS });
     process.env.PGPASSFILE = d.passfile; // this process's own clients read the password from the file too
     const tenant: Tenant = { organizationId: d.demo!.organization_id!, apiKey: d.demo!.api_key!, accountId: d.demo!.account_id!,
       headers: { 'x-api-key': d.demo!.api_key!, 'service-account': d.demo!.account_id! } };
@@ -180,6 +174,17 @@ async function main(): Promise<void> {
       if (r.rows.length !== fill.bodies.length * BATCH_SIZE) throw new Error(`listing read ${r.rows.length} rows`);
     };
     const listing = await paired(list(toStandby), list(toPrimary), LIST_SAMPLES);
+    // The same listing through HAProxy and one service process, read from the standby (a client that has not written)
+    // and from the primary (the header a client sends after a write it got no answer to): the whole request, body
+    // included, the same process and connection on both sides; each answer says which database served it.
+    const served = (from: 'standby' | 'primary') => async () => {
+      const res = await one.request({ method: 'GET', path: `/api/farms/${listFarm}/parcels/`,
+        headers: { ...tenant.headers, ...(from === 'primary' ? { [READ_AFTER_HEADER]: READ_AFTER_PRIMARY } : {}) } });
+      const body = await res.body.text();
+      if (res.statusCode !== 200 || res.headers[READ_FROM_HEADER] !== from) throw new Error(`listing: ${res.statusCode}, read from ${String(res.headers[READ_FROM_HEADER])}, not the ${from}`);
+      if (!body.includes(`"count":${fill.bodies.length * BATCH_SIZE}`)) throw new Error('listing: not every parcel');
+    };
+    const httpListing = await paired(served('standby'), served('primary'), LIST_SAMPLES);
     for (const p of [lb, direct, one]) await p.close();
 
     const s = (xs: number[]) => summarize(xs);
@@ -195,6 +200,7 @@ async function main(): Promise<void> {
         'CPU per batch from /proc over the measured phase: each service process, the primary (postmaster and its children: backends, WAL writer, WAL sender), the standby (WAL receiver and replay), PgBouncer, HAProxy.',
         `Balancer latency: GET /api/farms/ of the demo account (one farm list) on one connection, ${SAMPLES} calls through HAProxy and ${SAMPLES} straight to the process, in 10 alternating blocks each. PgBouncer latency: SELECT 1 as the service's role over TCP, through PgBouncer and straight to the primary, likewise.`,
         `Listing: the rows of GET /api/farms/{id}/parcels/ for a farm of ${LIST_PARCELS.toLocaleString('en-US')} parcels (the store's columns, one query), read whole ${LIST_SAMPLES} times on the standby and on the primary, in 10 alternating blocks, once the standby had replayed the fill.`,
+        `Listing as served: GET /api/farms/{id}/parcels/ of that farm through HAProxy to one service process (READ_DATABASE_URL = the standby, READ_MAX_LAG_MS ${READ_MAX_LAG_MS}: on this loaded machine the default 1,000 let a late poll send a read to the primary), ${LIST_SAMPLES} times without ${READ_AFTER_HEADER} (served by the standby) and ${LIST_SAMPLES} times with \`${READ_AFTER_HEADER}: ${READ_AFTER_PRIMARY}\` (served by the primary), in 10 alternating blocks on one keep-alive connection; every answer's ${READ_FROM_HEADER} checked.`,
       ],
       metrics: [
         ...COUNTS.map((n) => metric(`Bulk create through HAProxy, ${n} process${n > 1 ? 'es' : ''} (median of rounds)`, med(n, (r) => r.parcels_per_s), 'parcels/s')),
@@ -206,6 +212,9 @@ async function main(): Promise<void> {
         metric('PgBouncer added latency, p50', r1(s(bouncer.a).p50_ms - s(bouncer.b).p50_ms), 'ms'),
         metric('PgBouncer added latency, p99', r1(s(bouncer.a).p99_ms - s(bouncer.b).p99_ms), 'ms'),
         metric(`Listing rows of ${LIST_PARCELS.toLocaleString('en-US')} parcels, standby ÷ primary (median block ratio)`, listing.ratios.median, '×'),
+        metric(`GET /api/farms/{id}/parcels/ of ${LIST_PARCELS.toLocaleString('en-US')} parcels from the standby, p50`, s(httpListing.a).p50_ms, 'ms'),
+        metric(`GET /api/farms/{id}/parcels/ of ${LIST_PARCELS.toLocaleString('en-US')} parcels from the primary, p50`, s(httpListing.b).p50_ms, 'ms'),
+        metric('GET /api/farms/{id}/parcels/, standby ÷ primary (median block ratio)', httpListing.ratios.median, '×'),
       ],
       tables: [{
         title: 'Bulk create, every run: CPU milliseconds per batch of each part',
@@ -221,15 +230,18 @@ async function main(): Promise<void> {
           ['SELECT 1 straight to the primary', s(bouncer.b).p50_ms, s(bouncer.b).p99_ms, ''],
           ['listing rows on the standby', s(listing.a).p50_ms, s(listing.a).p99_ms, `${listing.ratios.median}× (${listing.ratios.min}–${listing.ratios.max})`],
           ['listing rows on the primary', s(listing.b).p50_ms, s(listing.b).p99_ms, ''],
+          ['GET /api/farms/{id}/parcels/ served by the standby', s(httpListing.a).p50_ms, s(httpListing.a).p99_ms, `${httpListing.ratios.median}× (${httpListing.ratios.min}–${httpListing.ratios.max})`],
+          ['GET /api/farms/{id}/parcels/ served by the primary', s(httpListing.b).p50_ms, s(httpListing.b).p99_ms, ''],
         ],
       }],
       notes: [
         `This machine has ${cpus().length} cores, shared by the service processes, PostgreSQL (primary and standby), PgBouncer, HAProxy and the load generator (and, while measured, by other users' work: see the load average): more processes cannot add a core, so the throughput across 1, 2 and 4 processes shows only that it holds. The scaling on a machine with free cores follows from the CPU per batch: each process spends the "each service process" figure per batch and the database the "primary" figure, so with a core per process the processes scale until the database's cores are busy, at about (database cores × 1000 ÷ primary ms) batches per second.`,
         'Each "each service process" figure is that process\'s CPU over the run divided by all the run\'s batches: their sum is the service\'s CPU per batch. When the machine is loaded by other work, more processes can raise the throughput even on 2 cores: they are more runnable threads in the scheduler\'s share, not more cores; the CPU per batch is the figure that carries to other machines.',
-        'The service does not route reads to the standby yet (issue 34\'s reads from the standby are not built): the listing row is the database side of that plan, the same query on both nodes.',
+        'The listing from the standby costs the primary nothing: on this one machine both nodes share the same cores, so the ratio shows what a read on the standby costs itself (its snapshot on a hot standby, the same plan); on separate hosts the standby takes that work off the primary. The service adds a few queries per second per process to measure the standby\'s lag (store/postgres/standby.ts) and one query per write for its WAL position.',
       ],
       details: { runs, balancer: { through: s(bal.a), direct: s(bal.b), ratios: bal.ratios }, bouncer: { through: s(bouncer.a), direct: s(bouncer.b), ratios: bouncer.ratios },
-        listing: { standby: s(listing.a), primary: s(listing.b), ratios: listing.ratios }, scaling: { two: scaling(2), four: scaling(4) }, rounds: ROUNDS, batches: BATCHES, concurrency: CONCURRENCY },
+        listing: { standby: s(listing.a), primary: s(listing.b), ratios: listing.ratios },
+        servedListing: { standby: s(httpListing.a), primary: s(httpListing.b), ratios: httpListing.ratios }, scaling: { two: scaling(2), four: scaling(4) }, rounds: ROUNDS, batches: BATCHES, concurrency: CONCURRENCY },
     });
     process.stderr.write(`  wrote ${writeResult(result)}\n`);
   } finally {

@@ -9,6 +9,7 @@ import { FutureSchemaError, MIRROR_PAGE_SIZE, migrate, openDb } from './open.ts'
 import { migrations } from './migrations/index.ts';
 import { Mirror } from './mirror.ts';
 import { parcelsEditedSinceSent } from './op-transitions.ts';
+import { readAfterState, saveReadAfterState } from './read-after.ts';
 import { changeCursor, markPulled } from './pull.ts';
 import { MirrorReader } from './reader.ts';
 
@@ -21,10 +22,10 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(11);
+    expect(migrations).toHaveLength(12);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(11);
+    expect(db.pragma('user_version', { simple: true })).toBe(12);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -35,11 +36,11 @@ describe('migrations', () => {
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(11);
+    expect(again.pragma('user_version', { simple: true })).toBe(12);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(11);
+    expect(again.pragma('user_version', { simple: true })).toBe(12);
     again.close();
   });
 
@@ -287,6 +288,20 @@ describe('migrations', () => {
     const farmList = plans[seen.findIndex((sql) => sql.includes('GROUP BY p.farm_local_id'))]!;
     expect(farmList.join(' | ')).toContain('COVERING INDEX parcels_farm');
     expect(farmList.filter((d) => d.includes('TEMP B-TREE'))).toEqual([]);
+    db.close();
+  });
+
+  it('012 gives accounts a read-after state: a mirror of version 11 keeps its accounts, with none', () => {
+    const file = join(dir, 'v11.db');
+    const old = new Database(file);
+    migrate(old, 11);
+    old.exec("INSERT INTO accounts (id, service_url, mode, label, created, last_pull) VALUES ('acc-1', 'http://x', 'api_key', 'a', 't', 't2')");
+    old.close();
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    expect(readAfterState(db as never, 'acc-1')).toBeNull();
+    saveReadAfterState(db as never, 'acc-1', '{"lsn":"0/10","uncertain_at":null}');
+    expect(readAfterState(db as never, 'acc-1')).toBe('{"lsn":"0/10","uncertain_at":null}');
     db.close();
   });
 

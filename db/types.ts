@@ -16,6 +16,8 @@ export interface AccountRow {
   last_pull: string | null;
   /** Where the next pull resumes the service's change feed (migration 009); null: the next pull lists everything. */
   change_cursor: string | null;
+  /** What its reads must come after on a service reading from a standby (migration 012, sync/read-after.ts). */
+  read_after: string | null;
   created: string;
 }
 

@@ -8,6 +8,7 @@ import { Mirror } from './mirror.ts';
 import { EditError } from './writer.ts';
 import { markInFlight, setOpState } from './op-transitions.ts';
 import type { OutboxRow } from './types.ts';
+import { readAfterState, saveReadAfterState } from './read-after.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
 import { pointParcel, polygonParcel } from '../test/helpers/service.ts';
 
@@ -287,5 +288,15 @@ describe('validation', () => {
     expect(() => m.write.updateParcel('no-such-parcel', { name: 'x' })).toThrow(/No such parcel/);
     expect(m.read.crops(p.local_id)).toEqual([]);
     expect(m.read.farms(ACC).map((f) => f.local_id)).toEqual([farm.local_id]);
+  });
+});
+
+describe('connecting an account again', () => {
+  it('keeps what its reads must come after for the same service only: another service\'s WAL positions mean nothing there', () => {
+    saveReadAfterState(m.syncDb, ACC, '{"lsn":"0/10","uncertain_at":null}');
+    m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key', label: 'renamed' });
+    expect(readAfterState(m.syncDb, ACC)).toBe('{"lsn":"0/10","uncertain_at":null}');
+    m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:2', mode: 'api_key' });
+    expect(readAfterState(m.syncDb, ACC)).toBeNull();
   });
 });

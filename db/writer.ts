@@ -65,10 +65,11 @@ export class MirrorWriter {
 
   /** Connected (again): a change cursor is kept only for the same service, another service's cursor means nothing there. */
   addAccount(a: { id: string; service_url: string; mode: 'api_key' | 'bearer'; label?: string }): AccountRow {
-    const row: AccountRow = { id: a.id, service_url: a.service_url, mode: a.mode, label: a.label ?? '', blocked: null, blocked_code: null, last_pull: null, change_cursor: null, created: now() };
+    const row: AccountRow = { id: a.id, service_url: a.service_url, mode: a.mode, label: a.label ?? '', blocked: null, blocked_code: null, last_pull: null, change_cursor: null, read_after: null, created: now() };
     this.db.prepare(`INSERT INTO accounts (id, service_url, mode, label, blocked, last_pull, created) VALUES (@id, @service_url, @mode, @label, NULL, NULL, @created)
       ON CONFLICT(id) DO UPDATE SET service_url = excluded.service_url, mode = excluded.mode, label = excluded.label, blocked = NULL, blocked_code = NULL,
-        change_cursor = CASE WHEN accounts.service_url = excluded.service_url THEN accounts.change_cursor END`).run(row);
+        change_cursor = CASE WHEN accounts.service_url = excluded.service_url THEN accounts.change_cursor END,
+        read_after = CASE WHEN accounts.service_url = excluded.service_url THEN accounts.read_after END`).run(row);
     return this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(a.id) as AccountRow;
   }
 

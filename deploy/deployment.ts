@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { freePort } from '../platform/node/free-port.ts';
 import { findBinaries, missingPrerequisite } from '../platform/node/pg-server.ts';
-import { type Balancer, startBalancer, stopBalancer, writeBalancerConfig } from './haproxy.ts';
+import { type Balancer, serverStats, startBalancer, stopBalancer, writeBalancerConfig } from './haproxy.ts';
 import { type Bouncer, PGBOUNCER_BIN, startBouncer, stopBouncer, writeBouncerConfig } from './pgbouncer.ts';
 import { createPrimary, createStandby, makeSynchronous, DATABASE, type PgNode, pgStop, REPLICATION_ROLE, SERVICE_ROLE, serverDir, serverSecret } from './postgres.ts';
 import { ROOT, SERVICE, type ServiceSpec, serviceEnv, startService, stopService } from './services.ts';
@@ -28,6 +28,11 @@ export interface DeploymentOptions {
   demo: boolean;
   /** Each service process's pool (PG_POOL_MAX); PgBouncer's server pool is what reaches the database. */
   poolMax: number;
+  /**
+   * The listings and the embedded map read from the standby while its replay is at most this far behind (ms), and
+   * after the client's own writes (READ_DATABASE_URL, READ_MAX_LAG_MS); null: every read on the primary.
+   */
+  readMaxLagMs: number | null;
   /** Tests only: the processes' fault-injection endpoint (FAULTS=1). */
   faults?: boolean;
 }
@@ -45,6 +50,8 @@ export interface Deployment {
   url: string;
   /** The service processes' database URL (through PgBouncer; the password is in `passfile`). */
   databaseUrl: string;
+  /** The standby's, for the routed reads (directly: PgBouncer fronts the primary only; the password in `passfile`). */
+  readDatabaseUrl: string;
   passfile: string;
   demo?: Record<string, string>;
   /** After a failover: `standby` is the old primary, stopped (deploy/failover.ts). */
@@ -54,7 +61,7 @@ export interface Deployment {
 export const DEFAULT_DIR = join(process.getuid?.() === 0 ? '/tmp' : (process.env.TMPDIR ?? '/tmp'), 'furrow-deploy');
 
 export const defaults = (dir = DEFAULT_DIR): DeploymentOptions =>
-  ({ dir, services: 2, durable: true, synchronous: false, logStatements: false, demo: true, poolMax: 10 });
+  ({ dir, services: 2, durable: true, synchronous: false, logStatements: false, demo: true, poolMax: 10, readMaxLagMs: 1_000 });
 
 const statePath = (dir: string) => join(dir, 'state.json');
 export const saveDeployment = (d: Deployment) => writeFileSync(statePath(d.dir), `${JSON.stringify(d, null, 2)}\n`, { mode: 0o600 });
@@ -100,6 +107,7 @@ export async function up(opts: DeploymentOptions): Promise<Deployment> {
     services: servicePorts.map((port, i) => ({ dir: join(opts.dir, `service-${i + 1}`), port })),
     url: `http://127.0.0.1:${balancerPort}`,
     databaseUrl: `postgres://${SERVICE_ROLE}@127.0.0.1:${bouncerPort}/${DATABASE}`,
+    readDatabaseUrl: `postgres://${SERVICE_ROLE}@127.0.0.1:${standbyPort}/${DATABASE}`,
     passfile: join(opts.dir, 'pgpass'),
   };
   saveDeployment(d);
@@ -119,19 +127,39 @@ export async function up(opts: DeploymentOptions): Promise<Deployment> {
     writeBalancerConfig(d.balancer, servicePorts);
     startBalancer(d.balancer);
     // All at once on the fresh database, through PgBouncer: one migrates under the advisory lock, the others wait.
-    const common = { databaseUrl: d.databaseUrl, passfile: d.passfile, publicUrl: d.url, poolMax: opts.poolMax, faults: opts.faults };
+    const common = serviceCommon(d);
     await Promise.all(d.services.map(async (s) => {
       s.pid = await startService(s, serviceEnv(s, common));
       saveDeployment(d);
     }));
     if (opts.demo) d.demo = loadDemo(d, common);
     saveDeployment(d);
+    await balancedAll(d);
     return d;
   } catch (e) {
     await down(opts.dir, { purge: true });
     throw e;
   }
 }
+
+/**
+ * Until HAProxy has every process UP: its health checks find a new process after two of them (a second apart), and
+ * until then it answers 503 with a page of its own. Started means serving, for a user and for the tests.
+ */
+async function balancedAll(d: Deployment, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const stats = await serverStats(d.balancer);
+    if (stats.length === d.services.length && stats.every((s) => s.status === 'UP')) return;
+    if (Date.now() > deadline) throw new Error(`HAProxy did not have every service process UP within ${timeoutMs / 1000} s: ${stats.map((s) => `${s.name} ${s.status}`).join(', ')}`);
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+}
+
+/** What every service process of `d` is started with (deploy/services.ts serviceEnv). */
+export const serviceCommon = (d: Deployment) => ({
+  databaseUrl: d.databaseUrl, passfile: d.passfile, publicUrl: d.url, poolMax: d.options.poolMax, faults: d.options.faults,
+  reads: d.options.readMaxLagMs === null ? undefined : { url: d.readDatabaseUrl, maxLagMs: d.options.readMaxLagMs },
+});
 
 /**
  * The demo organization (`service demo`, as `npm start` loads it), its addresses the balancer's; its API key and

@@ -1,5 +1,5 @@
 // The deployment under its faults, with the real sync engine syncing through the balancer: a service process
-// killed mid-sync, PgBouncer restarted mid-sync, the primary killed and the standby promoted. Each time the engine
+// killed mid-sync, another killed inside a batch's transaction, PgBouncer restarted mid-sync, the primary killed and the standby promoted. Each time the engine
 // ends with every parcel on the service exactly once; the killed process is taken out by HAProxy's health check.
 // The tests run in order on one deployment (the failover last: it leaves no standby).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -79,26 +79,26 @@ describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced throu
     expect(mirror.read.outbox(account)).toEqual([]);
   }
 
-  /** A fault on every process (service/faults.ts): whichever takes the request answers it so. */
-  async function faultEverywhere(body: Record<string, unknown>): Promise<void> {
-    for (const s of deployment().services) {
-      const r = await fetch(`http://127.0.0.1:${s.port}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      expect(r.status, await r.text()).toBeLessThan(300);
-    }
+  /**
+   * A fault rule, set through the balancer: the rules are in the database (service/store/postgres/faults.ts), so each
+   * use is taken by whichever process meets the request.
+   */
+  async function fault(body: Record<string, unknown>): Promise<void> {
+    const r = await fetch(`${deployment().url}/__faults__`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(r.status, await r.text()).toBeLessThan(300);
   }
+  const pendingFaults = async (port: number) => ((await (await fetch(`http://127.0.0.1:${port}/__faults__`)).json()) as { faults: unknown[] }).faults;
 
-  it('a 504 after commit on each process, reconciled through the others: every batch once, every fault used', async () => {
+  it('504s after commit on several processes, reconciled through the others: every batch once, every fault used', async () => {
     const farm = await farmWithParcels('gateway-timeout', 600);
-    // Each process answers the first batch it takes 504, after committing it; the engine's reconciling reads go
-    // round robin to the other processes, which must see the commit.
-    await faultEverywhere({ match: 'POST /api/parcels/', mode: '504-after-commit' });
+    // Three of the twelve batches are answered 504 after committing, by whichever processes take them; the engine's
+    // reconciling reads go round robin to the others (and to the standby once it has replayed the client's writes).
+    await fault({ match: 'POST /api/parcels/', mode: '504-after-commit', count: 3 });
     await expectSynced(engine().sync({ accounts: [account], pull: false }));
     await expectExactlyOnce(farm, 600);
-    for (const s of deployment().services) {
-      const pending = await (await fetch(`http://127.0.0.1:${s.port}/__faults__`)).json() as { faults: unknown[] };
-      expect(pending.faults).toEqual([]);
-    }
-    await faultEverywhere({ mode: 'reset' });
+    // Every process sees the one list: all used.
+    for (const s of deployment().services) expect(await pendingFaults(s.port)).toEqual([]);
+    await fault({ mode: 'reset' });
   }, 120_000);
 
   it('a process killed mid-sync: HAProxy takes it out, reads are resent, the engine reconciles, nothing lost or duplicated', async () => {
@@ -128,6 +128,19 @@ describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced throu
     expect(failedReads).toEqual([]);
     expect((await serverStats(d.balancer)).map((s) => s.status)).toEqual([expect.stringMatching(/^DOWN/), 'UP', 'UP']);
     await expectExactlyOnce(farm, 1500);
+  }, 120_000);
+
+  it('a process killed inside a batch\'s transaction while the others go on: the batch rolled back, reconciled and resent, every parcel once', async () => {
+    const d = deployment();
+    const farm = await farmWithParcels('killed-mid-batch', 300);
+    const aliveBefore = d.services.filter((s) => alive(s.pid!)).length;
+    // The process that takes the next batch kills itself after writing half its rows, before the commit.
+    await fault({ match: 'POST /api/parcels/', mode: 'crash-mid-batch' });
+    await expectSynced(engine().sync({ accounts: [account], pull: false }));
+    await expectExactlyOnce(farm, 300);
+    expect(d.services.filter((s) => alive(s.pid!)).length).toBe(aliveBefore - 1);
+    const up = d.services.find((s) => alive(s.pid!))!;
+    expect(await pendingFaults(up.port)).toEqual([]);
   }, 120_000);
 
   it('PgBouncer restarted mid-sync: the processes reconnect, the engine retries, nothing lost or duplicated', async () => {

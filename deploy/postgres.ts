@@ -5,7 +5,7 @@
 // would across hosts) and on a Unix socket in their folder (mode 0700, trust: only the server's user and root reach
 // it; the scripts administer the clusters through it). PostgreSQL refuses to run as root, so as root the servers run
 // as Debian's `postgres` user, as the test clusters do (platform/node/pg-server.ts).
-import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { run, serverUid } from '../platform/node/pg-server.ts';
@@ -165,4 +165,19 @@ export async function makeSynchronous(primary: PgNode): Promise<void> {
 /** Promotes the standby to a primary (after the primary is lost: docs/deploy.md, failover). */
 export function promote(bin: string, node: PgNode): void {
   tool(bin, 'pg_ctl', ['-D', node.data, '-w', '-t', '60', '-s', 'promote'], node);
+}
+
+/** The node's running processes: its postmaster and the postmaster's children (backends, WAL sender or receiver…). */
+export function nodePids(node: PgNode): number[] {
+  const pm = Number(readFileSync(join(node.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const out = [pm];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      // The parent's pid is the second field after the command, which is in parentheses and may hold spaces.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pm) out.push(Number(d));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
 }

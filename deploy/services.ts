@@ -20,7 +20,17 @@ export interface ServiceSpec {
  * PGPASSFILE (mode 0600). MAX_CONNECTIONS_PER_ADDRESS=0: every request comes from the balancer's address, which
  * bounds clients itself (docs/deploy.md).
  */
-export function serviceEnv(s: ServiceSpec, common: { databaseUrl: string; passfile: string; publicUrl: string; poolMax: number; faults?: boolean }): NodeJS.ProcessEnv {
+export interface ServiceCommon {
+  databaseUrl: string;
+  passfile: string;
+  publicUrl: string;
+  poolMax: number;
+  faults?: boolean;
+  /** The standby the listings are read from, within a lag bound (READ_DATABASE_URL, READ_MAX_LAG_MS). */
+  reads?: { url: string; maxLagMs: number };
+}
+
+export function serviceEnv(s: ServiceSpec, common: ServiceCommon): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -29,8 +39,10 @@ export function serviceEnv(s: ServiceSpec, common: { databaseUrl: string; passfi
     DATA_DIR: s.dir,
     PUBLIC_URL: common.publicUrl,
     DATABASE_URL: common.databaseUrl,
-    // Tests only: the fault-injection endpoint (service/faults.ts), never in a real deployment.
-    ...(common.faults ? { FAULTS: '1' } : {}),
+    ...(common.reads ? { READ_DATABASE_URL: common.reads.url, READ_MAX_LAG_MS: String(common.reads.maxLagMs) } : {}),
+    // Tests only: the fault-injection endpoint (service/faults.ts), its rules in the database and shared by every
+    // process (a rule set through the balancer is used once, by whichever process meets the request); never in a real deployment.
+    ...(common.faults ? { FAULTS: 'database' } : {}),
     PGPASSFILE: common.passfile,
     PG_POOL_MAX: String(common.poolMax),
     MAX_CONNECTIONS_PER_ADDRESS: '0',

@@ -1,4 +1,4 @@
-// `npm run deploy:up [-- --services N --synchronous --dir DIR]`: starts the reference deployment locally
+// `npm run deploy:up [-- --services N --synchronous --read-max-lag-ms MS|off --dir DIR]`: starts the reference deployment locally
 // (deploy/deployment.ts, docs/deploy.md) and prints the balancer's address and the demo credentials.
 import { parseArgs } from 'node:util';
 import { DEFAULT_DIR, defaults, up } from './deployment.ts';
@@ -9,19 +9,25 @@ const { values } = parseArgs({
     services: { type: 'string', default: '2' },
     synchronous: { type: 'boolean', default: false },
     'no-demo': { type: 'boolean', default: false },
+    // The listings and the embedded map read from the standby within this lag (`off`: from the primary only).
+    'read-max-lag-ms': { type: 'string', default: '1000' },
   },
 });
 const services = Number(values.services);
 if (!Number.isInteger(services) || services < 1 || services > 16) throw new Error(`--services must be 1 to 16, not ${values.services}`);
 
-const d = await up({ ...defaults(values.dir), services, synchronous: values.synchronous, demo: !values['no-demo'] });
+const lag = values['read-max-lag-ms'] === 'off' ? null : Number(values['read-max-lag-ms']);
+if (lag !== null && (!Number.isInteger(lag) || lag < 0)) throw new Error(`--read-max-lag-ms must be a whole number of milliseconds or off, not ${values['read-max-lag-ms']}`);
+
+const d = await up({ ...defaults(values.dir), services, synchronous: values.synchronous, demo: !values['no-demo'], readMaxLagMs: lag });
 const lines = [
   `Furrow reference deployment in ${d.dir}`,
   `  balancer (HAProxy)   ${d.url}            <- point the app and the CLI here`,
   ...d.services.map((s, i) => `  service ${i + 1}            http://127.0.0.1:${s.port}   pid ${s.pid}, log ${s.dir}/service.log`),
   `  PgBouncer            127.0.0.1:${d.bouncer.port}  (transaction mode)`,
   `  PostgreSQL primary   127.0.0.1:${d.primary.port}`,
-  `  PostgreSQL standby   127.0.0.1:${d.standby.port}  (streaming, ${d.options.synchronous ? 'synchronous' : 'asynchronous'}, slot standby1)`,
+  `  PostgreSQL standby   127.0.0.1:${d.standby.port}  (streaming, ${d.options.synchronous ? 'synchronous' : 'asynchronous'}, slot standby1; ${
+    d.options.readMaxLagMs === null ? 'not read from' : `listings read from it within ${d.options.readMaxLagMs} ms of lag`})`,
   `  passwords            ${d.passfile} (0600), ${d.bouncer.dir}/userlist.txt (0600)`,
 ];
 if (d.demo) {

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifySchema } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { openStore } from './store/open.ts';
+import { openReadReplica, openStore } from './store/open.ts';
+import { registerWriteLsn } from './read-routing.ts';
 import type { Store } from './store/store.ts';
 import { configFromEnv, type ServiceConfig } from './config.ts';
 import { ApiError, registerErrorHandler } from './errors.ts';
@@ -10,7 +11,9 @@ import { registerAuthentication } from './route-auth.ts';
 import { clientErrorHandler, frameworkErrors, registerBaseHeaders } from './headers.ts';
 import { serverTimeouts, turnAway } from './connections.ts';
 import { boundConnections } from '../platform/node/connections.ts';
-import { Faults, injectFaults, registerFaultRoutes } from './faults.ts';
+import { Faults, injectFaults, registerFaultRoutes, type FaultBook } from './faults.ts';
+import { PgFaults } from './store/postgres/faults.ts';
+import type { PgStore } from './store/postgres/index.ts';
 import { registerGateway } from './gateway.ts';
 import { registerCompression } from './compression.ts';
 import { ErrorBody } from '../core/schemas/common.ts';
@@ -60,7 +63,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // The service's own store does its background maintenance (SQLite: checkpoints off the request thread); a store
   // lent by a test does not.
   const store = opts.store ?? await openStore(config, { serving: true });
-  const ctx: AppContext = { store, config, validator: opts.validator ?? makeValidator(config.validationWorkers) };
+  const reads = await openReadReplica(config, store, (why) => process.stderr.write(why ? `Reads from the standby stop: ${why}\n` : 'Reads from the standby resume\n'));
+  const ctx: AppContext = { store, config, validator: opts.validator ?? makeValidator(config.validationWorkers), reads };
 
   const app = Fastify({
     logger: opts.logger ? {
@@ -109,7 +113,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   registerBaseHeaders(app);
   registerAuthentication(app, store, config.accountHeader);
 
-  const faults = config.faults ? new Faults() : null;
+  // FAULTS=database: the rules are in the database, every process behind a balancer shares them (store/postgres/faults.ts).
+  const pgPool = (store as Partial<PgStore>).pool;
+  if (config.faultsShared && !pgPool) throw new Error('FAULTS=database needs the PostgreSQL store (DATABASE_URL)');
+  const faults: FaultBook | null = !config.faults ? null : config.faultsShared ? await PgFaults.open(pgPool!) : new Faults();
   app.decorateRequest('fault', null);
   if (faults) registerFaultRoutes(app, faults);
 
@@ -125,6 +132,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(async (api) => {
     registerGateway(api, config.gatewayTimeoutMs);
     registerCompression(api);
+    registerWriteLsn(api, reads);
     if (faults) injectFaults(api, faults);
     strictQueries(api);
     await api.register(async (i) => accounts(i, ctx));
@@ -145,6 +153,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   app.addHook('onListen', async () => { await store.servedUrls.record(config); });
   app.addHook('onClose', async () => {
     if (!opts.validator) await ctx.validator.close();
+    await reads?.close();
     if (!opts.store) await store.close();
   });
   return app;

@@ -29,6 +29,11 @@ export interface ServiceConfig {
   changeFeed: boolean;
   /** Enables POST /__faults__ (tests only). */
   faults: boolean;
+  /**
+   * FAULTS=database: the rules are kept in the PostgreSQL database, shared by every process on it (the tests of the
+   * reference deployment: a rule is used once whichever process behind the balancer meets the request).
+   */
+  faultsShared: boolean;
   /** Timeouts of slow clients and bounds on open connections (connections.ts). */
   connections: ConnectionLimits;
   /**
@@ -50,6 +55,14 @@ export interface ServiceConfig {
    * in dataDir: several service processes can then share it (docs/deploy.md). Unset: SQLite, the embedded default.
    */
   databaseUrl: string | undefined;
+  /**
+   * A streaming-replication standby of databaseUrl (READ_DATABASE_URL; its password from PGPASSFILE, never in the
+   * URL): the listings and the embedded map are read there while it is within readMaxLagMs of the
+   * primary and has replayed the client's own writes (read-routing.ts). Unset: every read on the primary.
+   */
+  readDatabaseUrl: string | undefined;
+  /** READ_MAX_LAG_MS: the standby is not read from while its replay is further behind the primary than this. */
+  readMaxLagMs: number;
   /** Connections of this process's pool at most (PostgreSQL only): the processes together stay under max_connections. */
   pgPoolMax: number;
   /** Worker threads validating parcels off the request thread; default one per core (0: validate inline). */
@@ -68,14 +81,28 @@ function int(value: string | undefined, fallback: number, name: string): number 
 }
 
 /** DATABASE_URL, checked at start: a typo must not quietly fall back to the SQLite file. */
-function databaseUrl(value: string | undefined): string | undefined {
+function databaseUrl(value: string | undefined, name = 'DATABASE_URL'): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   // Not WHATWG URL parsing: libpq's forms include an empty host with a socket directory (postgres://user@/db?host=/run/pg).
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
   if (scheme !== 'postgres' && scheme !== 'postgresql') {
-    throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL${scheme ? `, not ${scheme}://…` : ''} (unset it to keep the data in SQLite under DATA_DIR)`);
+    throw new Error(`${name} must be a postgres:// or postgresql:// URL${scheme ? `, not ${scheme}://…` : ''} (unset it to keep the data in SQLite under DATA_DIR)`);
   }
   return value;
+}
+
+/**
+ * READ_DATABASE_URL, checked at start: a standby of a PostgreSQL primary. Its password comes from PGPASSFILE like the
+ * primary's; one written into the URL would sit in the process's environment, readable in /proc, so it is refused.
+ */
+function readDatabaseUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const url = databaseUrl(env.READ_DATABASE_URL, 'READ_DATABASE_URL');
+  if (url === undefined) return undefined;
+  if (databaseUrl(env.DATABASE_URL) === undefined) throw new Error('READ_DATABASE_URL needs DATABASE_URL: it names a standby of the PostgreSQL primary (unset it with SQLite)');
+  if (/^[a-z]+:\/\/[^/@?#]*:[^/@?#]*@/i.test(url) || /[?&]password=/i.test(url)) {
+    throw new Error('READ_DATABASE_URL must not hold a password: put it in the file PGPASSFILE names (mode 0600), as for DATABASE_URL');
+  }
+  return url;
 }
 
 /**
@@ -117,13 +144,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     changeHorizonSeconds: int(env.CHANGE_HORIZON_DAYS, 30, 'CHANGE_HORIZON_DAYS') * 86_400,
     changeFeed: env.CHANGE_FEED !== 'off',
-    faults: env.FAULTS === '1',
+    faults: env.FAULTS === '1' || env.FAULTS === 'database',
+    faultsShared: env.FAULTS === 'database',
     connections: connectionLimits(env, gatewayTimeoutMs),
     parcelBodyLimitBytes: int(env.PARCEL_BODY_LIMIT_BYTES, DEFAULT_PARCEL_BODY_LIMIT_BYTES, 'PARCEL_BODY_LIMIT_BYTES'),
     bodyLimitBytes: int(env.BODY_LIMIT_BYTES, DEFAULT_BODY_LIMIT_BYTES, 'BODY_LIMIT_BYTES'),
     accountHeader: (env.ACCOUNT_HEADER || 'Service-Account').toLowerCase(),
     synchronous: env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
     databaseUrl: databaseUrl(env.DATABASE_URL),
+    readDatabaseUrl: readDatabaseUrl(env),
+    readMaxLagMs: int(env.READ_MAX_LAG_MS, 1_000, 'READ_MAX_LAG_MS'),
     pgPoolMax: int(env.PG_POOL_MAX, 10, 'PG_POOL_MAX'),
     validationWorkers: int(env.VALIDATION_WORKERS, availableParallelism(), 'VALIDATION_WORKERS'),
     logLevel: env.LOG_LEVEL || 'warn',

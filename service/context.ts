@@ -3,9 +3,12 @@
 import type { Store } from './store/store.ts';
 import type { ServiceConfig } from './config.ts';
 import type { ParcelValidator } from './validation-pool.ts';
+import type { ReadReplica } from './read-routing.ts';
 
 export interface AppContext {
   store: Store;
   config: ServiceConfig;
   validator: ParcelValidator;
+  /** The standby the listings and the embedded map may read from (read-routing.ts); null: the primary only. */
+  reads: ReadReplica | null;
 }

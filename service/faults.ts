@@ -20,11 +20,30 @@ export const FaultRequest = Type.Union([
     retry_after: Type.Optional(Type.Integer({ minimum: 0 })),
   }, { additionalProperties: false }),
 ]);
-type FaultInput = Exclude<Static<typeof FaultRequest>, { mode: 'reset' }>;
+export type FaultInput = Exclude<Static<typeof FaultRequest>, { mode: 'reset' }>;
 
-interface Rule extends FaultInput { remaining: number }
+export interface Rule extends FaultInput { remaining: number }
 
-export class Faults {
+/**
+ * Where the rules are kept: in the process (Faults), or, for several processes on one PostgreSQL database, in the
+ * database (store/postgres/faults.ts), so that a rule is used once whichever process takes the request.
+ */
+export interface FaultBook {
+  add(input: FaultInput): Promise<void> | void;
+  reset(): Promise<void> | void;
+  list(): Promise<Rule[]> | Rule[];
+  /** Consumes one use of the first rule matching this request. */
+  take(method: string, path: string): Promise<Rule | null> | Rule | null;
+}
+
+/** Whether a rule's `match` ('METHOD /path/', either '*', a path ending in * a prefix) takes this request. */
+export function ruleMatches(match: string, method: string, path: string): boolean {
+  const [m = '*', p = '*'] = match.trim().split(/\s+/, 2);
+  if (m !== '*' && m.toUpperCase() !== method) return false;
+  return p === '*' || p === path || (p.endsWith('*') && path.startsWith(p.slice(0, -1)));
+}
+
+export class Faults implements FaultBook {
   private rules: Rule[] = [];
 
   add(input: FaultInput): void {
@@ -36,13 +55,9 @@ export class Faults {
   list(): Rule[] {
     return this.rules.filter((r) => r.remaining > 0);
   }
-  /** Consumes one use of the first rule matching this request. */
   take(method: string, path: string): Rule | null {
     for (const r of this.rules) {
-      if (r.remaining <= 0) continue;
-      const [m = '*', p = '*'] = r.match.trim().split(/\s+/, 2);
-      if (m !== '*' && m.toUpperCase() !== method) continue;
-      if (!(p === '*' || p === path || (p.endsWith('*') && path.startsWith(p.slice(0, -1))))) continue;
+      if (r.remaining <= 0 || !ruleMatches(r.match, method, path)) continue;
       r.remaining--;
       return r;
     }
@@ -66,9 +81,9 @@ function routePath(req: FastifyRequest): string {
 }
 
 /** Applies the fault rules to the API's routes; registered inside the API's plugin scope (app.ts). */
-export function injectFaults(app: FastifyInstance, faults: Faults): void {
+export function injectFaults(app: FastifyInstance, faults: FaultBook): void {
   app.addHook('preHandler', async (req, reply) => {
-    const rule = faults.take(req.method, routePath(req));
+    const rule = await faults.take(req.method, routePath(req));
     if (!rule) return;
     req.fault = rule;
     if (rule.mode === 'delay') {
@@ -100,15 +115,15 @@ export function injectFaults(app: FastifyInstance, faults: Faults): void {
 }
 
 /** POST and GET /__faults__ (FAULTS=1 only): public, like the switch a test harness flips. */
-export function registerFaultRoutes(app: FastifyInstance, faults: Faults): void {
+export function registerFaultRoutes(app: FastifyInstance, faults: FaultBook): void {
   const options = { schema: { hide: true, body: FaultRequest }, config: { auth: 'public' as const } };
   app.post('/__faults__', options, async (req) => {
     const body = req.body as Static<typeof FaultRequest>;
-    if (body.mode === 'reset') faults.reset();
-    else faults.add(body);
-    return { faults: faults.list() };
+    if (body.mode === 'reset') await faults.reset();
+    else await faults.add(body);
+    return { faults: await faults.list() };
   });
-  app.get('/__faults__', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ faults: faults.list() }));
+  app.get('/__faults__', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ faults: await faults.list() }));
 }
 
 /** Called by a handler after its work committed: applies an after-commit fault, or sends normally. */

@@ -4,6 +4,7 @@ import { CommandTokenProvider, ServiceTokenProvider, StaticTokenProvider, type C
 import { UrlTokenProvider } from './token-url.ts';
 import type { AccountCredentials } from './credentials.ts';
 import { AccountBlocked } from './blocked.ts';
+import { readAfterOf } from './read-after.ts';
 
 export interface ClientFactoryOptions {
   timeoutMs?: number;
@@ -21,7 +22,7 @@ export function clientFactory(creds: Record<string, AccountCredentials>, opts: C
     if (!c) throw new AccountBlocked('No credentials for this account on this computer', 'no_credentials');
     if (c.keyFromEnv && !c.apiKey) throw new AccountBlocked('Its API key is read from FURROW_API_KEY, which is not set here', 'no_credentials');
     if (c.method === 'api_key') {
-      return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
+      return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, readAfter: readAfterOf(a.service_url, a.id), credentials: { mode: 'api_key', apiKey: c.apiKey, accountHeader: c.accountHeader } });
     }
     const id = c.apiKey ? `svc:${a.service_url}:${c.apiKey}` : c.tokenUrl ? `url:${c.tokenUrl}` : c.tokenCommand ? `cmd:${c.tokenCommand}` : `static:${a.id}`;
     let tokens = providers.get(id);
@@ -35,6 +36,6 @@ export function clientFactory(creds: Record<string, AccountCredentials>, opts: C
       providers.set(id, tokens);
     }
     if ((tokens instanceof CommandTokenProvider || tokens instanceof UrlTokenProvider) && c.token) tokens.seed(a.id, c.token);
-    return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, credentials: { mode: 'bearer', tokens } });
+    return new ServiceClient({ baseUrl: a.service_url, accountId: a.id, timeoutMs: opts.timeoutMs, deadlineMs: opts.deadlineMs, maxAnswerBytes: opts.maxAnswerBytes, readAfter: readAfterOf(a.service_url, a.id), credentials: { mode: 'bearer', tokens } });
   };
 }

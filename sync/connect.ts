@@ -66,7 +66,7 @@ export async function connectAccount(m: Mirror, store: CredentialStore, input: C
     creds = { method: input.bearer ? 'bearer' : 'api_key', apiKey: input.apiKey, ...(input.accountHeader ? { accountHeader: input.accountHeader } : {}) };
   }
   const { timeoutMs, deadlineMs, maxAnswerBytes } = durations;
-  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs, maxAnswerBytes })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, change_cursor: null, created: '' });
+  const client = clientFactory({ [accountId]: creds }, { timeoutMs, deadlineMs, maxAnswerBytes })({ id: accountId, service_url: service, mode: creds.method, label: '', blocked: null, blocked_code: null, last_pull: null, change_cursor: null, read_after: null, created: '' });
   let label = input.label?.trim() || undefined;
   try {
     const res = await client.send('GET', '/api/farms/');

@@ -15,6 +15,7 @@ import { pushParcelCreates } from './parcel-creates.ts';
 import { cropCreatesDue, pushCropCreate, pushCropDelete, pushCropUpdate, reconcileCropCreate } from './crops.ts';
 import { pullAccount, pullStoppedText } from './pull.ts';
 import type { ProgressEvent } from './progress.ts';
+import { readAfterState, saveReadAfterState } from '../db/read-after.ts';
 
 export interface AccountReport {
   account: string;
@@ -141,6 +142,8 @@ export class SyncEngine {
     let ctx: AccountCtx | null = null;
     try {
       const client = this.clientFor(account);
+      // After the writes of earlier processes too (a CLI `pull` right after a CLI `push`): docs/sync.md.
+      client.readAfter.restore(readAfterState(this.db, account.id));
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
         stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false, feedless: this.feedless, pullKind: null, pullNote: null,
@@ -154,6 +157,7 @@ export class SyncEngine {
           if (push && ctx.pushAgain) await this.pushAccount(ctx);
         }
       } finally {
+        saveReadAfterState(this.db, account.id, client.readAfter.state());
         await client.close();
       }
     } catch (err) {

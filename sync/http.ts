@@ -3,6 +3,8 @@ import { TokenUnavailable, tokenExpiry, tokenIssuedAt, type TokenProvider } from
 import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 import { isInvalidToken, type HttpResponse } from './answers.ts';
 import { ACCEPT_ENCODING, decodeBody } from './decode.ts';
+import { ReadAfter } from './read-after.ts';
+import { READ_AFTER_HEADER, WRITE_LSN_HEADER } from '../core/read-after.ts';
 
 export { NetworkError } from './transport.ts';
 export { errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse } from './answers.ts';
@@ -42,6 +44,8 @@ export interface ClientOptions {
   /** Largest answer read, in bytes; a larger one is cut and is a transport failure. Default MAX_ANSWER_BYTES. */
   maxAnswerBytes?: number;
   dispatcher?: Dispatcher;
+  /** The account's writes, shared across runs (clientFactory); default: this client's own. */
+  readAfter?: ReadAfter;
 }
 
 /** Default overall deadline of one request (FURROW_HTTP_DEADLINE_MS). */
@@ -73,8 +77,11 @@ export class ServiceClient {
   /** The base URL parsed once: undici's request(url) parsed the whole URL again for every request. */
   private readonly origin: string;
   private readonly prefix: string;
+  /** What the reads send so that a service reading from a standby answers them after this account's writes. */
+  readonly readAfter: ReadAfter;
 
   constructor(private readonly opts: ClientOptions) {
+    this.readAfter = opts.readAfter ?? new ReadAfter();
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     let origin = this.baseUrl;
     let prefix = '';
@@ -152,6 +159,11 @@ export class ServiceClient {
       if (err instanceof TokenUnavailable || !(err instanceof NetworkError)) throw err;
       throw new NetworkError(`${method} ${path}: not sent, no token (${err.reason})`, { sent: false, reason: err.reason, unreachable: err.unreachable, cause: err });
     }
+    const write = method !== 'GET';
+    if (!write) {
+      const after = this.readAfter.header();
+      if (after !== null) headers[READ_AFTER_HEADER] = after;
+    }
     let payload: string | undefined;
     if (body !== undefined) {
       payload = body instanceof JsonText ? body.text : JSON.stringify(body);
@@ -168,9 +180,19 @@ export class ServiceClient {
       const reason = deadline.aborted ? late : c.reason;
       // No answer began, within the client's timeout or the deadline: the service is not answering.
       const silent = c.sent && (c.silent === true || deadline.aborted);
+      if (write && c.sent) this.readAfter.uncertain();
       throw new NetworkError(`${method} ${path}: ${c.sent ? 'no answer' : 'could not connect'} (${reason})`, { ...c, reason, silent, cause: err });
     }
-    const wire = await this.readAnswer(method, path, res, deadline, late);
+    // A write answered 5xx (a gateway's 504 after the work committed) may have been done: no position came with it.
+    if (write && res.statusCode >= 500) this.readAfter.uncertain();
+    else if (write && res.statusCode < 300) this.readAfter.answered(res.headers[WRITE_LSN_HEADER]);
+    let wire: Buffer;
+    try {
+      wire = await this.readAnswer(method, path, res, deadline, late);
+    } catch (err) {
+      if (write) this.readAfter.uncertain();
+      throw err;
+    }
     const bytes = await decodeBody(method, path, wire, res.headers['content-encoding'], this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     // A redirect or a 2xx that is not JSON comes from something in between (a proxy, a captive portal, a moved
     // service), not from the service's handling of the request: a transport failure to retry, never a refusal.

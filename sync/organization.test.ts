@@ -19,7 +19,7 @@ describe('organizationOf', () => {
   });
 
   it('is how the store reads what it kept: a hand-edited entry is shown bounded and clean, a broken one not at all', () => {
-    const account = (id: string): AccountRow => ({ id, service_url: 'http://s', mode: 'api_key', label: '', blocked: null, blocked_code: null, last_pull: null, change_cursor: null, created: '' });
+    const account = (id: string): AccountRow => ({ id, service_url: 'http://s', mode: 'api_key', label: '', blocked: null, blocked_code: null, last_pull: null, change_cursor: null, read_after: null, created: '' });
     const orgs = organizationsOf({
       a: { method: 'api_key', apiKey: 'k1', organization: { id: 'org-1', name: 'Co-op\u0007' } },
       b: { method: 'api_key', apiKey: 'k2', organization: { id: 7, name: 'x' } as never },

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { openPgPool } from '../../service/store/postgres/pool.ts';
 import { migratePg } from '../../service/store/postgres/migrate.ts';
 import { PG_TEMPLATE, PG_TEST_ROLE, ensureStarted, urlOf, type PgTestCluster } from './postgres-cluster.ts';
+import { useDeploymentPool } from '../../deploy/test-deployment.ts';
 
 function cluster(): PgTestCluster {
   try {
@@ -114,6 +115,8 @@ export function useTestDatabase(opts: { postgis?: boolean } = {}): () => TestDat
 
 /** A pool on a migrated database of the file's own, for its tests: opened before the first, ended after the last. */
 export function useMigratedPool(): () => pg.Pool {
+  // The `deploy` project: the reference deployment's database, through PgBouncer (vitest.config.ts DEPLOY_SUITES).
+  if (process.env.FURROW_TEST_DEPLOYMENT === '1') return useDeploymentPool();
   const db = useTestDatabase();
   let pool: pg.Pool | undefined;
   beforeAll(async () => {

@@ -17,7 +17,8 @@ export const FEED = process.env.CHANGE_FEED !== 'off';
 
 export interface SyncWorld {
   dir: string;
-  svc: ServiceProcess;
+  /** The service's address: one process, or the reference deployment's balancer (FURROW_TEST_DEPLOYMENT). */
+  svc: Pick<ServiceProcess, 'url' | 'port' | 'stop'>;
   apiKey: string;
   organizationId: string;
   /** Creates a connected account on the service and adds it to the mirror (API key + header method). */
@@ -31,10 +32,25 @@ export interface SyncWorld {
   close(): Promise<void>;
 }
 
+/**
+ * Set (the `deploy` project, vitest.config.ts): the sync suites that opt in run against the reference deployment
+ * (deploy/), several service processes behind HAProxy on PostgreSQL through PgBouncer, with a standby serving reads.
+ */
+export const DEPLOYMENT = process.env.FURROW_TEST_DEPLOYMENT === '1';
+
 export async function syncWorld(env: NodeJS.ProcessEnv = {}): Promise<SyncWorld> {
+  if (DEPLOYMENT) return (await import('./deployment-world.ts')).deploymentWorld();
   const dir = mkdtempSync(join(tmpdir(), 'furrow-sync-'));
   const org = serviceCli(join(dir, 'service'), ['create-org', '--name', 'Sync test']).json as { organization_id: string; api_key: string };
   const svc = await spawnService(join(dir, 'service'), { FAULTS: '1', ...env });
+  return worldOn(dir, svc, org, async () => {
+    await svc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** A world on a running service (`svc.url`) and an organization of it; `stop` ends the service and deletes `dir`. */
+export function worldOn(dir: string, svc: SyncWorld['svc'], org: { organization_id: string; api_key: string }, stop: () => Promise<void>): SyncWorld {
   const mirror = Mirror.open(join(dir, 'mirror.db'));
   const api: SyncWorld['api'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${svc.url}${path}`, {
@@ -63,8 +79,7 @@ export async function syncWorld(env: NodeJS.ProcessEnv = {}): Promise<SyncWorld>
     },
     async close() {
       mirror.close();
-      await svc.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await stop();
     },
   };
 }

@@ -12,6 +12,7 @@ import { syntaxFirst } from '../../validation-pool.ts';
 import { farmParcelsBody } from '../../store/farm-listing.ts';
 import { featureArrayBody } from '../../store/parcel-json.ts';
 import { respond } from '../../faults.ts';
+import { routedRead } from '../../read-routing.ts';
 import { ANY_CREDENTIAL, BODY, NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Farms'];
@@ -28,7 +29,7 @@ function farmBody(body: unknown): { farm: { name: string }; parcels?: unknown[] 
   return { farm: farm as { name: string }, parcels: b.parcels as unknown[] | undefined };
 }
 
-export default async function farms(app: FastifyInstance, { store, config, validator }: AppContext): Promise<void> {
+export default async function farms(app: FastifyInstance, { store, config, validator, reads }: AppContext): Promise<void> {
   app.post('/api/farms/', {
     bodyLimit: config.parcelBodyLimitBytes,
     schema: {
@@ -45,7 +46,7 @@ export default async function farms(app: FastifyInstance, { store, config, valid
   });
 
   app.get('/api/farms/', { schema: { operationId: 'listFarms', security: ANY_CREDENTIAL, tags, summary: 'Farms visible to the caller', response: responses({ 200: Type.Array(Farm) }) } },
-    async (req, reply) => respond(req, reply, 200, await store.farms.list(req.scope)));
+    async (req, reply) => respond(req, reply, 200, await routedRead(store, reads, req, reply, (s) => s.farms.list(req.scope))));
 
   app.get('/api/farms/:id/', { schema: { operationId: 'getFarm', security: ANY_CREDENTIAL, tags, summary: 'One farm', params: IdParams, response: responses({ 200: Farm }, [404]) } },
     async (req, reply) => respond(req, reply, 200, await store.farms.get(req.scope, (req.params as IdParams).id)));
@@ -71,7 +72,7 @@ export default async function farms(app: FastifyInstance, { store, config, valid
     // The gateway answered 504 while the request waited (an injected delay): a read has nothing left to do.
     if (reply.sent) return reply;
     const q = req.query as Static<typeof FarmParcelsQuery>;
-    const listing = await store.farms.openParcelListing(req.scope, (req.params as IdParams).id, q);
+    const listing = await routedRead(store, reads, req, reply, (s) => s.farms.openParcelListing(req.scope, (req.params as IdParams).id, q));
     // Answered 504 while the snapshot was opening: nobody will read it.
     if (reply.sent) {
       await listing.close();

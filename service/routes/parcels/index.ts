@@ -11,11 +11,12 @@ import { DEFAULT_PAGE, metadataFilters, pageRows, parseBbox } from '../../store/
 import { featureCollectionJson } from '../../store/parcel-json.ts';
 import { listPlantsJson } from '../../store/plants.ts';
 import { midBatchHook, respond } from '../../faults.ts';
+import { routedRead } from '../../read-routing.ts';
 import { ANY_CREDENTIAL, BODY, MetadataFilter, NoContent, pageUrl, responses } from '../common.ts';
 
 const tags = ['Parcels'];
 
-export default async function parcels(app: FastifyInstance, { store, validator, config }: AppContext): Promise<void> {
+export default async function parcels(app: FastifyInstance, { store, validator, config, reads }: AppContext): Promise<void> {
   app.post('/api/parcels/', {
     bodyLimit: config.parcelBodyLimitBytes,
     schema: {
@@ -41,11 +42,12 @@ export default async function parcels(app: FastifyInstance, { store, validator, 
   }, async (req, reply) => {
     const q = req.query as Record<string, unknown> & { farm?: number; search?: string; bbox?: string; limit?: number; after?: number };
     const limit = q.limit ?? DEFAULT_PAGE;
-    const page = await store.parcels.list(req.scope, {
-      farm: q.farm, search: q.search, bbox: q.bbox ? parseBbox(q.bbox) : undefined, metadata: metadataFilters(q), limit, after: q.after,
+    const filter = { farm: q.farm, search: q.search, bbox: q.bbox ? parseBbox(q.bbox) : undefined, metadata: metadataFilters(q), limit, after: q.after };
+    // The page's rows are read inside the routed read: all from the one database that answered.
+    const { count, hasMore, rows } = await routedRead(store, reads, req, reply, async (s) => {
+      const page = await s.parcels.list(req.scope, filter);
+      return { count: page.count, hasMore: page.hasMore, rows: await pageRows(page) };
     });
-    const { count, hasMore } = page;
-    const rows = await pageRows(page);
     return respond(req, reply, 200, featureCollectionJson(rows, count, hasMore ? pageUrl(config.publicUrl, req, { after: rows[rows.length - 1]!.id }) : null));
   });
 

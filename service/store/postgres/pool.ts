@@ -13,6 +13,11 @@ export interface PgPoolOptions {
   statementTimeoutMs?: number;
   /** A session idle inside a transaction this long is ended by the server, releasing its locks (default 10 s). */
   idleInTransactionTimeoutMs?: number;
+  /**
+   * The client gives up on a query after this (default none: the server's statement_timeout bounds it). For a server
+   * that may stop answering altogether (a standby cut off by the network), where no server-side timeout fires.
+   */
+  queryTimeoutMs?: number;
   /** How long to wait for a new connection (default 5 s); a pool at `max` queues requests instead. */
   connectionTimeoutMs?: number;
   /** An idle connection is closed after this (default 30 s). */
@@ -72,6 +77,7 @@ export function openPgPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
     statement_timeout: count('statementTimeoutMs', opts.statementTimeoutMs ?? 30_000, 0),
     idle_in_transaction_session_timeout: count('idleInTransactionTimeoutMs', opts.idleInTransactionTimeoutMs ?? 10_000, 0),
     connectionTimeoutMillis: count('connectionTimeoutMs', opts.connectionTimeoutMs ?? 5_000, 1),
+    ...(opts.queryTimeoutMs === undefined ? {} : { query_timeout: count('queryTimeoutMs', opts.queryTimeoutMs, 1) }),
     idleTimeoutMillis: count('idleTimeoutMs', opts.idleTimeoutMs ?? 30_000, 0),
     application_name: opts.applicationName ?? 'furrow-service',
     // A managed database is often behind a load balancer or NAT that forgets idle TCP connections silently.

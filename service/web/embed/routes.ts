@@ -12,6 +12,7 @@ import { MetadataFilterParams } from '../../../core/schemas/common.ts';
 import type { AccountRow } from '../../store/accounts.ts';
 import { embedBundle, type Asset, type Bundle } from './bundle.ts';
 import { embedParcelsJson, embedPlantsJson } from './data.ts';
+import { routedRead } from '../../read-routing.ts';
 import { INVALID_AUTH, MISSING_AUTH, SHELL_HTML, UNKNOWN_PARAMETER, errorHtml, securityHeaders, type ErrorPage } from './page.ts';
 
 const gzipAsync = promisify(gzip);
@@ -108,13 +109,13 @@ export default async function embedRoutes(app: FastifyInstance, ctx: AppContext)
     const r = await resolveAccount(ctx, req.query);
     if ('error' in r) return errorJson(reply, r.error);
     if (req.validationError) throw req.validationError;
-    return sendData(req, reply, await embedParcelsJson(ctx.store, r.account, req.query as Record<string, unknown>));
+    return sendData(req, reply, await routedRead(ctx.store, ctx.reads, req, reply, (s) => embedParcelsJson(s, r.account, req.query as Record<string, unknown>)));
   });
 
   app.get('/embed/data/plants', withQuery(AuthIdQuery), async (req, reply) => {
     const r = await resolveAccount(ctx, req.query);
     if ('error' in r) return errorJson(reply, r.error);
     if (req.validationError) throw req.validationError;
-    return sendData(req, reply, await embedPlantsJson(ctx.store, r.account));
+    return sendData(req, reply, await routedRead(ctx.store, ctx.reads, req, reply, (s) => embedPlantsJson(s, r.account)));
   });
 }
