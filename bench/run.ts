@@ -8,7 +8,14 @@ import { BENCH_DIR, DOC_FILE, RESULTS_DIR, ROOT } from './lib/paths.ts';
 import type { BenchResult, Metric } from './lib/result.ts';
 
 /** Documentation order; any other bench/*.ts file runs after these. */
-const ORDER = ['service-bulk', 'service-heavy', 'service-farm-list', 'service-farm-million', 'service-growth', 'service-postgres', 'embed-load', 'sync-push', 'mirror-import', 'mirror-query', 'mirror-host', 'position', 'position-marker', 'map', 'map-million'];
+const ORDER = ['service-bulk', 'service-heavy', 'service-farm-list', 'service-farm-million', 'service-growth', 'service-postgres', 'embed-load', 'sync-push', 'sync-push-squares', 'mirror-import', 'mirror-query', 'mirror-host', 'position', 'position-marker', 'map', 'map-million'];
+
+/**
+ * Whether result `r` comes from benchmark `name`: its own name, or `<name>-<variant>` for a run with options that
+ * writes a result of its own (`sync-push --shape squares` writes sync-push-squares), unless that is a benchmark itself.
+ */
+const ownedBy = (r: BenchResult, name: string, all: readonly string[]): boolean =>
+  r.name === name || (r.name.startsWith(`${name}-`) && !all.includes(r.name));
 
 function benchmarks(): string[] {
   const found = readdirSync(BENCH_DIR).filter((f) => f.endsWith('.ts') && f !== 'run.ts').map((f) => f.slice(0, -3));
@@ -97,6 +104,7 @@ function main(): void {
   let failed = false;
   /** Benchmarks that failed this run: their result files are the last good run's, not this one's. */
   const broken = new Set<string>();
+  const started = new Date().toISOString();
   if (!docsOnly) {
     for (const name of selected) {
       process.stderr.write(`\n▶ ${name} ${passOn.join(' ')}\n`);
@@ -111,12 +119,16 @@ function main(): void {
   const results = readResults();
   writeFileSync(DOC_FILE, renderDocs(results));
   process.stderr.write(`\nRegenerated ${relative(ROOT, DOC_FILE)} from ${results.length} result file(s).\n`);
-  for (const r of results.filter((x) => selected.includes(x.name))) {
-    if (broken.has(r.name)) {
-      // Never a PASS for a run that did not finish: the file's figures are an earlier run's.
-      process.stderr.write(`  FAIL  ${r.name}: this run failed; bench/results/${r.name}.json still holds the run of ${r.machine.date}\n`);
-      continue;
+  for (const name of selected) {
+    if (broken.has(name)) {
+      // Never a PASS for a run that did not finish: the files' figures are an earlier run's.
+      process.stderr.write(`  FAIL  ${name}: this run failed; bench/results/ still holds the results of earlier runs\n`);
     }
+  }
+  // The results this run wrote (a benchmark run with options may write a variant's result, not its own), or with
+  // --docs-only every result of the benchmarks named.
+  const checked = results.filter((x) => selected.some((n) => !broken.has(n) && ownedBy(x, n, all)) && (docsOnly || x.machine.date >= started));
+  for (const r of checked) {
     for (const x of r.metrics.filter((mm) => mm.target)) {
       process.stderr.write(`  ${x.pass ? 'PASS' : 'FAIL'}  ${r.name}: ${x.label}: ${fmt(x.value)} ${x.unit} (target ${fmtTarget(x)})\n`);
       if (!x.pass && !docsOnly) failed = true;

@@ -197,8 +197,8 @@ function classify(stack: Frame[]): string {
   const kind = leafKind(stack, 'waiting for the service');
   if (kind) return kind;
   const has = (fn: string) => stack.some((f) => f.fn === fn);
-  if (has('markInFlight')) return 'markInFlight: outbox rows to in_flight before each request (SQLite)';
-  if (has('commitCreated')) return 'commitCreated: server ids into the rows, ops committed (SQLite)';
+  if (has('markBatch')) return 'markBatch: each batch marked in flight by one row before its request (SQLite)';
+  if (has('commitCreated')) return 'commitCreated: server ids into the rows, ops committed with their batch\'s mark (SQLite)';
   if (has('validItems')) return 'preparing the next batch (validItems)';
   if (has('parcelsToSend')) return 'parcelsToSend: reading the rows of the next group (SQLite)';
   if (has('take')) return 'PushPlan.take: reading the outbox a page at a time (SQLite)';
@@ -213,7 +213,8 @@ function classify(stack: Frame[]): string {
   return 'Node / other';
 }
 
-const record = startResult('sync-push', `Sync push: ${PARCELS.toLocaleString('en-US')} parcels, \`npm run -s cli -- push\` against a bare loop of the same requests, whole processes`,
+// Each shape has a result of its own (sync-push, sync-push-squares), so that both stand in docs/benchmarks.md.
+const record = startResult(SHAPE === 'squares' ? 'sync-push-squares' : 'sync-push', `Sync push: ${PARCELS.toLocaleString('en-US')} parcels${SHAPE === 'squares' ? ' drawn as 5-vertex squares' : ''}, \`npm run -s cli -- push\` against a bare loop of the same requests, whole processes`,
   `npm run bench -- sync-push${SHAPE === 'squares' ? ' --shape squares' : ''}${args.profile ? ' --profile' : ''}`);
 const { ensureBuilt } = await import('../scripts/build.mjs');
 await ensureBuilt(); // a user's first start builds dist/; every later one (and every timed run here) does not
@@ -285,7 +286,7 @@ const out = record.finish({
     `CLI side: \`node scripts/cli.mjs push\` (what \`npm run -s cli -- push\` runs, without npm's own start-up) with FURROW_HOME holding the connected account, its farm synced and ${PARCELS.toLocaleString('en-US')} parcels created with MirrorWriter.createParcels (${BATCHES} seeded batches of bench/lib/parcels.ts: ${SHAPE === 'squares' ? '5-vertex squares' : 'polygons of 10–50 vertices'}, ~8 % points, 5 metadata keys), all untimed. The CLI runs from the built JavaScript in dist/ (built before the first pair; scripts/cli.mjs rebuilds only after a source changed). Afterwards every parcel must have its server id, no outbox op may be open, and the service must hold ${PARCELS.toLocaleString('en-US')} parcels.`,
     `Bare side: \`node bench/lib/bare-push.mjs\`: reads the same ${BATCHES} request bodies (built untimed from the CLI side's rows with sync/state.ts parcelInput, furrow_ref included; only the farm id differs) from a file and posts them ${IN_FLIGHT} at a time over ${IN_FLIGHT} keep-alive connections with undici (the engine's client and the engine's window, SyncOptions.pushWindow ${IN_FLIGHT}; the engine's undici Agent, unlimited per origin, opened a third connection in a push traced with strace, with never more than ${IN_FLIGHT} requests in flight), checking each 201; the service must then hold them all.`,
     'Before every timed run, `sync` writes out what the fixtures left dirty in the page cache (a 20,000-parcel mirror, two services\' databases, the bodies file), so that the kernel\'s flusher does not write it during either side\'s run (without it, pair ratios of one run on 2026-11-26 spread over 0.97–1.53).',
-    'Durability differs, and in the bare loop\'s favour: the CLI marks each batch in flight in its mirror (synchronous=FULL, so fsynced) before sending it and books each answer; the bare loop keeps nothing.',
+    'Durability differs, and in the bare loop\'s favour: the CLI marks each batch in flight in its mirror (one row per batch, db/batch-marks.ts; fsynced) before sending it and books each answer (the ids into each row, each op committed); the bare loop keeps nothing.',
     'The ratio is CLI wall time ÷ bare loop wall time of each pair; the median of the pairs is reported with its minimum and maximum.',
   ],
   metrics: [

@@ -4,6 +4,7 @@
 import type { Db } from './open.ts';
 import type { ConflictKind, ConflictRow, Entity, OutboxRow } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import { writeBatchMarks } from './batch-marks.ts';
 
 const now = () => new Date().toISOString();
 
@@ -67,12 +68,14 @@ const ofRow = (sql: string) => (db: Db, entity: Entity, localId: string): void =
 
 /** Every open op of the row waits in 'conflict' (nothing is sent or overwritten) until the user decides. */
 export function holdInConflict(db: Db, entity: Entity, localId: string, reason: string): void {
+  writeBatchMarks(db); // a batch marked by its row is in flight: held as such
   cachedStatement(db, "UPDATE outbox SET state = 'conflict', last_error = ? WHERE entity = ? AND local_id = ? AND state NOT IN ('committed')")
     .run(reason, entity, localId);
 }
 
 /** Work under a row deleted on the service waits too, each op naming the conflict it waits for in `reason`. */
 export function parkUnderConflict(db: Db, ids: readonly number[], reason: string): void {
+  writeBatchMarks(db); // a batch marked by its row is in flight: parked as such
   const park = cachedStatement(db, "UPDATE outbox SET state = 'conflict', next_attempt_at = NULL, last_error = ? WHERE id = ? AND state IN ('queued', 'in_flight', 'rejected', 'blocked', 'uncertain')");
   for (const id of ids) park.run(reason, id);
 }

@@ -12,6 +12,8 @@ import { parcelsEditedSinceSent } from './op-transitions.ts';
 import { readAfterState, saveReadAfterState } from './read-after.ts';
 import { changeCursor, markPulled } from './pull.ts';
 import { MirrorReader } from './reader.ts';
+import { markBatch } from './batch-marks.ts';
+import { inFlightToUncertain } from './outbox.ts';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'furrow-migrate-')); });
@@ -22,25 +24,25 @@ const tables = (db: Database.Database) =>
 
 describe('migrations', () => {
   it('a new mirror is at the latest user_version with every table, WAL and synchronous FULL; reopening changes nothing', () => {
-    expect(migrations).toHaveLength(12);
+    expect(migrations).toHaveLength(13);
     const file = join(dir, 'new.db');
     const db = openDb(file);
-    expect(db.pragma('user_version', { simple: true })).toBe(12);
+    expect(db.pragma('user_version', { simple: true })).toBe(13);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('page_size', { simple: true })).toBe(MIRROR_PAGE_SIZE);
     const first = tables(db);
-    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_box_au', 'parcels_ad', 'plants_rtree', 'plants_ai', 'plants_au', 'plants_ad']));
+    expect(first).toEqual(expect.arrayContaining(['accounts', 'farms', 'parcels', 'parcels_rtree', 'parcels_fts', 'crops', 'crop_families', 'plants', 'outbox', 'push_batches', 'conflicts', 'history', 'settings', 'parcels_ai', 'parcels_au', 'parcels_box_au', 'parcels_ad', 'plants_rtree', 'plants_ai', 'plants_au', 'plants_ad']));
     db.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
     db.close();
 
     const again = openDb(file);
-    expect(again.pragma('user_version', { simple: true })).toBe(12);
+    expect(again.pragma('user_version', { simple: true })).toBe(13);
     expect(tables(again)).toEqual(first);
     expect(again.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     migrate(again);
-    expect(again.pragma('user_version', { simple: true })).toBe(12);
+    expect(again.pragma('user_version', { simple: true })).toBe(13);
     again.close();
   });
 
@@ -302,6 +304,32 @@ describe('migrations', () => {
     expect(readAfterState(db as never, 'acc-1')).toBeNull();
     saveReadAfterState(db as never, 'acc-1', '{"lsn":"0/10","uncertain_at":null}');
     expect(readAfterState(db as never, 'acc-1')).toBe('{"lsn":"0/10","uncertain_at":null}');
+    db.close();
+  });
+
+  it('013 adds the batch marks of the push: a mirror of the version before gets the table, its ops untouched, and a mark left by a crash makes its ops uncertain', () => {
+    const file = join(dir, 'v12.db');
+    const old = new Database(file);
+    migrate(old, migrations.length - 1);
+    old.exec("INSERT INTO accounts (id, service_url, mode, label, created) VALUES ('acc-1', 'http://x', 'api_key', 'a', 't')");
+    const op = old.prepare("INSERT INTO outbox (account_id, entity, local_id, op, state, created, modified) VALUES ('acc-1', 'parcel', ?, 'create', 'queued', 't', 't')");
+    for (const p of ['p1', 'p2', 'p3']) op.run(p);
+    old.close();
+    const db = openDb(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    expect(db.prepare('SELECT count(*) FROM push_batches').pluck().get()).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM outbox WHERE state = 'queued' AND attempts = 0").pluck().get()).toBe(3);
+    // Two of the three marked by one row; the ops themselves are not written.
+    expect(markBatch(db as never, 'acc-1', [1, 2], { id: 'b-1', sentAt: '2026-01-01T00:00:00.000Z' })).toEqual(new Set([1, 2]));
+    expect(db.prepare("SELECT count(*) FROM outbox WHERE state = 'queued' AND attempts = 0").pluck().get()).toBe(3);
+    // A crash: whatever the row marked is uncertain, with the batch's mark, and the row is gone.
+    expect(inFlightToUncertain(db as never, null, '2026-01-01T00:01:00.000Z')).toBe(2);
+    expect(db.prepare('SELECT id, state, attempts, batch_id, sent_at, uncertain_at FROM outbox ORDER BY id').all()).toEqual([
+      { id: 1, state: 'uncertain', attempts: 1, batch_id: 'b-1', sent_at: '2026-01-01T00:00:00.000Z', uncertain_at: '2026-01-01T00:01:00.000Z' },
+      { id: 2, state: 'uncertain', attempts: 1, batch_id: 'b-1', sent_at: '2026-01-01T00:00:00.000Z', uncertain_at: '2026-01-01T00:01:00.000Z' },
+      { id: 3, state: 'queued', attempts: 0, batch_id: null, sent_at: null, uncertain_at: null },
+    ]);
+    expect(db.prepare('SELECT count(*) FROM push_batches').pluck().get()).toBe(0);
     db.close();
   });
 

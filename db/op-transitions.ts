@@ -14,6 +14,7 @@ import { forgetOps } from './outbox.ts';
 import { keepConflict, type NewConflict } from './conflicts.ts';
 import { deleteRow, updateRow } from './rows.ts';
 import { parcelStateOfFeature } from './parcel-state.ts';
+import { commitBatch, writeBatchMarks, type BatchMark } from './batch-marks.ts';
 
 const now = () => new Date().toISOString();
 
@@ -195,9 +196,10 @@ export interface Booked { committed: number; unread: number }
  * Books a 201: the service's ids into the parcels and their ops committed, in one transaction without an fsync of its
  * own (inside a caller's transaction, the caller's). Until the next in-flight mark, or the end of the run, makes it
  * durable, a power cut leaves these ops in flight on disk, which means a reconciliation by client reference, never a
- * resend. The base stays NULL: the service holds exactly what was sent (parcel-state.ts parcelBase).
+ * resend. With `mark`, the ops were marked in flight by their batch's row, which this booking settles. The base stays
+ * NULL: the service holds exactly what was sent (parcel-state.ts parcelBase).
  */
-export function bookCreated(db: Db, pairs: readonly Created[], uncertain: UncertainAt): Booked {
+export function bookCreated(db: Db, pairs: readonly Created[], uncertain: UncertainAt, mark?: BatchMark): Booked {
   return withoutFsync(db, () => {
     // A parcel edited while its create was out (or uncertain) is not what the service created: its base is the created
     // state, so that its pending update merges against it. An implicit base (NULL: the row itself) made the edit look
@@ -226,7 +228,11 @@ export function bookCreated(db: Db, pairs: readonly Created[], uncertain: Uncert
       if (op.rowid === undefined || byRowid.run(id, key, base, op.rowid, op.local_id).changes === 0) byLocalId.run(id, key, base, op.local_id);
       ids.push(op.id);
     }
-    commitOpIds(db, ids);
+    // A batch marked by its row (db/batch-marks.ts): committed with its mark written in; an op to reconcile needs its
+    // mark written first, as uncertainOps expects of an op that was sent.
+    if (mark && unread.length) writeBatchMarks(db);
+    if (mark) commitBatch(db, mark, ids, now());
+    else commitOpIds(db, ids);
     uncertainOps(db, unread, { why: 'the 201 does not hold the whole created parcel', ...uncertain });
     return { committed: ids.length, unread: unread.length };
   });

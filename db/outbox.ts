@@ -2,6 +2,7 @@ import type { Db } from './open.ts';
 import type { CropRow, Entity, FarmRow, OpKind, OpState, OutboxRow, ParcelToSend, SendOp } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { getRow, mappedServerIds, tableOf, updateRow } from './rows.ts';
+import { writeBatchMarks } from './batch-marks.ts';
 
 const now = () => new Date().toISOString();
 
@@ -43,6 +44,10 @@ export function enqueue(db: Db, accountId: string, entity: Entity, localId: stri
     insertOp(db, accountId, entity, localId, 'create');
     return 'queued';
   }
+  // A create in a batch marked by its row (a push under way, db/batch-marks.ts) is in flight: an edit now is not
+  // covered by it, and a delete cannot forget it. The pull's merges read open ops too (openOps), but never while a push
+  // is under way (one sync at a time, engine.ts lock), and a push killed before its end left its rows to the next one.
+  writeBatchMarks(db);
   const ops = openOps(db, entity, localId);
   if (op === 'update') {
     const pending = ops.find((o) => (o.op === 'create' || o.op === 'update') && (o.state === 'queued' || o.state === 'rejected' || o.state === 'blocked'));
@@ -92,6 +97,14 @@ export function forgetOps(db: Db, entity: Entity, localId: string): void {
  * the service. All accounts' ops, or one account's.
  */
 export function inFlightToUncertain(db: Db, accountId: string | null = null, at: string = now()): number {
+  return db.transaction(() => {
+    // Batches marked by their rows (db/batch-marks.ts) are in flight too.
+    writeBatchMarks(db, accountId, at);
+    return inFlightOpsToUncertain(db, accountId, at);
+  })();
+}
+
+function inFlightOpsToUncertain(db: Db, accountId: string | null, at: string): number {
   // Through the accounts (every op has its account: a foreign key), so that outbox_pending (account_id, state) finds
   // the in-flight ops: "(? IS NULL OR account_id = ?)" read every op ever queued, history included, at every start.
   return cachedStatement(db, `UPDATE outbox SET state = 'uncertain', uncertain_at = ?, modified = ? WHERE state = 'in_flight'

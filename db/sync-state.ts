@@ -2,6 +2,7 @@
 // at the start of every run, and what a run leaves behind for its report and for `status`.
 import type { Db } from './open.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import { writeBatchMarks } from './batch-marks.ts';
 
 /**
  * A run begins: a blocked account is tried again (it may have been reactivated, or connected again; nothing was
@@ -20,6 +21,8 @@ export function resumeAccount(db: Db, accountId: string): void {
  * (sync/blocked.ts), and its queue waits, untouched, until the user acts.
  */
 export function blockAccount(db: Db, accountId: string, reason: string, code: string): void {
+  // Batches marked by their rows (db/batch-marks.ts) are in flight too.
+  writeBatchMarks(db, accountId);
   // The refused request was turned away before any work: it does not count as an attempt.
   cachedStatement(db, "UPDATE outbox SET attempts = MAX(attempts - 1, 0) WHERE account_id = ? AND state = 'in_flight'").run(accountId);
   cachedStatement(db, "UPDATE outbox SET state = 'blocked', last_error = ? WHERE account_id = ? AND state IN ('queued', 'in_flight')").run(reason, accountId);

@@ -4,15 +4,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { as } from '../test/helpers/engine.ts';
 import { NetworkError, ServiceClient } from './http.ts';
+import { SYNC_DECODE_MAX_BYTES } from './decode.ts';
 
 let w: SyncWorld;
 let server: Server;
 let base = '';
 const seen: IncomingMessage['headers'][] = [];
 const json = JSON.stringify({ items: Array.from({ length: 2000 }, (_, i) => ({ i, name: `parcel ${i}` })) });
+const large = JSON.stringify({ items: Array.from({ length: 6000 }, (_, i) => ({ i, token: randomBytes(72).toString('base64') })) });
 
 beforeAll(async () => {
   w = await syncWorld({ LOG_LEVEL: 'fatal' });
@@ -29,6 +32,10 @@ beforeAll(async () => {
     else if (req.url === '/mangled') send('gzip', Buffer.concat([gzipSync(json).subarray(0, 40), Buffer.alloc(40, 7)]));
     // 64 MB of zeros in about 60 KB: over the client's cap of 1 MB once decoded.
     else if (req.url === '/bomb') send('gzip', gzipSync(Buffer.alloc(64 << 20)));
+    // Past the size decoded on the thread (SYNC_DECODE_MAX_BYTES), so decoded on the thread pool: random text barely compresses.
+    else if (req.url === '/large-br') send('br', brotliCompressSync(large));
+    else if (req.url === '/large-gzip') send('gzip', gzipSync(large));
+    else if (req.url === '/large-mangled') send('gzip', Buffer.concat([gzipSync(large).subarray(0, SYNC_DECODE_MAX_BYTES), Buffer.alloc(40, 7)]));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -54,6 +61,31 @@ describe('compressed answers', () => {
       expect(seen.every((h) => h['accept-encoding'] === 'br, gzip')).toBe(true);
     } finally {
       await c.close();
+    }
+  });
+
+  it('decodes bodies past the size decoded on the thread on the thread pool, and their failures are transport failures too', async () => {
+    expect(gzipSync(large).length).toBeGreaterThan(SYNC_DECODE_MAX_BYTES);
+    expect(brotliCompressSync(large).length).toBeGreaterThan(SYNC_DECODE_MAX_BYTES);
+    const c = client(base, 8 << 20);
+    try {
+      for (const path of ['/large-br', '/large-gzip']) {
+        const res = await c.send('GET', path);
+        expect(res.body, path).toEqual(JSON.parse(large));
+      }
+      const mangled = await c.send('GET', '/large-mangled').then(() => null, (e: unknown) => e);
+      expect((mangled as NetworkError).reason).toMatch(/could not be decoded/);
+    } finally {
+      await c.close();
+    }
+    // Decoded, it passes a cap of 512 KiB: cut.
+    const small = client(base, 512 << 10);
+    try {
+      const err = await small.send('GET', '/large-br').then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(NetworkError);
+      expect((err as NetworkError).reason).toMatch(/too large/);
+    } finally {
+      await small.close();
     }
   });
 

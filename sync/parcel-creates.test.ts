@@ -22,16 +22,21 @@ async function ownMirror(tag: string): Promise<{ mirror: Mirror; file: string; a
   return { mirror, file, acc, farmLocal: farm.local_id, farmId: farm.server_id! };
 }
 
-/** What a power cut would leave: the committed state of the file, read through a connection of its own. */
-function durableStates(file: string): Record<string, number> {
+/**
+ * What a power cut would leave: the committed state of the file, read through a connection of its own. An op of a
+ * batch marked by its row (db/batch-marks.ts) is in flight; `batchRows` counts those rows.
+ */
+function durableStates(file: string, withRows = false): Record<string, number> {
   const copy = `${file}.cut-${Math.random().toString(36).slice(2)}`;
   const db = new Database(file, { readonly: true });
   db.exec(`VACUUM INTO '${copy}'`);
   db.close();
   const snap = new Database(copy, { readonly: true });
-  const rows = snap.prepare("SELECT state, count(*) AS n FROM outbox WHERE entity = 'parcel' GROUP BY state").all() as { state: string; n: number }[];
+  const rows = snap.prepare(`SELECT CASE WHEN id IN (SELECT j.value FROM push_batches b, json_each(b.ops) j) THEN 'in_flight' ELSE state END AS state,
+    count(*) AS n FROM outbox WHERE entity = 'parcel' GROUP BY 1`).all() as { state: string; n: number }[];
+  const batchRows = snap.prepare('SELECT count(*) FROM push_batches').pluck().get() as number;
   snap.close();
-  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  return { ...Object.fromEntries(rows.map((r) => [r.state, r.n])), ...(withRows ? { batchRows } : {}) };
 }
 
 const until = async (check: () => boolean) => {
@@ -53,12 +58,16 @@ describe('group commit of the parcel push', () => {
     // On disk: the first 2 batches in flight (marked alone, so the first requests leave at once), the next 8 marked
     // while those were out (one commit), the other 2 queued; nothing booked yet (the second batch's 201 waits in
     // memory for the next group's commit: a cut now leaves it in flight, to reconcile).
-    expect(durableStates(m.file)).toEqual({ in_flight: 500, queued: 100 });
+    // Each batch marked by one row: its 50 ops are not written until their answer is booked.
+    expect(durableStates(m.file, true)).toEqual({ in_flight: 500, queued: 100, batchRows: 10 });
+    expect(m.mirror.syncDb.prepare("SELECT count(*) FROM outbox WHERE state = 'in_flight'").pluck().get()).toBe(0);
     release();
     const r = await run;
     expect(r.accounts[0]).toMatchObject({ synced: true, committed: 600 });
     expect(posts(log, '/api/parcels/').map((p) => p.status)).toEqual(Array(12).fill(201));
-    expect(durableStates(m.file)).toEqual({ committed: 600 });
+    expect(durableStates(m.file, true)).toEqual({ committed: 600, batchRows: 0 });
+    // Each committed op carries its batch's mark: one attempt, the batch's id and its send time.
+    expect(m.mirror.syncDb.prepare("SELECT DISTINCT attempts, sent_at IS NOT NULL AS sent FROM outbox WHERE entity = 'parcel'").all()).toEqual([{ attempts: 1, sent: 1 }]);
     const remote = refCounts(await serviceParcels(w, m.acc, m.farmId));
     expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
     // Batch ids are time-ordered: each batch's entries in the outbox's batch index follow the one before's.

@@ -4,7 +4,8 @@
 // are still out.
 import type { SendOp } from '../db/types.ts';
 import { parcelsToSend } from '../db/rows.ts';
-import { markInFlight, unmarkNeverSent } from '../db/op-transitions.ts';
+import { newBatchId, unmarkNeverSent } from '../db/op-transitions.ts';
+import { dropBatch, markBatch, type BatchMark } from '../db/batch-marks.ts';
 import { withoutFsync } from '../db/open.ts';
 import { WalSync } from '../platform/node/wal-sync.ts';
 import { startCheckpointer, type Checkpointer } from '../platform/node/checkpointer.ts';
@@ -21,8 +22,13 @@ import { PushPlan, type Planned } from './parcel-plan.ts';
  */
 const CHECKPOINT_THREAD_FROM = 2_500;
 
+/** A batch to send: its farm, its items, and how many ops were planned in it. */
 interface Ready { farmId: number; items: Item[]; planned: number }
+/** A batch marked in flight: by one row of push_batches (db/batch-marks.ts), `mark`. */
+interface Marked extends Ready { mark: BatchMark }
 type Booking = { op: SendOp; feature: CreatedFeature };
+/** A batch's 201, booked in memory until the next write: its pairs and the batch's mark, which the booking settles. */
+type BatchBooking = { mark: BatchMark; pairs: readonly Booking[] };
 
 /**
  * The outbox writes of one push, grouped: a 201 is booked in memory and written just before the next group of in-flight
@@ -32,7 +38,7 @@ type Booking = { op: SendOp; feature: CreatedFeature };
  * reference, never a resend.
  */
 class GroupCommit {
-  private waiting: Booking[] = [];
+  private waiting: BatchBooking[] = [];
   /** Null for a mirror not in WAL mode (in memory): its marks commit with FULL, on the thread. */
   private readonly wal: WalSync | null;
   private checkpoints: Checkpointer | null = null;
@@ -49,24 +55,27 @@ class GroupCommit {
     if (this.wal && !this.checkpoints) this.checkpoints = startCheckpointer(this.ctx.db, this.ctx.db.name, 'FULL');
   }
 
-  book(pairs: readonly Booking[]): void {
-    this.waiting.push(...pairs);
+  book(mark: BatchMark, pairs: readonly Booking[]): void {
+    this.waiting.push({ mark, pairs });
   }
 
   /**
-   * Marks each batch in flight (its own batch id) and writes the bookings waiting, in one transaction, and resolves
-   * once that is on disk. The disk's sync runs off the thread (WalSync): meanwhile the answers of the requests out are
-   * read and booked, instead of waiting behind an fsync that a busy disk can make last 100 ms.
+   * Marks each batch in flight (its own batch id: one row each, db/batch-marks.ts, not a write to each of its ops)
+   * and writes the bookings waiting, in one transaction, and resolves once that is on disk. The disk's sync runs off
+   * the thread (WalSync): meanwhile the answers of the requests out are read and booked, instead of waiting behind an
+   * fsync that a busy disk can make last 100 ms.
    */
-  async markGroup(batches: readonly Ready[]): Promise<Ready[]> {
+  async markGroup(batches: readonly Ready[]): Promise<Marked[]> {
     const mark = () => {
       this.writeBookings();
-      const out: Ready[] = [];
+      const out: Marked[] = [];
+      const sentAt = new Date().toISOString();
       for (const b of batches) {
         // An op withdrawn since it was read (its never-sent parcel deleted) is not marked, so not sent.
-        const marked = markInFlight(this.ctx.db, b.items.map((i) => i.op.id));
+        const mark = { id: newBatchId(), sentAt };
+        const marked = markBatch(this.ctx.db, this.ctx.account.id, b.items.map((i) => i.op.id), mark);
         const items = marked.size === b.items.length ? b.items : b.items.filter((i) => marked.has(i.op.id));
-        out.push({ ...b, items });
+        out.push({ ...b, items, mark });
       }
       return out;
     };
@@ -74,7 +83,7 @@ class GroupCommit {
   }
 
   /** At the end of the run: the bookings waiting, and the marked batches that never left back to the queue. */
-  async finish(neverSent: readonly Ready[]): Promise<void> {
+  async finish(neverSent: readonly Marked[]): Promise<void> {
     const wal = this.wal;
     const checkpoints = this.checkpoints;
     this.checkpoints = null;
@@ -87,12 +96,14 @@ class GroupCommit {
     }
   }
 
-  private finishWrites(neverSent: readonly Ready[]): void {
+  private finishWrites(neverSent: readonly Marked[]): void {
     const ids = neverSent.flatMap((b) => b.items.map((i) => i.op.id));
     if (!this.waiting.length && !ids.length) return;
     // Without an fsync of its own, as any booking: the run's end (the lock's release) makes it durable.
     withoutFsync(this.ctx.db, () => {
       this.writeBookings();
+      // Their rows go; ops whose mark something wrote into them meanwhile (writeBatchMarks) go back to the queue too.
+      for (const b of neverSent) dropBatch(this.ctx.db, b.mark.id);
       unmarkNeverSent(this.ctx.db, ids);
     });
   }
@@ -107,9 +118,9 @@ class GroupCommit {
 
   private writeBookings(): void {
     if (!this.waiting.length) return;
-    const pairs = this.waiting;
+    const waiting = this.waiting;
     this.waiting = [];
-    commitCreated(this.ctx, pairs);
+    for (const b of waiting) commitCreated(this.ctx, b.pairs, b.mark);
   }
 }
 
@@ -155,7 +166,7 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   const outbox = new GroupCommit(ctx);
   const window = Math.max(1, ctx.opts.pushWindow);
   const ahead = Math.max(1, ctx.opts.markAhead);
-  const ready: Ready[] = [];
+  const ready: Marked[] = [];
   /** The next group: read, marked, and syncing to disk off the thread while the last batches before it go out. */
   let marking: Promise<void> | null = null;
   /**
@@ -191,7 +202,7 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
           progress(b.planned);
           continue;
         }
-        const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => outbox.book(pairs))
+        const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => outbox.book(b.mark, pairs))
           .catch((error: unknown) => { failure ??= { error }; })
           .finally(() => { inflight.delete(sending); progress(b.planned); });
         inflight.add(sending);

@@ -3,6 +3,7 @@ import type { OutboxRow, ParcelRow, ParcelState, ParcelToSend, SendOp } from '..
 import { getRow } from '../db/rows.ts';
 import { markDeleteInFlight, markInFlight, bookCreated, refuseInBatch, settleReconciled } from '../db/op-transitions.ts';
 import { parcelBase } from '../db/parcel-state.ts';
+import { writeBatchMarks, type BatchMark } from '../db/batch-marks.ts';
 import type { NewConflict } from '../db/conflicts.ts';
 import type { ConflictKind } from '../db/types.ts';
 import { validateParcel, PARCEL_RULES_VERSION } from '../core/parcels/validate.ts';
@@ -10,8 +11,7 @@ import { withoutPlace } from '../core/parcels/problems.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { IntegerId, Uuid } from '../core/schemas/common.ts';
-import type { NetworkError} from './http.ts';
-import { JsonText, errorMessage } from './http.ts';
+import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
 import { call, commitOps, finishDelete, handleCommon, markUncertain, recheckAt, reject, sendIdempotent, settledFor, uncertainNow, type AccountCtx, throwIfCancelled } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { heldForWork } from './conflicts.ts';
@@ -36,9 +36,9 @@ export type CreatedFeature = Static<typeof Created>[number] & { text?: () => str
 export const nearLimit = (row: Pick<ParcelRow, 'hectares'>, limit: number): boolean => row.hectares >= 0.98 * limit;
 
 /** Books a 201 (db/op-transitions.ts bookCreated): the service's ids into the rows and the ops committed. */
-export function commitCreated(ctx: AccountCtx, pairs: readonly { op: SendOp; feature: CreatedFeature }[]): void {
+export function commitCreated(ctx: AccountCtx, pairs: readonly { op: SendOp; feature: CreatedFeature }[], mark?: BatchMark): void {
   const uncertain = uncertainNow(ctx);
-  ctx.stats.committed += bookCreated(ctx.db, pairs, uncertain).committed;
+  ctx.stats.committed += bookCreated(ctx.db, pairs, uncertain, mark).committed;
 }
 
 /** Sends one batch of parcel creates; every outcome leaves each op in a definite state. */
@@ -48,6 +48,20 @@ export async function sendBatch(ctx: AccountCtx, farmServerId: number, all: read
   const marked = markInFlight(ctx.db, all.map((b) => b.op.id));
   const batch = marked.size === all.length ? all : all.filter((b) => marked.has(b.op.id));
   if (batch.length) await sendMarked(ctx, farmServerId, batch);
+}
+
+/** The created parcels of a 201 that answers this batch, each in the place of the parcel it was sent for; else null. */
+function createdFeatures(res: HttpResponse | NetworkError, batch: readonly Item[]): CreatedFeature[] | null {
+  if (res instanceof NetworkError || res.status !== 201) return null;
+  let features: CreatedFeature[];
+  try {
+    features = expectShape(Created, res.body instanceof ScannedCreated ? res.body.features : res.body, 'bulk create response');
+  } catch (err) {
+    if (err instanceof SchemaMismatch) return null;
+    throw err;
+  }
+  const matches = features.length === batch.length && features.every((f, i) => (f.properties.metadata as Record<string, unknown>)[REF_KEY] === batch[i]!.row.local_id);
+  return matches ? features : null;
 }
 
 /** Books a 201: the service's ids into the rows. sendMarked's default books at once; a group commit may defer it. */
@@ -62,15 +76,19 @@ export async function sendMarked(ctx: AccountCtx, farmServerId: number, batch: r
   const body = new JsonText(`{"farm":{"id":${farmServerId}},"parcels":[${batch.map((b) => b.json ?? JSON.stringify(parcelInput(b.row.local_id, parcelStateOfRow(b.row)))).join(',')}]}`);
   // The 201 is scanned for what the booking needs rather than parsed whole (created-scan.ts).
   const res = await call(ctx, 'POST', '/api/parcels/', body, ops.length, scanCreated);
+  const features = createdFeatures(res, batch);
+  if (features) {
+    book(batch.map((b, i) => ({ op: b.op, feature: features[i]! })));
+    return;
+  }
+  // Any other outcome is settled by the rules of ops marked one by one: batches marked by their rows (the push's
+  // group commit, db/batch-marks.ts) get their marks written into their ops first.
+  writeBatchMarks(ctx.db, ctx.account.id);
   if (handleCommon(ctx, ops.map((o) => ({ ...o, attempts: o.attempts + 1 })), res, true)) return;
   const r = res as Exclude<typeof res, NetworkError>;
   if (r.status === 201) {
     try {
-      const features = expectShape(Created, r.body instanceof ScannedCreated ? r.body.features : r.body, 'bulk create response');
-      if (features.length === batch.length && features.every((f, i) => (f.properties.metadata as Record<string, unknown>)[REF_KEY] === batch[i]!.row.local_id)) {
-        book(batch.map((b, i) => ({ op: b.op, feature: features[i]! })));
-        return;
-      }
+      expectShape(Created, r.body instanceof ScannedCreated ? r.body.features : r.body, 'bulk create response');
       markUncertain(ctx, ops, 'the 201 does not match the batch sent');
     } catch (err) {
       if (!(err instanceof SchemaMismatch)) throw err;
