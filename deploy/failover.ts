@@ -33,11 +33,22 @@ export async function failover(d: Deployment): Promise<void> {
   saveDeployment(d);
 }
 
+/** What the operator is told after a failover: what now runs, what may be lost, and what there is no longer. */
+export function failoverWords(d: Deployment): string {
+  return [
+    `The standby (127.0.0.1:${d.primary.port}) is the primary now; PgBouncer points at it. The old primary's folder is ${d.standby.dir}.`,
+    d.options.synchronous
+      ? 'Replication was synchronous: every commit the service acknowledged is on the new primary.'
+      : 'Replication was asynchronous: commits the standby had not yet received when the primary was lost are gone, though the service acknowledged them. Have every device sync again (docs/deploy.md, "What asynchronous replication can lose").',
+    'There is no standby now: the listings are read from the new primary, and another failover is not possible until a standby is rebuilt from it (docs/deploy.md, "Faults").',
+  ].join('\n');
+}
+
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const { values } = parseArgs({ options: { dir: { type: 'string', default: process.env.FURROW_DEPLOY_DIR || DEFAULT_DIR } } });
   const d = readDeployment(values.dir);
   if (!d) throw new Error(`No deployment in ${values.dir}`);
   if (d.standbyLost) throw new Error('This deployment has already failed over: it has no standby to promote');
   await failover(d);
-  console.log(`The standby (127.0.0.1:${d.primary.port}) is the primary now; PgBouncer points at it. The old primary's folder is ${d.standby.dir}.`);
+  console.log(failoverWords(d));
 }

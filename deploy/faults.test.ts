@@ -11,7 +11,7 @@ import type { FarmRow } from '../db/types.ts';
 import { SyncEngine, type SyncReport } from '../sync/engine.ts';
 import { ServiceClient } from '../sync/http.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
-import { failover } from './failover.ts';
+import { failover, failoverWords } from './failover.ts';
 import { serverStats } from './haproxy.ts';
 import { alive, startBouncer, stopBouncer } from './pgbouncer.ts';
 import { adminQuery, DATABASE } from './postgres.ts';
@@ -162,6 +162,9 @@ describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced throu
     const sync = engine().sync({ accounts: [account], pull: false });
     await new Promise((ok) => setTimeout(ok, 500));
     await failover(d);
+    // The operator is told what runs now, that nothing acknowledged was lost (synchronous), and that no standby is left.
+    expect(failoverWords(d)).toMatch(/is the primary now[\s\S]*synchronous: every commit the service acknowledged is on the new primary[\s\S]*There is no standby now/);
+    expect(failoverWords({ ...d, options: { ...d.options, synchronous: false } })).toMatch(/asynchronous: commits the standby had not yet received .* are gone.*sync again/);
     // What the engine had acknowledged before the kill: parcels with a server id in the mirror.
     await expectSynced(sync);
     await expectExactlyOnce(farm, 1500);

@@ -36,5 +36,9 @@ if (d.demo) {
     `  admin panel    ${d.url}/admin/  ${d.demo.admin_email} / ${d.demo.admin_password}`,
     '', `export FURROW_URL=${d.url} KEY=${d.demo.api_key} ACCOUNT=${d.demo.account_id}`);
 }
+// The service's own admin commands (create-org, create-admin, ...) on this deployment's database: through PgBouncer,
+// the password from the same 0600 file the processes read (never on the command line).
+lines.push('', 'Administer it (an organization of your own, an admin):',
+  `  DATABASE_URL=${d.databaseUrl} PGPASSFILE=${d.passfile} PUBLIC_URL=${d.url} npm run -s service -- create-org --name "Your organization"`);
 lines.push('', `Stop it with: npm run deploy:down${d.dir === DEFAULT_DIR ? '' : ` -- --dir ${d.dir}`}`);
 console.log(lines.join('\n'));
