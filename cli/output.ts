@@ -48,7 +48,11 @@ const sent = (bytes: number) => (bytes < 10_240 ? `${bytes} B sent` : bytes < 10
 export function progressPrinter(stream: OutStream = process.stderr): { onProgress: (e: ProgressEvent) => void; done: () => void } {
   const p = reportPrinter(stream);
   return {
-    onProgress: (e) => p.report({ label: `${e.account.slice(0, 12)} ${e.phase}`, done: e.done, total: e.total, detail: `${sent(e.bytes)}${e.message ? ` — ${e.message}` : ''}` }),
+    onProgress: (e) => p.report(e.phase === 'done'
+      // The end's counts are not a fraction: changes acknowledged include those found on the service after an
+      // uncertain answer (never sent again), and changes sent include resends, so "1000/950" or "3001/5451" misled.
+      ? { label: `${e.account.slice(0, 12)} done`, done: 0, total: 0, detail: `${e.done} acknowledged, ${e.total} sent (${sent(e.bytes).replace(/ sent$/, '')})` }
+      : { label: `${e.account.slice(0, 12)} ${e.phase}`, done: e.done, total: e.total, detail: `${sent(e.bytes)}${e.message ? ` — ${e.message}` : ''}` }),
     done: p.done,
   };
 }
