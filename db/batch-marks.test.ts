@@ -2,16 +2,14 @@
 // when their answer is booked, and anything else that looks at them first sees them in flight, exactly as if each op
 // had been marked.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Mirror } from './mirror.ts';
+import type { Mirror } from './mirror.ts';
 import { commitBatch, markBatch, writeBatchMarks } from './batch-marks.ts';
 import { markInFlight, bookCreated } from './op-transitions.ts';
 import { inFlightToUncertain } from './outbox.ts';
 import { blockAccount } from './sync-state.ts';
 import { holdInConflict } from './conflicts.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
+import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000005';
 const OTHER = 'acc-00000000-0000-4000-8000-000000000006';
@@ -20,16 +18,8 @@ const UNCERTAIN = { at: '2026-01-01T00:01:00.000Z', recheckAt: '2026-01-01T00:01
 let dir: string;
 let m: Mirror;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-batch-marks-'));
-  m = Mirror.open(join(dir, 'mirror.db'));
-  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-  m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:2', mode: 'api_key' });
-});
-afterEach(() => {
-  m.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => { ({ m, dir } = openTestMirror('furrow-batch-marks-', [ACC, { id: OTHER, service_url: 'http://127.0.0.1:2' }])); });
+afterEach(() => closeTestMirror({ m, dir }));
 
 type Made = { localId: string; opId: number };
 let farms = 0;

@@ -3,28 +3,21 @@
 // one undo entry — and the trigger must be back afterwards, or never gone for anyone else.
 import { validationStamp } from '../core/parcels/client-ref.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { suspendInsertTrigger, timeOrderedIds, WalSyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import { parcelColumnsOf } from '../core/parcels/columns.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
+import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000001';
 let dir: string;
 let m: Mirror;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-bulk-'));
-  m = Mirror.open(join(dir, 'mirror.db'));
-  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-});
-afterEach(() => {
-  m.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => { ({ m, dir } = openTestMirror('furrow-bulk-', [ACC])); });
+afterEach(() => closeTestMirror({ m, dir }));
 
 const square = (lon: number, lat: number) => [[lon, lat], [lon + 0.001, lat], [lon + 0.001, lat + 0.001], [lon, lat + 0.001], [lon, lat]];
 // Names and metadata of every kind FTS5 sees: accents, numbers (integer and not), booleans, an empty string.

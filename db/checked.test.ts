@@ -1,10 +1,9 @@
 // The validation stamp (migration 002): the writer stamps the user fields it validated, and any later write of
 // user fields that does not validate them again clears the stamp, so the sync engine never trusts stale content.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Mirror } from './mirror.ts';
+import type { Mirror } from './mirror.ts';
 import { updateRow } from './rows.ts';
 import { importFile } from './import/index.ts';
 import { markInFlight } from './op-transitions.ts';
@@ -14,20 +13,14 @@ import { MAX_METADATA_KEYS, PARCEL_RULES_VERSION } from '../core/parcels/validat
 import { REF_KEY } from '../core/parcels/client-ref.ts';
 import { parcelInputs } from '../test/helpers/sync.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
+import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000002';
 let dir: string;
 let m: Mirror;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-checked-'));
-  m = Mirror.open(join(dir, 'mirror.db'));
-  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-});
-afterEach(() => {
-  m.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => { ({ m, dir } = openTestMirror('furrow-checked-', [ACC])); });
+afterEach(() => closeTestMirror({ m, dir }));
 
 const checked = (localId: string) => m.read.parcel(localId)!.checked;
 

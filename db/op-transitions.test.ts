@@ -1,12 +1,10 @@
 // The push's parcel-create steps (db/op-transitions.ts) on a real mirror file: each does its whole step's reads and
 // writes, books into the right row, and leaves every op in a definite state.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Mirror } from './mirror.ts';
+import type { Mirror } from './mirror.ts';
 import { bookCreated, refuseInBatch, settleReconciled, uncertainCreatesByFarm } from './op-transitions.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
+import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000004';
 const KEY_A = '0b8f6c3e-1f2a-4c5d-9e8f-0a1b2c3d4e5f';
@@ -15,15 +13,8 @@ const UNCERTAIN = { at: '2026-01-01T00:00:00.000Z', recheckAt: '2026-01-01T00:00
 let dir: string;
 let m: Mirror;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-parcel-creates-'));
-  m = Mirror.open(join(dir, 'mirror.db'));
-  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-});
-afterEach(() => {
-  m.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => { ({ m, dir } = openTestMirror('furrow-parcel-creates-', [ACC])); });
+afterEach(() => closeTestMirror({ m, dir }));
 
 type Made = { localId: string; rowid: number; opId: number };
 

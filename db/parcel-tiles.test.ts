@@ -2,29 +2,19 @@
 // state at field zooms, every parcel a point (merged by pixel) when smaller than a pixel, the account's live parcels
 // only, simplified for the zoom, with the active crop when asked.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Mirror } from './mirror.ts';
+import type { Mirror } from './mirror.ts';
 import { bufferedTileBox, cutParcelTile, LIVE_BOXES_SQL, parcelLooks, SMALL_FEATURES_PER_TILE, TILE_ROWS_SQL } from './parcel-tiles.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
 import { readTile } from '../test/helpers/mvt.ts';
+import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000002';
 const OTHER = 'acc-00000000-0000-4000-8000-000000000003';
 let dir: string;
 let m: Mirror;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-tiles-'));
-  m = Mirror.open(join(dir, 'mirror.db'));
-  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-  m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-});
-afterEach(() => {
-  m.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => { ({ m, dir } = openTestMirror('furrow-tiles-', [ACC, OTHER])); });
+afterEach(() => closeTestMirror({ m, dir }));
 
 /** XYZ tile of [lon, lat] at z. */
 function tileOf(lon: number, lat: number, z: number): [number, number] {

@@ -1,28 +1,18 @@
 // MirrorReader on a real mirror file: the viewport (R*Tree), full-text search (FTS5) and the status counts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Mirror } from './mirror.ts';
+import type { Mirror } from './mirror.ts';
 import { markInFlight, setOpState } from './op-transitions.ts';
 import type { OutboxRow } from './types.ts';
 import { polygonParcel } from '../test/helpers/service.ts';
+import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
 
 const ACC = 'acc-00000000-0000-4000-8000-000000000002';
 const OTHER = 'acc-00000000-0000-4000-8000-000000000003';
 let dir: string;
 let m: Mirror;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'furrow-reader-'));
-  m = Mirror.open(join(dir, 'mirror.db'));
-  m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-  m.write.addAccount({ id: OTHER, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
-});
-afterEach(() => {
-  m.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => { ({ m, dir } = openTestMirror('furrow-reader-', [ACC, OTHER])); });
+afterEach(() => closeTestMirror({ m, dir }));
 
 const names = (hits: { name: string }[]) => hits.map((h) => h.name).sort();
 const opsOf = (localId: string) => m.syncDb.prepare('SELECT * FROM outbox WHERE local_id = ? ORDER BY id').all(localId) as OutboxRow[];
