@@ -69,8 +69,14 @@ describe.skipIf(DEPLOY_SKIP !== null)('the deployment under faults, synced throu
 
   /** The service holds each of the farm's mirrored parcels exactly once, under the id the mirror recorded. */
   async function expectExactlyOnce(farm: FarmRow, n: number): Promise<void> {
-    const r = await demoClient(deployment())('GET', `/api/farms/${farm.server_id}/parcels/`);
-    expect(r.status).toBe(200);
+    // Read as a client reads: a 503 (the database out of reach for a moment, PgBouncer's server_login_retry right
+    // after a failover) is tried again after its Retry-After; any other failure fails the test.
+    let r = await demoClient(deployment())('GET', `/api/farms/${farm.server_id}/parcels/`);
+    for (const deadline = Date.now() + 15_000; r.status === 503 && Date.now() < deadline;) {
+      await new Promise((ok) => setTimeout(ok, Number(r.headers.get('retry-after') ?? 1) * 1000));
+      r = await demoClient(deployment())('GET', `/api/farms/${farm.server_id}/parcels/`);
+    }
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
     const features = r.json.features as { id: number; properties: { metadata: { furrow_ref?: string } } }[];
     expect(features).toHaveLength(n);
     expect(new Set(features.map((f) => f.properties.metadata.furrow_ref)).size).toBe(n);

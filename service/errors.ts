@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openFilesLimit, outOfDescriptors } from '../platform/node/connections.ts';
 import { noRoomError } from '../platform/node/no-room.ts';
+import { databaseUnreachable } from './store/postgres/unreachable.ts';
 import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
 
 /**
@@ -91,6 +92,10 @@ function lingerForUnreadBody(request: FastifyRequest, reply: FastifyReply): void
   raw.resume();
 }
 
+/** How soon a client is told to try again when the database cannot be reached: a failover takes seconds. */
+const DATABASE_RETRY_AFTER_S = 1;
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
 /** How soon a client refused for a full disk is told to try again: freeing space takes someone a while. */
 const DISK_FULL_RETRY_AFTER_S = 60;
 
@@ -163,6 +168,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
           } else if (outOfSpace(err)) {
             sayOnce(request, 'disk', "the disk holding the service's data is full: writes are refused with 507 until space is freed");
             api = new ApiError(ErrorCode.insufficientStorage, "The service's disk is full: nothing of this request was written. Try again later", undefined, { 'retry-after': String(DISK_FULL_RETRY_AFTER_S) });
+          } else if (databaseUnreachable(err) && SAFE_METHODS.has(request.method)) {
+            // A read, which changed nothing: 503, which clients retry, as through a failover. Not a write: its
+            // connection may have broken after its COMMIT was sent, and 503 says nothing was done (the sync engine
+            // would send it again); a write keeps the 500 of an unknown outcome, which the engine reconciles.
+            request.log.warn({ err }, 'the database could not be reached; a read answered 503');
+            api = new ApiError(ErrorCode.serviceBusy, 'The service cannot reach its database right now: try again in a moment', undefined, { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
           } else {
             request.log.error({ err }, 'unhandled error');
             api = new ApiError(ErrorCode.internal, 'Internal error');
