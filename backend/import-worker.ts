@@ -16,7 +16,7 @@ const post = (m: ImportMessage) => parentPort!.postMessage(m);
 
 async function importJob(job: ImportJob): Promise<void> {
   const stop = new Int32Array(job.stop);
-  const mirror = Mirror.open(join(job.home, 'mirror.db'));
+  const mirror = Mirror.open(join(job.home, 'mirror.db'), { recover: false });
   // This connection's writes, for the app's change event (rolled back with the import if it fails).
   const log = mirror.changeLog();
   try {
@@ -37,7 +37,7 @@ async function importJob(job: ImportJob): Promise<void> {
 
 async function previewJob(job: PreviewJob): Promise<void> {
   // Its own connection, only read: the parcels the account has, for the features that are among them already.
-  const mirror = job.home && job.account ? Mirror.open(join(job.home, 'mirror.db')) : null;
+  const mirror = job.home && job.account ? Mirror.open(join(job.home, 'mirror.db'), { recover: false }) : null;
   try {
     const sameAs = mirror && job.account ? existingShapes(mirror, job.account) : undefined;
     post({ t: 'previewed', preview: await previewFile(job.file, { ...job.opts, sameAs, onProgress: (done, total) => post({ t: 'progress', done, total }) }) });

@@ -25,12 +25,18 @@ export class Mirror {
 
   /**
    * Opening after a crash: whatever was in flight may or may not have reached the service. A sync that is
-   * alive in another process still owns its in-flight ops, so they are left alone then.
+   * alive in another process still owns its in-flight ops, so they are left alone then; the check and the change are
+   * one transaction, so that a sync starting meanwhile cannot have its ops taken. `recover: false` for a connection of
+   * a process whose own first connection did that already (the host's import and preview threads): a thread must
+   * never touch the ops its process's sync has in flight, and a preview only reads.
    */
-  static open(file: string): Mirror {
+  static open(file: string, opts: { recover?: boolean } = {}): Mirror {
     const db = openDb(file);
+    if (opts.recover === false) return new Mirror(db);
     try {
-      if (liveSyncHolder(db) === null) inFlightToUncertain(db);
+      db.transaction(() => {
+        if (liveSyncHolder(db) === null) inFlightToUncertain(db);
+      }).immediate();
     } catch (err) {
       // A full disk: what was in flight stays so on disk, and is made uncertain by the next open that can write (a
       // sync cannot run before then: it writes too). Reading the mirror still works.

@@ -55,4 +55,21 @@ describe('the mirror on disk', () => {
       first.close();
     }
   });
+
+  it('makes what a crash left in flight uncertain at open, but not on a thread\'s connection (recover: false)', () => {
+    const file = join(dir, 'inflight', 'mirror.db');
+    const m = Mirror.open(file);
+    m.write.addAccount({ id: ACC, service_url: 'http://127.0.0.1:1', mode: 'api_key' });
+    m.write.createFarm(ACC, 'North');
+    // As a sync marks an op it sends (this process's, still syncing: no live holder is named here, as after a crash).
+    m.syncDb.prepare("UPDATE outbox SET state = 'in_flight'").run();
+    const states = (x: Mirror) => x.syncDb.prepare('SELECT state FROM outbox').pluck().all();
+    const thread = Mirror.open(file, { recover: false });
+    expect(states(thread)).toEqual(['in_flight']);
+    thread.close();
+    const reopened = Mirror.open(file);
+    expect(states(reopened)).toEqual(['uncertain']);
+    reopened.close();
+    m.close();
+  });
 });
