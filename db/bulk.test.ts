@@ -52,8 +52,12 @@ describe('createPreparedParcels with the trigger suspended', () => {
     const farm = m.write.createFarm(ACC, 'A');
     m.write.createParcels(farm.local_id, inputs);
     const viaTrigger = indexed(TERMS);
+    // The farm's totals (farm_totals, kept by triggers of their own that a bulk import does not suspend).
+    const totals = m.read.farmTotals(farm.local_id);
+    expect(totals.parcels).toBe(3);
     const sql = triggerSql();
     m.syncDb.exec('DELETE FROM outbox; DELETE FROM parcels; DELETE FROM history');
+    expect(m.read.farmTotals(farm.local_id)).toEqual({ parcels: 0, hectares: 0 });
 
     m.syncDb.transaction(() => {
       const restore = suspendInsertTrigger(m.syncDb)!;
@@ -64,11 +68,13 @@ describe('createPreparedParcels with the trigger suspended', () => {
     })();
     expect(triggerSql()).toBe(sql);
     expect(indexed(TERMS)).toEqual(viaTrigger);
+    expect(m.read.farmTotals(farm.local_id)).toEqual(totals);
     const rows = m.read.parcels(farm.local_id);
     expect(rows.map((r) => [r.name, r.source_type])).toEqual([['Olivar del Pozo', 'Polygon'], ['Viña 2', 'Polygon'], ['Pozo', 'Point']]);
     expect(m.read.outbox(ACC).map((o) => [o.local_id, o.op, o.state])).toEqual(rows.map((r) => [r.local_id, 'create', 'queued']));
     expect(m.write.undo()).toBe('Import x');
     expect(m.read.parcels(farm.local_id)).toEqual([]);
+    expect(m.read.farmTotals(farm.local_id)).toEqual({ parcels: 0, hectares: 0 });
     expect(m.read.outbox(ACC)).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import VectorSource from 'ol/source/Vector.js';
 import GeoJSON from 'ol/format/GeoJSON.js';
 import { Fill, Stroke, Style } from 'ol/style.js';
 import type { FeatureLike } from 'ol/Feature.js';
+import { parcelsDrawn } from '../map/first-paint.ts';
 
 const LAND = new Style({ fill: new Fill({ color: '#f5f3ea' }), stroke: new Stroke({ color: '#8fb0c2', width: 1 }) });
 const BORDER = new Style({ stroke: new Stroke({ color: '#a99a93', width: 1, lineDash: [4, 3] }) });
@@ -14,15 +15,20 @@ const styleOf = (f: FeatureLike) => (f.get('border') ? BORDER : LAND);
 
 /** The backdrop's features, read once per page: land polygons, and the borders between countries as lines. */
 let features: Promise<ReturnType<GeoJSON['readFeatures']>> | null = null;
+/**
+ * The backdrop waits for the map's first parcels (or this long, for a map with none): reading and drawing its 1 MB
+ * of rings took 100-150 ms of the page's thread just before the first farm's parcels were asked for.
+ */
+const AFTER_PARCELS_MS = 2000;
 
 function worldFeatures(): Promise<ReturnType<GeoJSON['readFeatures']>> {
-  features ??= Promise.all([import('world-atlas/countries-50m.json', { with: { type: 'json' } }), import('topojson-client')]).then(([json, topojson]) => {
+  features ??= parcelsDrawn(AFTER_PARCELS_MS).then(() => Promise.all([import('world-atlas/countries-50m.json', { with: { type: 'json' } }), import('topojson-client')]).then(([json, topojson]) => {
     const topo = json.default as unknown as Parameters<typeof topojson.feature>[0] & { objects: Record<string, Parameters<typeof topojson.feature>[1]> };
     const format = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
     const land = format.readFeatures(topojson.feature(topo, topo.objects.land!));
     const borders = format.readFeatures({ type: 'Feature', properties: { border: true }, geometry: topojson.mesh(topo, topo.objects.countries as never, (a, b) => a !== b) });
     return [...land, ...borders];
-  });
+  }));
   return features;
 }
 

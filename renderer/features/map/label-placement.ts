@@ -74,22 +74,19 @@ function inRing(p: Pt, ring: Pt[]): boolean {
 
 /** Does the segment a–b cross the box's inside? */
 function segmentMeetsBox(a: Pt, b: Pt, box: Box): boolean {
-  // Liang–Barsky clipping: a part of the segment is left inside the box.
-  let t0 = 0;
-  let t1 = 1;
+  // Liang–Barsky clipping: a part of the segment is left inside the box. Unrolled over the four sides, without an
+  // array a side: the names beside their shapes test thousands of edges against each spot.
   const dx = b[0] - a[0];
   const dy = b[1] - a[1];
-  for (const [p, q] of [[-dx, a[0] - box[0]], [dx, box[2] - a[0]], [-dy, a[1] - box[1]], [dy, box[3] - a[1]]] as const) {
-    if (p === 0) {
-      if (q <= 0) return false;
-    } else {
-      const t = q / p;
-      if (p < 0) t0 = Math.max(t0, t);
-      else t1 = Math.min(t1, t);
-      if (t0 >= t1) return false;
-    }
-  }
-  return true;
+  const clip = (p: number, q: number, t: [number, number]): boolean => {
+    if (p === 0) return q > 0;
+    const r = q / p;
+    if (p < 0) t[0] = Math.max(t[0], r);
+    else t[1] = Math.min(t[1], r);
+    return t[0] < t[1];
+  };
+  const t: [number, number] = [0, 1];
+  return clip(-dx, a[0] - box[0], t) && clip(dx, box[2] - a[0], t) && clip(-dy, a[1] - box[1], t) && clip(dy, box[3] - a[1], t);
 }
 
 /** Is the box wholly inside the polygon (inside its outer ring, out of its holes, crossed by none of its edges)? */
@@ -113,9 +110,13 @@ function boxMeetsPolygon(box: Box, polygon: Pt[][]): boolean {
 
 function bounds(points: Pt[]): Box {
   const b: Box = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const [x, y] of points) {
-    b[0] = Math.min(b[0], x); b[1] = Math.min(b[1], y);
-    b[2] = Math.max(b[2], x); b[3] = Math.max(b[3], y);
+  for (let i = 0; i < points.length; i++) {
+    const x = points[i]![0];
+    const y = points[i]![1];
+    if (x < b[0]) b[0] = x;
+    if (y < b[1]) b[1] = y;
+    if (x > b[2]) b[2] = x;
+    if (y > b[3]) b[3] = y;
   }
   return b;
 }
@@ -146,50 +147,66 @@ function spansAt(polygon: Pt[][], y: number, lo: number, hi: number): [number, n
 /**
  * Points inside the polygon's visible part to centre a name on, best first: the middle of the widest span of lines
  * across it, the lines nearest the middle of its visible height first (OpenLayers' interior point is the first).
+ * Made one at a time: the first usually takes the name, and making all 24 first (a span each, its crossings sorted)
+ * was most of the placement's time with 500 parcels in view.
  */
-function anchors(polygon: Pt[][], view: Box, lineHeight: number): Pt[] {
-  const b = bounds(polygon[0]!);
+function* anchors(polygon: Pt[][], view: Box, lineHeight: number, b = bounds(polygon[0]!)): Generator<Pt> {
   const top = Math.max(b[1], view[1]);
   const bottom = Math.min(b[3], view[3]);
-  if (bottom <= top) return [];
+  if (bottom <= top) return;
   const mid = (top + bottom) / 2;
   const step = Math.max(2, lineHeight / 2);
-  const out: Pt[] = [];
+  let made = 0;
   for (let k = 0; mid - k * step > top || mid + k * step < bottom; k++) {
     for (const y of k === 0 ? [mid] : [mid - k * step, mid + k * step]) {
       if (y <= top || y >= bottom) continue;
       const spans = spansAt(polygon, y, Math.max(b[0], view[0]), Math.min(b[2], view[2]));
       const widest = spans.reduce<[number, number] | null>((w, s) => (w === null || s[1] - s[0] > w[1] - w[0] ? s : w), null);
-      if (widest) out.push([(widest[0] + widest[1]) / 2, y]);
+      if (widest) { made++; yield [(widest[0] + widest[1]) / 2, y]; }
     }
-    if (out.length >= 24) break;
+    if (made >= 24) return;
   }
-  return out;
+}
+
+/** The first of `anchors`, or undefined. */
+function firstAnchor(polygon: Pt[][], view: Box, lineHeight: number): Pt | undefined {
+  for (const at of anchors(polygon, view, lineHeight)) return at;
+  return undefined;
 }
 
 /** A uniform grid of boxes, for "does this box meet one already there" over thousands of names. */
 class BoxGrid<T> {
-  private readonly cells = new Map<string, { box: Box; item: T }[]>();
+  // Cells by a number made of their column and row (a string key a cell was most of a lookup's time).
+  private readonly cells = new Map<number, { box: Box; item: T }[]>();
   constructor(private readonly cell = 64) {}
-  private keys(b: Box): string[] {
-    const out: string[] = [];
-    for (let x = Math.floor(b[0] / this.cell); x <= Math.floor(b[2] / this.cell); x++) {
-      for (let y = Math.floor(b[1] / this.cell); y <= Math.floor(b[3] / this.cell); y++) out.push(`${x},${y}`);
-    }
-    return out;
+  private range(b: Box): [number, number, number, number] {
+    const c = this.cell;
+    return [Math.floor(b[0] / c), Math.floor(b[1] / c), Math.floor(b[2] / c), Math.floor(b[3] / c)];
+  }
+  private static key(x: number, y: number): number {
+    return (x + 0x8000) * 0x10000 + (y + 0x8000);
   }
   add(box: Box, item: T): void {
-    for (const k of this.keys(box)) {
-      const list = this.cells.get(k);
-      if (list) list.push({ box, item });
-      else this.cells.set(k, [{ box, item }]);
+    const [x0, y0, x1, y1] = this.range(box);
+    for (let x = x0; x <= x1; x++) {
+      for (let y = y0; y <= y1; y++) {
+        const k = BoxGrid.key(x, y);
+        const list = this.cells.get(k);
+        if (list) list.push({ box, item });
+        else this.cells.set(k, [{ box, item }]);
+      }
     }
   }
-  /** The items whose box meets `box`. */
-  near(box: Box): T[] {
-    const seen = new Set<T>();
-    for (const k of this.keys(box)) for (const e of this.cells.get(k) ?? []) if (overlaps(e.box, box)) seen.add(e.item);
-    return [...seen];
+  /** Whether an item whose box meets `box` passes `test` (each looked at once at most per cell it is in). */
+  some(box: Box, test: (item: T) => boolean = () => true): boolean {
+    const [x0, y0, x1, y1] = this.range(box);
+    for (let x = x0; x <= x1; x++) {
+      for (let y = y0; y <= y1; y++) {
+        const list = this.cells.get(BoxGrid.key(x, y));
+        if (list) for (const e of list) if (overlaps(e.box, box) && test(e.item)) return true;
+      }
+    }
+    return false;
   }
 }
 
@@ -233,18 +250,21 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
   const within = (b: Box) => b[0] >= view[0] && b[1] >= view[1] && b[2] <= view[2] && b[3] <= view[3];
   const taken = new BoxGrid<Box>();
   for (const o of opts.obstacles ?? []) taken.add(o, o);
-  const free = (b: Box) => within(b) && taken.near(b).length === 0;
+  const free = (b: Box) => within(b) && !taken.some(b);
   const shapes = new BoxGrid<Pt[][]>();
   const order = [...parcels].sort((a, b) => Number(Boolean(b.bold)) - Number(Boolean(a.bold)));
   for (const p of order) for (const poly of p.polygons) if (poly[0]?.length) shapes.add(bounds(poly[0]), poly);
 
+  // Each polygon's box, once (the loops below ask for it per size and per anchor).
+  const boxes = new Map<Pt[][], Box>();
+  const boxOf = (poly: Pt[][]): Box => { let b = boxes.get(poly); if (!b) boxes.set(poly, (b = bounds(poly[0]!))); return b; };
   const placed = new Map<string, Placement>();
   const put = (p: LabelParcel, pl: Omit<Placement, 'id' | 'text' | 'bold'>) => {
     placed.set(p.id, { id: p.id, text: p.text, bold: Boolean(p.bold), ...pl });
     taken.add(pl.box, pl.box);
   };
 
-  const area = (poly: Pt[][]) => { const b = bounds(poly[0]!); return (b[2] - b[0]) * (b[3] - b[1]); };
+  const area = (poly: Pt[][]) => { const b = boxOf(poly); return (b[2] - b[0]) * (b[3] - b[1]); };
   // Inside: the largest polygon of a parcel that has room, at the full size, then the smaller.
   for (const p of order) {
     const largestFirst = p.polygons.filter((poly) => poly[0]?.length).sort((a, b) => area(b) - area(a));
@@ -253,9 +273,9 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
       const h = Math.round(size * 1.2);
       for (const poly of largestFirst) {
         // A shape narrower or lower than the text has no room for it: most of a crowd of small parcels, not searched.
-        const b = bounds(poly[0]!);
+        const b = boxOf(poly);
         if (Math.min(b[2], view[2]) - Math.max(b[0], view[0]) < w || Math.min(b[3], view[3]) - Math.max(b[1], view[1]) < h) continue;
-        for (const at of anchors(poly, view, h)) {
+        for (const at of anchors(poly, view, h, b)) {
           const box = boxAt(at, w, h);
           // The text itself (not its halo) inside the shape, and its halo clear of other names and the map's edge.
           if (!boxInPolygon([box[0] + PAD - 1, box[1] + PAD - 1, box[2] - PAD + 1, box[3] - PAD + 1], poly) || !free(box)) continue;
@@ -272,11 +292,11 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
     const size = SIZES[0];
     const w = opts.measure(p.text, size, Boolean(p.bold));
     const h = Math.round(size * 1.2);
-    const visible = p.polygons.filter((poly) => poly[0]?.length).map((poly) => ({ poly, anchor: anchors(poly, view, 2)[0] })).filter((v) => v.anchor);
+    const visible = p.polygons.filter((poly) => poly[0]?.length).map((poly) => ({ poly, anchor: firstAnchor(poly, view, 2) })).filter((v) => v.anchor);
     if (visible.length === 0) continue;
     const { poly, anchor } = visible[0]!;
     // Around the shape's visible part: around the whole of one mostly out of view, the name went far from what shows.
-    const whole = bounds(poly[0]!);
+    const whole = boxOf(poly);
     const b: Box = [Math.max(whole[0], view[0]), Math.max(whole[1], view[1]), Math.min(whole[2], view[2]), Math.min(whole[3], view[3])];
     // A shape of a pixel or two is a dot at this scale: a name beside it would only crowd the others.
     if (b[2] - b[0] < MIN_BESIDE && b[3] - b[1] < MIN_BESIDE) continue;
@@ -293,7 +313,7 @@ export function placeLabels(parcels: LabelParcel[], opts: PlaceOptions): Placeme
         const box = boxAt(at, w, h);
         // Never over another parcel: in a crowd of small parcels, names laid over their neighbours hid them all
         // under text; such a name is left out (hovering names it) until the map is closer.
-        if (!free(box) || shapes.near(box).some((other) => other !== poly && boxMeetsPolygon(box, other))) continue;
+        if (!free(box) || shapes.some(box, (other) => other !== poly && boxMeetsPolygon(box, other))) continue;
         best = { box, at };
         break spots;
       }

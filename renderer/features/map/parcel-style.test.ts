@@ -5,6 +5,8 @@ import { parcelStyle, rgba, selectedStyle } from './parcel-style.ts';
 import { stateMark } from './state-marks.ts';
 import { familyColour, NO_CROP_COLOUR } from '../../../core/crops/family-colours.ts';
 import { stateColor } from '../../states.ts';
+import RenderFeature from 'ol/render/Feature.js';
+import { tileStyle } from './parcel-tile-layer.ts';
 
 const parcel = (state: string, name = 'North block with a long name') => new Feature({ state, name });
 
@@ -62,5 +64,23 @@ describe('parcels coloured by crop', () => {
     wheat.set('crop', { name: 'Wheat', family: 'Poaceae' });
     expect(fill(selectedStyle(() => 'family')(wheat))).toBe(rgba(familyColour('Poaceae'), 0.5));
     expect(fill(selectedStyle(() => 'state')(wheat))).toBe(rgba(stateColor('pending'), 0.5));
+  });
+});
+
+describe("the tiles' sub-pixel parcels", () => {
+  it('are squares of about 3 px at the tile\'s resolution in their state\'s colour, as polygons (drawn into the tile\'s image), not an image style redrawn every frame', () => {
+    const style = tileStyle(() => 'state', (_by, key) => familyColour(key));
+    const dot = new RenderFeature('Point', [1000, 2000], [], 2, { state: 'pending' }, 'p1');
+    const s = style(dot, 10) as Style;
+    expect(s.getImage()).toBeNull();
+    expect(s.getFill()!.getColor()).toBe(rgba(stateColor('pending'), 0.9));
+    const square = (s.getGeometryFunction())(dot) as RenderFeature;
+    expect(square.getType()).toBe('Polygon');
+    expect(square.getExtent()).toEqual([985, 1985, 1015, 2015]);
+    // One style a colour and resolution.
+    expect(style(new RenderFeature('Point', [0, 0], [], 2, { state: 'pending' }, 'p3'), 10)).toBe(s);
+    // Polygons keep the parcel layers' styles.
+    const field = new RenderFeature('Polygon', [0, 0, 10, 0, 10, 10, 0, 0], [8], 2, { state: 'synced' }, 'p2');
+    expect((style(field, 10) as Style[]).at(-1)!.getStroke()!.getColor()).toBe(stateColor('synced'));
   });
 });

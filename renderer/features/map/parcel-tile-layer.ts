@@ -8,7 +8,9 @@ import VectorTileLayer from 'ol/layer/VectorTile.js';
 import VectorTileSource from 'ol/source/VectorTile.js';
 import MVT from 'ol/format/MVT.js';
 import type { FeatureLike } from 'ol/Feature.js';
-import { Fill, Style, RegularShape } from 'ol/style.js';
+import { Fill, Style } from 'ol/style.js';
+import type SimpleGeometry from 'ol/geom/SimpleGeometry.js';
+import RenderFeature from 'ol/render/Feature.js';
 import { parcelStyle, rgba, type ColourOf } from './parcel-style.ts';
 import type { ColourBy } from '../rotations/rotation-store.ts';
 import { colourKey, type ActiveCrop } from '../rotations/crop-legend.ts';
@@ -25,17 +27,38 @@ function cropOf(f: FeatureLike): ActiveCrop | null {
 /** The tile features seen as the viewport's: `crop` an object, the rest as they are. */
 const asParcel = (f: FeatureLike): FeatureLike => ({ get: (k: string) => (k === 'crop' ? cropOf(f) : f.get(k)) }) as FeatureLike;
 
-/** The style of the tiles' features: polygons as the parcel layers draw them, points as 3 px squares of the fill's colour. */
+/** Half the side of a sub-pixel parcel's dot, in pixels: a square of about 3 px. */
+const DOT_HALF_PX = 1.5;
+
+/** The square of half-side `h` (map units) around a point feature, as a polygon of the tile's own kind. */
+function square(f: FeatureLike, h: number): RenderFeature {
+  const [x, y] = (f.getGeometry() as RenderFeature | SimpleGeometry).getFlatCoordinates() as [number, number];
+  return new RenderFeature('Polygon', [x - h, y - h, x + h, y - h, x + h, y + h, x - h, y + h, x - h, y - h], [10], 2, {}, undefined);
+}
+
+/**
+ * The style of the tiles' features: polygons as the parcel layers draw them, points (parcels under a pixel) as squares
+ * of about 3 px in the fill's colour. The squares are polygons, not an image style: in the layer's hybrid mode
+ * polygons are drawn once into each tile's image, while images are drawn again one by one on every frame (a save,
+ * a drawImage and a restore each): with hundreds of thousands of dots in view that made every frame of a pan 50-80 ms.
+ * `resolution` is the tile's, so a square stays about 3 px at the zoom its tile was cut for. One Style per colour and
+ * resolution; a square is a RenderFeature, which the renderer takes as it is (no simplified copy of it made).
+ */
 export function tileStyle(colourBy: () => ColourBy, colourOf: ColourOf) {
   const polygon = parcelStyle(colourBy, colourOf);
-  const dots = new Map<string, Style>();
-  return (f: FeatureLike) => {
+  const squares = new Map<string, Style>();
+  return (f: FeatureLike, resolution: number) => {
     if (f.getGeometry()?.getType() !== 'Point') return polygon(asParcel(f));
     const by = colourBy();
     const key = colourKey(cropOf(f), by);
     const colour = by === 'state' ? stateColor(String(f.get('state'))) : key === null ? NO_CROP_COLOUR : colourOf(by, key);
-    let s = dots.get(colour);
-    if (!s) dots.set(colour, (s = new Style({ image: new RegularShape({ points: 4, radius: 2.2, angle: Math.PI / 4, fill: new Fill({ color: rgba(colour, 0.9) }) }) })));
+    const id = `${colour}|${resolution}`;
+    let s = squares.get(id);
+    if (!s) {
+      if (squares.size > 1000) squares.clear();
+      const h = DOT_HALF_PX * resolution;
+      squares.set(id, (s = new Style({ fill: new Fill({ color: rgba(colour, 0.9) }), geometry: (g) => square(g, h) })));
+    }
     return s;
   };
 }
@@ -47,7 +70,7 @@ export class ParcelTileLayer {
   private version = 0;
 
   constructor(colourBy: () => ColourBy, colourOf: ColourOf) {
-    // Hybrid: polygons drawn as vectors (crisp while zooming), tiles as images while the view moves.
+    // Hybrid: the polygons (the dots too, tileStyle) drawn once into each tile's image, which a frame only copies.
     this.layer = new VectorTileLayer({ style: tileStyle(colourBy, colourOf), renderMode: 'hybrid', visible: false, declutter: false });
   }
 
