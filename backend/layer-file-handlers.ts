@@ -14,8 +14,6 @@ import type { ByteSession } from './bytes.ts';
 import { LayerFileProblem, publicInfo, type LayerFiles } from './layer-files.ts';
 import { UploadRefused } from './layer-uploads.ts';
 import { BUILT_IN_EPSG } from './layer-sniff.ts';
-import { proj4Of } from './epsg-proj4.ts';
-import { crsDefinition } from './crs-definition.ts';
 import { Value } from '@sinclair/typebox/value';
 
 type Handlers = HandlersOf<typeof LAYER_FILES_API>;
@@ -84,11 +82,14 @@ export function layerFileHandlers(files: LayerFiles, mirror: Mirror, scope: Laye
       files.remove(file);
       return null;
     }),
-    crsDefinition: async ({ code }) => crsDefinition(code),
+    // The EPSG definitions and proj4 are loaded when first asked for (epsg-proj4.ts): not at every start of the CLI,
+    // which reaches this module, for commands (an import, say) that place nothing in another CRS.
+    crsDefinition: async ({ code }) => (await import('./crs-definition.ts')).crsDefinition(code),
     layerFileSource: guard(async ({ file }) => {
       if (!bytes) throw new RpcError(RpcCode.forbidden, "'layerFileSource' is for the app's page: its paths are a page session's");
       const info = await files.info(file);
-      return layerSource(files, bytes, publicInfo(info), info.tileType);
+      const { proj4Of } = await import('./epsg-proj4.ts');
+      return layerSource(files, bytes, publicInfo(info), info.tileType, proj4Of);
     }),
   };
 }
@@ -105,7 +106,8 @@ const WHOLE: Partial<Record<LayerFileInfo['format'], { name: string; type: strin
 };
 
 /** A page's bytes paths for a kept file, registered in its session (the same resource when asked again). */
-function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo, tileType: keyof typeof TILE_TYPES | null): LayerFileSource {
+function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo, tileType: keyof typeof TILE_TYPES | null,
+  proj4Of: (code: number) => string | null): LayerFileSource {
   const id = info.file;
   const proj4 = info.format === 'geotiff' && info.epsg !== null && !BUILT_IN_EPSG.has(info.epsg) ? proj4Of(info.epsg) : null;
   const whole = WHOLE[info.format];

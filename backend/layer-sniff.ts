@@ -9,7 +9,6 @@ import { PMTiles, TileType, type RangeResponse, type Source } from 'pmtiles';
 import type { LayerFileFormat } from '../core/api-layers.ts';
 import { LAYER_FILE_KINDS, type TileExt } from '../core/layers/layer-files.ts';
 import { isGeoPackage, MbtilesError, MbtilesReader } from '../db/mbtiles.ts';
-import { proj4Of, shiftsByGrid, toWgs84Bbox } from './epsg-proj4.ts';
 
 /** A file the map cannot show: why, in words (the file named by the caller). */
 export class LayerFileRefused extends Error {}
@@ -150,6 +149,8 @@ async function geotiff(file: string, name: string): Promise<Sniffed> {
     if (!Number.isInteger(code) || code <= 0 || code === 32767) {
       throw new LayerFileRefused(`${name} has a coordinate reference system without an EPSG code: the map takes a GeoTIFF whose CRS is an EPSG code (gdalwarp -t_srs EPSG:3857, or EPSG:<code> of your area).`);
     }
+    // Loaded for a GeoTIFF only (see layer-file-handlers.ts crsDefinition).
+    const { proj4Of, shiftsByGrid, toWgs84Bbox } = await import('./epsg-proj4.ts');
     const def = BUILT_IN_EPSG.has(code) ? null : proj4Of(code);
     if (!BUILT_IN_EPSG.has(code) && !def) throw new LayerFileRefused(`${name} is in EPSG:${code}, a CRS the app does not know: reproject it, e.g. gdalwarp -t_srs EPSG:3857.`);
     let box: number[];

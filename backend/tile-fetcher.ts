@@ -5,7 +5,7 @@
 // only to addresses the layers' rules accept (https, or http on this computer), and an answer must be an image of
 // bounded size — a WMS error document served with 200 is a failure, never a tile.
 import { setMaxListeners } from 'node:events';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { isBasemapImageUrl } from '../core/basemap.ts';
 import { isImageTile } from '../db/mbtiles.ts';
 
@@ -62,19 +62,25 @@ export class TileFetcher {
   /**
    * Its own connections, kept alive between tiles: undici's request, the sync engine's HTTP client, rather than
    * fetch, whose WHATWG machinery (a Request, a Response, an AbortSignal and a timer for each tile) cost the host a
-   * fifth more CPU per tile than the download loop without it. The timeouts are the dispatcher's.
+   * fifth more CPU per tile than the download loop without it. The timeouts are the dispatcher's. Made at the first
+   * request, with undici loaded then: this module is reached from every command line start (backend.ts), and undici
+   * (a megabyte of code) took 5 MB and 20 ms to load there, for commands (an import, say) that fetch no tile.
    */
-  private readonly agent: Agent;
+  private agent: Promise<Agent> | null = null;
 
   constructor(private readonly signal: AbortSignal, private readonly policy: TilePolicy = TILE_POLICY, private readonly random = Math.random) {
-    this.agent = new Agent({ headersTimeout: policy.timeoutMs, bodyTimeout: policy.timeoutMs, keepAliveTimeout: 10_000 });
     // Each request in flight listens to the download's signal.
     setMaxListeners(64, signal);
   }
 
+  private dispatcher(): Promise<Agent> {
+    const { timeoutMs } = this.policy;
+    return (this.agent ??= import('undici').then(({ Agent }) => new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 })));
+  }
+
   /** Closes its connections (the download is over). */
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => undefined);
+    if (this.agent) await (await this.agent).destroy().catch(() => undefined);
   }
 
   /** The tile at `url`, trying again as the policy says; throws only when the download's signal aborts. */
@@ -138,7 +144,7 @@ export class TileFetcher {
       this.requests++;
       let res: Dispatcher.ResponseData;
       try {
-        res = await this.agent.request({ origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers: HEADERS, signal: this.signal });
+        res = await (await this.dispatcher()).request({ origin: u.origin, path: `${u.pathname}${u.search}`, method: 'GET', headers: HEADERS, signal: this.signal });
       } catch (err) {
         if (this.signal.aborted) throw this.signal.reason;
         throw new Retry(timedOut(err) ? `${host(url)} did not answer within ${this.policy.timeoutMs / 1000} s` : `${host(url)} could not be reached`, null, true);

@@ -184,7 +184,7 @@ const out = record.finish({
       `on a machine loaded by other processes (load average ${r1(LOAD_AT_START)} at the start of this run, on ${os.cpus().length} cores) they share them with everything else, and the ratio moves toward the CPU ratio. ` +
       'The ratio depends on the machine: compare it only with runs on the same CPU (the machine line above).',
     `Peak memory: Node alone peaks at ${floor.node} MB here and the CLI loading its modules (\`cli --help\`) at ${floor.cli} MB, before any import; ` +
-      'the import adds its worker thread (a V8 heap of its own, with a 32 MB young generation: smaller ones cost 15–25 % more validation CPU), the importing thread\'s own young generation, the split tables, ' +
+      'the import adds its worker thread (a V8 heap of its own, with a 16 MB young generation, db/import/pool.ts), the importing thread\'s own young generation (V8 grows it to 32 MB), the split tables, ' +
       'the results waiting to be written (at most 32 jobs) and SQLite\'s page cache (4 MiB during the import). ogr2ogr is one thread of C++ with no JavaScript engine.',
     whyLarger(),
   ],

@@ -48,10 +48,11 @@ export interface NewParcels {
 }
 
 // Several rows per INSERT: a statement run from JavaScript costs a microsecond or two of its own, and there
-// were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more.
+// were three per parcel. Positional parameters: binding 15 values by name (an object per row) cost more. The values
+// every row shares (account, farm, time) are named parameters, bound once per statement rather than once per row.
 const ROWS_PER_INSERT = 100;
 // Text given as UTF-8 bytes is a blob to SQLite: CAST makes it the TEXT it is (a string stays as it is).
-const PARCEL_VALUES = '(?, ?, ?, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, ?, ?)';
+const PARCEL_VALUES = '(?, @account, @farm, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, @created, @created)';
 const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
   metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
 // What the trigger writes for each new row — its box, account and deleted flag to the R*Tree; its name and its metadata's values (not the
@@ -81,6 +82,23 @@ export function suspendInsertTrigger(db: Db): (() => void) | null {
   const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'parcels_ai'").pluck().get() as string | undefined;
   if (sql === undefined || sql.replace(/\s+/g, ' ') !== KNOWN_TRIGGER) return null;
   db.exec('DROP TRIGGER parcels_ai');
+  return () => db.exec(sql);
+}
+
+/**
+ * Drops the index `name` for the rest of the current transaction and returns what builds it again, from the schema's
+ * own statement (call it before the transaction commits; a rollback restores the index by itself, as it does a
+ * suspended trigger). Null when there is no such index. For an index whose entries a bulk insert would add in no
+ * particular order: parcels_farm is ordered by hectares within a farm, so each new parcel's entry went to a page at
+ * random, and with the import's small page cache (withImportCache) pages were written out and read back again; built
+ * after the rows, its entries are sorted once. For 100,000 parcels into a new mirror the write phase took 13–17 % less
+ * CPU time (1.35–1.41 s against 1.58–1.63 s, the rebuild included).
+ */
+export function deferIndex(db: Db, name: string): (() => void) | null {
+  if (!db.inTransaction) throw new Error('deferIndex must run inside a transaction');
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").pluck().get(name) as string | null | undefined;
+  if (!sql) return null; // none, or one SQLite made for a constraint (no statement of its own)
+  db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
   return () => db.exec(sql);
 }
 
@@ -227,16 +245,16 @@ export function checkpointNow(db: Db): void {
  */
 export function insertNewParcels(db: Db, rows: NewParcels): number {
   const { parcels, ids, account_id: account, farm_local_id: farm, created } = rows;
+  const shared = { account, farm, created };
   let first = 0;
   for (let i = 0; i < parcels.length; i += ROWS_PER_INSERT) {
     const n = Math.min(ROWS_PER_INSERT, parcels.length - i);
     const params: unknown[] = [];
     for (let k = i; k < i + n; k++) {
       const r = parcels[k]!;
-      params.push(ids[k], account, farm, r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata,
-        r.minx, r.miny, r.maxx, r.maxy, r.checked, created, created);
+      params.push(ids[k], r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata, r.minx, r.miny, r.maxx, r.maxy, r.checked);
     }
-    const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, n)).run(params).lastInsertRowid);
+    const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, n)).run(params, shared).lastInsertRowid);
     if (i === 0) first = last - n + 1;
     else if (last !== first + i + n - 1) throw new Error(`insertNewParcels: rowid ${last} after ${first + i - 1}`);
   }
@@ -261,6 +279,9 @@ const COUNTER_LIMIT = 2 ** 26;
 export function timeOrderedIds(n: number): string[] {
   const random = randomFillSync(Buffer.alloc(6 * n)).toString('hex');
   const ids: string[] = [];
+  // The millisecond's two groups are printed once per millisecond, not once per id: 5,000 ids take one or a few.
+  let printed = -1;
+  let head = '';
   for (let i = 0; i < n; i++) {
     const now = Date.now();
     if (now > lastMs) {
@@ -270,10 +291,14 @@ export function timeOrderedIds(n: number): string[] {
       lastMs++; // borrow the next millisecond rather than wrap
       counter = 0;
     }
-    const ms = lastMs.toString(16).padStart(12, '0');
+    if (lastMs !== printed) {
+      const ms = lastMs.toString(16).padStart(12, '0');
+      head = `${ms.slice(0, 8)}-${ms.slice(8)}-`;
+      printed = lastMs;
+    }
     const a = (0x7000 | (counter >>> 14)).toString(16);
     const b = (0x8000 | (counter & 0x3fff)).toString(16);
-    ids.push(`${ms.slice(0, 8)}-${ms.slice(8)}-${a}-${b}-${random.slice(12 * i, 12 * i + 12)}`);
+    ids.push(`${head}${a}-${b}-${random.slice(12 * i, 12 * i + 12)}`);
   }
   return ids;
 }

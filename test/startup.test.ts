@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_OFFSET, Offset } from '../core/schemas/common.ts';
 
 const DIST = join(import.meta.dirname, '..', 'dist');
 
@@ -22,7 +23,11 @@ function staticGraph(entry: string): Map<string, string[]> {
   return seen;
 }
 
-const sources = (entry: string) => [...staticGraph(entry).values()].flat();
+/**
+ * The sources of every chunk reached from `entry`. A package's path as the package names it (node_modules/x/…), also in
+ * a git worktree whose node_modules links to another checkout's (esbuild names those ../main/node_modules/x/…).
+ */
+const sources = (entry: string) => [...staticGraph(entry).values()].flat().map((s) => s.replace(/^(\.\.\/)+[^/]+\/node_modules\//, 'node_modules/'));
 
 describe('start-up', () => {
   for (const entry of ['cli.mjs', 'host.mjs']) {
@@ -33,5 +38,25 @@ describe('start-up', () => {
       expect(loaded).toContain('backend/print.ts');
       expect(loaded.filter((s) => s.startsWith('node_modules/pdf-lib/') || s.startsWith('node_modules/@pdf-lib/') || s === 'backend/print-pdf.ts')).toEqual([]);
     });
+
+    // undici (a megabyte of code: 5 MB resident and 20 ms to load) only when a tile is fetched or a sync talks to a
+    // service: an import, a status, an export start without it.
+    it(`${entry} loads no HTTP client until a request is made`, () => {
+      const loaded = sources(entry);
+      expect(loaded).toContain('backend/tile-fetcher.ts');
+      expect(loaded.filter((s) => s.startsWith('node_modules/undici/'))).toEqual([]);
+    });
+
+    // proj4 (4 MB resident, 10–20 ms) and the EPSG definitions only when something is placed in another CRS: a
+    // WGS84 import, a status, a sync start without them.
+    it(`${entry} loads no projection library until a CRS is asked for`, () => {
+      const loaded = sources(entry);
+      expect(loaded).toContain('backend/layer-file-handlers.ts');
+      expect(loaded.filter((s) => s.startsWith('node_modules/proj4/') || s === 'core/geo/crs.ts' || s === 'backend/epsg-proj4.ts')).toEqual([]);
+    });
   }
+
+  it('the schemas format their limits without the locale data (Offset: at most 10,000,000)', () => {
+    expect(Offset.description).toContain(MAX_OFFSET.toLocaleString('en-US'));
+  });
 });

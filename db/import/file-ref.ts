@@ -45,14 +45,12 @@ export function openRef(ref: FileRef): number {
   return fd;
 }
 
-/** Bytes [start, end) of the file. */
-export function readRange(fd: number, ref: FileRef, start: number, end: number): Buffer {
-  const out = Buffer.allocUnsafe(end - start);
-  for (let done = 0; done < out.length;) {
-    const got = readSync(fd, out, done, out.length - done, start + done);
+/** Bytes [start, end) of the file, into `out` from offset `at`. */
+export function readInto(fd: number, ref: FileRef, out: Uint8Array, at: number, start: number, end: number): void {
+  for (let done = 0; done < end - start;) {
+    const got = readSync(fd, out, at + done, end - start - done, start + done);
     if (got === 0) checkUnchanged(fd, ref); // shorter than it was: changed (a file that is not is a bug)
     if (got === 0) throw new ImportError('file_changed', `${basename(ref.path)} ended before byte ${end}: it changed while being imported`);
     done += got;
   }
-  return out;
 }

@@ -47,6 +47,9 @@ async function importEach(content: string, opts: Partial<ImportOptions> = {}): P
       search: db.prepare("SELECT rowid FROM parcels_fts WHERE parcels_fts MATCH 'olivar OR andalucia OR 2024'").pluck().all().length,
       rtree: db.prepare('SELECT count(*) FROM parcels_rtree').pluck().get(),
       trigger: db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'parcels_ai'").pluck().get(),
+      // The farm index as the migrations made it, with an entry for every parcel (an import may build it again).
+      farmIndex: db.prepare("SELECT sql FROM sqlite_master WHERE name = 'parcels_farm'").pluck().get(),
+      farmIndexed: db.prepare("SELECT count(*) FROM parcels INDEXED BY parcels_farm WHERE farm_local_id > ''").pluck().get(),
     };
     out[way] = outcome;
   }
@@ -95,6 +98,8 @@ describe('importFile: split file, worker threads, jobs', () => {
     expect(o.report).toMatchObject({ imported: n, skipped: [] });
     expect(o.progress).toEqual([[0, n], [IMPORT_CHUNK, n], [n, n]]);
     expect((o.state as { history: string[] }).history).toEqual(['Import fields.geojson (1–5,000 of 5,007)', 'Import fields.geojson (5,001–5,007 of 5,007)']);
+    // Large enough for the farm index to be built again after the rows: it is the same index, of every row.
+    expect(o.state).toMatchObject({ farmIndex: expect.stringMatching(/^CREATE INDEX parcels_farm ON parcels\s*\(farm_local_id, deleted, hectares\)$/), farmIndexed: n });
   });
 
   it('imports a file large enough for a worker to split its second part the same way (a feature\'s text looking like a boundary too)', async () => {

@@ -12,6 +12,9 @@ import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type Begin, type JobT
 import type { FileRef } from './file-ref.ts';
 import type { TailSplit, TailTables } from './split-scanner.ts';
 
+/** The workers' young generation (see the constructor). */
+export const YOUNG_GENERATION_MB = 16;
+
 /** A worker that has claimed a job and posted nothing for this long is taken for dead: its jobs are redone here. */
 const STALL_MS = 60_000;
 
@@ -36,10 +39,14 @@ export class ImportPool {
         // Results come back on a channel of their own: this thread reads it synchronously, without an event loop.
         const { port1, port2 } = new MessageChannel();
         this.ports[i] = port1;
-        // A young generation twice the default: validating allocates much short-lived garbage (GeographicLib returns
-        // objects on every call), so fewer collections. 64 MB cost 30 MB more peak memory than 32 MB and was no faster
-        // importing 250 MB of GeoJSON (interleaved runs, 16.3–17.8 s against 17.7–19.0 s).
-        return { workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 32 } };
+        // A young generation of 16 MB: validating allocates much short-lived garbage (GeographicLib returns objects on
+        // every call). 64 MB cost 30 MB more peak memory than 32 MB and was no faster importing 250 MB of GeoJSON
+        // (interleaved runs, 16.3–17.8 s against 17.7–19.0 s). Importing mirror-import's 100,000 parcels, 16 MB peaked
+        // 15–20 MB lower than 32 MB (178–192 MB against 198–207 MB, 3 runs each, on a machine loaded 9–13) for the
+        // same CPU time of the process (6.40–6.78 s against 6.51–6.78 s before, interleaved); 8 MB peaked no lower than
+        // 32 MB. Capping the importing thread's young generation too (V8 grows it to 32 MB, and only a V8 flag set at
+        // run time holds it) saved 10–15 MB more but cost 3–9 % more CPU time.
+        return { workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
       },
       // A worker that fails to start or dies claims no more jobs, and is not replaced; the one it had is redone here
       // (see collect()).

@@ -6,7 +6,7 @@
 import { closeSync } from 'node:fs';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { prepareFeatures } from './prepare.ts';
-import { jobBytes, parseSlice } from './jobs.ts';
+import { JobReader } from './jobs.ts';
 import { openRef } from './file-ref.ts';
 import { AHEAD, NEXT, SIGNAL, STOP, WANTED, type Begin, type Reply, type SplitTail, type SplitTailReply } from './protocol.ts';
 import { splitFeaturesFrom } from './geojson-split.ts';
@@ -51,13 +51,14 @@ parentPort!.on('message', (message: Begin | SplitTail) => {
   if ('splitTail' in message) return splitTail(message);
   const { run, ctl, file, jobs, opts } = message;
   let fd = -1;
+  let reader: JobReader | null = null;
   try {
     for (let job = claim(ctl, jobs.count); job >= 0; job = claim(ctl, jobs.count)) {
       let reply: Reply;
       try {
         if (fd < 0) fd = openRef(file);
-        const { bytes, base } = jobBytes(fd, file, jobs, job);
-        const { features, first } = parseSlice(bytes, jobs, job);
+        reader ??= new JobReader(fd, file);
+        const { features, first, bytes, base } = reader.read(jobs, job);
         reply = { run, job, result: prepareFeatures(features, first, opts, { bytes, base, polygons: jobs.polygons }) };
       } catch (e) {
         // Not a syntax error (a changed file, say): the importing thread redoes the job and says what it is.
