@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { freePort } from '../helpers/process.ts';
+import { freePorts } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
 import { demoApi, openApp, selectBySearch, shownOn, startApp, waitOnline, type RunningApp } from './app-harness.ts';
@@ -26,7 +26,7 @@ let problems: () => Promise<string[]>;
 beforeAll(async () => {
   await ensureRenderer();
   dir = mkdtempSync(join(tmpdir(), 'furrow-app-crop-view-'));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
+  const [servicePort, appPort] = (await freePorts(2)) as [number, number];
   service = `http://127.0.0.1:${servicePort}`;
   env = { DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) };
   app = await startApp(env);

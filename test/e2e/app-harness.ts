@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { freePort, ROOT } from '../helpers/process.ts';
+import { freePorts, ROOT } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
 
@@ -66,7 +66,7 @@ export interface DemoApp {
 export async function startDemoApp(prefix: string, env: NodeJS.ProcessEnv = {}): Promise<DemoApp> {
   await ensureRenderer();
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const [servicePort, appPort] = [await freePort(), await freePort()];
+  const [servicePort, appPort] = (await freePorts(2)) as [number, number];
   const app = await startApp({
     DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort), ...env,
   });

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { freePort } from '../helpers/process.ts';
+import { freePorts } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { NmeaPlayer, type SimCycle } from '../helpers/nmea-sim.ts';
 import { serveGpsd, serveNmeaTcp, writeNmeaTo, type SimServer } from '../helpers/nmea-sim-servers.ts';
@@ -32,7 +32,8 @@ let pty: { receiver: string; port: string };
 beforeAll(async () => {
   await ensureRenderer();
   dir = mkdtempSync(join(tmpdir(), 'furrow-position-sources-'));
-  env = { DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(await freePort()), HOST: '127.0.0.1', FURROW_APP_PORT: String(await freePort()) };
+  const [servicePort, appPort] = (await freePorts(2)) as [number, number];
+  env = { DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) };
   pty = { receiver: join(dir, 'receiver'), port: join(dir, 'ttyACM9') };
   socat = spawn('socat', [`pty,raw,echo=0,link=${pty.receiver}`, `pty,raw,echo=0,link=${pty.port}`], { stdio: 'ignore' });
   for (let i = 0; !(existsSync(pty.receiver) && existsSync(pty.port)); i++) {

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { freePort, ROOT } from '../helpers/process.ts';
+import { freePorts, ROOT } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 import { NmeaPlayer } from '../helpers/nmea-sim.ts';
 import { serveNmeaTcp, type SimServer } from '../helpers/nmea-sim-servers.ts';
@@ -28,7 +28,8 @@ const sims: { player: NmeaPlayer; server: SimServer }[] = [];
 beforeAll(async () => {
   await ensureRenderer();
   dir = mkdtempSync(join(tmpdir(), 'furrow-position-'));
-  env = { DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(await freePort()), HOST: '127.0.0.1', FURROW_APP_PORT: String(await freePort()) };
+  const [servicePort, appPort] = (await freePorts(2)) as [number, number];
+  env = { DATA_DIR: join(dir, 'data'), FURROW_HOME: join(dir, 'home'), PORT: String(servicePort), HOST: '127.0.0.1', FURROW_APP_PORT: String(appPort) };
   app = await startApp(env);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
 }, 120_000);

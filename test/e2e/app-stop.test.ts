@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ROOT } from '../helpers/process.ts';
+import { freePorts, ROOT } from '../helpers/process.ts';
 import { ensureRenderer } from '../../app/renderer-build.ts';
 
 const dirs: string[] = [];
@@ -65,7 +65,7 @@ async function launch(): Promise<Launched> {
   mkdirSync(bin);
   writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nexit 0\n');
   chmodSync(join(bin, 'xdg-open'), 0o755);
-  const [servicePort, appPort] = [await freePort(), await freePort()];
+  const [servicePort, appPort] = (await freePorts(2)) as [number, number];
   const child = spawn(process.execPath, ['--import', 'tsx', 'app/start.ts'], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     env: {

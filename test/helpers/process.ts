@@ -10,9 +10,9 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  */
 export const SERVICE = resolve(ROOT, 'dist/service.mjs');
 
-import { freePort } from '../../platform/node/free-port.ts';
+import { freePort, freePorts } from '../../platform/node/free-port.ts';
 
-export { freePort };
+export { freePort, freePorts };
 
 /** Runs `npm run -s service -- <args>` equivalent synchronously; returns parsed stdout JSON. */
 export function serviceCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): { status: number; stdout: string; stderr: string; json: unknown } {
