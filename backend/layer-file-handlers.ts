@@ -82,14 +82,14 @@ export function layerFileHandlers(files: LayerFiles, mirror: Mirror, scope: Laye
       files.remove(file);
       return null;
     }),
-    // The EPSG definitions and proj4 are loaded when first asked for (epsg-proj4.ts): not at every start of the CLI,
-    // which reaches this module, for commands (an import, say) that place nothing in another CRS.
+    // The EPSG definitions and proj4 are loaded by the calls that use them, not with the host or the CLI
+    // (test/startup.test.ts).
     crsDefinition: async ({ code }) => (await import('./crs-definition.ts')).crsDefinition(code),
     layerFileSource: guard(async ({ file }) => {
       if (!bytes) throw new RpcError(RpcCode.forbidden, "'layerFileSource' is for the app's page: its paths are a page session's");
       const info = await files.info(file);
-      const { proj4Of } = await import('./epsg-proj4.ts');
-      return layerSource(files, bytes, publicInfo(info), info.tileType, proj4Of);
+      const proj4 = info.format === 'geotiff' && info.epsg !== null && !BUILT_IN_EPSG.has(info.epsg) ? (await import('./epsg-proj4.ts')).proj4Of(info.epsg) : null;
+      return layerSource(files, bytes, publicInfo(info), info.tileType, proj4);
     }),
   };
 }
@@ -106,10 +106,8 @@ const WHOLE: Partial<Record<LayerFileInfo['format'], { name: string; type: strin
 };
 
 /** A page's bytes paths for a kept file, registered in its session (the same resource when asked again). */
-function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo, tileType: keyof typeof TILE_TYPES | null,
-  proj4Of: (code: number) => string | null): LayerFileSource {
+function layerSource(files: LayerFiles, bytes: ByteSession, info: LayerFileInfo, tileType: keyof typeof TILE_TYPES | null, proj4: string | null): LayerFileSource {
   const id = info.file;
-  const proj4 = info.format === 'geotiff' && info.epsg !== null && !BUILT_IN_EPSG.has(info.epsg) ? proj4Of(info.epsg) : null;
   const whole = WHOLE[info.format];
   if (whole) {
     // Its path asked at each request: a file removed meanwhile is no longer served.

@@ -5,7 +5,7 @@
 // proj4); anything else is tried as a vector overlay (GeoJSON, KML/KMZ, zipped Shapefile). Every reader reads by
 // range: a 4 GB file is never read whole. What it cannot show is refused in words (LayerFileRefused).
 import { open, type FileHandle } from 'node:fs/promises';
-import { PMTiles, TileType, type RangeResponse, type Source } from 'pmtiles';
+import type { RangeResponse, Source, TileType } from 'pmtiles';
 import type { LayerFileFormat } from '../core/api-layers.ts';
 import { LAYER_FILE_KINDS, type TileExt } from '../core/layers/layer-files.ts';
 import { isGeoPackage, MbtilesError, MbtilesReader } from '../db/mbtiles.ts';
@@ -99,10 +99,11 @@ export class FileRangeSource implements Source {
   }
 }
 
-const PMTILES_TYPES: Partial<Record<TileType, TileExt>> = { [TileType.Mvt]: 'pbf', [TileType.Png]: 'png', [TileType.Jpeg]: 'jpg', [TileType.Webp]: 'webp' };
-
 async function pmtiles(file: string, name: string, head: Uint8Array): Promise<Sniffed> {
   if (head[7] !== 3) throw new LayerFileRefused(`${name} is a PMTiles file of version ${head[7]}: the map reads version 3 (convert it with the pmtiles tool: pmtiles convert).`);
+  // Loaded when a PMTiles file is opened, not with the host or the CLI (it brings fflate): test/startup.test.ts.
+  const { PMTiles, TileType } = await import('pmtiles');
+  const PMTILES_TYPES: Partial<Record<TileType, TileExt>> = { [TileType.Mvt]: 'pbf', [TileType.Png]: 'png', [TileType.Jpeg]: 'jpg', [TileType.Webp]: 'webp' };
   const fh = await open(file, 'r');
   try {
     const p = new PMTiles(new FileRangeSource(fh, file));
@@ -149,7 +150,8 @@ async function geotiff(file: string, name: string): Promise<Sniffed> {
     if (!Number.isInteger(code) || code <= 0 || code === 32767) {
       throw new LayerFileRefused(`${name} has a coordinate reference system without an EPSG code: the map takes a GeoTIFF whose CRS is an EPSG code (gdalwarp -t_srs EPSG:3857, or EPSG:<code> of your area).`);
     }
-    // Loaded for a GeoTIFF only (see layer-file-handlers.ts crsDefinition).
+    // The EPSG definitions and proj4, loaded when a GeoTIFF is placed, not with the host or the CLI (~30 ms of every
+    // start, a push's included: test/startup.test.ts).
     const { proj4Of, shiftsByGrid, toWgs84Bbox } = await import('./epsg-proj4.ts');
     const def = BUILT_IN_EPSG.has(code) ? null : proj4Of(code);
     if (!BUILT_IN_EPSG.has(code) && !def) throw new LayerFileRefused(`${name} is in EPSG:${code}, a CRS the app does not know: reproject it, e.g. gdalwarp -t_srs EPSG:3857.`);

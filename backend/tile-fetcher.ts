@@ -63,8 +63,8 @@ export class TileFetcher {
    * Its own connections, kept alive between tiles: undici's request, the sync engine's HTTP client, rather than
    * fetch, whose WHATWG machinery (a Request, a Response, an AbortSignal and a timer for each tile) cost the host a
    * fifth more CPU per tile than the download loop without it. The timeouts are the dispatcher's. Made at the first
-   * request, with undici loaded then: this module is reached from every command line start (backend.ts), and undici
-   * (a megabyte of code) took 5 MB and 20 ms to load there, for commands (an import, say) that fetch no tile.
+   * request, with undici's Agent loaded then (platform/node/undici.ts, without undici's index: the sync engine loads
+   * the same module statically): this module is reached from every command line start (backend.ts).
    */
   private agent: Promise<Agent> | null = null;
 
@@ -75,7 +75,7 @@ export class TileFetcher {
 
   private dispatcher(): Promise<Agent> {
     const { timeoutMs } = this.policy;
-    return (this.agent ??= import('undici').then(({ Agent }) => new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 })));
+    return (this.agent ??= import('../platform/node/undici.ts').then(({ Agent }) => new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 })));
   }
 
   /** Closes its connections (the download is over). */

@@ -47,8 +47,8 @@ export function migrate(db: Db, upTo: number = migrations.length): void {
  * loss to a power cut is harmless because what is on disk already says what to do: the next FULL commit on this
  * connection (its fsync covers every earlier WAL frame) makes them durable.
  */
-export function withoutFsync<T>(db: Db, fn: () => T): T {
+export function withoutFsync<T>(db: Db, fn: () => T, mode: 'deferred' | 'immediate' = 'deferred'): T {
   // Inside a caller's transaction the commit is the caller's, with the caller's durability.
   if (db.inTransaction) return fn();
-  return commitWithoutFsync(db, fn);
+  return commitWithoutFsync(db, fn, mode);
 }

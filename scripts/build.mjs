@@ -64,8 +64,10 @@ export async function buildCli() {
   for (const f of readdirSync(DIST)) {
     if (/^chunk-/.test(f) && !built.has(f) && Date.now() - statSync(join(DIST, f)).mtimeMs > 3_600_000) rmSync(join(DIST, f), { force: true });
   }
-  // The packages' files stand for the lock file: a changed dependency changes it.
-  const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(preload.metafile.inputs), ...ASSETS])].filter((f) => !f.startsWith('node_modules/'));
+  // The packages' files stand for the lock file: a changed dependency changes it. Anywhere in the path: in a git
+  // worktree whose node_modules links to another checkout's, esbuild names them ../<checkout>/node_modules/…, and
+  // checking their 1,100 files made each CLI start stat 1,546 files (~25 ms) instead of ~430 (~7 ms).
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(preload.metafile.inputs), ...ASSETS])].filter((f) => !/(^|\/)node_modules\//.test(f));
   if (existsSync(join(ROOT, 'package-lock.json'))) inputs.push('package-lock.json');
   // Written last, through a rename: a build cut short leaves no record, so the next start builds again.
   writeFileSync(`${META}.tmp`, JSON.stringify({ inputs }));
@@ -77,11 +79,8 @@ function current() {
   if (!existsSync(META) || !existsSync(join(DIST, PRELOAD.out)) || Object.keys(ENTRIES).some((e) => !existsSync(join(DIST, `${e}.mjs`)))) return false;
   const built = statSync(META).mtimeMs;
   const { inputs } = JSON.parse(readFileSync(META, 'utf8'));
-  try {
-    return inputs.every((f) => statSync(join(ROOT, f)).mtimeMs <= built);
-  } catch {
-    return false; // a source was removed or renamed
-  }
+  // A source removed or renamed: no stat, so not current.
+  return inputs.every((f) => (statSync(join(ROOT, f), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= built);
 }
 
 /** The URL of dist/<entry>.mjs (the CLI by default), built first if a source changed. */

@@ -16,6 +16,7 @@ import { cropCreatesDue, pushCropCreate, pushCropDelete, pushCropUpdate, reconci
 import { pullAccount, pullStoppedText } from './pull.ts';
 import type { ProgressEvent } from './progress.ts';
 import { readAfterState, saveReadAfterState } from '../db/read-after.ts';
+import { withoutFsync } from '../db/open.ts';
 
 export interface AccountReport {
   account: string;
@@ -95,14 +96,21 @@ export class SyncEngine {
     return this.mirror.syncDb;
   }
 
+  /**
+   * Without an fsync of its own, as the account's resume and the read-after state below: each of these writes is
+   * either derived again from what is on disk at the next start (in flight → uncertain, the blocked state) or needs no
+   * durability (the lock excludes other processes by its write transaction; one lost to a power cut belongs to a dead
+   * process). The push's first in-flight mark, or the lock's release, syncs them with its own. Before a push's first
+   * request they were three fsyncs in a row, each up to tens of milliseconds on a busy disk.
+   */
   private lock(): void {
-    this.db.transaction(() => {
+    withoutFsync(this.db, () => {
       const pid = liveSyncHolder(this.db);
       if (pid !== null && pid !== process.pid) throw new Error(`Another sync (process ${pid}) is running on this mirror`);
       takeSyncLock(this.db, process.pid);
       // Whatever a killed sync left in flight may or may not have reached the service.
       inFlightToUncertain(this.db, null, new Date(this.opts.now()).toISOString());
-    }).immediate();
+    }, 'immediate');
   }
 
   private unlock(): void {
@@ -138,7 +146,7 @@ export class SyncEngine {
     // A blocked account is tried again on every sync (it may have been reactivated, or connected again); nothing was dropped.
     // Work queued after a failure is tried at once too: backoff and the retry budget belong to one run (the user
     // syncing again is a new decision). Uncertain work keeps its settle time, which is about the service, not the run.
-    this.db.transaction(() => resumeAccount(this.db, account.id))();
+    withoutFsync(this.db, () => resumeAccount(this.db, account.id)); // synced by the next FULL commit (lock())
     let ctx: AccountCtx | null = null;
     try {
       const client = this.clientFor(account);
@@ -157,7 +165,7 @@ export class SyncEngine {
           if (push && ctx.pushAgain) await this.pushAccount(ctx);
         }
       } finally {
-        saveReadAfterState(this.db, account.id, client.readAfter.state());
+        withoutFsync(this.db, () => saveReadAfterState(this.db, account.id, client.readAfter.state())); // synced by the lock's release
         await client.close();
       }
     } catch (err) {

@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from '../platform/node/undici.ts';
 import { TokenUnavailable, tokenExpiry, tokenIssuedAt, type TokenProvider } from './tokens.ts';
 import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 import { isInvalidToken, type HttpResponse } from './answers.ts';

@@ -129,6 +129,35 @@ describe('group commit of the parcel push', () => {
     expect(posts(after, '/api/parcels/').filter((p) => p.status === 201)).toHaveLength(9);
     mirror.close();
   });
+  it('a mark refused partway through a group (the disk full): none of that group leaves, none is left in flight, and the next sync sends each once', async () => {
+    const m = await ownMirror('markfail');
+    const { created } = m.mirror.write.createParcels(m.farmLocal, parcelInputs(600, 'markfail'));
+    const db = m.mirror.syncDb;
+    // The fifth batch's mark (the second group's third) is refused by SQLite, as a full disk would refuse it: a
+    // trigger of the engine's connection.
+    db.exec(`CREATE TEMP TABLE marks_tried (n INTEGER); INSERT INTO marks_tried VALUES (0);
+      CREATE TEMP TRIGGER mark_refused BEFORE INSERT ON main.push_batches BEGIN
+        UPDATE marks_tried SET n = n + 1;
+        SELECT RAISE(ABORT, 'database or disk is full') WHERE (SELECT n FROM marks_tried) >= 5;
+      END;`);
+    const log: SentRequest[] = [];
+    const failed = await recordingEngine(w, log, { mirror: m.mirror, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
+    expect(failed.accounts[0]!.error).toMatch(/disk is full/);
+    // Only the first group (a window: 2 batches) left; the second group's batches 3 and 4, marked before the refusal
+    // in the same commit, are not in flight (their requests never left): queued as first sends, not reconciled.
+    expect(posts(log, '/api/parcels/')).toHaveLength(2);
+    expect(durableStates(m.file, true)).toEqual({ committed: 100, queued: 500, batchRows: 0 });
+    expect(db.prepare("SELECT count(*) FROM outbox WHERE entity = 'parcel' AND state = 'queued' AND attempts = 0").pluck().get()).toBe(500);
+    db.exec('DROP TRIGGER temp.mark_refused');
+    const r = await recordingEngine(w, log, { mirror: m.mirror, sync: { markAhead: 8 } }).sync({ accounts: [m.acc], pull: false });
+    expect(r.accounts[0]).toMatchObject({ synced: true, committed: 500 });
+    // No listing read to reconcile anything, and each parcel on the service once.
+    expect(log.filter((e) => e.method === 'GET')).toHaveLength(0);
+    const remote = refCounts(await serviceParcels(w, m.acc, m.farmId));
+    expect(created.every((c) => remote.get(c.local_id) === 1)).toBe(true);
+    expect(remote.size).toBe(600);
+    m.mirror.close();
+  });
 });
 
 describe('the merge base of a pushed parcel', () => {

@@ -1,7 +1,6 @@
 // Account mode's token provider address (core/accounts/token-provider.ts has the rule and the contract): a GET that
 // answers the account's fresh account_access token, as JSON {"token": …} (or {"account_access": …}) or as text. The
 // token must be for that account and not expired; anything else is said, and the account waits with its queue.
-import { request } from 'undici';
 import { tokenUrlFor, tokenUrlProblem } from '../core/accounts/token-provider.ts';
 import { CachingProvider, TokenUnavailable, tokenExpiry, tokenSubject } from './tokens.ts';
 import { NetworkError, classifyTransportError } from './transport.ts';
@@ -37,6 +36,8 @@ export async function fetchProviderToken(template: string, accountId: string, no
   const problem = tokenUrlProblem(template);
   if (problem) throw failed(problem);
   const signal = AbortSignal.timeout(DEADLINE_MS);
+  // undici's index, loaded only for a token (platform/node/undici.ts).
+  const { request } = await import('undici');
   let status: number;
   let text = '';
   try {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { request } from 'undici';
 import type { BlockedCode } from '../core/accounts/blocked.ts';
 import { saidMessage } from './answers.ts';
 import { NetworkError, classifyTransportError } from './transport.ts';
@@ -135,6 +134,8 @@ export class ServiceTokenProvider extends CachingProvider {
   protected async fetch(accountId: string): Promise<string> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/api/accounts/${encodeURIComponent(accountId)}/token/`;
     const signal = AbortSignal.timeout(Math.min(this.deadlineMs, 30_000));
+    // undici's index, loaded only for a token: a push by API key never asks for one (platform/node/undici.ts).
+    const { request } = await import('undici');
     let res;
     let text = '';
     try {

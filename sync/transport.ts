@@ -1,7 +1,8 @@
 // Transport failures (no HTTP answer) and whether the request may have reached the service: the difference between
 // "certainly not sent, try again later" and "outcome unknown, settle it before sending anything again".
 
-import { buildConnector } from 'undici';
+import type { buildConnector as Connectors } from 'undici';
+import { buildConnector } from '../platform/node/undici.ts';
 
 export interface NetworkErrorInit {
   /** The request may have been written: a write's outcome is unknown. False: it provably never left. */
@@ -43,7 +44,7 @@ export class NetworkError extends Error {
 const connectPhase = new WeakSet<object>();
 
 /** undici's connector, with every error it reports marked as a connect-phase error. */
-export function markingConnector(timeoutMs: number): buildConnector.connector {
+export function markingConnector(timeoutMs: number): Connectors.connector {
   const connect = buildConnector({ timeout: timeoutMs });
   return (opts, callback) => connect(opts, (...args) => {
     if (args[0]) connectPhase.add(args[0]);

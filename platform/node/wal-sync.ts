@@ -6,18 +6,21 @@
 // the same fdatasync of the same file, made by SQLite); until then the caller must act as if it had not committed.
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Db } from './sqlite.ts';
+import { cachedStatement } from './statements.ts';
 
 /**
  * Runs `fn` in a transaction whose commit makes no fsync (synchronous=NORMAL for it), then puts the connection's
  * durability back as it was. In WAL mode the frames are written, not synced: durable once something syncs the WAL.
  */
-export function commitWithoutFsync<T>(db: Db, fn: () => T): T {
-  const before = db.pragma('synchronous', { simple: true }) as number;
-  db.pragma('synchronous = NORMAL');
+export function commitWithoutFsync<T>(db: Db, fn: () => T, mode: 'deferred' | 'immediate' = 'deferred'): T {
+  // Prepared once per connection: db.pragma() prepares its statement at every call, three per commit here (each of
+  // a push's bookings and marks commits this way).
+  const before = cachedStatement(db, 'PRAGMA synchronous').pluck().get() as number;
+  cachedStatement(db, 'PRAGMA synchronous = NORMAL').run();
   try {
-    return db.transaction(fn)();
+    return db.transaction(fn)[mode]();
   } finally {
-    db.pragma(`synchronous = ${before}`);
+    cachedStatement(db, `PRAGMA synchronous = ${before}`).run();
   }
 }
 
