@@ -160,9 +160,10 @@ describe('every parcel at every zoom', () => {
     await expect.poll(() => page.locator('[data-field=name]').count()).toBe(0);
     // Where it is on the page now, read again: with a second account in the mirror its dot was found 7 px below where
     // the read-out said before the edit (the page's layout around the map changed after the save, it seems).
-    const now = (await pointOf(page))(LONE[0], LONE[1]);
-    await expect.poll(async () => (await coloursAround(page, now)).some((c) => near(c, PENDING)), { timeout: 15_000 }).toBe(true);
-    expect((await coloursAround(page, now)).some((c) => near(c, SYNCED))).toBe(false);
+    // Read again at each try: under load the layout may still move after the first read.
+    const now = async () => (await pointOf(page))(LONE[0], LONE[1]);
+    await expect.poll(async () => (await coloursAround(page, await now())).some((c) => near(c, PENDING)), { timeout: 15_000 }).toBe(true);
+    expect((await coloursAround(page, await now())).some((c) => near(c, SYNCED))).toBe(false);
     await page.screenshot({ path: join(SHOTS, 'map-tiles-edited.png') });
     expect(await problems()).toEqual([]);
     await page.context().close();
