@@ -15,14 +15,15 @@ const BY_STATE = new Map(STATES.map((s) => [s.state, s]));
 export const stateColor = (s: string): string => BY_STATE.get(s as SyncState)?.color ?? '#616161';
 export const stateLabel = (s: string): string => BY_STATE.get(s as SyncState)?.label ?? s;
 
-/**
- * Hectares for people: two decimals, and for a small area (under 0.1 ha) two significant digits, so 0.001 ha is
- * "0.001 ha", not "0.00 ha" (a hectare point can be that small); under a square metre, says so.
- */
 // The formats made once: toLocaleString with options builds a formatter at every call (about 15 µs), and a list of
 // 2,000 farms formats each one's hectares.
 const SMALL_HA = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 });
 const HA = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/**
+ * Hectares for people: two decimals, and for a small area (under 0.1 ha) two significant digits, so 0.001 ha is
+ * "0.001 ha", not "0.00 ha" (a hectare point can be that small); under a square metre, says so.
+ */
 export const hectares = (ha: number): string => (ha !== 0 && Math.abs(ha) < 0.0001
   // Under a square metre (a walk's first few points, a sliver): "0.000000008 ha" said nothing a person reads.
   ? 'under 1 m²'
