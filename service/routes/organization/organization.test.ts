@@ -1,6 +1,7 @@
 // GET /api/organization/ (our extension): who the credential speaks for, and never another organization.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startService, newOrg, newAccount, asAccount, asBearer, body, type TestService, type Org } from '../../../test/helpers/service.ts';
+import { wrongLastChar } from '../../../test/helpers/wrong-secret.ts';
 
 let svc: TestService;
 let org: Org;
@@ -32,7 +33,7 @@ describe('GET /api/organization/', () => {
   it('refuses a missing or unknown key as every endpoint does', async () => {
     const none = await get({});
     expect(none.statusCode).toBe(401);
-    const wrong = await get({ 'x-api-key': `${org.api_key.slice(0, -1)}x` });
+    const wrong = await get({ 'x-api-key': wrongLastChar(org.api_key) });
     expect(wrong.statusCode).toBe(401);
     expect(body(wrong).code).toBe('invalid_api_key');
   });
