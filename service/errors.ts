@@ -3,6 +3,7 @@ import { openFilesLimit, outOfDescriptors } from '../platform/node/connections.t
 import { noRoomError } from '../platform/node/no-room.ts';
 import { databaseUnreachable } from './store/postgres/unreachable.ts';
 import { ErrorCode, errorBody, type ErrorDetail, INVALID_TOKEN_MESSAGE, ACCOUNT_NOT_FOUND_MESSAGE } from '../core/errors.ts';
+import { someCause } from '../core/error-cause.ts';
 
 /**
  * The HTTP status of each error code: the one place HTTP meets the codes. The store and the validators say what
@@ -105,10 +106,7 @@ const DISK_FULL_RETRY_AFTER_S = 60;
  * refused (507), never half done; once space is freed the next one succeeds, without a restart.
  */
 function outOfSpace(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (noRoomError(e) || e.code === '53100') return true;
-  }
-  return false;
+  return someCause(err, (e) => noRoomError(e) || e.code === '53100');
 }
 
 /**

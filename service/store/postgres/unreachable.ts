@@ -3,6 +3,8 @@
 // Retry-After (service/errors.ts), which clients retry as they do for any busy service, rather than 500, which says
 // the service itself is broken. A write keeps its 500: it may have committed before its connection broke.
 
+import { someCause } from '../../../core/error-cause.ts';
+
 /** Network errors of node-postgres's socket to the database (or to PgBouncer). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 /**
@@ -16,10 +18,9 @@ const POOL_MESSAGES = /^(Connection terminated|timeout exceeded when trying to c
 
 /** Whether `err` (or its cause, a few levels down) says the database cannot be reached now. */
 export function databaseUnreachable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+  return someCause(err, (e) => {
     const code = typeof e.code === 'string' ? e.code : '';
     if (SOCKET_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08')) return true;
-    if (typeof e.message === 'string' && POOL_MESSAGES.test(e.message)) return true;
-  }
-  return false;
+    return typeof e.message === 'string' && POOL_MESSAGES.test(e.message);
+  });
 }
