@@ -159,10 +159,14 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
       case 'sync': case 'push': case 'pull': {
         const printer = progressPrinter(io.stderr);
         const account = str(v, 'account') ? pickAccount(m, v) : undefined;
-        const accounts = await api.sync({ account, push: cmd !== 'pull', pull: cmd !== 'push', acceptRemoteDeletions: Boolean(v['accept-remote-deletions']) },
+        const running = api.sync({ account, push: cmd !== 'pull', pull: cmd !== 'push', acceptRemoteDeletions: Boolean(v['accept-remote-deletions']) },
           { signal: io.signal ?? io.interrupt?.(), onProgress: (p) => printer.onProgress(p as ProgressEvent) });
+        // Loaded while the run goes on (its thread mostly waits for the service), not after its end: a few ms less
+        // between the last answer and the exit.
+        const summary = import('./summary.ts');
+        const accounts = await running;
         printer.done();
-        const { summarizeRun } = await import('./summary.ts');
+        const { summarizeRun } = await summary;
         const s = summarizeRun({ accounts }, m);
         for (const line of s.out) out(line);
         for (const line of s.err) io.stderr.write(`${line}\n`);

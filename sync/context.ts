@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { AccountRow, Entity, OutboxRow, SendOp } from '../db/types.ts';
 import { dueOps } from '../db/outbox.ts';
 import { commitOpIds, completeDelete, recordSentState, rejectOps, retryOps, uncertainOps, type UncertainAt } from '../db/op-transitions.ts';
-import { NetworkError, errorMessage, type AnswerReader, type HttpResponse, type ServiceClient } from './http.ts';
+import { NetworkError, errorMessage, type AnswerReader, type Answered, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
 import { jsonEqual, type Json } from './merge.ts';
@@ -247,7 +247,7 @@ export function handleCommon(ctx: AccountCtx, ops: readonly SendOp[], res: HttpR
  * service is unreachable (a connection failed a moment ago) nothing is tried until the backoff has passed, and
  * nothing at all once the run gave up on it.
  */
-export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, ops = 0, read?: AnswerReader): Promise<HttpResponse | NetworkError> {
+export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, ops = 0, read?: AnswerReader, answered?: Answered): Promise<HttpResponse | NetworkError> {
   if (ctx.unreachable && (ctx.unreachable.gaveUp || ctx.opts.now() < ctx.unreachable.until)) {
     const { reason, gaveUp } = ctx.unreachable;
     return new NetworkError(`${method} ${path}: not tried (${reason}${gaveUp ? ', gave up' : ' a moment ago'})`, { sent: false, reason, unreachable: true, notTried: true });
@@ -257,7 +257,7 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
   // Failures recorded before this request set out: one recorded meanwhile is the same attempt (two batches in flight).
   const failuresBefore = ctx.unreachable?.failures ?? 0;
   try {
-    const res = await ctx.client.send(method, path, body, read);
+    const res = await ctx.client.send(method, path, body, read, answered);
     ctx.stats.bytes += res.sentBytes;
     ctx.stats.bytesReceived += res.receivedBytes ?? 0;
     ctx.stats.sent += ops;

@@ -17,6 +17,13 @@ export { errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse } fr
  */
 export type AnswerReader = (bytes: Buffer) => unknown;
 
+/**
+ * Called once an answer's bytes are all in, before they are decoded and read, with its status: the request is no
+ * longer at the service, so a caller keeping requests in flight can send its next one first (the push, which reads,
+ * checks and books each answer only after the next request is written: the service then never waits behind that work).
+ */
+export type Answered = (status: number) => Promise<void> | void;
+
 /** A request body already serialized (the engine builds parcel JSON from the mirror's stored JSON text). */
 export class JsonText {
   constructor(readonly text: string) {}
@@ -143,15 +150,15 @@ export class ServiceClient {
    * Sends one request. An answer that says 'Invalid token' gets one token refresh and one retry (the
    * service refuses bad tokens before doing any work, so the retry cannot duplicate anything).
    */
-  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, read?: AnswerReader): Promise<HttpResponse> {
-    let res = await this.once(method, path, body, false, read);
+  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, read?: AnswerReader, answered?: Answered): Promise<HttpResponse> {
+    let res = await this.once(method, path, body, false, read, answered);
     if (res.status === 401 && this.opts.credentials.mode === 'bearer' && isInvalidToken(res.body) && this.opts.credentials.tokens?.refreshable) {
-      res = await this.once(method, path, body, true, read);
+      res = await this.once(method, path, body, true, read, answered);
     }
     return res;
   }
 
-  private async once(method: string, path: string, body: unknown, forceRefresh: boolean, read?: AnswerReader): Promise<HttpResponse> {
+  private async once(method: string, path: string, body: unknown, forceRefresh: boolean, read?: AnswerReader, answered?: Answered): Promise<HttpResponse> {
     let headers: Record<string, string>;
     try {
       headers = await this.headers(forceRefresh);
@@ -194,6 +201,7 @@ export class ServiceClient {
       if (write) this.readAfter.uncertain();
       throw err;
     }
+    if (answered) await answered(res.statusCode);
     const bytes = await decodeBody(method, path, wire, res.headers['content-encoding'], this.opts.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     // A redirect or a 2xx that is not JSON comes from something in between (a proxy, a captive portal, a moved
     // service), not from the service's handling of the request: a transport failure to retry, never a refusal.

@@ -47,4 +47,17 @@ describe('ServiceClient.written', () => {
     expect(written).toEqual(['/warm', '/a', '/b']);
     await b;
   });
+
+  it('tells the caller an answer is in before reading it: a request sent from there is written first (the push)', async () => {
+    const order: string[] = [];
+    let b: Promise<unknown> | undefined;
+    await client.send('POST', '/a', { n: 1 }, () => { order.push('read /a'); return undefined; }, async (status) => {
+      order.push(`answered ${status}`);
+      b = client.send('POST', '/b', { n: 2 });
+      await client.written();
+      order.push(`written ${written.join(' ')}`);
+    });
+    expect(order).toEqual(['answered 200', 'written /warm /a /b', 'read /a']);
+    await b;
+  });
 });

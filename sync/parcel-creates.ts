@@ -22,6 +22,9 @@ import { PushPlan, type Planned } from './parcel-plan.ts';
  */
 const CHECKPOINT_THREAD_FROM = 2_500;
 
+/** Answers written per step when a group's bookings are written (nextGroup). */
+const BOOKINGS_PER_STEP = 2;
+
 /** A batch to send: its farm, its items, and how many ops were planned in it. */
 interface Ready { farmId: number; items: Item[]; planned: number }
 /** A batch marked in flight: by one row of push_batches (db/batch-marks.ts), `mark`. */
@@ -109,17 +112,18 @@ class GroupCommit {
   }
 
   /**
-   * The answers booked so far, written now in a transaction of their own, without an fsync (the next group's marks
-   * sync them with theirs): a step of its own, so that the thread is never held for the bookings and the marks at once.
+   * The first `max` answers booked so far, written now in a transaction of their own, without an fsync (the next
+   * group's marks sync them with theirs): a step of its own, so that the thread is never held for the bookings and the
+   * marks at once. Whether more are waiting.
    */
-  flushBookings(): void {
-    if (this.waiting.length) withoutFsync(this.ctx.db, () => this.writeBookings());
+  flushBookings(max = Infinity): boolean {
+    if (this.waiting.length) withoutFsync(this.ctx.db, () => this.writeBookings(max));
+    return this.waiting.length > 0;
   }
 
-  private writeBookings(): void {
+  private writeBookings(max = Infinity): void {
     if (!this.waiting.length) return;
-    const waiting = this.waiting;
-    this.waiting = [];
+    const waiting = this.waiting.splice(0, max);
     for (const b of waiting) commitCreated(this.ctx, b.pairs, b.mark);
   }
 }
@@ -170,23 +174,46 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   /** The next group: read, marked, and syncing to disk off the thread while the last batches before it go out. */
   let marking: Promise<void> | null = null;
   /**
-   * Reads and marks the next `n` batches and adds them to `ready`, in three steps with the event loop let run between
-   * them (the plan's page, the bookings waiting, then the rows and the marks), so that no answer waits behind all of
+   * Reads and marks the next `n` batches and adds them to `ready`, in steps with the event loop let run between
+   * them (the plan's page, the bookings waiting a few at a time, then the rows and the marks), so that no answer waits behind all of
    * that work at once (~40 ms a group of 8 batches here, held in one piece; back to back on shared cores the push
    * measured 1.25× the bare loop that way, 1.11× in steps).
    * The rows are read and marked in one step, so that no edit can come between reading a row and marking its op.
    */
-  const nextGroup = async (n: number): Promise<void> => {
+  const nextGroup = async (n: number, thread: boolean): Promise<void> => {
     // Before each step, the requests just handed to the HTTP client go out (ServiceClient.written): undici writes
     // them in a later turn of the event loop, and a step that came first held them.
     await ctx.client.written();
+    // Starting the thread takes a few milliseconds: after the first requests are on their sockets, not before.
+    if (thread) {
+      outbox.checkpointOffThread();
+      await ctx.client.written();
+    }
     const group = plan.take(n);
     await ctx.client.written();
-    outbox.flushBookings();
+    // A few answers at a time (~1 ms each): a group's worth at once held the thread ~7 ms, longer than the service
+    // takes over the request it has waiting, and an answer that came meanwhile waited for its next request.
+    while (outbox.flushBookings(BOOKINGS_PER_STEP)) await ctx.client.written();
     await ctx.client.written();
     ready.push(...await outbox.markGroup(prepare(ctx, group, limit, progress)));
   };
   const inflight = new Set<Promise<void>>();
+  /**
+   * The requests still at the service, which the window counts: sent, and their answers not all in. A 201's request
+   * leaves this set as soon as its bytes are in, before they are read and booked, and that work waits until the next
+   * request is written (ServiceClient.written): the service then never waits behind it. Any other answer leaves it
+   * once settled, as before: it may stop the run (a blocked account), and no request leaves meanwhile.
+   */
+  const atService = new Set<Promise<void>>();
+  const slot = (): () => void => {
+    let resolve!: () => void;
+    const at = new Promise<void>((r) => { resolve = r; });
+    atService.add(at);
+    return () => {
+      atService.delete(at);
+      resolve();
+    };
+  };
   let failure: { error: unknown } | null = null;
   const more = () => !failure && !ctx.opts.signal?.aborted && !plan.done;
   // The first group is a window's worth, so that the first requests leave as soon as they are marked.
@@ -196,32 +223,43 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
     for (;;) {
       // Stopped or failed: the batches out finish and are booked; nothing more leaves, what was marked goes back.
       if (failure || ctx.opts.signal?.aborted) break;
-      if (ready.length && inflight.size < window) {
+      if (ready.length && atService.size < window) {
         const b = ready.shift()!;
         if (!b.items.length) {
           progress(b.planned);
           continue;
         }
-        const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => outbox.book(b.mark, pairs))
+        const free = slot();
+        const answered = async (status: number) => {
+          if (status !== 201) return;
+          free();
+          await ctx.client.written();
+        };
+        const sending: Promise<void> = sendMarked(ctx, b.farmId, b.items, (pairs) => {
+          outbox.book(b.mark, pairs);
+          // No group left to mark, whose commit would write it: written now, while the last requests are out, rather
+          // than all at the end of the run (finish), after the last answer. Without an fsync either way.
+          if (plan.done && !marking) outbox.flushBookings();
+        }, answered)
           .catch((error: unknown) => { failure ??= { error }; })
-          .finally(() => { inflight.delete(sending); progress(b.planned); });
+          .finally(() => { free(); inflight.delete(sending); progress(b.planned); });
         inflight.add(sending);
         continue;
       }
       // Nothing can leave now (the window is full, or nothing is marked): the time to read and mark the next group,
-      // once no more than a window's worth of the one before is left, so the service has the next request queued
-      // while this one is read and marked and its fsync runs — and never before a request that could leave.
-      if (!marking && ready.length <= window && more()) {
+      // once no more than two windows' worth of the one before is left, so the service has the next requests queued
+      // while this one is read and marked (in steps, the answers meanwhile each let through) and its fsync runs — and
+      // never before a request that could leave.
+      if (!marking && ready.length <= 2 * window && more()) {
         const n = groupSize;
-        // With the second group, so that starting the thread does not delay the first requests.
-        if (++groups === 2 && plan.total >= CHECKPOINT_THREAD_FROM) outbox.checkpointOffThread();
         groupSize = ahead;
-        marking = nextGroup(n).finally(() => { marking = null; });
+        // With the second group, so that starting the thread does not delay the first requests.
+        marking = nextGroup(n, ++groups === 2 && plan.total >= CHECKPOINT_THREAD_FROM).finally(() => { marking = null; });
         continue;
       }
       if (ready.length) {
         // The window is full: the next answer, or the next group marked.
-        await Promise.race(marking ? [...inflight, marking] : [...inflight]);
+        await Promise.race(marking ? [...atService, marking] : [...atService]);
         continue;
       }
       if (!marking) break;

@@ -11,7 +11,7 @@ import { withoutPlace } from '../core/parcels/problems.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape, SchemaMismatch } from '../core/schemas/check.ts';
 import { IntegerId, Uuid } from '../core/schemas/common.ts';
-import { JsonText, NetworkError, errorMessage, type HttpResponse } from './http.ts';
+import { JsonText, NetworkError, errorMessage, type Answered, type HttpResponse } from './http.ts';
 import { call, commitOps, finishDelete, handleCommon, markUncertain, recheckAt, reject, sendIdempotent, settledFor, uncertainNow, type AccountCtx, throwIfCancelled } from './context.ts';
 import { REF_KEY, parcelColumns, parcelInput, parcelStateOfFeature, parcelStateOfRow } from './state.ts';
 import { heldForWork } from './conflicts.ts';
@@ -70,12 +70,13 @@ export type Book = (pairs: readonly { op: SendOp; feature: CreatedFeature }[]) =
 /**
  * Sends a batch whose ops are already marked in flight (committed, durably), and settles every op. `book` writes the
  * ids of a 201; until it does, the ops are in flight on disk: a crash meanwhile means reconciliation, never a resend.
+ * `answered` is told the answer's status as soon as its bytes are in (ServiceClient.send), before any of this.
  */
-export async function sendMarked(ctx: AccountCtx, farmServerId: number, batch: readonly Item[], book: Book = (pairs) => commitCreated(ctx, pairs)): Promise<void> {
+export async function sendMarked(ctx: AccountCtx, farmServerId: number, batch: readonly Item[], book: Book = (pairs) => commitCreated(ctx, pairs), answered?: Answered): Promise<void> {
   const ops = batch.map((b) => b.op);
   const body = new JsonText(`{"farm":{"id":${farmServerId}},"parcels":[${batch.map((b) => b.json ?? JSON.stringify(parcelInput(b.row.local_id, parcelStateOfRow(b.row)))).join(',')}]}`);
   // The 201 is scanned for what the booking needs rather than parsed whole (created-scan.ts).
-  const res = await call(ctx, 'POST', '/api/parcels/', body, ops.length, scanCreated);
+  const res = await call(ctx, 'POST', '/api/parcels/', body, ops.length, scanCreated, answered);
   const features = createdFeatures(res, batch);
   if (features) {
     book(batch.map((b, i) => ({ op: b.op, feature: features[i]! })));
