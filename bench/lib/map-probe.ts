@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
-interface Probe { rec: boolean; frames: number[]; last: number; reloads: number }
+interface Probe { rec: boolean; frames: number[]; last: number; reloads: number; until: number }
 type W = Window & { __probe: Probe };
 
 export interface Settled {
@@ -15,6 +15,12 @@ export interface Settled {
 
 export interface MapProbe {
   start(): Promise<void>;
+  /**
+   * A drag is about to be let go: the recording ends at the map's first request for a view after this, its own
+   * moveend (after the kinetic glide the release starts), not at one the drag's pointerdown caused by stopping a glide
+   * still under way (OpenLayers then ends the earlier move).
+   */
+  releasing(): Promise<void>;
   /** Waits for the interaction's moveend, then for its parcels to be drawn; the frames recorded meanwhile. */
   settle(): Promise<Settled>;
   /** Waits until the latest view asked for is drawn and nothing moved for a while. */
@@ -26,7 +32,7 @@ export async function pageFrames(page: Page): Promise<MapProbe> {
   // A script text, not a function: tsx's transform would wrap the function's inner names in a helper (__name) that
   // does not exist in the page.
   await page.addInitScript(`(() => {
-    const p = { rec: false, frames: [], last: 0, reloads: 0 };
+    const p = { rec: false, frames: [], last: 0, reloads: 0, until: 0 };
     window.__probe = p;
     const tick = (t) => {
       if (p.rec && p.last) p.frames.push(t - p.last);
@@ -35,7 +41,7 @@ export async function pageFrames(page: Page): Promise<MapProbe> {
     };
     requestAnimationFrame(tick);
     new PerformanceObserver((list) => {
-      if (list.getEntries().some((e) => e.name === 'furrow:load')) p.rec = false;
+      if (list.getEntries().some((e) => e.name === 'furrow:load' && e.startTime >= p.until)) p.rec = false;
     }).observe({ type: 'mark' });
   })();`);
   const quiet = async () => {
@@ -48,7 +54,10 @@ export async function pageFrames(page: Page): Promise<MapProbe> {
   };
   return {
     async start() {
-      await page.evaluate(() => { const p = (window as unknown as W).__probe; p.frames = []; p.last = 0; p.rec = true; p.reloads = performance.getEntriesByName('furrow:reload').length; });
+      await page.evaluate(() => { const p = (window as unknown as W).__probe; p.frames = []; p.last = 0; p.rec = true; p.until = 0; p.reloads = performance.getEntriesByName('furrow:reload').length; });
+    },
+    async releasing() {
+      await page.evaluate(() => { (window as unknown as W).__probe.until = performance.now(); });
     },
     async settle() {
       // A wheel at the zoom's limit moves nothing: no moveend comes, the frames so far are the interaction's.
@@ -75,11 +84,13 @@ export const CANVAS_CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-netwo
 /** Headless Chromium drops the page's first pointer gesture (nothing reaches OpenLayers): a short drag first. */
 export async function firstGesture(page: Page, probe: MapProbe): Promise<void> {
   const box = (await page.locator('.map').boundingBox())!;
+  await probe.start();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width / 2 + 20, box.y + box.height / 2, { steps: 4 });
+  await probe.releasing();
   await page.mouse.up();
-  await probe.quiet();
+  await probe.settle();
 }
 
 /** What one view gave: the frames of its drags and of its zooms, and each new view's parcels read and drawn. */
@@ -97,6 +108,7 @@ export async function exercise(page: Page, probe: MapProbe, pans: number, zooms:
     await page.mouse.move(cx, cy);
     await page.mouse.down();
     await page.mouse.move(cx + dx * 192, cy + dy * 192, { steps: 12 });
+    await probe.releasing();
     await page.mouse.up();
     const r = await probe.settle();
     out.pan.push(...r.frames);

@@ -89,13 +89,16 @@ export function labelFits(box: Box, width: number, height: number, keepOff: read
   return !keepOff.some((k) => overlaps(box, k));
 }
 
-/** The map's size and view as a label's place is worked out from them, or null before it is drawn. */
-function frame(map: OlMap | null): { width: number; height: number; extent: number[]; resolution: number; keepOff: Box[] } | null {
+/**
+ * The map's size and view as a label's place is worked out from them, or null before it is drawn. `keepOff` given,
+ * those boxes, else what keeps labels off read from the page.
+ */
+function frame(map: OlMap | null, keepOff?: Box[]): { width: number; height: number; extent: number[]; resolution: number; keepOff: Box[] } | null {
   const size = map?.getSize();
   const view = map?.getView();
   const resolution = view?.getResolution();
   if (!map || !size || !view || resolution === undefined || view.getRotation() !== 0) return null;
-  return { width: size[0]!, height: size[1]!, extent: view.calculateExtent(size), resolution, keepOff: coveringBoxes(map, KEEP_OFF) };
+  return { width: size[0]!, height: size[1]!, extent: view.calculateExtent(size), resolution, keepOff: keepOff ?? coveringBoxes(map, KEEP_OFF) };
 }
 
 /** The graticule of the map `getMap` answers (the map does not exist yet when its layers are made). */
@@ -108,7 +111,13 @@ export function makeGraticule(getMap: () => OlMap | null): Graticule {
     const map = getMap();
     const view = map?.getView();
     const key = `${view?.getCenter()?.join()}|${view?.getResolution()}|${map?.getSize()?.join()}`;
-    if (key !== cached.key) cached = { key, f: frame(map) };
+    if (key !== cached.key) {
+      // While the view pans or zooms, what keeps the labels off (the zoom buttons, the Layers button: they do not
+      // move with it) is kept from the frame before: read from the page at every frame, the boxes forced a layout
+      // in each (the scale line's and cursor read-out's changes), about a millisecond of a zoom's frame of ten.
+      const moving = view !== undefined && (view.getAnimating() || view.getInteracting());
+      cached = { key, f: frame(map, moving ? cached.f?.keepOff : undefined) };
+    }
     return cached.f;
   };
   // Each label's last decision, as OpenLayers keeps it: it formats a line's label when it makes the line, and keeps

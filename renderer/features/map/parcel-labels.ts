@@ -76,7 +76,9 @@ export class ParcelLabels {
   constructor(private readonly parcels: VectorSource) {
     // Above the plants (10) and the modified parcel (10), below an import's preview (20). Not decluttered by
     // OpenLayers: label-placement.ts already keeps the names apart, and a declutter would hide one instead of moving it.
-    this.layer = new VectorLayer({ source: this.names, style: labelStyle(), zIndex: 15, className: 'ol-layer parcel-labels' });
+    // The layers' own class: drawn on the canvas the parcel layers draw on, not a canvas of its own, which every
+    // frame of a pan or zoom cleared, drew and handed to the compositor besides (issue 32: frame time).
+    this.layer = new VectorLayer({ source: this.names, style: labelStyle(), zIndex: 15 });
   }
 
   attach(map: OlMap): void {
