@@ -184,8 +184,10 @@ const out = record.finish({
       `on a machine loaded by other processes (load average ${r1(LOAD_AT_START)} at the start of this run, on ${os.cpus().length} cores) they share them with everything else, and the ratio moves toward the CPU ratio. ` +
       'The ratio depends on the machine: compare it only with runs on the same CPU (the machine line above).',
     `Peak memory: Node alone peaks at ${floor.node} MB here and the CLI loading its modules (\`cli --help\`) at ${floor.cli} MB, before any import; ` +
-      'the import adds its worker thread (a V8 heap of its own, with a 16 MB young generation, db/import/pool.ts), the importing thread\'s own young generation (V8 grows it to 32 MB), the split tables, ' +
-      'the results waiting to be written (at most 32 jobs) and SQLite\'s page cache (4 MiB during the import). ogr2ogr is one thread of C++ with no JavaScript engine.',
+      'the import adds its worker thread (a V8 heap of its own, with a 16 MB young generation, db/import/pool.ts, and its own malloc arena), the importing thread\'s own young generation (V8 grows it to 32 MB), the split tables (33 bytes a feature), ' +
+      'the results waiting to be written (at most 32 jobs; freed only by a full collection of the importing thread once written), the chunk of 5,000 rows being written, and SQLite\'s page cache (4 MiB during the import). ' +
+      'Without the worker thread (as on one core) the CLI peaked about 40 MB lower, but took longer than ogr2ogr. Holding both threads\' new spaces with a V8 flag saved 35–50 MB more but cost 6–10 % more CPU and wall time (db/import/pool.ts). ' +
+      'ogr2ogr is one thread of C++ with no JavaScript engine.',
     whyLarger(),
   ],
   details: { features: FEATURES, input_bytes: inputBytes, cli_ms: result.a.map((r) => r.value), ogr_ms: result.b.map((r) => r.value), ratios: s.ratios,
