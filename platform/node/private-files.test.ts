@@ -2,7 +2,7 @@
 // narrowed when found wider and the user's own, left alone (a folder, with a warning) or refused (a file) when another
 // user's; and the umask the CLI and the mirror host run with, with the user's own kept for the files they name.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chownSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePrivateDir, narrowFile, privateFile, privateUmask, userFileMode } from './private-files.ts';
@@ -49,6 +49,28 @@ describe('ensurePrivateDir', () => {
     ensurePrivateDir(home);
     expect(mode(home)).toBe(0o700);
     expect(mode(join(home, 'f'))).toBe(0o644);
+  });
+
+  it('never narrows a shared folder (sticky, as /tmp, or writable by everyone), even its own: it warns instead', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      for (const [name, m] of [['sticky', 0o1777], ['open', 0o777]] as const) {
+        const path = join(dir, name);
+        mkdirSync(path);
+        chmodSync(path, m);
+        ensurePrivateDir(path);
+        expect(statSync(path).mode & 0o7777).toBe(m);
+      }
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining(`${join(dir, 'sticky')} is a folder shared by every user (mode 1777)`),
+      expect.stringContaining(`${join(dir, 'open')} is a folder shared by every user (mode 777)`),
+    ]);
   });
 
   it("leaves another user's folder as it is, warning once that it is not private", async () => {

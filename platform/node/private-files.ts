@@ -20,21 +20,26 @@ const mine = (uid: number): boolean => process.getuid === undefined || uid === p
  * exists wider and is the user's own. One owned by someone else (a shared mount, a folder made by root with sudo)
  * is left as it is, with a warning (process.emitWarning, code FURROW_NOT_PRIVATE) saying what to do: the files
  * written in it are still the user's own and 0600 (privateFile), so what they hold stays private, but others may
- * list, remove or replace them.
+ * list, remove or replace them. A shared folder (sticky, or writable by everyone: /tmp) is never narrowed either.
  */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!POSIX) return;
   const st = statSync(dir);
   if ((st.mode & 0o077) === 0) return;
-  if (mine(st.uid)) {
+  // A shared folder (the sticky bit, as /tmp and /var/tmp have, or writable by everyone) is never narrowed, even as
+  // its owner (root): a mirror opened in /tmp would otherwise lock every other user and service out of /tmp (it did:
+  // a PostgreSQL run as its own user could no longer reach its folders).
+  const shared = (st.mode & 0o1000) !== 0 || (st.mode & 0o002) !== 0;
+  if (mine(st.uid) && !shared) {
     chmodSync(dir, st.mode & 0o700);
     return;
   }
   if (warned.has(dir)) return;
   warned.add(dir);
+  const why = shared ? 'is a folder shared by every user' : `belongs to another user (uid ${st.uid}) and others can open it`;
   process.emitWarning(
-    `${dir} belongs to another user (uid ${st.uid}) and others can open it (mode ${(st.mode & 0o777).toString(8)}): it was left as it is. ` +
+    `${dir} ${why} (mode ${(st.mode & 0o7777).toString(8)}): it was left as it is. ` +
       "Its owner can make it private (chmod 700), or point FURROW_HOME at a folder of your own.",
     { code: 'FURROW_NOT_PRIVATE' },
   );
