@@ -85,7 +85,9 @@ describe('a tile the server never gives', () => {
     const { home } = newHome(root);
     const h = await launchHost({ home });
     hosts.push(h);
-    const slow = await startTileServer({ tile: tileOf, delayMs: 200 });
+    // 8 tiles, 4 at a time: the pause must come between the first answers and the last. At 200 ms a tile the last 4
+    // were in once, under CI's load, before the pause reached the host; at 1.5 s the pause has that long.
+    const slow = await startTileServer({ tile: tileOf, delayMs: 1500 });
     try {
       await h.api.saveLayers({ layers: [world, xyzLayer(slow.xyz)] });
       const pause = new AbortController();
