@@ -76,6 +76,10 @@ export function MapView() {
   const parcels = useRef(new VectorSource()).current;
   const layers = useRef<ParcelLayers | null>(null);
   const load = useRef<() => void>(() => {});
+  // The number of the latest view asked, across the effect's runs: an answer to an earlier one (an older view, or the
+  // view under the filter before the last change) is dropped. Counted per run, a late answer from the run before
+  // (a filter just removed) overwrote the current filter's parcels.
+  const asked = useRef(0);
   // Until the start's fit, the default view (a continent) is not read: at 100,000 parcels it is the largest answer.
   const started = useRef(false);
   const account = useApp((s) => s.account?.id);
@@ -152,7 +156,6 @@ export function MapView() {
   // The parcels in view, read again on every move and every change of the account; a late answer to an older view is
   // dropped. A view of more than EXACT_UP_TO parcels is drawn from the host's tiles instead of read.
   useEffect(() => {
-    let seq = 0;
     // The tiles' address, asked once per account and colouring (the host keeps one per page session).
     const templates = new Map<string, Promise<{ template: string; maxZoom: number }>>();
     const crops = colourBy !== 'state';
@@ -167,12 +170,12 @@ export function MapView() {
       const bbox: [number, number, number, number] = [Math.max(-180, e[0]!), Math.max(-90, e[1]!), Math.min(180, e[2]!), Math.min(90, e[3]!)];
       // What a print shows (features/print/).
       setPrintView(bbox);
-      const mine = ++seq;
+      const mine = ++asked.current;
       layers.current?.loading();
       const filtered = hasFilter(filter);
       // With a metadata filter on, only the parcels it matches (the embedded map's rule, applied by the backend).
       const exact = () => void api.viewport({ account, bbox, limit: LIMIT, ...(filtered ? { metadata: filter } : {}), ...(crops ? { crops: true, ...(campaign ? { campaign } : {}) } : {}) }).then((fc) => {
-        if (mine !== seq) return;
+        if (mine !== asked.current) return;
         parcels.clear(true);
         parcels.addFeatures(geojson.readFeatures(fc));
         layers.current?.colourBy(colourBy);
@@ -185,13 +188,13 @@ export function MapView() {
       // A metadata filter, or a campaign chosen (the tiles colour by the active crop), reads the view exactly.
       if (filtered || (crops && campaign)) return exact();
       void api.viewportCount({ account, bbox, upTo: EXACT_UP_TO }).then(async (c) => {
-        if (mine !== seq) return;
+        if (mine !== asked.current) return;
         if (!c.more) return exact();
         const key = `${account}|${crops}`;
         let t = templates.get(key);
         if (!t) templates.set(key, (t = api.parcelTiles({ account, crops })));
         const { template, maxZoom } = await t;
-        if (mine !== seq || !layers.current) return;
+        if (mine !== asked.current || !layers.current) return;
         layers.current.tiles.use(template, maxZoom, (path) => bytesUrl(path));
         // The source keeps the selected parcel alone, exact, for the selection's outline and for editing it.
         const selectedId = useApp.getState().selectedId;

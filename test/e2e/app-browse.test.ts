@@ -3,9 +3,9 @@
 // chosen from the results with its panel open and the map zoomed to it (its name under the map's middle); the
 // embedded map's metadata filter, the parcels the map shows counted against what the service's own embedded map
 // returns for the same filter (its HTTP endpoint), and cleared; plants shown and one clicked, and under a filter only
-// those of the parcels shown; a parcel's name on hover.
+// those of the parcels shown; a parcel's name on hover; a late answer to the view asked before a filter changed dropped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page, type WebSocketRoute } from 'playwright-core';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/process.ts';
@@ -285,4 +285,55 @@ describe('browsing in the app', () => {
     await expect.poll(() => status.count()).toBe(0);
     expect(await problems()).toEqual([]);
   }, 90_000);
+
+  it('keeps the current filter\'s parcels when the view asked before it answers late', async () => {
+    // A second tab whose connection to the host holds back the answers to unfiltered views while `slow` is set: the
+    // view asked the moment a condition is removed answers after the one asked for the condition added next.
+    let slow = false;
+    const held = new Set<number>();
+    const route = async (p: Page) => p.routeWebSocket(/^ws:\/\/127\.0\.0\.1/, (ws: WebSocketRoute) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        if (slow && typeof m === 'string' && m.startsWith('{')) {
+          const call = JSON.parse(m) as { t?: string; id?: number; method?: string; args?: { metadata?: unknown } };
+          if (call.t === 'call' && (call.method === 'viewport' || call.method === 'viewportCount') && !call.args?.metadata) held.add(call.id!);
+        }
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const id = typeof m === 'string' && m.startsWith('{"t":"result"') ? (JSON.parse(m) as { id: number }).id : -1;
+        if (held.has(id)) setTimeout(() => { held.delete(id); ws.send(m); }, 2000);
+        else ws.send(m);
+      });
+    });
+    const second = await openApp(browser, app.url, route);
+    const tab = second.page;
+    try {
+      await waitOnline(tab);
+      await tab.getByRole('button', { name: /Almendral La Vega/ }).click();
+      await tab.waitForTimeout(1000); // the fit's animation has ended
+      const filterBy = async (key: string, value: string) => {
+        await tab.getByRole('textbox', { name: 'Filter key' }).fill(key);
+        await tab.getByRole('textbox', { name: 'Filter value' }).fill(value);
+        await tab.getByRole('button', { name: 'Filter', exact: true }).click();
+      };
+      await filterBy('crop_type', 'Almond');
+      await expect.poll(() => shownOn(tab), { timeout: 10_000 }).toBe(1);
+      slow = true;
+      await tab.getByRole('button', { name: 'Remove crop_type = Almond' }).click();
+      await filterBy('contract_year', '2025');
+      await expect.poll(() => shownOn(tab), { timeout: 10_000 }).toBe(0);
+      expect(held.size).toBeGreaterThan(0); // the unfiltered view was asked, and is still held back
+      // Past the held answers: the map still shows the current filter's parcels (none), not the unfiltered view's.
+      await expect.poll(() => held.size, { timeout: 10_000 }).toBe(0);
+      await tab.waitForTimeout(500);
+      expect(await shownOn(tab)).toBe(0);
+      slow = false;
+      await tab.getByRole('status', { name: 'Filter on' }).getByRole('button', { name: 'Clear filter' }).click();
+      await expect.poll(() => shownOn(tab), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      expect(await second.problems()).toEqual([]);
+    } finally {
+      await tab.context().close();
+    }
+  }, 60_000);
 });

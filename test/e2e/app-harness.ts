@@ -118,8 +118,10 @@ async function leftBehind(dir: string): Promise<number[]> {
 }
 
 /** A page of the app with its problems collected: page errors and CSP violations. */
-export async function openApp(browser: Browser, url: string): Promise<{ page: Page; problems(): Promise<string[]> }> {
+export async function openApp(browser: Browser, url: string, before?: (page: Page) => Promise<void>): Promise<{ page: Page; problems(): Promise<string[]> }> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  // Whatever must be in place before the page first runs (a route over its connection to the host).
+  await before?.(page);
   const errors: string[] = [];
   // STACKS=1 adds each error's stack (where in the bundle it was thrown), for a failure to be found.
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}${process.env.STACKS ? e.stack : ''}`));
