@@ -51,6 +51,13 @@ async function nameAtCentre(): Promise<string> {
   return (await page.locator('.hover-name').isVisible()) ? (await page.locator('.hover-name').textContent()) ?? '' : '';
 }
 
+/** Adds a metadata filter condition in the app's filter form. */
+async function filterOn(p: Page, key: string, value: string): Promise<void> {
+  await p.getByRole('textbox', { name: 'Filter key' }).fill(key);
+  await p.getByRole('textbox', { name: 'Filter value' }).fill(value);
+  await p.getByRole('button', { name: 'Filter', exact: true }).click();
+}
+
 const banner = () => page.getByRole('status', { name: 'Filter on' });
 
 describe('browsing in the app', () => {
@@ -183,11 +190,7 @@ describe('browsing in the app', () => {
   }, 90_000);
 
   it("keeps each account's filter for the session: another account shown and back, the filter is there again", async () => {
-    const filterBy = async (key: string, value: string) => {
-      await page.getByRole('textbox', { name: 'Filter key' }).fill(key);
-      await page.getByRole('textbox', { name: 'Filter value' }).fill(value);
-      await page.getByRole('button', { name: 'Filter', exact: true }).click();
-    };
+    const filterBy = (key: string, value: string) => filterOn(page, key, value);
     await filterBy('crop_type', 'Olive');
     await expect.poll(() => banner().textContent()).toMatch(/only parcels with crop_type = Olive\./);
 
@@ -265,11 +268,7 @@ describe('browsing in the app', () => {
     await expect.poll(() => popup.isVisible()).toBe(false);
     // Under a filter, as on the embedded map, only the plants of the parcels shown: the orchard's under its crop,
     // none under a contract year it has not.
-    const filterBy = async (key: string, value: string) => {
-      await page.getByRole('textbox', { name: 'Filter key' }).fill(key);
-      await page.getByRole('textbox', { name: 'Filter value' }).fill(value);
-      await page.getByRole('button', { name: 'Filter', exact: true }).click();
-    };
+    const filterBy = (key: string, value: string) => filterOn(page, key, value);
     await filterBy('crop_type', 'Almond');
     await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBe(1);
     await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 10_000 }).toBe(`— ${count.toLocaleString('en-US')} shown`);
@@ -312,11 +311,7 @@ describe('browsing in the app', () => {
       await waitOnline(tab);
       await tab.getByRole('button', { name: /Almendral La Vega/ }).click();
       await tab.waitForTimeout(1000); // the fit's animation has ended
-      const filterBy = async (key: string, value: string) => {
-        await tab.getByRole('textbox', { name: 'Filter key' }).fill(key);
-        await tab.getByRole('textbox', { name: 'Filter value' }).fill(value);
-        await tab.getByRole('button', { name: 'Filter', exact: true }).click();
-      };
+      const filterBy = (key: string, value: string) => filterOn(tab, key, value);
       await filterBy('crop_type', 'Almond');
       await expect.poll(() => shownOn(tab), { timeout: 10_000 }).toBe(1);
       slow = true;
