@@ -13,7 +13,6 @@
 // rollback or a crash restores it with everything else. Every other insert (edits, undo/redo, sync pulls,
 // direct SQL) keeps going through the trigger.
 
-import { randomFillSync } from 'node:crypto';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './open.ts';
 import type { ParcelRow } from './types.ts';
@@ -267,38 +266,5 @@ export function insertIndexEntries(db: Db, first: number, last: number): void {
   cachedStatement(db, INDEX_FTS).run(first, last);
 }
 
-// Time-ordered ids (RFC 9562 version 7) for parcels created in bulk. A random id (v4) lands anywhere in the
-// primary key's index and in the outbox's (entity, local_id) index, so each insert touched a page of those
-// indexes at random, and the per-chunk outbox statement copied every page it touched to its statement journal
-// first; in creation order, inserts append. 48 bits of milliseconds, then a 26-bit counter (in rand_a and the top
-// of rand_b) that keeps ids made within one millisecond, or after the clock steps back, in order; 48 random bits.
-let lastMs = 0;
-let counter = 0;
-const COUNTER_LIMIT = 2 ** 26;
-
-export function timeOrderedIds(n: number): string[] {
-  const random = randomFillSync(Buffer.alloc(6 * n)).toString('hex');
-  const ids: string[] = [];
-  // The millisecond's two groups are printed once per millisecond, not once per id: 5,000 ids take one or a few.
-  let printed = -1;
-  let head = '';
-  for (let i = 0; i < n; i++) {
-    const now = Date.now();
-    if (now > lastMs) {
-      lastMs = now;
-      counter = 0;
-    } else if (++counter === COUNTER_LIMIT) {
-      lastMs++; // borrow the next millisecond rather than wrap
-      counter = 0;
-    }
-    if (lastMs !== printed) {
-      const ms = lastMs.toString(16).padStart(12, '0');
-      head = `${ms.slice(0, 8)}-${ms.slice(8)}-`;
-      printed = lastMs;
-    }
-    const a = (0x7000 | (counter >>> 14)).toString(16);
-    const b = (0x8000 | (counter & 0x3fff)).toString(16);
-    ids.push(`${head}${a}-${b}-${random.slice(12 * i, 12 * i + 12)}`);
-  }
-  return ids;
-}
+// Time-ordered ids (version-7 UUIDs) for parcels created in bulk: platform/node/time-ordered-ids.ts says why.
+export { timeOrderedIds } from '../platform/node/time-ordered-ids.ts';

@@ -99,6 +99,11 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   // Ajv would coerce '1e3', '+1' or '0x10' into integers: a path id must be written as plain digits.
   app.addHook('preValidation', async (req) => {
+    // A bulk create's body of ordinary size, not parsed on arrival (raw-body.ts), is answered as not JSON before its
+    // query string is checked, as when it was parsed on arrival.
+    if (req.body instanceof RawJson && req.body.bulk && Object.keys(req.query ?? {}).length > 0) {
+      await ctx.validator.checkSyntax(req.scope.organizationId, req.body);
+    }
     const params = req.params as Record<string, unknown> | undefined;
     const id = params?.id;
     if (typeof id === 'string' && integerId(req.routeOptions.schema) && !/^[1-9][0-9]{0,15}$/.test(id)) {

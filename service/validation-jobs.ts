@@ -1,6 +1,6 @@
 // The units of work of the validation pool, and how one is done: the same code runs on a worker thread and, when
 // there is none (VALIDATION_WORKERS=0, or a worker failed), on the request's thread.
-import { validateParcel, validateParcelPatch, type ParcelPatch, type ParcelProblem } from '../core/parcels/validate.ts';
+import { MAX_PARCELS_PER_REQUEST, validateParcel, validateParcelPatch, type ParcelPatch, type ParcelProblem } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type GeometryColumns, type ParcelColumns } from '../core/parcels/columns.ts';
 import { decodeRange, splitStep, type SplitProgress } from './json-split.ts';
 
@@ -22,6 +22,11 @@ export type Job =
    * `key` array's items, from `progress` (the start when absent) for about SPLIT_STEP_BYTES.
    */
   | { kind: 'split'; bytes: Uint8Array; key: string; progress?: SplitProgress }
+  /**
+   * A bulk create's body of ordinary size as JSON text, parsed and its `key` array (1 to 50 parcels) validated
+   * against `maxHectares` in one job: the request thread neither parses it nor copies the parsed parcels here.
+   */
+  | { kind: 'bulk'; bytes: Uint8Array; key: string; maxHectares: number }
   /** A large body parsed whole (one that cannot be split); `keep` false: only whether it is JSON. */
   | { kind: 'whole'; bytes: Uint8Array; keep: boolean }
   /** A PATCH body, parsed already or as JSON text, validated against a parcel limit. */
@@ -33,6 +38,11 @@ export type JobResult =
   | { kind: 'split'; envelope: Record<string, unknown>; items: number[] }
   | { kind: 'split-more'; progress: SplitProgress; items: number[] }
   | { kind: 'whole'; value: unknown }
+  /**
+   * The body parsed; when its `key` was an array of 1 to 50 items, that member set to null (its place kept) and
+   * `count` items validated into `result`; otherwise the body whole and `result` null.
+   */
+  | { kind: 'bulk'; body: unknown; count: number; result: Validated | null }
   | { kind: 'patch'; patch: PreparedPatch | null; problems: ParcelProblem[] };
 
 /** Bytes a split job scans before handing back: about as long as parsing and validating one heavy parcel. */
@@ -88,6 +98,15 @@ export function runJob(job: Job): JobResult {
       const envelope = parse(step.split.envelope);
       if (!envelope.ok) return { kind: 'malformed' };
       return { kind: 'split', envelope: envelope.value as Record<string, unknown>, items: step.split.items.flat() };
+    }
+    case 'bulk': {
+      const whole = runJob({ kind: 'whole', bytes: job.bytes, keep: true });
+      if (whole.kind !== 'whole') return whole;
+      const body = whole.value;
+      const items = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[job.key] : undefined;
+      if (!Array.isArray(items) || items.length < 1 || items.length > MAX_PARCELS_PER_REQUEST) return { kind: 'bulk', body, count: 0, result: null };
+      (body as Record<string, unknown>)[job.key] = null;
+      return { kind: 'bulk', body, count: items.length, result: prepareParcels(items, job.maxHectares) };
     }
     case 'whole': {
       let text = decodeRange(job.bytes, 0, job.bytes.length);

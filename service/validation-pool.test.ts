@@ -128,6 +128,28 @@ describe('ValidationPool results', () => {
       else expect(await run()).toEqual(prepareParcels(inputs, 100));
     }), { numRuns: 20 });
   });
+
+  it('gives the same for a bulk body parsed and validated in one job, whether the limit guessed was the right one or not', async () => {
+    // Limits of 100 ha (the default guess) and 20 ha (under the ~30 ha parcels: every one over it), in turns.
+    const bulk = pool(1);
+    const org = 'org-bulk';
+    await fc.assert(fc.asyncProperty(fc.array(parcel, { minLength: 1, maxLength: 5 }), fc.constantFrom(100, 20), fc.boolean(), async (inputs, limit, broken) => {
+      let text = JSON.stringify({ parcels: inputs, farm: { id: 7 } });
+      if (broken) text = `${text.slice(0, -1)},}`;
+      const run = async () => {
+        const b = await bulk.readBody(org, new RawJson(Buffer.from(text), true), 'parcels') as { farm: unknown; parcels: unknown[] };
+        // The envelope as parsed, its members in their order.
+        expect(Object.keys(b)).toEqual(['parcels', 'farm']);
+        expect(b.farm).toEqual({ id: 7 });
+        expect(b.parcels).toHaveLength(inputs.length);
+        return bulk.validate(org, b.parcels, limit);
+      };
+      if (broken) await expect(run()).rejects.toMatchObject({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+      else expect(await run()).toEqual(prepareParcels(inputs, limit));
+    }), { numRuns: 20 });
+    // A body that is not a bulk create's shape comes back parsed whole, for the route to refuse.
+    expect(await bulk.readBody(org, new RawJson(Buffer.from('{"parcels":[]}'), true), 'parcels')).toEqual({ parcels: [] });
+  });
 });
 
 /** The nice value of one of this process's threads, from /proc (field 19 of its stat). */

@@ -3,14 +3,35 @@ import type { ParcelProblem } from '../core/parcels/validate.ts';
 import { prepareParcels, positionsOf, runJob, type Job, type JobResult, type PreparedPatch, type Validated } from './validation-jobs.ts';
 import type { SplitProgress } from './json-split.ts';
 import { WorkerPool, workerEntry } from '../platform/node/worker-pool.ts';
+import { DEFAULT_MAX_PARCEL_HECTARES } from '../core/parcels/limits.ts';
 
 export { prepareParcels };
 export type { PreparedPatch, Validated } from './validation-jobs.ts';
 
-/** A request body kept as bytes by the JSON parser (see raw-body.ts): parsed and validated on the pool. */
+/**
+ * A request body kept as bytes by the JSON parser (see raw-body.ts): parsed and validated on the pool. `bulk`: a bulk
+ * create's body of ordinary size, parsed and its parcels validated in one job (readBody).
+ */
 export class RawJson {
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(readonly bytes: Uint8Array, readonly bulk = false) {}
 }
+
+/**
+ * The parcels of a bulk create's body (RawJson `bulk`), validated by the job that parsed the body, before the route
+ * knew the farm and so the account's limit: against the limit `maxHectares` that the organization's last bulk create
+ * had. validate() takes the result when the limit is the same, and otherwise validates the body again with the right one.
+ */
+class PrevalidatedBatch {
+  constructor(readonly bytes: Uint8Array, readonly key: string, readonly count: number, readonly maxHectares: number, readonly result: Validated) {}
+}
+
+/** Item `index` of a PrevalidatedBatch, in place of the parcel in the body that readBody gives the route. */
+export class PrevalidatedParcel {
+  constructor(readonly batch: PrevalidatedBatch, readonly index: number) {}
+}
+
+/** Organizations whose last limit is kept for the next guess; past this many, the guesses start over. */
+const LIMITS_KEPT = 10_000;
 
 /** A parcel of a large body, still JSON text: bytes [start, end) of the body. */
 export class RawParcel {
@@ -35,6 +56,7 @@ function isLong(job: Job): boolean {
       for (let k = 0; k < job.ranges.length; k += 2) bytes += job.ranges[k + 1]! - job.ranges[k]!;
       return bytes >= LONG_BYTES;
     }
+    case 'bulk': return job.bytes.length >= LONG_BYTES;
     case 'patch': return job.bytes !== null ? job.bytes.length >= LONG_BYTES : positionsOf({ geom: (job.body as { geom?: unknown } | null)?.geom }) >= LONG_POSITIONS;
     default: return job.bytes.length >= LONG_BYTES;
   }
@@ -83,6 +105,8 @@ export class ValidationPool implements ParcelValidator {
   private running = 0;
   /** Long jobs running per organization (see nextOrganization). */
   private readonly runningLong = new Map<string, number>();
+  /** The account limit each organization's last bulk create was validated against: the guess for its next one. */
+  private readonly limits = new Map<string, number>();
   private closed = false;
   /**
    * Tests only: called when a worker has done a job, whose result is handed back once what it returns settles. A test
@@ -102,6 +126,7 @@ export class ValidationPool implements ParcelValidator {
   }
 
   async validate(org: string, inputs: readonly unknown[], maxHectares: number): Promise<Validated> {
+    if (inputs[0] instanceof PrevalidatedParcel) return this.prevalidated(org, inputs, maxHectares);
     const jobs = inputs.some((p) => p instanceof RawParcel)
       ? this.sliceJobs(inputs as RawParcel[], maxHectares)
       : this.objectJobs(inputs, maxHectares);
@@ -117,6 +142,7 @@ export class ValidationPool implements ParcelValidator {
 
   async readBody(org: string, body: unknown, key: string): Promise<unknown> {
     if (!(body instanceof RawJson)) return body;
+    if (body.bulk) return this.readBulk(org, body.bytes, key);
     const bytes = this.share(body.bytes);
     const items: RawParcel[] = [];
     const add = (ranges: number[]) => {
@@ -134,6 +160,37 @@ export class ValidationPool implements ParcelValidator {
       add(r.items);
       return { ...r.envelope, [key]: items };
     }
+  }
+
+  /**
+   * A bulk create's body of ordinary size, parsed and its parcels validated in one job, for the limit guessed (the
+   * organization's last, or the default): its `key` array comes back as PrevalidatedParcels.
+   */
+  private async readBulk(org: string, bytes: Uint8Array, key: string): Promise<unknown> {
+    const maxHectares = this.limits.get(org) ?? DEFAULT_MAX_PARCEL_HECTARES;
+    const r = await this.run(org, { kind: 'bulk', bytes, key, maxHectares });
+    if (r.kind === 'malformed') throw malformedBody();
+    if (r.kind !== 'bulk') throw new Error(`unexpected ${r.kind}`);
+    if (r.result === null) return r.body;
+    const batch = new PrevalidatedBatch(bytes, key, r.count, maxHectares, r.result);
+    const items: PrevalidatedParcel[] = [];
+    for (let i = 0; i < r.count; i++) items.push(new PrevalidatedParcel(batch, i));
+    (r.body as Record<string, unknown>)[key] = items;
+    return r.body;
+  }
+
+  /** The parcels readBulk validated, when they were validated against `maxHectares`; validated again otherwise. */
+  private async prevalidated(org: string, inputs: readonly unknown[], maxHectares: number): Promise<Validated> {
+    const { batch } = inputs[0] as PrevalidatedParcel;
+    if (inputs.length !== batch.count || inputs.some((p, i) => !(p instanceof PrevalidatedParcel) || p.batch !== batch || p.index !== i)) {
+      throw new Error('validate: the parcels of a prevalidated body must be passed whole, in order');
+    }
+    if (this.limits.size >= LIMITS_KEPT && !this.limits.has(org)) this.limits.clear();
+    this.limits.set(org, maxHectares);
+    if (batch.maxHectares === maxHectares) return batch.result;
+    const r = await this.run(org, { kind: 'bulk', bytes: batch.bytes, key: batch.key, maxHectares });
+    if (r.kind !== 'bulk' || r.result === null) throw new Error(`unexpected ${r.kind} validating a body parsed before`);
+    return r.result;
   }
 
   async checkSyntax(org: string, body: unknown): Promise<void> {

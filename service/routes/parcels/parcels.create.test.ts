@@ -45,6 +45,10 @@ describe('POST /api/parcels/ — batch size and response shape', () => {
     }
     expect(new Set(arr.map((f) => f.id)).size).toBe(50);
     expect(new Set(arr.map((f) => f.properties.key)).size).toBe(50);
+    // Version-7 keys in creation order (they append to the key's unique index; see platform/node/time-ordered-ids.ts).
+    const keys = arr.map((f) => f.properties.key);
+    for (const k of keys) expect(k).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...keys].sort()).toEqual(keys);
     const listed = (await get(h, `/api/farms/${farm}/parcels/`)).json() as ParcelCollection;
     expect(listed.features.map((f) => f.id).sort((a, b) => a - b)).toEqual(arr.map((f) => f.id).sort((a, b) => a - b));
   });

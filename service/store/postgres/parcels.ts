@@ -10,7 +10,8 @@
 import { inTransaction } from './tx.ts';
 import type pg from 'pg';
 import type { Pool } from 'pg';
-import { now, uuid } from '../clock.ts';
+import { now } from '../clock.ts';
+import { timeOrderedIds } from '../../../platform/node/time-ordered-ids.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { ErrorCode } from '../../../core/errors.ts';
 import { parcelColumnsOf } from '../../../core/parcels/columns.ts';
@@ -60,7 +61,9 @@ function overLimit(index: number, label: string, base: string, p: { source_type:
 export async function insertParcels(c: pg.ClientBase, organizationId: string, farmId: number, parcels: readonly NewParcel[],
   maxHectares: number, midBatch?: (inserted: number) => void): Promise<ParcelRow[]> {
   const t = now();
-  const rows: ParcelRow[] = parcels.map((p) => ({ id: 0, key: uuid(), farm_id: farmId, ...('source_type' in p ? p : parcelColumnsOf(p)), created: t, modified: t }));
+  // Keys in creation order, as the SQLite store makes them (append to the key's unique index: see timeOrderedIds).
+  const keys = timeOrderedIds(parcels.length);
+  const rows: ParcelRow[] = parcels.map((p, i) => ({ id: 0, key: keys[i]!, farm_id: farmId, ...('source_type' in p ? p : parcelColumnsOf(p)), created: t, modified: t }));
   const problems = rows.flatMap((r, i) => (r.hectares > maxHectares ? [overLimit(i, `Parcel ${i}`, joinPath('parcels', i), r, maxHectares)] : []));
   if (problems.length) throw invalidParcels(problems);
   if (!rows.length) {

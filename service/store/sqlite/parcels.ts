@@ -1,5 +1,6 @@
 import type { Db } from './db.ts';
-import { now, uuid } from '../clock.ts';
+import { now } from '../clock.ts';
+import { timeOrderedIds } from '../../../platform/node/time-ordered-ids.ts';
 import { cachedStatement } from '../../../platform/node/statements.ts';
 import { groupCommit } from './group-commit.ts';
 import { recordStatements } from './changes-sql.ts';
@@ -29,13 +30,17 @@ const MICRO_HECTARES = (col: string) => `CAST(round(${col} * 1000000) AS INTEGER
 /** Inserts already-validated parcels; the caller owns the transaction. */
 export function insertParcels(db: Db, farmId: number, parcels: readonly NewParcel[], midBatch?: (inserted: number) => void): ParcelRow[] {
   const t = now();
+  // Parameters by position: bound from an object by name, they cost ~2.5 µs more per row (bench/service-bulk.ts).
   const ins = cachedStatement(db, `INSERT INTO parcels (key, farm_id, name, source_type, point, geometry, hectares, metadata, minx, miny, maxx, maxy, created, modified)
-    VALUES (@key, @farm_id, @name, @source_type, @point, @geometry, @hectares, @metadata, @minx, @miny, @maxx, @maxy, @created, @modified)`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const rtree = cachedStatement(db, 'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy) VALUES (?, ?, ?, ?, ?)');
+  // Keys in creation order append to the key's unique index (see timeOrderedIds).
+  const keys = timeOrderedIds(parcels.length);
   const rows: ParcelRow[] = [];
-  for (const p of parcels) {
-    const row: ParcelRow = { id: 0, key: uuid(), farm_id: farmId, ...('source_type' in p ? p : parcelColumnsOf(p)), created: t, modified: t };
-    row.id = Number(ins.run(row).lastInsertRowid);
+  for (const [i, p] of parcels.entries()) {
+    const row: ParcelRow = { id: 0, key: keys[i]!, farm_id: farmId, ...('source_type' in p ? p : parcelColumnsOf(p)), created: t, modified: t };
+    row.id = Number(ins.run(row.key, farmId, row.name, row.source_type, row.point, row.geometry, row.hectares, row.metadata,
+      row.minx, row.miny, row.maxx, row.maxy, t, t).lastInsertRowid);
     rtree.run(row.id, row.minx, row.maxx, row.miny, row.maxy);
     rows.push(row);
     midBatch?.(rows.length);
