@@ -205,8 +205,19 @@ export function bookCreated(db: Db, pairs: readonly Created[], uncertain: Uncert
     // state, so that its pending update merges against it. An implicit base (NULL: the row itself) made the edit look
     // like the service's state and the merge took the service's older name back (found by the chaos test).
     const edited = parcelsEditedSinceSent(db, pairs.map((p) => p.op.local_id));
-    const byRowid = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ?');
-    const byLocalId = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE local_id = ?');
+    // farm_totals.synced is kept here, not by a trigger per row (migration 015): a live row that had no server id is
+    // booked by the first statement and counted; any other (deleted, or booked before) by the second, uncounted.
+    const firstId = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ? AND server_id IS NULL AND deleted = 0');
+    const again = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ?');
+    const rowidOf = cachedStatement(db, 'SELECT rowid FROM parcels WHERE local_id = ?').pluck();
+    const newlySynced: number[] = [];
+    const write = (id: number, key: string, base: string | null, rowid: number, localId: string): boolean => {
+      if (firstId.run(id, key, base, rowid, localId).changes) {
+        newlySynced.push(rowid);
+        return true;
+      }
+      return again.run(id, key, base, rowid, localId).changes > 0;
+    };
     const ids: number[] = [];
     const unread: number[] = [];
     for (const { op, feature } of pairs) {
@@ -223,10 +234,19 @@ export function bookCreated(db: Db, pairs: readonly Created[], uncertain: Uncert
       }
       // By rowid when known (the table's own key; the local id is still checked, on the row itself): found through the
       // local id's index, the 20,000 rows of a push took about a fifth longer. One statement per parcel: one
-      // UPDATE … FROM json_each for the batch took half as long again.
+      // UPDATE … FROM json_each for the batch took half as long again. A row not found by its rowid is looked up by
+      // its local id.
       const { id, properties: { key } } = feature;
-      if (op.rowid === undefined || byRowid.run(id, key, base, op.rowid, op.local_id).changes === 0) byLocalId.run(id, key, base, op.local_id);
+      if (op.rowid === undefined || !write(id, key, base, op.rowid, op.local_id)) {
+        const rowid = rowidOf.get(op.local_id) as number | undefined;
+        if (rowid !== undefined) write(id, key, base, rowid, op.local_id);
+      }
       ids.push(op.id);
+    }
+    if (newlySynced.length) {
+      // Once per farm (a push's batch is one farm's); by rowid, the table's own key.
+      cachedStatement(db, `UPDATE farm_totals SET synced = synced + n.n FROM (SELECT farm_local_id, count(*) AS n FROM parcels
+        WHERE rowid IN (SELECT value FROM json_each(?)) GROUP BY farm_local_id) AS n WHERE farm_totals.farm_local_id = n.farm_local_id`).run(JSON.stringify(newlySynced));
     }
     // A batch marked by its row (db/batch-marks.ts): committed with its mark written in; an op to reconcile needs its
     // mark written first, as uncertainOps expects of an op that was sent.

@@ -45,6 +45,8 @@ export function insertRow(db: Db, entity: Entity, row: Row): void {
   cachedStatement(db, INSERT_SQL[entity]).run(r);
 }
 
+/** The columns whose update fires parcels_totals_au (migration 015). */
+const TOTALS_COLUMNS = new Set(['farm_local_id', 'account_id', 'hectares', 'deleted']);
 /** A parcel's user fields: writing any of them without a fresh `checked` stamp clears the stamp. */
 const CHECKED_FIELDS = new Set(['name', 'metadata', 'geometry', 'point', 'hectares', 'source_type']);
 
@@ -60,7 +62,10 @@ export function updateRow(db: Db, entity: Entity, localId: string, fields: Parti
   }
   const cols = Object.keys(fields).filter((c) => c !== 'local_id' && COLUMNS[entity].includes(c));
   if (cols.length === 0) return;
-  cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
+  // A parcel's server id written alone would not reach farm_totals.synced (migration 015: the trigger does not fire on
+  // server_id, for the push's bookings): naming hectares, unchanged, fires it, and it counts the server id as before.
+  const totals = entity === 'parcel' && cols.includes('server_id') && !cols.some((c) => TOTALS_COLUMNS.has(c)) ? ', hectares = hectares' : '';
+  cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')}${totals} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
 }
 
 export function deleteRow(db: Db, entity: Entity, localId: string): void {
