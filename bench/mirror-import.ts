@@ -184,9 +184,9 @@ const out = record.finish({
       `on a machine loaded by other processes (load average ${r1(LOAD_AT_START)} at the start of this run, on ${os.cpus().length} cores) they share them with everything else, and the ratio moves toward the CPU ratio. ` +
       'The ratio depends on the machine: compare it only with runs on the same CPU (the machine line above).',
     `Peak memory: Node alone peaks at ${floor.node} MB here and the CLI loading its modules (\`cli --help\`) at ${floor.cli} MB, before any import; ` +
-      'the import adds its worker thread (a V8 heap of its own, with a 16 MB young generation, db/import/pool.ts, and its own malloc arena), the importing thread\'s own young generation (V8 grows it to 32 MB), the split tables (33 bytes a feature), ' +
-      'the results waiting to be written (at most 32 jobs; freed only by a full collection of the importing thread once written), the chunk of 5,000 rows being written, and SQLite\'s page cache (4 MiB during the import). ' +
-      'Without the worker thread (as on one core) the CLI peaked about 40 MB lower, but took longer than ogr2ogr. Holding both threads\' new spaces with a V8 flag saved 35–50 MB more but cost 6–10 % more CPU and wall time (db/import/pool.ts). ' +
+      'the import adds its worker thread (a V8 heap of its own and its own malloc arena), the young generations of both threads (held at 16 MB once the importing thread\'s reaches it, db/import/young-generation.ts; V8 grew it to 32 MB), the split tables (33 bytes a feature), ' +
+      'the results waiting to be written (at most 32 jobs ahead, and the jobs of the chunk of 5,000 rows being written, whose buffers are freed once it is: db/import/index.ts release), and SQLite\'s page cache (4 MiB during the import). ' +
+      'Without the worker thread (as on one core) the CLI peaked about 40 MB lower, but took longer than ogr2ogr. Holding both threads\' young generations at V8\'s first size (1 MB) instead cost 6–10 % more CPU and wall time (db/import/pool.ts). ' +
       'ogr2ogr is one thread of C++ with no JavaScript engine.',
     whyLarger(),
   ],

@@ -36,8 +36,17 @@ export type NewParcelColumns = ParcelColumns<Utf8Text> & Pick<ParcelRow, 'checke
  * share. Bound from here as they are: a row object per parcel merging the two ({ ...p, local_id, … }) cost more
  * than the insert itself (1.9 s of CPU for 100,000 parcels: an object spread of these objects takes V8's slow path).
  */
+/**
+ * Rows given one at a time: an array, or rows made only as they are inserted (an import's, from its jobs' buffers:
+ * 5,000 row objects held for a whole chunk outlived the young generation, and were garbage for a full collection).
+ */
+export interface RowSource<T> {
+  readonly length: number;
+  at(i: number): T | undefined;
+}
+
 export interface NewParcels {
-  parcels: readonly NewParcelColumns[];
+  parcels: RowSource<NewParcelColumns>;
   /** parcels[i]'s local id. */
   ids: readonly string[];
   account_id: string;
@@ -250,7 +259,7 @@ export function insertNewParcels(db: Db, rows: NewParcels): number {
     const n = Math.min(ROWS_PER_INSERT, parcels.length - i);
     const params: unknown[] = [];
     for (let k = i; k < i + n; k++) {
-      const r = parcels[k]!;
+      const r = parcels.at(k)!;
       params.push(ids[k], r.name, r.source_type, r.point, r.geometry, r.hectares, r.metadata, r.minx, r.miny, r.maxx, r.maxy, r.checked);
     }
     const last = Number(cachedStatement(db, repeated(INSERT_PARCELS, PARCEL_VALUES, n)).run(params, shared).lastInsertRowid);

@@ -4,7 +4,7 @@ import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './typ
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, releaseBackoff, requeueRejected } from './outbox.ts';
 import { removeAccount, type RemovedAccount } from './accounts.ts';
-import { insertIndexEntries, insertNewParcels, timeOrderedIds, type Utf8Text } from './bulk.ts';
+import { insertIndexEntries, insertNewParcels, timeOrderedIds, type RowSource, type Utf8Text } from './bulk.ts';
 import { mapLayers, parcelLimit, rotationRules, setMapLayers, setParcelLimit, setRotationRules, setViewSettings, viewSettings } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
@@ -175,7 +175,7 @@ export class MirrorWriter {
    * alone: when the caller rolls everything back on any failure it is pure cost, since each page a savepoint
    * modifies is first copied to its journal. Returns how many were created.
    */
-  createPreparedParcels(farmLocalId: string, parcels: readonly PreparedParcel[], label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): number {
+  createPreparedParcels(farmLocalId: string, parcels: RowSource<PreparedParcel>, label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): number {
     if (parcels.length === 0) return 0;
     if (opts.savepoint === false && !this.db.inTransaction) throw new Error('createPreparedParcels without a savepoint needs an open transaction');
     const create = (): number => this.insertPrepared(this.live('farm', farmLocalId), parcels, opts.indexes === true);
@@ -187,7 +187,7 @@ export class MirrorWriter {
    * entry, so that undoing the import removes the farm it made too (and a farm never synced never reaches the
    * service); UndoHistory keeps it when something else has come to use it meanwhile.
    */
-  createFarmWithPreparedParcels(accountId: string, farmName: string, parcels: readonly PreparedParcel[], label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): FarmRow {
+  createFarmWithPreparedParcels(accountId: string, farmName: string, parcels: RowSource<PreparedParcel>, label: string, opts: { indexes?: boolean; savepoint?: boolean } = {}): FarmRow {
     const trimmed = farmName.trim();
     if (!trimmed) throw new EditError('A farm needs a name');
     if (opts.savepoint === false && !this.db.inTransaction) throw new Error('createFarmWithPreparedParcels without a savepoint needs an open transaction');
@@ -201,7 +201,7 @@ export class MirrorWriter {
     return opts.savepoint === false ? this.history.record(label, create) : this.edit(label, create);
   }
 
-  private insertPrepared(farm: FarmRow, parcels: readonly PreparedParcel[], indexes: boolean): number {
+  private insertPrepared(farm: FarmRow, parcels: RowSource<PreparedParcel>, indexes: boolean): number {
     if (parcels.length === 0) return 0;
     const t = now();
     const ids = timeOrderedIds(parcels.length);

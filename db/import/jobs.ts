@@ -139,7 +139,8 @@ export class JobResults {
   private readonly done = new Map<number, Outcome>();
   private readonly next: () => number;
 
-  constructor(private readonly jobs: Jobs, private pool: ImportPool | null) {
+  /** `afterJob`: called as each job is asked for and after each job this thread prepares (young-generation.ts). */
+  constructor(private readonly jobs: Jobs, private pool: ImportPool | null, private readonly afterJob: () => void = () => {}) {
     let n = 0;
     if (pool && jobs.shared) {
       pool.begin(jobs.shared);
@@ -153,6 +154,7 @@ export class JobResults {
   /** Job j's result, kept for take(). */
   get(j: number): PreparedJob {
     this.pool?.want(j);
+    this.afterJob();
     for (;;) {
       const r = this.done.get(j);
       if (r) {
@@ -163,7 +165,10 @@ export class JobResults {
       }
       if (this.pool?.drain(this.done)) continue;
       const k = this.next();
-      if (k >= 0) this.done.set(k, this.jobs.run(k));
+      if (k >= 0) {
+        this.done.set(k, this.jobs.run(k));
+        this.afterJob();
+      }
       else if (k === -2) this.pool!.collect(this.done);
       else for (const lost of this.pool!.collect(this.done)) this.done.set(lost, this.jobs.run(lost));
     }

@@ -44,10 +44,10 @@ export class ImportPool {
         // (interleaved runs, 16.3–17.8 s against 17.7–19.0 s). Importing mirror-import's 100,000 parcels, 16 MB peaked
         // 15–20 MB lower than 32 MB (178–192 MB against 198–207 MB, 3 runs each, on a machine loaded 9–13) for the
         // same CPU time of the process (6.40–6.78 s against 6.51–6.78 s before, interleaved); 8 MB peaked no lower than
-        // 32 MB. Capping the importing thread's young generation too (V8 grows it to 32 MB; only a V8 flag set at run
-        // time, --semi-space-growth-factor=1, holds it, and it holds this thread's as well) saved 35–50 MB but cost
-        // 6–10 % more CPU time and as much wall time (mirror-import pairs at load 2–4: 0.87–0.89x ogr2ogr against
-        // 0.74–0.83x); --heap-growing-percent=30 (full collections sooner) saved no more than the runs' spread, nor did
+        // 32 MB. The importing thread's young generation is capped at 16 MB while it imports (young-generation.ts: V8
+        // grew it to 32 MB; the flag that holds it holds this thread's too). Holding both at V8's first size instead
+        // (--semi-space-growth-factor=1 from the start) saved 35–50 MB but cost 6–10 % more CPU time and as much wall
+        // time (mirror-import pairs at load 2–4: 0.87–0.89x ogr2ogr against 0.74–0.83x); --heap-growing-percent=30 (full collections sooner) saved no more than the runs' spread, nor did
         // giving written jobs' buffers back to the workers to write into again (206 MB without, 212 MB with, 4 pairs at
         // load 2, 2026-11-30).
         return { workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
