@@ -70,7 +70,12 @@ describe('position', () => {
     const child = spawn('sh', ['-c', `exec ${sim!.replace('10110', port)}`], { cwd: ROOT, stdio: 'ignore', detached: true });
     cleanups.push(() => { try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ } });
     await expect.poll(() => new Promise((r) => { const c = connect(Number(port), '127.0.0.1', () => { c.destroy(); r(true); }).on('error', () => r(false)); }), { timeout: 30_000 }).toBe(true);
-    const out = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', watch!.replace('10110', port)], { cwd: ROOT, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
+    // The CLI's folder a fresh one, not this user's own (~/.local/share/furrow), which another checkout may have moved
+    // to a newer schema than this one's.
+    const home = mkdtempSync(join(tmpdir(), 'furrow-cli-position-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const env = { ...process.env, FURROW_HOME: home };
+    const out = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', watch!.replace('10110', port)], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
     const fixes = out.trim().split('\n').map((l) => JSON.parse(l) as { lat: number; lon: number });
     expect(fixes).toHaveLength(5);
     for (const f of fixes) expect(onWalk(f)).toBe(true);
