@@ -3,7 +3,7 @@
 // script for what only a process shows: the exit code and streams of `npm run -s cli`, and a whole flow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -135,6 +135,17 @@ describe('npm run -s cli (real processes)', () => {
     expect([imported.status, imported.stdout]).toEqual([0, "Imported 6000 parcel(s) into 'Built'.\n"]);
     const pushed = spawnCli(['push'], own);
     expect(pushed.status, pushed.stderr).toBe(0);
+    // A push ends the process as soon as it has returned (endProcess): its summary written, every op settled on
+    // disk and the mirror closed (its WAL checkpointed and removed) before that.
+    expect(pushed.stdout).toMatch(new RegExp(`^${acc}: .*changes acknowledged by the service`, 'm'));
+    expect(existsSync(join(own, 'mirror.db-wal'))).toBe(false);
+    const db = new Database(join(own, 'mirror.db'), { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) FROM outbox WHERE state <> 'committed'").pluck().get()).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM parcels WHERE server_id IS NOT NULL').pluck().get()).toBe(6000);
+    } finally {
+      db.close();
+    }
     expect((await onService(apiKey, acc))[0]).toMatchObject({ name: 'Built', parcel_count: 6000 });
   }, 120_000);
 });

@@ -358,7 +358,30 @@ const isMain = (() => {
 if (isMain) {
   // FURROW_HOME is the user's alone: whatever this process creates is owner-only (platform/node/private-files.ts).
   privateUmask();
-  process.exitCode = await runCli(process.argv.slice(2), { interrupt: stopOnInterrupt });
+  const argv = process.argv.slice(2);
+  endProcess(argv, await runCli(argv, { interrupt: stopOnInterrupt }));
+}
+
+/**
+ * The process's end once runCli has returned `code`. After a sync, push or pull everything is settled by then: each
+ * transaction committed with its fsync, the lock released, the mirror closed (its WAL checkpointed and removed), the
+ * HTTP connections closed, the output written. Such a run exits at once rather than let Node tear down its heap and
+ * threads first, a serial cost after the last answer that grows with the heap a push leaves: from runCli's return to
+ * the process's end, a push of 20,000 squares (strace, 5 interleaved pairs, load 2.6–3.0), 61 ms (52–73) before,
+ * 13 ms (10–15) with this. Other commands end as Node ends them (an upload being cleaned up, a tile thread: nothing
+ * is cut short), and so does a run whose output is still buffered (a terminal on Windows is written asynchronously).
+ */
+export function endProcess(argv: readonly string[], code: number): void {
+  process.exitCode = code;
+  let cmd;
+  try {
+    cmd = parse(argv).cmd;
+  } catch {
+    return;
+  }
+  if (cmd !== 'sync' && cmd !== 'push' && cmd !== 'pull') return;
+  if (process.stdout.writableLength || process.stderr.writableLength) return;
+  process.exit(code);
 }
 
 /**
