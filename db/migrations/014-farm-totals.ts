@@ -12,6 +12,19 @@ import type { Database } from 'better-sqlite3';
 // triggers would find the row gone). Hectares are added and taken away as parcels come and go: a farm whose last
 // parcel goes is set back to exactly 0, so the float sum never drifts away from an empty farm's; a pull's update that
 // writes a parcel's row again unchanged touches no total.
+/**
+ * What parcels_totals_au does when it fires: a row's old totals taken from its farm's, its new ones added. Migration
+ * 015 fires the same body on fewer columns; kept as written here, shared, so the two can never differ by accident.
+ */
+export const TOTALS_AU_BODY = `
+      WHEN (old.deleted = 0 OR new.deleted = 0) AND (old.farm_local_id IS NOT new.farm_local_id OR old.account_id IS NOT new.account_id
+        OR old.hectares IS NOT new.hectares OR (old.server_id IS NULL) IS NOT (new.server_id IS NULL) OR old.deleted IS NOT new.deleted) BEGIN
+      UPDATE farm_totals SET parcels = parcels - 1, hectares = CASE WHEN parcels = 1 THEN 0 ELSE hectares - old.hectares END,
+        synced = synced - (old.server_id IS NOT NULL) WHERE old.deleted = 0 AND farm_local_id = old.farm_local_id;
+      INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) SELECT new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL WHERE new.deleted = 0
+        ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = CASE WHEN parcels = 0 THEN excluded.hectares ELSE hectares + excluded.hectares END, synced = synced + excluded.synced;
+    END;`;
+
 export function up(db: Database): void {
   db.exec(`
     CREATE TABLE farm_totals (
@@ -29,13 +42,7 @@ export function up(db: Database): void {
         ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = hectares + excluded.hectares, synced = synced + excluded.synced;
     END;
     CREATE TRIGGER parcels_totals_au AFTER UPDATE OF farm_local_id, account_id, hectares, server_id, deleted ON parcels
-      WHEN (old.deleted = 0 OR new.deleted = 0) AND (old.farm_local_id IS NOT new.farm_local_id OR old.account_id IS NOT new.account_id
-        OR old.hectares IS NOT new.hectares OR (old.server_id IS NULL) IS NOT (new.server_id IS NULL) OR old.deleted IS NOT new.deleted) BEGIN
-      UPDATE farm_totals SET parcels = parcels - 1, hectares = CASE WHEN parcels = 1 THEN 0 ELSE hectares - old.hectares END,
-        synced = synced - (old.server_id IS NOT NULL) WHERE old.deleted = 0 AND farm_local_id = old.farm_local_id;
-      INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) SELECT new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL WHERE new.deleted = 0
-        ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = CASE WHEN parcels = 0 THEN excluded.hectares ELSE hectares + excluded.hectares END, synced = synced + excluded.synced;
-    END;
+${TOTALS_AU_BODY}
     CREATE TRIGGER parcels_totals_ad AFTER DELETE ON parcels WHEN old.deleted = 0 BEGIN
       UPDATE farm_totals SET parcels = parcels - 1, hectares = CASE WHEN parcels = 1 THEN 0 ELSE hectares - old.hectares END,
         synced = synced - (old.server_id IS NOT NULL) WHERE farm_local_id = old.farm_local_id;

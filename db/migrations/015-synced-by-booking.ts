@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { TOTALS_AU_BODY } from './014-farm-totals.ts';
 
 // farm_totals.synced (migration 014) no longer follows server_id through the row trigger alone: parcels_totals_au
 // fires on farm_local_id, account_id, hectares and deleted, not on server_id. Booking a push's 201s writes a server id
@@ -15,13 +16,6 @@ import type { Database } from 'better-sqlite3';
 export function up(db: Database): void {
   db.exec(`
     DROP TRIGGER parcels_totals_au;
-    CREATE TRIGGER parcels_totals_au AFTER UPDATE OF farm_local_id, account_id, hectares, deleted ON parcels
-      WHEN (old.deleted = 0 OR new.deleted = 0) AND (old.farm_local_id IS NOT new.farm_local_id OR old.account_id IS NOT new.account_id
-        OR old.hectares IS NOT new.hectares OR (old.server_id IS NULL) IS NOT (new.server_id IS NULL) OR old.deleted IS NOT new.deleted) BEGIN
-      UPDATE farm_totals SET parcels = parcels - 1, hectares = CASE WHEN parcels = 1 THEN 0 ELSE hectares - old.hectares END,
-        synced = synced - (old.server_id IS NOT NULL) WHERE old.deleted = 0 AND farm_local_id = old.farm_local_id;
-      INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) SELECT new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL WHERE new.deleted = 0
-        ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = CASE WHEN parcels = 0 THEN excluded.hectares ELSE hectares + excluded.hectares END, synced = synced + excluded.synced;
-    END;
+    CREATE TRIGGER parcels_totals_au AFTER UPDATE OF farm_local_id, account_id, hectares, deleted ON parcels ${TOTALS_AU_BODY}
   `);
 }
