@@ -32,11 +32,6 @@ export type Utf8Text = string | Uint8Array;
 export type NewParcelColumns = ParcelColumns<Utf8Text> & Pick<ParcelRow, 'checked'>;
 
 /**
- * Parcels to create (the columns a new row does not default): each one's own columns and id, and the columns they
- * share. Bound from here as they are: a row object per parcel merging the two ({ ...p, local_id, … }) cost more
- * than the insert itself (1.9 s of CPU for 100,000 parcels: an object spread of these objects takes V8's slow path).
- */
-/**
  * Rows given one at a time: an array, or rows made only as they are inserted (an import's, from its jobs' buffers:
  * 5,000 row objects held for a whole chunk outlived the young generation, and were garbage for a full collection).
  */
@@ -45,6 +40,11 @@ export interface RowSource<T> {
   at(i: number): T | undefined;
 }
 
+/**
+ * Parcels to create (the columns a new row does not default): each one's own columns and id, and the columns they
+ * share. Bound from here as they are: a row object per parcel merging the two ({ ...p, local_id, … }) cost more
+ * than the insert itself (1.9 s of CPU for 100,000 parcels: an object spread of these objects takes V8's slow path).
+ */
 export interface NewParcels {
   parcels: RowSource<NewParcelColumns>;
   /** parcels[i]'s local id. */

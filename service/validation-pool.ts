@@ -56,7 +56,6 @@ function isLong(job: Job): boolean {
       for (let k = 0; k < job.ranges.length; k += 2) bytes += job.ranges[k + 1]! - job.ranges[k]!;
       return bytes >= LONG_BYTES;
     }
-    case 'bulk': return job.bytes.length >= LONG_BYTES;
     case 'patch': return job.bytes !== null ? job.bytes.length >= LONG_BYTES : positionsOf({ geom: (job.body as { geom?: unknown } | null)?.geom }) >= LONG_POSITIONS;
     default: return job.bytes.length >= LONG_BYTES;
   }
