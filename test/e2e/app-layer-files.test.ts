@@ -34,6 +34,11 @@ const COLOURS: Record<'mbtiles' | 'pmtiles' | 'geotiff' | 'water' | 'overlay', R
   mbtiles: [255, 128, 0], pmtiles: [0, 150, 136], geotiff: [142, 36, 170], water: [168, 204, 232], overlay: [194, 65, 12],
 };
 const poll = <T>(fn: () => Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout });
+/**
+ * A poll of the map's pixels (a screenshot decoded in Node) every 500 ms, not vitest's 50: back to back, the
+ * screenshots kept Chromium and this process busy while the map they waited for was still drawing.
+ */
+const pixelPoll = <T>(fn: () => Promise<T>, timeout = 30_000) => expect.poll(fn, { timeout, interval: 500 });
 const panel = () => page.getByRole('dialog', { name: 'Layers' });
 const listed = () => panel().getByRole('list', { name: 'Map layers, top first' }).locator('.layer-name').allTextContents();
 const keptFiles = () => readdirSync(join(ctx.dir, 'home', 'layers')).filter((f) => /^[0-9a-f]{32}\.(mbtiles|pmtiles|tif|geojson)$/.test(f));
@@ -112,10 +117,10 @@ async function labelsInBundledFont(at: [number, number]): Promise<void> {
   // The layer hidden (as the first test left it), then shown, then hidden again.
   const hidden = await darkAround(at);
   await panel().getByRole('checkbox', { name: 'Caminos' }).check();
-  await poll(() => darkAround(at), 30_000).toBeGreaterThan(hidden + 30);
+  await pixelPoll(() => darkAround(at), 30_000).toBeGreaterThan(hidden + 30);
   const shown = await darkAround(at);
   await panel().getByRole('checkbox', { name: 'Caminos' }).uncheck();
-  await poll(() => darkAround(at)).toBeLessThan(hidden + (shown - hidden) / 3);
+  await pixelPoll(() => darkAround(at)).toBeLessThan(hidden + (shown - hidden) / 3);
 }
 
 describe('files opened as layers', () => {
@@ -151,7 +156,7 @@ describe('files opened as layers', () => {
     await page.getByRole('button', { name: 'Layers' }).click();
     await poll(() => panel().count()).toBe(1);
     const underParcels = async (c: Rgb, what: string) => {
-      await poll(() => share(c), 60_000).toBeGreaterThan(0.3);
+      await pixelPoll(() => share(c), 60_000).toBeGreaterThan(0.3);
       // The parcels still drawn over it: at a parcel's middle, the layer's colour tinted.
       const { x0, y0, width, data } = await mapPixels();
       const i = (Math.round(parcelAt[1] - y0) * width + Math.round(parcelAt[0] - x0)) * 4;
@@ -166,15 +171,15 @@ describe('files opened as layers', () => {
     await underParcels(COLOURS.geotiff, 'geotiff');
     // Vector tiles in the default style (its pond as water), over the orthophoto; the overlay's lines in its colour.
     await open(roads, 'Caminos');
-    await poll(() => count(COLOURS.water, 6), 60_000).toBeGreaterThan(40);
+    await pixelPoll(() => count(COLOURS.water, 6), 60_000).toBeGreaterThan(40);
     // The same tiles as a PMTiles archive (read by the page by range), the MBTiles layer hidden: its pond still drawn.
     await open(roadsPm, 'Roads (PMTiles)');
     await panel().getByRole('checkbox', { name: 'Caminos' }).uncheck();
-    await poll(() => count(COLOURS.water, 6), 60_000).toBeGreaterThan(40);
+    await pixelPoll(() => count(COLOURS.water, 6), 60_000).toBeGreaterThan(40);
     await panel().getByRole('checkbox', { name: 'Roads (PMTiles)' }).uncheck();
-    await poll(() => count(COLOURS.water, 6)).toBe(0);
+    await pixelPoll(() => count(COLOURS.water, 6)).toBe(0);
     await open(drains, 'Acequias');
-    await poll(() => count(COLOURS.overlay, 24), 60_000).toBeGreaterThan(200);
+    await pixelPoll(() => count(COLOURS.overlay, 24), 60_000).toBeGreaterThan(200);
     expect(await page.locator('.statusbar .message').textContent()).toBe('Added the layer Acequias, on top of the others. 1 feature(s) without a shape were left out.');
     await page.screenshot({ path: join(SHOTS, 'app-layer-files.png') });
     expect(keptFiles()).toHaveLength(6);

@@ -100,6 +100,22 @@ const PG_DATA_TABLES = ['organizations', 'accounts', 'farms', 'parcels', 'crops'
 /** The same probe over PostgreSQL: its tables have no rowid, so rows come in key order. */
 function pgProbe(pool: pg.Pool): StoreProbe {
   const order: Record<string, string> = { organizations: 'id', accounts: 'id', api_keys: 'id', signing_keys: 'seq', settings: 'key', crop_families: 'id' };
+  /**
+   * Each table's stored columns, asked of information_schema once per probe: the store is migrated before its probe
+   * exists. Asked at every snapshot (bad-input.test.ts takes two a request), the ten catalogue queries were most of
+   * the PostgreSQL project's bad-input time.
+   */
+  const columns = new Map<string, Promise<string[]>>();
+  const columnsOf = (t: string): Promise<string[]> => {
+    let cols = columns.get(t);
+    if (!cols) {
+      cols = pool.query<{ c: string }>(`SELECT column_name AS c FROM information_schema.columns WHERE table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`, [t])
+        .then((r) => r.rows.map((row) => row.c));
+      columns.set(t, cols);
+      cols.catch(() => columns.delete(t));
+    }
+    return cols;
+  };
   return {
     async counts() {
       const out: Record<string, number> = {};
@@ -109,7 +125,7 @@ function pgProbe(pool: pg.Pool): StoreProbe {
     async snapshot() {
       const out: Record<string, unknown[]> = {};
       for (const t of [...PG_DATA_TABLES, 'api_keys', 'signing_keys', 'settings']) {
-        const cols = (await pool.query<{ c: string }>(`SELECT column_name AS c FROM information_schema.columns WHERE table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`, [t])).rows.map((r) => r.c);
+        const cols = await columnsOf(t);
         out[t] = (await pool.query(`SELECT ${cols.join(', ')} FROM ${t} ORDER BY ${order[t] ?? 'organization_id, id'}`)).rows;
       }
       return out;
