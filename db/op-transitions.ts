@@ -263,6 +263,9 @@ export function bookCreated(db: Db, pairs: readonly Created[], uncertain: Uncert
  * no longer what the service holds and needs an explicit base (the created state), not the implicit one.
  */
 export function parcelsEditedSinceSent(db: Db, localIds: readonly string[]): Set<string> {
+  // Nearly always there is no open parcel update at all: one probe of the partial index says so, instead of a lookup
+  // per parcel (a push of 20,000 parcels: ~10-15 ms of its thread).
+  if (cachedStatement(db, "SELECT EXISTS (SELECT 1 FROM outbox WHERE entity = 'parcel' AND op = 'update' AND state != 'committed')").pluck().get() === 0) return new Set();
   return new Set(cachedStatement(db, `SELECT DISTINCT local_id FROM outbox WHERE entity = 'parcel' AND op = 'update' AND state != 'committed'
     AND local_id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(localIds)) as string[]);
 }

@@ -52,6 +52,8 @@ describe('the push plan', () => {
       expect(mine.flatMap((x) => x.ops.map((o) => o.id))).toEqual(ids.filter((r) => r.farm === local).map((r) => r.id));
     }
     expect(plan.total).toBe(1330);
+    // The push's page (its mark group's 400 ops, and one smaller than a batch) changes no batch either.
+    for (const page of [400, 37]) expect(takeAll(new PushPlan(m.syncDb, 'acc', new Date().toISOString(), 100, page), 3)).toEqual(batches);
     m.close();
   });
 

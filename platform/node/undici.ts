@@ -4,8 +4,9 @@
 // request waited for it) for nothing a push calls. The same module instances as the index's (one bundle, one path
 // each), so an Agent from here and one from 'undici' are the same class. Whatever else of undici is needed (the
 // token requests' top-level `request`) is loaded from the index where it is used.
-import type { Agent as AgentClass, buildConnector as BuildConnector } from 'undici';
+import type { Agent as AgentClass, Pool as PoolClass, buildConnector as BuildConnector } from 'undici';
 import AgentImpl from 'undici/lib/dispatcher/agent.js';
+import PoolImpl from 'undici/lib/dispatcher/pool.js';
 import DispatcherImpl from 'undici/lib/dispatcher/dispatcher.js';
 import api from 'undici/lib/api/index.js';
 import connector from 'undici/lib/core/connect.js';
@@ -16,4 +17,7 @@ Object.assign((DispatcherImpl as { prototype: object }).prototype, api);
 
 export const Agent = AgentImpl as typeof AgentClass;
 export type Agent = AgentClass;
+/** What an Agent makes for each origin by default (a Pool: the engine's Agent sets no `connections`). */
+export const Pool = PoolImpl as typeof PoolClass;
+export type Pool = PoolClass;
 export const buildConnector = connector as typeof BuildConnector;
