@@ -76,6 +76,8 @@ export async function importHere(m: Mirror, job: Omit<ImportJob, 'stop' | 'home'
     const r = await importFile(m, job.file, {
       accountId: job.account, farmName: job.farm, farmId: job.farmId, skipInvalid: job.skipInvalid, skipDuplicates: job.skipDuplicates, onProgress, cancelled: () => signal.aborted,
       gridDirs: job.gridDirs,
+      // The CLI imports one file per process: its threads need not wait for another.
+      endThreads: true,
     });
     return importResult(r, []);
   } catch (err) {

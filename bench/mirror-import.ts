@@ -186,7 +186,10 @@ const out = record.finish({
     `Peak memory: Node alone peaks at ${floor.node} MB here and the CLI loading its modules (\`cli --help\`) at ${floor.cli} MB, before any import; ` +
       'the import adds its worker thread (a V8 heap of its own and its own malloc arena), the young generations of both threads (held at 16 MB once the importing thread\'s reaches it, db/import/young-generation.ts; V8 grew it to 32 MB), the split tables (33 bytes a feature), ' +
       'the results waiting to be written (at most 32 jobs ahead, and the jobs of the chunk of 5,000 rows being written, whose buffers are freed once it is: db/import/index.ts release), and SQLite\'s page cache (4 MiB during the import). ' +
-      'Without the worker thread (as on one core) the CLI peaked about 40 MB lower, but took longer than ogr2ogr. Holding both threads\' young generations at V8\'s first size (1 MB) instead cost 6–10 % more CPU and wall time (db/import/pool.ts). ' +
+      'Without the worker thread (as on one core) the CLI peaked about 40 MB lower, but took longer than ogr2ogr. Holding both threads\' young generations at V8\'s first size (1 MB) instead cost 6–10 % more CPU and wall time (db/import/pool.ts); ' +
+      'smaller young generations (8 MB for either thread) peaked higher, not lower: more objects reached the old generations. ' +
+      'The import frees no buffer over glibc\'s 128 KiB mmap threshold while it runs (64 KiB split windows, tables made at their size and shared with the workers): freeing one raises the process\'s malloc trim threshold to twice its size, and the 4 MiB windows had left every thread\'s arena keeping up to 8 MiB of freed memory (db/import/free-buffers.ts). ' +
+      'The CLI\'s worker threads end once every job is prepared, before the last chunk, the farm index and the commit (db/import/index.ts endThreads). ' +
       'ogr2ogr is one thread of C++ with no JavaScript engine.',
     whyLarger(),
   ],

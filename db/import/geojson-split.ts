@@ -35,13 +35,23 @@ export interface SplitCollection {
    * [2i, 2i + 1] (see raw-coords.ts); -1, -1 otherwise.
    */
   polygons: Float64Array;
+  /**
+   * The tables another thread split the file's second part into, appended to these: kept as long as these are rather
+   * than freed during the import (free-buffers.ts). Nothing reads them.
+   */
+  held?: unknown;
   /** The collection's other members (type, crs, furrow…), parsed. */
   members: Record<string, unknown>;
 }
 
 /** Splits the FeatureCollection in b[from..], or null when it is anything else (or broken). */
 export function splitFeatureCollection(b: Uint8Array, from = 0): SplitCollection | null {
-  return split(new Scanner(b, b.length, null), from);
+  const s = new Scanner(b, b.length, null);
+  try {
+    return split(s, from);
+  } finally {
+    s.dispose();
+  }
 }
 
 /** What splitFeatureFile saw of the bytes besides the features. */
@@ -50,8 +60,12 @@ export interface FileSplit extends SplitCollection {
   utf8: boolean;
 }
 
-/** Bytes read from the file at a time; a feature larger than this grows the window to hold it. */
-export const WINDOW_BYTES = 4 << 20;
+/**
+ * Bytes read from the file at a time; a feature larger than this grows the window to hold it. Under glibc's 128 KiB
+ * mmap threshold: freeing a 4 MiB window left every thread's malloc arena keeping up to 8 MiB of freed memory
+ * (free-buffers.ts). A feature straddling two reads is scanned again, once per 32 KiB or so.
+ */
+export const WINDOW_BYTES = 64 << 10;
 
 /**
  * Splits the FeatureCollection in the file open as `fd` (`size` bytes, from byte `from`) without holding it:
@@ -66,13 +80,18 @@ export const WINDOW_BYTES = 4 << 20;
  * otherwise (a string or a nested value that looks alike): then this thread simply splits the rest itself.
  */
 export function splitFeatureFile(fd: number, size: number, from = 0, window = WINDOW_BYTES, tail?: TailStarter): FileSplit | null {
-  const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size))), 0, { fd, size });
+  // Polygons shared: the job table hands them to the worker threads without a copy (jobs.ts jobTable).
+  const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size))), 0, { fd, size }, 0, tableCapacity(size - from), true);
   if (tail && size - from >= (tail.minBytes ?? TAIL_MIN_BYTES)) {
     const start = elementStartNear(fd, from + Math.floor((size - from) * TAIL_AT));
     if (start >= 0) s.tail = tail.from(start);
   }
-  const out = split(s, from);
-  return out && { ...out, utf8: s.utf8Done() };
+  try {
+    const out = split(s, from);
+    return out && { ...out, utf8: s.utf8Done() };
+  } finally {
+    s.dispose();
+  }
 }
 
 /** Has another thread split the features from file offset `start` on (splitFeaturesFrom); null when it cannot. */
@@ -113,9 +132,13 @@ function elementStartNear(fd: number, at: number): number {
  * bytes from there do not scan as elements up to the end of the array.
  */
 export function splitFeaturesFrom(fd: number, size: number, start: number, window = WINDOW_BYTES): TailTables | null {
-  const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size - start))), 0, { fd, size }, start);
-  const end = s.featureElements(0);
-  return end < 0 ? null : s.tables(end);
+  const s = new Scanner(new Uint8Array(Math.max(16, Math.min(window, size - start))), 0, { fd, size }, start, tableCapacity(size - start));
+  try {
+    const end = s.featureElements(0);
+    return end < 0 ? null : s.tables(end);
+  } finally {
+    s.dispose();
+  }
 }
 
 function split(s: Scanner, from: number): SplitCollection | null {
@@ -157,10 +180,15 @@ function split(s: Scanner, from: number): SplitCollection | null {
   }
   // A key spelt with escapes ("feat\u0075res") is `features` too: the whole parse sorts that out.
   if (Object.hasOwn(members, 'features') || members['type'] !== 'FeatureCollection') return null;
-  return {
-    // Copies of the exact length: the tables grew by doubling, and a 300,000-feature file would keep 40 % spare.
-    starts: s.starts.slice(0, s.count), ends: s.ends.slice(0, s.count), inputs: s.inputs.slice(0, s.count),
-    polygons: s.polygons.slice(0, 2 * s.count), members,
-  };
+  return { ...s.tableViews(), members };
+}
+
+/**
+ * Features the split of `bytes` makes its tables for at first: one per 512 bytes, more than a typical field's
+ * feature takes (about 850 bytes with its properties), so that they rarely grow (each growth frees the table before,
+ * see free-buffers.ts); the part never written takes no memory (Scanner.tableViews).
+ */
+function tableCapacity(bytes: number): number {
+  return Math.max(1024, Math.ceil(bytes / 512));
 }
 

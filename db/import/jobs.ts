@@ -174,6 +174,12 @@ export class JobResults {
     }
   }
 
+  /** Every job has been taken: the pool's threads end (ImportOptions.endThreads); it is not used again. */
+  endThreads(): void {
+    this.pool?.close();
+    this.pool = null;
+  }
+
   /** Job j's result, forgotten here. */
   take(j: number): PreparedJob {
     const r = this.get(j);

@@ -4,6 +4,7 @@ import { appendFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ImportError, IMPORT_CHUNK, importFile, type ImportOptions, type ImportReport } from './index.ts';
 import { IMPORT_CACHE_KIB } from '../bulk.ts';
+import { keptPool } from './pool.ts';
 import { ACCOUNT, featureCollection, pointFeature, polygonFeature, square, tempMirror, type TempMirror } from './fixtures/temp-mirror.ts';
 
 let mirrors: TempMirror[];
@@ -169,5 +170,18 @@ describe('importFile: split file, worker threads, jobs', () => {
       expect((error as ImportError).message).toBe('fields.geojson changed while it was being imported, so nothing was imported; import it again once it is saved');
       expect(t.mirror.syncDb.prepare('SELECT count(*) FROM parcels').pluck().get(), way).toBe(0);
     }
+  });
+
+  it('with endThreads, ends its threads once every job is prepared (none kept for a next import), importing the same', async () => {
+    const features = Array.from({ length: 40 }, (_, i) => polygonFeature({ name: `Olivar ${i}` }, [square(-6 + i * 0.01, 37)]));
+    const content = featureCollection(features);
+    const kept = await importEach(content);
+    expect(keptPool()).not.toBeNull(); // the 'workers' way's, for the next import
+    const t = tempMirror();
+    mirrors.push(t);
+    const report = await importFile(t.mirror, t.file('fields.geojson', content), { ...base, ...WAYS['workers'], endThreads: true });
+    expect(keptPool()).toBeNull();
+    expect(report).toMatchObject(kept['workers']!.report!);
+    expect(t.mirror.syncDb.prepare('SELECT name FROM parcels ORDER BY rowid').pluck().all()).toEqual(features.map((_, i) => `Olivar ${i}`));
   });
 });

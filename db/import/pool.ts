@@ -191,6 +191,11 @@ export function acquirePool(size: number): ImportPool {
   return new ImportPool(size);
 }
 
+/** The pool kept for the next import, if any (tests). */
+export function keptPool(): ImportPool | null {
+  return idle;
+}
+
 export function releasePool(pool: ImportPool): void {
   pool.end();
   if (idle === null && pool.healthy) idle = pool;

@@ -10,6 +10,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
+import { freeBuffers } from './free-buffers.ts';
 import { BAD, BYTE, MORE, ascii, bytesAre, member, seen, skipSpace, skipValue, text } from '../../core/json/scan.ts';
 
 const { CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET } = BYTE;
@@ -57,10 +58,11 @@ export interface Stream {
 }
 
 export class Scanner {
-  starts = new Float64Array(1024);
-  ends = new Float64Array(1024);
-  inputs = new Int8Array(1024);
-  polygons = new Float64Array(2048);
+  starts: Float64Array;
+  ends: Float64Array;
+  inputs: Int8Array;
+  /** On a SharedArrayBuffer with `shared`: the import's job table hands it to the worker threads as it is. */
+  polygons: Float64Array;
   count = 0;
   /** File offset of b[0]: the window has moved this far (0 for bytes in memory). */
   private base = 0;
@@ -75,11 +77,21 @@ export class Scanner {
    * when it reaches that offset at the start of an element, and forgets them once past it.
    */
   tail: TailSplit | null = null;
+  /** The other thread's tables, once appended to these (tableViews). */
+  private held: TailTables | null = null;
   /** this.count when the scan passed the tail's start while its features were not there yet; -1 before. */
   private tailCount = -1;
 
   /** b[0, n) holds bytes; with a stream, more are read into b as the scan needs them, from file offset `at` on. */
-  constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null, at = 0) {
+  /**
+   * `capacity`: features the tables are made for at first (they grow past it). `shared`: the polygons table on a
+   * SharedArrayBuffer.
+   */
+  constructor(public b: Uint8Array, private n: number, private readonly stream: Stream | null, at = 0, capacity = 1024, private readonly shared = false) {
+    this.starts = new Float64Array(capacity);
+    this.ends = new Float64Array(capacity);
+    this.inputs = new Int8Array(capacity);
+    this.polygons = this.polygonTable(2 * capacity);
     this.eof = stream === null;
     this.base = this.checked = at;
     if (stream) this.more();
@@ -252,15 +264,34 @@ export class Scanner {
     this.inputs.set(t.inputs, this.count);
     this.polygons.set(t.polygons, 2 * this.count);
     this.count += t.starts.length;
+    // Held, not freed (a megabyte or so: free-buffers.ts), as long as these tables are.
+    this.held = t;
     if (!t.utf8) this.utf8 = false;
   }
 
   /** This scan's tables (file offsets), of their exact length; for a scan from an element (featureElements). */
   tables(end: number): TailTables {
-    return {
-      starts: this.starts.slice(0, this.count), ends: this.ends.slice(0, this.count), inputs: this.inputs.slice(0, this.count),
-      polygons: this.polygons.slice(0, 2 * this.count), end: this.base + end, utf8: this.utf8Done(),
-    };
+    return { ...this.tableViews(), end: this.base + end, utf8: this.utf8Done() };
+  }
+
+  /**
+   * The tables up to the last feature: views, not copies. Past it they were never written, so on a table of the
+   * mmap()ed size (over 128 KiB) those pages were never touched and take no memory; and copying them would free the
+   * table, which costs more than its own size (free-buffers.ts).
+   */
+  tableViews(): Pick<TailTables, 'starts' | 'ends' | 'inputs' | 'polygons'> & { held?: unknown } {
+    const n = this.count;
+    const views = { starts: this.starts.subarray(0, n), ends: this.ends.subarray(0, n), inputs: this.inputs.subarray(0, n), polygons: this.polygons.subarray(0, 2 * n) };
+    return this.held ? { ...views, held: this.held } : views;
+  }
+
+  /** Frees a file's window (bytes given in memory are the caller's) once the split is done. */
+  dispose(): void {
+    if (this.stream) freeBuffers([this.b.buffer]);
+  }
+
+  private polygonTable(n: number): Float64Array {
+    return this.shared ? new Float64Array(new SharedArrayBuffer(n * 8)) : new Float64Array(n);
   }
 
   private push(start: number, end: number, inputs: number, polygon: Float64Array): void {
@@ -283,7 +314,7 @@ export class Scanner {
     this.starts = grow(this.starts, (n) => new Float64Array(n));
     this.ends = grow(this.ends, (n) => new Float64Array(n));
     this.inputs = grow(this.inputs, (n) => new Int8Array(n));
-    this.polygons = grow(this.polygons, (n) => new Float64Array(n));
+    this.polygons = grow(this.polygons, (n) => this.polygonTable(n));
   }
 
   /** Set by element(): the feature's parcel inputs, 1 or UNKNOWN; and its polygon's coordinates, or -1, -1. */
