@@ -148,7 +148,8 @@ async function chaosRound(w: World, round: number, killTarget: number): Promise<
           }
           const after = m.read.parcel(row.local_id)!;
           edited.set(row.local_id, { name: after.name, metadata: JSON.parse(after.metadata) as Record<string, unknown> });
-          lines.push(`${row.local_id.slice(0, 8)}→'${after.name}' ${after.metadata.slice(0, 60)}`);
+          // The id's last 8 hex digits: local ids are version-7 UUIDs, whose first 8 are the timestamp (the same on every line).
+          lines.push(`${row.local_id.slice(-8)}→'${after.name}' ${after.metadata.slice(0, 60)}`);
         }
         journal(`run ${runs}: edits ${lines.join(', ')}`);
       } finally {

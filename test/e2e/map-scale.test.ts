@@ -19,8 +19,12 @@ import { CHROMIUM_ARGS, SHOTS } from './embed-harness.ts';
 import { decodePng, mapCentre, openApp, shownOn } from './app-harness.ts';
 
 const PARCELS = 10_000;
-/** A 1×1 green PNG: what the tile server answers for every tile. */
-const TILE = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+/**
+ * A 1×1 half-transparent blue PNG: what the tile server answers for every tile. Not green: parcelPixels takes green
+ * pixels for synced parcels' outlines, and a green basemap sent every click of the XYZ test at empty ground, each
+ * miss waited out (5 s; that test took 32 s once, 6 s otherwise).
+ */
+const TILE = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPhfDwACggF/FjslngAAAABJRU5ErkJggg==', 'base64');
 
 let app: BrowserApp;
 let browser: Browser;
@@ -72,10 +76,15 @@ const allShown = async (page: Page) => /^All parcels in view shown/.test((await 
 async function zoomOutTo(page: Page, n: number): Promise<void> {
   const { cx, cy } = await mapCentre(page);
   for (let i = 0; i < 12 && (await shownOn(page)) < n && !(await allShown(page)); i++) {
+    const reloads = () => performance.getEntriesByName('furrow:reload').length;
+    const before = await page.evaluate(reloads);
     await page.mouse.move(cx, cy);
     // 600 px of wheel: OpenLayers zooms 1 level per 300 px.
     await page.mouse.wheel(0, 600);
-    await page.waitForTimeout(1500);
+    // Until the new view's parcels were asked for and drawn (its `furrow:reload` measure, renderer/features/map/
+    // parcel-layers.ts), not a fixed 1.5 s; the legend's count may not change (the start's farm alone in view). Up to
+    // 10 s: a step never drawn is caught by the poll after the loop.
+    await page.waitForFunction((was) => performance.getEntriesByName('furrow:reload').length > was, before, { timeout: 10_000 }).catch(() => {});
   }
   await expect.poll(async () => (await allShown(page)) || (await shownOn(page)) >= n, { timeout: 30_000 }).toBe(true);
 }
