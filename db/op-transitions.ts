@@ -36,11 +36,12 @@ export function setOpState(db: Db, ids: readonly number[], state: OpState, field
 }
 
 /**
- * A new batch id, time-ordered (RFC 9562 version 7): each batch's entries in the outbox's batch index go after the
+ * New batch ids, time-ordered (RFC 9562 version 7): each batch's entries in the outbox's batch index go after the
  * last one's. A random id put every batch of a push on a page of that index at random, one more page written to the
- * WAL (16 KiB) per batch.
+ * WAL (16 KiB) per batch. A push makes a mark group's ids at once (one random buffer for all).
  */
-export const newBatchId = (): string => timeOrderedIds(1)[0]!;
+export const newBatchIds = (n: number): string[] => timeOrderedIds(n);
+export const newBatchId = (): string => newBatchIds(1)[0]!;
 
 /**
  * Marks ops as sent: attempts+1, a batch id, the send time. Must commit before the request goes out.

@@ -4,8 +4,7 @@
 // are still out.
 import type { SendOp } from '../db/types.ts';
 import { parcelsToSend } from '../db/rows.ts';
-import { unmarkNeverSent } from '../db/op-transitions.ts';
-import { timeOrderedIds } from '../platform/node/time-ordered-ids.ts';
+import { newBatchIds, unmarkNeverSent } from '../db/op-transitions.ts';
 import { dropBatch, markBatch, type BatchMark } from '../db/batch-marks.ts';
 import { withoutFsync } from '../db/open.ts';
 import { WalSync } from '../platform/node/wal-sync.ts';
@@ -83,7 +82,7 @@ class GroupCommit {
       const out: Marked[] = [];
       const sentAt = new Date().toISOString();
       // The group's batch ids at once: each id alone filled its own random buffer (~10 ms of a 20,000-parcel push).
-      const ids = timeOrderedIds(batches.length);
+      const ids = newBatchIds(batches.length);
       for (const [i, b] of batches.entries()) {
         // An op withdrawn since it was read (its never-sent parcel deleted) is not marked, so not sent.
         const mark = { id: ids[i]!, sentAt };
