@@ -15,6 +15,11 @@ describe('the order test files run in', () => {
     expect(longestFirst(['a', 'b', 'c', 'd', 'e'], (f) => s[f]!)).toEqual(['d', 'b', 'e', 'a', 'c']);
   });
 
+  it('runs the short files after the long ones, one project after another, so that a worker keeps its process', () => {
+    const s: Record<string, number> = { 'x/a': 2, 'y/b': 3, 'x/c': 12, 'y/d': 1, 'x/e': 5, 'y/f': 40 };
+    expect(longestFirst(Object.keys(s), (f) => s[f]!, (f) => f.split('/')[0]!)).toEqual(['y/f', 'x/c', 'x/e', 'x/a', 'y/b', 'y/d']);
+  });
+
   it('keys a file by its project and its path from the root', () => {
     expect(durationKey('postgres', '/repo', '/repo/service/app.test.ts')).toBe('postgres service/app.test.ts');
   });

@@ -22,9 +22,23 @@ const UNMEASURED_S = [600, 40, 2];
 /** A file's key in test/durations.json: its project and its path from the repository's root. */
 export const durationKey = (project: string, root: string, moduleId: string) => `${project} ${relative(root, moduleId).replaceAll('\\', '/')}`;
 
-/** Longest first; ties (and every file when nothing is measured) keep vitest's order. */
-export function longestFirst<T>(files: readonly T[], seconds: (file: T) => number): T[] {
-  return files.map((file, i) => ({ file, i, s: seconds(file) })).sort((a, b) => b.s - a.s || a.i - b.i).map(({ file }) => file);
+/**
+ * Files measured shorter than this go after the longer ones, one project after another: a worker runs the files of a
+ * project that is not isolated (vitest.config.ts) in one process, loaded modules and all, only while the next file in
+ * the queue is of the same project; interleaved with other projects' files, each file would start a process again.
+ */
+export const SHORT_S = 10;
+
+/** Longest first, the short ones grouped by `group` (see SHORT_S); ties (and every file when nothing is measured) keep vitest's order. */
+export function longestFirst<T>(files: readonly T[], seconds: (file: T) => number, group: (file: T) => string = () => ''): T[] {
+  return files
+    .map((file, i) => ({ file, i, s: seconds(file), g: group(file) }))
+    .sort((a, b) => {
+      const longA = a.s >= SHORT_S;
+      if (longA !== b.s >= SHORT_S) return longA ? -1 : 1;
+      return (longA ? 0 : a.g < b.g ? -1 : a.g > b.g ? 1 : 0) || b.s - a.s || a.i - b.i;
+    })
+    .map(({ file }) => file);
 }
 
 function measured(root: string): Record<string, number> {
@@ -40,6 +54,6 @@ export default class LongestFirst extends BaseSequencer {
     const sorted = await super.sort(files);
     const root = this.ctx.config.root;
     const known = measured(root);
-    return longestFirst(sorted, (spec) => known[durationKey(spec.project.name, root, spec.moduleId)] ?? UNMEASURED_S[rankOf(spec.moduleId)]!);
+    return longestFirst(sorted, (spec) => known[durationKey(spec.project.name, root, spec.moduleId)] ?? UNMEASURED_S[rankOf(spec.moduleId)]!, (spec) => spec.project.name);
   }
 }
