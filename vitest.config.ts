@@ -18,6 +18,9 @@ const NO_FEED_SUITE = [
   'sync/pull-changes.test.ts', 'test/e2e/chaos.test.ts',
 ];
 
+/** The end-to-end tests (the `e2e` project, isolated). */
+const E2E = ['test/e2e/**/*.test.ts'];
+
 /**
  * The suites that also run against the reference deployment (the `deploy` project, FURROW_TEST_DEPLOYMENT=1): the
  * sync engine's faults on three processes behind HAProxy, PgBouncer and a standby serving the listings
@@ -25,9 +28,6 @@ const NO_FEED_SUITE = [
  * the parcel store's conformance to SQLite through PgBouncer in transaction mode, on a database two processes
  * migrated at once (deploy/test-deployment.ts useDeploymentPool). docs/deploy.md says what else is left out, and why.
  */
-/** The end-to-end tests (the `e2e` project, isolated). */
-const E2E = ['test/e2e/**/*.test.ts'];
-
 const DEPLOY_SUITES = ['sync/faults.test.ts', 'service/store/postgres/parcels.conformance.test.ts'];
 
 export default defineConfig({
