@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
 import { deferIndex, suspendInsertTrigger, timeOrderedIds, WalSyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
+import type { ParcelRow } from './types.ts';
+import { insertPulledParcels, type PulledParcel } from './pull.ts';
+import { insertRow } from './rows.ts';
 import { parcelColumnsOf } from '../core/parcels/columns.ts';
 import { validateParcel } from '../core/parcels/validate.ts';
 import { closeTestMirror, openTestMirror } from '../test/helpers/test-mirror.ts';
@@ -218,5 +221,44 @@ describe('WalSyncAhead', () => {
     sync.kick();
     sync.close();
     mem.close();
+  });
+});
+
+describe('insertPulledParcels (a first pull\'s new parcels)', () => {
+  // Hectares whose sum depends on the order they are added in: the totals must be the trigger's to the last bit.
+  const HECTARES = [0.1, 0.2, 0.3, 1e16, 1, 3, 0.7];
+  const pulled = (n: number, base: number): PulledParcel[] => Array.from({ length: n }, (_, i) => {
+    const p = validateParcel({ ...inputs[i % inputs.length]!, name: `P${base + i}` }, i, { maxHectares: 1e17 }).parcel!;
+    return { columns: { ...parcelColumnsOf(p), hectares: HECTARES[i % HECTARES.length]! }, server_id: base + i, key: `k${base + i}` };
+  });
+  const totals = (farm: string) => m.syncDb.prepare('SELECT parcels, hectares, synced FROM farm_totals WHERE farm_local_id = ?').get(farm);
+
+  it('writes the rows, index entries and farm totals a row at a time through the triggers would, the triggers back after', () => {
+    const one = m.write.createFarm(ACC, 'One');
+    const bulk = m.write.createFarm(ACC, 'Bulk');
+    const at = '2026-01-01T00:00:00.000Z';
+    // Both farms hold a parcel already: the pulled ones add to its totals.
+    m.write.createParcels(one.local_id, inputs.slice(0, 1));
+    m.write.createParcels(bulk.local_id, inputs.slice(0, 1));
+    const sql = m.syncDb.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all();
+    m.syncDb.transaction(() => {
+      for (const p of pulled(HECTARES.length, 100)) {
+        insertRow(m.syncDb, 'parcel', { local_id: `l${p.server_id}`, account_id: ACC, farm_local_id: one.local_id, server_id: p.server_id, key: p.key,
+          ...p.columns, base: null, deleted: 0, created: at, modified: at, checked: null } as ParcelRow);
+      }
+    })();
+    m.syncDb.transaction(() => expect(insertPulledParcels(m.syncDb, ACC, bulk.local_id, pulled(HECTARES.length, 200), at)).toBe(HECTARES.length))();
+    expect(m.syncDb.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all()).toEqual(sql);
+    expect(totals(bulk.local_id)).toEqual(totals(one.local_id));
+    expect(totals(bulk.local_id)).toMatchObject({ parcels: 1 + HECTARES.length, synced: HECTARES.length });
+    const rows = (farm: string) => m.syncDb.prepare(`SELECT p.name, p.key, p.geometry, p.metadata, p.hectares, r.minx, r.maxy, r.account_id, r.deleted
+      FROM parcels p JOIN parcels_rtree r ON r.id = p.rowid WHERE p.farm_local_id = ? ORDER BY p.rowid`).all(farm) as { name: string; key: string }[];
+    const strip = (rs: { name: string; key: string }[]) => rs.map(({ name: _n, key: _k, ...r }) => r);
+    expect(strip(rows(bulk.local_id))).toEqual(strip(rows(one.local_id)));
+    expect(m.syncDb.prepare("SELECT count(*) FROM parcels_fts WHERE parcels_fts MATCH 'andalucia'").pluck().get()).toBe(2 + 2 * Math.ceil(HECTARES.length / 3));
+    // A farm with no totals row yet gets one.
+    const fresh = m.write.createFarm(ACC, 'Fresh');
+    m.syncDb.transaction(() => insertPulledParcels(m.syncDb, ACC, fresh.local_id, pulled(3, 300), at))();
+    expect(totals(fresh.local_id)).toEqual({ parcels: 3, hectares: 0.1 + 0.2 + 0.3, synced: 3 });
   });
 });

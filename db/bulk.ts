@@ -86,11 +86,44 @@ function repeated(head: string, values: string, n: number): string {
  * code reproduces (a later migration changed it): the caller then inserts through the trigger as usual.
  */
 export function suspendInsertTrigger(db: Db): (() => void) | null {
-  if (!db.inTransaction) throw new Error('suspendInsertTrigger must run inside a transaction');
-  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'parcels_ai'").pluck().get() as string | undefined;
-  if (sql === undefined || sql.replace(/\s+/g, ' ') !== KNOWN_TRIGGER) return null;
-  db.exec('DROP TRIGGER parcels_ai');
+  return suspendTrigger(db, 'parcels_ai', KNOWN_TRIGGER);
+}
+
+/** parcels_totals_ai as migration 014 creates it, whitespace collapsed. */
+const KNOWN_TOTALS_TRIGGER = 'CREATE TRIGGER parcels_totals_ai AFTER INSERT ON parcels WHEN new.deleted = 0 BEGIN ' +
+  'INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) VALUES (new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL) ' +
+  'ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = hectares + excluded.hectares, synced = synced + excluded.synced; END';
+
+/**
+ * Drops parcels_totals_ai for the rest of the current transaction, as suspendInsertTrigger does parcels_ai; the caller
+ * then adds the rows it inserts to farm_totals itself (addFarmTotals). Null when the trigger is not this one.
+ */
+export function suspendTotalsTrigger(db: Db): (() => void) | null {
+  return suspendTrigger(db, 'parcels_totals_ai', KNOWN_TOTALS_TRIGGER);
+}
+
+function suspendTrigger(db: Db, name: string, known: string): (() => void) | null {
+  if (!db.inTransaction) throw new Error(`suspending ${name} must run inside a transaction`);
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").pluck().get(name) as string | undefined;
+  if (sql === undefined || sql.replace(/\s+/g, ' ') !== known) return null;
+  db.exec(`DROP TRIGGER ${name}`);
   return () => db.exec(sql);
+}
+
+/**
+ * What parcels_totals_ai adds to a farm's row of farm_totals for live rows inserted into it, in insert order: a
+ * parcel each, their hectares added one at a time in the order the trigger would have (the same sum to the last bit),
+ * `synced` of them with a server id. One statement instead of one upsert per row.
+ */
+export function addFarmTotals(db: Db, farmLocalId: string, accountId: string, hectares: readonly number[], synced: number): void {
+  if (hectares.length === 0) return;
+  const row = cachedStatement(db, 'SELECT parcels, hectares, synced FROM farm_totals WHERE farm_local_id = ?').get(farmLocalId) as
+    { parcels: number; hectares: number; synced: number } | undefined;
+  let sum = row ? row.hectares + hectares[0]! : hectares[0]!;
+  for (let i = 1; i < hectares.length; i++) sum += hectares[i]!;
+  cachedStatement(db, `INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (farm_local_id) DO UPDATE SET parcels = excluded.parcels, hectares = excluded.hectares, synced = excluded.synced`)
+    .run(farmLocalId, accountId, (row?.parcels ?? 0) + hectares.length, sum, (row?.synced ?? 0) + synced);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Db } from './open.ts';
 import type { CropRow, FarmRow, ParcelRow, PlantRow } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import type { ParcelColumns } from '../core/parcels/columns.ts';
-import { insertIndexEntries, suspendInsertTrigger, timeOrderedIds } from './bulk.ts';
+import { addFarmTotals, insertIndexEntries, suspendInsertTrigger, suspendTotalsTrigger, timeOrderedIds } from './bulk.ts';
 
 // Fixed text per table: the pull looks up every parcel the service lists.
 const BY_SERVER_ID = {
@@ -141,12 +141,15 @@ const INSERT_PULLED = `INSERT INTO parcels (local_id, account_id, farm_local_id,
 /**
  * Parcels new to the mirror, as a pull brings them (a first pull: tens of thousands), into one farm: a hundred rows a
  * statement, the R*Tree and FTS5 entries written for the whole range at the end with the insert trigger suspended
- * (db/bulk.ts says why: through the trigger each row wrote its own FTS5 segment). The same rows and entries as a
- * row at a time through db/rows.ts insertRow; must run inside a transaction. Returns how many were inserted.
+ * (db/bulk.ts says why: through the trigger each row wrote its own FTS5 segment), the farm's totals added once
+ * (addFarmTotals). The same rows, entries and totals as a row at a time through db/rows.ts insertRow; must run inside a transaction. Returns how many were inserted.
  */
 export function insertPulledParcels(db: Db, accountId: string, farmLocalId: string, parcels: readonly PulledParcel[], at: string): number {
   if (parcels.length === 0) return 0;
   const resume = suspendInsertTrigger(db);
+  // The farm's totals too, once for the batch: through the trigger, each row's upsert into farm_totals cost about a
+  // tenth of the whole insert.
+  const resumeTotals = suspendTotalsTrigger(db);
   const ids = timeOrderedIds(parcels.length);
   let first = 0;
   let last = 0;
@@ -162,9 +165,10 @@ export function insertPulledParcels(db: Db, accountId: string, farmLocalId: stri
     if (i === 0) first = last - n + 1;
   }
   if (last - first + 1 !== parcels.length) throw new Error(`insertPulledParcels: rowids ${first}…${last} for ${parcels.length} parcels`);
-  if (resume) {
-    insertIndexEntries(db, first, last);
-    resume();
-  }
+  if (resume) insertIndexEntries(db, first, last);
+  if (resumeTotals) addFarmTotals(db, farmLocalId, accountId, parcels.map((p) => p.columns.hectares), parcels.length);
+  // Put back together, after the last statement: each schema change has the cached statements prepared again.
+  resume?.();
+  resumeTotals?.();
   return parcels.length;
 }

@@ -289,9 +289,9 @@ export async function call(ctx: AccountCtx, method: 'GET' | 'POST' | 'PATCH' | '
 }
 
 /** A GET whose failure is not about any op: network and server errors are retried right here, within the budget. */
-export async function getJson(ctx: AccountCtx, path: string): Promise<HttpResponse> {
+export async function getJson(ctx: AccountCtx, path: string, read?: AnswerReader): Promise<HttpResponse> {
   for (let attempt = 1; ; attempt++) {
-    const res = await call(ctx, 'GET', path);
+    const res = await call(ctx, 'GET', path, undefined, 0, read);
     if (!(res instanceof NetworkError) && res.status < 500 && !REFUSED_UNDONE.has(res.status)) {
       const blocked = blockedBy(res);
       if (blocked) throw blocked;

@@ -5,6 +5,7 @@
 import { ParcelCollection, type ParcelFeature } from '../core/schemas/parcels.ts';
 import { expectShape } from '../core/schemas/check.ts';
 import { getJson, type AccountCtx } from './context.ts';
+import { ListingPage, readListingPage, rememberGeometryTexts } from './listed-geometry.ts';
 
 export interface FarmListing { features: ParcelFeature[]; complete: boolean }
 
@@ -33,13 +34,16 @@ export async function farmListing(ctx: AccountCtx, farmId: number): Promise<Farm
     if (page >= MAX_LISTING_PAGES) throw new Error(`The listing of farm ${farmId} goes on past ${MAX_LISTING_PAGES} pages`);
     if (seen.has(path)) throw new Error(`The listing of farm ${farmId} loops: ${path} came back`);
     seen.add(path);
-    let res = await getJson(ctx, path);
+    // The page's text is kept for the geometries' (sync/listed-geometry.ts): the mirror stores them as sent.
+    let res = await getJson(ctx, path, readListingPage);
     if (res.status === 400 && page === 0) {
       path = `/api/farms/${farmId}/parcels/`;
-      res = await getJson(ctx, path);
+      res = await getJson(ctx, path, readListingPage);
     }
     if (res.status === 404 && page === 0) return null;
-    const listing: ParcelCollection = expectShape(ParcelCollection, res.body, 'farm parcels');
+    const read = res.body instanceof ListingPage ? res.body : null;
+    const listing: ParcelCollection = expectShape(ParcelCollection, read ? read.value : res.body, 'farm parcels');
+    if (read) rememberGeometryTexts(read.text, listing.features);
     // A page repeating parcels under a new `next` is a pager going round: stop at once, not at the page cap.
     for (const f of listing.features) {
       if (ids.has(f.id)) throw new Error(`The listing of farm ${farmId} repeats parcel ${f.id}: its pages loop`);

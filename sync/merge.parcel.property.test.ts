@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { ParcelState } from '../db/types.ts';
 import type { Metadata, MetadataValue } from '../core/parcels/validate.ts';
 import { mergeParcel } from './merge.ts';
+import type { ParcelFeature } from '../core/schemas/parcels.ts';
+import { listedParcelColumns, parcelColumns, parcelStateOfFeature } from './state.ts';
 import { canon, opts, reorder, same } from './merge.test-helpers.ts';
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
@@ -252,6 +254,20 @@ describe('mergeParcel', () => {
       const z = mergeParcel(reorder(b), reorder(m), reorder(t));
       expect([...z.conflicts].sort()).toEqual([...a.conflicts].sort());
       expect(canon(z.merged)).toBe(canon(a.merged));
+    }), opts());
+  });
+});
+
+describe('listedParcelColumns (a first pull\'s parcels, sync/pull.ts)', () => {
+  it('are the columns parcelColumns makes of parcelStateOfFeature\'s state, for any listed parcel without a client reference', () => {
+    fc.assert(fc.property(parcelArb, fc.integer({ min: 1 }), fc.boolean(), (s, id, withZ) => {
+      // As the service lists it; a point may come with a third coordinate, which the state drops.
+      const f = {
+        type: 'Feature' as const, id, geometry: s.geometry,
+        properties: { key: `k${id}`, name: s.name, farm: 1, hectares: s.hectares, metadata: JSON.parse(JSON.stringify(s.metadata)) as Metadata, source_type: s.source_type,
+          point: s.point && withZ ? [...s.point, 12.5] : s.point, center: [0, 0], created: '2026-01-01T00:00:00Z', modified: '2026-01-01T00:00:00Z' },
+      } as unknown as ParcelFeature;
+      expect(listedParcelColumns(f)).toStrictEqual(parcelColumns(parcelStateOfFeature(f).state));
     }), opts());
   });
 });

@@ -12,7 +12,7 @@ import { getJson, type AccountCtx, type PullProgress } from './context.ts';
 import type { FarmRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
 import { heldForWork } from './conflicts.ts';
-import { REF_KEY, parcelColumns, parcelStateOfFeature } from './state.ts';
+import { REF_KEY, listedParcelColumns } from './state.ts';
 import { farmListing, type FarmListing } from './listing.ts';
 import { planPull } from './change-feed.ts';
 import { applyChanges } from './pull-changes.ts';
@@ -142,8 +142,13 @@ async function agreedLimit(ctx: AccountCtx): Promise<number | null> {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
 }
 
-/** Parcels pulled per transaction: a turn of the event loop between them keeps the app's host answering. */
-const PULL_CHUNK = 1000;
+/**
+ * Parcels pulled per transaction: a turn of the event loop between them keeps the app's host answering. 2,500 (a
+ * chunk of new parcels holds the thread ~60 ms): each commit writes again the R*Tree's pages its parcels touch, which
+ * for parcels spread over the map is most of them; with 1,000 a first pull of 50,000 parcels wrote 16,654 WAL frames
+ * for a mirror of 4,881 pages, with 2,500 11,716, and its commits took ~0.1 s less CPU.
+ */
+const PULL_CHUNK = 2500;
 
 async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly ParcelFeature[], complete: boolean, onChunk: (parcels: number) => void): Promise<void> {
   const seen = new Set<number>();
@@ -162,9 +167,8 @@ async function pullParcels(ctx: AccountCtx, farm: FarmRow, features: readonly Pa
       const fresh: PulledParcel[] = [];
       for (const f of chunk) {
         seen.add(f.id);
-        const { state, ref } = held.has(f.id) || REF_KEY in f.properties.metadata ? { state: null, ref: null } : parcelStateOfFeature(f);
-        if (state && !ref) fresh.push({ columns: parcelColumns(state), server_id: f.id, key: f.properties.key });
-        else pullParcel(ctx, farm, f);
+        if (held.has(f.id) || REF_KEY in f.properties.metadata) pullParcel(ctx, farm, f);
+        else fresh.push({ columns: listedParcelColumns(f), server_id: f.id, key: f.properties.key });
       }
       ctx.stats.received += insertPulledParcels(ctx.db, ctx.account.id, farm.local_id, fresh, now());
       // A listing that ended early says nothing about the parcels it did not reach: none of them is taken as deleted.
