@@ -4,7 +4,6 @@ import type { CropRow, CropState, ParcelState } from '../db/types.ts';
 import type { Crop } from '../core/schemas/crops.ts';
 import type { Metadata } from '../core/parcels/validate.ts';
 import { parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
-import { bboxOf } from '../core/geo/bbox.ts';
 import { listedGeometryText } from './listed-geometry.ts';
 import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import { REF_KEY } from '../core/parcels/client-ref.ts';
@@ -23,16 +22,14 @@ export function parcelColumns(s: ParcelState): ParcelColumns {
  * The row columns of a listed parcel that carries no client reference: parcelColumns(parcelStateOfFeature(f).state),
  * made from the feature itself. A first pull makes them for every parcel (50,000): the state in between (a rest copy
  * of the metadata, two object spreads) cost about a third as much as serializing the geometry, and was garbage at once.
+ * The geometry as the page spelled it when sync/listed-geometry.ts kept it (the same JSON value), else serialized.
  */
 export function listedParcelColumns(f: ParcelFeature): ParcelColumns {
   const p = f.properties;
-  const [minx, miny, maxx, maxy] = bboxOf(f.geometry.coordinates);
-  // The geometry as the page spelled it when sync/listed-geometry.ts kept it (the same JSON value), else serialized.
-  const geometry = listedGeometryText(f.geometry) ?? JSON.stringify(f.geometry);
-  return {
-    name: p.name, metadata: JSON.stringify(p.metadata), source_type: p.source_type, point: p.point ? JSON.stringify([p.point[0], p.point[1]]) : null,
-    geometry, hectares: p.hectares, minx, miny, maxx, maxy,
-  };
+  return parcelColumnsOf({
+    name: p.name, metadata: p.metadata, sourceType: p.source_type, geometry: f.geometry as ParcelState['geometry'],
+    point: p.point ? [p.point[0]!, p.point[1]!] : null, hectares: p.hectares, geometryText: listedGeometryText(f.geometry),
+  });
 }
 
 /** The geom a create or PATCH sends: the original point with its hectares for point parcels. */

@@ -28,12 +28,17 @@ export interface ParcelGeometry {
   point: readonly number[] | null;
   hectares: number;
   bbox?: BBox;
+  /**
+   * `geometry`'s JSON text when the caller already holds it (a listing page's, sync/listed-geometry.ts): the same JSON
+   * value, stored as it is rather than serialized again.
+   */
+  geometryText?: string;
 }
 
 export function geometryColumns(g: ParcelGeometry): GeometryColumns {
   const [minx, miny, maxx, maxy] = g.bbox ?? bboxOf(g.geometry.coordinates);
   return {
-    source_type: g.sourceType, point: g.point ? JSON.stringify(g.point) : null, geometry: JSON.stringify(g.geometry),
+    source_type: g.sourceType, point: g.point ? JSON.stringify(g.point) : null, geometry: g.geometryText ?? JSON.stringify(g.geometry),
     hectares: g.hectares, minx, miny, maxx, maxy,
   };
 }
