@@ -10,9 +10,10 @@ import { writeBatchMarks } from './batch-marks.ts';
  * settle time, which is about the service, not the run.
  */
 export function resumeAccount(db: Db, accountId: string): void {
-  // Only rows that change: a freshly imported queue of 100,000 creates is not rewritten.
-  cachedStatement(db, `UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ?
-        AND (state = 'blocked' OR (state = 'queued' AND next_attempt_at IS NOT NULL))`).run(accountId);
+  // Only rows that change: a freshly imported queue of 100,000 creates is not rewritten, nor read (the blocked ops
+  // through outbox_pending, the queued ones waiting out a backoff through outbox_backoff, migration 016).
+  cachedStatement(db, "UPDATE outbox SET state = 'queued', next_attempt_at = NULL WHERE account_id = ? AND state = 'blocked'").run(accountId);
+  cachedStatement(db, "UPDATE outbox INDEXED BY outbox_backoff SET next_attempt_at = NULL WHERE account_id = ? AND next_attempt_at IS NOT NULL AND state = 'queued'").run(accountId);
   cachedStatement(db, 'UPDATE accounts SET blocked = NULL, blocked_code = NULL WHERE id = ?').run(accountId);
 }
 
