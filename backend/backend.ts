@@ -6,13 +6,11 @@
 import { join } from 'node:path';
 import { Mirror } from '../db/mirror.ts';
 import type { ChangeLog } from '../db/change-log.ts';
-import { credentialStore, type CredentialStore } from '../sync/credentials.ts';
-import { durationSettings } from './settings.ts';
+import type { CredentialStore } from '../sync/credentials.ts';
 import type { HandlersOf } from '../core/rpc.ts';
 import type { Api, EventName, EventPayload } from '../core/api.ts';
-import { accountOf, farmOf } from './views.ts';
 import { ImportPreviews } from './import-previews.ts';
-import { Jobs } from './jobs.ts';
+import { syncContext } from './sync-backend.ts';
 import type { HostContext } from './context.ts';
 import { sessionHandlers } from './session.ts';
 import { ParcelTiles } from './parcel-tiles.ts';
@@ -106,20 +104,14 @@ export class Backend {
       }
     };
     const ctx: HostContext = {
-      home: opts.home,
-      app: opts.app === true,
-      mirror,
-      credentials: opts.credentials ?? credentialStore(opts.home, opts.env),
-      jobs: new Jobs(flush),
+      ...syncContext({ home: opts.home, app: opts.app === true, env: opts.env, credentials: opts.credentials }, mirror, {
+        emit,
+        listening: () => this.listeners.size > 0,
+        flush,
+        externalLink: (url, service) => opts.externalLink?.(url, service),
+      }),
       previews: this.previews,
       layerFiles,
-      durations: () => durationSettings(opts.env ?? {}),
-      emit,
-      listening: () => this.listeners.size > 0,
-      flush,
-      externalLink: (url, service) => opts.externalLink?.(url, service),
-      account: (id) => accountOf(mirror, id),
-      farm: (localId) => farmOf(mirror, localId),
     };
     const offline = this.offline = new OfflineAreas(ctx, opts.env ?? {});
     const position = this.position = new Position(opts.home, { position: (s) => emit('position', s), trackPoint: (p) => emit('trackPoint', p) },

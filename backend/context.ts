@@ -43,3 +43,9 @@ export interface HostContext {
   /** A live farm, or not_found. */
   farm(localId: string): FarmRow;
 }
+
+/**
+ * What syncing needs of the context (backend/sync.ts): all of it but the import previews and the layer files, so the
+ * command line's sync, push and pull (backend/sync-backend.ts) run without building the rest of the backend.
+ */
+export type SyncContext = Omit<HostContext, 'previews' | 'layerFiles'>;

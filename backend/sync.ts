@@ -5,14 +5,14 @@ import type { HandlersOf } from '../core/rpc.ts';
 import type { SYNC_API } from '../core/api-sync.ts';
 import { problems as problemList, statusReport } from '../sync/status.ts';
 import { syncDetails } from './sync-details.ts';
-import type { HostContext } from './context.ts';
+import type { SyncContext } from './context.ts';
 
 /** Progress and change events of a sync are sent at most this often. */
 const EVENT_INTERVAL_MS = 100;
 
 const syncJobs = () => import('./sync-jobs.ts');
 
-export function syncHandlers(ctx: HostContext): HandlersOf<typeof SYNC_API> {
+export function syncHandlers(ctx: SyncContext): HandlersOf<typeof SYNC_API> {
   return {
     status: ({ account }) => {
       if (account !== undefined) ctx.account(account);

@@ -237,7 +237,8 @@ async function main(): Promise<void> {
       }, ...profile],
       notes: [
         'Bytes on the wire are the compressed answer bodies (the service answers brotli when asked); the CLI\'s summary gives them to 0.1 MB above 10 MB. A pull after N edits costs about what N parcels weigh compressed (the "per parcel changed" column), plus the few small answers every pull reads (the account, the crop families, the feed\'s page).',
-        'On a machine shared with other work (see the load average) each whole process waits for a CPU: the unchanged second pull is mostly the CLI\'s start-up (about 0.25 s of CPU; node itself and the built CLI), which a loaded machine stretches to a second or more of wall time.',
+        'On a machine shared with other work (see the load average) each whole process waits for a CPU: the unchanged second pull is mostly the CLI\'s start-up (about 0.18 s of CPU: node itself ~0.06 s, of which ~0.025 s parses NODE_EXTRA_CA_CERTS where it is set; the built CLI with better-sqlite3 ~0.04 s; the engine with undici and the schemas ~0.05 s), which a loaded machine stretches to a second or more of wall time.',
+        'Found on 2026-11-30 (perf, CPU profiles, interleaved pairs), not in this run: the unchanged pull took ~0.34 s of CPU before the CLI opened only the sync\'s part of the backend for sync, push and pull (backend/sync-backend.ts, ~0.05 s) and ran undici\'s HTTP parser (WebAssembly) without V8\'s optimizing compile (cli/main.ts baselineParser, ~0.09 s on a thread the exit waited for). `npm run -s cli --` adds npm\'s own start-up, ~0.17 s of CPU, which this measures without (`node scripts/cli.mjs`).',
       ],
       details: { first, second, edited, round },
     });

@@ -3,6 +3,7 @@
 // script for what only a process shows: the exit code and streams of `npm run -s cli`, and a whole flow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import Database from 'better-sqlite3';
 import { Client } from 'undici';
 import { ROOT, freePort, rotateApiKey, serviceCli, spawnService, type ServiceProcess } from '../test/helpers/process.ts';
 import { square } from '../test/helpers/service.ts';
-import { runCli } from './main.ts';
+import { runCli, type CliIo } from './main.ts';
 import { committedGdalFixture } from '../db/import/fixtures/gdal.ts';
 
 const CLI = resolve(ROOT, 'scripts/cli.mjs');
@@ -25,10 +26,11 @@ const ENV = { FURROW_SETTLE_MS: '300', FURROW_MAX_WAIT_MS: '20000' };
 interface Run { status: number; stdout: string; stderr: string }
 
 /** The CLI in this process, with its own environment and captured output. */
-async function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+async function cli(args: string[], env: Record<string, string> = {}, io: Pick<CliIo, 'beforeRequests'> = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const status = await runCli(args, {
+    ...io,
     env: { FURROW_HOME: home(), ...ENV, ...env },
     stdout: { write: (s: string) => { stdout += s; } },
     stderr: { write: (s: string) => { stderr += s; } },
@@ -193,7 +195,20 @@ describe('the CLI in-process', () => {
   });
 
   it('sync exits 0 when everything is synced, counting what the service acknowledged; status then exits 0', async () => {
-    const r = await cli(['sync']);
+    // The script's hook (scripts/cli.mjs passes baselineParser, a V8 flag that must come before the first request
+    // and after Node's modules are loaded): called once, before any request.
+    const requests: unknown[] = [];
+    const onRequest = (m: unknown) => requests.push(m);
+    const seen: number[] = [];
+    subscribe('undici:request:create', onRequest);
+    let r: Run;
+    try {
+      r = await cli(['sync'], {}, { beforeRequests: () => seen.push(requests.length) });
+    } finally {
+      unsubscribe('undici:request:create', onRequest);
+    }
+    expect(seen).toEqual([0]);
+    expect(requests.length).toBeGreaterThan(0);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^${account}: 3 changes acknowledged by the service, 2 parcels pulled \\((listed in full|changes since the last pull), \\d+ (B|KB) on the wire\\)$`, 'm'));
     const status = await cli(['status', '--json']);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { realpathSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Mirror } from '../db/mirror.ts';
@@ -11,7 +12,8 @@ import type { ProgressEvent } from '../sync/progress.ts';
 import { RpcError, inProcess, type ClientOf } from '../core/rpc.ts';
 import type { Api } from '../core/api.ts';
 import { ApiErrorCode } from '../core/api-codes.ts';
-import { Backend } from '../backend/backend.ts';
+import { SyncBackend } from '../backend/sync-backend.ts';
+import type { SYNC_API } from '../core/api-sync.ts';
 import { importPrinter, progressPrinter, type OutStream } from './output.ts';
 import { importErrorLines, importReportLines } from './import-report.ts';
 import { privateUmask } from '../platform/node/private-files.ts';
@@ -72,6 +74,11 @@ export interface CliIo {
   signal?: AbortSignal;
   /** Makes that signal for a sync, push or pull only (the script: Ctrl-C; other commands keep its default). */
   interrupt?: () => AbortSignal;
+  /**
+   * Called by a sync, push or pull once the engine is loaded, before anything is sent (the script: baselineParser,
+   * which sets a V8 flag for the whole process; so not in tests, which share theirs).
+   */
+  beforeRequests?: () => void;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -115,6 +122,40 @@ function connectCall(api: ClientOf<Api>, v: Values) {
     : { service: need(v, 'service'), account: need(v, 'account'), apiKey: need(v, 'api-key'), accountHeader: str(v, 'account-header'), bearer: Boolean(v.bearer), label: str(v, 'label') });
 }
 
+/**
+ * sync, push and pull: the backend's own sync handler (backend/sync.ts) over the mirror alone (backend/sync-backend.ts),
+ * not the whole backend, whose other modules a sync never uses: an unchanged pull is mostly this process's start-up.
+ */
+async function syncCommand(cmd: 'sync' | 'push' | 'pull', v: Values, io: CliIo, home: string): Promise<number> {
+  const backend = new SyncBackend({ home, env: io.env });
+  const m = backend.mirror;
+  const api = inProcess<typeof SYNC_API>(backend.handlers);
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  try {
+    if (io.beforeRequests) {
+      // The engine first, so that Node's own modules it loads (undici's http, http2, tls, zlib…) come with their code
+      // cache: V8 refuses that cache once a flag has changed, and loading them after cost ~28 ms more.
+      await import('../backend/sync-jobs.ts');
+      io.beforeRequests();
+    }
+    const printer = progressPrinter(io.stderr);
+    const account = str(v, 'account') ? pickAccount(m, v) : undefined;
+    const running = api.sync({ account, push: cmd !== 'pull', pull: cmd !== 'push', acceptRemoteDeletions: Boolean(v['accept-remote-deletions']) },
+      { signal: io.signal ?? io.interrupt?.(), onProgress: (p) => printer.onProgress(p as ProgressEvent) });
+    // Loaded while the run goes on (its thread mostly waits for the service), not after its end: a few ms less
+    // between the last answer and the exit.
+    const summary = import('./summary.ts');
+    const accounts = await running;
+    printer.done();
+    const { summarizeRun } = await summary;
+    const s = summarizeRun({ accounts }, m);
+    for (const line of s.out) out(line);
+    for (const line of s.err) io.stderr.write(`${line}\n`);
+    return s.exit;
+  } finally {
+    backend.close();
+  }
+}
 
 async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   const home = furrowHome(io.env);
@@ -123,7 +164,9 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
   const hectares = cmd === 'set-parcel-limit' ? need(v, 'hectares') : undefined;
   const limit = hectares === undefined || hectares === 'default' ? null : parseHectares(hectares, '--hectares');
   const conflictId = cmd === 'resolve' ? parseWhole(need(v, 'id', 'The conflict ID'), 'The conflict ID', 1, Number.MAX_SAFE_INTEGER) : 0;
-  // The same use-cases as the app's backend, called in process.
+  if (cmd === 'sync' || cmd === 'push' || cmd === 'pull') return await syncCommand(cmd, v, io, home);
+  // The same use-cases as the app's backend, called in process; loaded here, not with this module (syncCommand).
+  const { Backend } = await import('../backend/backend.ts');
   const backend = new Backend({ home, env: io.env });
   const m = backend.mirror;
   const api = inProcess<Api>(backend.handlers);
@@ -155,22 +198,6 @@ async function run(cmd: string, v: Values, io: CliIo): Promise<number> {
         }
         for (const line of importReportLines(r)) out(line);
         return 0;
-      }
-      case 'sync': case 'push': case 'pull': {
-        const printer = progressPrinter(io.stderr);
-        const account = str(v, 'account') ? pickAccount(m, v) : undefined;
-        const running = api.sync({ account, push: cmd !== 'pull', pull: cmd !== 'push', acceptRemoteDeletions: Boolean(v['accept-remote-deletions']) },
-          { signal: io.signal ?? io.interrupt?.(), onProgress: (p) => printer.onProgress(p as ProgressEvent) });
-        // Loaded while the run goes on (its thread mostly waits for the service), not after its end: a few ms less
-        // between the last answer and the exit.
-        const summary = import('./summary.ts');
-        const accounts = await running;
-        printer.done();
-        const { summarizeRun } = await summary;
-        const s = summarizeRun({ accounts }, m);
-        for (const line of s.out) out(line);
-        for (const line of s.err) io.stderr.write(`${line}\n`);
-        return s.exit;
       }
       case 'status': {
         const s = statusJson(m, await api.status({ account: str(v, 'account') }));
@@ -280,7 +307,10 @@ function parse(argv: readonly string[]): { cmd: string | undefined; v: Values } 
  * In-process callers (tests, a backend) pass their own environment and output streams.
  */
 export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
-  const full: CliIo = { env: io.env ?? process.env, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr, signal: io.signal, interrupt: io.interrupt };
+  const full: CliIo = {
+    env: io.env ?? process.env, stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr, signal: io.signal, interrupt: io.interrupt,
+    beforeRequests: io.beforeRequests,
+  };
   try {
     const { cmd, v } = parse(argv);
     if (v.help) {
@@ -359,7 +389,19 @@ if (isMain) {
   // FURROW_HOME is the user's alone: whatever this process creates is owner-only (platform/node/private-files.ts).
   privateUmask();
   const argv = process.argv.slice(2);
-  endProcess(argv, await runCli(argv, { interrupt: stopOnInterrupt }));
+  endProcess(argv, await runCli(argv, { interrupt: stopOnInterrupt, beforeRequests: baselineParser }));
+}
+
+/**
+ * undici parses HTTP with llhttp, a WebAssembly module: V8 runs it compiled by its baseline compiler (Liftoff), and
+ * once the parse function has run a while it compiles it again with its optimizing one, on a background thread that
+ * the process waits for at its exit. That compile cost ~0.09 s of CPU (perf: a third of an unchanged pull's), and
+ * even in a first pull of 50,000 parcels it never paid for itself (the same CPU without it: the parser reads only the
+ * answers' heads and chunk sizes). So this process runs WebAssembly with baseline code only. Set before the first
+ * request compiles the parser; and after Node's modules are loaded (CliIo.beforeRequests says why).
+ */
+export function baselineParser(): void {
+  setFlagsFromString('--liftoff-only');
 }
 
 /**

@@ -103,6 +103,42 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     expect(w.mirror.read.allParcels(acc)).toHaveLength(20);
   });
 
+  // The feed's page is checked in two steps (sync/change-feed.ts): the page, then each change against its own member
+  // of ChangesPage's union. A change that is not its entity's shape, or of no entity, still refuses the whole page.
+  it('a change not of its entity\'s shape, or of no entity, refuses the page: nothing of it applied, the cursor kept', async () => {
+    const { acc, farmIds } = await pulledAccount(1, 4);
+    const cursor = changeCursor(w.mirror.syncDb, acc);
+    const target = (await serviceParcels(w, acc, farmIds[0]!))[1]!;
+    expect((await w.api('PATCH', `/api/parcels/${target.id}/`, { name: 'Renamed on the service' }, as(acc))).status).toBe(200);
+    type Change = { entity: string; deleted: unknown; data?: Record<string, unknown> };
+    const spoilt: ((c: Change) => Change)[] = [
+      (c) => ({ ...c, data: { ...c.data, geometry: null } }),
+      (c) => ({ ...c, entity: 'tractor' }),
+      (c) => ({ ...c, deleted: 'no' }),
+    ];
+    const setService = (url: string) => w.mirror.syncDb.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(url, acc);
+    for (const spoil of spoilt) {
+      const proxy = await rewriteProxy(w.svc.url, {
+        body: (x, status, json) => (x.path.startsWith('/api/changes/?since=') && status === 200
+          ? { ...(json as object), changes: (json as { changes: Change[] }).changes.map(spoil) } : undefined),
+      });
+      setService(proxy.url);
+      try {
+        const r = await w.engine().sync({ accounts: [acc] });
+        expect(r.accounts[0]).toMatchObject({ synced: false, pulled: 0 });
+        expect(r.accounts[0]!.error).toMatch(/change feed \(change 0\) does not match the API schema/);
+      } finally {
+        setService(w.svc.url);
+        await proxy.close();
+      }
+      expect(localByServer(acc, target.id)!.name).not.toBe('Renamed on the service');
+      expect(changeCursor(w.mirror.syncDb, acc)).toBe(cursor);
+    }
+    const r = await w.engine().sync({ accounts: [acc] });
+    expect(r.accounts[0]).toMatchObject({ synced: true, pulled: 1, pullKind: 'changes' });
+    expect(localByServer(acc, target.id)!.name).toBe('Renamed on the service');
+  });
+
   it('a cursor ahead of the service (from the future), or one it cannot read, falls back to a full listing, said in the progress', async () => {
     const { acc, farmIds } = await pulledAccount(1, 12);
     const cursor = changeCursor(w.mirror.syncDb, acc)!;

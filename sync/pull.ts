@@ -21,6 +21,8 @@ import {
 } from './pull-merge.ts';
 
 const FarmList = Type.Array(Farm);
+// Made once: expectShape compiles a check per schema object, so one made in each pull was compiled again each time.
+const CropFamilies = Type.Array(CropFamily);
 const CropPage = Type.Object({ count: Type.Integer(), next: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Crop) });
 const now = () => new Date().toISOString();
 
@@ -63,7 +65,7 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
     if (ctx.held.length) cursor = null;
   }
   progress.stage = 'crop families';
-  const families = expectShape(Type.Array(CropFamily), (await getJson(ctx, '/api/crop-families/')).body, 'crop families');
+  const families = expectShape(CropFamilies, (await getJson(ctx, '/api/crop-families/')).body, 'crop families');
   progress.stage = 'account';
   const limit = await agreedLimit(ctx);
   ctx.db.transaction(() => {

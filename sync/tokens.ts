@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { BlockedCode } from '../core/accounts/blocked.ts';
 import { saidMessage } from './answers.ts';
 import { NetworkError, classifyTransportError } from './transport.ts';
 
-const run = promisify(execFile);
+// node:child_process (with net and dgram under it) loaded only when a token command runs, not in every sync's start.
+const run = async (file: string, args: string[], opts: { env: NodeJS.ProcessEnv; timeout: number }): Promise<{ stdout: string }> =>
+  await promisify((await import('node:child_process')).execFile)(file, args, { ...opts, encoding: 'utf8' });
 
 /** Supplies account_access tokens; refreshes shortly before `exp` and on demand, one refresh at a time. */
 export interface TokenProvider {
