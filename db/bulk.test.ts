@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { deferIndex, suspendInsertTrigger, timeOrderedIds, WalSyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
+import { deferIndex, idAt, suspendInsertTrigger, timeOrderedIdBytes, timeOrderedIds, WalSyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import type { ParcelRow } from './types.ts';
 import { insertPulledParcels, type PulledParcel } from './pull.ts';
@@ -172,6 +172,17 @@ describe('timeOrderedIds', () => {
     for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
     // The first 48 bits are the time they were made at.
     expect(Math.abs(parseInt(ids[0]!.slice(0, 8) + ids[0]!.slice(9, 13), 16) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('as ASCII in one buffer (what an import binds) read back by idAt: the same kind of ids, after the others', () => {
+    const before = timeOrderedIds(1)[0]!;
+    const bytes = timeOrderedIdBytes(3000);
+    expect(bytes.length).toBe(3000 * 36);
+    const ids = Array.from({ length: 3000 }, (_, i) => idAt(bytes, i));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0]! > before).toBe(true);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
   });
 });
 

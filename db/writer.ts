@@ -4,7 +4,7 @@ import type { AccountRow, CropRow, Entity, FarmRow, ParcelRow, Row } from './typ
 import { getRow, insertRow, updateRow } from './rows.ts';
 import { enqueue, enqueueCreated, releaseBackoff, requeueRejected } from './outbox.ts';
 import { removeAccount, type RemovedAccount } from './accounts.ts';
-import { insertIndexEntries, insertNewParcels, timeOrderedIds, type RowSource, type Utf8Text } from './bulk.ts';
+import { idAt, insertIndexEntries, insertNewParcels, timeOrderedIdBytes, type RowSource, type Utf8Text } from './bulk.ts';
 import { mapLayers, parcelLimit, rotationRules, setMapLayers, setParcelLimit, setRotationRules, setViewSettings, viewSettings } from './settings.ts';
 import { validateParcel, validateParcelPatch, PARCEL_RULES_VERSION, type Metadata, type ParcelProblem, type ValidParcel } from '../core/parcels/validate.ts';
 import { geometryColumns, parcelColumnsOf, type ParcelColumns } from '../core/parcels/columns.ts';
@@ -204,14 +204,15 @@ export class MirrorWriter {
   private insertPrepared(farm: FarmRow, parcels: RowSource<PreparedParcel>, indexes: boolean): number {
     if (parcels.length === 0) return 0;
     const t = now();
-    const ids = timeOrderedIds(parcels.length);
+    const ids = timeOrderedIdBytes(parcels.length);
     const first = insertNewParcels(this.db, { parcels, ids, account_id: farm.account_id, farm_local_id: farm.local_id, created: t });
     const last = first + parcels.length - 1;
     enqueueCreated(this.db, 'parcel', first, last, t);
     // Last among the edit's statements: FTS5 keeps the terms it is given pending, and writes them out as a segment
     // when the next statement that may fail halfway begins (see db/bulk.ts): one segment per edit.
     if (indexes) insertIndexEntries(this.db, first, last);
-    this.history.created('parcel', ids);
+    // The ids as strings only now, for the undo entry (recorded and gone at the end of this edit).
+    this.history.created('parcel', Array.from({ length: parcels.length }, (_, i) => idAt(ids, i)));
     return parcels.length;
   }
 

@@ -28,7 +28,7 @@ import { capYoungGeneration, type YoungGenerationCap } from './young-generation.
 import { FIELDS, POINT, SPLIT, UNSTAMPED, VALID, type JobOptions, type PreparedJob } from './prepare.ts';
 import { PARCEL_RULES_VERSION } from '../../core/parcels/validate.ts';
 import { readImportSource, type SourceFeatures, type SplitSource } from './read.ts';
-import { existingShapes, rowShape } from './duplicates.ts';
+import { existingShapes, rowShape, type FindSame } from './duplicates.ts';
 import type { FileCrs } from './crs-source.ts';
 
 export { ImportError } from './errors.ts';
@@ -191,7 +191,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
   let imported = 0;
   let parts = 0;
   let done = 0;
-  let chunk = new ChunkRows();
+  const chunk = new ChunkRows();
   // The jobs whose every row is in the chunk being built (or left out): their memory is given back once it is written.
   let written: PreparedJob[] = [];
   let chunkInputs = 0;
@@ -215,7 +215,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
       walSync.kick();
       parts += chunkParts;
     }
-    chunk = new ChunkRows();
+    chunk.clear();
     release(written);
     written = [];
     opts.onProgress?.(done, total);
@@ -233,8 +233,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
     for (let k = 0, row = 0; k < r.inputs; k++) {
       const flags = r.flags[k]!;
       if (flags & VALID) {
-        const { box, shape } = sameAs ? rowShape(r, row) : { box: null, shape: null };
-        if (sameAs && sameAs(box!, shape!)) duplicates++;
+        if (sameAs && isDuplicate(sameAs, r, row)) duplicates++;
         else {
           if (!failed) chunk.add(r, row, flags);
           if (flags & SPLIT) chunkParts++;
@@ -308,24 +307,47 @@ function release(jobs: readonly PreparedJob[]): void {
  * A chunk's rows as references into its jobs' results (job, row, flags), each row's object made only as the writer
  * inserts it: the objects of 5,000 rows (a view of each text field) lived through the whole chunk, past the young
  * generation, and were garbage only for the next full collection, which 100,000 parcels left 15–25 MB of at times.
+ * One per import, emptied after each chunk: the references are kept in one typed array (IMPORT_CHUNK rows at most,
+ * one per input), not in an array grown by copies each chunk, which outlived the young generation too.
  */
 class ChunkRows implements RowSource<PreparedParcel> {
-  private readonly jobs: PreparedJob[] = [];
-  private readonly refs: number[] = [];
+  private jobs: PreparedJob[] = [];
+  private refs = new Int32Array(3 * IMPORT_CHUNK);
+  private rows = 0;
 
   get length(): number {
-    return this.refs.length / 3;
+    return this.rows;
   }
 
   add(r: PreparedJob, row: number, flags: number): void {
     if (this.jobs[this.jobs.length - 1] !== r) this.jobs.push(r);
-    this.refs.push(this.jobs.length - 1, row, flags);
+    if (3 * this.rows === this.refs.length) {
+      const more = new Int32Array(2 * this.refs.length);
+      more.set(this.refs);
+      this.refs = more;
+    }
+    const at = 3 * this.rows++;
+    this.refs[at] = this.jobs.length - 1;
+    this.refs[at + 1] = row;
+    this.refs[at + 2] = flags;
   }
 
   at(i: number): PreparedParcel | undefined {
-    if (i < 0 || i >= this.length) return undefined;
+    if (i < 0 || i >= this.rows) return undefined;
     return rowOf(this.jobs[this.refs[3 * i]!]!, this.refs[3 * i + 1]!, this.refs[3 * i + 2]!);
   }
+
+  /** Empty again, for the next chunk: its jobs are let go. */
+  clear(): void {
+    this.jobs = [];
+    this.rows = 0;
+  }
+}
+
+/** Whether row `row` of job `r` is the same shape as one the account had (an object per row only when asked). */
+function isDuplicate(sameAs: FindSame, r: PreparedJob, row: number): boolean {
+  const { box, shape } = rowShape(r, row);
+  return sameAs(box, shape) !== null;
 }
 
 function rowOf(r: PreparedJob, row: number, flags: number): PreparedParcel {
