@@ -6,13 +6,14 @@
 // yet, prepares an unclaimed job itself instead of waiting: on two cores one worker validates while this
 // thread writes, and this thread validates too whenever the writes are ahead.
 
-import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { isMainThread, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { WorkerPool, workerEntry } from '../../platform/node/worker-pool.ts';
 import { AHEAD, CONTROL_SLOTS, NEXT, SIGNAL, STOP, WANTED, type Begin, type JobTable, type Outcome, type Reply, type SplitTailReply } from './protocol.ts';
 import type { FileRef } from './file-ref.ts';
 import type { TailSplit, TailTables } from './split-scanner.ts';
+import { startingYoungGeneration } from './young-generation.ts';
 
-/** The workers' young generation (see the constructor). */
+/** The workers' young generation at most (see the constructor); they work at young-generation.ts WORKER_YOUNG_MB. */
 export const YOUNG_GENERATION_MB = 16;
 
 /** A worker that has claimed a job and posted nothing for this long is taken for dead: its jobs are redone here. */
@@ -34,7 +35,16 @@ export class ImportPool {
    */
   constructor(readonly size: number, private readonly stallMs = STALL_MS, entry: URL = workerEntry('worker', import.meta.url)) {
     // `entry`: from source the TypeScript beside this file; in the built CLI (dist/), the bundled worker beside the bundle.
+    // Each thread starts with the young generation it imports with (young-generation.ts WORKER_YOUNG_MB), until all
+    // have started (or failed to).
+    const started = new Set<number>();
+    const restore = startingYoungGeneration();
+    const settled = (i: number) => {
+      started.add(i);
+      if (started.size === size) restore();
+    };
     this.workers = new WorkerPool(entry, size, {
+      online: settled,
       start: (i) => {
         // Results come back on a channel of their own: this thread reads it synchronously, without an event loop.
         const { port1, port2 } = new MessageChannel();
@@ -50,11 +60,17 @@ export class ImportPool {
         // time (mirror-import pairs at load 2–4: 0.87–0.89x ogr2ogr against 0.74–0.83x); --heap-growing-percent=30 (full collections sooner) saved no more than the runs' spread, nor did
         // giving written jobs' buffers back to the workers to write into again (206 MB without, 212 MB with, 4 pairs at
         // load 2, 2026-11-30).
-        return { workerData: { port: port2 }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
+        // holdGrowth: in a process whose main thread imports (the CLI), the worker holds its young generation's size by
+        // the process's flag (young-generation.ts holdWorkerGrowth); in the host, whose import has a thread of its own,
+        // the main thread's growth is left alone.
+        return { workerData: { port: port2, holdGrowth: isMainThread }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
       },
       // A worker that fails to start or dies claims no more jobs, and is not replaced; the one it had is redone here
       // (see collect()).
-      lost: () => (this.healthy = false),
+      lost: (i) => {
+        this.healthy = false;
+        settled(i);
+      },
     });
   }
 

@@ -10,8 +10,9 @@ import { JobReader } from './jobs.ts';
 import { openRef } from './file-ref.ts';
 import { AHEAD, NEXT, SIGNAL, STOP, WANTED, type Begin, type Reply, type SplitTail, type SplitTailReply } from './protocol.ts';
 import { splitFeaturesFrom } from './geojson-split.ts';
+import { holdWorkerGrowth } from './young-generation.ts';
 
-const { port } = workerData as { port: MessagePort };
+const { port, holdGrowth } = workerData as { port: MessagePort; holdGrowth: boolean };
 
 /** The next job this worker may prepare, now claimed; -1 when there is none (all claimed, or stopped). */
 function claim(ctl: Int32Array, count: number): number {
@@ -52,8 +53,10 @@ parentPort!.on('message', (message: Begin | SplitTail) => {
   const { run, ctl, file, jobs, opts } = message;
   let fd = -1;
   let reader: JobReader | null = null;
+  const hold = holdGrowth ? holdWorkerGrowth() : () => {};
   try {
     for (let job = claim(ctl, jobs.count); job >= 0; job = claim(ctl, jobs.count)) {
+      hold();
       let reply: Reply;
       try {
         if (fd < 0) fd = openRef(file);

@@ -37,4 +37,22 @@ describe('capYoungGeneration', () => {
     expect(held).toBe(16);
     expect(after).toBe(32);
   });
+
+  it('starts the threads made meanwhile with the workers young generation, and later ones as V8 would', () => {
+    const child = `
+import { Worker } from 'node:worker_threads';
+import { startingYoungGeneration, WORKER_YOUNG_MB } from ${JSON.stringify(MODULE)};
+const SIZE = "import v8 from 'node:v8'; import { parentPort } from 'node:worker_threads'; parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576)";
+const youngOf = () => new Promise((done) => { const w = new Worker(SIZE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 16 } }); w.once('message', (mb) => { void w.terminate(); done(mb); }); });
+const restore = startingYoungGeneration();
+const started = await youngOf();
+restore();
+console.log(JSON.stringify({ want: WORKER_YOUNG_MB, started, later: await youngOf() }));
+`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const { want, started, later } = JSON.parse(r.stdout) as { want: number; started: number; later: number };
+    expect(started).toBe(want);
+    expect(later).toBeLessThan(want);
+  });
 });

@@ -27,6 +27,46 @@ export const IMPORT_YOUNG_MB = 16;
 /** V8's own growth factor (its default), put back when the import ends. */
 const V8_GROWTH = 2;
 
+/**
+ * The young generation the import's worker threads work with, in MB (both semi-spaces): they start with it
+ * (startingYoungGeneration) instead of growing to it, and in the CLI hold it (holdWorkerGrowth). A worker's size had
+ * depended on when the importing thread's cap stopped all growth: one still at 2 or 4 MB then stayed there and
+ * promoted most of each job (its old generation climbing 5 -> 28 MB between full collections), one that had reached
+ * 16 MB kept that. The built CLI importing mirror-import's 100,000 parcels, at load 9-11 (2026-11-30): peak RSS
+ * 118-124 MB in 9 runs with this, against 122-156 MB (median 133) in the runs between them without; workers at 16 MB
+ * peaked at 132-156 MB, at 4 MB at 140 MB; CPU time of the process unchanged (6.0-6.6 s both). Their limit stays 16
+ * (pool.ts): a limit of 8 peaked at 141-144 MB in 6 runs, with the same 8 MB young generation.
+ */
+export const WORKER_YOUNG_MB = 8;
+
+const MB = 1024 * 1024;
+const newSpaceSize = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+
+/**
+ * Threads whose isolates are created while this holds start with a young generation of WORKER_YOUNG_MB (V8 reads
+ * --min-semi-space-size once, as a thread's heap is made). Call the function returned once they have started: later
+ * threads (the host's others) start as V8 would start them.
+ */
+export function startingYoungGeneration(): () => void {
+  v8.setFlagsFromString(`--min-semi-space-size=${WORKER_YOUNG_MB / 2}`);
+  return () => v8.setFlagsFromString('--min-semi-space-size=0');
+}
+
+/**
+ * For an import's worker thread in a process whose main thread imports (the CLI): stops all growth (the flag is the
+ * process's) once this thread's young generation is WORKER_YOUNG_MB, which it is from the start, so at its first job.
+ * The importing thread's young generation stays where it is then (8 MB in the runs above, as the split had grown it),
+ * and its cap puts growth back when the import ends. One per import.
+ */
+export function holdWorkerGrowth(): () => void {
+  let held = false;
+  return () => {
+    if (held || newSpaceSize() < WORKER_YOUNG_MB * MB) return;
+    v8.setFlagsFromString('--semi-space-growth-factor=1');
+    held = true;
+  };
+}
+
 export interface YoungGenerationCap {
   /** Looks at the young generation's size (cheap: call it once per job); holds it once it has reached the cap. */
   check(): void;
@@ -38,20 +78,20 @@ const NONE: YoungGenerationCap = { check: () => {}, release: () => {} };
 
 export function capYoungGeneration(capMb: number = IMPORT_YOUNG_MB): YoungGenerationCap {
   if (!isMainThread) return NONE;
-  const cap = capMb * 1024 * 1024;
+  const cap = capMb * MB;
   let held = false;
   return {
     check: () => {
       if (held) return;
       // Sizes are powers of two and a growth doubles it: held as soon as it reaches the cap, it never passes it
       // (unless it doubled twice between two checks, which takes more survivors than a job leaves).
-      const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-      if (!space || space.space_size < cap) return;
+      if (newSpaceSize() < cap) return;
       v8.setFlagsFromString('--semi-space-growth-factor=1');
       held = true;
     },
     release: () => {
-      if (held) v8.setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH}`);
+      // Also when the import's workers held growth rather than this thread (holdWorkerGrowth).
+      v8.setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH}`);
       held = false;
     },
   };

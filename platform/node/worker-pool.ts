@@ -36,6 +36,8 @@ export interface WorkerPoolOptions<T, R> {
    * replaced. 1 (the default): a lost worker is never replaced.
    */
   giveUpAfter?: number;
+  /** Worker `i` has started running its code (its isolate is made). */
+  online?: (i: number) => void;
   /** Worker `i` answered `task`, and is idle again. */
   answered?: (task: T, reply: R) => void;
   /**
@@ -112,6 +114,7 @@ export class WorkerPool<T = unknown, R = unknown> {
       this.opts.answered?.(task, reply);
     });
     // A worker that fails to start, or dies, sends 'error' and then 'exit': one loss.
+    worker.once('online', () => this.opts.online?.(i));
     worker.on('error', () => this.lose(i, slot));
     worker.on('exit', () => this.lose(i, slot));
     worker.unref();
