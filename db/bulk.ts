@@ -20,11 +20,11 @@ import type { ParcelColumns } from '../core/parcels/columns.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { whenNotBusy } from '../platform/node/sqlite.ts';
 import { idAt } from '../platform/node/time-ordered-ids.ts';
+import { PARCELS_AI } from './migrations/010-parcels-rtree-live.ts';
+import { TOTALS_AI } from './migrations/014-farm-totals.ts';
 
-/** parcels_ai as migration 010 creates it, whitespace collapsed. */
-const KNOWN_TRIGGER = 'CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN ' +
-  'INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy, account_id, deleted) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy, new.account_id, new.deleted); ' +
-  "INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata))); END";
+/** A trigger's statement with its whitespace collapsed, as suspendTrigger compares it with the schema's. */
+const collapsed = (sql: string): string => sql.replace(/\s+/g, ' ');
 
 /** Text as a string, or as its UTF-8 (bound as it is, with CAST(? AS TEXT): no conversion). */
 export type Utf8Text = string | Uint8Array;
@@ -87,26 +87,21 @@ function repeated(head: string, values: string, n: number): string {
  * code reproduces (a later migration changed it): the caller then inserts through the trigger as usual.
  */
 export function suspendInsertTrigger(db: Db): (() => void) | null {
-  return suspendTrigger(db, 'parcels_ai', KNOWN_TRIGGER);
+  return suspendTrigger(db, 'parcels_ai', collapsed(PARCELS_AI));
 }
-
-/** parcels_totals_ai as migration 014 creates it, whitespace collapsed. */
-const KNOWN_TOTALS_TRIGGER = 'CREATE TRIGGER parcels_totals_ai AFTER INSERT ON parcels WHEN new.deleted = 0 BEGIN ' +
-  'INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) VALUES (new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL) ' +
-  'ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = hectares + excluded.hectares, synced = synced + excluded.synced; END';
 
 /**
  * Drops parcels_totals_ai for the rest of the current transaction, as suspendInsertTrigger does parcels_ai; the caller
  * then adds the rows it inserts to farm_totals itself (addFarmTotals). Null when the trigger is not this one.
  */
 export function suspendTotalsTrigger(db: Db): (() => void) | null {
-  return suspendTrigger(db, 'parcels_totals_ai', KNOWN_TOTALS_TRIGGER);
+  return suspendTrigger(db, 'parcels_totals_ai', collapsed(TOTALS_AI));
 }
 
 function suspendTrigger(db: Db, name: string, known: string): (() => void) | null {
   if (!db.inTransaction) throw new Error(`suspending ${name} must run inside a transaction`);
   const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?").pluck().get(name) as string | undefined;
-  if (sql === undefined || sql.replace(/\s+/g, ' ') !== known) return null;
+  if (sql === undefined || collapsed(sql) !== known) return null;
   db.exec(`DROP TRIGGER ${name}`);
   return () => db.exec(sql);
 }

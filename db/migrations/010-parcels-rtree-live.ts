@@ -10,6 +10,15 @@ import type { Database } from 'better-sqlite3';
 // parcels_box_au rewrites the entry when the box, the account or the flag changes, parcels_ad removes it. parcels_au
 // now keeps only the search index in step (it used to rewrite the FTS5 entry on a move too). The R*Tree is rebuilt
 // from the rows already there.
+/**
+ * parcels_ai as this migration creates it: db/bulk.ts suspendInsertTrigger drops it for a bulk insert only when the
+ * schema holds this very trigger, whose entries its insertIndexEntries then writes for the whole range.
+ */
+export const PARCELS_AI = `CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN
+      INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy, account_id, deleted) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy, new.account_id, new.deleted);
+      INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata)));
+    END`;
+
 export function up(db: Database): void {
   db.exec(`
     DROP TRIGGER parcels_ai;
@@ -18,10 +27,7 @@ export function up(db: Database): void {
     DROP TABLE parcels_rtree;
     CREATE VIRTUAL TABLE parcels_rtree USING rtree(id, minx, maxx, miny, maxy, +account_id TEXT, +deleted INTEGER);
     INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy, account_id, deleted) SELECT rowid, minx, maxx, miny, maxy, account_id, deleted FROM parcels;
-    CREATE TRIGGER parcels_ai AFTER INSERT ON parcels BEGIN
-      INSERT INTO parcels_rtree (id, minx, maxx, miny, maxy, account_id, deleted) VALUES (new.rowid, new.minx, new.maxx, new.miny, new.maxy, new.account_id, new.deleted);
-      INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata)));
-    END;
+    ${PARCELS_AI};
     CREATE TRIGGER parcels_au AFTER UPDATE OF name, metadata ON parcels BEGIN
       DELETE FROM parcels_fts WHERE rowid = old.rowid;
       INSERT INTO parcels_fts (rowid, name, metadata) VALUES (new.rowid, new.name, (SELECT group_concat(value, ' ') FROM json_each(new.metadata)));

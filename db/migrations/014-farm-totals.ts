@@ -25,6 +25,15 @@ export const TOTALS_AU_BODY = `
         ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = CASE WHEN parcels = 0 THEN excluded.hectares ELSE hectares + excluded.hectares END, synced = synced + excluded.synced;
     END;`;
 
+/**
+ * parcels_totals_ai as this migration creates it: db/bulk.ts suspendTotalsTrigger drops it for a bulk insert only when
+ * the schema holds this very trigger, whose upserts its addFarmTotals then does once.
+ */
+export const TOTALS_AI = `CREATE TRIGGER parcels_totals_ai AFTER INSERT ON parcels WHEN new.deleted = 0 BEGIN
+      INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) VALUES (new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL)
+        ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = hectares + excluded.hectares, synced = synced + excluded.synced;
+    END`;
+
 export function up(db: Database): void {
   db.exec(`
     CREATE TABLE farm_totals (
@@ -37,10 +46,7 @@ export function up(db: Database): void {
     CREATE INDEX farm_totals_account ON farm_totals(account_id);
     INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced)
       SELECT farm_local_id, min(account_id), count(*), coalesce(sum(hectares), 0), count(server_id) FROM parcels WHERE deleted = 0 GROUP BY farm_local_id;
-    CREATE TRIGGER parcels_totals_ai AFTER INSERT ON parcels WHEN new.deleted = 0 BEGIN
-      INSERT INTO farm_totals (farm_local_id, account_id, parcels, hectares, synced) VALUES (new.farm_local_id, new.account_id, 1, new.hectares, new.server_id IS NOT NULL)
-        ON CONFLICT (farm_local_id) DO UPDATE SET parcels = parcels + 1, hectares = hectares + excluded.hectares, synced = synced + excluded.synced;
-    END;
+    ${TOTALS_AI};
     CREATE TRIGGER parcels_totals_au AFTER UPDATE OF farm_local_id, account_id, hectares, server_id, deleted ON parcels
 ${TOTALS_AU_BODY}
     CREATE TRIGGER parcels_totals_ad AFTER DELETE ON parcels WHEN old.deleted = 0 BEGIN
