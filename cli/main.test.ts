@@ -195,7 +195,7 @@ describe('the CLI in-process', () => {
   });
 
   it('sync exits 0 when everything is synced, counting what the service acknowledged; status then exits 0', async () => {
-    // The script's hook (scripts/cli.mjs passes baselineParser, a V8 flag that must come before the first request
+    // The script's hook (scripts/cli.mjs passes syncFlags, V8 flags that must come before the first request
     // and after Node's modules are loaded): called once, before any request.
     const requests: unknown[] = [];
     const onRequest = (m: unknown) => requests.push(m);

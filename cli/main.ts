@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { realpathSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Mirror } from '../db/mirror.ts';
@@ -19,9 +18,10 @@ import { importErrorLines, importReportLines } from './import-report.ts';
 import { privateUmask } from '../platform/node/private-files.ts';
 import { fullDiskNote } from './full-disk.ts';
 import { diskFull } from '../platform/node/sqlite.ts';
+import { syncFlags } from './v8-flags.ts';
 
-// For scripts/cli.mjs, which loads the built CLI: it calls this before runCli, as the branch below does.
-export { privateUmask };
+// For scripts/cli.mjs, which loads the built CLI: it calls these around runCli, as the branch below does.
+export { privateUmask, syncFlags };
 
 // The backend loads the engine, the HTTP client, import and export only for the commands that use them: a status
 // does not pay for them (built, `accounts` started in 0.24–0.26 s and 80 MB with them, 0.13–0.16 s and 61 MB without).
@@ -75,8 +75,8 @@ export interface CliIo {
   /** Makes that signal for a sync, push or pull only (the script: Ctrl-C; other commands keep its default). */
   interrupt?: () => AbortSignal;
   /**
-   * Called by a sync, push or pull once the engine is loaded, before anything is sent (the script: baselineParser,
-   * which sets a V8 flag for the whole process; so not in tests, which share theirs).
+   * Called by a sync, push or pull once the engine is loaded, before anything is sent (the script: syncFlags,
+   * which sets V8 flags for the whole process; so not in tests, which share theirs).
    */
   beforeRequests?: () => void;
 }
@@ -389,20 +389,9 @@ if (isMain) {
   // FURROW_HOME is the user's alone: whatever this process creates is owner-only (platform/node/private-files.ts).
   privateUmask();
   const argv = process.argv.slice(2);
-  endProcess(argv, await runCli(argv, { interrupt: stopOnInterrupt, beforeRequests: baselineParser }));
+  endProcess(argv, await runCli(argv, { interrupt: stopOnInterrupt, beforeRequests: syncFlags }));
 }
 
-/**
- * undici parses HTTP with llhttp, a WebAssembly module: V8 runs it compiled by its baseline compiler (Liftoff), and
- * once the parse function has run a while it compiles it again with its optimizing one, on a background thread that
- * the process waits for at its exit. That compile cost ~0.09 s of CPU (perf: a third of an unchanged pull's), and
- * even in a first pull of 50,000 parcels it never paid for itself (the same CPU without it: the parser reads only the
- * answers' heads and chunk sizes). So this process runs WebAssembly with baseline code only. Set before the first
- * request compiles the parser; and after Node's modules are loaded (CliIo.beforeRequests says why).
- */
-export function baselineParser(): void {
-  setFlagsFromString('--liftoff-only');
-}
 
 /**
  * The process's end once runCli has returned `code`. After a sync, push or pull everything is settled by then: each

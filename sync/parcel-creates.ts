@@ -7,7 +7,7 @@ import { parcelsToSend } from '../db/rows.ts';
 import { newBatchIds, unmarkNeverSent } from '../db/op-transitions.ts';
 import { dropBatch, markBatch, type BatchMark } from '../db/batch-marks.ts';
 import { withoutFsync } from '../db/open.ts';
-import { WalSync } from '../platform/node/wal-sync.ts';
+import { WalSync, commitWithoutFsync } from '../platform/node/wal-sync.ts';
 import { startCheckpointer, type Checkpointer } from '../platform/node/checkpointer.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
@@ -32,6 +32,13 @@ const CHECKPOINT_THREAD_FROM = 2_500;
  * against 2.8 ms, still under the ~5 ms the service takes over the request it has waiting (8 held a step ~9 ms).
  */
 const BOOKINGS_PER_STEP = 4;
+
+/**
+ * Batches read and marked per step of a group (nextGroup), each step a transaction without an fsync, the group made
+ * durable by one fsync after its last step: a group of 8 in one step held the thread up to ~5 ms, and an answer that
+ * came meanwhile waited that long for its next request (20,000 squares, undici's diagnostics channels).
+ */
+const MARK_STEP = 4;
 
 /** A batch to send: its farm, its items, and how many ops were planned in it. */
 interface Ready { farmId: number; items: Item[]; planned: number }
@@ -72,11 +79,14 @@ class GroupCommit {
 
   /**
    * Marks each batch in flight (its own batch id: one row each, db/batch-marks.ts, not a write to each of its ops)
-   * and writes the bookings waiting, in one transaction, and resolves once that is on disk. The disk's sync runs off
-   * the thread (WalSync): meanwhile the answers of the requests out are read and booked, instead of waiting behind an
-   * fsync that a busy disk can make last 100 ms.
+   * and writes the bookings waiting, in one transaction without an fsync: none of these batches may leave before
+   * `durable` has resolved. A group is marked in a few such steps and made durable once, its fsync run off the thread
+   * (WalSync): meanwhile the answers of the requests out are read and booked, instead of waiting behind an fsync
+   * that a busy disk can make last 100 ms. In memory (no WAL), each step commits as any transaction.
    */
-  async markGroup(batches: readonly Ready[]): Promise<Marked[]> {
+  markStep(batches: readonly Ready[]): Marked[] {
+    // Inside another transaction the commit would be that one's, and `durable` could resolve before it.
+    if (this.ctx.db.inTransaction) throw new Error('GroupCommit.markStep inside a transaction');
     const mark = () => {
       this.writeBookings();
       const out: Marked[] = [];
@@ -92,7 +102,25 @@ class GroupCommit {
       }
       return out;
     };
-    return this.wal ? this.wal.commit(mark) : this.ctx.db.transaction(mark)();
+    return this.wal ? commitWithoutFsync(this.ctx.db, mark) : this.ctx.db.transaction(mark)();
+  }
+
+  /** Every mark step so far on disk: one fsync of the WAL, off the thread (WalSync.flush). */
+  async durable(): Promise<void> {
+    await this.wal?.flush();
+  }
+
+  /** Marked batches that will not leave, back to the queue now (best effort: left marked, they are reconciled). */
+  unmark(batches: readonly Marked[]): void {
+    if (!batches.length) return;
+    try {
+      withoutFsync(this.ctx.db, () => {
+        for (const b of batches) dropBatch(this.ctx.db, b.mark.id);
+        unmarkNeverSent(this.ctx.db, batches.flatMap((b) => b.items.map((i) => i.op.id)));
+      });
+    } catch {
+      // The failure that stopped the group may stop this too: what stays marked is settled by reconciliation.
+    }
   }
 
   /** At the end of the run: the bookings waiting, and the marked batches that never left back to the queue. */
@@ -205,8 +233,24 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
     // A few answers at a time (BOOKINGS_PER_STEP): a group's worth at once held the thread ~7 ms, longer than the
     // service takes over the request it has waiting, and an answer that came meanwhile waited for its next request.
     while (outbox.flushBookings(BOOKINGS_PER_STEP)) await ctx.client.written();
-    await ctx.client.written();
-    ready.push(...await outbox.markGroup(prepare(ctx, group, limit, progress)));
+    // The group's rows read and marked MARK_STEP batches a step, each step one transaction without an fsync, then one
+    // fsync for them all: the requests out are written between the steps, and no step holds the thread as long as
+    // the whole group did.
+    const marked: Marked[] = [];
+    try {
+      for (let i = 0; i < group.length; i += MARK_STEP) {
+        await ctx.client.written();
+        marked.push(...outbox.markStep(prepare(ctx, group.slice(i, i + MARK_STEP), limit, progress)));
+      }
+    } catch (error) {
+      // A step failed: none of the group has left, so the steps before it go back to the queue, as a group whose one
+      // transaction failed would have.
+      outbox.unmark(marked);
+      throw error;
+    }
+    // A failed sync leaves the whole group in flight on disk, which means reconciliation, never a resend.
+    await outbox.durable();
+    ready.push(...marked);
   };
   const inflight = new Set<Promise<void>>();
   /**
@@ -227,8 +271,10 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
   };
   let failure: { error: unknown } | null = null;
   const more = () => !failure && !ctx.opts.signal?.aborted && !plan.done;
-  // The first group is a window's worth, so that the first requests leave as soon as they are marked.
-  let groupSize = window;
+  // The first group is two windows' worth: the first requests leave as soon as it is marked, and a window's worth is
+  // still marked when their answers come, while the second group is read, marked and synced (with one window, the
+  // first answer waited 6-16 ms for it, the service idle meanwhile).
+  let groupSize = 2 * window;
   let groups = 0;
   try {
     for (;;) {
@@ -258,10 +304,11 @@ export async function pushParcelCreates(ctx: AccountCtx): Promise<void> {
         continue;
       }
       // Nothing can leave now (the window is full, or nothing is marked): the time to read and mark the next group,
-      // once no more than two windows' worth of the one before is left, so the service has the next requests queued
+      // once no more than a group's worth of the one before is left, so the service has the next requests queued
       // while this one is read and marked (in steps, the answers meanwhile each let through) and its fsync runs — and
-      // never before a request that could leave.
-      if (!marking && ready.length <= 2 * window && more()) {
+      // never before a request that could leave. Started when two windows' worth was left, a group's steps and fsync
+      // sometimes outlasted them: both requests answered, none ready, the service idle until the fsync came (strace).
+      if (!marking && ready.length <= ahead && more()) {
         const n = groupSize;
         groupSize = ahead;
         // With the second group, so that starting the thread does not delay the first requests.
