@@ -7,7 +7,7 @@ import { parcelsToSend } from '../db/rows.ts';
 import { newBatchIds, unmarkNeverSent } from '../db/op-transitions.ts';
 import { dropBatch, markBatch, type BatchMark } from '../db/batch-marks.ts';
 import { withoutFsync } from '../db/open.ts';
-import { WalSync, commitWithoutFsync } from '../platform/node/wal-sync.ts';
+import { WalSync } from '../platform/node/wal-sync.ts';
 import { startCheckpointer, type Checkpointer } from '../platform/node/checkpointer.ts';
 import { parcelLimit } from '../db/settings.ts';
 import { MAX_PARCELS_PER_REQUEST } from '../core/parcels/validate.ts';
@@ -85,8 +85,6 @@ class GroupCommit {
    * that a busy disk can make last 100 ms. In memory (no WAL), each step commits as any transaction.
    */
   markStep(batches: readonly Ready[]): Marked[] {
-    // Inside another transaction the commit would be that one's, and `durable` could resolve before it.
-    if (this.ctx.db.inTransaction) throw new Error('GroupCommit.markStep inside a transaction');
     const mark = () => {
       this.writeBookings();
       const out: Marked[] = [];
@@ -102,7 +100,7 @@ class GroupCommit {
       }
       return out;
     };
-    return this.wal ? commitWithoutFsync(this.ctx.db, mark) : this.ctx.db.transaction(mark)();
+    return this.wal ? this.wal.write(mark) : this.ctx.db.transaction(mark)();
   }
 
   /** Every mark step so far on disk: one fsync of the WAL, off the thread (WalSync.flush). */

@@ -36,14 +36,13 @@ export class WalSync {
   }
 
   /**
-   * Runs `fn` in a transaction committed without an fsync, then makes it durable off the thread. The value comes back
-   * only once it is: a crash before that may lose the transaction. Not inside another transaction (whose commit it is).
+   * Runs `fn` in a transaction committed without an fsync: durable once a `flush` begun after it has resolved (one
+   * flush for several of these: a group commit). Until then the caller must act as if it had not committed: a crash
+   * may lose it. Not inside another transaction, whose commit it would be (and which a flush could precede).
    */
-  async commit<T>(fn: () => T): Promise<T> {
-    if (this.db.inTransaction) throw new Error('WalSync.commit inside a transaction');
-    const out = commitWithoutFsync(this.db, fn);
-    await this.flush();
-    return out;
+  write<T>(fn: () => T): T {
+    if (this.db.inTransaction) throw new Error('WalSync.write inside a transaction');
+    return commitWithoutFsync(this.db, fn);
   }
 
   /**
