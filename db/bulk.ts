@@ -155,9 +155,11 @@ export function withoutCheckpointAtCommit<T>(db: Db, fn: () => T): T {
  * 16 MiB) only holds the import's own dirty pages until they are spilled: an import appends, and writes each page
  * once (rows, outbox, FTS5 segments and the indexes' right edges), so a big cache keeps nothing it reads again.
  * 4 MiB: the write phase of 100,000 parcels took the same CPU time (1.72 s against 1.72 s and 1.89 against 1.89,
- * interleaved runs) and its process peaked 12–28 MB lower.
+ * interleaved runs) and its process peaked 12–28 MB lower. 2 MiB: the built CLI importing mirror-import's 100,000
+ * parcels peaked 3.2 MB lower again (median of 6 interleaved pairs, 106.3 against 109.5 MB; lower in 5), in the same
+ * time (pair ratios 0.96–1.07) and CPU time (6.0–6.4 s both; 2026-11-30, load ~1.5).
  */
-export const IMPORT_CACHE_KIB = 4096;
+export const IMPORT_CACHE_KIB = 2048;
 
 /** Runs fn, one bulk import's transaction, with the smaller page cache of IMPORT_CACHE_KIB; the setting is put back after. */
 export function withImportCache<T>(db: Db, fn: () => T): T {
