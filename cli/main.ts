@@ -392,7 +392,6 @@ if (isMain) {
   endProcess(argv, await runCli(argv, { interrupt: stopOnInterrupt, beforeRequests: syncFlags }));
 }
 
-
 /**
  * The process's end once runCli has returned `code`. After a sync, push or pull everything is settled by then: each
  * transaction committed with its fsync, the lock released, the mirror closed (its WAL checkpointed and removed), the

@@ -112,10 +112,7 @@ class GroupCommit {
   unmark(batches: readonly Marked[]): void {
     if (!batches.length) return;
     try {
-      withoutFsync(this.ctx.db, () => {
-        for (const b of batches) dropBatch(this.ctx.db, b.mark.id);
-        unmarkNeverSent(this.ctx.db, batches.flatMap((b) => b.items.map((i) => i.op.id)));
-      });
+      withoutFsync(this.ctx.db, () => this.putBack(batches));
     } catch {
       // The failure that stopped the group may stop this too: what stays marked is settled by reconciliation.
     }
@@ -136,15 +133,21 @@ class GroupCommit {
   }
 
   private finishWrites(neverSent: readonly Marked[]): void {
-    const ids = neverSent.flatMap((b) => b.items.map((i) => i.op.id));
-    if (!this.waiting.length && !ids.length) return;
+    if (!this.waiting.length && !neverSent.some((b) => b.items.length)) return;
     // Without an fsync of its own, as any booking: the run's end (the lock's release) makes it durable.
     withoutFsync(this.ctx.db, () => {
       this.writeBookings();
-      // Their rows go; ops whose mark something wrote into them meanwhile (writeBatchMarks) go back to the queue too.
-      for (const b of neverSent) dropBatch(this.ctx.db, b.mark.id);
-      unmarkNeverSent(this.ctx.db, ids);
+      this.putBack(neverSent);
     });
+  }
+
+  /**
+   * Inside the caller's transaction: marked batches that never left back to the queue. Their rows go; ops whose mark
+   * something wrote into them meanwhile (writeBatchMarks) go back to the queue too.
+   */
+  private putBack(batches: readonly Marked[]): void {
+    for (const b of batches) dropBatch(this.ctx.db, b.mark.id);
+    unmarkNeverSent(this.ctx.db, batches.flatMap((b) => b.items.map((i) => i.op.id)));
   }
 
   /**
