@@ -59,9 +59,18 @@ export function startingYoungGeneration(): () => void {
  * and its cap puts growth back when the import ends. One per import.
  */
 export function holdWorkerGrowth(): () => void {
+  return growthHold(WORKER_YOUNG_MB * MB);
+}
+
+/**
+ * Stops all growth (the flag is the process's) the first time it is called with this thread's young generation at
+ * `bytes` or more. Sizes are powers of two and a growth doubles it: held as soon as it reaches `bytes`, it never
+ * passes it (unless it doubled twice between two calls, which takes more survivors than a job leaves).
+ */
+function growthHold(bytes: number): () => void {
   let held = false;
   return () => {
-    if (held || newSpaceSize() < WORKER_YOUNG_MB * MB) return;
+    if (held || newSpaceSize() < bytes) return;
     v8.setFlagsFromString('--semi-space-growth-factor=1');
     held = true;
   };
@@ -79,20 +88,13 @@ const NONE: YoungGenerationCap = { check: () => {}, release: () => {} };
 export function capYoungGeneration(capMb: number = IMPORT_YOUNG_MB): YoungGenerationCap {
   if (!isMainThread) return NONE;
   const cap = capMb * MB;
-  let held = false;
+  let hold = growthHold(cap);
   return {
-    check: () => {
-      if (held) return;
-      // Sizes are powers of two and a growth doubles it: held as soon as it reaches the cap, it never passes it
-      // (unless it doubled twice between two checks, which takes more survivors than a job leaves).
-      if (newSpaceSize() < cap) return;
-      v8.setFlagsFromString('--semi-space-growth-factor=1');
-      held = true;
-    },
+    check: () => hold(),
     release: () => {
       // Also when the import's workers held growth rather than this thread (holdWorkerGrowth).
       v8.setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH}`);
-      held = false;
+      hold = growthHold(cap);
     },
   };
 }
