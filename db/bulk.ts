@@ -22,6 +22,7 @@ import { whenNotBusy } from '../platform/node/sqlite.ts';
 import { idAt } from '../platform/node/time-ordered-ids.ts';
 import { PARCELS_AI } from './migrations/010-parcels-rtree-live.ts';
 import { TOTALS_AI } from './migrations/014-farm-totals.ts';
+import { ID_ROOM_BYTES } from './rows.ts';
 
 /** A trigger's statement with its whitespace collapsed, as suspendTrigger compares it with the schema's. */
 const collapsed = (sql: string): string => sql.replace(/\s+/g, ' ');
@@ -61,9 +62,10 @@ export interface NewParcels {
 // every row shares (account, farm, time) are named parameters, bound once per statement rather than once per row.
 const ROWS_PER_INSERT = 100;
 // Text given as UTF-8 bytes is a blob to SQLite: CAST makes it the TEXT it is (a string stays as it is).
-const PARCEL_VALUES = '(?, @account, @farm, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, @created, @created)';
+// Rows without a server id, each with room for the ids its booking will write (migration 017).
+const PARCEL_VALUES = `(?, @account, @farm, NULL, NULL, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT), ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, NULL, 0, @created, @created, zeroblob(${ID_ROOM_BYTES}))`;
 const INSERT_PARCELS = `INSERT INTO parcels (local_id, account_id, farm_local_id, server_id, key, name, source_type, point, geometry, hectares,
-  metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified) VALUES `;
+  metadata, minx, miny, maxx, maxy, checked, base, deleted, created, modified, id_room) VALUES `;
 // What the trigger writes for each new row — its box, account and deleted flag to the R*Tree; its name and its metadata's values (not the
 // keys: 'region' should not match every parcel that has a region) to FTS5 — for a range of rows at once, read back
 // from the rows themselves: the same statements as the trigger's, so the same entries by construction.

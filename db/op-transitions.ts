@@ -208,8 +208,8 @@ export function bookCreated(db: Db, pairs: readonly Created[], uncertain: Uncert
     const edited = parcelsEditedSinceSent(db, pairs.map((p) => p.op.local_id));
     // farm_totals.synced is kept here, not by a trigger per row (migration 015): a live row that had no server id is
     // booked by the first statement and counted; any other (deleted, or booked before) by the second, uncounted.
-    const firstId = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ? AND server_id IS NULL AND deleted = 0');
-    const again = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ? WHERE rowid = ? AND local_id = ?');
+    const firstId = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ?, id_room = NULL WHERE rowid = ? AND local_id = ? AND server_id IS NULL AND deleted = 0');
+    const again = cachedStatement(db, 'UPDATE parcels SET server_id = ?, key = ?, base = ?, id_room = NULL WHERE rowid = ? AND local_id = ?');
     const rowidOf = cachedStatement(db, 'SELECT rowid FROM parcels WHERE local_id = ?').pluck();
     const newlySynced: number[] = [];
     const write = (id: number, key: string, base: string | null, rowid: number, localId: string): boolean => {

@@ -4,13 +4,14 @@
 import type { Db } from './open.ts';
 import type { CropRow, FarmRow, ParcelRow, PlantRow } from './types.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
+import { PARCEL_SELECT } from './rows.ts';
 import type { ParcelColumns } from '../core/parcels/columns.ts';
 import { addFarmTotals, insertIndexEntries, suspendInsertTrigger, suspendTotalsTrigger, timeOrderedIds } from './bulk.ts';
 
 // Fixed text per table: the pull looks up every parcel the service lists.
 const BY_SERVER_ID = {
   farm: 'SELECT * FROM farms WHERE account_id = ? AND server_id = ?',
-  parcel: 'SELECT * FROM parcels WHERE account_id = ? AND server_id = ?',
+  parcel: `SELECT ${PARCEL_SELECT} FROM parcels WHERE account_id = ? AND server_id = ?`,
   crop: 'SELECT * FROM crops WHERE account_id = ? AND server_id = ?',
 };
 
@@ -43,7 +44,7 @@ export function syncedFarms(db: Db, accountId: string): FarmRow[] {
 
 /** A farm's parcels the service has (had) and not deleted here. */
 export function syncedParcelsOf(db: Db, farmLocalId: string): ParcelRow[] {
-  return cachedStatement(db, 'SELECT * FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0').all(farmLocalId) as ParcelRow[];
+  return cachedStatement(db, `SELECT ${PARCEL_SELECT} FROM parcels WHERE farm_local_id = ? AND server_id IS NOT NULL AND deleted = 0`).all(farmLocalId) as ParcelRow[];
 }
 
 /** The ids of a farm's parcels the service has (had) and not deleted here: what a complete listing must hold. */

@@ -7,6 +7,7 @@ import { parcelPlants, plantsInBox, type PlantHit } from './plants.ts';
 import { syncItems, syncPreview, type SyncItem, type SyncPreview } from './sync-preview.ts';
 import { unsyncedWork, type UnsyncedWork } from './accounts.ts';
 import { openConflictById } from './conflicts.ts';
+import { PARCEL_SELECT } from './rows.ts';
 
 export interface ParcelHit { local_id: string; farm_local_id: string; server_id: number | null; name: string; hectares: number; geometry: string; metadata: string; point: string | null }
 
@@ -130,12 +131,12 @@ export class MirrorReader {
   }
 
   parcels(farmLocalId: string): ParcelRow[] {
-    return this.db.prepare('SELECT * FROM parcels WHERE farm_local_id = ? AND deleted = 0 ORDER BY created, rowid').all(farmLocalId) as ParcelRow[];
+    return this.db.prepare(`SELECT ${PARCEL_SELECT} FROM parcels WHERE farm_local_id = ? AND deleted = 0 ORDER BY created, rowid`).all(farmLocalId) as ParcelRow[];
   }
   allParcels(accountId?: string): ParcelRow[] {
     return (accountId
-      ? this.db.prepare('SELECT * FROM parcels WHERE account_id = ? AND deleted = 0 ORDER BY rowid').all(accountId)
-      : this.db.prepare('SELECT * FROM parcels WHERE deleted = 0 ORDER BY rowid').all()) as ParcelRow[];
+      ? this.db.prepare(`SELECT ${PARCEL_SELECT} FROM parcels WHERE account_id = ? AND deleted = 0 ORDER BY rowid`).all(accountId)
+      : this.db.prepare(`SELECT ${PARCEL_SELECT} FROM parcels WHERE deleted = 0 ORDER BY rowid`).all()) as ParcelRow[];
   }
   /**
    * The account's parcels (not deleted) with a change the service does not have — an outbox op not committed, or an
@@ -153,7 +154,7 @@ export class MirrorReader {
   }
 
   parcel(localId: string): ParcelRow | undefined {
-    return this.db.prepare('SELECT * FROM parcels WHERE local_id = ?').get(localId) as ParcelRow | undefined;
+    return this.db.prepare(`SELECT ${PARCEL_SELECT} FROM parcels WHERE local_id = ?`).get(localId) as ParcelRow | undefined;
   }
 
   /** Parcels whose bounding box meets the viewport (R*Tree), for the map. */

@@ -15,11 +15,24 @@ const COLUMNS: Record<Entity, readonly string[]> = {
 
 export const tableOf = (e: Entity) => TABLE[e];
 
+/**
+ * The room a parcel row without a server id keeps for the ids its booking writes (migration 017): a key of 36
+ * characters and an integer of up to 4 bytes, less the byte of the NULL each had. A zero blob of this size, set to
+ * NULL when the ids are written, so the row is rewritten in place instead of splitting its full page.
+ */
+export const ID_ROOM_BYTES = 40;
+/** A parcel's columns as rows are read (ParcelRow): never `SELECT *`, which would hand out `id_room`. */
+export const PARCEL_SELECT = COLUMNS.parcel.join(', ');
+/** `id_room` as it follows a row's server id (a parameter named `@server_id`): room while the row has none. */
+const ID_ROOM_OF_SERVER_ID = `CASE WHEN @server_id IS NULL THEN zeroblob(${ID_ROOM_BYTES}) END`;
+
 // The fixed statements' text, built once: building it per row (and hashing the fresh string for the cache
 // lookup) cost about 5 µs a row, a sixth of an import's parcel insert.
 const perEntity = (sql: (e: Entity) => string) => ({ farm: sql('farm'), parcel: sql('parcel'), crop: sql('crop') });
 const SELECT_SQL = perEntity((e) => `SELECT ${COLUMNS[e].join(', ')} FROM ${TABLE[e]} WHERE local_id = ?`);
-const INSERT_SQL = perEntity((e) => `INSERT INTO ${TABLE[e]} (${COLUMNS[e].join(', ')}) VALUES (${COLUMNS[e].map((c) => `@${c}`).join(', ')})`);
+const INSERT_SQL = perEntity((e) => e === 'parcel'
+  ? `INSERT INTO parcels (${COLUMNS.parcel.join(', ')}, id_room) VALUES (${COLUMNS.parcel.map((c) => `@${c}`).join(', ')}, ${ID_ROOM_OF_SERVER_ID})`
+  : `INSERT INTO ${TABLE[e]} (${COLUMNS[e].join(', ')}) VALUES (${COLUMNS[e].map((c) => `@${c}`).join(', ')})`);
 
 export function getRow(db: Db, entity: 'farm', localId: string): FarmRow | undefined;
 export function getRow(db: Db, entity: 'parcel', localId: string): ParcelRow | undefined;
@@ -65,7 +78,9 @@ export function updateRow(db: Db, entity: Entity, localId: string, fields: Parti
   // A parcel's server id written alone would not reach farm_totals.synced (migration 015: the trigger does not fire on
   // server_id, for the push's bookings): naming hectares, unchanged, fires it, and it counts the server id as before.
   const totals = entity === 'parcel' && cols.includes('server_id') && !cols.some((c) => TOTALS_COLUMNS.has(c)) ? ', hectares = hectares' : '';
-  cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')}${totals} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
+  // A parcel given its server id gives up its room; one that loses it (sent again as a create) gets room again.
+  const room = entity === 'parcel' && cols.includes('server_id') ? `, id_room = ${ID_ROOM_OF_SERVER_ID}` : '';
+  cachedStatement(db, `UPDATE ${TABLE[entity]} SET ${cols.map((c) => `${c} = @${c}`).join(', ')}${totals}${room} WHERE local_id = @local_id`).run({ ...fields, local_id: localId });
 }
 
 export function deleteRow(db: Db, entity: Entity, localId: string): void {
