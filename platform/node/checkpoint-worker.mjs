@@ -39,5 +39,7 @@ parentPort.on('message', (m) => {
   if (m !== 'close') return;
   clearInterval(timer);
   db.close();
+  // The connection is closed: the thread that asked may go on (checkpointer.ts close).
+  parentPort.postMessage('closed');
   parentPort.close();
 });

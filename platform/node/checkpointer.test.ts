@@ -111,7 +111,7 @@ describe('startCheckpointer', () => {
 
   it('close() in a process with nothing else to wait for returns, and the process exits normally', () => {
     // What the CLI does at the end of a push: the thread was unreferenced (it must not keep a process alive), so
-    // close() must hold the process until the thread has exited, or Node ends it with an unsettled await.
+    // close() must hold the process until the thread has closed its connection, or Node ends it with an unsettled await.
     const dir = mkdtempSync(join(tmpdir(), 'furrow-ckpt-'));
     const script = join(dir, 'close.mts');
     writeFileSync(script, `
