@@ -17,8 +17,9 @@ export const tableOf = (e: Entity) => TABLE[e];
 
 /**
  * The room a parcel row without a server id keeps for the ids its booking writes (migration 017): a key of 36
- * characters and an integer of up to 4 bytes, less the byte of the NULL each had. A zero blob of this size, set to
- * NULL when the ids are written, so the row is rewritten in place instead of splitting its full page.
+ * characters and an integer of up to 4 bytes (their type bytes in the row's header are there already, as NULLs'). A
+ * zero blob of this size, set to NULL when the ids are written, so the row keeps its size and is rewritten in place
+ * instead of splitting its full page.
  */
 export const ID_ROOM_BYTES = 40;
 /** A parcel's columns as rows are read (ParcelRow): never `SELECT *`, which would hand out `id_room`. */
