@@ -29,6 +29,12 @@ const square = (i: number) => {
 // A key as the service gives them (time-ordered UUID).
 const keyOf = (i: number) => `01a22d7f-f804-7000-8000-${String(i).padStart(12, '0')}`;
 const room = (db: Database.Database, localId: string) => db.prepare('SELECT id_room FROM parcels WHERE local_id = ?').pluck().get(localId) as Buffer | null;
+/** A new mirror with one account and one farm. */
+function farmMirror(): { m: Mirror; db: Database.Database; farm: string } {
+  const m = Mirror.open(join(dir, 'mirror.db'));
+  m.write.addAccount({ id: 'acc', service_url: 'http://x', mode: 'api_key' });
+  return { m, db: m.syncDb, farm: m.write.createFarm('acc', 'F').local_id };
+}
 
 describe('migration 017', () => {
   it('adds the room to a mirror of version 16; its rows keep none and read as before', () => {
@@ -55,10 +61,7 @@ describe('migration 017', () => {
   });
 
   it('a parcel created here has room until its booking writes the ids, and the table splits no page for them', () => {
-    const m = Mirror.open(join(dir, 'mirror.db'));
-    const db = m.syncDb;
-    m.write.addAccount({ id: 'acc', service_url: 'http://x', mode: 'api_key' });
-    const farm = m.write.createFarm('acc', 'F').local_id;
+    const { m, db, farm } = farmMirror();
     const { created } = m.write.createParcels(farm, Array.from({ length: 3000 }, (_, i) => square(i)));
     expect(room(db, created[0]!.local_id)).toEqual(Buffer.alloc(ID_ROOM_BYTES));
     const pages = () => db.prepare("SELECT count(*) FROM dbstat WHERE name = 'parcels'").pluck().get() as number;
@@ -75,9 +78,7 @@ describe('migration 017', () => {
   });
 
   it('the bulk path of an import gives its rows the same room', () => {
-    const m = Mirror.open(join(dir, 'mirror.db'));
-    m.write.addAccount({ id: 'acc', service_url: 'http://x', mode: 'api_key' });
-    const farm = m.write.createFarm('acc', 'F').local_id;
+    const { m, farm } = farmMirror();
     const prepared = [0, 1, 2].map((i) => {
       const p = validateParcel(square(i), i, { maxHectares: 100 }).parcel!;
       return { ...parcelColumnsOf(p), checked: validationStamp(p.metadata) };
@@ -88,10 +89,7 @@ describe('migration 017', () => {
   });
 
   it('a row that loses its server id gets room again, and one given it through updateRow gives its room up', () => {
-    const m = Mirror.open(join(dir, 'mirror.db'));
-    const db = m.syncDb;
-    m.write.addAccount({ id: 'acc', service_url: 'http://x', mode: 'api_key' });
-    const farm = m.write.createFarm('acc', 'F').local_id;
+    const { m, db, farm } = farmMirror();
     const [p] = m.write.createParcels(farm, [square(1)]).created;
     updateRow(db, 'parcel', p!.local_id, { server_id: 9, key: keyOf(9) });
     expect(room(db, p!.local_id)).toBeNull();
