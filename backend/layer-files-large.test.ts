@@ -105,8 +105,10 @@ describe('a layer file over 4 GiB', () => {
     const after = rss();
     const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
     // Growth past the highest seen before (a collection may lower RSS between samples, so the lower of them is no
-    // plateau: measured 146 MiB at first, 156 after one copy, 140 after another; under load 146, 135, 159).
-    expect(after - Math.max(first, before), `RSS ${mib(first)} at first, ${mib(before)} after one copy, ${mib(after)} after another`).toBeLessThan(16 * 2 ** 20);
+    // plateau: measured 146 MiB at first, 156 after one copy, 140 after another; under load 146, 135, 159), within
+    // what the host's young generation alone can grow by between two samples (V8's two semi-spaces of up to 16 MiB:
+    // a CI run measured 133, 133, 163). A copy that kept even 1 % of what it moved would grow it by 48 MiB a copy.
+    expect(after - Math.max(first, before), `RSS ${mib(first)} at first, ${mib(before)} after one copy, ${mib(after)} after another`).toBeLessThan(32 * 2 ** 20);
     // And the plateau is no part of the file's size (4,864 MiB).
     expect(after - first).toBeLessThan(64 * 2 ** 20);
     await page.close();
