@@ -3,10 +3,11 @@
 // one undo entry — and the trigger must be back afterwards, or never gone for anyone else.
 import { validationStamp } from '../core/parcels/client-ref.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { deferIndex, idAt, suspendInsertTrigger, timeOrderedIdBytes, timeOrderedIds, WalSyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
+import { deferIndex, idAt, suspendInsertTrigger, timeOrderedIdBytes, timeOrderedIds, SyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import type { ParcelRow } from './types.ts';
 import { insertPulledParcels, type PulledParcel } from './pull.ts';
@@ -205,12 +206,12 @@ describe('withoutCheckpointAtCommit', () => {
   });
 });
 
-describe('WalSyncAhead', () => {
+describe('SyncAhead', () => {
   const fds = () => readdirSync('/proc/self/fd').length;
 
   it.skipIf(!existsSync('/proc/self/fd'))('syncs the WAL on the thread pool while a transaction goes on, and closes its descriptor after the last sync', async () => {
     const before = fds();
-    const sync = new WalSyncAhead(m.syncDb);
+    const sync = new SyncAhead(m.syncDb);
     expect(fds()).toBe(before + 1);
     m.syncDb.transaction(() => {
       const farm = m.write.createFarm(ACC, 'A');
@@ -226,9 +227,43 @@ describe('WalSyncAhead', () => {
     expect(m.read.parcels(m.read.farmByName(ACC, 'A')!.local_id)).toHaveLength(3);
   });
 
+  // With a rollback journal (the CLI's import, withRollbackJournal) the pages go to the database file, which is synced
+  // ahead instead. Closing any descriptor of that file releases every POSIX lock this process has on it, SQLite's
+  // included: its descriptor is closed while SQLite holds none, after the transaction and before the WAL is back.
+  it.skipIf(!existsSync('/proc/self/fd'))('syncs the database file with a rollback journal, and closes its descriptor at once, before the WAL is back', async () => {
+    const db = m.syncDb;
+    const file = join(dir, 'mirror.db');
+    expect(db.pragma('journal_mode = DELETE', { simple: true })).toBe('delete');
+    const before = fds();
+    const sync = new SyncAhead(db);
+    expect(fds()).toBe(before + 1);
+    expect(readdirSync('/proc/self/fd').some((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === file; } catch { return false; } })).toBe(true);
+    db.transaction(() => {
+      const farm = m.write.createFarm(ACC, 'A');
+      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { savepoint: false });
+      sync.kick();
+      sync.kick();
+    })();
+    sync.close();
+    // At once, not once the syncs' callbacks have run.
+    expect(fds()).toBe(before);
+    expect(db.pragma('journal_mode = WAL', { simple: true })).toBe('wal');
+    db.prepare('SELECT count(*) FROM sqlite_master').pluck().get();
+    // The syncs' callbacks run now (the WAL and its index have descriptors of SQLite's own meanwhile): none closes anything.
+    const inWal = fds();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fds()).toBe(inWal);
+    // Another process cannot take the file out of WAL while this connection has it open: its shared lock is intact.
+    const other = spawnSync(process.execPath, ['-e', `const D = require('better-sqlite3'); const d = new D(${JSON.stringify(file)}, { timeout: 0 });
+      let mode; try { mode = d.pragma('journal_mode = DELETE', { simple: true }); } catch (e) { mode = e.code; } console.log(mode);`], { cwd: process.cwd(), encoding: 'utf8' });
+    expect(other.stderr).toBe('');
+    expect(other.stdout.trim()).toBe('SQLITE_BUSY');
+    expect(m.read.parcels(m.read.farmByName(ACC, 'A')!.local_id)).toHaveLength(3);
+  });
+
   it('does nothing for an in-memory database', () => {
     const mem = Mirror.open(':memory:');
-    const sync = new WalSyncAhead(mem.syncDb);
+    const sync = new SyncAhead(mem.syncDb);
     sync.kick();
     sync.close();
     mem.close();

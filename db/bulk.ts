@@ -226,26 +226,34 @@ function leaveWal(db: Db): boolean {
 }
 
 /**
- * Has the OS write the WAL out while a big transaction is still being built. SQLite moves a transaction's pages to
- * the WAL as its page cache fills (a few MiB), long before the commit, but they sit in the OS's cache until the
- * commit's fsync, which then waited for all of them (176 MB for 100,000 parcels, a quarter of a second here).
- * kick() asks for an fdatasync of what the WAL holds so far on libuv's thread pool and returns at once, so the disk
- * works while this thread goes on; the commit's own fsync (synchronous=FULL) still comes, as always, and is what
- * makes the transaction durable: this only adds syncs, of bytes the commit writes out anyway. The WAL is opened
- * read-only through a descriptor of its own: SQLite keeps its locks on the database and -shm files, never on the
- * WAL, so closing this one cannot release them. Nothing happens for an in-memory database or a missing WAL (an import
- * with a rollback journal, withRollbackJournal: the database file is not synced ahead, as closing a descriptor of it
- * would release them).
+ * Has the OS write a big transaction's pages out while the transaction is still being built. SQLite moves its pages
+ * out of its page cache as the cache fills (a few MiB), long before the commit — to the WAL, or with a rollback
+ * journal (withRollbackJournal) to the database file itself — but they sit in the OS's cache until the commit's
+ * fsync, which then waited for all of them: 176 MB for 100,000 parcels, a quarter of a second here in the WAL; 178 MB
+ * and 100 ms in the database file (strace of the CLI's import, 2026-11-30), with this thread idle meanwhile and, at
+ * the end of the import, the worker threads gone. kick() asks for an fdatasync of what the file holds so far on
+ * libuv's thread pool and returns at once, so the disk works while this thread goes on; the commit's own fsync
+ * still comes, as always, and is what makes the transaction durable: this only adds syncs, of bytes the commit writes
+ * out anyway, and never reorders a write (a rollback journal is synced before SQLite overwrites any page it saved).
+ *
+ * The file is opened read-only through a descriptor of its own. Closing a descriptor of the database file releases
+ * every POSIX lock this process holds on it, SQLite's included, so that descriptor is closed by close() at once,
+ * which the caller calls right after the transaction ended: with a rollback journal and no statement running,
+ * SQLite then holds no lock on the file (and a sync still running keeps its own reference to the file). SQLite never
+ * locks the WAL, so that one is closed after its last sync. Nothing happens for an in-memory database.
  */
-export class WalSyncAhead {
+export class SyncAhead {
   private fd = -1;
   private pending = 0;
   private closed = false;
+  /** The database file's descriptor: closed at once by close(), not after the last sync (see above). */
+  private readonly databaseFile: boolean = false;
 
   constructor(db: Db) {
     if (db.memory) return;
+    this.databaseFile = db.pragma('journal_mode', { simple: true }) !== 'wal';
     try {
-      this.fd = openSync(`${db.name}-wal`, 'r');
+      this.fd = openSync(this.databaseFile ? db.name : `${db.name}-wal`, 'r');
     } catch {
       this.fd = -1;
     }
@@ -254,15 +262,16 @@ export class WalSyncAhead {
   kick(): void {
     if (this.fd < 0 || this.closed) return;
     this.pending++;
-    // The callbacks run once the importing thread returns to the event loop: the file is closed after the last.
+    // The callback runs once the importing thread returns to the event loop; the WAL's file is closed after it.
     fdatasync(this.fd, () => {
-      if (--this.pending === 0 && this.closed) this.release();
+      if (--this.pending === 0 && this.closed && !this.databaseFile) this.release();
     });
   }
 
+  /** Called once the transaction has ended (committed or rolled back), before anything else uses the connection. */
   close(): void {
     this.closed = true;
-    if (this.pending === 0) this.release();
+    if (this.pending === 0 || this.databaseFile) this.release();
   }
 
   private release(): void {

@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { deferIndex, suspendInsertTrigger, type RowSource, WalSyncAhead, withImportCache, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
+import { deferIndex, suspendInsertTrigger, type RowSource, SyncAhead, withImportCache, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, SAY_CRS } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -163,17 +163,17 @@ function write(mirror: Mirror, name: string, farmName: string, opts: ImportOptio
   // Pages written once, to the database file, when this is the mirror's only connection (db/bulk.ts), through a
   // smaller page cache than the connection's own (withImportCache).
   return withRollbackJournal(db, () => withImportCache(db, () => {
-    const walSync = new WalSyncAhead(db);
+    const syncAhead = new SyncAhead(db);
     try {
-      return withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, walSync)));
+      return withoutCheckpointAtCommit(db, db.transaction(() => writeAll(mirror, name, farmName, opts, source, jobs, results, syncAhead)));
     } finally {
-      walSync.close();
+      syncAhead.close();
     }
   }));
 }
 
 function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOptions, source: SourceFeatures | SplitSource, jobs: Jobs, results: JobResults,
-  walSync: WalSyncAhead): ImportReport {
+  syncAhead: SyncAhead): ImportReport {
   const db = mirror.syncDb;
   const skipInvalid = opts.skipInvalid === true;
   // 12,345 as toLocaleString('en-US') writes it, without its first call loading the locale data (40 ms).
@@ -219,7 +219,7 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
       } else {
         imported += mirror.write.createPreparedParcels(farm.local_id, chunk, label, { indexes, savepoint: false });
       }
-      walSync.kick();
+      syncAhead.kick();
       parts += chunkParts;
     }
     chunk.clear();
