@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Mirror } from './mirror.ts';
-import { deferIndex, idAt, suspendInsertTrigger, timeOrderedIdBytes, timeOrderedIds, SyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
+import { idAt, suspendInsertTrigger, timeOrderedIdBytes, timeOrderedIds, SyncAhead, withoutCheckpointAtCommit } from './bulk.ts';
 import type { PreparedParcel } from './writer.ts';
 import type { ParcelRow } from './types.ts';
 import { insertPulledParcels, type PulledParcel } from './pull.ts';
@@ -129,39 +129,6 @@ describe('createPreparedParcels with the trigger suspended', () => {
     expect(() => m.write.createPreparedParcels(farm.local_id, prepared(), 'x', { savepoint: false })).toThrow(/open transaction/);
     expect(m.write.createPreparedParcels(farm.local_id, prepared(), 'x')).toBe(3);
     expect(m.read.parcels(farm.local_id)).toHaveLength(3);
-  });
-});
-
-describe('deferIndex', () => {
-  const farmIndex = () => m.syncDb.prepare("SELECT sql FROM sqlite_master WHERE name = 'parcels_farm'").pluck().get();
-  /** The farm's parcels as the index orders them (by hectares), read through it. */
-  const throughIndex = (farm: string) => m.syncDb.prepare('SELECT name FROM parcels INDEXED BY parcels_farm WHERE farm_local_id = ? AND deleted = 0 ORDER BY hectares')
-    .pluck().all(farm);
-
-  it('builds the same index again, of the rows written meanwhile; a rollback restores it', () => {
-    const farm = m.write.createFarm(ACC, 'A');
-    const sql = farmIndex();
-    expect(() => m.syncDb.transaction(() => {
-      deferIndex(m.syncDb, 'parcels_farm');
-      expect(farmIndex()).toBeUndefined();
-      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { savepoint: false });
-      throw new Error('disk full');
-    })()).toThrow('disk full');
-    expect(farmIndex()).toBe(sql);
-    m.syncDb.transaction(() => {
-      const restore = deferIndex(m.syncDb, 'parcels_farm')!;
-      m.write.createPreparedParcels(farm.local_id, prepared(), 'Import x', { savepoint: false });
-      restore();
-    })();
-    expect(farmIndex()).toBe(sql);
-    expect(throughIndex(farm.local_id)).toEqual(m.read.parcels(farm.local_id).sort((a, b) => a.hectares - b.hectares).map((p) => p.name));
-    expect(throughIndex(farm.local_id)).toHaveLength(3);
-    expect(m.syncDb.pragma('integrity_check', { simple: true })).toBe('ok');
-  });
-
-  it('needs a transaction, and leaves alone an index that is not there', () => {
-    expect(() => deferIndex(m.syncDb, 'parcels_farm')).toThrow(/inside a transaction/);
-    m.syncDb.transaction(() => expect(deferIndex(m.syncDb, 'no_such_index')).toBeNull())();
   });
 });
 

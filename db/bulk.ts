@@ -125,23 +125,6 @@ export function addFarmTotals(db: Db, farmLocalId: string, accountId: string, he
 }
 
 /**
- * Drops the index `name` for the rest of the current transaction and returns what builds it again, from the schema's
- * own statement (call it before the transaction commits; a rollback restores the index by itself, as it does a
- * suspended trigger). Null when there is no such index. For an index whose entries a bulk insert would add in no
- * particular order: parcels_farm is ordered by hectares within a farm, so each new parcel's entry went to a page at
- * random, and with the import's small page cache (withImportCache) pages were written out and read back again; built
- * after the rows, its entries are sorted once. For 100,000 parcels into a new mirror the write phase took 13–17 % less
- * CPU time (1.35–1.41 s against 1.58–1.63 s, the rebuild included).
- */
-export function deferIndex(db: Db, name: string): (() => void) | null {
-  if (!db.inTransaction) throw new Error('deferIndex must run inside a transaction');
-  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").pluck().get(name) as string | null | undefined;
-  if (!sql) return null; // none, or one SQLite made for a constraint (no statement of its own)
-  db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
-  return () => db.exec(sql);
-}
-
-/**
  * Runs fn, which commits a big transaction, without SQLite's automatic checkpoint at that commit. By default a
  * commit that leaves the WAL over 1,000 pages goes on to copy the whole WAL into the database file there and
  * then: for an import of 100,000 parcels that is 180 MB and a quarter of a second spent after the data is

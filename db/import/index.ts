@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import type { Mirror } from '../mirror.ts';
 import type { FarmRow } from '../types.ts';
 import type { PreparedParcel } from '../writer.ts';
-import { deferIndex, suspendInsertTrigger, type RowSource, SyncAhead, withImportCache, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
+import { suspendInsertTrigger, type RowSource, SyncAhead, withImportCache, withRollbackJournal, withoutCheckpointAtCommit } from '../bulk.ts';
 import type { ImportProblem } from './convert.ts';
 import { ImportError, SAY_CRS } from './errors.ts';
 import { UNKNOWN } from './geojson-split.ts';
@@ -48,12 +48,6 @@ export { HECTARES_KEYS, NAME_KEYS } from './convert.ts';
 export const IMPORT_CHUNK = 2500;
 
 const OUT_OF_RANGE = new Set(['longitude_out_of_range', 'latitude_out_of_range']);
-
-/** Features from which an import may build the farm index again rather than add to it (see writeAll). */
-const DEFER_FARM_INDEX_MIN = 1000;
-
-/** Parcel rows in the mirror, every account's, deleted ones included: what building an index of parcels sorts. */
-const parcelRows = (db: Mirror['syncDb']) => db.prepare('SELECT count(*) FROM parcels').pluck().get() as number;
 
 /** Files smaller than this are not worth starting threads for (about 5,000 typical parcels). */
 const WORKER_MIN_BYTES = 4 << 20;
@@ -181,10 +175,6 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
   // Parcel rows, R*Tree and FTS5 written directly (db/bulk.ts); the trigger is back before the commit.
   const restoreTrigger = suspendInsertTrigger(db);
   const indexes = restoreTrigger !== null;
-  // The farm index is built again after the rows (db/bulk.ts deferIndex) when that costs less than adding to it:
-  // building it sorts every parcel of the mirror, so only for a file with at least as many features as the mirror
-  // has parcels.
-  const restoreFarmIndex = jobs.features >= DEFER_FARM_INDEX_MIN && jobs.features >= parcelRows(db) ? deferIndex(db, 'parcels_farm') : null;
   // The total is needed before the first chunk (progress, undo labels): the bytes tell it for plain
   // features; jobs with others are prepared first.
   let total = 0;
@@ -271,7 +261,6 @@ function writeAll(mirror: Mirror, name: string, farmName: string, opts: ImportOp
   }
   // The file was read twice (split, then job by job): it must still be the file that was split.
   jobs.checkFile();
-  restoreFarmIndex?.();
   restoreTrigger?.();
   const notes = [...(source.notes ?? [])];
   if (pointZ > 0) {
