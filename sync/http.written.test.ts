@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import dc from 'node:diagnostics_channel';
-import { ServiceClient } from './http.ts';
+import { Pool } from 'undici';
+import { pendingOf, ServiceClient } from './http.ts';
 
 let server: Server;
 let client: ServiceClient;
@@ -59,5 +60,32 @@ describe('ServiceClient.written', () => {
     });
     expect(order).toEqual(['answered 200', 'written /warm /a /b', 'read /a']);
     await b;
+  });
+
+  it('counts the requests not yet written as the pool\'s stats do, without building them', async () => {
+    const { port } = server.address() as { port: number };
+    const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+    const stats = () => pool.stats.pending;
+    const seen: [number, number][] = [];
+    const probe = () => {
+      const viaStats = stats();
+      // With its stats unreadable, the count must still come (from the pool's own getter, not the fallback).
+      Object.defineProperty(pool, 'stats', { configurable: true, get() { throw new Error('stats read'); } });
+      try {
+        seen.push([pendingOf(pool), viaStats]);
+      } finally {
+        delete (pool as unknown as { stats?: unknown }).stats;
+      }
+    };
+    probe();
+    const requests = [1, 2, 3].map((n) => pool.request({ method: 'POST', path: `/p${n}`, body: '{}' }).then((r) => r.body.text()));
+    probe();
+    await new Promise((r) => setImmediate(r));
+    probe();
+    await Promise.all(requests);
+    probe();
+    await pool.close();
+    expect(seen.map(([a, b]) => a - b)).toEqual([0, 0, 0, 0]);
+    expect(seen.some(([a]) => a > 0)).toBe(true);
   });
 });
