@@ -222,8 +222,10 @@ function leaveWal(db: Db): boolean {
  * The file is opened read-only through a descriptor of its own. Closing a descriptor of the database file releases
  * every POSIX lock this process holds on it, SQLite's included, so that descriptor is closed by close() at once,
  * which the caller calls right after the transaction ended: with a rollback journal and no statement running,
- * SQLite then holds no lock on the file (and a sync still running keeps its own reference to the file). SQLite never
- * locks the WAL, so that one is closed after its last sync. Nothing happens for an in-memory database.
+ * SQLite then holds no lock on the file. A sync already running keeps its own reference to the file; one still
+ * queued on the thread pool then fails on the closed descriptor, or syncs whichever file of this process took its
+ * number (the WAL, reopened): an fdatasync changes no file, and its callback ignores the outcome. SQLite never locks
+ * the WAL, so that one is closed after its last sync. Nothing happens for an in-memory database.
  */
 export class SyncAhead {
   private fd = -1;
