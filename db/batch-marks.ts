@@ -10,7 +10,7 @@
 // account, a conflict, an edit — first calls writeBatchMarks, which writes each open batch's mark into its ops exactly
 // as a per-op mark would have, and drops the row: from then on every existing rule sees 'in_flight' as before.
 import type { Db } from './open.ts';
-import { idRange } from './id-range.ts';
+import { idsIn } from './id-range.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 
 /** A batch marked in flight: its id (each op's batch_id once written) and when it was marked. */
@@ -23,12 +23,10 @@ const hasMarks = (db: Db): boolean => cachedStatement(db, 'SELECT EXISTS (SELECT
  * withdrawn since it was planned — its never-sent parcel deleted by the user — is not marked, so not sent). None: no row.
  */
 export function markBatch(db: Db, accountId: string, ids: readonly number[], mark: BatchMark): Set<number> {
-  // A run of op ids (ops queued together): one range (id-range.ts).
-  const range = idRange(ids);
-  const marked = (range
-    ? cachedStatement(db, `SELECT id FROM outbox WHERE id BETWEEN ? AND ? AND state = 'queued' AND attempts = 0 ORDER BY id`).pluck().all(range[0], range[1])
-    : cachedStatement(db, `SELECT id FROM outbox WHERE id IN (SELECT value FROM json_each(?)) AND state = 'queued' AND attempts = 0 ORDER BY id`)
-      .pluck().all(JSON.stringify(ids))) as number[];
+  // A run of op ids (ops queued together) is read as one range (id-range.ts).
+  const these = idsIn('id', ids);
+  const marked = cachedStatement(db, `SELECT id FROM outbox WHERE ${these.sql} AND state = 'queued' AND attempts = 0 ORDER BY id`)
+    .pluck().all(...these.params) as number[];
   if (marked.length) cachedStatement(db, 'INSERT INTO push_batches (id, account_id, ops, sent_at) VALUES (?, ?, ?, ?)').run(mark.id, accountId, JSON.stringify(marked), mark.sentAt);
   return new Set(marked);
 }
@@ -54,16 +52,12 @@ export function writeBatchMarks(db: Db, accountId: string | null = null, at: str
  * is not written into them (the batch is settled); an op whose mark was already written (writeBatchMarks) keeps it.
  */
 export function commitBatch(db: Db, mark: BatchMark, ids: readonly number[], at: string): void {
-  // A run of op ids: one range (id-range.ts).
-  const range = idRange(ids);
-  if (range) {
+  if (ids.length) {
+    // A run of op ids is written as one range (id-range.ts).
+    const these = idsIn('id', ids);
     cachedStatement(db, `UPDATE outbox SET modified = ?, last_error = NULL, next_attempt_at = NULL,
       checks = CASE WHEN state = 'queued' THEN 0 ELSE checks END, attempts = attempts + (state = 'queued'), state = 'committed'
-      WHERE id BETWEEN ? AND ?`).run(at, range[0], range[1]);
-  } else if (ids.length) {
-    cachedStatement(db, `UPDATE outbox SET modified = ?, last_error = NULL, next_attempt_at = NULL,
-      checks = CASE WHEN state = 'queued' THEN 0 ELSE checks END, attempts = attempts + (state = 'queued'), state = 'committed'
-      WHERE id IN (SELECT value FROM json_each(?))`).run(at, JSON.stringify(ids));
+      WHERE ${these.sql}`).run(at, ...these.params);
   }
   dropBatch(db, mark.id);
 }

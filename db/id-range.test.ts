@@ -2,7 +2,7 @@
 // touch exactly the ids given, never one between them. On a real mirror file.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Mirror } from './mirror.ts';
-import { idRange } from './id-range.ts';
+import { idRange, idsIn } from './id-range.ts';
 import { commitBatch, markBatch } from './batch-marks.ts';
 import { bookCreated } from './op-transitions.ts';
 import { parcelsToSend } from './rows.ts';
@@ -20,6 +20,11 @@ describe('idRange', () => {
     expect(idRange([3, 4, 4])).toBeNull();
     expect(idRange([1.5, 2.5])).toBeNull();
     expect(idRange([2 ** 53, 2 ** 53 + 1])).toBeNull();
+  });
+
+  it('makes the condition a range for a run, the JSON list otherwise', () => {
+    expect(idsIn('id', [4, 5, 6])).toEqual({ sql: 'id BETWEEN ? AND ?', params: [4, 6] });
+    expect(idsIn('rowid', [4, 6])).toEqual({ sql: 'rowid IN (SELECT value FROM json_each(?))', params: ['[4,6]'] });
   });
 });
 

@@ -12,3 +12,11 @@ export function idRange(ids: readonly number[]): [number, number] | null {
   for (let i = 1; i < n; i++) if (ids[i] !== lo + i) return null;
   return [lo, lo + n - 1];
 }
+
+/** `column` is one of `ids`, as SQL and its parameters: a range for a run of ids (idRange), else the list as JSON. */
+export function idsIn(column: string, ids: readonly number[]): { sql: string; params: unknown[] } {
+  const range = idRange(ids);
+  return range
+    ? { sql: `${column} BETWEEN ? AND ?`, params: range }
+    : { sql: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] };
+}

@@ -6,7 +6,7 @@
 import type { Db } from './open.ts';
 import type { Entity, OpState, OutboxRow, SendOp } from './types.ts';
 import { withoutFsync } from './open.ts';
-import { idRange } from './id-range.ts';
+import { idsIn } from './id-range.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import { timeOrderedIds } from './bulk.ts';
 import { ParcelFeature } from '../core/schemas/parcels.ts';
@@ -245,14 +245,11 @@ export function bookCreated(db: Db, pairs: readonly Created[], uncertain: Uncert
       }
       ids.push(op.id);
     }
-    // Once per farm (a push's batch is one farm's); by rowid, the table's own key, a run of them as one range (id-range.ts).
-    const range = idRange(newlySynced);
-    if (range) {
+    if (newlySynced.length) {
+      // Once per farm (a push's batch is one farm's); by rowid, the table's own key, a run of them as one range (id-range.ts).
+      const rows = idsIn('rowid', newlySynced);
       cachedStatement(db, `UPDATE farm_totals SET synced = synced + n.n FROM (SELECT farm_local_id, count(*) AS n FROM parcels
-        WHERE rowid BETWEEN ? AND ? GROUP BY farm_local_id) AS n WHERE farm_totals.farm_local_id = n.farm_local_id`).run(range[0], range[1]);
-    } else if (newlySynced.length) {
-      cachedStatement(db, `UPDATE farm_totals SET synced = synced + n.n FROM (SELECT farm_local_id, count(*) AS n FROM parcels
-        WHERE rowid IN (SELECT value FROM json_each(?)) GROUP BY farm_local_id) AS n WHERE farm_totals.farm_local_id = n.farm_local_id`).run(JSON.stringify(newlySynced));
+        WHERE ${rows.sql} GROUP BY farm_local_id) AS n WHERE farm_totals.farm_local_id = n.farm_local_id`).run(...rows.params);
     }
     // A batch marked by its row (db/batch-marks.ts): committed with its mark written in; an op to reconcile needs its
     // mark written first, as uncertainOps expects of an op that was sent.

@@ -1,4 +1,4 @@
-import { idRange } from './id-range.ts';
+import { idsIn } from './id-range.ts';
 import { cachedStatement } from '../platform/node/statements.ts';
 import type { Db } from './open.ts';
 import type { CropRow, Entity, FarmRow, ParcelRow, ParcelToSend, Row } from './types.ts';
@@ -50,14 +50,10 @@ export function getRow(db: Db, entity: Entity, localId: string): Row | undefined
  * parcels spent about 60 ms more reading them).
  */
 export function parcelsToSend(db: Db, rowids: readonly number[]): ParcelToSend[] {
-  // A run of rowids (parcels created together): one range (id-range.ts).
-  const range = idRange(rowids);
-  if (range) {
-    return cachedStatement(db, `SELECT local_id, farm_local_id, name, source_type, point, geometry, hectares, metadata, checked FROM parcels
-      WHERE rowid BETWEEN ? AND ? AND deleted = 0`).all(range[0], range[1]) as ParcelToSend[];
-  }
+  // A run of rowids (parcels created together) is read as one range (id-range.ts).
+  const rows = idsIn('rowid', rowids);
   return cachedStatement(db, `SELECT local_id, farm_local_id, name, source_type, point, geometry, hectares, metadata, checked FROM parcels
-    WHERE rowid IN (SELECT value FROM json_each(?)) AND deleted = 0`).all(JSON.stringify(rowids)) as ParcelToSend[];
+    WHERE ${rows.sql} AND deleted = 0`).all(...rows.params) as ParcelToSend[];
 }
 
 export function insertRow(db: Db, entity: Entity, row: Row): void {
