@@ -86,7 +86,7 @@ export interface ImportOptions {
   /**
    * No other import follows in this process (the CLI's one command): the worker threads end as soon as every job is
    * prepared, rather than stay idle for the next import (pool.ts acquirePool), so their heaps are given back before the
-   * last chunk, the farm index and the commit. mirror-import's 100,000 parcels (the built CLI, 3 interleaved pairs at
+   * last chunk and the commit. mirror-import's 100,000 parcels (the built CLI, 3 interleaved pairs at
    * load 5.3–5.8, 2026-11-30): peak RSS 136.3–139.5 MB against 141.3–143.3 MB, CPU time the same (6.9–8.2 s against
    * 7.5–9.2 s).
    */
