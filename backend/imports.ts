@@ -85,8 +85,11 @@ export async function importHere(m: Mirror, job: Omit<ImportJob, 'stop' | 'home'
   }
 }
 
+/** What an import of a file by its path needs of the backend: the command line opens only this (backend/sync-backend.ts). */
+export type ImportContext = Pick<HostContext, 'home' | 'app' | 'mirror' | 'jobs' | 'emit' | 'account'>;
+
 /** An import, in its turn, with its change events sent: importFile's and importPreviewed's. */
-export async function importCall(c: HostContext, job: Job, signal: AbortSignal, onProgress: Progress): Promise<Omit<ImportResult, 'events'>> {
+export async function importCall(c: ImportContext, job: Job, signal: AbortSignal, onProgress: Progress): Promise<Omit<ImportResult, 'events'>> {
   // Behind a running sync (or import): it starts when that one ends, stopped meanwhile if the caller cancels.
   const end = await c.jobs.turn('import');
   try {
@@ -128,12 +131,19 @@ function previewRefusal<T>(fn: () => T): T {
   }
 }
 
-export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
+/** The import of a file by its path (the command line's), alone: what the CLI's import calls, over the mirror alone. */
+export function fileImportHandlers(c: ImportContext): Pick<HandlersOf<typeof IMPORTS_API>, 'importFile'> {
   return {
     importFile: ({ account, path, farm, skipInvalid = false }, ctx) => {
       c.account(account);
       return importCall(c, { file: path, account, farm, skipInvalid }, ctx.signal, (done, total) => ctx.progress({ phase: 'writing', done, total, unit: 'parcels' }));
     },
+  };
+}
+
+export function importHandlers(c: HostContext): HandlersOf<typeof IMPORTS_API> {
+  return {
+    ...fileImportHandlers(c),
 
     importPreview: async ({ account, fileName, data }, ctx) => {
       const m = c.mirror;

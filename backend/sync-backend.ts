@@ -43,17 +43,20 @@ export function syncContext(opts: SyncContextOptions, mirror: Mirror, hooks: Con
   };
 }
 
-/** The command line's backend for a sync, push or pull: the mirror and the sync's handlers, nothing else. */
+/** The command line's backend for a sync, push, pull or import: the mirror and the sync's handlers, nothing else. */
 export class SyncBackend {
   readonly mirror: Mirror;
   readonly handlers: HandlersOf<typeof SYNC_API>;
+  /** The context its handlers run in; the CLI's import runs its handler (backend/imports.ts fileImportHandlers) in it too. */
+  readonly context: SyncContext;
 
   constructor(opts: Omit<SyncContextOptions, 'app'>) {
     const mirror = this.mirror = Mirror.open(join(opts.home, 'mirror.db'));
     // As the whole backend is on the command line: no change log (so nothing to flush) and nobody listening.
-    this.handlers = syncHandlers(syncContext({ ...opts, app: false }, mirror, {
+    this.context = syncContext({ ...opts, app: false }, mirror, {
       emit: () => {}, listening: () => false, flush: () => {}, externalLink: () => {},
-    }));
+    });
+    this.handlers = syncHandlers(this.context);
   }
 
   close(): void {

@@ -53,6 +53,19 @@ describe('start-up', () => {
     expect(ofPackage(loaded, '@sinclair/typebox').filter((s) => s.includes('/value/'))).toEqual([]);
   });
 
+  // The command line's import runs the backend's import handler over the mirror alone (cli/main.ts importCommand): the
+  // whole backend's modules were resident in the import's peak memory too (bench: mirror-import).
+  it('the command line\'s import loads the import handler and none of the backend\'s other features', () => {
+    const text = readFileSync(join(DIST, 'cli.mjs'), 'utf8');
+    const chunks = [...new Set([...text.matchAll(/\bimport\(\s*["']\.\/([^"']+)["']\s*\)/g)].map((m) => m[1]!))]
+      .filter((f) => sources(f).includes('backend/imports.ts') && !sources(f).includes('backend/backend.ts'));
+    expect(chunks).toHaveLength(1);
+    const loaded = [...sources('cli.mjs'), ...sources(chunks[0]!)];
+    expect(loaded).toContain('backend/imports.ts');
+    expect(loaded.filter((s) => ['backend/backend.ts', 'backend/layers.ts', 'backend/offline-areas.ts', 'backend/position/position.ts', 'backend/print.ts',
+      'backend/parcel-tiles.ts', 'backend/plan.ts', 'backend/export.ts'].includes(s))).toEqual([]);
+  });
+
   // The whole backend as the command line's other commands load it (from its own chunk) and as the host does.
   for (const [name, entry] of [['the whole backend', dynamicChunk('cli.mjs', 'backend/backend.ts')], ['host.mjs', 'host.mjs']] as const) {
     it(`${name} loads no print library until a map is printed`, () => {
