@@ -160,9 +160,9 @@ async function syncCommand(cmd: 'sync' | 'push' | 'pull', v: Values, io: CliIo, 
 
 /**
  * import: the backend's own import of a file (backend/imports.ts fileImportHandlers) over the mirror alone, as a sync
- * is run (syncCommand). The whole backend's modules were the import's too: the built CLI importing mirror-import's
- * 100,000 parcels peaked ~1.3 MB lower without them (104.5–105.4 MB against 105.3–106.9, 4 interleaved pairs, lower in
- * each), which that benchmark's memory row (≤ 2× ogr2ogr's ~57 MB) had less than 1 % left of.
+ * is run (syncCommand). The whole backend's modules were resident through the import too: the built CLI importing
+ * mirror-import's 100,000 parcels peaked ~2 MB lower without them (median 104.9 against 106.8 MB, lower in 9 of 10
+ * interleaved pairs, 2026-11-30), where that benchmark's memory row (≤ 2× ogr2ogr's ~57 MB) had under 1 % left.
  */
 async function importCommand(v: Values, io: CliIo, home: string): Promise<number> {
   const file = need(v, 'file', 'The FILE to import');

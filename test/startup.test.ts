@@ -30,7 +30,7 @@ const ofPackage = (loaded: readonly string[], pkg: string) => loaded.filter((s) 
 
 /**
  * The chunk `entry` imports dynamically that loads `source` (the CLI loads the whole backend so, for its commands but a
- * sync), found through the import: dist/ may keep older builds' chunks.
+ * sync and an import), found through the import: dist/ may keep older builds' chunks.
  */
 function dynamicChunk(entry: string, source: string): string {
   const text = readFileSync(join(DIST, entry), 'utf8');
