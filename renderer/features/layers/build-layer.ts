@@ -18,6 +18,7 @@ import { worldBackdrop } from './world.ts';
 import { fileLayer } from './file-layers.ts';
 import { withOfflineArea } from './offline-source.ts';
 import { LayerHealth, xyzTileAt } from './tile-health.ts';
+import { tilesFailingWords } from './layer-words.ts';
 import type { TileSourceEvent } from 'ol/source/Tile.js';
 
 export interface LayerEnv {
@@ -35,7 +36,7 @@ export interface LayerEnv {
  * (tile-health.ts), so a server's 404 beyond its coverage is no failure.
  */
 export function watchTiles(source: TileSource, id: string, env: LayerEnv): void {
-  const health = new LayerHealth((t) => env.api.layerProbe({ layer: id, ...t }), (why) => env.failing(id, why === null ? null : `its tiles cannot be loaded: ${why}.`));
+  const health = new LayerHealth((t) => env.api.layerProbe({ layer: id, ...t }), (why) => env.failing(id, why === null ? null : tilesFailingWords(why)));
   source.on('tileloaderror', (e: TileSourceEvent) => {
     const grid = source.getTileGrid();
     const coord = e.tile.getTileCoord();

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { defaultLayerName, fileWords, hostOf, legendLine, topFirst, wmsLegendUrl } from './layer-words.ts';
+import { defaultLayerName, fileWords, hostOf, legendLine, tilesFailingWords, topFirst, wmsLegendUrl } from './layer-words.ts';
 import type { LayerFileInfo } from '../../../core/api-layer-files.ts';
 import { worldLayer } from '../../../core/layers/layer-rules.ts';
 import type { MapLayer } from '../../../core/api-layers.ts';
 
 describe('layer words', () => {
+  it('says a layer\'s tiles fail in one sentence, with or without the host\'s own full stop', () => {
+    expect(tilesFailingWords('127.0.0.1:8080 could not be reached')).toBe('its tiles cannot be loaded: 127.0.0.1:8080 could not be reached.');
+    expect(tilesFailingWords('127.0.0.1:8080 cannot be reached (offline, or the address is wrong).'))
+      .toBe('its tiles cannot be loaded: 127.0.0.1:8080 cannot be reached (offline, or the address is wrong).');
+  });
+
   it('names a new layer by its service layer and host, or its kind and host', () => {
     expect(hostOf('https://tile.example.org/{z}/{x}/{y}.png')).toBe('tile.example.org');
     expect(hostOf('not a url')).toBe('not a url');

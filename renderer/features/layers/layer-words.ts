@@ -74,3 +74,11 @@ export function wmsLegendUrl(s: { url: string; layers: string }): string | null 
     return null;
   }
 }
+
+/**
+ * What the status line says of a layer whose tiles fail, from the host's reason: one sentence, whichever way the host
+ * words it (a tile's fetch gives no full stop, a WMTS layer's capabilities read again give one: "..", seen in CI).
+ */
+export function tilesFailingWords(why: string): string {
+  return `its tiles cannot be loaded: ${why.trim().replace(/\.+$/, '')}.`;
+}
