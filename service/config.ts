@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { ConnectionLimits } from './connections.ts';
 import { defaultMaxConnections, openFilesLimit } from '../platform/node/connections.ts';
+import { CHANGES_PAGE_BYTES } from './store/rows.ts';
 
 export interface ServiceConfig {
   host: string;
@@ -22,6 +23,11 @@ export interface ServiceConfig {
   stallTimeoutMs: number;
   /** How long the change feed keeps a deletion's tombstone (CHANGE_HORIZON_DAYS): a cursor older than that gets 410. */
   changeHorizonSeconds: number;
+  /**
+   * Most bytes of objects one page of the change feed carries (CHANGES_PAGE_BYTES, 16 MiB by default): a page ends
+   * before the change that would pass it (with at least one), however large its `limit`.
+   */
+  changesPageBytes: number;
   /**
    * Serves the change feed (CHANGE_FEED, on unless `off`): off, the service answers like the hosted original of the
    * spec, which has no such route (404), and clients fall back to full listings. The sync suite runs both ways.
@@ -143,6 +149,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceConf
     gatewayTimeoutMs,
     stallTimeoutMs: int(env.STALL_TIMEOUT_MS, 60_000, 'STALL_TIMEOUT_MS'),
     changeHorizonSeconds: int(env.CHANGE_HORIZON_DAYS, 30, 'CHANGE_HORIZON_DAYS') * 86_400,
+    changesPageBytes: int(env.CHANGES_PAGE_BYTES, CHANGES_PAGE_BYTES, 'CHANGES_PAGE_BYTES'),
     changeFeed: env.CHANGE_FEED !== 'off',
     faults: env.FAULTS === '1' || env.FAULTS === 'database',
     faultsShared: env.FAULTS === 'database',

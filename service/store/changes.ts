@@ -10,7 +10,7 @@ import type { Scope } from './scope.ts';
 import { parcelFeatureJson } from './parcel-json.ts';
 import { plantJson } from './plants.ts';
 
-import type { ChangeRead, ChangeRow } from './rows.ts';
+import { CHANGES_PAGE_BYTES, type ChangeRead, type ChangeRow } from './rows.ts';
 
 export type { ChangeEntity, ChangeRead, ChangeRow, ChangeState } from './rows.ts';
 
@@ -41,18 +41,20 @@ export const expired = (why: string): ApiError =>
 export interface ChangesPage { cursor: string; items: string[]; more: boolean }
 
 /**
- * One page of the account's changes after `since` (undefined: the current cursor alone). Tombstones older than
+ * One page of the account's changes after `since` (undefined: the current cursor alone): at most `limit`, and fewer
+ * where their objects would pass `maxBytes` (at least one). Tombstones older than
  * `horizonSeconds` before `nowMs` are dropped first; a cursor from before them, or ahead of the account's latest
  * number (a database restored or reset), is 410 cursor_expired.
  */
 export async function readChanges(store: Store, scope: Scope, accountId: string, since: string | undefined, limit: number,
-  horizonSeconds: number, nowMs: number): Promise<ChangesPage> {
+  horizonSeconds: number, nowMs: number, maxBytes: number = CHANGES_PAGE_BYTES): Promise<ChangesPage> {
   const from = since === undefined || since === '' ? null : decodeCursor(accountId, since);
-  const read = await store.changes.read(scope, from, limit + 1, Math.floor(nowMs / 1000) - horizonSeconds);
+  const read = await store.changes.read(scope, from, limit + 1, Math.floor(nowMs / 1000) - horizonSeconds, maxBytes);
   if (from === null) return { cursor: encodeCursor(accountId, read.seq), items: [], more: false };
   if (from < read.prunedSeq) throw expired(`The cursor is older than the change feed's horizon (${Math.round(horizonSeconds / 86400 * 10) / 10} days): deletions since were forgotten`);
   if (from > read.seq) throw expired('The cursor is ahead of every change this service has recorded (its data was reset or restored)');
-  const more = read.rows.length > limit;
+  // More follow when there were more rows than asked for, or the page filled up before them (CHANGES_PAGE_BYTES).
+  const more = read.cut === true || read.rows.length > limit;
   const rows = more ? read.rows.slice(0, limit) : read.rows;
   const items: string[] = [];
   for (const r of rows) items.push(await itemJson(store, scope, read, r));

@@ -62,4 +62,51 @@ export interface ChangeState {
  * What a store's changes.read found, from one snapshot: rows only when asked for (`since` given), with the live
  * parcels and plants among them as the scope sees them, read in one query each (by id; a missing one is a tombstone).
  */
-export interface ChangeRead extends ChangeState { rows: ChangeRow[]; parcels: Map<number, ParcelRow>; plants: Map<number, PlantRow> }
+export interface ChangeRead extends ChangeState {
+  rows: ChangeRow[]; parcels: Map<number, ParcelRow>; plants: Map<number, PlantRow>;
+  /** The rows stop short of `limit` because the page reached its size (pageBytes): more follow. */
+  cut?: boolean;
+}
+
+/**
+ * Most bytes of objects one page of the change feed carries (GET /api/changes/): a page stops at the change that would
+ * pass it, with at least one change. By count alone a page could be 10,000 parcels at the vertex cap (~400 KB of JSON
+ * each): 4 GB of text built in the service's memory for one request, and far past any client's answer cap.
+ */
+export const CHANGES_PAGE_BYTES = 16 * 1024 * 1024;
+/** Rows whose parcels and plants a store reads at once while it fills a page: what it holds past the page's size. */
+export const CHANGES_READ_CHUNK = 50;
+
+/** About what a change adds to its page, in bytes: its object's text (geometry, metadata, name) and the rest of its item. */
+export function changeBytes(r: ChangeRow, read: Pick<ChangeRead, 'parcels' | 'plants'>): number {
+  if (r.deleted) return 64;
+  if (r.entity === 'parcel') {
+    const p = read.parcels.get(r.id);
+    return p ? 400 + p.geometry.length + p.metadata.length + p.name.length + (p.point?.length ?? 0) : 64;
+  }
+  if (r.entity === 'plant') {
+    const pl = read.plants.get(r.id);
+    return pl ? 400 + pl.point.length + (pl.shape?.length ?? 0) + (pl.info?.length ?? 0) : 64;
+  }
+  // A farm or a crop: a name and a few fields.
+  return 1024;
+}
+
+/**
+ * A page's rows from `from` to `to`, their parcels and plants read, counted into `bytes` (what the page's rows before
+ * them came to): the new total, or the row to end the page at when one would take it past `maxBytes` (never the
+ * first: a page has at least one change). A store reads a chunk's objects, then asks this, chunk after chunk.
+ */
+export function countChunk(read: ChangeRead, from: number, to: number, bytes: number, maxBytes: number): { bytes: number; end: number | null } {
+  for (let k = from; k < to; k++) {
+    bytes += changeBytes(read.rows[k]!, read);
+    if (bytes > maxBytes && k > 0) return { bytes, end: k };
+  }
+  return { bytes, end: null };
+}
+
+/** Ends a page's rows at `end` (countChunk): the rows after it come on the next page. */
+export function endPage(read: ChangeRead, end: number): void {
+  read.rows = read.rows.slice(0, end);
+  read.cut = true;
+}

@@ -210,9 +210,10 @@ export interface ChangeStore {
   /**
    * For the scope's account (set): drops its tombstones recorded before `tombstonesBefore` (seconds since the epoch),
    * then reads from one snapshot its latest number, the number below which tombstones are gone, and (with `since`) at
-   * most `limit` rows after `since` by number, when `since` lies between the two, with their parcels and plants.
+   * most `limit` rows after `since` by number, when `since` lies between the two, with their parcels and plants; fewer
+   * (`cut`) where their objects would pass `maxBytes` (CHANGES_PAGE_BYTES by default, at least one row).
    */
-  read(scope: Scope, since: number | null, limit: number, tombstonesBefore: number): Promise<ChangeRead>;
+  read(scope: Scope, since: number | null, limit: number, tombstonesBefore: number, maxBytes?: number): Promise<ChangeRead>;
 }
 
 export interface ServedUrlStore {

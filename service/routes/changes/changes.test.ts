@@ -177,6 +177,43 @@ describe('GET /api/changes/', () => {
     expect(farm.parcels).toHaveLength(7);
   });
 
+  it('ends a page before the change that would take it past CHANGES_PAGE_BYTES, whatever the limit: every change still comes, once', async () => {
+    // A service whose pages hold ~40 KB of objects: each parcel here is a ring of 400 vertices (~16 KB of JSON).
+    const budget = 40_000;
+    const small = await startService({ changesPageBytes: budget });
+    try {
+      const o = await newOrg(small);
+      const a = await newAccount(small, o);
+      const get = (url: string) => small.app.inject({ method: 'GET', url: url.replace(/^https?:\/\/[^/]+/, ''), headers: asAccount(o, a) });
+      const c0 = (await get('/api/changes/')).json().cursor as string;
+      const farm = await newFarm(small, o, a, 'Rings', Array.from({ length: 8 }, (_, i) => ringParcel(`r${i}`, -4.7 + i * 0.01, 37.88, 400)));
+      const seen: string[] = [];
+      let url: string | null = `/api/changes/?since=${encodeURIComponent(c0)}&limit=10000`;
+      let pages = 0;
+      while (url) {
+        const res = await get(url);
+        expect(res.statusCode, res.body).toBe(200);
+        const page = res.json() as { changes: Item[]; next: string | null };
+        expect(page.changes.length).toBeGreaterThan(0);
+        const largest = Math.max(...page.changes.map((c) => JSON.stringify(c).length));
+        // Within the budget but for the change that reached it, and the page's own few fields.
+        if (page.next) expect(res.body.length).toBeLessThanOrEqual(budget + largest + 500);
+        seen.push(...page.changes.map((c) => `${c.entity}:${c.id}`));
+        url = page.next;
+        pages++;
+      }
+      expect(pages).toBeGreaterThanOrEqual(4);
+      expect(seen.sort()).toEqual([`farm:${farm.id}`, ...farm.parcels.map((p) => `parcel:${p.id}`)].sort());
+      // A change bigger than the whole budget still comes, alone: a page always moves on.
+      const scope = { organizationId: o.organization_id, accountId: a.id, via: 'api_key' as const };
+      const one = await small.store.changes.read(scope, decodeSeq(c0), 10, 0, 1_000);
+      expect(one.rows).toHaveLength(1);
+      expect(one.cut).toBe(true);
+    } finally {
+      await small.close();
+    }
+  });
+
   it("one account never sees another's changes; another account's cursor, a malformed one and the bare API key are refused", async () => {
     const c0 = await cursorNow(asAccount(org, other));
     await newFarm(svc, org, acc, 'Mine', [polygonParcel('a')]);
@@ -217,3 +254,15 @@ describe('GET /api/changes/', () => {
     }
   });
 });
+
+/** A parcel whose outline is a ring of `vertices` points around (lon, lat), ~60 m across: a big object for its area. */
+function ringParcel(name: string, lon: number, lat: number, vertices: number) {
+  const ring = Array.from({ length: vertices }, (_, i) => {
+    const t = (2 * Math.PI * i) / vertices;
+    return [lon + 0.0004 * Math.cos(t), lat + 0.0003 * Math.sin(t)];
+  });
+  return { name, metadata: {}, geom: { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [[...ring, ring[0]!]] } } };
+}
+
+/** A cursor's number (service/store/changes.ts encodeCursor: `<seq>.<account tag>`). */
+const decodeSeq = (cursor: string): number => Number(cursor.split('.')[0]);

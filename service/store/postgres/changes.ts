@@ -5,13 +5,13 @@ import { inTransaction } from './tx.ts';
 import type { ChangeStore } from '../store.ts';
 import type { ChangeRead, ChangeRow } from '../changes.ts';
 import type { ParcelRow } from '../parcel-json.ts';
-import type { PlantRow } from '../rows.ts';
+import { CHANGES_PAGE_BYTES, CHANGES_READ_CHUNK, countChunk, endPage, type PlantRow } from '../rows.ts';
 import { FARM_VISIBLE, PARCEL_COLUMNS, scopeValues } from './farm-scope.ts';
 import { PLANT_COLUMNS, PLANT_VISIBLE } from './plants.ts';
 
 export function pgChanges(pool: Pool): ChangeStore {
   return {
-    read: async (scope, since, limit, tombstonesBefore) => {
+    read: async (scope, since, limit, tombstonesBefore, maxBytes = CHANGES_PAGE_BYTES) => {
       const accountId = scope.accountId!;
       // Tombstones past the horizon go in one statement of their own, only when there is something to drop (a
       // tombstone's number is committed, so dropping it never races a writer's numbering).
@@ -34,17 +34,27 @@ export function pgChanges(pool: Pool): ChangeStore {
         read.rows = (await c.query<{ entity: ChangeRow['entity']; id: string; seq: string; deleted: boolean }>(
           'SELECT entity, id, seq, deleted FROM changes WHERE account_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4', [accountId, since, top, limit])).rows
           .map((r) => ({ entity: r.entity, id: Number(r.id), seq: Number(r.seq), deleted: r.deleted }));
-        // The live parcels and plants in one query each, with the visibility their GETs apply.
-        const ids = (entity: string) => read.rows.filter((r) => r.entity === entity && !r.deleted).map((r) => r.id);
-        const parcels = ids('parcel');
-        if (parcels.length) {
-          for (const p of (await c.query<ParcelRow>(`SELECT ${PARCEL_COLUMNS} FROM parcels p JOIN farms f ON f.organization_id = p.organization_id AND f.id = p.farm_id
-            WHERE p.organization_id = $1 AND p.id = ANY($3::bigint[]) AND ${FARM_VISIBLE}`, [...scopeValues(scope), parcels])).rows) read.parcels.set(p.id, p);
-        }
-        const plants = ids('plant');
-        if (plants.length) {
-          for (const pl of (await c.query<PlantRow>(`SELECT ${PLANT_COLUMNS} FROM plants pl WHERE pl.id = ANY($3::bigint[]) AND ${PLANT_VISIBLE}`,
-            [...scopeValues(scope), plants])).rows) read.plants.set(pl.id, pl);
+        // The live parcels and plants a chunk of rows at a time, with the visibility their GETs apply, until the page is full.
+        const ids = (rows: ChangeRow[], entity: string) => rows.filter((r) => r.entity === entity && !r.deleted).map((r) => r.id);
+        let bytes = 0;
+        for (let i = 0; i < read.rows.length; i += CHANGES_READ_CHUNK) {
+          const chunk = read.rows.slice(i, i + CHANGES_READ_CHUNK);
+          const parcels = ids(chunk, 'parcel');
+          if (parcels.length) {
+            for (const p of (await c.query<ParcelRow>(`SELECT ${PARCEL_COLUMNS} FROM parcels p JOIN farms f ON f.organization_id = p.organization_id AND f.id = p.farm_id
+              WHERE p.organization_id = $1 AND p.id = ANY($3::bigint[]) AND ${FARM_VISIBLE}`, [...scopeValues(scope), parcels])).rows) read.parcels.set(p.id, p);
+          }
+          const plants = ids(chunk, 'plant');
+          if (plants.length) {
+            for (const pl of (await c.query<PlantRow>(`SELECT ${PLANT_COLUMNS} FROM plants pl WHERE pl.id = ANY($3::bigint[]) AND ${PLANT_VISIBLE}`,
+              [...scopeValues(scope), plants])).rows) read.plants.set(pl.id, pl);
+          }
+          const counted = countChunk(read, i, i + chunk.length, bytes, maxBytes);
+          if (counted.end !== null) {
+            endPage(read, counted.end);
+            break;
+          }
+          bytes = counted.bytes;
         }
         return read;
       }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');

@@ -124,7 +124,7 @@ export function sqliteStore(db: Db, close: () => Promise<void> = async () => { i
       get: async () => servedUrls(db),
     },
     changes: {
-      read: async (scope, since, limit, tombstonesBefore) => readChanges(db, scope, since, limit, tombstonesBefore),
+      read: async (scope, since, limit, tombstonesBefore, maxBytes) => readChanges(db, scope, since, limit, tombstonesBefore, maxBytes),
     },
     close,
   };
