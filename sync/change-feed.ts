@@ -7,7 +7,7 @@ import { expectShape } from '../core/schemas/check.ts';
 import { changeCursor } from '../db/pull.ts';
 import { serviceError } from './answers.ts';
 import { errorMessage } from './http.ts';
-import { getJson, type AccountCtx } from './context.ts';
+import { AnswerTooLarge, getJson, type AccountCtx } from './context.ts';
 
 export type Change = Static<typeof ChangesPage>['changes'][number];
 type Page = Static<typeof ChangesPage>;
@@ -48,10 +48,17 @@ export type PullPlan =
   | { mode: 'full'; cursor: string | null; note: string | null }
   | { mode: 'changes'; cursor: string; changes: Change[]; note: null };
 
-/** Changes asked per page: a page of parcels at the vertex cap stays far under the answer cap, a typical one ~1 MB. */
+/**
+ * Changes asked per page: a typical page is ~1 MB. The service ends a page sooner by size (CHANGES_PAGE_BYTES, 16 MiB);
+ * one that does not, and answers past the client's answer cap, is asked again for half as many (changesSince).
+ */
 const CHANGES_PAGE = 1000;
-/** Most pages one pull follows: a `next` that never ends is an error, not a loop. */
-const MAX_CHANGE_PAGES = 100_000;
+/**
+ * Most changes one pull gathers before applying them (they are applied together: the remote-deletion guard weighs every
+ * deletion at once). Past it, listing everything costs no more than the changes, and holds a farm at a time: a feed
+ * that goes on and on (a service's bug, or a hostile one changing its cursor at every page) ends in a full listing.
+ */
+export const MAX_FEED_CHANGES = 100_000;
 
 /** Answers that mean "no change feed here": the hosted original of the spec has no such route. */
 const NO_FEED = new Set([404, 405, 501]);
@@ -84,26 +91,46 @@ export async function planPull(ctx: AccountCtx): Promise<PullPlan> {
 
 type Read = { kind: 'changes'; cursor: string; changes: Change[] } | { kind: 'none' } | { kind: 'refused'; why: string };
 
-/** Every change since `since`, page after page; 'refused' when the service will not resume there (410, 400). */
+/** Every change since `since`, page after page; 'refused' when the service will not resume there (410, 400, any other refusal). */
 async function changesSince(ctx: AccountCtx, since: string): Promise<Read> {
   const root = ctx.client.baseUrl;
   const changes: Change[] = [];
-  let path: string | null = `/api/changes/?since=${encodeURIComponent(since)}&limit=${CHANGES_PAGE}`;
+  const askFrom = (cursor: string, limit: number) => `/api/changes/?since=${encodeURIComponent(cursor)}&limit=${limit}`;
+  let limit = CHANGES_PAGE;
+  let path: string | null = askFrom(since, limit);
   let cursor = since;
+  // Every cursor given so far: one coming back means the feed goes round in circles.
+  const seen = new Set<string>([since]);
   for (let page = 0; path !== null; page++) {
-    if (page >= MAX_CHANGE_PAGES) throw new Error(`The change feed goes on past ${MAX_CHANGE_PAGES} pages`);
-    const res = await getJson(ctx, path);
+    let res;
+    try {
+      res = await getJson(ctx, path);
+    } catch (err) {
+      if (!(err instanceof AnswerTooLarge)) throw err;
+      // A page past the answer cap (a service that does not end pages by size): the same cursor, half as many changes.
+      if (limit === 1) throw new Error(`A single change of the change feed is larger than this client takes (${err.message})`);
+      limit = Math.ceil(limit / 2);
+      path = askFrom(cursor, limit);
+      page--;
+      continue;
+    }
     if (page === 0 && NO_FEED.has(res.status)) return { kind: 'none' };
-    if (res.status === 410 || res.status === 400) {
+    if (res.status !== 200) {
+      // 410 and 400 are the feed's own refusals of a cursor; any other (a cursor too long for its URL: 414, 431) leaves
+      // the pull to the listings too, which take a fresh cursor: never a pull stuck on a cursor the service refuses.
       const code = serviceError(res.body)?.code ?? `HTTP ${res.status}`;
       const why = code === 'cursor_expired' ? 'the change feed no longer goes back to the last pull (cursor_expired)'
-        : code === 'invalid_cursor' ? 'the change feed refused the saved cursor (invalid_cursor)' : `the change feed refused the saved cursor (${errorMessage(res)})`;
+        : code === 'invalid_cursor' ? 'the change feed refused the saved cursor (invalid_cursor)' : `the change feed refused the saved cursor (HTTP ${res.status}: ${errorMessage(res)})`;
       return { kind: 'refused', why: `${why}: listing everything again` };
     }
     const body = feedPage(res.body);
-    changes.push(...body.changes);
     if (body.next !== null && body.changes.length === 0) throw new Error('The change feed has an empty page with a next link');
-    if (body.next !== null && body.cursor === cursor) throw new Error('The change feed does not advance: its cursor came back');
+    if (body.next !== null && seen.has(body.cursor)) throw new Error('The change feed does not advance: a cursor it gave before came back');
+    seen.add(body.cursor);
+    for (const change of body.changes) changes.push(change);
+    if (changes.length > MAX_FEED_CHANGES) {
+      return { kind: 'refused', why: `more than ${MAX_FEED_CHANGES.toLocaleString('en')} changes since the last pull: listing everything again` };
+    }
     cursor = body.cursor;
     ctx.emit({ phase: 'pull', done: changes.length, total: 0, bytes: ctx.stats.bytes, message: `${changes.length} change${changes.length === 1 ? '' : 's'}` });
     if (body.next === null) break;

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { AccountRow, Entity, OutboxRow, SendOp } from '../db/types.ts';
 import { dueOps } from '../db/outbox.ts';
 import { commitOpIds, completeDelete, recordSentState, rejectOps, retryOps, uncertainOps, type UncertainAt } from '../db/op-transitions.ts';
-import { NetworkError, errorMessage, type AnswerReader, type Answered, type HttpResponse, type ServiceClient } from './http.ts';
+import { ANSWER_TOO_LARGE, NetworkError, errorMessage, type AnswerReader, type Answered, type HttpResponse, type ServiceClient } from './http.ts';
 import type { ProgressEvent } from './progress.ts';
 import { TokenUnavailable } from './tokens.ts';
 import { jsonEqual, type Json } from './merge.ts';
@@ -69,6 +69,8 @@ export const defaultSyncOptions = (): SyncOptions => ({
 });
 
 export class BudgetExhausted extends Error {}
+/** An answer past the client's answer cap (SyncOptions.maxAnswerBytes): not asked again, since the same GET gives the same answer. */
+export class AnswerTooLarge extends Error {}
 
 /** The run was stopped through SyncOptions.signal. */
 export class SyncCancelled extends Error {
@@ -297,6 +299,7 @@ export async function getJson(ctx: AccountCtx, path: string, read?: AnswerReader
       if (blocked) throw blocked;
       return res;
     }
+    if (res instanceof NetworkError && res.reason === ANSWER_TOO_LARGE) throw new AnswerTooLarge(res.message);
     if (ctx.unreachable?.gaveUp) throw new BudgetExhausted(`GET ${path}: gave up, ${unreachableText(ctx, ctx.unreachable)}`);
     const failure = res instanceof NetworkError ? res.message : errorMessage(res);
     const why = `GET ${path} keeps failing: ${failure}`;

@@ -2,7 +2,7 @@
 // the service compresses bodies of 1 KiB and more, service/compression.ts), a listing page of parcels shrinks about
 // tenfold, and the bytes on the wire are what a pull on a slow link waits for.
 import { brotliDecompress, brotliDecompressSync, gunzip, gunzipSync, inflate, inflateSync, type InputType, type ZlibOptions, type BrotliOptions } from 'node:zlib';
-import { NetworkError } from './transport.ts';
+import { ANSWER_TOO_LARGE, NetworkError } from './transport.ts';
 
 /** What the client asks for: brotli, then gzip (both in Node's zlib). */
 export const ACCEPT_ENCODING = 'br, gzip';
@@ -46,7 +46,7 @@ export async function decodeBody(method: string, path: string, raw: Buffer, enco
     const decode = DECODERS[coding];
     if (!decode) throw new NetworkError(`${method} ${path}: the answer came in an encoding not asked for (${coding.slice(0, 40)})`, { sent: true, reason: 'the answer could not be decoded' });
     const failure = (err: Error): NetworkError => ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError
-      ? new NetworkError(`${method} ${path}: the answer passed ${cap} bytes once decoded and was cut`, { sent: true, reason: 'the answer was too large' })
+      ? new NetworkError(`${method} ${path}: the answer passed ${cap} bytes once decoded and was cut`, { sent: true, reason: ANSWER_TOO_LARGE })
       : new NetworkError(`${method} ${path}: the answer could not be decoded (${coding})`, { sent: true, reason: 'the answer could not be decoded', cause: err }));
     if (body.length <= SYNC_DECODE_MAX_BYTES) {
       try {

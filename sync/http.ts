@@ -1,13 +1,13 @@
 import type { Dispatcher } from 'undici';
 import { Agent, Pool } from '../platform/node/undici.ts';
 import { TokenUnavailable, tokenExpiry, tokenIssuedAt, type TokenProvider } from './tokens.ts';
-import { NetworkError, classifyTransportError, markingConnector } from './transport.ts';
+import { ANSWER_TOO_LARGE, NetworkError, classifyTransportError, markingConnector } from './transport.ts';
 import { isInvalidToken, type HttpResponse } from './answers.ts';
 import { ACCEPT_ENCODING, decodeBody } from './decode.ts';
 import { ReadAfter } from './read-after.ts';
 import { READ_AFTER_HEADER, WRITE_LSN_HEADER } from '../core/read-after.ts';
 
-export { NetworkError } from './transport.ts';
+export { ANSWER_TOO_LARGE, NetworkError } from './transport.ts';
 export { errorMessage, isAccountNotFound, isInvalidToken, type HttpResponse } from './answers.ts';
 
 /**
@@ -295,7 +295,7 @@ export class ServiceClient {
         if (settled) return;
         size += chunk.length;
         if (size > cap) {
-          fail(new NetworkError(`${method} ${path}: the answer passed ${cap} bytes and was cut`, { sent: true, reason: 'the answer was too large' }));
+          fail(new NetworkError(`${method} ${path}: the answer passed ${cap} bytes and was cut`, { sent: true, reason: ANSWER_TOO_LARGE }));
           body.destroy();
           return;
         }

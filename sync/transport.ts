@@ -22,6 +22,9 @@ export interface NetworkErrorInit {
 }
 
 /** A request that got no HTTP answer. */
+/** The reason of a NetworkError for an answer cut at the client's answer cap. */
+export const ANSWER_TOO_LARGE = 'the answer was too large';
+
 export class NetworkError extends Error {
   readonly sent: boolean;
   readonly reason: string;

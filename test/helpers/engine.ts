@@ -69,12 +69,14 @@ export interface EngineOptions {
   /** Another mirror than the world's (a reopened file). */
   mirror?: Mirror;
   gate?: Gate;
+  /** The client's answer cap (ServiceClientOptions.maxAnswerBytes). */
+  maxAnswerBytes?: number;
 }
 
 /** An engine over the world's mirror whose requests land in `log`. Short settle and backoff, as in syncWorld's engine(). */
 export function recordingEngine(w: SyncWorld, log: SentRequest[], o: EngineOptions = {}): SyncEngine {
   return new SyncEngine(o.mirror ?? w.mirror, (a) => new RecordingClient({
-    baseUrl: a.service_url, accountId: a.id, timeoutMs: o.timeoutMs ?? 5_000,
+    baseUrl: a.service_url, accountId: a.id, timeoutMs: o.timeoutMs ?? 5_000, maxAnswerBytes: o.maxAnswerBytes,
     credentials: o.credentials?.(a) ?? { mode: 'api_key', apiKey: w.apiKey },
   }, log, o.sync?.now, o.gate), { settleMs: 300, backoffBaseMs: 20, backoffCapMs: 200, maxWaitMs: 20_000, ...o.sync });
 }
