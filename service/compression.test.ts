@@ -50,6 +50,16 @@ describe('compression', () => {
     expect(JSON.parse(zlib.brotliDecompressSync(br.body).toString('utf8'))).toEqual(json);
   });
 
+  it('the OpenAPI document (public, cacheable) is compressed too, and says it varies with Accept-Encoding', async () => {
+    const plain = await get('/api/openapi.json', {});
+    expect(plain.status).toBe(200);
+    const br = await get('/api/openapi.json', { 'accept-encoding': 'br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toContain('Accept-Encoding');
+    expect(br.headers['cache-control']).toBe('public, max-age=300');
+    expect(zlib.brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+  });
+
   it("a farm's streamed parcel listing stays streamed (chunked) and decodes to the same bytes", async () => {
     const path = `/api/farms/${farmId}/parcels/`;
     const plain = await get(path, asAccount(org, acc));
@@ -82,6 +92,15 @@ describe('compression', () => {
     expect(negotiate('*')).toBe('br');
     expect(negotiate('*, br;q=0')).toBe('gzip');
     expect(negotiate('x-gzip')).toBe('gzip');
+    // Whitespace around ";" is allowed, and names and q are case-insensitive.
+    expect(negotiate('GZIP ; Q=1')).toBe('gzip');
+    expect(negotiate('br ;q=0.5 , gzip')).toBe('br');
+    // A weight out of range or not a number makes its member invalid: not acceptance.
+    expect(negotiate('br;q=-1, gzip')).toBe('gzip');
+    expect(negotiate('br;q=abc')).toBeUndefined();
+    expect(negotiate('br;q=1.5')).toBeUndefined();
+    expect(negotiate('br;q=')).toBeUndefined();
+    expect(negotiate('br;q=0.001')).toBe('br');
     expect(negotiate('identity, deflate')).toBeUndefined();
   });
 });

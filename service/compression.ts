@@ -32,10 +32,18 @@ export function negotiate(header: string | string[] | undefined): Encoding | und
   if (!header) return undefined;
   const accepted = new Map<string, number>();
   for (const part of String(header).split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
+    // RFC 9110 12.5.3: a coding, then parameters after ";" with optional whitespace around it ("gzip ; q=1").
+    const [rawName, ...params] = part.toLowerCase().split(';');
+    const name = rawName!.trim();
     if (!name) continue;
-    const q = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(p)).find(Boolean);
-    accepted.set(name, q ? Number(q[1]) : 1);
+    const q = params.map((p) => /^\s*q\s*=\s*(\S*)\s*$/.exec(p)).find(Boolean);
+    if (!q) {
+      accepted.set(name, 1);
+      continue;
+    }
+    // A weight is 0 to 1 with at most three decimals; one that is not ("-1", "abc", "2") makes its member invalid,
+    // which is then not taken as acceptance.
+    if (/^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(q[1]!)) accepted.set(name, Number(q[1]));
   }
   const ok = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
   if (ok('br')) return 'br';

@@ -9,6 +9,9 @@ import type { Store } from './store.ts';
 import type { Scope } from './scope.ts';
 import { parcelFeatureJson } from './parcel-json.ts';
 import { plantJson } from './plants.ts';
+import type { TObject } from '@sinclair/typebox';
+import { Farm } from '../../core/schemas/farms.ts';
+import { Crop } from '../../core/schemas/crops.ts';
 
 import { CHANGES_PAGE_BYTES, type ChangeRead, type ChangeRow } from './rows.ts';
 
@@ -79,11 +82,20 @@ async function itemJson(store: Store, scope: Scope, read: ChangeRead, r: ChangeR
     return parcel ? live(parcelFeatureJson(parcel)) : plant ? live(plantJson(plant)) : tombstone({ ...r, deleted: true });
   }
   try {
-    return live(JSON.stringify(r.entity === 'farm' ? await store.farms.get(scope, r.id) : await store.crops.get(scope, r.id)));
+    return live(r.entity === 'farm' ? inSchemaOrder(Farm, await store.farms.get(scope, r.id)) : inSchemaOrder(Crop, await store.crops.get(scope, r.id)));
   } catch (e) {
     if (e instanceof ApiError && e.code === ErrorCode.notFound) return tombstone({ ...r, deleted: true });
     throw e;
   }
+}
+
+/**
+ * An object's JSON with its keys in its schema's order, as its GET answers it (the route's response schema serializes
+ * it so): "exactly what the object's GET answers" is its text too, not only its value.
+ */
+function inSchemaOrder(schema: TObject, value: object): string {
+  const v = value as Record<string, unknown>;
+  return JSON.stringify(Object.fromEntries(Object.keys(schema.properties).filter((k) => v[k] !== undefined).map((k) => [k, v[k]])));
 }
 
 export function changesJson(page: ChangesPage, next: string | null): string {

@@ -54,7 +54,10 @@ async function expectLive(items: Map<string, Item>, entity: string, id: number, 
   const item = items.get(`${entity}:${id}`);
   expect(item, `${entity} ${id} in the feed`).toBeDefined();
   expect(item!.deleted).toBe(false);
-  expect(item!.data).toEqual((await inject('GET', url)).json());
+  const got = (await inject('GET', url)).json() as Record<string, unknown>;
+  expect(item!.data).toEqual(got);
+  // Its text too: the same keys in the same order.
+  expect(JSON.stringify(item!.data)).toBe(JSON.stringify(got));
 }
 const expectGone = (items: Map<string, Item>, entity: string, id: number) =>
   expect(items.get(`${entity}:${id}`), `${entity} ${id} tombstone`).toEqual({ entity, id, deleted: true });
