@@ -53,7 +53,9 @@ export async function readChanges(store: Store, scope: Scope, accountId: string,
   horizonSeconds: number, nowMs: number, maxBytes: number = CHANGES_PAGE_BYTES): Promise<ChangesPage> {
   const from = since === undefined || since === '' ? null : decodeCursor(accountId, since);
   const read = await store.changes.read(scope, from, limit + 1, Math.floor(nowMs / 1000) - horizonSeconds, maxBytes);
-  if (from === null) return { cursor: encodeCursor(accountId, read.seq), items: [], more: false };
+  // The account's own latest number where the store's is every account's (ChangeState.latest).
+  const latest = read.latest ?? read.seq;
+  if (from === null) return { cursor: encodeCursor(accountId, latest), items: [], more: false };
   if (from < read.prunedSeq) throw expired(`The cursor is older than the change feed's horizon (${Math.round(horizonSeconds / 86400 * 10) / 10} days): deletions since were forgotten`);
   if (from > read.seq) throw expired('The cursor is ahead of every change this service has recorded (its data was reset or restored)');
   // More follow when there were more rows than asked for, or the page filled up before them (CHANGES_PAGE_BYTES).
@@ -62,7 +64,7 @@ export async function readChanges(store: Store, scope: Scope, accountId: string,
   const items: string[] = [];
   for (const r of rows) items.push(await itemJson(store, scope, read, r));
   // The last page ends at the account's number, not its last row's: rows moved forward by later changes leave gaps.
-  return { cursor: encodeCursor(accountId, more ? rows[rows.length - 1]!.seq : read.seq), items, more };
+  return { cursor: encodeCursor(accountId, more ? rows[rows.length - 1]!.seq : Math.max(from, latest)), items, more };
 }
 
 const tombstone = (r: ChangeRow): string => `{"entity":"${r.entity}","id":${r.id},"deleted":true}`;

@@ -56,6 +56,13 @@ export interface ChangeState {
   seq: number;
   /** Tombstones up to this number have been dropped: a cursor below it may have missed a deletion. */
   prunedSeq: number;
+  /**
+   * Where `seq` is every account's (PostgreSQL's one sequence): the account's own latest number up to it (at least
+   * prunedSeq), which the cursors handed out carry instead, so that an account's cursor never moves with another
+   * organization's writes (polling it would tell how much they write). Resuming from it gives the same changes:
+   * the account has none between it and `seq`.
+   */
+  latest?: number;
 }
 
 /**

@@ -217,6 +217,23 @@ describe('GET /api/changes/', () => {
     }
   });
 
+  it("another organization's writes never move an account's cursor (on PostgreSQL too, whose numbers are shared)", async () => {
+    const c0 = await cursorNow();
+    const otherOrg = await newOrg(svc);
+    const stranger = await newAccount(svc, otherOrg);
+    await newFarm(svc, otherOrg, stranger, 'Elsewhere', [polygonParcel('x1'), polygonParcel('x2', -4.7)]);
+    expect(await cursorNow()).toBe(c0);
+    const page = (await inject('GET', `/api/changes/?since=${encodeURIComponent(c0)}`)).json() as { cursor: string; changes: Item[] };
+    expect(page).toMatchObject({ cursor: c0, changes: [] });
+    // Its own writes do, and resuming from there gives them once.
+    const farm = await newFarm(svc, org, acc, 'Mine');
+    const c1 = await cursorNow();
+    expect(c1).not.toBe(c0);
+    const s = await changesSince(c0);
+    expect([...s.items.keys()]).toEqual([`farm:${farm.id}`]);
+    expect(s.cursor).toBe(c1);
+  });
+
   it("one account never sees another's changes; another account's cursor, a malformed one and the bare API key are refused", async () => {
     const c0 = await cursorNow(asAccount(org, other));
     await newFarm(svc, org, acc, 'Mine', [polygonParcel('a')]);

@@ -28,7 +28,8 @@ export function pgChanges(pool: Pool): ChangeStore {
       return inTransaction(pool, async (c): Promise<ChangeRead> => {
         const state = (await c.query<{ pruned_seq: string }>('SELECT pruned_seq FROM change_seq WHERE account_id = $1', [accountId])).rows[0];
         const prunedSeq = Number(state?.pruned_seq ?? 0);
-        const read: ChangeRead = { seq: top, prunedSeq, rows: [], parcels: new Map(), plants: new Map() };
+        const own = (await c.query<{ m: string | null }>('SELECT MAX(seq) AS m FROM changes WHERE account_id = $1 AND seq <= $2', [accountId, top])).rows[0]!.m;
+        const read: ChangeRead = { seq: top, prunedSeq, latest: Math.max(prunedSeq, Number(own ?? 0)), rows: [], parcels: new Map(), plants: new Map() };
         if (since === null || since < prunedSeq || since > top) return read;
         // Up to the number read before the snapshot: a later one may be visible, but numbers between may not yet.
         read.rows = (await c.query<{ entity: ChangeRow['entity']; id: string; seq: string; deleted: boolean }>(
