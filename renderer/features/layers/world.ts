@@ -8,6 +8,7 @@ import GeoJSON from 'ol/format/GeoJSON.js';
 import { Fill, Stroke, Style } from 'ol/style.js';
 import type { FeatureLike } from 'ol/Feature.js';
 import { parcelsDrawn } from '../map/first-paint.ts';
+import { unwrapGeometry } from './antimeridian.ts';
 
 const LAND = new Style({ fill: new Fill({ color: '#f5f3ea' }), stroke: new Stroke({ color: '#8fb0c2', width: 1 }) });
 const BORDER = new Style({ stroke: new Stroke({ color: '#a99a93', width: 1, lineDash: [4, 3] }) });
@@ -25,7 +26,9 @@ function worldFeatures(): Promise<ReturnType<GeoJSON['readFeatures']>> {
   features ??= parcelsDrawn(AFTER_PARCELS_MS).then(() => Promise.all([import('world-atlas/countries-50m.json', { with: { type: 'json' } }), import('topojson-client')]).then(([json, topojson]) => {
     const topo = json.default as unknown as Parameters<typeof topojson.feature>[0] & { objects: Record<string, Parameters<typeof topojson.feature>[1]> };
     const format = new GeoJSON({ dataProjection: 'EPSG:4326', featureProjection: 'EPSG:3857' });
-    const land = format.readFeatures(topojson.feature(topo, topo.objects.land!));
+    const landJson = topojson.feature(topo, topo.objects.land!) as unknown as { type: 'FeatureCollection'; features: { type: 'Feature'; properties: unknown; geometry: { type: string; coordinates: unknown } }[] };
+    // Rings across the antimeridian drew a line across the whole world (antimeridian.ts).
+    const land = format.readFeatures({ ...landJson, features: landJson.features.map((f) => ({ ...f, geometry: unwrapGeometry(f.geometry) })) });
     const borders = format.readFeatures({ type: 'Feature', properties: { border: true }, geometry: topojson.mesh(topo, topo.objects.countries as never, (a, b) => a !== b) });
     return [...land, ...borders];
   }));
