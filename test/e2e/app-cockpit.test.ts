@@ -2,7 +2,8 @@
 // Chromium): the account's counts; the next sync's preview (a new parcel and the billable hectares it adds); a parcel
 // the service rejects (its limit for the account lowered by the service's admin CLI meanwhile) shown with the
 // service's reason, fixed from the cockpit (Fix, its vertices retyped smaller) and synced; and a conflict made through
-// the service's HTTP API while the app holds an unsynced rename, settled from the cockpit with Keep theirs.
+// the service's HTTP API while the app holds an unsynced rename, settled from the cockpit with Keep theirs; and most of
+// a farm deleted on the service, held by the sync, said in the status line, and applied from the cockpit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { join } from 'node:path';
@@ -139,6 +140,39 @@ describe('the sync cockpit', () => {
     await page.keyboard.press('s');
     await poll(() => page.getByRole('button', { name: 'Sync details', exact: true }).textContent()).toBe('Sync details');
     expect((await api().parcel('Olivar D (theirs)'))?.id).toBe(onService.id);
+    expect(await problems()).toEqual([]);
+  }, 120_000);
+
+  it('holds deletions of most of a farm made on the service, says so, and applies them from Sync details when asked', async () => {
+    const { page, problems } = await openApp(browser, ctx.app.url);
+    await poll(() => shownOn(page)).toBeGreaterThanOrEqual(12);
+    await waitOnline(page);
+    // On the service, 11 of Hof Sonnenfeld's 12 parcels deleted at once: more than a fifth of the farm.
+    const hof = (await api().get<{ id: number; name: string }[]>('/api/farms/')).find((f) => f.name === 'Hof Sonnenfeld')!;
+    const parcels = (await api().get<{ features: { id: number }[] }>(`/api/farms/${hof.id}/parcels/`)).features;
+    expect(parcels).toHaveLength(12);
+    for (const p of parcels.slice(1)) expect((await api().send('DELETE', `/api/parcels/${p.id}/`)).status).toBe(204);
+    const farm = page.getByRole('button', { name: /Hof Sonnenfeld/ });
+    const message = page.getByRole('status', { name: 'Message' });
+
+    await page.locator('.top h1').click();
+    await page.keyboard.press('s');
+    await poll(() => message.textContent()).toBe("Held: the service deleted 11 of the 12 parcels synced here in farm 'Hof Sonnenfeld': nothing was deleted here. " +
+      'If the service is right, apply them in Sync details (C).');
+    // Nothing was deleted here.
+    expect(await farm.textContent()).toMatch(/12 parcels/);
+
+    await page.keyboard.press('c');
+    const cockpit = page.getByRole('dialog', { name: 'Sync details' });
+    const held = cockpit.getByRole('list', { name: 'Deletions held' });
+    await poll(() => held.locator('li').count()).toBe(1);
+    expect(await cockpit.textContent()).not.toContain('Nothing needs you.');
+    await page.screenshot({ path: join(SHOTS, 'app-cockpit-held.png') });
+    await cockpit.getByRole('button', { name: 'Apply these deletions' }).click();
+    await poll(() => held.count()).toBe(0);
+    await poll(() => farm.textContent()).toMatch(/1 parcel ·/);
+    await poll(() => message.textContent()).toMatch(/^Synced/);
+    await poll(() => cockpit.textContent()).toContain('Nothing needs you.');
     expect(await problems()).toEqual([]);
   }, 120_000);
 });

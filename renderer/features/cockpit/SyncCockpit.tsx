@@ -17,7 +17,8 @@ import { startModify } from '../edit/actions.ts';
 import { useDialogFocus } from '../focus/useDialogFocus.ts';
 import { wayOutHere } from '../../blocked-words.ts';
 import { billableLine, evidence, previewLines } from './sync-words.ts';
-import { labelOf, needsYouMessage, syncedMessage } from '../status/status-words.ts';
+import { heldMessage, labelOf, needsYouMessage, syncedMessage } from '../status/status-words.ts';
+import { noteHeld, useHeld } from '../status/held-store.ts';
 import { blockedPointer } from '../../blocked-words.ts';
 import { keyName } from '../../keymap.ts';
 import './cockpit.css';
@@ -27,6 +28,7 @@ export const useCockpit = create<{ open: boolean; syncing: string[] }>(() => ({ 
 export const toggleCockpit = () => useCockpit.setState((s) => ({ open: !s.open }));
 const close = () => useCockpit.setState({ open: false });
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const NONE: readonly string[] = [];
 
 const COUNTS: [keyof AccountSummary['counts'], string][] = [
   ['pending', 'Pending'], ['in_flight', 'In flight'], ['uncertain', 'Uncertain'], ['rejected', 'Rejected'], ['conflicts', 'Conflicts'], ['blocked', 'Blocked'],
@@ -41,11 +43,14 @@ async function syncAccount(api: AppApi, id: string): Promise<void> {
   useCockpit.setState((s) => ({ syncing: [...s.syncing, id] }));
   const name = labelOf(useApp.getState().accounts)(id);
   try {
-    const [r] = await api.sync({ account: id });
+    const results = await api.sync({ account: id });
+    noteHeld(results);
+    const [r] = results;
     if (r) {
       say(r.unreachable ? `${name}: the service could not be reached; nothing is lost.`
         : r.blocked ? needsYouMessage(name, r.blocked, r.blockedCode ? blockedPointer(r.blockedCode, keyName('accounts')) : null)
-        : r.error ? `${name}: sync failed: ${r.error}` : `${name}: ${syncedMessage(r)}`, Boolean(r.unreachable || r.blocked || r.error));
+        : r.error ? `${name}: sync failed: ${r.error}`
+        : r.deletionsHeld.length ? `${name}: ${heldMessage(r.deletionsHeld, null)}` : `${name}: ${syncedMessage(r)}`, Boolean(r.unreachable || r.blocked || r.error || r.deletionsHeld.length));
     }
   } catch (err) {
     say(`Sync of ${name} failed: ${why(err)}`, true);
@@ -60,10 +65,12 @@ function AccountRow({ a, shown, name }: { a: AccountSummary; shown: boolean; nam
   const appSyncing = useApp((s) => s.syncing);
   const busy = useCockpit((s) => s.syncing.includes(a.id)) || (shown && appSyncing);
   const progress = useApp((s) => (s.sync?.account === a.id ? s.sync : null));
+  const held = useHeld((s) => s.byAccount[a.id] ?? NONE);
   return (
     <tr className={shown ? 'shown' : undefined}>
       <th scope="row">{name}<div className="muted service">{a.service}{a.blocked ? '' : a.lastPull ? ` · pulled ${a.lastPull.slice(0, 16).replace('T', ' ')}` : ' · never pulled'}</div>
         {a.blocked ? <div className="error">Blocked: {a.blocked.reason}</div> : null}
+        {held.length ? <div className="error">Deletions held: {shown ? 'see below' : 'Show the account to look at them'}</div> : null}
         <div className="actions">
           {/* aria-disabled while busy: the button keeps the keyboard's focus through the sync. */}
           <button type="button" aria-disabled={busy || undefined} onClick={() => { if (!busy) void syncAccount(api, a.id); }} aria-label={`Sync ${name}`}>{busy ? 'Syncing…' : 'Sync'}</button>
@@ -133,6 +140,18 @@ export function SyncCockpit() {
     }
   };
 
+  // Deletions the service made that the last sync held back: applied only when the user says they are right.
+  const held = useHeld((s) => (account ? s.byAccount[account.id] ?? NONE : NONE));
+  const [applying, setApplying] = useState(false);
+  const applyHeld = async () => {
+    setApplying(true);
+    try {
+      await syncNow(api, { acceptRemoteDeletions: true });
+    } finally {
+      setApplying(false);
+    }
+  };
+
   const items = details?.items ?? [];
   const uncertain = items.filter((i) => i.state === 'uncertain' || i.state === 'in_flight');
   const rejected = items.filter((i) => i.state === 'rejected');
@@ -166,6 +185,16 @@ export function SyncCockpit() {
               <ul className="items" aria-label="Rejected">{rejected.map((i) => <Item key={i.op} item={i} onRetry={() => void retry()} />)}</ul>
             </>
           ) : null}
+          {held.length ? (
+            <>
+              <h3>Deletions held ({held.length})</h3>
+              <p className="muted">The service deleted more at once than a sync applies by itself, so nothing was deleted here. If the service is right (someone deleted them there), apply them; if not, leave them: the next syncs hold them again.</p>
+              <ul className="items" aria-label="Deletions held">{held.map((h) => <li key={h}>{h}</li>)}</ul>
+              <div className="buttons">
+                <button type="button" aria-disabled={applying || undefined} onClick={() => { if (!applying) void applyHeld(); }}>{applying ? 'Applying…' : 'Apply these deletions'}</button>
+              </div>
+            </>
+          ) : null}
           {blocked.length ? (<><h3>Blocked ({blocked.length})</h3><ul className="items" aria-label="Blocked">{blocked.map((i) => <Item key={i.op} item={i} />)}</ul></>) : null}
           {details.conflicts.length ? (
             <>
@@ -193,7 +222,7 @@ export function SyncCockpit() {
               </ul>
             </>
           ) : null}
-          {!uncertain.length && !rejected.length && !blocked.length && !details.conflicts.length && !account.blocked ? <p className="muted">Nothing needs you.</p> : null}
+          {!uncertain.length && !rejected.length && !blocked.length && !details.conflicts.length && !account.blocked && !held.length ? <p className="muted">Nothing needs you.</p> : null}
         </>
       ) : null}
     </section>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conflictsNote, connectionLabel, connectionOnProgress, labelOf, notAnsweringMessage, namedIds, needsYouMessage, offlineMessage, othersMessage, syncBar, syncedMessage } from './status-words.ts';
+import { conflictsNote, connectionLabel, connectionOnProgress, heldMessage, labelOf, notAnsweringMessage, namedIds, needsYouMessage, offlineMessage, othersMessage, syncBar, syncedMessage } from './status-words.ts';
+import { noteHeld, useHeld } from './held-store.ts';
 
 const none = { committed: 0, received: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
@@ -81,5 +82,19 @@ describe('othersMessage', () => {
     expect(connectionOnProgress('silent', p)).toBe('silent');
     expect(notAnsweringMessage(2, 'http://h:1 accepts connections but is not answering (no answer in time)'))
       .toBe('Not answering: your 2 changes are kept here and sent by themselves once the service answers: http://h:1 accepts connections but is not answering (no answer in time).');
+  });
+});
+
+describe('deletions held', () => {
+  it('says the first held deletion, how many more, and where to apply them', () => {
+    const one = "the service deleted 11 of the 12 parcels synced here in farm 'Hof': nothing was deleted here";
+    expect(heldMessage([one], 'C')).toBe(`Held: ${one}. If the service is right, apply them in Sync details (C).`);
+    expect(heldMessage([`${one}.`, 'another'], null)).toBe(`Held: ${one} (and 1 more). If the service is right, apply them in Sync details.`);
+  });
+
+  it('keeps what each account\'s last finished pull held; a sync that held nothing clears it, one whose pull stopped leaves it', () => {
+    noteHeld([{ account: 'a', deletionsHeld: ['x'] }, { account: 'b', deletionsHeld: ['y'] }]);
+    noteHeld([{ account: 'a', deletionsHeld: [] }, { account: 'b', deletionsHeld: [], pullNotDone: 'could not reach it' }]);
+    expect(useHeld.getState().byAccount).toEqual({ a: [], b: ['y'] });
   });
 });

@@ -142,3 +142,12 @@ export function syncBar(p: SyncProgress | null, syncing: boolean): { text: strin
   if (p.total <= 0) return { text: p.phase === 'waiting' && p.message ? `waiting: ${p.message}` : p.phase, share: null };
   return { text: `${p.phase} ${p.done.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}`, share: Math.min(1, p.done / p.total) };
 }
+
+/**
+ * A sync that held back deletions the service made (deletionsHeld): what it found, that nothing was deleted here, and
+ * where to apply them if they are right. One line: the first of them, and how many more.
+ */
+export function heldMessage(held: readonly string[], detailsKey: string | null): string {
+  const more = held.length > 1 ? ` (and ${held.length - 1} more)` : '';
+  return `Held: ${held[0]!.replace(/[.\s]+$/, '')}${more}. If the service is right, apply them in Sync details${detailsKey ? ` (${detailsKey})` : ''}.`;
+}

@@ -5,7 +5,8 @@ import { ApiErrorCode } from '../../../core/api-codes.ts';
 import type { AppApi } from '../../backend.ts';
 import { say, set, useApp } from '../../store.ts';
 import { refreshAccount } from '../../account.ts';
-import { labelOf, needsYouMessage, notAnsweringMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
+import { heldMessage, labelOf, needsYouMessage, notAnsweringMessage, offlineMessage, othersMessage, syncedMessage } from './status-words.ts';
+import { noteHeld } from './held-store.ts';
 import { blockedPointer } from '../../blocked-words.ts';
 import { keyName } from '../../keymap.ts';
 import { announce, type SyncOutcome } from './auto-sync.ts';
@@ -47,7 +48,7 @@ let again = false;
  * Pushes and pulls the account; its progress comes as the host's sync events (App.tsx), whoever started it. `auto`:
  * the app's own timer or reconnect (useAutoSync.ts), which speaks only when there is news.
  */
-export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void> {
+export async function syncNow(api: AppApi, { auto = false, acceptRemoteDeletions = false } = {}): Promise<void> {
   const { account, syncing, connection: before } = useApp.getState();
   if (!account) return;
   if (syncing) {
@@ -68,7 +69,8 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
   try {
     // The app's own syncs cover every connected account, each in its own queue (the engine runs a few side by side):
     // another account's edits must not wait for its Sync button. The user's Sync now is the shown account's.
-    const results = await syncWhenFree(api, auto ? {} : { account: account.id }, auto);
+    const results = await syncWhenFree(api, auto ? {} : { account: account.id, ...(acceptRemoteDeletions ? { acceptRemoteDeletions } : {}) }, auto);
+    noteHeld(results);
     const r = results.find((x) => x.account === account.id);
     if (!r) return;
     const others = othersMessage(results.filter((x) => x !== r), labelOf(useApp.getState().accounts));
@@ -86,6 +88,9 @@ export async function syncNow(api: AppApi, { auto = false } = {}): Promise<void>
       tell({ connection: 'online', text: needsYouMessage(null, r.blocked, r.blockedCode ? blockedPointer(r.blockedCode, keyName('accounts')) : null, others.text), error: true, news: true });
     } else if (r.error) {
       tell({ connection: before, text: `Sync failed: ${r.error.replace(/[.\s]+$/, '')}.${also}`, error: true, news: true });
+    } else if (r.deletionsHeld.length) {
+      // Deletions made on the service that the sync did not apply: the map still shows them until the user decides.
+      tell({ connection: 'online', text: `${heldMessage(r.deletionsHeld, keyName('cockpit'))}${also}`, error: true, news: true });
     } else {
       // Changes the service turned away for now (its disk full, say) are news too, and said as a problem.
       const refusedForNow = r.left > 0 && r.waitingWhy !== null;
