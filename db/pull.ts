@@ -173,3 +173,18 @@ export function insertPulledParcels(db: Db, accountId: string, farmLocalId: stri
   resumeTotals?.();
   return parcels.length;
 }
+
+/** A deletion the service made that a pull held back (db migration 019). */
+export interface HeldDeletion { entity: 'farm' | 'parcel'; server_id: number }
+
+/** The deletions the account's last finished pull held back. */
+export function heldDeletions(db: Db, accountId: string): HeldDeletion[] {
+  return cachedStatement(db, 'SELECT entity, server_id FROM held_deletions WHERE account_id = ? ORDER BY entity, server_id').all(accountId) as HeldDeletion[];
+}
+
+/** What a finished pull held back becomes the account's whole held set (a deletion applied or undone on the service leaves it). */
+export function replaceHeldDeletions(db: Db, accountId: string, held: readonly HeldDeletion[]): void {
+  cachedStatement(db, 'DELETE FROM held_deletions WHERE account_id = ?').run(accountId);
+  const insert = cachedStatement(db, 'INSERT OR IGNORE INTO held_deletions (account_id, entity, server_id) VALUES (?, ?, ?)');
+  for (const h of held) insert.run(accountId, h.entity, h.server_id);
+}

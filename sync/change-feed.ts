@@ -63,12 +63,15 @@ export const MAX_FEED_CHANGES = 100_000;
 /** Answers that mean "no change feed here": the hosted original of the spec has no such route. */
 const NO_FEED = new Set([404, 405, 501]);
 
-/** Where this pull starts: the changes since the saved cursor, or a full listing with a cursor taken first. */
-export async function planPull(ctx: AccountCtx): Promise<PullPlan> {
+/**
+ * Where this pull starts: the changes since the saved cursor, or a full listing with a cursor taken first. `listAll`
+ * (with its reason): a full listing whatever the cursor (applying held deletions: each is confirmed by the listings).
+ */
+export async function planPull(ctx: AccountCtx, listAll: string | null = null): Promise<PullPlan> {
   const url = ctx.account.service_url;
   if (ctx.feedless.has(url)) return { mode: 'full', cursor: null, note: null };
-  const saved = changeCursor(ctx.db, ctx.account.id);
-  let note: string | null = null;
+  const saved = listAll === null ? changeCursor(ctx.db, ctx.account.id) : null;
+  let note: string | null = listAll;
   if (saved !== null) {
     const read = await changesSince(ctx, saved);
     if (read.kind === 'changes') return { mode: 'changes', cursor: read.cursor, changes: read.changes, note: null };

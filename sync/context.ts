@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import type { HeldDeletion } from '../db/pull.ts';
 import type { AccountRow, Entity, OutboxRow, SendOp } from '../db/types.ts';
 import { dueOps } from '../db/outbox.ts';
 import { commitOpIds, completeDelete, recordSentState, rejectOps, retryOps, uncertainOps, type UncertainAt } from '../db/op-transitions.ts';
@@ -122,6 +123,8 @@ export interface AccountCtx {
   silent: string | null;
   /** Remote deletions the pull did not apply because they were too many at once (sentences for the report). */
   held: string[];
+  /** The same deletions by the service's ids: kept in the mirror when the pull ends (db/pull.ts replaceHeldDeletions). */
+  heldIds: HeldDeletion[];
   /** The pull released work a void remote-delete conflict had parked: the engine pushes once more after it. */
   pushAgain: boolean;
   /** How far the pull got (null: not begun): what the report says when it stops partway. */

@@ -154,7 +154,7 @@ export class SyncEngine {
       client.readAfter.restore(readAfterState(this.db, account.id));
       ctx = {
         db: this.db, account, client, opts: this.opts, retriesLeft: this.opts.retryBudget, deadline: this.opts.now() + this.opts.maxWaitMs,
-        stats, unreachable: null, silent: null, pull: null, held: [], pushAgain: false, feedless: this.feedless, pullKind: null, pullNote: null,
+        stats, unreachable: null, silent: null, pull: null, held: [], heldIds: [], pushAgain: false, feedless: this.feedless, pullKind: null, pullNote: null,
         emit: (e: Omit<ProgressEvent, 'account'>) => this.opts.onProgress?.({ ...e, account: account.id, bytesReceived: stats.bytesReceived, ...(ctx?.silent ? { notAnswering: ctx.silent } : {}) }),
       };
       try {

@@ -87,7 +87,7 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     for (const p of created) expect(w.mirror.read.parcel(p.local_id)).toBeDefined();
   });
 
-  it('tombstones of more than a fifth of a farm at once are held, the cursor stays before them, and accepted they apply', async () => {
+  it('tombstones of more than a fifth of a farm at once are held and kept in the mirror: the cursor moves on, the next pulls hold them without reading them again, and accepted they apply', async () => {
     const { acc, farmIds } = await pulledAccount(1, 40);
     const before = changeCursor(w.mirror.syncDb, acc);
     const remote = await serviceParcels(w, acc, farmIds[0]!);
@@ -95,12 +95,45 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     const held = await w.engine().sync({ accounts: [acc] });
     expect(held.accounts[0]!.deletionsHeld).toEqual([expect.stringMatching(/deleted 20 of the 40 parcels/)]);
     expect(w.mirror.read.allParcels(acc)).toHaveLength(40);
-    expect(changeCursor(w.mirror.syncDb, acc)).toBe(before);
-    // Held again next time (the tombstones are read again), and applied once accepted.
+    const after = changeCursor(w.mirror.syncDb, acc);
+    expect(after).not.toBe(before);
+    // Held again next time, from the mirror: the feed is read from the new cursor, and gives nothing.
+    const log: SentRequest[] = [];
+    const again = (await recordingEngine(w, log).sync({ accounts: [acc] })).accounts[0]!;
+    expect(again).toMatchObject({ synced: false, pullKind: 'changes', deletionsHeld: [expect.stringMatching(/deleted 20 of the 40 parcels/)] });
+    expect(feedReads(log).map((r) => new URL(r.path, 'http://x').searchParams.get('since'))).toEqual([after]);
+    expect(parcelListings(log)).toEqual([]);
+    expect(w.mirror.read.allParcels(acc)).toHaveLength(40);
+    // Accepted, they are confirmed by listing everything, and go.
+    const events: ProgressEvent[] = [];
+    const applied = await w.engine({ acceptRemoteDeletions: true, onProgress: (e) => events.push(e) }).sync({ accounts: [acc] });
+    expect(applied.accounts[0]).toMatchObject({ synced: true, deletionsHeld: [], pullKind: 'full' });
+    expect(events.some((e) => /applying the deletions held: listing everything to confirm them/.test(e.message ?? ''))).toBe(true);
+    expect(w.mirror.read.allParcels(acc)).toHaveLength(20);
+    expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true, deletionsHeld: [], pullKind: 'changes' });
+  });
+
+  it("tombstones of a faulty answer are held; applying them lists everything first, and deletes nothing the service still has", async () => {
+    const { acc, farmIds } = await pulledAccount(1, 30);
+    const remote = await serviceParcels(w, acc, farmIds[0]!);
+    const proxy = await rewriteProxy(w.svc.url, {
+      body: (x, status, json) => (x.path.startsWith('/api/changes/?since=') && status === 200
+        ? { ...(json as object), changes: remote.slice(0, 15).map((p) => ({ entity: 'parcel', id: p.id, deleted: true })) } : undefined),
+    });
+    const setService = (url: string) => w.mirror.syncDb.prepare('UPDATE accounts SET service_url = ? WHERE id = ?').run(url, acc);
+    setService(proxy.url);
+    try {
+      expect((await w.engine().sync({ accounts: [acc] })).accounts[0]!.deletionsHeld).toEqual([expect.stringMatching(/deleted 15 of the 30 parcels/)]);
+    } finally {
+      setService(w.svc.url);
+      await proxy.close();
+    }
+    // Still held by the next pull (the mirror keeps them); applied, the listings show every parcel: none goes.
     expect((await w.engine().sync({ accounts: [acc] })).accounts[0]!.deletionsHeld).toHaveLength(1);
     const applied = await w.engine({ acceptRemoteDeletions: true }).sync({ accounts: [acc] });
-    expect(applied.accounts[0]).toMatchObject({ synced: true, deletionsHeld: [] });
-    expect(w.mirror.read.allParcels(acc)).toHaveLength(20);
+    expect(applied.accounts[0]).toMatchObject({ synced: true, deletionsHeld: [], pullKind: 'full' });
+    expect(w.mirror.read.allParcels(acc)).toHaveLength(30);
+    expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true, deletionsHeld: [] });
   });
 
   // The feed's page is checked in two steps (sync/change-feed.ts): the page, then each change against its own member

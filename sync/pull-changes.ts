@@ -5,7 +5,7 @@
 // as a full pull, then plants.
 import type { FarmRow } from '../db/types.ts';
 import { getRow } from '../db/rows.ts';
-import { byServerId, deletePlants, upsertPlants, syncedFarms, syncedParcelCount, syncedParcelCountIn, syncedParcelsOf } from '../db/pull.ts';
+import { byServerId, deletePlants, upsertPlants, syncedFarms, syncedParcelCount, syncedParcelCountIn, syncedParcelsOf, type HeldDeletion } from '../db/pull.ts';
 import type { Farm } from '../core/schemas/farms.ts';
 import type { ParcelFeature } from '../core/schemas/parcels.ts';
 import type { Crop } from '../core/schemas/crops.ts';
@@ -23,7 +23,8 @@ const CHUNK = 1000;
 /**
  * What applying the changes left undone. `unplaced`: objects it could not place (a parcel whose farm, a crop whose
  * parcel, is not in the mirror): the next pull must list everything, or they would be skipped for good.
- * Held deletions are in ctx.held: the next pull must see them again, so the cursor must not move past them.
+ * Held deletions are in ctx.held and ctx.heldIds, which the mirror keeps (db/pull.ts replaceHeldDeletions): the next
+ * pull weighs them again with what it finds new (heldTombstones), so the cursor moves past them.
  */
 export interface Applied { unplaced: number }
 
@@ -89,6 +90,7 @@ function removeParcels(ctx: AccountCtx, ids: ReadonlySet<number>, farmsGone: Rea
     const goneHere = localIds.filter((id) => !heldForWork(ctx, 'parcel', id));
     if (goneHere.length && !ctx.opts.acceptRemoteDeletions && massDeletion(goneHere.length, synced, PARCEL_FLOOR)) {
       ctx.held.push(`the service deleted ${goneHere.length} of the ${synced} parcels synced here in farm '${farm.name}': nothing was deleted here`);
+      for (const id of goneHere) ctx.heldIds.push({ entity: 'parcel', server_id: getRow(ctx.db, 'parcel', id)!.server_id! });
       continue;
     }
     for (const id of goneHere) parcelRemovedRemotely(ctx, getRow(ctx.db, 'parcel', id)!);
@@ -104,7 +106,16 @@ function removeFarms(ctx: AccountCtx, ids: ReadonlySet<number>): void {
   const allParcels = syncedParcelCount(ctx.db, ctx.account.id);
   if (gone.length && !ctx.opts.acceptRemoteDeletions && (massDeletion(gone.length, synced.length, FARM_FLOOR) || massDeletion(goneParcels, allParcels, PARCEL_FLOOR))) {
     ctx.held.push(`the service deleted ${gone.length} of the ${synced.length} farms synced here (${goneParcels} parcels): nothing was deleted here`);
+    for (const farm of gone) ctx.heldIds.push({ entity: 'farm', server_id: farm.server_id! });
     return;
   }
   for (const farm of gone) removedRemotely(ctx, 'farm', farm.local_id, farm.base, JSON.stringify({ name: farm.name }));
+}
+
+/**
+ * The deletions the last pull held back, as the tombstones the feed gave then: put before the feed's changes, so that
+ * a later change of the same object (it is back on the service) wins, and weighed again under the same guard.
+ */
+export function heldTombstones(held: readonly HeldDeletion[]): Change[] {
+  return held.map((h) => ({ entity: h.entity, id: h.server_id, deleted: true as const }));
 }

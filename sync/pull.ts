@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  changeCursor, markPulled, replaceCropFamilies, replacePlants, syncedCrops, syncedFarms, syncedParcelCount, syncedParcelCountIn, syncedParcelIdsOf, heldServerIds, insertPulledParcels, type PulledParcel,
+  heldDeletions, markPulled, replaceCropFamilies, replaceHeldDeletions, replacePlants, syncedCrops, syncedFarms, syncedParcelCount, syncedParcelCountIn, syncedParcelIdsOf, heldServerIds, insertPulledParcels, type PulledParcel,
 } from '../db/pull.ts';
 import { setParcelLimit } from '../db/settings.ts';
 import { Farm } from '../core/schemas/farms.ts';
@@ -15,7 +15,7 @@ import { heldForWork } from './conflicts.ts';
 import { REF_KEY, listedParcelColumns } from './state.ts';
 import { farmListing, type FarmListing } from './listing.ts';
 import { planPull } from './change-feed.ts';
-import { applyChanges } from './pull-changes.ts';
+import { applyChanges, heldTombstones } from './pull-changes.ts';
 import {
   FARM_FLOOR, PARCEL_FLOOR, cropRemovedRemotely, massDeletion, parcelRemovedRemotely, plantRow, pullCrop, pullFarm, pullParcel, removedRemotely,
 } from './pull-merge.ts';
@@ -48,21 +48,23 @@ export function pullStoppedText(p: PullProgress, reason: string): string {
 export async function pullAccount(ctx: AccountCtx): Promise<void> {
   const progress: PullProgress = { stage: 'farm list', farmsDone: 0, farms: 0 };
   ctx.pull = progress;
-  const plan = await planPull(ctx);
+  // Deletions held back are applied only as the service lists things now: a deletion kept from an earlier pull (say a
+  // faulty answer's) is confirmed by the listings before anything goes.
+  const held = heldDeletions(ctx.db, ctx.account.id);
+  const plan = await planPull(ctx, ctx.opts.acceptRemoteDeletions && held.length ? 'applying the deletions held: listing everything to confirm them' : null);
   if (plan.note) ctx.emit({ phase: 'pull', done: 0, total: 0, bytes: ctx.stats.bytes, message: plan.note });
   ctx.pullKind = plan.mode;
   ctx.pullNote = plan.note;
   let cursor = plan.cursor;
   if (plan.mode === 'changes') {
     Object.assign(progress, { stage: 'changes' });
-    const applied = await applyChanges(ctx, plan.changes);
-    // Held deletions are seen again only from the old cursor; objects it could not place, only in a full listing.
-    if (ctx.held.length) cursor = changeCursor(ctx.db, ctx.account.id);
+    // The deletions held last time are weighed again with the new changes (the mirror keeps them: the cursor moved on).
+    const applied = await applyChanges(ctx, [...heldTombstones(held), ...plan.changes]);
+    // Objects it could not place are found only by a full listing.
     if (applied.unplaced) cursor = null;
   } else {
+    // A listing finds every deletion again, held or not.
     await pullListings(ctx, progress);
-    // A held deletion is found again only by listing again.
-    if (ctx.held.length) cursor = null;
   }
   progress.stage = 'crop families';
   const families = expectShape(CropFamilies, (await getJson(ctx, '/api/crop-families/')).body, 'crop families');
@@ -71,6 +73,7 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
   ctx.db.transaction(() => {
     replaceCropFamilies(ctx.db, ctx.account.id, families);
     if (limit !== null) setParcelLimit(ctx.db, ctx.account.id, limit);
+    replaceHeldDeletions(ctx.db, ctx.account.id, ctx.heldIds);
     markPulled(ctx.db, ctx.account.id, now(), cursor);
   })();
 }
@@ -123,6 +126,7 @@ async function pullListings(ctx: AccountCtx, progress: PullProgress): Promise<vo
     const allParcels = syncedParcelCount(ctx.db, ctx.account.id);
     if (gone.length && !ctx.opts.acceptRemoteDeletions && (massDeletion(gone.length, synced.length, FARM_FLOOR) || massDeletion(goneParcels, allParcels, PARCEL_FLOOR))) {
       ctx.held.push(`the service no longer lists ${gone.length} of the ${synced.length} farms synced here (${goneParcels} parcels): nothing was deleted here`);
+      for (const farm of gone) ctx.heldIds.push({ entity: 'farm', server_id: farm.server_id! });
     } else {
       for (const farm of gone) removedRemotely(ctx, 'farm', farm.local_id, farm.base, JSON.stringify({ name: farm.name }));
     }
@@ -186,6 +190,7 @@ function goneFromListing(ctx: AccountCtx, farm: FarmRow, seen: ReadonlySet<numbe
   const gone = locals.filter((l) => !seen.has(l.server_id)).filter((p) => !heldForWork(ctx, 'parcel', p.local_id));
   if (gone.length && !ctx.opts.acceptRemoteDeletions && massDeletion(gone.length, locals.length, PARCEL_FLOOR)) {
     ctx.held.push(`the service no longer lists ${gone.length} of the ${locals.length} parcels synced here in farm '${farm.name}': nothing was deleted here`);
+    for (const p of gone) ctx.heldIds.push({ entity: 'parcel', server_id: p.server_id });
     return;
   }
   for (const p of gone) parcelRemovedRemotely(ctx, getRow(ctx.db, 'parcel', p.local_id)!);

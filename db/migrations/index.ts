@@ -17,6 +17,7 @@ import { up as m015 } from './015-synced-by-booking.ts';
 import { up as m016 } from './016-push-lean-indexes.ts';
 import { up as m017 } from './017-id-room.ts';
 import { up as m018 } from './018-farm-index-lean.ts';
+import { up as m019 } from './019-held-deletions.ts';
 
 /** One entry per schema version: migrations[0] takes user_version 0 to 1. Append only. */
-export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018];
+export const migrations: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019];
