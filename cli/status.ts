@@ -46,4 +46,6 @@ export function problemsWithWayOut(m: Mirror, list: readonly Problem[]): Problem
 }
 
 export const problemLine = (p: Problem): string =>
-  p.kind === 'account_blocked' ? `account ${p.id} is blocked — ${p.reason}` : `${p.kind} #${p.id} ${p.entity} '${p.name}': ${p.reason}`;
+  p.kind === 'account_blocked' ? `account ${p.id} is blocked — ${p.reason}`
+    : p.kind === 'deletions_held' ? `account ${p.id}: ${p.reason}`
+    : `${p.kind} #${p.id} ${p.entity} '${p.name}': ${p.reason}`;

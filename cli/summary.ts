@@ -77,7 +77,8 @@ export function summarizeRun(r: { accounts: readonly AccountSync[] }, mirror: Mi
     }
   }
   // The account lines already say which accounts are blocked.
-  const list = r.accounts.flatMap((a) => problems(mirror, a.account)).filter((p) => p.kind !== 'account_blocked');
+  // Blocked accounts and held deletions are said by their account's lines already.
+  const list = r.accounts.flatMap((a) => problems(mirror, a.account)).filter((p) => p.kind !== 'account_blocked' && p.kind !== 'deletions_held');
   for (const p of list) s.out.push(`  ${problemLine(p)}`);
   if (list.length) needsUser = true;
   // Stopped by the user (Ctrl-C): the shell's convention for an interrupted command.

@@ -7,7 +7,7 @@ import { Account, AccountId, BlockedAccount, BlockedCode, Id, Nullable, Obj, Sta
 import { ConflictDifference } from './api-conflicts.ts';
 
 export const Problem = Obj({
-  kind: Type.String({ description: "'account_blocked', 'rejected', 'blocked' or 'conflict:<kind>'" }),
+  kind: Type.String({ description: "'account_blocked', 'deletions_held' (id: the account), 'rejected', 'blocked' or 'conflict:<kind>'" }),
   id: Type.Union([Type.Integer(), Type.String()]),
   entity: Type.String(),
   name: Type.String(),

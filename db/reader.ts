@@ -314,6 +314,12 @@ export class MirrorReader {
       : this.db.prepare("SELECT * FROM outbox WHERE state != 'committed' ORDER BY id").all()) as OutboxRow[];
   }
 
+  /** Per account, how many farms and parcels its last pull held back as deleted on the service (migration 019). */
+  heldDeletions(accountId?: string): { account_id: string; farms: number; parcels: number }[] {
+    return this.db.prepare(`SELECT account_id, SUM(entity = 'farm') AS farms, SUM(entity = 'parcel') AS parcels FROM held_deletions
+      WHERE ? IS NULL OR account_id = ? GROUP BY account_id ORDER BY account_id`).all(accountId ?? null, accountId ?? null) as ReturnType<MirrorReader['heldDeletions']>;
+  }
+
   conflicts(): { id: number; account_id: string; entity: string; local_id: string; kind: string; fields: string; base: string | null; mine: string | null; theirs: string | null; created: string }[] {
     return this.db.prepare('SELECT * FROM conflicts WHERE resolved IS NULL ORDER BY id').all() as ReturnType<MirrorReader['conflicts']>;
   }

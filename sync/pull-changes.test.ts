@@ -7,6 +7,7 @@ import { FEED, syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/s
 import { as, recordingEngine, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { rewriteProxy } from '../test/helpers/rewrite-proxy.ts';
 import { changeCursor } from '../db/pull.ts';
+import { problems } from './status.ts';
 import type { ProgressEvent } from './progress.ts';
 
 let w: SyncWorld;
@@ -104,6 +105,10 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     expect(feedReads(log).map((r) => new URL(r.path, 'http://x').searchParams.get('since'))).toEqual([after]);
     expect(parcelListings(log)).toEqual([]);
     expect(w.mirror.read.allParcels(acc)).toHaveLength(40);
+    // `problems` says so too, between syncs.
+    expect(problems(w.mirror, acc).filter((p) => p.kind === 'deletions_held')).toEqual([
+      expect.objectContaining({ id: acc, entity: 'account', reason: expect.stringMatching(/^the service deleted 20 parcels that the last pull held back .* run sync --accept-remote-deletions$/) }),
+    ]);
     // Accepted, they are confirmed by listing everything, and go.
     const events: ProgressEvent[] = [];
     const applied = await w.engine({ acceptRemoteDeletions: true, onProgress: (e) => events.push(e) }).sync({ accounts: [acc] });
@@ -111,6 +116,7 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     expect(events.some((e) => /applying the deletions held: listing everything to confirm them/.test(e.message ?? ''))).toBe(true);
     expect(w.mirror.read.allParcels(acc)).toHaveLength(20);
     expect((await w.engine().sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true, deletionsHeld: [], pullKind: 'changes' });
+    expect(problems(w.mirror, acc)).toEqual([]);
   });
 
   it("tombstones of a faulty answer are held; applying them lists everything first, and deletes nothing the service still has", async () => {

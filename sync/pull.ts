@@ -63,8 +63,10 @@ export async function pullAccount(ctx: AccountCtx): Promise<void> {
     // Objects it could not place are found only by a full listing.
     if (applied.unplaced) cursor = null;
   } else {
-    // A listing finds every deletion again, held or not.
     await pullListings(ctx, progress);
+    // What a listing no longer shows is weaker evidence than a tombstone (an empty or cut listing is the classic faulty
+    // answer): deletions held from listings are looked for again by the next pull's listings, which then see the truth.
+    if (ctx.held.length) cursor = null;
   }
   progress.stage = 'crop families';
   const families = expectShape(CropFamilies, (await getJson(ctx, '/api/crop-families/')).body, 'crop families');

@@ -35,6 +35,12 @@ export function problems(m: Mirror, accountId?: string): Problem[] {
   for (const o of m.read.outbox(accountId)) {
     if (o.state === 'rejected' || o.state === 'blocked') out.push({ kind: o.state, id: o.id, entity: o.entity, name: nameOf(o.entity, o.local_id), reason: o.last_error ?? '' });
   }
+  for (const h of m.read.heldDeletions(accountId)) {
+    const what = [h.farms ? `${h.farms} farm${h.farms === 1 ? '' : 's'}` : '', h.parcels ? `${h.parcels} parcel${h.parcels === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+    const label = m.read.account(h.account_id)?.label;
+    out.push({ kind: 'deletions_held', id: h.account_id, entity: 'account', name: label || h.account_id,
+      reason: `the service deleted ${what} that the last pull held back (more than a sync applies by itself): nothing was deleted here; if that is right, run sync --accept-remote-deletions` });
+  }
   for (const c of m.read.conflicts()) {
     if (accountId !== undefined && c.account_id !== accountId) continue;
     out.push({ kind: `conflict:${c.kind}`, id: c.id, entity: c.entity, name: nameOf(c.entity, c.local_id), reason: (JSON.parse(c.fields) as string[]).join(', ') });
