@@ -21,7 +21,7 @@ afterAll(() => {
 
 const synced = (over: Partial<AccountSync>): AccountSync => ({
   account: 'acc-1', service: 'http://s', synced: true, cancelled: false, error: null, blocked: null, blockedCode: null, unreachable: null,
-  sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, left: 0, waitingWhy: null, pullNotDone: null,
+  sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, removed: 0, plantsChanged: 0, left: 0, waitingWhy: null, pullNotDone: null,
   pullStopped: null, deletionsHeld: [], ...over,
 });
 
@@ -32,6 +32,9 @@ describe('the pull in the run summary', () => {
     expect(accountLine(synced({ pulled: 0, pullKind: 'changes', bytesReceived: 1203 })).line)
       .toBe('acc-1: 0 changes acknowledged by the service (changes since the last pull, 1203 B on the wire)');
     expect(accountLine(synced({ committed: 3, pullKind: null, bytesReceived: 900 })).line).toBe('acc-1: 3 changes acknowledged by the service');
+    // What the service deleted is said apart (a farm of 2,000 parcels deleted there: 2,001 removed here).
+    expect(accountLine(synced({ pulled: 4, removed: 2001, pullKind: 'changes', bytesReceived: 4548 })).line)
+      .toBe('acc-1: 0 changes acknowledged by the service, 4 parcels pulled, 2,001 removed (deleted on the service) (changes since the last pull, 4548 B on the wire)');
   });
 
   it('a refused cursor is said on a line of its own', () => {

@@ -29,7 +29,9 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
   const acked = `${plural(a.committed, 'change')} acknowledged by the service`;
   const refused = a.rejected ? `, ${a.rejected} refused` : '';
   const conflicts = a.conflicts ? `, ${plural(a.conflicts, 'conflict')}` : '';
-  const pulled = `${a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : ''}${pullHow(a)}`;
+  // What the service deleted is said apart: it is gone from the mirror (a farm with its parcels).
+  const removed = a.removed ? `, ${a.removed.toLocaleString('en-US')} removed (deleted on the service)` : '';
+  const pulled = `${a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : ''}${removed}${pullHow(a)}`;
   // A pull that stopped partway says where ("Pull stopped after 9 of 15 farms: …"), one that never got going why not.
   const at = a.pullStopped ? pullStoppedAt(a.pullStopped as PullProgress) : null;
   const pull = !a.pullNotDone ? '' : at ? ` Pull ${a.pullNotDone}.` : ` Pull not done: ${a.pullNotDone}.`;

@@ -64,8 +64,10 @@ export const AccountSync = Obj({
   /** The run's last request got no answer within the client's timeout: the service accepts connections and does not answer. */
   notAnswering: Type.Optional(Type.String()),
   sent: Type.Integer(), committed: Type.Integer(), rejected: Type.Integer(), conflicts: Type.Integer(),
-  /** Parcels the pull listed; `received`: farms, parcels and crops it changed here (new, changed or gone on the service). */
+  /** Parcels the pull listed; `received`: farms, parcels and crops it changed here (new or changed on the service). */
   pulled: Type.Integer(), received: Type.Integer(),
+  /** Farms, parcels and crops removed here because the service deleted them (a farm's parcels counted with it). */
+  removed: Type.Integer(),
   plantsChanged: Type.Integer(),
   /** Answer bytes received over the wire in the run (compressed as they came). */
   bytesReceived: Type.Optional(Type.Integer()),

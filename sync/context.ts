@@ -109,7 +109,7 @@ export interface AccountCtx {
   /** The run gives up waiting (for retries, settling) past this moment and reports what is left. */
   deadline: number;
   /** Counters for the report and the progress events; `sent` counts only ops whose request the service answered. */
-  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; received: number; plantsChanged: number; bytes: number; bytesReceived: number };
+  stats: { sent: number; committed: number; rejected: number; conflicts: number; pulled: number; received: number; removed: number; plantsChanged: number; bytes: number; bytesReceived: number };
   /**
    * Set when a request could not connect, cleared by the next answer: until `until` nothing else is tried (each
    * try would fail the same way and spend a retry). `failures` counts the attempts that failed in a row (since

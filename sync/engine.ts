@@ -57,6 +57,8 @@ export interface AccountReport {
   cancelled: boolean;
   /** Plants the pull added, changed or removed (an unchanged plant is not written). */
   plantsChanged: number;
+  /** Farms, parcels and crops removed here because the service deleted them (a farm's parcels counted with it). */
+  removed: number;
   /** Ops still queued or uncertain when the run ended (waiting for a retry or for settling). */
   left: number;
   /** Why they wait, in the words of the latest reason given (the service's refusal: "its disk is full…"); null when none was. */
@@ -138,7 +140,7 @@ export class SyncEngine {
   }
 
   private async syncAccount(account: AccountRow, push: boolean, pull: boolean): Promise<AccountReport> {
-    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, bytes: 0, bytesReceived: 0 };
+    const stats = { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, removed: 0, plantsChanged: 0, bytes: 0, bytesReceived: 0 };
     let blocked: AccountBlocked | null = null;
     let error: string | null = null;
     let pulled = false;
@@ -194,7 +196,7 @@ export class SyncEngine {
     return {
       account: account.id, service: account.service_url, synced: !blocked && !error && left === 0 && stuck === 0 && open === 0 && !ctx?.held.length,
       blocked: blocked?.reason ?? null, blockedCode: blocked?.code ?? null, error, unreachable, ...(ctx?.silent && !unreachable ? { notAnswering: ctx.silent } : {}),
-      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, plantsChanged: stats.plantsChanged, left, waitingWhy, pullNotDone,
+      sent: stats.sent, committed: stats.committed, rejected: stats.rejected, conflicts: stats.conflicts, pulled: stats.pulled, received: stats.received, removed: stats.removed, plantsChanged: stats.plantsChanged, left, waitingWhy, pullNotDone,
       bytesReceived: stats.bytesReceived, pullKind: pulled ? ctx?.pullKind ?? null : null, pullNote: ctx?.pullNote ?? null,
       pullStopped: !pull || pulled || blocked ? null : began,
       deletionsHeld: ctx?.held ?? [],

@@ -135,7 +135,7 @@ describe('booking a 201 checked only for the ids it gives', () => {
       type: 'Feature', id: 9003, bbox: [whole.minx, whole.miny, whole.maxx, whole.maxy], geometry: s.geometry,
       properties: { key: randomUUID(), name: s.name, farm: farm.server_id, hectares: s.hectares, metadata: { ...s.metadata, [REF_KEY]: whole.local_id }, source_type: s.source_type, point: null, center: [whole.minx, whole.miny], created: at, modified: at },
     } as CreatedFeature;
-    const ctx = { db, stats: { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, bytes: 0 }, opts: defaultSyncOptions() } as unknown as AccountCtx;
+    const ctx = { db, stats: { sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, removed: 0, plantsChanged: 0, bytes: 0 }, opts: defaultSyncOptions() } as unknown as AccountCtx;
     commitCreated(ctx, [{ op: opOf(plain), feature: idsOnly(plain, 9001) }, { op: opOf(edited), feature: idsOnly(edited, 9002) }, { op: opOf(whole), feature: wholeFeature }]);
     const stateOf = (p: ParcelRow) => db.prepare('SELECT state FROM outbox WHERE id = ?').pluck().get(opOf(p).id);
     expect([plain, edited, whole].map(stateOf)).toEqual(['committed', 'uncertain', 'committed']);

@@ -119,6 +119,15 @@ describe.skipIf(!FEED)('against a service with the change feed', () => {
     expect(problems(w.mirror, acc)).toEqual([]);
   });
 
+  it('a farm deleted on the service is removed with its parcels, and the run says how many went', async () => {
+    const { acc, farmIds } = await pulledAccount(2, 3);
+    expect((await w.api('DELETE', `/api/farms/${farmIds[0]}/`, undefined, as(acc))).status).toBe(204);
+    const r = (await w.engine().sync({ accounts: [acc] })).accounts[0]!;
+    expect(r).toMatchObject({ synced: true, pullKind: 'changes', received: 0, removed: 4, deletionsHeld: [] });
+    expect(w.mirror.read.farms(acc)).toHaveLength(1);
+    expect(w.mirror.read.allParcels(acc)).toHaveLength(3);
+  });
+
   it("tombstones of a faulty answer are held; applying them lists everything first, and deletes nothing the service still has", async () => {
     const { acc, farmIds } = await pulledAccount(1, 30);
     const remote = await serviceParcels(w, acc, farmIds[0]!);

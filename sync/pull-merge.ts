@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CropRow, FarmRow, OutboxRow, ParcelRow, PlantRow } from '../db/types.ts';
 import { deleteRow, getRow, insertRow, updateRow } from '../db/rows.ts';
-import { byServerId, farmCreateUnsettled, parcelIdOf } from '../db/pull.ts';
+import { byServerId, farmCreateUnsettled, parcelIdOf, syncedParcelCountIn } from '../db/pull.ts';
 import { openOps } from '../db/outbox.ts';
 import { setOpState } from '../db/op-transitions.ts';
 import { parcelBase } from '../db/parcel-state.ts';
@@ -170,8 +170,10 @@ export function removedRemotely(ctx: AccountCtx, entity: 'farm' | 'parcel' | 'cr
     recordConflict(ctx, entity, localId, 'remote_delete', ['deleted on the service'], base, mine, null);
     return;
   }
+  // A farm takes its parcels with it: they are removed here too, and said.
+  const withIt = entity === 'farm' ? syncedParcelCountIn(ctx.db, localId) : 0;
   deleteRow(ctx.db, entity, localId);
-  ctx.stats.received++;
+  ctx.stats.removed += 1 + withIt;
 }
 
 /** A synced crop deleted on the service (removedRemotely with the crop's own state). */

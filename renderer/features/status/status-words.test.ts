@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { conflictsNote, connectionLabel, connectionOnProgress, heldMessage, labelOf, notAnsweringMessage, namedIds, needsYouMessage, offlineMessage, othersMessage, syncBar, syncedMessage } from './status-words.ts';
 import { noteHeld, useHeld } from './held-store.ts';
 
-const none = { committed: 0, received: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
+const none = { committed: 0, received: 0, removed: 0, rejected: 0, conflicts: 0, left: 0, plantsChanged: 0 };
 
 describe('the status line', () => {
   it('says only what a sync did', () => {
     expect(syncedMessage(none)).toBe('Synced: up to date, nothing changed.');
     expect(syncedMessage({ ...none, committed: 1 })).toBe('Synced: 1 sent.');
     expect(syncedMessage({ ...none, received: 1200, rejected: 1, left: 2 })).toBe('Synced: 1,200 received, 1 rejected, 2 waiting.');
+    expect(syncedMessage({ ...none, received: 4, removed: 2001 })).toBe('Synced: 4 received, 2,001 removed (deleted on the service).');
     expect(syncedMessage({ ...none, plantsChanged: 3, conflicts: 1 })).toBe('Synced: 3 plants updated, 1 in conflict.');
     // The service turned changes away for now: said why (they go again by themselves).
     expect(syncedMessage({ ...none, left: 12, waitingWhy: "The service's disk is full: nothing of this request was written. Try again later" }))
@@ -41,7 +42,7 @@ describe('the status line', () => {
 });
 
 describe('othersMessage', () => {
-  const base = { service: 's', synced: true, cancelled: false, error: null, blocked: null, blockedCode: null, unreachable: null, sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, plantsChanged: 0, left: 0, waitingWhy: null, pullNotDone: null, pullStopped: null, deletionsHeld: [] };
+  const base = { service: 's', synced: true, cancelled: false, error: null, blocked: null, blockedCode: null, unreachable: null, sent: 0, committed: 0, rejected: 0, conflicts: 0, pulled: 0, received: 0, removed: 0, plantsChanged: 0, left: 0, waitingWhy: null, pullNotDone: null, pullStopped: null, deletionsHeld: [] };
   const label = labelOf([{ id: 'acc-b', label: 'Grower B' }, { id: 'acc-c', label: 'Grower C' }]);
 
   it("says what an automatic sync did for the accounts not on show, by their labels, and nothing when nothing happened", () => {

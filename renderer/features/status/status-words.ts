@@ -7,11 +7,13 @@ import type { Connection } from '../../store.ts';
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** A finished sync that reached the service: only what happened ("Synced: 2 sent, 14 received."), or that nothing changed. */
-export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'> & { waitingWhy?: string | null }): string {
+export function syncedMessage(r: Pick<AccountSync, 'committed' | 'received' | 'removed' | 'rejected' | 'conflicts' | 'left' | 'plantsChanged'> & { waitingWhy?: string | null }): string {
   const parts: string[] = [];
   if (r.committed) parts.push(`${r.committed.toLocaleString('en-US')} sent`);
-  // What came in and changed something here, not every parcel listed (a sync of an unchanged account received nothing).
+  // What came in and changed something here, not every parcel listed (a sync of an unchanged account received nothing);
+  // what the service deleted said apart, since the map loses it (a farm with its parcels).
   if (r.received) parts.push(`${r.received.toLocaleString('en-US')} received`);
+  if (r.removed) parts.push(`${r.removed.toLocaleString('en-US')} removed (deleted on the service)`);
   if (r.plantsChanged) parts.push(`${plural(r.plantsChanged, 'plant')} updated`);
   if (r.rejected) parts.push(`${r.rejected.toLocaleString('en-US')} rejected`);
   if (r.conflicts) parts.push(`${r.conflicts.toLocaleString('en-US')} in conflict`);
@@ -121,7 +123,7 @@ export function othersMessage(others: readonly AccountSync[], label: (id: string
       news = error = true;
     } else {
       const done = syncedMessage(o);
-      const changed = o.committed + o.received + o.plantsChanged + o.rejected + o.conflicts > 0;
+      const changed = o.committed + o.received + o.removed + o.plantsChanged + o.rejected + o.conflicts > 0;
       if (changed || o.left) parts.push(`${name} ${done.replace(/^Synced: /, '').replace(/\.$/, '')}`);
       if (changed) news = true;
       if (o.rejected + o.conflicts > 0) error = true;

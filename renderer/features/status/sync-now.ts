@@ -94,7 +94,7 @@ export async function syncNow(api: AppApi, { auto = false, acceptRemoteDeletions
     } else {
       // Changes the service turned away for now (its disk full, say) are news too, and said as a problem.
       const refusedForNow = r.left > 0 && r.waitingWhy !== null;
-      const news = r.committed + r.received + r.plantsChanged + r.rejected + r.conflicts > 0 || refusedForNow || others.news;
+      const news = r.committed + r.received + r.removed + r.plantsChanged + r.rejected + r.conflicts > 0 || refusedForNow || others.news;
       tell({ connection: 'online', text: `${syncedMessage(r)}${also}`, error: r.rejected + r.conflicts > 0 || refusedForNow || others.error, news });
     }
   } catch (err) {
