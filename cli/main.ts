@@ -149,7 +149,7 @@ async function syncCommand(cmd: 'sync' | 'push' | 'pull', v: Values, io: CliIo, 
     const accounts = await running;
     printer.done();
     const { summarizeRun } = await summary;
-    const s = summarizeRun({ accounts }, m);
+    const s = summarizeRun({ accounts }, m, { pushed: cmd !== 'pull' });
     for (const line of s.out) out(line);
     for (const line of s.err) io.stderr.write(`${line}\n`);
     return s.exit;

@@ -32,6 +32,10 @@ describe('the pull in the run summary', () => {
     expect(accountLine(synced({ pulled: 0, pullKind: 'changes', bytesReceived: 1203 })).line)
       .toBe('acc-1: 0 changes acknowledged by the service (changes since the last pull, 1203 B on the wire)');
     expect(accountLine(synced({ committed: 3, pullKind: null, bytesReceived: 900 })).line).toBe('acc-1: 3 changes acknowledged by the service');
+    // A pull's line: what it brought, not what the service acknowledged (it sent nothing).
+    expect(accountLine(synced({ pulled: 4, removed: 6, pullKind: 'changes', bytesReceived: 900 }), undefined, false).line)
+      .toBe('acc-1: 4 parcels pulled, 6 removed (deleted on the service) (changes since the last pull, 900 B on the wire)');
+    expect(accountLine(synced({ pullKind: 'changes', bytesReceived: 900 }), undefined, false).line).toBe('acc-1: nothing new (changes since the last pull, 900 B on the wire)');
     // What the service deleted is said apart (a farm of 2,000 parcels deleted there: 2,001 removed here).
     expect(accountLine(synced({ pulled: 4, removed: 2001, pullKind: 'changes', bytesReceived: 4548 })).line)
       .toBe('acc-1: 0 changes acknowledged by the service, 4 parcels pulled, 2,001 removed (deleted on the service) (changes since the last pull, 4548 B on the wire)');
@@ -48,5 +52,13 @@ describe('the pull in the run summary', () => {
 
   it('sizes read at a glance', () => {
     expect([byteSize(0), byteSize(10_239), byteSize(10_240), byteSize(10_485_760)]).toEqual(['0 B', '10239 B', '10 KB', '10.0 MB']);
+  });
+});
+
+describe('the exit code of a pull', () => {
+  it('is not 1 for changes waiting here, which a pull never sends; a sync is', () => {
+    const waiting = { accounts: [synced({ left: 5, pullKind: 'changes', bytesReceived: 900 })] };
+    expect(summarizeRun(waiting, mirror).exit).toBe(1);
+    expect(summarizeRun(waiting, mirror, { pushed: false }).exit).toBe(0);
   });
 });

@@ -25,13 +25,14 @@ function pullHow(a: AccountSync): string {
 }
 
 /** What happened for one account, in one line; and whether it goes to stderr (an error). */
-export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; error: boolean } {
-  const acked = `${plural(a.committed, 'change')} acknowledged by the service`;
+export function accountLine(a: AccountSync, mirror?: Mirror, pushed = true): { line: string; error: boolean } {
   const refused = a.rejected ? `, ${a.rejected} refused` : '';
   const conflicts = a.conflicts ? `, ${plural(a.conflicts, 'conflict')}` : '';
   // What the service deleted is said apart: it is gone from the mirror (a farm with its parcels).
-  const removed = a.removed ? `, ${a.removed.toLocaleString('en-US')} removed (deleted on the service)` : '';
-  const pulled = `${a.pulled ? `, ${plural(a.pulled, 'parcel')} pulled` : ''}${removed}${pullHow(a)}`;
+  const brought = [a.pulled ? `${plural(a.pulled, 'parcel')} pulled` : '', a.removed ? `${a.removed.toLocaleString('en-US')} removed (deleted on the service)` : ''].filter(Boolean);
+  // A pull sends nothing: its line says what it brought first, not that the service acknowledged nothing.
+  const acked = pushed ? `${plural(a.committed, 'change')} acknowledged by the service${refused}${conflicts}` : `${brought.length ? brought.join(', ') : 'nothing new'}${conflicts}`;
+  const pulled = `${pushed ? brought.map((b) => `, ${b}`).join('') : ''}${pullHow(a)}`;
   // A pull that stopped partway says where ("Pull stopped after 9 of 15 farms: …"), one that never got going why not.
   const at = a.pullStopped ? pullStoppedAt(a.pullStopped as PullProgress) : null;
   const pull = !a.pullNotDone ? '' : at ? ` Pull ${a.pullNotDone}.` : ` Pull not done: ${a.pullNotDone}.`;
@@ -43,34 +44,38 @@ export function accountLine(a: AccountSync, mirror?: Mirror): { line: string; er
   if (a.blocked) {
     const account = mirror?.read.account(a.account);
     const out = account ? wayOut(a.blockedCode ?? 'refused', account) : 'connect the account again';
-    return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${refused}${conflicts}${pulled}.${pull}`, error: false };
+    return { line: `${a.account}: BLOCKED — ${a.blocked}. Way out: ${out}. ${acked}${pulled}.${pull}`, error: false };
   }
   if (a.cancelled) {
-    return { line: `${a.account}: stopped as asked. ${acked}${refused}${conflicts}${pulled}.${waiting}${where} Run sync again to go on.`, error: true };
+    return { line: `${a.account}: stopped as asked. ${acked}${pulled}.${waiting}${where} Run sync again to go on.`, error: true };
   }
   if (a.unreachable) {
     // Plainly: nothing of what is left reached the service. The reason is said once, first.
-    return { line: `${a.account}: ${a.unreachable}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once the service can be reached.`, error: true };
+    return { line: `${a.account}: ${a.unreachable}. ${acked}${pulled}.${waitingPlain}${where} Run sync again once the service can be reached.`, error: true };
   }
   if (a.notAnswering) {
     // A hung service: its timeouts are not the run's error but the service's state, said once, first, like unreachable.
-    return { line: `${a.account}: ${a.notAnswering}. ${acked}${refused}${conflicts}${pulled}.${waitingPlain}${where} Run sync again once it answers.`, error: true };
+    return { line: `${a.account}: ${a.notAnswering}. ${acked}${pulled}.${waitingPlain}${where} Run sync again once it answers.`, error: true };
   }
   // An error in the pull is the reason the pull line gives; one in the push stopped the run before the pull.
-  if (a.error && a.pullStopped) return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}.${waiting}${pull}`, error: true };
-  if (a.error) return { line: `${a.account}: ${acked}${refused}${conflicts} — error: ${a.error}.${waiting}${pull}`, error: true };
-  if (a.pullNotDone) return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}.${waiting}${pull}`, error: false };
-  return { line: `${a.account}: ${acked}${refused}${conflicts}${pulled}${a.left ? `.${waiting}` : ''}`, error: false };
+  if (a.error && a.pullStopped) return { line: `${a.account}: ${acked}${pulled}.${waiting}${pull}`, error: true };
+  if (a.error) return { line: `${a.account}: ${acked} — error: ${a.error}.${waiting}${pull}`, error: true };
+  if (a.pullNotDone) return { line: `${a.account}: ${acked}${pulled}.${waiting}${pull}`, error: false };
+  return { line: `${a.account}: ${acked}${pulled}${a.left ? `.${waiting}` : ''}`, error: false };
 }
 
-export function summarizeRun(r: { accounts: readonly AccountSync[] }, mirror: Mirror): RunSummary {
+/**
+ * The run's lines and exit code. `pushed` false (a `pull`): changes waiting here are not the run's business — it never
+ * sends them — so they make no exit 1, and no account line counts what the service acknowledged.
+ */
+export function summarizeRun(r: { accounts: readonly AccountSync[] }, mirror: Mirror, { pushed = true } = {}): RunSummary {
   const s: RunSummary = { out: [], err: [], exit: 0 };
   let failed = false;
   let needsUser = false;
   for (const a of r.accounts) {
-    const { line, error } = accountLine(a, mirror);
+    const { line, error } = accountLine(a, mirror, pushed);
     (error ? s.err : s.out).push(line);
-    if (error || (a.left > 0 && !a.blocked)) failed = true;
+    if (error || (pushed && a.left > 0 && !a.blocked)) failed = true;
     if (a.blocked) needsUser = true;
     if (a.pullNote) s.out.push(`  pull: ${a.pullNote}.`);
     for (const h of a.deletionsHeld) {
@@ -78,7 +83,6 @@ export function summarizeRun(r: { accounts: readonly AccountSync[] }, mirror: Mi
       needsUser = true;
     }
   }
-  // The account lines already say which accounts are blocked.
   // Blocked accounts and held deletions are said by their account's lines already.
   const list = r.accounts.flatMap((a) => problems(mirror, a.account)).filter((p) => p.kind !== 'account_blocked' && p.kind !== 'deletions_held');
   for (const p of list) s.out.push(`  ${problemLine(p)}`);
