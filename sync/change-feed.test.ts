@@ -3,6 +3,8 @@
 // back is never kept, and a saved cursor the service refuses in any way leaves the pull to a full listing. Against the
 // real service as a process, its answers rewritten by a proxy where a misbehaving service is needed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { FEED, syncWorld, parcelInputs, type SyncWorld } from '../test/helpers/sync.ts';
 import { as, recordingEngine, serviceParcels, type SentRequest } from '../test/helpers/engine.ts';
 import { rewriteProxy, type Rewrite } from '../test/helpers/rewrite-proxy.ts';
@@ -112,5 +114,30 @@ describe.skipIf(!FEED)('a change feed that misbehaves', () => {
     const next: SentRequest[] = [];
     expect((await recordingEngine(w, next).sync({ accounts: [acc] })).accounts[0]).toMatchObject({ synced: true, pullKind: 'changes' });
     expect(parcelListings(next)).toEqual([]);
+  });
+
+  it("a next link to another address is not followed, in the feed or in a listing: it says so and names PUBLIC_URL, and the other address gets nothing", async () => {
+    let reached = 0;
+    const other = createServer((_req, res) => { reached++; res.end('{}'); });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const { acc } = await pulledAccount(2);
+      const feed = await syncThrough(acc, {
+        path: (x) => (x.path.startsWith('/api/changes/?since=') ? '/api/changes/' : undefined),
+        body: (x) => (x.path.startsWith('/api/changes/?since=')
+          ? { cursor: 'c1', changes: [{ entity: 'parcel', id: 700_000_001, deleted: true }], next: `${elsewhere}/api/changes/?since=c1` } : undefined),
+      });
+      expect(feed.error).toMatch(new RegExp(`^The change feed points away from the service \\(${elsewhere} instead of http://127\\.0\\.0\\.1:\\d+; not followed\\. .*its PUBLIC_URL must be the address its clients use\\)`));
+      // A first pull's listing: the account's cursor forgotten, so that it lists.
+      w.mirror.syncDb.prepare('UPDATE accounts SET change_cursor = NULL WHERE id = ?').run(acc);
+      const listing = await syncThrough(acc, {
+        body: (x, status, json) => (/^\/api\/farms\/\d+\/parcels\//.test(x.path) && status === 200 ? { ...(json as object), next: `${elsewhere}/api/farms/1/parcels/?offset=1` } : undefined),
+      });
+      expect(listing.pullNotDone).toMatch(/The listing of farm \d+ points away from the service .* not followed\. .*PUBLIC_URL/);
+      expect(reached).toBe(0);
+    } finally {
+      other.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { expectShape } from '../core/schemas/check.ts';
 import { changeCursor } from '../db/pull.ts';
 import { serviceError } from './answers.ts';
 import { errorMessage } from './http.ts';
+import { awayWords } from './listing.ts';
 import { AnswerTooLarge, getJson, type AccountCtx } from './context.ts';
 
 export type Change = Static<typeof ChangesPage>['changes'][number];
@@ -138,7 +139,7 @@ async function changesSince(ctx: AccountCtx, since: string): Promise<Read> {
     ctx.emit({ phase: 'pull', done: changes.length, total: 0, bytes: ctx.stats.bytes, message: `${changes.length} change${changes.length === 1 ? '' : 's'}` });
     if (body.next === null) break;
     const to: string = new URL(body.next, `${root}${path}`).href;
-    if (!to.startsWith(`${root}/`)) throw new Error(`The change feed points away from the service (${new URL(to).origin})`);
+    if (!to.startsWith(`${root}/`)) throw new Error(`The change feed points away from the service (${awayWords(to, root)})`);
     path = to.slice(root.length);
   }
   return { kind: 'changes', cursor, changes };

@@ -54,8 +54,17 @@ export async function farmListing(ctx: AccountCtx, farmId: number): Promise<Farm
     if (!listing.next) break;
     if (listing.features.length === 0) throw new Error(`The listing of farm ${farmId} has an empty page with a next link`);
     const to: string = new URL(listing.next, `${root}${path}`).href;
-    if (!to.startsWith(`${root}/`)) throw new Error(`The listing of farm ${farmId} points away from the service (${new URL(to).origin})`);
+    if (!to.startsWith(`${root}/`)) throw new Error(`The listing of farm ${farmId} points away from the service (${awayWords(to, root)})`);
     path = to.slice(root.length);
   }
   return { features, complete: features.length >= count };
+}
+
+/**
+ * A next link to another address than the service's, in words: it is not followed (the credentials would go with it).
+ * Most often the service runs behind a proxy or on another address than its PUBLIC_URL names, which its links carry.
+ */
+export function awayWords(to: string, root: string): string {
+  return `${new URL(to).origin} instead of ${new URL(root).origin}; not followed. If the service is reached through a proxy or another address, ` +
+    'its PUBLIC_URL must be the address its clients use';
 }
