@@ -19,7 +19,7 @@ export function Legend() {
   // one's colours, would be wrong for a moment.
   const shown = useApp((s) => s.shown);
   const filtered = useBrowse((s) => hasFilter(s.filter));
-  const { colourBy, colours, legend, bare, others, campaign } = useRotations();
+  const { colourBy, colours, legend, bare, unkeyed, others, campaign } = useRotations();
   const small = useSmallWindow();
   const [open, setOpen] = useState(!small);
   useEffect(() => setOpen(!small), [small]);
@@ -27,7 +27,7 @@ export function Legend() {
     <aside className={open ? 'legend' : 'legend folded'} aria-label="Legend">
       {small ? <button type="button" className="legend-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>Legend</button> : null}
       <label className="colour-by">Colour by{' '}
-        <select value={colourBy} onChange={(e) => setRotations({ colourBy: e.target.value as ColourBy, legend: [], bare: 0, others: 0 })}>
+        <select value={colourBy} onChange={(e) => setRotations({ colourBy: e.target.value as ColourBy, legend: [], bare: 0, unkeyed: 0, others: 0 })}>
           <option value="state">Sync state</option>
           <option value="family">Crop family</option>
           <option value="crop">Active crop</option>
@@ -49,6 +49,7 @@ export function Legend() {
               return <li key={e.name}><span className="swatch" data-colour={colour} style={{ background: colour, borderColor: colour }} />{e.name} <span className="muted">({e.parcels})</span></li>;
             })}
             {others ? <li><span className="swatch" />Others <span className="muted">({others})</span></li> : null}
+            {unkeyed ? <li><span className="swatch" style={{ background: `${NO_CROP_COLOUR}59`, borderColor: NO_CROP_COLOUR }} />{colourBy === 'family' ? 'Crop with no family' : 'Crop with no name'} <span className="muted">({unkeyed})</span></li> : null}
             {bare ? <li><span className="swatch" style={{ background: `${NO_CROP_COLOUR}59`, borderColor: NO_CROP_COLOUR }} />{campaign ? `No crop in ${campaign}` : 'No active crop'} <span className="muted">({bare})</span></li> : null}
           </ul>
           <p className="muted note">Outlines: sync state</p>

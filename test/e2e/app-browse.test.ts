@@ -122,8 +122,14 @@ describe('browsing in the app', () => {
     // The legend counts what the view's query returned, which comes after the view has moved: polled as well.
     await expect.poll(() => shownOn(page), { timeout: 10_000 }).toBeLessThan(12);
 
-    // Away to another farm, then back with the panel's button and with Z.
+    // Away to another farm, then back with the panel's button and with Z. The other farm's list starts at its top,
+    // wherever this one's was scrolled to.
+    const rows = page.getByRole('listbox', { name: /^Parcels of/ });
+    await rows.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    expect(await rows.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
     await page.getByRole('button', { name: /Hof Sonnenfeld/ }).click();
+    await expect.poll(() => page.locator('#parcel-list-title').textContent()).toBe('Parcels of Hof Sonnenfeld');
+    await expect.poll(() => rows.evaluate((el) => el.scrollTop)).toBe(0);
     await expect.poll(nameAtCentre, { timeout: 10_000 }).not.toMatch(/^Olivar C/);
     await page.getByRole('button', { name: 'Zoom to parcel' }).click();
     await expect.poll(nameAtCentre, { timeout: 10_000 }).toMatch(/^Olivar C · /);

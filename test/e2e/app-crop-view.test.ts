@@ -67,7 +67,7 @@ function contrast(a: string, b: string): number {
 async function legendColours(): Promise<Map<string, string>> {
   const entries = await page.locator('.legend .crop-legend li').evaluateAll((els) => els
     .map((e) => [e.textContent!.replace(/\s*\(\d+\)$/, '').trim(), getComputedStyle(e.querySelector('.swatch')!).backgroundColor] as [string, string]));
-  return new Map(entries.filter(([n]) => n !== 'Others' && n !== 'No active crop').map(([n, c]) => [n, hex(c)]));
+  return new Map(entries.filter(([n]) => !['Others', 'No active crop', 'Crop with no family', 'Crop with no name'].includes(n!)).map(([n, c]) => [n, hex(c)]));
 }
 
 describe("a farm manager's crops, colours and view", () => {

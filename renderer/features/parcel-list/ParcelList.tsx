@@ -59,6 +59,11 @@ export function ParcelList() {
     if (focusActive.current) option(i)?.focus();
     focusActive.current = false;
   }, [page?.farm, page?.offset, selectedRow]);
+  // Another farm's list, or another page, starts at its top: the last one's scroll position meant nothing there (only a
+  // new page moves it, not a selection on this one).
+  useEffect(() => {
+    if (list.current && selectedRow < 0) list.current.scrollTop = 0;
+  }, [page?.farm, page?.offset]);
   // The selected row in sight within the list's own scroll (not the side panel's, which starts at the parcel's panel).
   useEffect(() => {
     const ul = list.current;

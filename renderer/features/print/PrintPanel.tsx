@@ -39,7 +39,7 @@ export function PrintPanel() {
 
   const legend = () => {
     const r = useRotations.getState();
-    return printLegend(r.colourBy, STATE_LEGEND, r.legend, (n) => cropColour(r.colours, r.colourBy === 'crop' ? 'crop' : 'family', n), r.bare);
+    return printLegend(r.colourBy, STATE_LEGEND, r.legend, (n) => cropColour(r.colours, r.colourBy === 'crop' ? 'crop' : 'family', n), r.bare, r.unkeyed);
   };
   const date = new Date().toISOString().slice(0, 10);
   const pdf = async () => {

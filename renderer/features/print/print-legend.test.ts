@@ -18,5 +18,8 @@ describe("a print's legend", () => {
       { key: null, label: 'No active crop', colour: NO_CROP_COLOUR },
     ]);
     expect(printLegend('crop', states, crops, colourOf, 0)).toHaveLength(2);
+    // Active crops with no family share the grey key with parcels with no active crop, and its label says both.
+    expect(printLegend('family', states, [], colourOf, 2, 3)).toEqual([{ key: null, label: 'No active crop, or no family', colour: NO_CROP_COLOUR }]);
+    expect(printLegend('family', states, [], colourOf, 0, 3)).toEqual([{ key: null, label: 'Crop with no family', colour: NO_CROP_COLOUR }]);
   });
 });

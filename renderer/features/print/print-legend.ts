@@ -8,11 +8,14 @@ export interface PrintLegendEntry { key: string | null; label: string; colour: s
 
 export function printLegend(
   colourBy: 'state' | 'family' | 'crop', states: readonly { state: string; label: string; color: string }[],
-  crops: readonly LegendEntry[], colourOf: (name: string) => string, bare: number,
+  crops: readonly LegendEntry[], colourOf: (name: string) => string, bare: number, unkeyed = 0,
 ): PrintLegendEntry[] {
   if (colourBy === 'state') return states.map((s) => ({ key: s.state, label: s.label, colour: s.color }));
+  // One grey entry for key null: no active crop, or (colouring by family) an active crop with no family.
+  const grey = unkeyed && bare ? (colourBy === 'family' ? 'No active crop, or no family' : 'No active crop, or no name')
+    : unkeyed ? (colourBy === 'family' ? 'Crop with no family' : 'Crop with no name') : 'No active crop';
   return [
     ...crops.map((e) => ({ key: e.name, label: e.name, colour: colourOf(e.name) })),
-    ...(bare ? [{ key: null, label: 'No active crop', colour: NO_CROP_COLOUR }] : []),
+    ...(bare || unkeyed ? [{ key: null, label: grey, colour: NO_CROP_COLOUR }] : []),
   ];
 }

@@ -23,7 +23,7 @@ export function CampaignPicker() {
   }, [campaign, campaigns]);
   return (
     <label className="colour-by">Campaign{' '}
-      <select value={campaign ?? ''} onChange={(e) => setRotations({ campaign: e.target.value || null, legend: [], bare: 0, others: 0 })}>
+      <select value={campaign ?? ''} onChange={(e) => setRotations({ campaign: e.target.value || null, legend: [], bare: 0, unkeyed: 0, others: 0 })}>
         <option value="">Active crops (now)</option>
         {campaigns.map((c) => <option key={c.campaign} value={c.campaign}>{c.campaign}{c.planned ? ' (planned)' : ''}</option>)}
       </select>

@@ -15,12 +15,18 @@ export function colourKey(crop: ActiveCrop | null | undefined, by: ColourBy): st
 export const LEGEND_MAX = 10;
 
 /** The legend of the parcels shown: each key once (case ignored, as its colour), most parcels first, in `colourOf`'s colour. */
-export function cropLegend(crops: readonly (ActiveCrop | null | undefined)[], by: ColourBy, colourOf: (key: string) => string = familyColour): { legend: LegendEntry[]; bare: number; others: number } {
+export function cropLegend(crops: readonly (ActiveCrop | null | undefined)[], by: ColourBy, colourOf: (key: string) => string = familyColour): { legend: LegendEntry[]; bare: number; unkeyed: number; others: number } {
   const seen = new Map<string, LegendEntry>();
   let bare = 0;
+  // An active crop with no family (or, by name, a blank one): grey on the map like no crop, but not "no active crop".
+  let unkeyed = 0;
   for (const c of crops) {
     const key = colourKey(c, by);
-    if (key === null) { bare++; continue; }
+    if (key === null) {
+      if (c) unkeyed++;
+      else bare++;
+      continue;
+    }
     const k = key.toLowerCase();
     const e = seen.get(k);
     if (e) e.parcels++;
@@ -28,5 +34,5 @@ export function cropLegend(crops: readonly (ActiveCrop | null | undefined)[], by
   }
   const all = [...seen.values()].sort((a, b) => b.parcels - a.parcels || a.name.localeCompare(b.name));
   const legend = all.slice(0, LEGEND_MAX);
-  return { legend, bare, others: all.slice(LEGEND_MAX).reduce((n, e) => n + e.parcels, 0) };
+  return { legend, bare, unkeyed, others: all.slice(LEGEND_MAX).reduce((n, e) => n + e.parcels, 0) };
 }

@@ -20,8 +20,9 @@ export interface RotationsState {
   colours: CropColours;
   /** The families or crops of the parcels shown, most parcels first (what the legend lists while colouring by them). */
   legend: LegendEntry[];
-  /** Parcels shown with no active crop, and those of the keys the legend leaves out. */
+  /** Parcels shown with no active crop; with one that has no family (or, by name, no name); and those of the keys the legend leaves out. */
   bare: number;
+  unkeyed: number;
   others: number;
   /** The farm whose rotation table is open, or none. */
   table: string | null;
@@ -29,7 +30,7 @@ export interface RotationsState {
   campaign: string | null;
 }
 
-export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', colours: { family: new Map(), crop: new Map() }, legend: [], bare: 0, others: 0, table: null, campaign: null }));
+export const useRotations = create<RotationsState>(() => ({ colourBy: 'state', colours: { family: new Map(), crop: new Map() }, legend: [], bare: 0, unkeyed: 0, others: 0, table: null, campaign: null }));
 export const setRotations = useRotations.setState;
 
 /** The farm whose rotation R shows: the selected parcel's, else the farm chosen in the list. */
